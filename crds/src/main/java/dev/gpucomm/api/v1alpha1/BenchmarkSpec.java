@@ -1,0 +1,195 @@
+package dev.gpucomm.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
+
+/** A sweep of one collective over message sizes and algorithms. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "has(self.tokens) != has(self.sizes)",
+    message = "benchmark needs exactly one of tokens and sizes")
+public class BenchmarkSpec {
+  @Default("allreduce")
+  @JsonPropertyDescription(
+      "The collective to sweep: allreduce, allgather, reducescatter, broadcast or collectivepermute.")
+  private Collective collective;
+
+  @Default("bf16")
+  @JsonPropertyDescription("Element type: bf16, fp16 or fp32 (reductions accumulate in fp32).")
+  private DType dtype;
+
+  @Default("8192")
+  @Min(1)
+  @Max(1048576)
+  @JsonPropertyDescription("Elements per token; a size is tokens x hiddenSize elements.")
+  private Integer hiddenSize;
+
+  @Size(min = 1, max = 64)
+  @JsonPropertyDescription("Token counts to sweep (each rank's tensor is tokens x hiddenSize).")
+  private List<Integer> tokens;
+
+  @Size(min = 1, max = 64)
+  @JsonPropertyDescription("Message sizes in bytes to sweep, instead of tokens; multiples of 16.")
+  private List<Long> sizes;
+
+  @Size(min = 1, max = 8)
+  @JsonPropertyDescription(
+      "Algorithms to measure: auto, nccl, oneshot, twoshot, ring; auto, nccl, oneshot and twoshot when omitted.")
+  private List<Algorithm> algorithms;
+
+  @Default("20")
+  @Min(0)
+  @Max(100000)
+  @JsonPropertyDescription("Untimed calls before timing each size and algorithm.")
+  private Integer warmupIterations;
+
+  @Default("200")
+  @Min(1)
+  @Max(1000000)
+  @JsonPropertyDescription("Timed calls per size and algorithm; the median is reported.")
+  private Integer iterations;
+
+  @Default("true")
+  @JsonPropertyDescription(
+      "Also time the calls captured in a CUDA graph and replayed (eager times are always reported).")
+  private Boolean cudaGraph;
+
+  @JsonPropertyDescription("Seed of the random inputs; a fresh seed per run when omitted.")
+  private Long seed;
+
+  public Collective getCollective() {
+    return collective;
+  }
+
+  public void setCollective(Collective collective) {
+    this.collective = collective;
+  }
+
+  public BenchmarkSpec withCollective(Collective collective) {
+    this.collective = collective;
+    return this;
+  }
+
+  public DType getDtype() {
+    return dtype;
+  }
+
+  public void setDtype(DType dtype) {
+    this.dtype = dtype;
+  }
+
+  public BenchmarkSpec withDtype(DType dtype) {
+    this.dtype = dtype;
+    return this;
+  }
+
+  public Integer getHiddenSize() {
+    return hiddenSize;
+  }
+
+  public void setHiddenSize(Integer hiddenSize) {
+    this.hiddenSize = hiddenSize;
+  }
+
+  public BenchmarkSpec withHiddenSize(Integer hiddenSize) {
+    this.hiddenSize = hiddenSize;
+    return this;
+  }
+
+  public List<Integer> getTokens() {
+    return tokens;
+  }
+
+  public void setTokens(List<Integer> tokens) {
+    this.tokens = tokens;
+  }
+
+  public BenchmarkSpec withTokens(List<Integer> tokens) {
+    this.tokens = tokens;
+    return this;
+  }
+
+  public List<Long> getSizes() {
+    return sizes;
+  }
+
+  public void setSizes(List<Long> sizes) {
+    this.sizes = sizes;
+  }
+
+  public BenchmarkSpec withSizes(List<Long> sizes) {
+    this.sizes = sizes;
+    return this;
+  }
+
+  public List<Algorithm> getAlgorithms() {
+    return algorithms;
+  }
+
+  public void setAlgorithms(List<Algorithm> algorithms) {
+    this.algorithms = algorithms;
+  }
+
+  public BenchmarkSpec withAlgorithms(List<Algorithm> algorithms) {
+    this.algorithms = algorithms;
+    return this;
+  }
+
+  public Integer getWarmupIterations() {
+    return warmupIterations;
+  }
+
+  public void setWarmupIterations(Integer warmupIterations) {
+    this.warmupIterations = warmupIterations;
+  }
+
+  public BenchmarkSpec withWarmupIterations(Integer warmupIterations) {
+    this.warmupIterations = warmupIterations;
+    return this;
+  }
+
+  public Integer getIterations() {
+    return iterations;
+  }
+
+  public void setIterations(Integer iterations) {
+    this.iterations = iterations;
+  }
+
+  public BenchmarkSpec withIterations(Integer iterations) {
+    this.iterations = iterations;
+    return this;
+  }
+
+  public Boolean getCudaGraph() {
+    return cudaGraph;
+  }
+
+  public void setCudaGraph(Boolean cudaGraph) {
+    this.cudaGraph = cudaGraph;
+  }
+
+  public BenchmarkSpec withCudaGraph(Boolean cudaGraph) {
+    this.cudaGraph = cudaGraph;
+    return this;
+  }
+
+  public Long getSeed() {
+    return seed;
+  }
+
+  public void setSeed(Long seed) {
+    this.seed = seed;
+  }
+
+  public BenchmarkSpec withSeed(Long seed) {
+    this.seed = seed;
+    return this;
+  }
+}

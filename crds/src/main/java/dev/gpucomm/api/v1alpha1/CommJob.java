@@ -1,0 +1,43 @@
+package dev.gpucomm.api.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/** A GPU communication job: a benchmark sweep, a host-IR program or a tuning sweep over ranks. */
+@Group(CommJob.GROUP)
+@Version(CommJob.VERSION)
+@Kind("CommJob")
+@Plural("commjobs")
+@Singular("commjob")
+@ShortNames("cj")
+@AdditionalPrinterColumn(
+    name = "Phase",
+    jsonPath = ".status.phase",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "World",
+    jsonPath = ".spec.worldSize",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "Best",
+    jsonPath = ".status.best",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Age",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
+public class CommJob extends CustomResource<CommJobSpec, CommJobStatus> implements Namespaced {
+  public static final String GROUP = "gpucomm.dev";
+  public static final String VERSION = "v1alpha1";
+  public static final String API_VERSION = GROUP + "/" + VERSION;
+
+  /** Label put on every object the operator creates for a job; its value is the job's name. */
+  public static final String JOB_LABEL = GROUP + "/job";
+}

@@ -1,0 +1,139 @@
+package dev.gpucomm.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.List;
+
+/** Observed state of a CommJob, written only by the operator. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class CommJobStatus {
+  @JsonPropertyDescription("Pending, Running, Succeeded or Failed.")
+  private Phase phase;
+
+  @JsonPropertyDescription("Kubernetes-style conditions: Ready, Succeeded, Failed, Regressed.")
+  private List<Condition> conditions;
+
+  @JsonPropertyDescription("The metadata.generation this status describes.")
+  private Long observedGeneration;
+
+  @JsonPropertyDescription("When the job's pods were created (RFC 3339).")
+  private String startTime;
+
+  @JsonPropertyDescription("When the job succeeded or failed (RFC 3339).")
+  private String completionTime;
+
+  @JsonPropertyDescription("One row per measured size, from the results report.")
+  private List<SizeSummary> summary;
+
+  @JsonPropertyDescription("The fastest algorithm at the largest size measured.")
+  private String best;
+
+  @JsonPropertyDescription(
+      "The ConfigMap that holds the full report (report.json, report.md, latency.svg).")
+  private String reportRef;
+
+  public Phase getPhase() {
+    return phase;
+  }
+
+  public void setPhase(Phase phase) {
+    this.phase = phase;
+  }
+
+  public CommJobStatus withPhase(Phase phase) {
+    this.phase = phase;
+    return this;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
+
+  public CommJobStatus withConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+    return this;
+  }
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public CommJobStatus withObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+    return this;
+  }
+
+  public String getStartTime() {
+    return startTime;
+  }
+
+  public void setStartTime(String startTime) {
+    this.startTime = startTime;
+  }
+
+  public CommJobStatus withStartTime(String startTime) {
+    this.startTime = startTime;
+    return this;
+  }
+
+  public String getCompletionTime() {
+    return completionTime;
+  }
+
+  public void setCompletionTime(String completionTime) {
+    this.completionTime = completionTime;
+  }
+
+  public CommJobStatus withCompletionTime(String completionTime) {
+    this.completionTime = completionTime;
+    return this;
+  }
+
+  public List<SizeSummary> getSummary() {
+    return summary;
+  }
+
+  public void setSummary(List<SizeSummary> summary) {
+    this.summary = summary;
+  }
+
+  public CommJobStatus withSummary(List<SizeSummary> summary) {
+    this.summary = summary;
+    return this;
+  }
+
+  public String getBest() {
+    return best;
+  }
+
+  public void setBest(String best) {
+    this.best = best;
+  }
+
+  public CommJobStatus withBest(String best) {
+    this.best = best;
+    return this;
+  }
+
+  public String getReportRef() {
+    return reportRef;
+  }
+
+  public void setReportRef(String reportRef) {
+    this.reportRef = reportRef;
+  }
+
+  public CommJobStatus withReportRef(String reportRef) {
+    this.reportRef = reportRef;
+    return this;
+  }
+}

@@ -1,0 +1,156 @@
+package dev.gpucomm.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
+
+/** A tuning sweep: measures each algorithm per size and records where the fastest one changes. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "!(has(self.tokens) && has(self.sizes))",
+    message = "tune takes tokens or sizes, not both")
+public class TuneSpec {
+  @Default("bf16")
+  @JsonPropertyDescription("Element type of the sweep.")
+  private DType dtype;
+
+  @Default("8192")
+  @Min(1)
+  @JsonPropertyDescription("Elements per token.")
+  private Integer hiddenSize;
+
+  @Size(min = 1, max = 64)
+  @JsonPropertyDescription(
+      "Token counts to sweep; 32 to 4096 (doubling) when neither tokens nor sizes is set.")
+  private List<Integer> tokens;
+
+  @Size(min = 1, max = 64)
+  @JsonPropertyDescription("Message sizes in bytes to sweep.")
+  private List<Long> sizes;
+
+  @Size(min = 1, max = 8)
+  @JsonPropertyDescription("Candidate algorithms; nccl, oneshot and twoshot when omitted.")
+  private List<Algorithm> algorithms;
+
+  @Default("10")
+  @Min(0)
+  @JsonPropertyDescription("Untimed calls per point.")
+  private Integer warmupIterations;
+
+  @Default("100")
+  @Min(1)
+  @JsonPropertyDescription("Timed calls per point; the median is used.")
+  private Integer iterations;
+
+  @JsonPropertyDescription(
+      "Name of the tuning table written (a ConfigMap in a cluster, a file locally); the job's name when omitted.")
+  private String tableName;
+
+  public DType getDtype() {
+    return dtype;
+  }
+
+  public void setDtype(DType dtype) {
+    this.dtype = dtype;
+  }
+
+  public TuneSpec withDtype(DType dtype) {
+    this.dtype = dtype;
+    return this;
+  }
+
+  public Integer getHiddenSize() {
+    return hiddenSize;
+  }
+
+  public void setHiddenSize(Integer hiddenSize) {
+    this.hiddenSize = hiddenSize;
+  }
+
+  public TuneSpec withHiddenSize(Integer hiddenSize) {
+    this.hiddenSize = hiddenSize;
+    return this;
+  }
+
+  public List<Integer> getTokens() {
+    return tokens;
+  }
+
+  public void setTokens(List<Integer> tokens) {
+    this.tokens = tokens;
+  }
+
+  public TuneSpec withTokens(List<Integer> tokens) {
+    this.tokens = tokens;
+    return this;
+  }
+
+  public List<Long> getSizes() {
+    return sizes;
+  }
+
+  public void setSizes(List<Long> sizes) {
+    this.sizes = sizes;
+  }
+
+  public TuneSpec withSizes(List<Long> sizes) {
+    this.sizes = sizes;
+    return this;
+  }
+
+  public List<Algorithm> getAlgorithms() {
+    return algorithms;
+  }
+
+  public void setAlgorithms(List<Algorithm> algorithms) {
+    this.algorithms = algorithms;
+  }
+
+  public TuneSpec withAlgorithms(List<Algorithm> algorithms) {
+    this.algorithms = algorithms;
+    return this;
+  }
+
+  public Integer getWarmupIterations() {
+    return warmupIterations;
+  }
+
+  public void setWarmupIterations(Integer warmupIterations) {
+    this.warmupIterations = warmupIterations;
+  }
+
+  public TuneSpec withWarmupIterations(Integer warmupIterations) {
+    this.warmupIterations = warmupIterations;
+    return this;
+  }
+
+  public Integer getIterations() {
+    return iterations;
+  }
+
+  public void setIterations(Integer iterations) {
+    this.iterations = iterations;
+  }
+
+  public TuneSpec withIterations(Integer iterations) {
+    this.iterations = iterations;
+    return this;
+  }
+
+  public String getTableName() {
+    return tableName;
+  }
+
+  public void setTableName(String tableName) {
+    this.tableName = tableName;
+  }
+
+  public TuneSpec withTableName(String tableName) {
+    this.tableName = tableName;
+    return this;
+  }
+}

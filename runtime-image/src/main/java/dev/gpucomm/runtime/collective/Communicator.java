@@ -1,0 +1,91 @@
+package dev.gpucomm.runtime.collective;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Stream;
+import java.util.Set;
+
+/**
+ * The collectives of one rank over its world, each run with a named algorithm in stream order.
+ *
+ * <p>Buffers are the caller's device buffers; algorithms that need peer memory copy through the
+ * communicator's registered buffers (or, inside a graph capture, may use them directly). Every call
+ * is asynchronous on {@code stream} and allocates nothing: buffers, kernel parameters and signal
+ * areas are set up once when the communicator is built. {@link Algorithm#AUTO} is not accepted
+ * here; the heuristic resolves it first.
+ *
+ * <p>Counts are in elements of {@code dtype}. For all-gather, reduce-scatter and collective permute
+ * the count is per rank: all-gather reads {@code count} elements and writes {@code count *
+ * worldSize}; reduce-scatter reads {@code count * worldSize} and writes {@code count}.
+ */
+public interface Communicator extends AutoCloseable {
+  RankTopology topology();
+
+  /**
+   * The all-reduce algorithms this communicator can run (IPC algorithms need working peer memory).
+   */
+  Set<Algorithm> allReduceAlgorithms();
+
+  /** Why some algorithms are missing from {@link #allReduceAlgorithms()}; empty when none are. */
+  String unavailableReason();
+
+  /** The largest all-reduce in bytes that the peer-memory algorithms accept. */
+  long maxPeerMemoryBytes();
+
+  void allReduce(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream);
+
+  void allGather(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream);
+
+  void reduceScatter(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream);
+
+  void broadcast(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      int root,
+      Stream stream);
+
+  /**
+   * One step of a collective permute: sends {@code send} to rank {@code sendTo} and receives {@code
+   * receive} from rank {@code receiveFrom}, as one grouped send/recv pair.
+   */
+  void sendReceive(
+      DeviceBuffer send,
+      int sendTo,
+      DeviceBuffer receive,
+      int receiveFrom,
+      long bytes,
+      Stream stream);
+
+  /**
+   * A collective permute of {@code count} elements per rank over the whole world: the output holds
+   * every rank's chunk in rank order; at step i this rank receives chunk (i + rank) mod d and sends
+   * its own chunk to rank (d + rank − i) mod d; step 0 is a local copy.
+   */
+  void collectivePermute(
+      DeviceBuffer input, DeviceBuffer output, long count, DType dtype, Stream stream);
+
+  @Override
+  void close();
+}

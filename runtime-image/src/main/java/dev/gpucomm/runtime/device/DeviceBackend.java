@@ -1,0 +1,29 @@
+package dev.gpucomm.runtime.device;
+
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+
+/**
+ * A family of devices (cpu or cuda): how many this host has, opening one, and building
+ * communicators.
+ */
+public interface DeviceBackend {
+  DeviceKind kind();
+
+  /** Devices on this host; 0 when the backend cannot run here. Never throws. */
+  int deviceCount();
+
+  /** Why {@link #deviceCount()} is 0, for messages; empty when devices are present. */
+  String unavailableReason();
+
+  /** Opens the device of the rank with this local rank (one device per rank process). */
+  Device open(int localRank);
+
+  /**
+   * Builds the rank's communicator: exchanges IPC handles with the node's ranks and any
+   * library-level ids (the NCCL unique id) through the store, and checks that peer memory works.
+   */
+  Communicator createCommunicator(Device device, KeyValueStore store, RankTopology topology);
+}

@@ -1,0 +1,30 @@
+package dev.gpucomm.runtime.report;
+
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.DType;
+import java.util.List;
+
+/**
+ * The result of one benchmark sweep, as rank 0 gathers it: what ran where, and one {@link
+ * SizeResult} per size. Serialized as report.json (schema {@value #SCHEMA_VERSION}).
+ */
+public record BenchmarkReport(
+    int schemaVersion,
+    String job,
+    Collective collective,
+    DType dtype,
+    int hiddenSize,
+    int worldSize,
+    int ranksPerPod,
+    String device,
+    String deviceName,
+    String host,
+    String heuristic,
+    String startedAt,
+    List<SizeResult> sizes) {
+  public static final int SCHEMA_VERSION = 1;
+
+  public BenchmarkReport {
+    sizes = List.copyOf(sizes);
+  }
+}
