@@ -41,7 +41,7 @@ class GeneratedCrdTest {
   void crdDescribesEverySpecField() throws IOException {
     String crd = Files.readString(generated);
     assertThat(crd)
-        .contains("scope: Namespaced", "shortNames:", "- cj", "subresources:", "status: {}");
+        .contains("scope: \"Namespaced\"", "shortNames:", "- \"cj\"", "subresources:", "status: {}");
     assertThat(crd).contains("spec.worldSize must be a multiple of spec.ranksPerPod");
     // Every property in the schema carries a description, so kubectl explain shows them all.
     long properties = crd.lines().filter(l -> l.matches("\\s+type: .*")).count();
