@@ -1,5 +1,6 @@
 package dev.gpucomm.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -40,4 +41,17 @@ public class CommJob extends CustomResource<CommJobSpec, CommJobStatus> implemen
 
   /** Label put on every object the operator creates for a job; its value is the job's name. */
   public static final String JOB_LABEL = GROUP + "/job";
+
+  @Override
+  @JsonPropertyDescription("What the job runs, on how many ranks, and how its results are judged.")
+  public CommJobSpec getSpec() {
+    return super.getSpec();
+  }
+
+  @Override
+  @JsonPropertyDescription(
+      "Observed state of the job, written by the operator: phase, conditions and results.")
+  public CommJobStatus getStatus() {
+    return super.getStatus();
+  }
 }

@@ -1,5 +1,6 @@
 package dev.gpucomm.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
@@ -13,6 +14,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 
 /** What a CommJob runs, on how many ranks, and how its results are judged. */
+@JsonClassDescription("What the job runs, on how many ranks, and how its results are judged.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "self.worldSize % self.ranksPerPod == 0",

@@ -1,11 +1,14 @@
 package dev.gpucomm.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 
 /** Observed state of a CommJob, written only by the operator. */
+@JsonClassDescription(
+    "Observed state of the job, written by the operator: phase, conditions and results.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class CommJobStatus {
   @JsonPropertyDescription("Pending, Running, Succeeded or Failed.")
