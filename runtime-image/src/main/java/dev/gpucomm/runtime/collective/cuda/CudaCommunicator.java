@@ -78,15 +78,20 @@ public final class CudaCommunicator implements Communicator {
     this.twoShotBlocks = settings.twoShotBlocks();
     this.lamportBlocks = settings.lamportBlocks();
     this.lamportMaxBytes = settings.lamportMaxBytes();
+    this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
+  }
+
+  /** What all-reduce can run with NCCL and peer memory usable or not. */
+  static Set<Algorithm> allReduceAlgorithms(boolean ncclUsable, boolean peerMemoryUsable) {
     EnumSet<Algorithm> algorithms = EnumSet.noneOf(Algorithm.class);
-    if (nccl != null) {
+    if (ncclUsable) {
       algorithms.add(Algorithm.NCCL);
     }
-    if (kernels != null) {
+    if (peerMemoryUsable) {
       algorithms.add(Algorithm.ONESHOT);
       algorithms.add(Algorithm.TWOSHOT);
     }
-    this.allReduceAlgorithms = Set.copyOf(algorithms);
+    return Set.copyOf(algorithms);
   }
 
   /**

@@ -1,5 +1,8 @@
 package dev.gpucomm.runtime.collective.cuda;
 
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +25,26 @@ public record PeerAccessVerdict(boolean available, String reason) {
   /** The text one rank publishes through the store. */
   public String encode() {
     return available ? OK : FAILED + reason;
+  }
+
+  /**
+   * Publishes this rank's verdict under {@code keyPrefix} and combines everyone's: every rank of
+   * the node calls this and gets the same answer.
+   */
+  public static PeerAccessVerdict agree(
+      KeyValueStore store,
+      String keyPrefix,
+      int localRank,
+      int world,
+      PeerAccessVerdict own,
+      Duration timeout) {
+    store.set(keyPrefix + "/verdict/" + localRank, own.encode().getBytes(StandardCharsets.UTF_8));
+    List<String> all = new ArrayList<>();
+    for (int rank = 0; rank < world; rank++) {
+      all.add(
+          new String(store.get(keyPrefix + "/verdict/" + rank, timeout), StandardCharsets.UTF_8));
+    }
+    return combine(all);
   }
 
   /** Combines every rank's published text, in local-rank order. */

@@ -124,16 +124,10 @@ final class PeerMemory implements AutoCloseable {
     }
     PeerAccessVerdict own =
         failure == null ? PeerAccessVerdict.usable() : PeerAccessVerdict.unavailable(failure);
-    store.set(keyPrefix + "/verdict/" + localRank, own.encode().getBytes(StandardCharsets.UTF_8));
-    List<String> all = new ArrayList<>();
-    for (int rank = 0; rank < world; rank++) {
-      all.add(
-          new String(
-              store.get(keyPrefix + "/verdict/" + rank, settings.rendezvousTimeout()),
-              StandardCharsets.UTF_8));
-    }
-    return new PeerMemory(
-        device, layout, local, control, opened, bases, PeerAccessVerdict.combine(all));
+    PeerAccessVerdict agreed =
+        PeerAccessVerdict.agree(
+            store, keyPrefix, localRank, world, own, settings.rendezvousTimeout());
+    return new PeerMemory(device, layout, local, control, opened, bases, agreed);
   }
 
   /**
