@@ -34,15 +34,15 @@ class JobDefaultsTest {
               .at("/spec/versions/0/schema/openAPIV3Schema/properties/spec");
     }
     CommJob job = new CommJob();
-    job.setSpec(
-        new CommJobSpec()
-            .withWorkload(
-                new Workload()
-                    .withBenchmark(new BenchmarkSpec())
-                    .withTune(new TuneSpec())
-                    .withProgram(new ProgramSpec()))
-            .withHeuristic(new Heuristic())
-            .withBaseline(new Baseline()));
+    CommJobSpec spec = new CommJobSpec();
+    spec.setWorkload(
+        new Workload()
+            .withBenchmark(new BenchmarkSpec())
+            .withTune(new TuneSpec())
+            .withProgram(new ProgramSpec()));
+    spec.setHeuristic(new Heuristic());
+    spec.setBaseline(new Baseline());
+    job.setSpec(spec);
     JsonNode defaulted = MAPPER.valueToTree(JobDefaults.apply(job).getSpec());
 
     List<String> checked = new ArrayList<>();
