@@ -188,6 +188,29 @@ final class StoreState {
     }
   }
 
+  /**
+   * Waits until every rank of the world has connected and gone again (cleanly or not), so that a
+   * host closing the store cuts off no rank that still reads its last answer.
+   */
+  boolean awaitAllGone(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    lock.lock();
+    try {
+      while (worldSize < 0
+          || ranks.size() < worldSize
+          || ranks.containsValue(RankStatus.CONNECTED)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || closed) {
+          return false;
+        }
+        changed.awaitNanos(left);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The rank said goodbye: its connection closing is not a failure. */
   void left(int rank) {
     lock.lock();

@@ -63,6 +63,20 @@ public final class TcpStoreServer implements AutoCloseable {
     return Optional.ofNullable(state.failure());
   }
 
+  /**
+   * Waits (at most {@code timeout}) until every rank has connected and left; a host calls this
+   * before {@link #close()} so that ranks of other pods still reading their last answer are not cut
+   * off. Returns false on timeout.
+   */
+  public boolean awaitAllRanksGone(Duration timeout) {
+    try {
+      return state.awaitAllGone(timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   private void acceptConnections() {
     while (!closed.get()) {
       Socket socket;
