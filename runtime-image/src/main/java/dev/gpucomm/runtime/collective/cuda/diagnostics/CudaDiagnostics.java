@@ -173,9 +173,9 @@ public final class CudaDiagnostics {
   private List<AllReduceRunner> customRunners() {
     List<AllReduceRunner> runners = new ArrayList<>();
     if (communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
-      runners.add(AllReduceRunner.kernel("lamport", 36));
-      runners.add(AllReduceRunner.kernel("oneshot", 36));
-      runners.add(AllReduceRunner.kernel("twoshot", 64));
+      runners.add(AllReduceRunner.kernel("lamport"));
+      runners.add(AllReduceRunner.kernel("oneshot"));
+      runners.add(AllReduceRunner.kernel("twoshot"));
     }
     return runners;
   }
@@ -697,30 +697,52 @@ public final class CudaDiagnostics {
         : (micros[micros.length / 2 - 1] + micros[micros.length / 2]) / 2;
   }
 
-  /** Block-count sweeps of the IPC kernels (graph timing, 50 samples). */
+  /** Grid sweeps of the IPC kernels (each variant's fixed grid changed on every rank at once). */
   private void tune() {
     if (!communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
       return;
     }
-    int[] blockChoices = {8, 16, 24, 32, 48, 64};
+    int[] original = communicator.blocks();
+    long lamportThreshold = communicator.lamportMaxBytes();
+    int[] gridChoices = {16, 32, 48, 64, 96, 128, 132};
     Map<String, long[]> sweeps = new LinkedHashMap<>();
-    sweeps.put("lamport", new long[] {32, 64, 128, 256});
-    sweeps.put("oneshot", new long[] {32, 64, 128, 256, 1024});
-    sweeps.put("twoshot", new long[] {32, 128, 256, 1024, 4096});
+    sweeps.put("lamport", new long[] {32, 64});
+    sweeps.put("oneshot", new long[] {32, 128, 512, 4096});
+    sweeps.put("twoshot", new long[] {32, 128, 512, 4096});
     if (topology.rank() == 0) {
-      out.println("tune: graph us per call by kernel/maxBlocks");
+      out.println("tune: " + Arrays.toString(original) + " blocks (oneshot, twoshot, lamport) now");
     }
     for (Map.Entry<String, long[]> sweep : sweeps.entrySet()) {
-      for (long tokens : sweep.getValue()) {
-        long count = tokens * HIDDEN;
-        if (sweep.getKey().equals("lamport") && count * 2 > lamportCapacity()) {
+      for (int grid : gridChoices) {
+        if (grid > device.multiprocessors()) {
           continue;
         }
-        for (int blocks : blockChoices) {
-          time(AllReduceRunner.kernel(sweep.getKey(), blocks), (int) tokens, count, DType.BF16, 50);
+        int[] blocks = original.clone();
+        blocks[sweep.getKey().equals("oneshot") ? 0 : sweep.getKey().equals("twoshot") ? 1 : 2] =
+            grid;
+        retune(blocks, lamportThreshold);
+        for (long tokens : sweep.getValue()) {
+          long count = tokens * HIDDEN;
+          if (sweep.getKey().equals("lamport") && count * 2 > lamportCapacity()) {
+            continue;
+          }
+          time(
+              AllReduceRunner.kernel(sweep.getKey()).labelled(sweep.getKey() + "/" + grid),
+              (int) tokens,
+              count,
+              DType.BF16,
+              50);
         }
       }
     }
+    retune(original, lamportThreshold);
+  }
+
+  private void retune(int[] blocks, long lamportThreshold) {
+    stream.synchronize();
+    barrier();
+    communicator.tune(blocks[0], blocks[1], blocks[2], lamportThreshold);
+    barrier();
   }
 
   private void report(String check) {
