@@ -25,10 +25,11 @@
 // so it never writes the half the peer may still be reading. Flags that order data between GPUs
 // are written after a fence.acq_rel.sys and read with ld.acquire.sys.
 //
-// Pipelining. Large calls are cut into chunks of ROUNDS vectors per thread. In step k a block
-// pushes chunk k, reduces chunk k-1 (whose flags the peers raised one step earlier) and, for
-// two-shot, gathers chunk k-2; only then does it fence and raise its own flags, by which time
-// its remote stores have mostly landed. NVLink transfers and local reduction overlap.
+// Pipelining. A call is cut into at most `maxChunks` chunks per block (a chunk is a whole number
+// of groups of ROUNDS vectors per thread). In step k a block pushes chunk k, reduces chunk k-1
+// (whose flags the peers raised one step earlier) and, for two-shot, gathers chunk k-2; only then
+// does it fence and raise its own flags, by which time its remote stores have mostly landed.
+// NVLink transfers and local reduction overlap, and each chunk costs one system-scope fence.
 //
 // Build: one PTX per world size (-DGPUCOMM_WORLD=2, 4, 8: loops and registers sized at compile
 // time) and a generic one (GPUCOMM_WORLD=0) for any world of 1..8 known at run time.
@@ -280,28 +281,55 @@ __device__ __forceinline__ void wait_flags(const PeerBases& peers, long long off
 }
 
 // ---------------------------------------------------------------------------------------------
+// Chunk plan: `length` vectors spread over the grid, `ROUNDS` vectors per thread per group, at
+// most `maxChunks` chunks of whole groups. The same on every rank for the same call.
+
+struct ChunkPlan {
+  long long groupsPerChunk;
+  long long groups;
+  int chunks;
+};
+
+__device__ __forceinline__ ChunkPlan plan_chunks(long long length, long long stride, int maxChunks) {
+  ChunkPlan plan;
+  const long long perThread = (length + stride - 1) / stride;
+  plan.groups = (perThread + ROUNDS - 1) / ROUNDS;
+  plan.groupsPerChunk = (plan.groups + maxChunks - 1) / maxChunks;
+  if (plan.groupsPerChunk < 1) plan.groupsPerChunk = 1;
+  plan.chunks = static_cast<int>((plan.groups + plan.groupsPerChunk - 1) / plan.groupsPerChunk);
+  return plan;
+}
+
+__device__ __forceinline__ long long chunk_group_end(const ChunkPlan& plan, int chunk) {
+  const long long end = (chunk + 1) * plan.groupsPerChunk;
+  return end < plan.groups ? end : plan.groups;
+}
+
+// ---------------------------------------------------------------------------------------------
 // One-shot.
 
 template <typename T>
 __device__ void oneshot(const char* input, char* output, long long bytes, const PeerBases& peers,
-                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld) {
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int maxChunks) {
   const int world = world_size(runtimeWorld);
   const long long fullVectors = bytes >> 4;
   const int tailBytes = static_cast<int>(bytes & 15);
   const long long vectors = fullVectors + (tailBytes ? 1 : 0);
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  const long long chunkSpan = stride * ROUNDS;
-  const int chunks = static_cast<int>((vectors + chunkSpan - 1) / chunkSpan);
+  const long long groupSpan = stride * ROUNDS;
+  const ChunkPlan plan = plan_chunks(vectors, stride, maxChunks);
+  const int chunks = plan.chunks;
   const uint32_t epoch = control->oneshotEpoch[blockIdx.x] + 1;
   const long long parityOffset = layout.oneshotRecvOffset +
                                  (epoch & 1) * world * layout.oneshotRankStride;
   char* self = peers.base[rank];
 
   for (int step = 0; step <= chunks; ++step) {
-    if (step < chunks) {
+    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
       uint4 x[ROUNDS];
-      const long long v0 = first + step * chunkSpan;
+      const long long v0 = first + g * groupSpan;
 #pragma unroll
       for (int r = 0; r < ROUNDS; ++r) {
         if (v0 + r * stride < vectors) x[r] = load_input(input, v0 + r * stride, fullVectors, tailBytes);
@@ -321,7 +349,9 @@ __device__ void oneshot(const char* input, char* output, long long bytes, const 
     }
     if (step >= 1) {
       wait_flags(peers, layout.oneshotFlagsOffset, flag_value(epoch, step - 1), rank, world);
-      const long long v0 = first + (step - 1) * chunkSpan;
+    }
+    for (long long g = (step - 1) * plan.groupsPerChunk; step >= 1 && g < chunk_group_end(plan, step - 1); ++g) {
+      const long long v0 = first + g * groupSpan;
       uint4 vals[ROUNDS][WORLD_BOUND];
 #pragma unroll
       for (int r = 0; r < ROUNDS; ++r) {
@@ -358,7 +388,8 @@ __device__ void oneshot(const char* input, char* output, long long bytes, const 
 
 template <typename T>
 __device__ void twoshot(const char* input, char* output, long long bytes, const PeerBases& peers,
-                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld) {
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int maxChunks) {
   const int world = world_size(runtimeWorld);
   const long long fullVectors = bytes >> 4;
   const int tailBytes = static_cast<int>(bytes & 15);
@@ -367,8 +398,9 @@ __device__ void twoshot(const char* input, char* output, long long bytes, const 
   const long long longest = vectors - (world - 1) * part;
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  const long long chunkSpan = stride * ROUNDS;
-  const int chunks = static_cast<int>((longest + chunkSpan - 1) / chunkSpan);
+  const long long groupSpan = stride * ROUNDS;
+  const ChunkPlan plan = plan_chunks(longest, stride, maxChunks);
+  const int chunks = plan.chunks;
   const uint32_t epoch = control->twoshotEpoch[blockIdx.x] + 1;
   const long long parityOffset = layout.twoshotRecvOffset +
                                  (epoch & 1) * world * layout.twoshotRankStride;
@@ -382,8 +414,8 @@ __device__ void twoshot(const char* input, char* output, long long bytes, const 
 
   for (int step = 0; step <= chunks + 1; ++step) {
     // Scatter chunk `step` of slice r to rank r.
-    if (step < chunks) {
-      const long long i0 = first + step * chunkSpan;
+    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
+      const long long i0 = first + g * groupSpan;
 #pragma unroll
       for (int s = 1; s < WORLD_BOUND; ++s) {
         if (s < world) {
@@ -407,7 +439,10 @@ __device__ void twoshot(const char* input, char* output, long long bytes, const 
     // Reduce chunk `step - 1` of this rank's slice.
     if (step >= 1 && step <= chunks) {
       wait_flags(peers, scatterFlags, flag_value(epoch, step - 1), rank, world);
-      const long long i0 = first + (step - 1) * chunkSpan;
+    }
+    for (long long g = (step - 1) * plan.groupsPerChunk;
+         step >= 1 && step <= chunks && g < chunk_group_end(plan, step - 1); ++g) {
+      const long long i0 = first + g * groupSpan;
       uint4 vals[ROUNDS][WORLD_BOUND];
 #pragma unroll
       for (int r = 0; r < ROUNDS; ++r) {
@@ -437,7 +472,9 @@ __device__ void twoshot(const char* input, char* output, long long bytes, const 
     // Gather chunk `step - 2` of every other rank's reduced slice.
     if (step >= 2) {
       wait_flags(peers, reducedFlags, flag_value(epoch, step - 2), rank, world);
-      const long long i0 = first + (step - 2) * chunkSpan;
+    }
+    for (long long g = (step - 2) * plan.groupsPerChunk; step >= 2 && g < chunk_group_end(plan, step - 2); ++g) {
+      const long long i0 = first + g * groupSpan;
 #pragma unroll
       for (int s = 1; s < WORLD_BOUND; ++s) {
         if (s < world) {
@@ -495,7 +532,8 @@ __device__ __forceinline__ uint4* lamport_area(char* base, const PeerLayout& lay
 
 template <typename T>
 __device__ void lamport(const char* input, char* output, long long bytes, const PeerBases& peers,
-                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld) {
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int /* maxChunks: Lamport calls are small and need no pipelining */) {
   const int world = world_size(runtimeWorld);
   const long long fullVectors = bytes >> 4;
   const int tailBytes = static_cast<int>(bytes & 15);
@@ -557,8 +595,8 @@ __device__ void lamport(const char* input, char* output, long long bytes, const 
       gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
                                      const __grid_constant__ PeerBases peers,                   \
                                      const __grid_constant__ PeerLayout layout, Control* control, \
-                                     int rank, int world) {                                     \
-    algorithm<type>(input, output, bytes, peers, layout, control, rank, world);                 \
+                                     int rank, int world, int maxChunks) {                      \
+    algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks);      \
   }
 
 GPUCOMM_ALLREDUCE_KERNEL(oneshot, bf16, __nv_bfloat16)

@@ -43,6 +43,7 @@ final class AllReduceKernels {
   private static final int CONTROL = 5;
   private static final int RANK = 6;
   private static final int WORLD = 7;
+  private static final int MAX_CHUNKS = 8;
 
   private final CudaKernel[][] kernels;
   private final KernelArguments[][] arguments;
@@ -65,7 +66,16 @@ final class AllReduceKernels {
             module.kernel("gpucomm_" + variant.kernelPrefix + "_" + dtype.wireName());
         KernelArguments args =
             new KernelArguments(
-                arena, 8, 8, 8, 8L * PeerMemoryLayout.MAX_RANKS, 8L * layoutStruct.length, 8, 4, 4);
+                arena,
+                8,
+                8,
+                8,
+                8L * PeerMemoryLayout.MAX_RANKS,
+                8L * layoutStruct.length,
+                8,
+                4,
+                4,
+                4);
         for (int i = 0; i < PeerMemoryLayout.MAX_RANKS; i++) {
           args.setStructLong(PEERS, i, peerBases[i]);
         }
@@ -90,9 +100,11 @@ final class AllReduceKernels {
       long output,
       long bytes,
       int blocks,
+      int maxChunks,
       Stream stream) {
     KernelArguments args = arguments[variant.ordinal()][dtype.ordinal()];
     args.setLong(INPUT, input).setLong(OUTPUT, output).setLong(BYTES, bytes);
+    args.setInt(MAX_CHUNKS, maxChunks);
     kernels[variant.ordinal()][dtype.ordinal()].launch(blocks, THREADS_PER_BLOCK, stream, args);
   }
 }

@@ -51,10 +51,7 @@ public final class CudaCommunicator implements Communicator {
   private final Arena arena;
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile int oneShotBlocks;
-  private volatile int twoShotBlocks;
-  private volatile int lamportBlocks;
-  private volatile long lamportMaxBytes;
+  private volatile KernelShape shape;
 
   private CudaCommunicator(
       CudaDevice device,
@@ -74,11 +71,7 @@ public final class CudaCommunicator implements Communicator {
     this.peerReason = peerReason;
     this.kernels = kernels;
     this.arena = arena;
-    int multiprocessors = device.multiprocessors();
-    this.oneShotBlocks = Math.min(settings.oneShotBlocks(), multiprocessors);
-    this.twoShotBlocks = Math.min(settings.twoShotBlocks(), multiprocessors);
-    this.lamportBlocks = Math.min(settings.lamportBlocks(), multiprocessors);
-    this.lamportMaxBytes = settings.lamportMaxBytes();
+    this.shape = settings.kernelShape().fittedTo(device.multiprocessors());
     this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
   }
 
@@ -239,44 +232,34 @@ public final class CudaCommunicator implements Communicator {
   }
 
   /**
-   * Tuning hook: the thread blocks each kernel family runs, and the size up to which {@code
-   * oneshot} runs the Lamport kernel (at most the configured Lamport capacity). Every rank must
-   * call this with the same values while no collective is in flight anywhere (after synchronizing
-   * its streams), and the ranks must meet (a store barrier) before the next collective: the
-   * vector-to-block mapping changes, and the Lamport slots are refilled.
+   * Tuning hook: changes how the peer-memory kernels run (grids, Lamport size limit, pipeline
+   * chunks; grids are capped at the GPU's multiprocessors). Every rank must call this with the same
+   * shape while no collective is in flight anywhere (after synchronizing its streams), and the
+   * ranks must meet (a store barrier) before the next collective: the vector-to-block mapping
+   * changes, and the Lamport slots are refilled.
    */
-  public synchronized void tune(
-      int oneShotBlocks, int twoShotBlocks, int lamportBlocks, long lamportMaxBytes) {
+  public synchronized void tune(KernelShape newShape) {
     checkOpen();
-    CudaCommunicatorSettings.checkBlocks("oneshot blocks", oneShotBlocks);
-    CudaCommunicatorSettings.checkBlocks("twoshot blocks", twoShotBlocks);
-    CudaCommunicatorSettings.checkBlocks("lamport blocks", lamportBlocks);
     long capacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
-    if (lamportMaxBytes < 0 || lamportMaxBytes > capacity) {
+    if (newShape.lamportMaxBytes() > capacity) {
       throw new IllegalArgumentException(
-          "lamport size limit must be between 0 and " + capacity + ", got " + lamportMaxBytes);
+          "lamport size limit must be at most "
+              + capacity
+              + " (GPUCOMM_LAMPORT_MAX_BYTES), got "
+              + newShape.lamportMaxBytes());
     }
-    int multiprocessors = device.multiprocessors();
-    int newLamportBlocks = Math.min(lamportBlocks, multiprocessors);
-    if (peerMemory != null && newLamportBlocks != this.lamportBlocks) {
+    KernelShape fitted = newShape.fittedTo(device.multiprocessors());
+    if (peerMemory != null && fitted.lamportBlocks() != shape.lamportBlocks()) {
       Stream stream = device.defaultStream();
       peerMemory.resetLamport(stream);
       stream.synchronize();
     }
-    this.oneShotBlocks = Math.min(oneShotBlocks, multiprocessors);
-    this.twoShotBlocks = Math.min(twoShotBlocks, multiprocessors);
-    this.lamportBlocks = newLamportBlocks;
-    this.lamportMaxBytes = lamportMaxBytes;
+    shape = fitted;
   }
 
-  /** The size up to which {@code oneshot} runs the Lamport kernel. */
-  public long lamportMaxBytes() {
-    return lamportMaxBytes;
-  }
-
-  /** The thread blocks of the oneshot, twoshot and Lamport kernels, in that order. */
-  public int[] blocks() {
-    return new int[] {oneShotBlocks, twoShotBlocks, lamportBlocks};
+  /** How the peer-memory kernels run now. */
+  public KernelShape kernelShape() {
+    return shape;
   }
 
   @Override
@@ -303,7 +286,7 @@ public final class CudaCommunicator implements Communicator {
                   CudaDevice.rawStream(stream));
       case ONESHOT -> {
         AllReduceKernels.Variant variant =
-            bytes <= lamportMaxBytes
+            bytes <= shape.lamportMaxBytes()
                 ? AllReduceKernels.Variant.LAMPORT
                 : AllReduceKernels.Variant.ONESHOT;
         peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
@@ -359,10 +342,11 @@ public final class CudaCommunicator implements Communicator {
   }
 
   private int blocksOf(AllReduceKernels.Variant variant) {
+    KernelShape current = shape;
     return switch (variant) {
-      case ONESHOT -> oneShotBlocks;
-      case TWOSHOT -> twoShotBlocks;
-      case LAMPORT -> lamportBlocks;
+      case ONESHOT -> current.oneShotBlocks();
+      case TWOSHOT -> current.twoShotBlocks();
+      case LAMPORT -> current.lamportBlocks();
     };
   }
 
@@ -393,7 +377,7 @@ public final class CudaCommunicator implements Communicator {
     long in = input.address();
     long out = output.address();
     synchronized (kernels) {
-      kernels.launch(variant, dtype, in, out, bytes, blocks, stream);
+      kernels.launch(variant, dtype, in, out, bytes, blocks, shape.pipelineChunks(), stream);
     }
   }
 

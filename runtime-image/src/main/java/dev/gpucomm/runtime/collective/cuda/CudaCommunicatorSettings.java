@@ -17,6 +17,8 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_ONESHOT_BLOCKS}, {@code GPUCOMM_TWOSHOT_BLOCKS}, {@code
  *       GPUCOMM_LAMPORT_BLOCKS}: the thread blocks each kernel runs (a fixed grid per algorithm, at
  *       most 160 and at most the GPU's multiprocessors);
+ *   <li>{@code GPUCOMM_PIPELINE_CHUNKS}: most chunks a large one-shot or two-shot call is cut into,
+ *       so that NVLink transfers and local reduction overlap (8);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation.
  * </ul>
  */
@@ -28,6 +30,7 @@ public record CudaCommunicatorSettings(
     int oneShotBlocks,
     int twoShotBlocks,
     int lamportBlocks,
+    int pipelineChunks,
     Duration rendezvousTimeout) {
   /** Most blocks a kernel may use: the flag areas have one row per block. */
   public static final int MAX_BLOCKS = 160;
@@ -54,6 +57,19 @@ public record CudaCommunicatorSettings(
     checkBlocks("GPUCOMM_ONESHOT_BLOCKS", oneShotBlocks);
     checkBlocks("GPUCOMM_TWOSHOT_BLOCKS", twoShotBlocks);
     checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
+    if (pipelineChunks < 1 || pipelineChunks > KernelShape.MAX_PIPELINE_CHUNKS) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_PIPELINE_CHUNKS must be between 1 and "
+              + KernelShape.MAX_PIPELINE_CHUNKS
+              + ", got "
+              + pipelineChunks);
+    }
+  }
+
+  /** The kernel shape these settings ask for. */
+  public KernelShape kernelShape() {
+    return new KernelShape(
+        oneShotBlocks, twoShotBlocks, lamportBlocks, lamportMaxBytes, pipelineChunks);
   }
 
   static void checkBlocks(String name, int blocks) {
@@ -72,6 +88,7 @@ public record CudaCommunicatorSettings(
         128,
         128,
         64,
+        8,
         Duration.ofMinutes(5));
   }
 
@@ -90,6 +107,7 @@ public record CudaCommunicatorSettings(
         (int) number(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
         (int) number(env, "GPUCOMM_TWOSHOT_BLOCKS", d.twoShotBlocks()),
         (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
+        (int) number(env, "GPUCOMM_PIPELINE_CHUNKS", d.pipelineChunks()),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())));
   }

@@ -76,7 +76,8 @@ class CudaCommunicatorGpuTest {
       communicator.allReduceWith(variant, input, output, count, dtype, stream);
       // A different grid (and, for Lamport, refilled slots) between the eager and graph calls.
       stream.synchronize();
-      communicator.tune(16, 24, 8, communicator.lamportMaxBytes());
+      KernelShape shape = communicator.kernelShape();
+      communicator.tune(new KernelShape(16, 24, 8, shape.lamportMaxBytes(), 3));
       Graph graph =
           device.capture(
               stream,

@@ -5,6 +5,7 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
+import dev.gpucomm.runtime.collective.cuda.KernelShape;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.Graph;
@@ -697,37 +698,43 @@ public final class CudaDiagnostics {
         : (micros[micros.length / 2 - 1] + micros[micros.length / 2]) / 2;
   }
 
-  /** Grid sweeps of the IPC kernels (each variant's fixed grid changed on every rank at once). */
+  /**
+   * Sweeps of the IPC kernels' shape: each variant's grid, then the pipeline depth, changed on
+   * every rank at once (graph timing, 50 samples).
+   */
   private void tune() {
     if (!communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
       return;
     }
-    int[] original = communicator.blocks();
-    long lamportThreshold = communicator.lamportMaxBytes();
+    KernelShape original = communicator.kernelShape();
     int[] gridChoices = {16, 32, 48, 64, 96, 128, 132};
     Map<String, long[]> sweeps = new LinkedHashMap<>();
     sweeps.put("lamport", new long[] {32, 64});
     sweeps.put("oneshot", new long[] {32, 128, 512, 4096});
     sweeps.put("twoshot", new long[] {32, 128, 512, 4096});
     if (topology.rank() == 0) {
-      out.println("tune: " + Arrays.toString(original) + " blocks (oneshot, twoshot, lamport) now");
+      out.println("tune: starting from " + original);
     }
     for (Map.Entry<String, long[]> sweep : sweeps.entrySet()) {
+      String variant = sweep.getKey();
       for (int grid : gridChoices) {
         if (grid > device.multiprocessors()) {
           continue;
         }
-        int[] blocks = original.clone();
-        blocks[sweep.getKey().equals("oneshot") ? 0 : sweep.getKey().equals("twoshot") ? 1 : 2] =
-            grid;
-        retune(blocks, lamportThreshold);
+        retune(
+            new KernelShape(
+                variant.equals("oneshot") ? grid : original.oneShotBlocks(),
+                variant.equals("twoshot") ? grid : original.twoShotBlocks(),
+                variant.equals("lamport") ? grid : original.lamportBlocks(),
+                original.lamportMaxBytes(),
+                original.pipelineChunks()));
         for (long tokens : sweep.getValue()) {
           long count = tokens * HIDDEN;
-          if (sweep.getKey().equals("lamport") && count * 2 > lamportCapacity()) {
+          if (variant.equals("lamport") && count * 2 > lamportCapacity()) {
             continue;
           }
           time(
-              AllReduceRunner.kernel(sweep.getKey()).labelled(sweep.getKey() + "/" + grid),
+              AllReduceRunner.kernel(variant).labelled(variant + "/" + grid + "b"),
               (int) tokens,
               count,
               DType.BF16,
@@ -735,13 +742,32 @@ public final class CudaDiagnostics {
         }
       }
     }
-    retune(original, lamportThreshold);
+    for (int chunks : new int[] {1, 2, 4, 8, 16, 32}) {
+      retune(
+          new KernelShape(
+              original.oneShotBlocks(),
+              original.twoShotBlocks(),
+              original.lamportBlocks(),
+              original.lamportMaxBytes(),
+              chunks));
+      for (String variant : List.of("oneshot", "twoshot")) {
+        for (long tokens : new long[] {1024, 4096}) {
+          time(
+              AllReduceRunner.kernel(variant).labelled(variant + "/" + chunks + "c"),
+              (int) tokens,
+              tokens * HIDDEN,
+              DType.BF16,
+              50);
+        }
+      }
+    }
+    retune(original);
   }
 
-  private void retune(int[] blocks, long lamportThreshold) {
+  private void retune(KernelShape shape) {
     stream.synchronize();
     barrier();
-    communicator.tune(blocks[0], blocks[1], blocks[2], lamportThreshold);
+    communicator.tune(shape);
     barrier();
   }
 
