@@ -44,6 +44,9 @@ public final class Gpucomm {
       String[] args, PrintStream out, PrintStream err, Map<String, String> env, boolean terminal) {
     List<String> arguments = new ArrayList<>(Arrays.asList(args));
     boolean debug = arguments.remove("--debug") || "1".equals(env.get(EnvVars.DEBUG));
+    if (debug) {
+      DebugLogging.enable();
+    }
     CliContext context = new CliContext(out, err, env, debug, terminal);
     if (arguments.isEmpty()) {
       err.println("gpucomm: name a command (see gpucomm --help)");
