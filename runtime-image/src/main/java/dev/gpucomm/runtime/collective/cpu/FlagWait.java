@@ -23,10 +23,25 @@ final class FlagWait {
 
   private final long timeoutNanos;
   private final Duration timeout;
+  private final int rank;
+  private final MemorySegment ownSignals;
+  private final long[] abortFlags;
+  private volatile String localFailure;
 
-  FlagWait(Duration timeout) {
+  FlagWait(Duration timeout, int rank, MemorySegment ownSignals, SignalLayout layout) {
     this.timeout = timeout;
     this.timeoutNanos = timeout.toNanos();
+    this.rank = rank;
+    this.ownSignals = ownSignals;
+    this.abortFlags = new long[layout.worldSize()];
+    for (int peer = 0; peer < abortFlags.length; peer++) {
+      abortFlags[peer] = layout.offset(SignalLayout.ABORT, peer);
+    }
+  }
+
+  /** Makes every wait of this rank give up: a collective of this rank failed. */
+  void abortLocally(String reason) {
+    localFailure = reason;
   }
 
   Duration timeout() {
@@ -47,8 +62,12 @@ final class FlagWait {
     return flag - target >= 0;
   }
 
-  /** Polls until the flag reaches {@code target}; false when the timeout passes first. */
-  boolean awaitAtLeast(MemorySegment signals, long offset, int target) {
+  /**
+   * Polls until the flag reaches {@code target}; false when the timeout passes first. Once the wait
+   * is slow, it also watches the abort flags, and throws {@link PeerFailedException} when a peer
+   * (or another collective of this rank) has failed, instead of waiting for the timeout.
+   */
+  boolean awaitAtLeast(MemorySegment signals, long offset, int target, String operation) {
     for (int spin = 0; spin < SPINS; spin++) {
       if (reached(read(signals, offset), target)) {
         return true;
@@ -66,8 +85,24 @@ final class FlagWait {
       if (System.nanoTime() - started > timeoutNanos) {
         return reached(read(signals, offset), target);
       }
+      checkAborted(operation);
       LockSupport.parkNanos(PARK_NANOS);
     }
     return true;
+  }
+
+  private void checkAborted(String operation) {
+    String failure = localFailure;
+    if (failure != null) {
+      throw new PeerFailedException(
+          "%s on rank %d gave up: %s".formatted(operation, rank, failure));
+    }
+    for (int peer = 0; peer < abortFlags.length; peer++) {
+      if (peer != rank && read(ownSignals, abortFlags[peer]) != 0) {
+        throw new PeerFailedException(
+            "%s on rank %d gave up: rank %d failed in a collective of this communicator (its own error says why)"
+                .formatted(operation, rank, peer));
+      }
+    }
   }
 }

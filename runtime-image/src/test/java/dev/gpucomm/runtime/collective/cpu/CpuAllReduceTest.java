@@ -30,7 +30,7 @@ class CpuAllReduceTest {
 
   private static final int ODD_ELEMENT_COUNT = 7;
 
-  private record Case(Algorithm algorithm, DType dtype, int count) {}
+  record Case(Algorithm algorithm, DType dtype, int count) {}
 
   @ParameterizedTest(name = "world of {0}")
   @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
