@@ -17,10 +17,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class FlagWait {
   private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
-  private static final int SPINS = 2_000;
+  private static final int SPINS_WITH_SPARE_CORES = 2_000;
+  private static final int SPINS_WHEN_OVERSUBSCRIBED = 20;
   private static final int YIELDS = 200;
   private static final long PARK_NANOS = 20_000;
 
+  private final int spins;
   private final long timeoutNanos;
   private final Duration timeout;
   private final int rank;
@@ -31,6 +33,12 @@ final class FlagWait {
   FlagWait(Duration timeout, int rank, MemorySegment ownSignals, SignalLayout layout) {
     this.timeout = timeout;
     this.timeoutNanos = timeout.toNanos();
+    // Spinning only pays when every rank has a core; otherwise it steals the core of the rank
+    // being waited for (CI machines, ranks as threads in tests), so yield almost at once.
+    this.spins =
+        layout.worldSize() < Runtime.getRuntime().availableProcessors()
+            ? SPINS_WITH_SPARE_CORES
+            : SPINS_WHEN_OVERSUBSCRIBED;
     this.rank = rank;
     this.ownSignals = ownSignals;
     this.abortFlags = new long[layout.worldSize()];
@@ -68,7 +76,7 @@ final class FlagWait {
    * (or another collective of this rank) has failed, instead of waiting for the timeout.
    */
   boolean awaitAtLeast(MemorySegment signals, long offset, int target, String operation) {
-    for (int spin = 0; spin < SPINS; spin++) {
+    for (int spin = 0; spin < spins; spin++) {
       if (reached(read(signals, offset), target)) {
         return true;
       }

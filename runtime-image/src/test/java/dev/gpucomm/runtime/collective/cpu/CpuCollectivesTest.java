@@ -22,7 +22,7 @@ class CpuCollectivesTest {
       List.of(Algorithm.ONESHOT, Algorithm.RING, Algorithm.NCCL);
 
   /** Per-rank sizes in bytes: a multiple of 16 that spans several ring pieces, and a tiny one. */
-  private static final long[] SIZES_IN_BYTES = {3_088, 16};
+  private static final long[] SIZES_IN_BYTES = {1_552, 16};
 
   private sealed interface Operation {
     DType dtype();
