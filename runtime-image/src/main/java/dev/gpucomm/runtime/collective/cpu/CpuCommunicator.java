@@ -175,8 +175,8 @@ public final class CpuCommunicator implements Communicator {
         int seen = FlagWait.read(workspace.signals(rank), layout.offset(SignalLayout.PROBE, peer));
         if (seen != (PROBE_MAGIC | peer)) {
           throw new IllegalStateException(
-              "rank %d does not see rank %d's writes to shared memory (found %08x in %s): the ranks do not share %s"
-                  .formatted(rank, peer, seen, "its signal area", config.sharedMemoryDirectory()));
+              "rank %d does not see rank %d's writes to shared memory (its probe flag holds %08x): the ranks do not share %s"
+                  .formatted(rank, peer, seen, config.sharedMemoryDirectory()));
         }
       }
     }

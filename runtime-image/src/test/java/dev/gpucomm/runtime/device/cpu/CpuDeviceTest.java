@@ -51,6 +51,20 @@ class CpuDeviceTest {
   }
 
   @Test
+  void theBackendFoundByClassNameNeedsNoArgumentsAndUsesTheDefaults() throws Exception {
+    CpuBackend byName =
+        (CpuBackend)
+            Class.forName("dev.gpucomm.runtime.device.cpu.CpuBackend")
+                .getConstructor()
+                .newInstance();
+    String job = System.getenv(CpuBackend.JOB_ENV);
+    assertThat(byName.config().jobName())
+        .isEqualTo(
+            CpuBackendConfig.defaults(job == null || job.isBlank() ? "local" : job).jobName());
+    assertThat(byName.config().stagingBytes()).isEqualTo(CpuBackendConfig.DEFAULT_STAGING_BYTES);
+  }
+
+  @Test
   void uploadCopyFillAndDownloadHappenInStreamOrder() {
     DeviceBuffer source = device.allocate(256);
     DeviceBuffer target = device.allocate(256);
