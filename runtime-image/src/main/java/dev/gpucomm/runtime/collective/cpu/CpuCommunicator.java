@@ -526,10 +526,19 @@ public final class CpuCommunicator implements Communicator {
       // every rank that waits for it time out naming it, which is the more useful message.
       return;
     }
+    tellPeers(FlagWait.ABORT_FAILED);
+  }
+
+  /** Raises this rank's abort flag in every peer's signal area; best effort. */
+  private void tellPeers(int abortFlag) {
+    long flag = layout.offset(SignalLayout.ABORT, topology.rank());
     for (int peer = 0; peer < topology.worldSize(); peer++) {
       if (peer != topology.rank()) {
-        FlagWait.publish(
-            workspace.signals(peer), layout.offset(SignalLayout.ABORT, topology.rank()), 1);
+        try {
+          FlagWait.publish(workspace.signals(peer), flag, abortFlag);
+        } catch (IllegalStateException closed) {
+          // The mapping is gone (the device closed): there is no one left to tell through it.
+        }
       }
     }
   }
@@ -539,10 +548,16 @@ public final class CpuCommunicator implements Communicator {
         .formatted(topology.rank(), earlier.getMessage());
   }
 
-  /** Unmaps the peers' buffers and frees this rank's; queue no collectives after it. */
+  /**
+   * Unmaps the peers' buffers and frees this rank's. Collectives of this rank still waiting give
+   * up, and peers that wait for this rank give up too, saying that it left; a peer never waits for
+   * this rank once this rank's collectives have completed, so closing after the last one is safe.
+   */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      wait.abortLocally("the communicator was closed");
+      tellPeers(FlagWait.ABORT_CLOSED);
       workspace.close();
     }
   }

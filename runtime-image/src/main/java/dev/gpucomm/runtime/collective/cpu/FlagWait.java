@@ -22,6 +22,12 @@ final class FlagWait {
   private static final int YIELDS = 200;
   private static final long PARK_NANOS = 20_000;
 
+  /** Abort flag value of a peer whose collective failed. */
+  static final int ABORT_FAILED = 1;
+
+  /** Abort flag value of a peer that closed its communicator. */
+  static final int ABORT_CLOSED = 2;
+
   private final int spins;
   private final long timeoutNanos;
   private final Duration timeout;
@@ -93,24 +99,35 @@ final class FlagWait {
       if (System.nanoTime() - started > timeoutNanos) {
         return reached(read(signals, offset), target);
       }
-      checkAborted(operation);
+      String abandoned = abandonedBecause();
+      // A peer publishes everything it owes before raising its abort flag, so look once more.
+      if (abandoned != null && !reached(read(signals, offset), target)) {
+        throw new PeerFailedException(
+            "%s on rank %d gave up: %s".formatted(operation, rank, abandoned));
+      }
       LockSupport.parkNanos(PARK_NANOS);
     }
     return true;
   }
 
-  private void checkAborted(String operation) {
+  /** Why waiting is pointless now (a failure here, or a peer that failed or left), or null. */
+  private String abandonedBecause() {
     String failure = localFailure;
     if (failure != null) {
-      throw new PeerFailedException(
-          "%s on rank %d gave up: %s".formatted(operation, rank, failure));
+      return failure;
     }
     for (int peer = 0; peer < abortFlags.length; peer++) {
-      if (peer != rank && read(ownSignals, abortFlags[peer]) != 0) {
-        throw new PeerFailedException(
-            "%s on rank %d gave up: rank %d failed in a collective of this communicator (its own error says why)"
-                .formatted(operation, rank, peer));
+      if (peer != rank) {
+        int flag = read(ownSignals, abortFlags[peer]);
+        if (flag == ABORT_FAILED) {
+          return "rank %d failed in a collective of this communicator (its own error says why)"
+              .formatted(peer);
+        }
+        if (flag == ABORT_CLOSED) {
+          return "rank %d closed its communicator".formatted(peer);
+        }
       }
     }
+    return null;
   }
 }

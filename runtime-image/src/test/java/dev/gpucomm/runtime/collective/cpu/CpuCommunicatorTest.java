@@ -203,6 +203,30 @@ class CpuCommunicatorTest {
   }
 
   @Test
+  void aRankThatClosesItsCommunicatorMakesWaitingPeersGiveUpSayingSo() {
+    try (CpuWorld world = CpuWorld.start(2, CONFIG.withWaitTimeout(Duration.ofSeconds(30)))) {
+      world.rank(1).communicator().close();
+      CpuWorld.Rank rank = world.rank(0);
+      DeviceBuffer buffer = RankData.upload(rank.device(), DType.FP32, 16, 0);
+      Stream stream = rank.device().defaultStream();
+      long started = System.nanoTime();
+      rank.communicator().allReduce(Algorithm.TWOSHOT, buffer, buffer, 16, DType.FP32, stream);
+      assertThat(catchFailure(stream::synchronize))
+          .hasMessageContaining(
+              "twoshot all-reduce on rank 0 gave up: rank 1 closed its communicator");
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
+      assertThatThrownBy(
+              () ->
+                  world
+                      .rank(1)
+                      .communicator()
+                      .allReduce(Algorithm.RING, buffer, buffer, 16, DType.FP32, stream))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("the communicator of rank 1 is closed");
+    }
+  }
+
+  @Test
   void aRingWhoseLeftNeighbourNeverSendsFailsNamingThatNeighbour() {
     try (CpuWorld world = CpuWorld.start(2, CONFIG.withWaitTimeout(SHORT_WAIT))) {
       List<Throwable> failures =
