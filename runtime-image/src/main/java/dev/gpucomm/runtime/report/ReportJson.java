@@ -110,7 +110,19 @@ public final class ReportJson {
           "report " + source + ": field schemaVersion: missing or not a whole number");
     }
     JsonNode kindNode = root.get("kind");
-    String kind = kindNode == null ? KIND_BENCHMARK : kindNode.asText();
+    String kind;
+    if (kindNode != null) {
+      kind = kindNode.asText();
+    } else if (root.has("sizes")) {
+      kind = KIND_BENCHMARK; // written before "kind" existed, or by plain Jackson
+    } else if (root.has("program")) {
+      kind = KIND_PROGRAM;
+    } else {
+      throw new IllegalArgumentException(
+          "report "
+              + source
+              + ": field kind: missing, and neither sizes (a benchmark) nor program is there");
+    }
     Class<? extends Report> type;
     int supported;
     switch (kind) {

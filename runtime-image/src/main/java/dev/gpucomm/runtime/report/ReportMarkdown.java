@@ -58,30 +58,10 @@ public final class ReportMarkdown {
         .append(report.heuristic())
         .append("`\n\n");
 
-    long graphCount =
-        report.sizes().stream()
-            .flatMap(size -> size.measurements().stream())
-            .filter(m -> m.graphMicros() != null)
-            .count();
-    long measurementCount =
-        report.sizes().stream().mapToLong(size -> size.measurements().size()).sum();
-    String caption;
-    if (graphCount == 0) {
-      caption =
-          "Eager medians (one launch per call) in microseconds (µs) per call; no CUDA-graph"
-              + " times were measured.";
-    } else if (graphCount == measurementCount) {
-      caption = "CUDA-graph replay medians in microseconds (µs) per call.";
-    } else {
-      caption =
-          "CUDA-graph replay medians in microseconds (µs) per call where measured; cells marked *"
-              + " are eager medians (no graph was measured for them).";
-    }
-    md.append("## Latency (µs)\n\n")
-        .append(caption)
-        .append(" Tensor Size in MB of 2^20 bytes.\n\n");
-    latencyTable(md, report, algorithms, TimeBasis.GRAPH_WHERE_MEASURED, graphCount > 0);
-    if (graphCount > 0) {
+    boolean anyGraph = anyGraph(report);
+    md.append("## Latency (µs)\n\n").append(caption(report)).append("\n\n");
+    latencyTable(md, report, algorithms, TimeBasis.GRAPH_WHERE_MEASURED, anyGraph);
+    if (anyGraph) {
       md.append("\n## Eager latency (µs)\n\n")
           .append(
               "Eager medians (one launch per call, host overhead included) in microseconds.\n\n");
@@ -106,6 +86,54 @@ public final class ReportMarkdown {
           .append(" |\n");
     }
     return md.toString();
+  }
+
+  /**
+   * The results table printed when a sweep finishes: a heading, the caption and the latency table
+   * of report.md (graph times where measured, best with speedup, heuristic choice).
+   */
+  public static String summary(BenchmarkReport report) {
+    StringBuilder md = new StringBuilder();
+    md.append("### ")
+        .append(report.collective())
+        .append(" · ")
+        .append(report.dtype())
+        .append(" · world ")
+        .append(report.worldSize())
+        .append(" · heuristic ")
+        .append(report.heuristic())
+        .append("\n\n")
+        .append(caption(report))
+        .append("\n\n");
+    latencyTable(
+        md, report, AlgorithmColumns.of(report), TimeBasis.GRAPH_WHERE_MEASURED, anyGraph(report));
+    return md.toString();
+  }
+
+  private static boolean anyGraph(BenchmarkReport report) {
+    return report.sizes().stream()
+        .flatMap(size -> size.measurements().stream())
+        .anyMatch(m -> m.graphMicros() != null);
+  }
+
+  private static String caption(BenchmarkReport report) {
+    boolean allGraph =
+        report.sizes().stream()
+            .flatMap(size -> size.measurements().stream())
+            .allMatch(m -> m.graphMicros() != null);
+    String caption;
+    if (!anyGraph(report)) {
+      caption =
+          "Eager medians (one launch per call) in microseconds (µs) per call; no CUDA-graph"
+              + " times were measured.";
+    } else if (allGraph) {
+      caption = "CUDA-graph replay medians in microseconds (µs) per call.";
+    } else {
+      caption =
+          "CUDA-graph replay medians in microseconds (µs) per call where measured; cells marked *"
+              + " are eager medians (no graph was measured for them).";
+    }
+    return caption + " Tensor Size in MB of 2^20 bytes.";
   }
 
   private static void latencyTable(

@@ -52,6 +52,21 @@ class ReportJsonTest {
   }
 
   @Test
+  void withoutAKindTheFieldsTellWhichReportItIs() {
+    String benchmark =
+        ReportJson.write(Reports.h200()).replace("  \"kind\" : \"benchmark\",\n", "");
+    String program = ReportJson.write(Reports.program()).replace("  \"kind\" : \"program\",\n", "");
+
+    assertThat(benchmark).doesNotContain("kind");
+    assertThat(ReportJson.parse(benchmark, "r.json")).isEqualTo(Reports.h200());
+    assertThat(ReportJson.parse(program, "r.json")).isEqualTo(Reports.program());
+    assertThatThrownBy(() -> ReportJson.parse("{\"schemaVersion\": 1}", "r.json"))
+        .hasMessage(
+            "report r.json: field kind: missing, and neither sizes (a benchmark) nor program is"
+                + " there");
+  }
+
+  @Test
   void errorsNameTheSourceAndTheField() {
     String json = ReportJson.write(Reports.h200());
 
@@ -77,7 +92,7 @@ class ReportJsonTest {
             "report r.json: field kind: unknown value 'tune' (expected benchmark or program)");
     assertThatThrownBy(() -> ReportJson.parse("{\"schemaVersion\": 1,", "r.json"))
         .hasMessageStartingWith("report r.json: not valid JSON at line 1");
-    assertThatThrownBy(() -> ReportJson.parse("{}", "r.json"))
+    assertThatThrownBy(() -> ReportJson.parse("{\"sizes\": []}", "r.json"))
         .hasMessage("report r.json: field schemaVersion: missing or not a whole number");
   }
 

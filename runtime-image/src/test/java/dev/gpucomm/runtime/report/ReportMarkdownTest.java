@@ -109,6 +109,15 @@ class ReportMarkdownTest {
   }
 
   @Test
+  void theEndOfRunSummaryIsTheLatencyTable() {
+    String summary = ReportMarkdown.summary(Reports.h200());
+
+    assertThat(summary).startsWith("### allreduce · bf16 · world 4 · heuristic trtllm\n\n");
+    assertThat(tableRows(summary.lines().toList()))
+        .isEqualTo(tableRows(section(ReportMarkdown.write(Reports.h200()), "## Latency (µs)")));
+  }
+
+  @Test
   void aProgramReportShowsTheTimeSplit() {
     String md = ReportMarkdown.write(Reports.program());
 
