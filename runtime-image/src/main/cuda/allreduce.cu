@@ -10,6 +10,8 @@
 //   twoshot   push slice r to rank r, reduce the own slice into scratch, pull the reduced slices.
 //   lamport   flag-free one-shot: receive slots hold a sentinel until data lands, so a rank polls
 //             its own memory instead of waiting on flags; three slots rotate.
+//   lamport2  flag-free two-shot: the same sentinel slots for the scattered slices and for the
+//             reduced slices, so a call moves half the data of a one-shot with no flag round trip.
 //
 // Summation order is fixed (rank 0, 1, ..., n-1, accumulated in fp32), so every rank and every
 // algorithm produces bit-identical results for the same inputs.
@@ -78,6 +80,8 @@ struct PeerLayout {
   long long scratchOffset;       // two-shot: this rank's reduced slice
   long long lamportOffset;       // [3 slot][world][lamportRankStride]
   long long lamportRankStride;
+  long long lamport2Offset;      // Lamport two-shot: scatter [3][world][stride], gather [3][world][stride]
+  long long lamport2RankStride;
 };
 
 // Per-communicator state in this rank's own (not shared) device memory, one entry per block.
@@ -85,8 +89,9 @@ struct Control {
   uint32_t oneshotEpoch[GPUCOMM_MAX_BLOCKS];
   uint32_t twoshotEpoch[GPUCOMM_MAX_BLOCKS];
   uint32_t lamportEpoch[GPUCOMM_MAX_BLOCKS];
-  uint32_t padding[GPUCOMM_MAX_BLOCKS];
-  long long lamportVectors[GPUCOMM_MAX_BLOCKS][3];  // vectors each slot held at its last use
+  uint32_t lamport2Epoch[GPUCOMM_MAX_BLOCKS];
+  long long lamportVectors[GPUCOMM_MAX_BLOCKS][3];   // vectors each slot held at its last use
+  long long lamport2Vectors[GPUCOMM_MAX_BLOCKS][3];  // longest slice at each slot's last use
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -519,6 +524,21 @@ __device__ __forceinline__ uint4 lamport_sanitize(uint4 x) {
   return x;
 }
 
+__device__ __forceinline__ uint4 lamport_sentinel() {
+  return make_uint4(GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL,
+                    GPUCOMM_LAMPORT_SENTINEL);
+}
+
+__device__ __forceinline__ bool lamport_pending(uint4 x);
+
+__device__ __forceinline__ uint4 lamport_poll(const uint4* src) {
+  uint4 x;
+  do {
+    x = ld_volatile_v4(src);
+  } while (lamport_pending(x));
+  return x;
+}
+
 __device__ __forceinline__ bool lamport_pending(uint4 x) {
   return x.x == GPUCOMM_LAMPORT_SENTINEL || x.y == GPUCOMM_LAMPORT_SENTINEL ||
          x.z == GPUCOMM_LAMPORT_SENTINEL || x.w == GPUCOMM_LAMPORT_SENTINEL;
@@ -555,7 +575,16 @@ __device__ void lamport(const char* input, char* output, long long bytes, const 
     }
   }
 
+  // Refill what this block received in the previous call (the same vectors it owns now) while
+  // this call's data is on its way.
   char* self = peers.base[rank];
+  for (long long v = first; v < previousVectors; v += stride) {
+#pragma unroll
+    for (int q = 0; q < WORLD_BOUND; ++q) {
+      if (q < world) lamport_area(self, layout, world, previousSlot, q)[v] = lamport_sentinel();
+    }
+  }
+
   for (long long v = first; v < vectors; v += stride) {
     uint4 vals[WORLD_BOUND];
 #pragma unroll
@@ -572,18 +601,104 @@ __device__ void lamport(const char* input, char* output, long long bytes, const 
     store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals, world));
   }
 
-  // Refill what this block received in the previous call (the same vectors it owns now).
-  const uint4 sentinel = make_uint4(GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL,
-                                    GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL);
-  for (long long v = first; v < previousVectors; v += stride) {
-#pragma unroll
-    for (int q = 0; q < WORLD_BOUND; ++q) {
-      if (q < world) lamport_area(self, layout, world, previousSlot, q)[v] = sentinel;
-    }
-  }
   if (threadIdx.x == 0) {
     control->lamportVectors[blockIdx.x][slot] = vectors;
     control->lamportEpoch[blockIdx.x] = epoch;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lamport two-shot. Slice r of every rank's input lands in rank r's scatter slots; rank r polls
+// them, reduces its slice and pushes the (sanitized) result into every rank's gather slots, where
+// the ranks poll it. Same slot rotation and refill rule as the Lamport one-shot; the thread that
+// owns index i of a slice does every step for it on every rank.
+
+__device__ __forceinline__ uint4* lamport2_area(char* base, const PeerLayout& layout, int world,
+                                                int area, int slot, int sender) {
+  return reinterpret_cast<uint4*>(base + layout.lamport2Offset +
+                                  ((area * 3 + slot) * world + sender) * layout.lamport2RankStride);
+}
+
+template <typename T>
+__device__ void lamport2(const char* input, char* output, long long bytes, const PeerBases& peers,
+                         const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                         int /* maxChunks: unused */) {
+  const int world = world_size(runtimeWorld);
+  const long long fullVectors = bytes >> 4;
+  const int tailBytes = static_cast<int>(bytes & 15);
+  const long long vectors = fullVectors + (tailBytes ? 1 : 0);
+  const long long part = vectors / world;
+  const long long longest = vectors - (world - 1) * part;
+  const uint32_t epoch = control->lamport2Epoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previousSlot = (epoch + 2) % 3;
+  const long long previousLongest = control->lamport2Vectors[blockIdx.x][previousSlot];
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  char* self = peers.base[rank];
+
+  // Scatter slice r to rank r (this rank's own slice into its own slots too).
+#pragma unroll
+  for (int s = 0; s < WORLD_BOUND; ++s) {
+    if (s < world) {
+      const int target = peer_at(rank, s, world);
+      const long long start = target * part;
+      const long long length = target == world - 1 ? vectors - start : part;
+      uint4* dst = lamport2_area(peers.base[target], layout, world, 0, slot, rank);
+      for (long long i = first; i < length; i += stride) {
+        st_volatile_v4(dst + i, lamport_sanitize(load_input(input, start + i, fullVectors, tailBytes)));
+      }
+    }
+  }
+
+  // Refill the previous call's slots while this call's slices travel.
+  for (long long i = first; i < previousLongest; i += stride) {
+#pragma unroll
+    for (int q = 0; q < WORLD_BOUND; ++q) {
+      if (q < world) {
+        lamport2_area(self, layout, world, 0, previousSlot, q)[i] = lamport_sentinel();
+        lamport2_area(self, layout, world, 1, previousSlot, q)[i] = lamport_sentinel();
+      }
+    }
+  }
+
+  // Reduce this rank's slice and push the result to every other rank.
+  const long long myStart = rank * part;
+  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  for (long long i = first; i < myLength; i += stride) {
+    uint4 vals[WORLD_BOUND];
+#pragma unroll
+    for (int q = 0; q < WORLD_BOUND; ++q) {
+      if (q < world) vals[q] = lamport_poll(lamport2_area(self, layout, world, 0, slot, q) + i);
+    }
+    const uint4 sum = lamport_sanitize(reduce_in_rank_order<T>(vals, world));
+#pragma unroll
+    for (int s = 1; s < WORLD_BOUND; ++s) {
+      if (s < world) {
+        st_volatile_v4(lamport2_area(peers.base[peer_at(rank, s, world)], layout, world, 1, slot, rank) + i,
+                       sum);
+      }
+    }
+    store_output(output, myStart + i, fullVectors, tailBytes, sum);
+  }
+
+  // Gather the other ranks' reduced slices.
+#pragma unroll
+  for (int s = 1; s < WORLD_BOUND; ++s) {
+    if (s < world) {
+      const int source = peer_at(rank, s, world);
+      const long long start = source * part;
+      const long long length = source == world - 1 ? vectors - start : part;
+      const uint4* src = lamport2_area(self, layout, world, 1, slot, source);
+      for (long long i = first; i < length; i += stride) {
+        store_output(output, start + i, fullVectors, tailBytes, lamport_poll(src + i));
+      }
+    }
+  }
+
+  if (threadIdx.x == 0) {
+    control->lamport2Vectors[blockIdx.x][slot] = longest;
+    control->lamport2Epoch[blockIdx.x] = epoch;
   }
 }
 
@@ -608,6 +723,9 @@ GPUCOMM_ALLREDUCE_KERNEL(twoshot, fp32, float)
 GPUCOMM_ALLREDUCE_KERNEL(lamport, bf16, __nv_bfloat16)
 GPUCOMM_ALLREDUCE_KERNEL(lamport, fp16, __half)
 GPUCOMM_ALLREDUCE_KERNEL(lamport, fp32, float)
+GPUCOMM_ALLREDUCE_KERNEL(lamport2, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_KERNEL(lamport2, fp16, __half)
+GPUCOMM_ALLREDUCE_KERNEL(lamport2, fp32, float)
 
 // ---------------------------------------------------------------------------------------------
 // Peer-memory check, run once when a communicator is built: every rank writes a word into every

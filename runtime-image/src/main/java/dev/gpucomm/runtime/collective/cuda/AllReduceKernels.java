@@ -26,7 +26,8 @@ final class AllReduceKernels {
   enum Variant {
     ONESHOT("oneshot"),
     TWOSHOT("twoshot"),
-    LAMPORT("lamport");
+    LAMPORT("lamport"),
+    LAMPORT2("lamport2");
 
     final String kernelPrefix;
 

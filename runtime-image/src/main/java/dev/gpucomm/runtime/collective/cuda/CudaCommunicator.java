@@ -71,7 +71,7 @@ public final class CudaCommunicator implements Communicator {
     this.peerReason = peerReason;
     this.kernels = kernels;
     this.arena = arena;
-    this.shape = settings.kernelShape().fittedTo(device.multiprocessors());
+    this.shape = settings.kernelShape(topology.localWorldSize()).fittedTo(device.multiprocessors());
     this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
   }
 
@@ -133,7 +133,10 @@ public final class CudaCommunicator implements Communicator {
       if (peerReason.isEmpty()) {
         PeerMemoryLayout layout =
             PeerMemoryLayout.of(
-                topology.localWorldSize(), settings.maxBytes(), settings.lamportMaxBytes());
+                topology.localWorldSize(),
+                settings.maxBytes(),
+                settings.lamportMaxBytes(),
+                settings.lamport2MaxBytes());
         peerMemory =
             PeerMemory.create(
                 device,
@@ -248,6 +251,14 @@ public final class CudaCommunicator implements Communicator {
               + " (GPUCOMM_LAMPORT_MAX_BYTES), got "
               + newShape.lamportMaxBytes());
     }
+    long capacity2 = peerMemory == null ? 0 : peerMemory.layout().lamport2MaxBytes();
+    if (newShape.lamport2MaxBytes() > capacity2) {
+      throw new IllegalArgumentException(
+          "lamport two-shot size limit must be at most "
+              + capacity2
+              + " (GPUCOMM_LAMPORT2_MAX_BYTES), got "
+              + newShape.lamport2MaxBytes());
+    }
     KernelShape fitted = newShape.fittedTo(device.multiprocessors());
     if (peerMemory != null && fitted.lamportBlocks() != shape.lamportBlocks()) {
       Stream stream = device.defaultStream();
@@ -291,15 +302,13 @@ public final class CudaCommunicator implements Communicator {
                 : AllReduceKernels.Variant.ONESHOT;
         peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
       }
-      case TWOSHOT ->
-          peerAllReduce(
-              AllReduceKernels.Variant.TWOSHOT,
-              input,
-              output,
-              bytes,
-              dtype,
-              blocksOf(AllReduceKernels.Variant.TWOSHOT),
-              stream);
+      case TWOSHOT -> {
+        AllReduceKernels.Variant variant =
+            bytes <= shape.lamport2MaxBytes()
+                ? AllReduceKernels.Variant.LAMPORT2
+                : AllReduceKernels.Variant.TWOSHOT;
+        peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
+      }
       case AUTO ->
           throw new IllegalArgumentException(
               "all-reduce algorithm auto must be resolved by a heuristic before the call");
@@ -311,7 +320,7 @@ public final class CudaCommunicator implements Communicator {
 
   /**
    * Runs one IPC all-reduce kernel with a chosen variant (oneshot, twoshot or lamport); the
-   * diagnostics use this to compare the Lamport and flag one-shot kernels at the same size.
+   * diagnostics use this to compare the Lamport and flag kernels at the same size.
    */
   public void allReduceWith(
       String variant,
@@ -329,14 +338,19 @@ public final class CudaCommunicator implements Communicator {
           case "oneshot" -> AllReduceKernels.Variant.ONESHOT;
           case "twoshot" -> AllReduceKernels.Variant.TWOSHOT;
           case "lamport" -> AllReduceKernels.Variant.LAMPORT;
+          case "lamport2" -> AllReduceKernels.Variant.LAMPORT2;
           default ->
               throw new IllegalArgumentException(
-                  "kernel variant must be oneshot, twoshot or lamport, got '" + variant + "'");
+                  "kernel variant must be oneshot, twoshot, lamport or lamport2, got '"
+                      + variant
+                      + "'");
         };
-    if (chosen == AllReduceKernels.Variant.LAMPORT
-        && bytes > (peerMemory == null ? 0 : peerMemory.layout().lamportRankStride())) {
+    long lamportCapacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
+    long lamport2Capacity = peerMemory == null ? 0 : peerMemory.layout().lamport2MaxBytes();
+    if ((chosen == AllReduceKernels.Variant.LAMPORT && bytes > lamportCapacity)
+        || (chosen == AllReduceKernels.Variant.LAMPORT2 && bytes > lamport2Capacity)) {
       throw new IllegalArgumentException(
-          "lamport all-reduce of " + bytes + " bytes exceeds its buffer");
+          variant + " all-reduce of " + bytes + " bytes exceeds its buffer");
     }
     peerAllReduce(chosen, input, output, bytes, dtype, blocksOf(chosen), stream);
   }
@@ -346,7 +360,7 @@ public final class CudaCommunicator implements Communicator {
     return switch (variant) {
       case ONESHOT -> current.oneShotBlocks();
       case TWOSHOT -> current.twoShotBlocks();
-      case LAMPORT -> current.lamportBlocks();
+      case LAMPORT, LAMPORT2 -> current.lamportBlocks();
     };
   }
 
@@ -377,7 +391,12 @@ public final class CudaCommunicator implements Communicator {
     long in = input.address();
     long out = output.address();
     synchronized (kernels) {
-      kernels.launch(variant, dtype, in, out, bytes, blocks, shape.pipelineChunks(), stream);
+      KernelShape current = shape;
+      int chunks =
+          variant == AllReduceKernels.Variant.TWOSHOT
+              ? current.twoShotChunks()
+              : current.oneShotChunks();
+      kernels.launch(variant, dtype, in, out, bytes, blocks, chunks, stream);
     }
   }
 

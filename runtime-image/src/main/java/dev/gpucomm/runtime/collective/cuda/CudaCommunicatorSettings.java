@@ -14,6 +14,8 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_PEER_BUFFER_BYTES}: largest all-reduce the IPC algorithms take (64 MiB);
  *   <li>{@code GPUCOMM_LAMPORT_MAX_BYTES}: one-shot calls up to this size use the flag-free Lamport
  *       kernel (0 turns it off);
+ *   <li>{@code GPUCOMM_LAMPORT2_MAX_BYTES}: two-shot calls up to this size use the flag-free
+ *       Lamport two-shot kernel (0 turns it off);
  *   <li>{@code GPUCOMM_ONESHOT_BLOCKS}, {@code GPUCOMM_TWOSHOT_BLOCKS}, {@code
  *       GPUCOMM_LAMPORT_BLOCKS}: the thread blocks each kernel runs (a fixed grid per algorithm, at
  *       most 160 and at most the GPU's multiprocessors);
@@ -27,10 +29,12 @@ public record CudaCommunicatorSettings(
     boolean enabled,
     long maxBytes,
     long lamportMaxBytes,
+    long lamport2MaxBytes,
     int oneShotBlocks,
     int twoShotBlocks,
     int lamportBlocks,
-    int pipelineChunks,
+    int oneShotChunks,
+    int twoShotChunks,
     Duration rendezvousTimeout) {
   /** Most blocks a kernel may use: the flag areas have one row per block. */
   public static final int MAX_BLOCKS = 160;
@@ -40,6 +44,10 @@ public record CudaCommunicatorSettings(
 
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_LAMPORT_MAX_BYTES = 1L << 20;
+  public static final long DEFAULT_LAMPORT2_MAX_BYTES = 1L << 20;
+
+  /** Two-shot pipeline depth chosen by world size (see {@link #twoShotChunksFor}). */
+  public static final int AUTOMATIC = 0;
 
   public CudaCommunicatorSettings {
     if (maxBytes < 16 || maxBytes % 16 != 0 || maxBytes > MAX_PEER_BUFFER_BYTES) {
@@ -54,22 +62,41 @@ public record CudaCommunicatorSettings(
           "GPUCOMM_LAMPORT_MAX_BYTES must be a multiple of 16 between 0 and the peer buffer size, got "
               + lamportMaxBytes);
     }
+    if (lamport2MaxBytes < 0 || lamport2MaxBytes % 16 != 0 || lamport2MaxBytes > maxBytes) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_LAMPORT2_MAX_BYTES must be a multiple of 16 between 0 and the peer buffer size,"
+              + " got "
+              + lamport2MaxBytes);
+    }
     checkBlocks("GPUCOMM_ONESHOT_BLOCKS", oneShotBlocks);
     checkBlocks("GPUCOMM_TWOSHOT_BLOCKS", twoShotBlocks);
     checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
-    if (pipelineChunks < 1 || pipelineChunks > KernelShape.MAX_PIPELINE_CHUNKS) {
+    checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
+    checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
+  }
+
+  private static void checkChunks(String name, int chunks) {
+    if (chunks != AUTOMATIC && (chunks < 1 || chunks > KernelShape.MAX_PIPELINE_CHUNKS)) {
       throw new IllegalArgumentException(
-          "GPUCOMM_PIPELINE_CHUNKS must be between 1 and "
-              + KernelShape.MAX_PIPELINE_CHUNKS
-              + ", got "
-              + pipelineChunks);
+          name + " must be between 1 and " + KernelShape.MAX_PIPELINE_CHUNKS + ", got " + chunks);
     }
   }
 
-  /** The kernel shape these settings ask for. */
-  public KernelShape kernelShape() {
+  /** Two-shot pipeline depth: 8 chunks below four ranks, 2 from four (measured on 4 H200s). */
+  static int twoShotChunksFor(int world) {
+    return world >= 4 ? 2 : 8;
+  }
+
+  /** The kernel shape these settings ask for, for a node of {@code world} ranks. */
+  public KernelShape kernelShape(int world) {
     return new KernelShape(
-        oneShotBlocks, twoShotBlocks, lamportBlocks, lamportMaxBytes, pipelineChunks);
+        oneShotBlocks,
+        twoShotBlocks,
+        lamportBlocks,
+        lamportMaxBytes,
+        lamport2MaxBytes,
+        oneShotChunks == AUTOMATIC ? 16 : oneShotChunks,
+        twoShotChunks == AUTOMATIC ? twoShotChunksFor(world) : twoShotChunks);
   }
 
   static void checkBlocks(String name, int blocks) {
@@ -85,10 +112,12 @@ public record CudaCommunicatorSettings(
         true,
         DEFAULT_MAX_BYTES,
         DEFAULT_LAMPORT_MAX_BYTES,
-        128,
-        128,
-        64,
-        8,
+        DEFAULT_LAMPORT2_MAX_BYTES,
+        MAX_BLOCKS,
+        MAX_BLOCKS,
+        MAX_BLOCKS,
+        AUTOMATIC,
+        AUTOMATIC,
         Duration.ofMinutes(5));
   }
 
@@ -104,10 +133,12 @@ public record CudaCommunicatorSettings(
         onOff(env, "GPUCOMM_PEER_MEMORY"),
         number(env, "GPUCOMM_PEER_BUFFER_BYTES", d.maxBytes()),
         number(env, "GPUCOMM_LAMPORT_MAX_BYTES", d.lamportMaxBytes()),
+        number(env, "GPUCOMM_LAMPORT2_MAX_BYTES", d.lamport2MaxBytes()),
         (int) number(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
         (int) number(env, "GPUCOMM_TWOSHOT_BLOCKS", d.twoShotBlocks()),
         (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
-        (int) number(env, "GPUCOMM_PIPELINE_CHUNKS", d.pipelineChunks()),
+        (int) number(env, "GPUCOMM_ONESHOT_CHUNKS", d.oneShotChunks()),
+        (int) number(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())));
   }

@@ -26,13 +26,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class PeerMemory implements AutoCloseable {
   /** Covers {@code struct Control} of allreduce.cu: per-block epochs and Lamport sizes. */
-  static final int CONTROL_BYTES = 8192;
+  static final int CONTROL_BYTES = 16384;
 
   private static final int BLOCKS = PeerMemoryLayout.MAX_BLOCKS;
+  // struct Control: oneshotEpoch, twoshotEpoch, lamportEpoch, lamport2Epoch (uint32 per block),
+  // then lamportVectors and lamport2Vectors (3 long long per block).
   private static final long LAMPORT_EPOCH_OFFSET = 2L * BLOCKS * Integer.BYTES;
-  private static final long LAMPORT_EPOCH_BYTES = (long) BLOCKS * Integer.BYTES;
+  private static final long LAMPORT_EPOCH_BYTES = 2L * BLOCKS * Integer.BYTES;
   private static final long LAMPORT_VECTORS_OFFSET = 4L * BLOCKS * Integer.BYTES;
-  private static final long LAMPORT_VECTORS_BYTES = 3L * BLOCKS * Long.BYTES;
+  private static final long LAMPORT_VECTORS_BYTES = 2L * 3 * BLOCKS * Long.BYTES;
 
   private final CudaDevice device;
   private final PeerMemoryLayout layout;
@@ -256,8 +258,8 @@ final class PeerMemory implements AutoCloseable {
   }
 
   /**
-   * Refills the Lamport slots with the sentinel and restarts the Lamport epochs, in stream order;
-   * needed when the Lamport grid changes (slots follow per-block epochs).
+   * Refills both Lamport kernels' slots with the sentinel and restarts their epochs, in stream
+   * order; needed when the Lamport grid changes (slots follow per-block epochs).
    */
   void resetLamport(Stream stream) {
     device.fillWords(

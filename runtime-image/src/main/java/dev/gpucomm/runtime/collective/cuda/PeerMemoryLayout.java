@@ -12,6 +12,7 @@ package dev.gpucomm.runtime.collective.cuda;
  * twoshot recv   [2 parity][world][maxBytes / world + 16 · world]
  * scratch        [maxBytes / world + 16 · world]              two-shot reduced slice
  * lamport        [3 slot][world][lamportMaxBytes]             sentinel-filled receive slots
+ * lamport2       [2 scatter/gather][3 slot][world][lamport2MaxBytes / world + 16 · world]
  * </pre>
  *
  * Each algorithm has its own flags and receive areas, so each can run its own fixed grid.
@@ -28,6 +29,8 @@ public record PeerMemoryLayout(
     long scratchOffset,
     long lamportOffset,
     long lamportRankStride,
+    long lamport2Offset,
+    long lamport2RankStride,
     long totalBytes) {
   public static final int MAX_RANKS = 8;
   public static final int MAX_BLOCKS = CudaCommunicatorSettings.MAX_BLOCKS;
@@ -38,7 +41,8 @@ public record PeerMemoryLayout(
   /** The word every Lamport receive slot holds until data lands: two bf16/fp16 -0.0 halves. */
   public static final int LAMPORT_SENTINEL = 0x80008000;
 
-  public static PeerMemoryLayout of(int world, long maxBytes, long lamportMaxBytes) {
+  public static PeerMemoryLayout of(
+      int world, long maxBytes, long lamportMaxBytes, long lamport2MaxBytes) {
     if (world < 1 || world > MAX_RANKS) {
       throw new IllegalArgumentException(
           "peer memory spans 1.." + MAX_RANKS + " ranks of a node, got " + world);
@@ -54,7 +58,9 @@ public record PeerMemoryLayout(
     long scratchOffset = twoshotRecvOffset + 2 * world * twoshotRankStride;
     long lamportOffset = scratchOffset + twoshotRankStride;
     long lamportRankStride = align(Math.max(16, lamportMaxBytes));
-    long totalBytes = lamportOffset + 3 * world * lamportRankStride;
+    long lamport2Offset = lamportOffset + 3 * world * lamportRankStride;
+    long lamport2RankStride = align(Math.max(16, lamport2MaxBytes) / world + 16L * world);
+    long totalBytes = lamport2Offset + 2 * 3 * world * lamport2RankStride;
     return new PeerMemoryLayout(
         world,
         oneshotFlagsOffset,
@@ -67,6 +73,8 @@ public record PeerMemoryLayout(
         scratchOffset,
         lamportOffset,
         lamportRankStride,
+        lamport2Offset,
+        lamport2RankStride,
         totalBytes);
   }
 
@@ -86,7 +94,9 @@ public record PeerMemoryLayout(
       twoshotRankStride,
       scratchOffset,
       lamportOffset,
-      lamportRankStride
+      lamportRankStride,
+      lamport2Offset,
+      lamport2RankStride
     };
   }
 
@@ -95,8 +105,14 @@ public record PeerMemoryLayout(
     return oneshotRecvOffset;
   }
 
+  /** Bytes of both Lamport regions, which follow each other and start out sentinel-filled. */
   public long lamportBytes() {
-    return 3 * world * lamportRankStride;
+    return 3 * world * lamportRankStride + 2 * 3 * world * lamport2RankStride;
+  }
+
+  /** The largest all-reduce the Lamport two-shot kernel takes. */
+  public long lamport2MaxBytes() {
+    return 16 * world * (lamport2RankStride / 16 - world);
   }
 
   /** The largest all-reduce the peer-memory algorithms take. */

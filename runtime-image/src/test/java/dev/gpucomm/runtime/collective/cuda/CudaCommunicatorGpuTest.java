@@ -60,7 +60,9 @@ class CudaCommunicatorGpuTest {
     "oneshot, fp16, 4104",
     "oneshot, bf16, 2097152",
     "twoshot, fp32, 1000003",
-    "twoshot, bf16, 8"
+    "twoshot, bf16, 8",
+    "lamport2, bf16, 4104",
+    "lamport2, fp32, 99999"
   })
   void eagerAndGraphCallsReturnTheInputBitForBit(String variant, String dtypeName, long count) {
     DType dtype = DType.fromWireName(dtypeName).orElseThrow();
@@ -77,7 +79,8 @@ class CudaCommunicatorGpuTest {
       // A different grid (and, for Lamport, refilled slots) between the eager and graph calls.
       stream.synchronize();
       KernelShape shape = communicator.kernelShape();
-      communicator.tune(new KernelShape(16, 24, 8, shape.lamportMaxBytes(), 3));
+      communicator.tune(
+          new KernelShape(16, 24, 8, shape.lamportMaxBytes(), shape.lamport2MaxBytes(), 3, 5));
       Graph graph =
           device.capture(
               stream,

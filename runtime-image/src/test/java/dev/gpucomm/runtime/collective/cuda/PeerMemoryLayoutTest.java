@@ -13,7 +13,7 @@ class PeerMemoryLayoutTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3, 4, 6, 8})
   void regionsFollowEachOtherAlignedAndWithoutOverlap(int world) {
-    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
+    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT);
 
     long[][] regions = {
       {layout.oneshotFlagsOffset(), PeerMemoryLayout.FLAG_SET_BYTES},
@@ -36,7 +36,7 @@ class PeerMemoryLayoutTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
   void theLargestTwoShotSliceFitsItsReceiveAndScratchAreas(int world) {
-    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
+    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT);
     long vectors = MAX / 16;
     long part = vectors / world;
     long lastSliceBytes = 16 * (vectors - (world - 1) * part);
@@ -44,12 +44,16 @@ class PeerMemoryLayoutTest {
     assertThat(lastSliceBytes).isLessThanOrEqualTo(layout.twoshotRankStride());
     assertThat(layout.maxBytes()).isGreaterThanOrEqualTo(MAX);
     assertThat(layout.lamportRankStride()).isGreaterThanOrEqualTo(LAMPORT);
+    assertThat(layout.lamport2MaxBytes()).isGreaterThanOrEqualTo(LAMPORT);
+    long lamport2Vectors = layout.lamport2MaxBytes() / 16;
+    long longestLamport2Slice = lamport2Vectors - (world - 1) * (lamport2Vectors / world);
+    assertThat(16 * longestLamport2Slice).isLessThanOrEqualTo(layout.lamport2RankStride());
   }
 
   @ParameterizedTest
   @ValueSource(ints = {0, 9})
   void refusesWorldsTheFlagAreasCannotHold(int world) {
-    assertThatThrownBy(() -> PeerMemoryLayout.of(world, MAX, LAMPORT))
+    assertThatThrownBy(() -> PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("1..8 ranks");
   }
@@ -57,7 +61,7 @@ class PeerMemoryLayoutTest {
   @ParameterizedTest
   @ValueSource(ints = {2, 4})
   void theKernelStructListsTheOffsetsInTheOrderOfAllreduceCu(int world) {
-    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
+    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT);
 
     assertThat(layout.kernelStruct())
         .containsExactly(
@@ -70,6 +74,8 @@ class PeerMemoryLayoutTest {
             layout.twoshotRankStride(),
             layout.scratchOffset(),
             layout.lamportOffset(),
-            layout.lamportRankStride());
+            layout.lamportRankStride(),
+            layout.lamport2Offset(),
+            layout.lamport2RankStride());
   }
 }

@@ -176,6 +176,7 @@ public final class CudaDiagnostics {
       runners.add(AllReduceRunner.kernel("lamport"));
       runners.add(AllReduceRunner.kernel("oneshot"));
       runners.add(AllReduceRunner.kernel("twoshot"));
+      runners.add(AllReduceRunner.kernel("lamport2"));
     }
     return runners;
   }
@@ -207,10 +208,7 @@ public final class CudaDiagnostics {
             runners.add(AllReduceRunner.algorithm(Algorithm.NCCL));
           }
           for (AllReduceRunner runner : runners) {
-            if ("lamport".equals(runner.variant()) && bytes > lamportCapacity) {
-              continue;
-            }
-            if (runner.variant() != null && bytes > communicator.maxPeerMemoryBytes()) {
+            if (!fits(runner, bytes)) {
               continue;
             }
             barrier();
@@ -218,7 +216,7 @@ public final class CudaDiagnostics {
             runner.run(communicator, input, output, count, dtype, stream);
             device.download(output, 0, result, stream);
             String what = "allreduce " + runner.label() + " " + dtype + " x " + count;
-            RankInputs.Verdict verdict = reference.validate(result);
+            RankInputs.Verdict verdict = reference.validate(result, runner.algorithm());
             if (!verdict.passed()) {
               failures.add(what + ": " + verdict.failure());
             } else if (runner.variant() != null) {
@@ -234,6 +232,26 @@ public final class CudaDiagnostics {
       }
       report("allreduce " + dtype + ": every algorithm and kernel at " + counts.length + " sizes");
     }
+  }
+
+  /** Whether a runner can take {@code bytes} (the Lamport kernels have small buffers). */
+  private boolean fits(AllReduceRunner runner, long bytes) {
+    if (runner.variant() == null) {
+      return runner.isNccl() || bytes <= communicator.maxPeerMemoryBytes();
+    }
+    return switch (runner.variant()) {
+      case "lamport" -> bytes <= lamportCapacity();
+      case "lamport2" -> bytes <= lamport2Capacity();
+      default -> bytes <= communicator.maxPeerMemoryBytes();
+    };
+  }
+
+  private long lamport2Capacity() {
+    return Long.parseLong(
+        System.getenv()
+            .getOrDefault(
+                "GPUCOMM_LAMPORT2_MAX_BYTES",
+                Long.toString(CudaCommunicatorSettings.DEFAULT_LAMPORT2_MAX_BYTES)));
   }
 
   private long lamportCapacity() {
@@ -255,9 +273,7 @@ public final class CudaDiagnostics {
     List<long[]> plan = new ArrayList<>();
     for (int i = 0; i < counts.length; i++) {
       for (int r = 0; r < runners.size(); r++) {
-        boolean lamportTooBig =
-            runners.get(r).variant().equals("lamport") && counts[i] * 2 > lamportCapacity();
-        if (!lamportTooBig) {
+        if (fits(runners.get(r), counts[i] * 2)) {
           plan.add(new long[] {i, r});
         }
       }
@@ -292,7 +308,7 @@ public final class CudaDiagnostics {
           if (plan.get(p)[0] == i) {
             MemorySegment result = RankInputs.allocateHost(arena, counts[i], dtype);
             device.download(outputs[p], 0, result, stream);
-            RankInputs.Verdict verdict = reference.validate(result);
+            RankInputs.Verdict verdict = reference.validate(result, null);
             if (!verdict.passed()) {
               failures.add(
                   "back-to-back "
@@ -355,7 +371,7 @@ public final class CudaDiagnostics {
         RankInputs reference = RankInputs.reference(dtype, counts[i], topology.worldSize());
         MemorySegment result = RankInputs.allocateHost(arena, counts[i], dtype);
         device.download(outputs[i], 0, result, stream);
-        RankInputs.Verdict verdict = reference.validate(result);
+        RankInputs.Verdict verdict = reference.validate(result, null);
         if (!verdict.passed()) {
           failures.add("graph replay x " + counts[i] + ": " + verdict.failure());
         }
@@ -641,7 +657,8 @@ public final class CudaDiagnostics {
 
       MemorySegment result = RankInputs.allocateHost(arena, count, dtype);
       device.download(output, 0, result, stream);
-      RankInputs.Verdict verdict = benchReference(dtype, count).validate(result);
+      RankInputs.Verdict verdict =
+          benchReference(dtype, count).validate(result, runner.algorithm());
       if (!verdict.passed()) {
         failures.add("bench " + runner.label() + " x " + count + ": " + verdict.failure());
       }
@@ -705,6 +722,7 @@ public final class CudaDiagnostics {
     int[] gridChoices = {32, 64, 96, 132};
     Map<String, long[]> sweeps = new LinkedHashMap<>();
     sweeps.put("lamport", new long[] {32, 64});
+    sweeps.put("lamport2", new long[] {32, 64, 128});
     sweeps.put("oneshot", new long[] {128, 512, 4096});
     sweeps.put("twoshot", new long[] {128, 512, 4096});
     if (topology.rank() == 0) {
@@ -720,30 +738,29 @@ public final class CudaDiagnostics {
             new KernelShape(
                 variant.equals("oneshot") ? grid : original.oneShotBlocks(),
                 variant.equals("twoshot") ? grid : original.twoShotBlocks(),
-                variant.equals("lamport") ? grid : original.lamportBlocks(),
+                variant.startsWith("lamport") ? grid : original.lamportBlocks(),
                 original.lamportMaxBytes(),
-                original.pipelineChunks()));
+                original.lamport2MaxBytes(),
+                original.oneShotChunks(),
+                original.twoShotChunks()));
         for (long tokens : sweep.getValue()) {
-          long count = tokens * HIDDEN;
-          if (variant.equals("lamport") && count * 2 > lamportCapacity()) {
-            continue;
+          AllReduceRunner runner =
+              AllReduceRunner.kernel(variant).labelled(variant + "/" + grid + "b");
+          if (fits(runner, tokens * HIDDEN * 2)) {
+            time(runner, (int) tokens, tokens * HIDDEN, DType.BF16, 50);
           }
-          time(
-              AllReduceRunner.kernel(variant).labelled(variant + "/" + grid + "b"),
-              (int) tokens,
-              count,
-              DType.BF16,
-              50);
         }
       }
     }
-    for (int chunks : new int[] {2, 4, 16}) {
+    for (int chunks : new int[] {2, 4, 8, 16, 32}) {
       retune(
           new KernelShape(
               original.oneShotBlocks(),
               original.twoShotBlocks(),
               original.lamportBlocks(),
               original.lamportMaxBytes(),
+              original.lamport2MaxBytes(),
+              chunks,
               chunks));
       for (String variant : List.of("oneshot", "twoshot")) {
         for (long tokens : new long[] {1024, 4096}) {

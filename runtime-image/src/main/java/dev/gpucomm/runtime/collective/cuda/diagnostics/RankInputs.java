@@ -1,8 +1,9 @@
 package dev.gpucomm.runtime.collective.cuda.diagnostics;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.bench.ResultTolerance;
 import dev.gpucomm.runtime.numeric.ElementCodec;
-import dev.gpucomm.runtime.numeric.ReductionTolerance;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
@@ -54,12 +55,13 @@ final class RankInputs {
   }
 
   /**
-   * The largest error relative to the tolerance bound (≤ 1 passes), and the first element that
-   * fails, if any.
+   * Checks every element against the float64 sum, with the bound of {@code algorithm} (NCCL's ring
+   * rounds between hops; gpucomm's kernels round once; null means gpucomm's kernels).
    */
-  Verdict validate(MemorySegment output) {
+  Verdict validate(MemorySegment output, Algorithm algorithm) {
     ElementCodec codec = ElementCodec.of(dtype);
-    ReductionTolerance tolerance = ReductionTolerance.forSum(dtype, world);
+    ResultTolerance tolerance =
+        new ResultTolerance(algorithm == null ? Algorithm.ONESHOT : algorithm, dtype, world);
     double worstRatio = 0;
     double worstRelative = 0;
     long firstBad = -1;
