@@ -77,6 +77,7 @@ public final class CudaDevice implements Device {
 
   /** Opens GPU {@code ordinal} (as numbered after CUDA_VISIBLE_DEVICES). */
   static CudaDevice open(CudaDriverApi api, int ordinal) {
+    JCudaNatives.load();
     check(api, JCudaDriver.cuInit(0), "cuInit", ordinal);
     return new CudaDevice(api, ordinal);
   }

@@ -60,6 +60,7 @@ public final class CudaDiagnostics {
   private final List<String> failures = new ArrayList<>();
   private final List<Map<String, Object>> rows = new ArrayList<>();
   private int barriers;
+  private Path jsonPath;
   private final Map<Long, RankInputs> benchReferences = new java.util.HashMap<>();
 
   private CudaDiagnostics(
@@ -144,6 +145,9 @@ public final class CudaDiagnostics {
   }
 
   private int run(Map<String, String> options) throws IOException {
+    if (options.containsKey("--json") && topology.rank() == 0) {
+      jsonPath = Path.of(options.get("--json"));
+    }
     if (options.containsKey("--check")) {
       checkAllReduce();
       checkBackToBack();
@@ -158,9 +162,7 @@ public final class CudaDiagnostics {
     if (options.containsKey("--tune")) {
       tune();
     }
-    if (options.containsKey("--json") && topology.rank() == 0) {
-      writeJson(Path.of(options.get("--json")));
-    }
+    writeJson();
     for (String failure : failures) {
       System.err.println("rank " + topology.rank() + " FAILED " + failure);
     }
@@ -690,6 +692,7 @@ public final class CudaDiagnostics {
       row.put("samples", samples);
       row.put("callsPerSample", perSample);
       rows.add(row);
+      writeJson();
     }
   }
 
@@ -790,7 +793,11 @@ public final class CudaDiagnostics {
     }
   }
 
-  private void writeJson(Path path) throws IOException {
+  /** Rewrites the JSON file (rank 0) after every row, so that an interrupted run keeps its rows. */
+  private void writeJson() {
+    if (jsonPath == null) {
+      return;
+    }
     StringBuilder json = new StringBuilder("[\n");
     for (int i = 0; i < rows.size(); i++) {
       json.append("  {");
@@ -802,6 +809,10 @@ public final class CudaDiagnostics {
       }
       json.append(i + 1 < rows.size() ? "},\n" : "}\n");
     }
-    Files.writeString(path, json.append("]\n"));
+    try {
+      Files.writeString(jsonPath, json.append("]\n"));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot write " + jsonPath, e);
+    }
   }
 }
