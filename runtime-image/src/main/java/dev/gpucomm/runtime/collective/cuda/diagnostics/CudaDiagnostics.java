@@ -589,15 +589,9 @@ public final class CudaDiagnostics {
     for (int tokens : TOKENS) {
       long count = (long) tokens * HIDDEN;
       for (AllReduceRunner runner : runners) {
-        if (runner.variant() != null
-            && runner.variant().equals("lamport")
-            && count * 2 > lamportCapacity()) {
-          continue;
+        if (fits(runner, count * 2)) {
+          time(runner, tokens, count, DType.BF16, samples);
         }
-        if (!runner.isNccl() && count * 2 > communicator.maxPeerMemoryBytes()) {
-          continue;
-        }
-        time(runner, tokens, count, DType.BF16, samples);
       }
     }
   }
