@@ -149,7 +149,8 @@ public final class RankMain {
     if (!probe.usable()) {
       throw new UsageException("device " + kind + " is not usable here: " + probe.reason());
     }
-    if (settings.deviceOrdinal() >= probe.deviceCount()) {
+    // Each CUDA rank owns one GPU; CPU ranks all share the host, whatever their local rank.
+    if (kind == DeviceKind.CUDA && settings.deviceOrdinal() >= probe.deviceCount()) {
       throw new UsageException(
           "rank "
               + settings.rank()
