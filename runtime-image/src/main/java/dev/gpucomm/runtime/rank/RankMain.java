@@ -79,40 +79,20 @@ public final class RankMain {
     RankWorkload workload = workload(settings.mode(), job);
 
     // 2. The rendezvous: every rank connects to the store and waits for the others.
-    WorkloadResult result;
-    try (TcpStoreClient store =
+    TcpStoreClient store =
         TcpStoreClient.connect(
-            settings.rendezvous(), topology.rank(), topology.worldSize(), peerTimeout)) {
-      try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
-        store.barrier(JOINED, topology.worldSize(), peerTimeout);
-        faults.afterRendezvous(topology.rank());
-
-        // 3. The device and 4. the communicator over it.
-        DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
-        DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
-        try (Device device = backend.open(settings.deviceOrdinal());
-            Communicator communicator = backend.createCommunicator(device, store, topology)) {
-          Progress progress =
-              topology.rank() == 0
-                  ? new ConsoleProgress(log, settings.progress())
-                  : Progress.silent();
-
-          // 5. The workload, which validates what it measures.
-          result =
-              workload.run(
-                  new RankContext(
-                      job,
-                      topology,
-                      device,
-                      communicator,
-                      store,
-                      peerTimeout,
-                      progress,
-                      settings.dumpIr()));
-          store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
-        }
-      }
+            settings.rendezvous(), topology.rank(), topology.worldSize(), peerTimeout);
+    WorkloadResult result;
+    try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
+      store.barrier(JOINED, topology.worldSize(), peerTimeout);
+      faults.afterRendezvous(topology.rank());
+      result = onDevice(settings, job, workload, store, peerTimeout);
+    } catch (RuntimeException | Error e) {
+      // Leave without a goodbye, so that the store tells the other ranks at once.
+      store.abandon();
+      throw e;
     }
+    store.close();
 
     // 6. The report.
     if (topology.rank() == 0) {
@@ -120,6 +100,37 @@ public final class RankMain {
       if (!result.summaryMarkdown().isEmpty()) {
         out.println(result.summaryMarkdown());
       }
+    }
+  }
+
+  /** Steps 3 to 5: the device, the communicator over it, and the workload. */
+  private WorkloadResult onDevice(
+      RankSettings settings,
+      LoadedJob job,
+      RankWorkload workload,
+      TcpStoreClient store,
+      Duration peerTimeout) {
+    RankTopology topology = settings.topology();
+    DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
+    DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
+    try (Device device = backend.open(settings.deviceOrdinal());
+        Communicator communicator = backend.createCommunicator(device, store, topology)) {
+      Progress progress =
+          topology.rank() == 0 ? new ConsoleProgress(log, settings.progress()) : Progress.silent();
+      WorkloadResult result =
+          workload.run(
+              new RankContext(
+                  job,
+                  topology,
+                  device,
+                  communicator,
+                  store,
+                  peerTimeout,
+                  progress,
+                  settings.dumpIr()));
+      // No rank releases its shared memory while another may still read it.
+      store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
+      return result;
     }
   }
 
