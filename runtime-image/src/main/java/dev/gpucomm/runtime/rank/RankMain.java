@@ -4,7 +4,6 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.BenchmarkWorkload;
-import dev.gpucomm.runtime.bench.ReportRenderer;
 import dev.gpucomm.runtime.bench.SelfTestWorkload;
 import dev.gpucomm.runtime.bench.TuneWorkload;
 import dev.gpucomm.runtime.collective.Communicator;
@@ -16,10 +15,10 @@ import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.PeerWatch;
 import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
+import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import dev.gpucomm.runtime.workload.ProgramWorkload;
-import dev.gpucomm.runtime.workload.Progress;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
@@ -44,7 +43,6 @@ public final class RankMain {
   static final String WORKLOAD_DONE = "workload-done";
 
   private final Site site;
-  private final ReportRenderer renderer;
   private final FaultInjection faults;
   private final PrintStream out;
   private final PrintStream log;
@@ -58,13 +56,11 @@ public final class RankMain {
    */
   public RankMain(
       Site site,
-      ReportRenderer renderer,
       FaultInjection faults,
       PrintStream out,
       PrintStream log,
       Consumer<String> onPeerFailure) {
     this.site = site;
-    this.renderer = renderer;
     this.faults = faults;
     this.out = out;
     this.log = log;
@@ -115,8 +111,8 @@ public final class RankMain {
     DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
     try (Device device = backend.open(settings.deviceOrdinal());
         Communicator communicator = backend.createCommunicator(device, store, topology)) {
-      Progress progress =
-          topology.rank() == 0 ? new ConsoleProgress(log, settings.progress()) : Progress.silent();
+      ProgressDisplay progress =
+          topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
       WorkloadResult result =
           workload.run(
               new RankContext(
@@ -132,6 +128,14 @@ public final class RankMain {
       store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
       return result;
     }
+  }
+
+  private ProgressDisplay progress(RankSettings settings) {
+    return switch (settings.progress()) {
+      case LIVE -> ProgressDisplay.terminal(log);
+      case LINES -> ProgressDisplay.lines(log);
+      case OFF -> ProgressDisplay.silent();
+    };
   }
 
   private static LoadedJob load(RankSettings settings) {
@@ -170,8 +174,8 @@ public final class RankMain {
     }
     WorkloadKind kind = job.job().getSpec().getWorkload().getKind();
     return switch (kind) {
-      case BENCHMARK -> new BenchmarkWorkload(renderer, site.tuningTables());
-      case TUNE -> new TuneWorkload(renderer, site.tuningTables());
+      case BENCHMARK -> new BenchmarkWorkload(site.tuningTables());
+      case TUNE -> new TuneWorkload(site.tuningTables());
       case PROGRAM ->
           ServiceLoader.load(ProgramWorkload.class)
               .findFirst()
