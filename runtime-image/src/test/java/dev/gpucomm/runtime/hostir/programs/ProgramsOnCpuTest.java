@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.hostir.programs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.api.v1alpha1.CommBackend;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.PassName;
@@ -19,6 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every program, with and without its passes, on CPU worlds of 1 to 8 ranks (threads of this JVM,
@@ -86,6 +88,49 @@ class ProgramsOnCpuTest {
                 assertThat(rank.validation().mismatches()).isZero();
                 assertThat(rank.validation().exactSamples()).isPositive();
               });
+    }
+  }
+
+  @ParameterizedTest(name = "{0} in {1}")
+  @MethodSource("programsAndTypes")
+  void everyElementTypeGivesTheExactResultWithinItsBound(ProgramName name, DType dtype) {
+    int worldSize = 3;
+    ProgramSpec spec =
+        TestPrograms.spec(name, 24, 8, 12, 4)
+            .withDtype(dtype)
+            .withWarmupIterations(0)
+            .withIterations(1);
+    ProgramSettings settings = ProgramSettings.resolve(spec, DeviceKind.CPU, worldSize);
+
+    List<ProgramReport> reports = ProgramWorld.run(backend(), worldSize, settings);
+
+    assertThat(reports).allSatisfy(report -> assertThat(report.validated()).isTrue());
+    assertThat(reports.getFirst().dtype()).isEqualTo(dtype.wireName());
+  }
+
+  static Stream<Arguments> programsAndTypes() {
+    return Stream.of(ProgramName.values())
+        .flatMap(name -> Stream.of(DType.FP16, DType.FP32).map(dtype -> Arguments.of(name, dtype)));
+  }
+
+  @ParameterizedTest(name = "on {0} ranks")
+  @ValueSource(ints = {2, 4})
+  void withTheIpcBackendEachChunkIsAllReducedTwoShotOnItsStreamsOwnCommunicator(int worldSize) {
+    ProgramSpec spec =
+        TestPrograms.spec(ProgramName.ROW_PARALLEL_LINEAR, 16, 8, 4L * worldSize, 4)
+            .withBackend(CommBackend.IPC)
+            .withPasses(List.of(PassName.ASSIGN_STREAMS))
+            .withStreams(2)
+            .withWarmupIterations(1)
+            .withIterations(2);
+    ProgramSettings settings = ProgramSettings.resolve(spec, DeviceKind.CPU, worldSize);
+
+    List<ProgramReport> reports = ProgramWorld.run(backend(), worldSize, settings);
+
+    for (ProgramReport report : reports) {
+      assertThat(report.validated()).isTrue();
+      assertThat(report.transports()).containsExactly("Allreduce: twoshot (ipc backend)");
+      assertThat(report.extraCommunicators()).isEqualTo(2);
     }
   }
 }
