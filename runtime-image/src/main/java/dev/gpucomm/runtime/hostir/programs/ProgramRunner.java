@@ -206,7 +206,7 @@ final class ProgramRunner {
         settings.m(),
         settings.n(),
         settings.k(),
-        settings.chunks(),
+        program.chunks(),
         settings.streams(),
         settings.passes().stream().map(PassName::wireName).toList(),
         settings.dtype().wireName(),
