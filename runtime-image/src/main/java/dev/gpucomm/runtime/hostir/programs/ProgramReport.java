@@ -10,7 +10,10 @@ import java.util.List;
  * the main stream. TFLOP/s count the floating-point operations of one rank; GB/s the bytes one rank
  * receives from the others. The overlap efficiency is how much of the shorter of compute and
  * communication the pipelined program hid: (compute + communication − pipelined) / min(compute,
- * communication); 1 is perfect overlap, 0 none.
+ * communication); 1 is perfect overlap, 0 none. The ideal speed-up is what the pipelined form would
+ * reach over the unpipelined one if it hid its shorter part entirely: unpipelined / max(compute,
+ * communication); a speed-up far below it points at the implementation, one close to it at the
+ * balance of the program.
  */
 public record ProgramReport(
     int schemaVersion,
@@ -30,6 +33,7 @@ public record ProgramReport(
     int iterations,
     ProgramTimes times,
     double speedup,
+    Double idealSpeedup,
     Double overlapEfficiency,
     Double unpipelinedTflops,
     Double pipelinedTflops,

@@ -196,6 +196,7 @@ final class ProgramRunner {
     double flops = program.flopsPerRank();
     double bytes = program.bytesReceivedPerRank();
     double shorter = Math.min(slowest.computeOnlyMillis(), slowest.communicationOnlyMillis());
+    double longer = Math.max(slowest.computeOnlyMillis(), slowest.communicationOnlyMillis());
     Double overlap =
         shorter > 0
             ? (slowest.computeOnlyMillis()
@@ -221,6 +222,7 @@ final class ProgramRunner {
         settings.iterations(),
         slowest,
         slowest.unpipelinedMillis() / slowest.pipelinedMillis(),
+        longer > 0 ? slowest.unpipelinedMillis() / longer : null,
         overlap,
         perSecond(flops, slowest.unpipelinedMillis(), 1e12),
         perSecond(flops, slowest.pipelinedMillis(), 1e12),
