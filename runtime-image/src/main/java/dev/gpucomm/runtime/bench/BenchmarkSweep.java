@@ -12,10 +12,9 @@ import dev.gpucomm.runtime.heuristic.Decision;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.report.Measurement;
+import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.report.SizeResult;
-import dev.gpucomm.runtime.workload.Progress;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -38,7 +37,7 @@ import java.util.Set;
  * bound once to the size's buffers, events and result arrays exist before timing starts.
  */
 public final class BenchmarkSweep {
-  /** Calls captured per graph; a replay's time is divided by it. */
+  /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
   static final int CALLS_PER_GRAPH = 10;
 
   /** Root of broadcasts. */
@@ -51,7 +50,7 @@ public final class BenchmarkSweep {
   private final KeyValueStore store;
   private final RankTopology topology;
   private final AlgorithmHeuristic heuristic;
-  private final Progress progress;
+  private final ProgressDisplay progress;
   private final Duration peerTimeout;
   private final Stream stream;
 
@@ -60,7 +59,7 @@ public final class BenchmarkSweep {
       Communicator communicator,
       KeyValueStore store,
       AlgorithmHeuristic heuristic,
-      Progress progress,
+      ProgressDisplay progress,
       Duration peerTimeout) {
     this.device = device;
     this.communicator = communicator;
@@ -97,17 +96,14 @@ public final class BenchmarkSweep {
       }
       runs.add(algorithms);
     }
-    int total = runs.stream().mapToInt(List::size).sum();
-    progress.start(
-        plan.collective() + " " + plan.dtype() + " on " + topology.worldSize() + " ranks", total);
-
     double[] eagerTimes = new double[plan.iterations()];
-    int replays = Math.max(1, plan.iterations() / CALLS_PER_GRAPH);
+    int callsPerGraph = Math.min(CALLS_PER_GRAPH, plan.iterations());
+    int replays = Math.max(1, plan.iterations() / callsPerGraph);
     double[] graphTimes = new double[replays];
     boolean graphs = plan.graphs();
     String graphNote = graphs ? "" : "graphs not requested";
     List<PointFigures> figures = new ArrayList<>();
-    int done = 0;
+    int sizeCount = plan.points().size();
     try (CallTimer timer = new CallTimer(device)) {
       for (int p = 0; p < plan.points().size(); p++) {
         SweepPoint point = plan.points().get(p);
@@ -122,6 +118,7 @@ public final class BenchmarkSweep {
           List<Algorithm> algorithms = runs.get(p);
           for (int a = 0; a < algorithms.size(); a++) {
             Algorithm algorithm = algorithms.get(a);
+            progress.measuring(p + 1, sizeCount, point.bytes(), algorithm);
             int pointIndex = p * 16 + a;
             inputs.fill(
                 hostInput, codec, topology.rank(), pointIndex, shape.inputBytes() / codec.bytes());
@@ -138,38 +135,33 @@ public final class BenchmarkSweep {
             store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
             timer.timeEach(call, stream, plan.iterations(), eagerTimes);
             double eagerMicros = CallTimer.median(eagerTimes, plan.iterations());
-            relativeError = Math.max(relativeError, run.check());
 
+            // The second validation comes after the timed calls, so that a kernel that corrupts its
+            // input over repeated calls is caught: the graph replay's when graphs run, else eager.
             Double graphMicros = null;
-            if (graphs) {
-              Graph graph = capture(call);
-              if (graph == null) {
-                graphs = false;
-                graphNote = "the " + device.kind() + " device cannot capture graphs";
-              } else {
-                try (graph) {
-                  relativeError = Math.max(relativeError, run.checkReplay(graph));
-                  graph.replay(stream);
-                  stream.synchronize();
-                  store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
-                  timer.timeReplays(graph, stream, replays, CALLS_PER_GRAPH, graphTimes);
-                  graphMicros = CallTimer.median(graphTimes, replays);
-                }
+            Graph graph = graphs ? capture(call, callsPerGraph) : null;
+            if (graphs && graph == null) {
+              graphs = false;
+              graphNote = "the " + device.kind() + " device cannot capture graphs";
+            }
+            if (graph == null) {
+              relativeError = Math.max(relativeError, run.check());
+            } else {
+              try (graph) {
+                relativeError = Math.max(relativeError, run.checkReplay(graph));
+                store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+                timer.timeReplays(graph, stream, replays, callsPerGraph, graphTimes);
+                graphMicros = CallTimer.median(graphTimes, replays);
               }
             }
             figures.add(
                 new PointFigures(pointIndex, algorithm, eagerMicros, graphMicros, relativeError));
-            done++;
-            progress.advance(
-                done,
-                plan.collective()
-                    + " "
-                    + HumanUnits.binaryBytes(point.bytes())
-                    + " "
-                    + algorithm
-                    + ": "
-                    + HumanUnits.micros(
-                        graphMicros != null ? Math.min(eagerMicros, graphMicros) : eagerMicros));
+            progress.measured(
+                p + 1,
+                sizeCount,
+                point.bytes(),
+                algorithm,
+                graphMicros != null ? Math.min(eagerMicros, graphMicros) : eagerMicros);
           }
         }
       }
@@ -223,13 +215,13 @@ public final class BenchmarkSweep {
     };
   }
 
-  /** Captures {@value #CALLS_PER_GRAPH} calls; null when the device cannot capture. */
-  private Graph capture(Runnable call) {
+  /** Captures {@code calls} calls; null when the device cannot capture. */
+  private Graph capture(Runnable call, int calls) {
     try {
       return device.capture(
           stream,
           () -> {
-            for (int i = 0; i < CALLS_PER_GRAPH; i++) {
+            for (int i = 0; i < calls; i++) {
               call.run();
             }
           });

@@ -71,6 +71,33 @@ class CpuCommunicatorTest {
   }
 
   @Test
+  void oneshotAndTwoshotSumInTheSameOrderSoTheirResultsAreBitIdentical() {
+    int worldSize = 5;
+    int count = 1_001;
+    try (CpuWorld world = CpuWorld.start(worldSize, CONFIG)) {
+      List<byte[][]> results =
+          world.onEveryRank(
+              rank -> {
+                DeviceBuffer input = RankData.upload(rank.device(), DType.BF16, count, rank.rank());
+                DeviceBuffer oneShot = rank.device().allocate(count * 2L);
+                DeviceBuffer twoShot = rank.device().allocate(count * 2L);
+                Stream stream = rank.device().defaultStream();
+                rank.communicator()
+                    .allReduce(Algorithm.ONESHOT, input, oneShot, count, DType.BF16, stream);
+                rank.communicator()
+                    .allReduce(Algorithm.TWOSHOT, input, twoShot, count, DType.BF16, stream);
+                return new byte[][] {
+                  RankData.download(rank.device(), oneShot),
+                  RankData.download(rank.device(), twoShot)
+                };
+              });
+      for (int rank = 0; rank < worldSize; rank++) {
+        assertThat(results.get(rank)[1]).as("rank %d", rank).isEqualTo(results.get(0)[0]);
+      }
+    }
+  }
+
+  @Test
   void aCapturedGraphOfCollectivesReplaysCorrectlyWithNewInputsEachTime() {
     int worldSize = 4;
     int count = 1000;
