@@ -6,8 +6,8 @@ import java.util.Locale;
 final class ProgramSummary {
   private ProgramSummary() {}
 
-  static String markdown(ProgramReport report) {
-    ProgramTimes times = report.times();
+  static String markdown(ProgramResult report) {
+    FormTimes times = report.times();
     StringBuilder text = new StringBuilder();
     text.append(
         format(
