@@ -1,0 +1,647 @@
+// All-reduce kernels of gpucomm's CUDA backend, over CUDA IPC peer memory.
+//
+// Every rank of a node owns one peer-memory allocation with the same layout (PeerLayout) and
+// maps the others' through CUDA IPC; PeerBases holds the base address of every rank's
+// allocation as seen from this rank (its own included). The kernels never read the caller's
+// buffers remotely: each rank pushes its own input into the peers' receive areas, so eager calls
+// need no staging copy and CUDA-graph replays need no buffer registration.
+//
+//   oneshot   push the whole input to every peer, then reduce locally.
+//   twoshot   push slice r to rank r, reduce the own slice into scratch, pull the reduced slices.
+//   lamport   flag-free one-shot: receive slots hold a sentinel until data lands, so a rank polls
+//             its own memory instead of waiting on flags; three slots rotate.
+//
+// Summation order is fixed (rank 0, 1, ..., n-1, accumulated in fp32), so every rank and every
+// algorithm produces bit-identical results for the same inputs.
+//
+// Synchronization. Block b of every rank works on the same vectors (each algorithm launches a
+// fixed grid, so the vector-to-block mapping never changes) and synchronizes only with block b of
+// the other ranks. Flags are 32-bit words with exactly one writer each, flags[block][peer] in the
+// waiting rank's signal area, holding an increasing counter (epoch << 16 | chunk + 1) compared
+// with a wrap-safe signed difference, so a peer that already signalled a later chunk (or call)
+// satisfies a wait for an earlier one. Epochs live in device memory, one per block, and are
+// advanced by the kernel itself, so CUDA-graph replays see fresh epochs; there is no grid-wide
+// atomic. Receive areas alternate by epoch parity: a rank can be at most one call ahead of a peer,
+// so it never writes the half the peer may still be reading. Flags that order data between GPUs
+// are written after a fence.acq_rel.sys and read with ld.acquire.sys.
+//
+// Pipelining. A call is cut into at most `maxChunks` chunks per block (a chunk is a whole number
+// of groups of ROUNDS vectors per thread). In step k a block pushes chunk k, reduces chunk k-1
+// (whose flags the peers raised one step earlier) and, for two-shot, gathers chunk k-2; only then
+// does it fence and raise its own flags, by which time its remote stores have mostly landed.
+// NVLink transfers and local reduction overlap, and each chunk costs one system-scope fence.
+//
+// Build: one PTX per world size (-DGPUCOMM_WORLD=2, 4, 8: loops and registers sized at compile
+// time) and a generic one (GPUCOMM_WORLD=0) for any world of 1..8 known at run time.
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#ifndef GPUCOMM_WORLD
+#define GPUCOMM_WORLD 0
+#endif
+
+#define GPUCOMM_MAX_RANKS 8
+#define GPUCOMM_MAX_BLOCKS 160
+#define GPUCOMM_THREADS 512
+#define GPUCOMM_LAMPORT_SENTINEL 0x80008000u
+
+#if GPUCOMM_WORLD > 0
+#define WORLD_BOUND GPUCOMM_WORLD
+#else
+#define WORLD_BOUND GPUCOMM_MAX_RANKS
+#endif
+
+// Vectors per thread per pipeline chunk: as many loads in flight as registers allow.
+#if GPUCOMM_WORLD == 2
+#define ROUNDS 4
+#elif GPUCOMM_WORLD == 4
+#define ROUNDS 2
+#else
+#define ROUNDS 1
+#endif
+
+struct PeerBases {
+  char* base[GPUCOMM_MAX_RANKS];
+};
+
+// Byte offsets inside every rank's peer-memory allocation; identical on all ranks.
+struct PeerLayout {
+  long long oneshotFlagsOffset;  // uint32 [MAX_BLOCKS][MAX_RANKS]
+  long long twoshotFlagsOffset;  // uint32 [2 barrier][MAX_BLOCKS][MAX_RANKS]
+  long long checkOffset;         // uint32 [MAX_RANKS], the peer-memory write/read check
+  long long oneshotRecvOffset;   // [2 parity][world][oneshotRankStride]
+  long long oneshotRankStride;
+  long long twoshotRecvOffset;   // [2 parity][world][twoshotRankStride]
+  long long twoshotRankStride;
+  long long scratchOffset;       // two-shot: this rank's reduced slice
+  long long lamportOffset;       // [3 slot][world][lamportRankStride]
+  long long lamportRankStride;
+};
+
+// Per-communicator state in this rank's own (not shared) device memory, one entry per block.
+struct Control {
+  uint32_t oneshotEpoch[GPUCOMM_MAX_BLOCKS];
+  uint32_t twoshotEpoch[GPUCOMM_MAX_BLOCKS];
+  uint32_t lamportEpoch[GPUCOMM_MAX_BLOCKS];
+  uint32_t padding[GPUCOMM_MAX_BLOCKS];
+  long long lamportVectors[GPUCOMM_MAX_BLOCKS][3];  // vectors each slot held at its last use
+};
+
+// ---------------------------------------------------------------------------------------------
+// Memory-ordering primitives.
+
+__device__ __forceinline__ void fence_acq_rel_sys() {
+  asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+__device__ __forceinline__ void st_relaxed_sys(uint32_t* addr, uint32_t value) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ void st_release_sys(uint32_t* addr, uint32_t value) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* addr) {
+  uint32_t value;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
+  return value;
+}
+
+__device__ __forceinline__ uint4 ld_volatile_v4(const uint4* addr) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(addr)
+               : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void st_volatile_v4(uint4* addr, uint4 v) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(addr), "r"(v.x),
+               "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 16-byte vectors of one element type, accumulated in fp32.
+
+template <typename T>
+struct Lanes;
+
+template <>
+struct Lanes<__nv_bfloat16> {
+  static constexpr int count = 8;
+  __device__ static void add(float (&acc)[8], uint4 v, bool first) {
+    const __nv_bfloat162* p = reinterpret_cast<const __nv_bfloat162*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      float2 f = __bfloat1622float2(p[i]);
+      acc[2 * i] = first ? f.x : acc[2 * i] + f.x;
+      acc[2 * i + 1] = first ? f.y : acc[2 * i + 1] + f.y;
+    }
+  }
+  __device__ static uint4 pack(const float (&acc)[8]) {
+    uint4 v;
+    __nv_bfloat162* p = reinterpret_cast<__nv_bfloat162*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[i] = __floats2bfloat162_rn(acc[2 * i], acc[2 * i + 1]);
+    return v;
+  }
+};
+
+template <>
+struct Lanes<__half> {
+  static constexpr int count = 8;
+  __device__ static void add(float (&acc)[8], uint4 v, bool first) {
+    const __half2* p = reinterpret_cast<const __half2*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      float2 f = __half22float2(p[i]);
+      acc[2 * i] = first ? f.x : acc[2 * i] + f.x;
+      acc[2 * i + 1] = first ? f.y : acc[2 * i + 1] + f.y;
+    }
+  }
+  __device__ static uint4 pack(const float (&acc)[8]) {
+    uint4 v;
+    __half2* p = reinterpret_cast<__half2*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[i] = __floats2half2_rn(acc[2 * i], acc[2 * i + 1]);
+    return v;
+  }
+};
+
+template <>
+struct Lanes<float> {
+  static constexpr int count = 4;
+  __device__ static void add(float (&acc)[4], uint4 v, bool first) {
+    const float* p = reinterpret_cast<const float*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[i] = first ? p[i] : acc[i] + p[i];
+  }
+  __device__ static uint4 pack(const float (&acc)[4]) {
+    uint4 v;
+    float* p = reinterpret_cast<float*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[i] = acc[i];
+    return v;
+  }
+};
+
+// Sums vals[0..world) in rank order and packs the result.
+template <typename T>
+__device__ __forceinline__ uint4 reduce_in_rank_order(const uint4 (&vals)[WORLD_BOUND],
+                                                      int world) {
+  float acc[Lanes<T>::count];
+#pragma unroll
+  for (int q = 0; q < WORLD_BOUND; ++q) {
+    if (q < world) Lanes<T>::add(acc, vals[q], q == 0);
+  }
+  return Lanes<T>::pack(acc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The caller's buffers: `bytes` need not be a multiple of 16; the last vector may be partial.
+// Partial vectors are read element by element and padded with zeros, never read past the end.
+
+__device__ __forceinline__ uint4 load_input(const char* input, long long v, long long fullVectors,
+                                            int tailBytes) {
+  if (v < fullVectors) return reinterpret_cast<const uint4*>(input)[v];
+  uint4 x = make_uint4(0, 0, 0, 0);
+  const uint16_t* src = reinterpret_cast<const uint16_t*>(input + v * 16);
+  uint16_t* dst = reinterpret_cast<uint16_t*>(&x);
+  for (int i = 0; i < tailBytes / 2; ++i) dst[i] = src[i];
+  return x;
+}
+
+__device__ __forceinline__ void store_output(char* output, long long v, long long fullVectors,
+                                             int tailBytes, uint4 x) {
+  if (v < fullVectors) {
+    reinterpret_cast<uint4*>(output)[v] = x;
+    return;
+  }
+  uint16_t* dst = reinterpret_cast<uint16_t*>(output + v * 16);
+  const uint16_t* src = reinterpret_cast<const uint16_t*>(&x);
+  for (int i = 0; i < tailBytes / 2; ++i) dst[i] = src[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flags.
+
+__device__ __forceinline__ int world_size(int runtimeWorld) {
+  return GPUCOMM_WORLD > 0 ? GPUCOMM_WORLD : runtimeWorld;
+}
+
+__device__ __forceinline__ int peer_at(int rank, int step, int world) {
+  int peer = rank + step;
+  return peer >= world ? peer - world : peer;
+}
+
+__device__ __forceinline__ uint32_t flag_value(uint32_t epoch, int chunk) {
+  return (epoch << 16) + static_cast<uint32_t>(chunk) + 1u;
+}
+
+__device__ __forceinline__ uint32_t* flag_row(char* base, long long offset, int block) {
+  return reinterpret_cast<uint32_t*>(base + offset) + block * GPUCOMM_MAX_RANKS;
+}
+
+// Thread t < world raises this rank's flag in rank t's signal area after a system-scope fence
+// that (with the preceding __syncthreads) orders every store the block issued before it.
+__device__ __forceinline__ void raise_flags(const PeerBases& peers, long long offset,
+                                            uint32_t value, int rank, int world) {
+  __syncthreads();
+  if (threadIdx.x < world) {
+    st_release_sys(flag_row(peers.base[threadIdx.x], offset, blockIdx.x) + rank, value);
+  }
+}
+
+__device__ __forceinline__ void raise_two_flags(const PeerBases& peers, long long offset1,
+                                                bool raise1, uint32_t value1, long long offset2,
+                                                bool raise2, uint32_t value2, int rank,
+                                                int world) {
+  __syncthreads();
+  if (threadIdx.x < world) {
+    fence_acq_rel_sys();
+    if (raise1) st_relaxed_sys(flag_row(peers.base[threadIdx.x], offset1, blockIdx.x) + rank, value1);
+    if (raise2) st_relaxed_sys(flag_row(peers.base[threadIdx.x], offset2, blockIdx.x) + rank, value2);
+  }
+}
+
+// Thread t < world waits until rank t's flag here has reached `value`; the block then proceeds.
+__device__ __forceinline__ void wait_flags(const PeerBases& peers, long long offset,
+                                           uint32_t value, int rank, int world) {
+  if (threadIdx.x < world) {
+    const uint32_t* flag = flag_row(peers.base[rank], offset, blockIdx.x) + threadIdx.x;
+    while (static_cast<int>(ld_acquire_sys(flag) - value) < 0) {
+    }
+  }
+  __syncthreads();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chunk plan: `length` vectors spread over the grid, `ROUNDS` vectors per thread per group, at
+// most `maxChunks` chunks of whole groups. The same on every rank for the same call.
+
+struct ChunkPlan {
+  long long groupsPerChunk;
+  long long groups;
+  int chunks;
+};
+
+__device__ __forceinline__ ChunkPlan plan_chunks(long long length, long long stride, int maxChunks) {
+  ChunkPlan plan;
+  const long long perThread = (length + stride - 1) / stride;
+  plan.groups = (perThread + ROUNDS - 1) / ROUNDS;
+  plan.groupsPerChunk = (plan.groups + maxChunks - 1) / maxChunks;
+  if (plan.groupsPerChunk < 1) plan.groupsPerChunk = 1;
+  plan.chunks = static_cast<int>((plan.groups + plan.groupsPerChunk - 1) / plan.groupsPerChunk);
+  return plan;
+}
+
+__device__ __forceinline__ long long chunk_group_end(const ChunkPlan& plan, int chunk) {
+  const long long end = (chunk + 1) * plan.groupsPerChunk;
+  return end < plan.groups ? end : plan.groups;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One-shot.
+
+template <typename T>
+__device__ void oneshot(const char* input, char* output, long long bytes, const PeerBases& peers,
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int maxChunks) {
+  const int world = world_size(runtimeWorld);
+  const long long fullVectors = bytes >> 4;
+  const int tailBytes = static_cast<int>(bytes & 15);
+  const long long vectors = fullVectors + (tailBytes ? 1 : 0);
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long groupSpan = stride * ROUNDS;
+  const ChunkPlan plan = plan_chunks(vectors, stride, maxChunks);
+  const int chunks = plan.chunks;
+  const uint32_t epoch = control->oneshotEpoch[blockIdx.x] + 1;
+  const long long parityOffset = layout.oneshotRecvOffset +
+                                 (epoch & 1) * world * layout.oneshotRankStride;
+  char* self = peers.base[rank];
+
+  for (int step = 0; step <= chunks; ++step) {
+    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
+      uint4 x[ROUNDS];
+      const long long v0 = first + g * groupSpan;
+#pragma unroll
+      for (int r = 0; r < ROUNDS; ++r) {
+        if (v0 + r * stride < vectors) x[r] = load_input(input, v0 + r * stride, fullVectors, tailBytes);
+      }
+#pragma unroll
+      for (int s = 1; s < WORLD_BOUND; ++s) {
+        if (s < world) {
+          const int peer = peer_at(rank, s, world);
+          uint4* dst = reinterpret_cast<uint4*>(peers.base[peer] + parityOffset +
+                                                rank * layout.oneshotRankStride);
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (v0 + r * stride < vectors) dst[v0 + r * stride] = x[r];
+          }
+        }
+      }
+    }
+    if (step >= 1) {
+      wait_flags(peers, layout.oneshotFlagsOffset, flag_value(epoch, step - 1), rank, world);
+    }
+    for (long long g = (step - 1) * plan.groupsPerChunk; step >= 1 && g < chunk_group_end(plan, step - 1); ++g) {
+      const long long v0 = first + g * groupSpan;
+      uint4 vals[ROUNDS][WORLD_BOUND];
+#pragma unroll
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long v = v0 + r * stride;
+        if (v < vectors) {
+#pragma unroll
+          for (int q = 0; q < WORLD_BOUND; ++q) {
+            if (q < world) {
+              vals[r][q] = q == rank ? load_input(input, v, fullVectors, tailBytes)
+                                     : __ldcg(reinterpret_cast<const uint4*>(
+                                                  self + parityOffset + q * layout.oneshotRankStride) +
+                                              v);
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long v = v0 + r * stride;
+        if (v < vectors) store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals[r], world));
+      }
+    }
+    if (step < chunks) {
+      raise_flags(peers, layout.oneshotFlagsOffset, flag_value(epoch, step), rank, world);
+    }
+  }
+  if (threadIdx.x == 0) control->oneshotEpoch[blockIdx.x] = epoch;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two-shot. Slice r covers vectors [r * part, r * part + length(r)); the last rank takes the
+// remainder. Chunk k of every slice is the same per-thread index range, so one chunk count
+// (from the longest slice) drives all three phases.
+
+template <typename T>
+__device__ void twoshot(const char* input, char* output, long long bytes, const PeerBases& peers,
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int maxChunks) {
+  const int world = world_size(runtimeWorld);
+  const long long fullVectors = bytes >> 4;
+  const int tailBytes = static_cast<int>(bytes & 15);
+  const long long vectors = fullVectors + (tailBytes ? 1 : 0);
+  const long long part = vectors / world;
+  const long long longest = vectors - (world - 1) * part;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long groupSpan = stride * ROUNDS;
+  const ChunkPlan plan = plan_chunks(longest, stride, maxChunks);
+  const int chunks = plan.chunks;
+  const uint32_t epoch = control->twoshotEpoch[blockIdx.x] + 1;
+  const long long parityOffset = layout.twoshotRecvOffset +
+                                 (epoch & 1) * world * layout.twoshotRankStride;
+  const long long scatterFlags = layout.twoshotFlagsOffset;
+  const long long reducedFlags =
+      layout.twoshotFlagsOffset + GPUCOMM_MAX_BLOCKS * GPUCOMM_MAX_RANKS * sizeof(uint32_t);
+  char* self = peers.base[rank];
+  const long long myStart = rank * part;
+  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  uint4* scratch = reinterpret_cast<uint4*>(self + layout.scratchOffset);
+
+  for (int step = 0; step <= chunks + 1; ++step) {
+    // Scatter chunk `step` of slice r to rank r.
+    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
+      const long long i0 = first + g * groupSpan;
+#pragma unroll
+      for (int s = 1; s < WORLD_BOUND; ++s) {
+        if (s < world) {
+          const int target = peer_at(rank, s, world);
+          const long long start = target * part;
+          const long long length = target == world - 1 ? vectors - start : part;
+          uint4* dst = reinterpret_cast<uint4*>(peers.base[target] + parityOffset +
+                                                rank * layout.twoshotRankStride);
+          uint4 x[ROUNDS];
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) x[r] = load_input(input, start + i0 + r * stride, fullVectors, tailBytes);
+          }
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) dst[i0 + r * stride] = x[r];
+          }
+        }
+      }
+    }
+    // Reduce chunk `step - 1` of this rank's slice.
+    if (step >= 1 && step <= chunks) {
+      wait_flags(peers, scatterFlags, flag_value(epoch, step - 1), rank, world);
+    }
+    for (long long g = (step - 1) * plan.groupsPerChunk;
+         step >= 1 && step <= chunks && g < chunk_group_end(plan, step - 1); ++g) {
+      const long long i0 = first + g * groupSpan;
+      uint4 vals[ROUNDS][WORLD_BOUND];
+#pragma unroll
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long i = i0 + r * stride;
+        if (i < myLength) {
+#pragma unroll
+          for (int q = 0; q < WORLD_BOUND; ++q) {
+            if (q < world) {
+              vals[r][q] = q == rank ? load_input(input, myStart + i, fullVectors, tailBytes)
+                                     : __ldcg(reinterpret_cast<const uint4*>(
+                                                  self + parityOffset + q * layout.twoshotRankStride) +
+                                              i);
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long i = i0 + r * stride;
+        if (i < myLength) {
+          uint4 sum = reduce_in_rank_order<T>(vals[r], world);
+          scratch[i] = sum;
+          store_output(output, myStart + i, fullVectors, tailBytes, sum);
+        }
+      }
+    }
+    // Gather chunk `step - 2` of every other rank's reduced slice.
+    if (step >= 2) {
+      wait_flags(peers, reducedFlags, flag_value(epoch, step - 2), rank, world);
+    }
+    for (long long g = (step - 2) * plan.groupsPerChunk; step >= 2 && g < chunk_group_end(plan, step - 2); ++g) {
+      const long long i0 = first + g * groupSpan;
+#pragma unroll
+      for (int s = 1; s < WORLD_BOUND; ++s) {
+        if (s < world) {
+          const int source = peer_at(rank, s, world);
+          const long long start = source * part;
+          const long long length = source == world - 1 ? vectors - start : part;
+          const uint4* theirs = reinterpret_cast<const uint4*>(peers.base[source] + layout.scratchOffset);
+          uint4 x[ROUNDS];
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) x[r] = __ldcg(theirs + i0 + r * stride);
+          }
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) store_output(output, start + i0 + r * stride, fullVectors, tailBytes, x[r]);
+          }
+        }
+      }
+    }
+    const bool scattered = step < chunks;
+    const bool reduced = step >= 1 && step <= chunks;
+    if (scattered || reduced) {
+      raise_two_flags(peers, scatterFlags, scattered, flag_value(epoch, step), reducedFlags,
+                      reduced, flag_value(epoch, step - 1), rank, world);
+    }
+  }
+  if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lamport one-shot. Receive slots hold the sentinel word 0x80008000 (two bf16/fp16 -0.0 halves)
+// until a peer's data lands; a data word equal to the sentinel is sent as 0 (+0.0 halves, or the
+// fp32 denormal -4.6e-41 flushed to +0.0), identically on every rank. Slot e % 3 receives call e
+// while the slot of call e - 1 is refilled with the sentinel: a peer can be at most one call ahead,
+// so it never writes the slot being refilled.
+
+__device__ __forceinline__ uint4 lamport_sanitize(uint4 x) {
+  x.x = x.x == GPUCOMM_LAMPORT_SENTINEL ? 0u : x.x;
+  x.y = x.y == GPUCOMM_LAMPORT_SENTINEL ? 0u : x.y;
+  x.z = x.z == GPUCOMM_LAMPORT_SENTINEL ? 0u : x.z;
+  x.w = x.w == GPUCOMM_LAMPORT_SENTINEL ? 0u : x.w;
+  return x;
+}
+
+__device__ __forceinline__ bool lamport_pending(uint4 x) {
+  return x.x == GPUCOMM_LAMPORT_SENTINEL || x.y == GPUCOMM_LAMPORT_SENTINEL ||
+         x.z == GPUCOMM_LAMPORT_SENTINEL || x.w == GPUCOMM_LAMPORT_SENTINEL;
+}
+
+__device__ __forceinline__ uint4* lamport_area(char* base, const PeerLayout& layout, int world,
+                                               int slot, int sender) {
+  return reinterpret_cast<uint4*>(base + layout.lamportOffset +
+                                  (slot * world + sender) * layout.lamportRankStride);
+}
+
+template <typename T>
+__device__ void lamport(const char* input, char* output, long long bytes, const PeerBases& peers,
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int /* maxChunks: Lamport calls are small and need no pipelining */) {
+  const int world = world_size(runtimeWorld);
+  const long long fullVectors = bytes >> 4;
+  const int tailBytes = static_cast<int>(bytes & 15);
+  const long long vectors = fullVectors + (tailBytes ? 1 : 0);
+  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previousSlot = (epoch + 2) % 3;
+  const long long previousVectors = control->lamportVectors[blockIdx.x][previousSlot];
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+
+  for (long long v = first; v < vectors; v += stride) {
+    const uint4 x = lamport_sanitize(load_input(input, v, fullVectors, tailBytes));
+#pragma unroll
+    for (int s = 0; s < WORLD_BOUND; ++s) {
+      if (s < world) {
+        st_volatile_v4(lamport_area(peers.base[peer_at(rank, s, world)], layout, world, slot, rank) + v, x);
+      }
+    }
+  }
+
+  char* self = peers.base[rank];
+  for (long long v = first; v < vectors; v += stride) {
+    uint4 vals[WORLD_BOUND];
+#pragma unroll
+    for (int q = 0; q < WORLD_BOUND; ++q) {
+      if (q < world) {
+        const uint4* src = lamport_area(self, layout, world, slot, q) + v;
+        uint4 x;
+        do {
+          x = ld_volatile_v4(src);
+        } while (lamport_pending(x));
+        vals[q] = x;
+      }
+    }
+    store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals, world));
+  }
+
+  // Refill what this block received in the previous call (the same vectors it owns now).
+  const uint4 sentinel = make_uint4(GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL,
+                                    GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL);
+  for (long long v = first; v < previousVectors; v += stride) {
+#pragma unroll
+    for (int q = 0; q < WORLD_BOUND; ++q) {
+      if (q < world) lamport_area(self, layout, world, previousSlot, q)[v] = sentinel;
+    }
+  }
+  if (threadIdx.x == 0) {
+    control->lamportVectors[blockIdx.x][slot] = vectors;
+    control->lamportEpoch[blockIdx.x] = epoch;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points: one per algorithm and element type.
+
+#define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type)                                       \
+  extern "C" __global__ void __launch_bounds__(GPUCOMM_THREADS, 1)                              \
+      gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
+                                     const __grid_constant__ PeerBases peers,                   \
+                                     const __grid_constant__ PeerLayout layout, Control* control, \
+                                     int rank, int world, int maxChunks) {                      \
+    algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks);      \
+  }
+
+GPUCOMM_ALLREDUCE_KERNEL(oneshot, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_KERNEL(oneshot, fp16, __half)
+GPUCOMM_ALLREDUCE_KERNEL(oneshot, fp32, float)
+GPUCOMM_ALLREDUCE_KERNEL(twoshot, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_KERNEL(twoshot, fp16, __half)
+GPUCOMM_ALLREDUCE_KERNEL(twoshot, fp32, float)
+GPUCOMM_ALLREDUCE_KERNEL(lamport, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_KERNEL(lamport, fp16, __half)
+GPUCOMM_ALLREDUCE_KERNEL(lamport, fp32, float)
+
+// ---------------------------------------------------------------------------------------------
+// Peer-memory check, run once when a communicator is built: every rank writes a word into every
+// peer's check area over the peer mapping, then (after the ranks meet on the host) reads back the
+// words the peers wrote into its own area and, remotely, the word it wrote into each peer's area.
+
+__device__ __forceinline__ uint32_t check_pattern(int writer, int reader) {
+  return 0x9E3779B9u * static_cast<uint32_t>(writer * GPUCOMM_MAX_RANKS + reader + 1);
+}
+
+extern "C" __global__ void gpucomm_peer_check_write(const __grid_constant__ PeerBases peers,
+                                                    const __grid_constant__ PeerLayout layout,
+                                                    int rank, int world) {
+  const int peer = threadIdx.x;
+  if (peer < world) {
+    uint32_t* check = reinterpret_cast<uint32_t*>(peers.base[peer] + layout.checkOffset);
+    st_release_sys(check + rank, check_pattern(rank, peer));
+  }
+}
+
+// result[2 * peer]: what peer wrote into this rank's area; result[2 * peer + 1]: what this rank
+// wrote into peer's area, read back over the mapping; result[2 * MAX_RANKS + 2 * peer (+1)]: the
+// expected values.
+extern "C" __global__ void gpucomm_peer_check_read(const __grid_constant__ PeerBases peers,
+                                                   const __grid_constant__ PeerLayout layout,
+                                                   int rank, int world, uint32_t* result) {
+  const int peer = threadIdx.x;
+  if (peer < world) {
+    const uint32_t* mine = reinterpret_cast<const uint32_t*>(peers.base[rank] + layout.checkOffset);
+    const uint32_t* theirs =
+        reinterpret_cast<const uint32_t*>(peers.base[peer] + layout.checkOffset);
+    result[2 * peer] = ld_acquire_sys(mine + peer);
+    result[2 * peer + 1] = ld_acquire_sys(theirs + rank);
+    result[2 * GPUCOMM_MAX_RANKS + 2 * peer] = check_pattern(peer, rank);
+    result[2 * GPUCOMM_MAX_RANKS + 2 * peer + 1] = check_pattern(rank, peer);
+  }
+}

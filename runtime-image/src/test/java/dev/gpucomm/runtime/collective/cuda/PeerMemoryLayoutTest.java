@@ -1,0 +1,75 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PeerMemoryLayoutTest {
+  private static final long MAX = 64L << 20;
+  private static final long LAMPORT = 1L << 20;
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 6, 8})
+  void regionsFollowEachOtherAlignedAndWithoutOverlap(int world) {
+    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
+
+    long[][] regions = {
+      {layout.oneshotFlagsOffset(), PeerMemoryLayout.FLAG_SET_BYTES},
+      {layout.twoshotFlagsOffset(), 2 * PeerMemoryLayout.FLAG_SET_BYTES},
+      {layout.checkOffset(), PeerMemoryLayout.CHECK_BYTES},
+      {layout.oneshotRecvOffset(), 2 * world * layout.oneshotRankStride()},
+      {layout.twoshotRecvOffset(), 2 * world * layout.twoshotRankStride()},
+      {layout.scratchOffset(), layout.twoshotRankStride()},
+      {layout.lamportOffset(), layout.lamportBytes()},
+    };
+    for (int i = 0; i < regions.length; i++) {
+      long end = regions[i][0] + regions[i][1];
+      long nextStart = i + 1 < regions.length ? regions[i + 1][0] : layout.totalBytes();
+      assertThat(regions[i][0] % 256).as("region %d aligned", i).isZero();
+      assertThat(end).as("region %d ends before the next starts", i).isLessThanOrEqualTo(nextStart);
+    }
+    assertThat(layout.flagBytes()).isEqualTo(layout.oneshotRecvOffset());
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
+  void theLargestTwoShotSliceFitsItsReceiveAndScratchAreas(int world) {
+    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
+    long vectors = MAX / 16;
+    long part = vectors / world;
+    long lastSliceBytes = 16 * (vectors - (world - 1) * part);
+
+    assertThat(lastSliceBytes).isLessThanOrEqualTo(layout.twoshotRankStride());
+    assertThat(layout.maxBytes()).isGreaterThanOrEqualTo(MAX);
+    assertThat(layout.lamportRankStride()).isGreaterThanOrEqualTo(LAMPORT);
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 9})
+  void refusesWorldsTheFlagAreasCannotHold(int world) {
+    assertThatThrownBy(() -> PeerMemoryLayout.of(world, MAX, LAMPORT))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1..8 ranks");
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {2, 4})
+  void theKernelStructListsTheOffsetsInTheOrderOfAllreduceCu(int world) {
+    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
+
+    assertThat(layout.kernelStruct())
+        .containsExactly(
+            layout.oneshotFlagsOffset(),
+            layout.twoshotFlagsOffset(),
+            layout.checkOffset(),
+            layout.oneshotRecvOffset(),
+            layout.oneshotRankStride(),
+            layout.twoshotRecvOffset(),
+            layout.twoshotRankStride(),
+            layout.scratchOffset(),
+            layout.lamportOffset(),
+            layout.lamportRankStride());
+  }
+}
