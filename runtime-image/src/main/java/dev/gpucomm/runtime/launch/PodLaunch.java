@@ -9,6 +9,7 @@ import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,8 +39,8 @@ public final class PodLaunch {
       Path jobFile) {
 
     public static PodSettings fromEnv(Map<String, String> env) {
-      int worldSize = positive(env, EnvVars.WORLD_SIZE);
-      int ranksPerPod = positive(env, EnvVars.RANKS_PER_POD);
+      int worldSize = atLeast(env, EnvVars.WORLD_SIZE, 1);
+      int ranksPerPod = atLeast(env, EnvVars.RANKS_PER_POD, 1);
       if (worldSize % ranksPerPod != 0) {
         throw new UsageException(
             EnvVars.RANKS_PER_POD
@@ -50,7 +51,7 @@ public final class PodLaunch {
                 + " "
                 + worldSize);
       }
-      int podIndex = positive(env, EnvVars.POD_INDEX, 0);
+      int podIndex = atLeast(env, EnvVars.POD_INDEX, 0);
       if (podIndex >= worldSize / ranksPerPod) {
         throw new UsageException(
             EnvVars.POD_INDEX
@@ -78,11 +79,7 @@ public final class PodLaunch {
       return value;
     }
 
-    private static int positive(Map<String, String> env, String name) {
-      return positive(env, name, 1);
-    }
-
-    private static int positive(Map<String, String> env, String name, int minimum) {
+    private static int atLeast(Map<String, String> env, String name, int minimum) {
       String text = required(env, name);
       try {
         int value = Integer.parseInt(text.trim());
@@ -98,10 +95,12 @@ public final class PodLaunch {
 
   private final JavaCommand java;
   private final Map<String, String> rankEnvironment;
+  private final OutputStream output;
 
-  public PodLaunch(JavaCommand java, Map<String, String> rankEnvironment) {
+  public PodLaunch(JavaCommand java, Map<String, String> rankEnvironment, OutputStream output) {
     this.java = java;
     this.rankEnvironment = Map.copyOf(rankEnvironment);
+    this.output = output;
   }
 
   public SupervisionResult run(PodSettings pod, ProgressStyle progress) {
@@ -143,7 +142,7 @@ public final class PodLaunch {
               false,
               true));
     }
-    RankSupervisor supervisor = new RankSupervisor(java, rankEnvironment);
+    RankSupervisor supervisor = new RankSupervisor(java, rankEnvironment, output);
     Duration limit = Duration.ofSeconds(spec.getTimeoutSeconds());
     if (pod.podIndex() != 0) {
       return supervisor.supervise(ranks, limit);

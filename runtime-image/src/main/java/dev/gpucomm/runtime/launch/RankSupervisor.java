@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.launch;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,23 +24,31 @@ public final class RankSupervisor {
   /** How long the other ranks may take to exit on their own after the first failure. */
   static final Duration FAILURE_GRACE = Duration.ofSeconds(2);
 
+  /** How long to wait for the rank that others saw die, when only they have reported so far. */
+  static final Duration PEER_FAILURE_GRACE = Duration.ofSeconds(10);
+
   /** How long a stopped rank gets between SIGTERM and SIGKILL. */
   static final Duration STOP_GRACE = Duration.ofSeconds(3);
 
   private final JavaCommand java;
   private final Map<String, String> baseEnvironment;
+  private final OutputStream output;
 
   /**
    * @param baseEnvironment variables added to every rank's environment (on top of this JVM's)
+   * @param output where the ranks' standard output goes (rank 0 prints the results there); their
+   *     standard error is this process's, so that a live progress line reaches the terminal
    */
-  public RankSupervisor(JavaCommand java, Map<String, String> baseEnvironment) {
+  public RankSupervisor(
+      JavaCommand java, Map<String, String> baseEnvironment, OutputStream output) {
+    this.output = output;
     this.java = java;
     this.baseEnvironment = Map.copyOf(baseEnvironment);
   }
 
   private record Exit(int rank, int code, long atNanos) {}
 
-  private record Running(RankSettings settings, Process process, Path errorFile) {}
+  private record Running(RankSettings settings, Process process, Path errorFile, Thread copier) {}
 
   /** Runs the ranks to completion (or failure, or {@code timeLimit}); blocks until all are gone. */
   public SupervisionResult supervise(List<RankSettings> ranks, Duration timeLimit) {
@@ -58,12 +67,21 @@ public final class RankSupervisor {
       for (RankSettings rank : ranks) {
         Path errorFile = errorDir.resolve("rank-" + rank.rank() + ".err");
         Process process = start(rank, errorFile);
-        running.put(rank.rank(), new Running(rank, process, errorFile));
+        Thread copier =
+            Thread.ofVirtual().name("rank-" + rank.rank() + "-stdout").start(() -> copy(process));
+        running.put(rank.rank(), new Running(rank, process, errorFile, copier));
         process
             .onExit()
             .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
       }
-      return await(running, exits, timeLimit);
+      SupervisionResult result = await(running, exits, timeLimit);
+      for (Running rank : running.values()) {
+        rank.copier().join(STOP_GRACE); // all of a rank's output comes before the verdict
+      }
+      return result;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while supervising the ranks", e);
     } finally {
       running.values().forEach(r -> r.process().destroyForcibly());
       try {
@@ -77,13 +95,33 @@ public final class RankSupervisor {
 
   private Process start(RankSettings rank, Path errorFile) {
     RankSettings supervised = rank.supervisedWith(errorFile);
-    ProcessBuilder builder = new ProcessBuilder(java.command(List.of("rank"))).inheritIO();
+    ProcessBuilder builder =
+        new ProcessBuilder(java.command(List.of("rank")))
+            .redirectInput(ProcessBuilder.Redirect.INHERIT)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .redirectOutput(ProcessBuilder.Redirect.PIPE);
     builder.environment().putAll(baseEnvironment);
     builder.environment().putAll(supervised.toEnv());
     try {
       return builder.start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start rank " + rank.rank() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Copies a rank's standard output as it comes; ranks other than 0 rarely print anything. */
+  private void copy(Process process) {
+    byte[] buffer = new byte[8192];
+    try (var in = process.getInputStream()) {
+      int read;
+      while ((read = in.read(buffer)) >= 0) {
+        synchronized (output) {
+          output.write(buffer, 0, read);
+          output.flush();
+        }
+      }
+    } catch (IOException e) {
+      // The rank is gone; what it printed so far has been copied.
     }
   }
 
@@ -115,9 +153,15 @@ public final class RankSupervisor {
       return new SupervisionResult.Succeeded(running.size());
     }
     // Give the others a moment to fail on their own: their errors help choose the first cause.
-    long graceEnd = System.nanoTime() + FAILURE_GRACE.toNanos();
+    // While every failure so far only reports another rank's departure, wait longer for that
+    // rank's own error (a failing JVM can take a while to write it and exit on a busy host).
+    long start = System.nanoTime();
     while (!alive(running).isEmpty()) {
-      long left = graceEnd - System.nanoTime();
+      long grace =
+          onlyPeerFailures(failures, running)
+              ? PEER_FAILURE_GRACE.toNanos()
+              : FAILURE_GRACE.toNanos();
+      long left = start + grace - System.nanoTime();
       if (left <= 0) {
         break;
       }
@@ -136,24 +180,42 @@ public final class RankSupervisor {
     return firstCause(failures, running, stopped);
   }
 
-  /** The earliest failure that is not a consequence of another rank's; else the earliest. */
+  private static boolean onlyPeerFailures(List<Exit> failures, Map<Integer, Running> running) {
+    return failures.stream()
+        .allMatch(
+            exit ->
+                RankError.readFrom(running.get(exit.rank()).errorFile())
+                    .map(error -> error.kind() == RankError.Kind.PEER)
+                    .orElse(false));
+  }
+
+  /**
+   * The earliest failure that is not a consequence of another rank's, else the earliest. Ranks the
+   * supervisor had to stop count too when they left an error: a rank that failed may still be
+   * shutting down when the peers that noticed its departure have already exited.
+   */
   private static SupervisionResult firstCause(
       List<Exit> failures, Map<Integer, Running> running, List<Integer> stopped) {
-    record Failure(Exit exit, RankError error) {}
+    record Failure(int rank, long atNanos, RankError error) {}
     List<Failure> explained = new ArrayList<>();
     for (Exit exit : failures) {
       RankError error =
           RankError.readFrom(running.get(exit.rank()).errorFile())
               .orElseGet(() -> new RankError(RankError.Kind.FAILURE, exitDescription(exit.code())));
-      explained.add(new Failure(exit, error));
+      explained.add(new Failure(exit.rank(), exit.atNanos(), error));
+    }
+    for (int rank : stopped) {
+      RankError.readFrom(running.get(rank).errorFile())
+          .ifPresent(error -> explained.add(new Failure(rank, Long.MAX_VALUE, error)));
     }
     Failure first =
         explained.stream()
             .min(
                 Comparator.comparing((Failure f) -> f.error().kind() == RankError.Kind.PEER)
-                    .thenComparingLong(f -> f.exit().atNanos()))
+                    .thenComparingLong(Failure::atNanos))
             .orElseThrow();
-    return new SupervisionResult.RankFailed(first.exit().rank(), first.error(), stopped);
+    List<Integer> reallyStopped = stopped.stream().filter(rank -> rank != first.rank()).toList();
+    return new SupervisionResult.RankFailed(first.rank(), first.error(), reallyStopped);
   }
 
   private static String exitDescription(int code) {
