@@ -63,7 +63,8 @@ public final class PodLaunch {
       }
       return new PodSettings(
           required(env, EnvVars.JOB),
-          required(env, EnvVars.NAMESPACE),
+          // Absent when pods are started by hand on hosts outside a cluster.
+          env.getOrDefault(EnvVars.NAMESPACE, ""),
           podIndex,
           ranksPerPod,
           worldSize,
