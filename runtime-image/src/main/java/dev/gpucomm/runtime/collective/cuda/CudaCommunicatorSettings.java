@@ -13,9 +13,9 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_PEER_MEMORY=off} disables the IPC algorithms (NCCL only);
  *   <li>{@code GPUCOMM_PEER_BUFFER_BYTES}: largest all-reduce the IPC algorithms take (64 MiB);
  *   <li>{@code GPUCOMM_LAMPORT_MAX_BYTES}: one-shot calls up to this size use the flag-free Lamport
- *       kernel (0 turns it off);
+ *       kernel (0 turns it off; default 4 MiB below four ranks, 2 MiB from four);
  *   <li>{@code GPUCOMM_LAMPORT2_MAX_BYTES}: two-shot calls up to this size use the flag-free
- *       Lamport two-shot kernel (0 turns it off);
+ *       Lamport two-shot kernel (0 turns it off; default 4 MiB);
  *   <li>{@code GPUCOMM_ONESHOT_BLOCKS}, {@code GPUCOMM_TWOSHOT_BLOCKS}, {@code
  *       GPUCOMM_LAMPORT_BLOCKS}: the thread blocks each kernel runs (a fixed grid per algorithm, at
  *       most 160 and at most the GPU's multiprocessors);
@@ -43,8 +43,15 @@ public record CudaCommunicatorSettings(
   public static final long MAX_PEER_BUFFER_BYTES = 256L << 20;
 
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
-  public static final long DEFAULT_LAMPORT_MAX_BYTES = 1L << 20;
-  public static final long DEFAULT_LAMPORT2_MAX_BYTES = 1L << 20;
+
+  /** Lamport one-shot buffer; calls up to it use the kernel below four ranks (measured, H200). */
+  public static final long DEFAULT_LAMPORT_MAX_BYTES = 4L << 20;
+
+  /** From four ranks the Lamport one-shot wins only up to 2 MiB (measured on 4 H200s). */
+  static final long LAMPORT_MAX_BYTES_FROM_FOUR_RANKS = 2L << 20;
+
+  /** Lamport two-shot buffer and limit: it beat the flag two-shot up to 4 MiB at 2 and 4 ranks. */
+  public static final long DEFAULT_LAMPORT2_MAX_BYTES = 4L << 20;
 
   /** Two-shot pipeline depth chosen by world size (see {@link #twoShotChunksFor}). */
   public static final int AUTOMATIC = 0;
@@ -87,13 +94,21 @@ public record CudaCommunicatorSettings(
     return world >= 4 ? 2 : 8;
   }
 
-  /** The kernel shape these settings ask for, for a node of {@code world} ranks. */
+  /**
+   * The kernel shape these settings ask for, for a node of {@code world} ranks. The Lamport
+   * one-shot keeps its whole buffer below four ranks; from four, unless GPUCOMM_LAMPORT_MAX_BYTES
+   * chose otherwise, it stops at 2 MiB, where the flag one-shot overtakes it.
+   */
   public KernelShape kernelShape(int world) {
+    long lamportLimit =
+        world >= 4 && lamportMaxBytes == DEFAULT_LAMPORT_MAX_BYTES
+            ? LAMPORT_MAX_BYTES_FROM_FOUR_RANKS
+            : lamportMaxBytes;
     return new KernelShape(
         oneShotBlocks,
         twoShotBlocks,
         lamportBlocks,
-        lamportMaxBytes,
+        lamportLimit,
         lamport2MaxBytes,
         oneShotChunks == AUTOMATIC ? 16 : oneShotChunks,
         twoShotChunks == AUTOMATIC ? twoShotChunksFor(world) : twoShotChunks);

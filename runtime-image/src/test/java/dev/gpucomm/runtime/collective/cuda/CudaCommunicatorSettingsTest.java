@@ -35,6 +35,26 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
+    CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
+
+    KernelShape pair = defaults.kernelShape(2);
+    KernelShape four = defaults.kernelShape(4);
+
+    assertThat(pair.lamportMaxBytes()).isEqualTo(4L << 20);
+    assertThat(four.lamportMaxBytes()).isEqualTo(2L << 20);
+    assertThat(pair.lamport2MaxBytes()).isEqualTo(4L << 20);
+    assertThat(pair.twoShotChunks()).isEqualTo(8);
+    assertThat(four.twoShotChunks()).isEqualTo(2);
+    assertThat(four.oneShotChunks()).isEqualTo(16);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_LAMPORT_MAX_BYTES", "1048576"))
+                .kernelShape(4)
+                .lamportMaxBytes())
+        .isEqualTo(1L << 20);
+  }
+
+  @Test
   void badValuesAreNamedInOneLine() {
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "lots")))

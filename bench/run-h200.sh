@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The CUDA measurements of bench/results, on one host with four NVLink-connected GPUs:
+# kernel comparison (diagnostics), gpucomm bench with the trtllm and vllm heuristics, selftest,
+# tune and the PyTorch comparison, at TP2 and TP4.
+#
+#   bench/run-h200.sh GPUCOMM_BUNDLE.tar.xz OUTPUT_DIR
+#
+# Keep NVLink multicast off where the GPUs are shared (the exports below).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+bundle="$1"
+out="$(mkdir -p "$2" && cd "$2" && pwd)"
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+tar -xJf "$bundle" -C "$work"
+G="$work/gpucomm/bin/gpucomm"
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+T=(--tokens 32,64,128,256,512,1024,2048,4096 --hidden 8192)
+step() { # name, timeout seconds, command...
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s" | tee -a "$out/steps.txt"
+}
+cd "$out"
+for world in 4 2; do
+  # Lamport buffers of 4 MiB so that every kernel is measured up to 4 MiB.
+  GPUCOMM_LAMPORT_MAX_BYTES=4194304 GPUCOMM_LAMPORT2_MAX_BYTES=4194304 \
+    step "diagnostics-tp$world" 300 bash "$here/cuda-diagnostics.sh" "$G" "$world" "$out" \
+    --check --bench --json "$out/diagnostics-tp$world.json"
+  step "bench-tp$world-trtllm" 300 "$G" bench --device cuda --world "$world" "${T[@]}" \
+    --algorithms auto,nccl,oneshot,twoshot --heuristic trtllm --name "tp$world-trtllm" --out "$out/tp$world-trtllm"
+  step "bench-tp$world-vllm" 300 "$G" bench --device cuda --world "$world" "${T[@]}" \
+    --algorithms auto --heuristic vllm --name "tp$world-vllm" --out "$out/tp$world-vllm"
+  step "selftest-tp$world" 300 "$G" selftest --device cuda --world "$world"
+  cat >"$out/tune-tp$world.yaml" <<YAML
+apiVersion: gpucomm.dev/v1alpha1
+kind: CommJob
+metadata:
+  name: tune-tp$world
+spec:
+  worldSize: $world
+  ranksPerPod: $world
+  device: cuda
+  workload:
+    kind: tune
+    tune: {dtype: bf16, hiddenSize: 8192, tokens: [32, 64, 128, 256, 512, 1024, 2048, 4096],
+           warmupIterations: 10, iterations: 100, tableName: h200-nvlink}
+  timeoutSeconds: 300
+YAML
+  step "tune-tp$world" 300 "$G" tune -f "$out/tune-tp$world.yaml" --out "$out/tune-tp$world"
+  step "torch-tp$world" 300 python3 "$here/compare-torch.py" --world "$world" --port $((29650 + world)) \
+    --json "$out/torch-tp$world.json"
+done
