@@ -50,6 +50,12 @@ public interface Cluster extends AutoCloseable {
    */
   void awaitNothingLeftOf(String job, Duration timeout);
 
+  /** Whether any process of the job's pods still runs (a rank, a launcher). */
+  boolean hasLiveProcesses(String job);
+
+  /** A kubeconfig file for this cluster, as a CI pipeline or a user's kubectl would have. */
+  Path kubeconfig();
+
   /** Saves what helps to understand a failed scenario: pod logs, operator logs, objects. */
   void saveArtifacts(String scenario, Path directory);
 

@@ -48,6 +48,7 @@ public final class MockCluster implements Cluster {
   private final NodeSimulator node;
   private final OperatorProcess operator;
   private final Path workDirectory;
+  private final Path kubeconfig;
 
   private MockCluster(E2eSettings settings) {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
@@ -63,6 +64,7 @@ public final class MockCluster implements Cluster {
         "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort();
     client = server.createClient();
     workDirectory = settings.artifactsDir().resolve("offline");
+    kubeconfig = writeKubeconfig(url, workDirectory);
     registerCrd(settings.repoRoot().resolve("crds").resolve("commjobs.gpucomm.dev-v1.yml"));
     client
         .namespaces()
@@ -205,9 +207,41 @@ public final class MockCluster implements Cluster {
     return objects;
   }
 
-  /** Whether a process of the job's pods still runs on the simulated node. */
+  @Override
   public boolean hasLiveProcesses(String job) {
     return node.hasLiveProcesses(job);
+  }
+
+  @Override
+  public Path kubeconfig() {
+    return kubeconfig;
+  }
+
+  private static Path writeKubeconfig(String url, Path directory) {
+    try {
+      Files.createDirectories(directory);
+      Path file = directory.resolve("kubeconfig");
+      Files.writeString(
+          file,
+          """
+          apiVersion: v1
+          kind: Config
+          current-context: e2e
+          contexts:
+          - name: e2e
+            context: {cluster: mock, user: e2e, namespace: %s}
+          clusters:
+          - name: mock
+            cluster: {server: "%s"}
+          users:
+          - name: e2e
+            user: {token: e2e}
+          """
+              .formatted(NAMESPACE, url));
+      return file;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override

@@ -48,6 +48,7 @@ public final class RealCluster implements Cluster {
   private final E2eSettings settings;
   private final KubernetesClient client;
   private final Helm helm;
+  private final Path kubeconfig;
   private final String namespace;
   private final String release;
   private final Set<String> jobsThatNeverStart = ConcurrentHashMap.newKeySet();
@@ -64,6 +65,7 @@ public final class RealCluster implements Cluster {
       throw new UncheckedIOException("cannot read kubeconfig " + kubeconfig, e);
     }
     this.helm = new Helm(settings.helm(), kubeconfig);
+    this.kubeconfig = kubeconfig;
     String suffix = UUID.randomUUID().toString().substring(0, 6);
     this.namespace = "gpucomm-e2e-" + suffix;
     this.release = "gpucomm-e2e-" + suffix;
@@ -277,6 +279,21 @@ public final class RealCluster implements Cluster {
                         .list()
                         .getItems()
                         .isEmpty());
+  }
+
+  @Override
+  public boolean hasLiveProcesses(String job) {
+    return client.pods().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems().stream()
+        .anyMatch(
+            p ->
+                p.getStatus() == null
+                    || "Running".equals(p.getStatus().getPhase())
+                    || "Pending".equals(p.getStatus().getPhase()));
+  }
+
+  @Override
+  public Path kubeconfig() {
+    return kubeconfig;
   }
 
   @Override
