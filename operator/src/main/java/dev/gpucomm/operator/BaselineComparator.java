@@ -1,0 +1,120 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.Baseline;
+import dev.gpucomm.api.v1alpha1.SizeSummary;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Compares a finished job's per-size best latencies with those of a baseline report (a ConfigMap
+ * holding report.json, such as an earlier job's results ConfigMap): Regressed is True when any size
+ * is slower by more than {@code maxSlowdownPercent}.
+ */
+@ApplicationScoped
+public class BaselineComparator {
+  static final double DEFAULT_MAX_SLOWDOWN_PERCENT = 5;
+
+  private final KubernetesClient client;
+  private final ReportSummaryReader reader;
+
+  @Inject
+  public BaselineComparator(KubernetesClient client, ReportSummaryReader reader) {
+    this.client = client;
+    this.reader = reader;
+  }
+
+  public RegressionVerdict compare(String namespace, Baseline baseline, ReportSummary current) {
+    String name = baseline.getConfigMapRef();
+    ConfigMap configMap = client.configMaps().inNamespace(namespace).withName(name).get();
+    if (configMap == null) {
+      return new RegressionVerdict(
+          ConditionList.UNKNOWN,
+          Reasons.BASELINE_NOT_FOUND,
+          "baseline ConfigMap %s not found in namespace %s".formatted(name, namespace));
+    }
+    String json =
+        configMap.getData() == null
+            ? null
+            : configMap.getData().get(CommJobResultsConfigMapDependentResource.REPORT_JSON);
+    if (json == null) {
+      return new RegressionVerdict(
+          ConditionList.UNKNOWN,
+          Reasons.BASELINE_UNREADABLE,
+          "baseline ConfigMap %s has no report.json".formatted(name));
+    }
+    ReportSummary reference;
+    try {
+      reference = reader.read(json, "baseline ConfigMap " + name + " report.json");
+    } catch (ReportFormatException e) {
+      return new RegressionVerdict(
+          ConditionList.UNKNOWN, Reasons.BASELINE_UNREADABLE, e.getMessage());
+    }
+    double maxSlowdown =
+        Objects.requireNonNullElse(baseline.getMaxSlowdownPercent(), DEFAULT_MAX_SLOWDOWN_PERCENT);
+    return verdict(name, maxSlowdown, current, reference);
+  }
+
+  static RegressionVerdict verdict(
+      String baselineName,
+      double maxSlowdownPercent,
+      ReportSummary current,
+      ReportSummary reference) {
+    Map<Long, Double> referenceMicros = new HashMap<>();
+    for (SizeSummary size : reference.sizes()) {
+      if (size.getLatencyMicros() != null) {
+        referenceMicros.put(size.getBytes(), size.getLatencyMicros());
+      }
+    }
+    List<String> slower = new ArrayList<>();
+    int compared = 0;
+    for (SizeSummary size : current.sizes()) {
+      Double before = referenceMicros.get(size.getBytes());
+      if (before == null || size.getLatencyMicros() == null || before <= 0) {
+        continue;
+      }
+      compared++;
+      double slowdownPercent = (size.getLatencyMicros() / before - 1) * 100;
+      if (slowdownPercent > maxSlowdownPercent) {
+        slower.add(
+            String.format(
+                Locale.ROOT,
+                "%d B +%.1f%% (%.2f -> %.2f us)",
+                size.getBytes(),
+                slowdownPercent,
+                before,
+                size.getLatencyMicros()));
+      }
+    }
+    if (compared == 0) {
+      return new RegressionVerdict(
+          ConditionList.UNKNOWN,
+          Reasons.NO_COMMON_SIZES,
+          "the report and baseline %s share no measured size".formatted(baselineName));
+    }
+    String limit = String.format(Locale.ROOT, "%s%%", trim(maxSlowdownPercent));
+    if (slower.isEmpty()) {
+      return new RegressionVerdict(
+          ConditionList.FALSE,
+          Reasons.WITHIN_BASELINE,
+          "all %d sizes within %s of baseline %s (best latency per size)"
+              .formatted(compared, limit, baselineName));
+    }
+    return new RegressionVerdict(
+        ConditionList.TRUE,
+        Reasons.SLOWER_THAN_BASELINE,
+        "%d of %d sizes slower than baseline %s by more than %s (best latency per size): %s"
+            .formatted(slower.size(), compared, baselineName, limit, String.join(", ", slower)));
+  }
+
+  private static String trim(double value) {
+    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+  }
+}

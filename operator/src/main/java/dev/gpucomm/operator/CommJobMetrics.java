@@ -1,0 +1,129 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.Phase;
+import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Prometheus metrics: jobs by phase ({@code gpucomm_jobs}), reconcile duration ({@code
+ * gpucomm_reconcile_duration_seconds}), and the figures of succeeded jobs ({@code
+ * gpucomm_job_latency_microseconds}, {@code gpucomm_job_bus_bandwidth_gbps}) labelled by namespace,
+ * job, collective, size and algorithm.
+ */
+@ApplicationScoped
+public class CommJobMetrics {
+  private final Timer reconcileTimer;
+  private final MultiGauge latency;
+  private final MultiGauge busBandwidth;
+  private final AtomicReference<IndexedResourceCache<CommJob>> jobs = new AtomicReference<>();
+  private final Map<ResourceID, JobFigures> figuresByJob = new ConcurrentHashMap<>();
+
+  /** Value-comparable, so that an unchanged report is not published again. */
+  private record JobFigures(String uid, String collective, List<AlgorithmFigure> figures) {}
+
+  @Inject
+  public CommJobMetrics(MeterRegistry registry) {
+    reconcileTimer =
+        Timer.builder("gpucomm.reconcile.duration")
+            .description("Time to reconcile one CommJob")
+            .publishPercentileHistogram()
+            .register(registry);
+    for (Phase phase : Phase.values()) {
+      Gauge.builder("gpucomm.jobs", this, metrics -> metrics.countJobs(phase))
+          .description("CommJobs by phase")
+          .tag("phase", phase.wireName())
+          .register(registry);
+    }
+    latency =
+        MultiGauge.builder("gpucomm.job.latency")
+            .baseUnit("microseconds")
+            .description("Median latency per size and algorithm of succeeded CommJobs")
+            .register(registry);
+    busBandwidth =
+        MultiGauge.builder("gpucomm.job.bus.bandwidth")
+            .baseUnit("gbps")
+            .description("Bus bandwidth (nccl-tests definition) per size and algorithm, GB/s")
+            .register(registry);
+  }
+
+  public void recordReconcile(Duration duration) {
+    reconcileTimer.record(duration);
+  }
+
+  /** Lets the phase gauges count the jobs in the operator's cache (so deleted jobs drop out). */
+  public void watch(IndexedResourceCache<CommJob> cache) {
+    jobs.set(cache);
+  }
+
+  /** Publishes a succeeded job's figures; drops those of jobs no longer in the cache. */
+  public void recordSucceeded(CommJob job, ReportSummary report) {
+    ResourceID id = ResourceID.fromResource(job);
+    JobFigures figures =
+        new JobFigures(job.getMetadata().getUid(), report.collective(), report.figures());
+    if (!figures.equals(figuresByJob.put(id, figures))) {
+      forgetDeletedJobs();
+      publish();
+    }
+  }
+
+  /** Drops the figures of jobs that are gone; called on every reconciliation. */
+  public void forgetDeletedJobs() {
+    IndexedResourceCache<CommJob> cache = jobs.get();
+    if (cache != null && figuresByJob.keySet().removeIf(id -> cache.get(id).isEmpty())) {
+      publish();
+    }
+  }
+
+  private synchronized void publish() {
+    List<MultiGauge.Row<?>> latencyRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> bandwidthRows = new ArrayList<>();
+    figuresByJob.forEach(
+        (id, figures) -> {
+          for (AlgorithmFigure figure : figures.figures()) {
+            Tags tags =
+                Tags.of(
+                    "namespace", id.getNamespace().orElse(""),
+                    "job", id.getName(),
+                    "collective", Objects.requireNonNullElse(figures.collective(), ""),
+                    "bytes", Long.toString(figure.bytes()),
+                    "algorithm", figure.algorithm());
+            latencyRows.add(MultiGauge.Row.of(tags, figure.latencyMicros()));
+            if (Double.isFinite(figure.busBandwidthGBps())) {
+              bandwidthRows.add(MultiGauge.Row.of(tags, figure.busBandwidthGBps()));
+            }
+          }
+        });
+    latency.register(latencyRows, true);
+    busBandwidth.register(bandwidthRows, true);
+  }
+
+  private double countJobs(Phase phase) {
+    IndexedResourceCache<CommJob> cache = jobs.get();
+    if (cache == null) {
+      return 0;
+    }
+    return cache
+        .list()
+        .filter(
+            job -> {
+              Phase current = job.getStatus() == null ? null : job.getStatus().getPhase();
+              return Objects.requireNonNullElse(current, Phase.PENDING) == phase;
+            })
+        .count();
+  }
+}

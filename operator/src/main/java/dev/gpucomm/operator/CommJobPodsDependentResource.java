@@ -1,0 +1,69 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.GarbageCollected;
+import io.javaoperatorsdk.operator.processing.dependent.Creator;
+import io.javaoperatorsdk.operator.processing.dependent.KubernetesBulkDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher.Result;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The job's pods {@code <job>-0 .. <job>-(podCount-1)}. While the job runs, every pod is wanted
+ * (missing ones are created, none are ever updated: a rank cannot be restarted in place). Once it
+ * has finished, only pods worth keeping are: all of a succeeded job's, the failed pods of a failed
+ * one (for their logs); the rest are deleted, so that no rank hangs waiting for a dead peer.
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = CommJob.JOB_LABEL))
+public class CommJobPodsDependentResource extends KubernetesDependentResource<Pod, CommJob>
+    implements KubernetesBulkDependentResource<Pod, CommJob>,
+        Creator<Pod, CommJob>,
+        GarbageCollected<CommJob> {
+  @Inject PodTemplateFactory podTemplateFactory;
+
+  public CommJobPodsDependentResource() {
+    super(Pod.class);
+  }
+
+  @Override
+  public Map<ResourceID, Pod> desiredResources(CommJob primary, Context<CommJob> context) {
+    JobPlan plan =
+        context
+            .managedWorkflowAndDependentResourceContext()
+            .getMandatory(JobPlan.class, JobPlan.class);
+    Map<ResourceID, Pod> desired = new HashMap<>();
+    switch (plan.outcome()) {
+      case JobOutcome.InProgress inProgress -> {
+        JobLayout layout = plan.layout().orElseThrow();
+        for (int index = 0; index < layout.podCount(); index++) {
+          Pod pod = podTemplateFactory.build(plan.job(), layout, index);
+          desired.put(ResourceID.fromResource(pod), pod);
+        }
+      }
+      case JobOutcome.Succeeded succeeded ->
+          plan.observation().podsByIndex().values().forEach(pod -> keep(desired, pod));
+      case JobOutcome.Failed failed ->
+          plan.observation().podsByIndex().values().stream()
+              .filter(pod -> "Failed".equals(JobOutcomeJudge.phaseOf(pod)))
+              .forEach(pod -> keep(desired, pod));
+    }
+    return desired;
+  }
+
+  private static void keep(Map<ResourceID, Pod> desired, Pod existing) {
+    desired.put(ResourceID.fromResource(existing), existing);
+  }
+
+  /** Pods are never updated: an existing pod always matches. */
+  @Override
+  public Result<Pod> match(Pod actual, Pod desired, CommJob primary, Context<CommJob> context) {
+    return Result.computed(true, desired);
+  }
+}

@@ -1,0 +1,155 @@
+package dev.gpucomm.operator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Reconciles a CommJob: observes what exists, lets {@link JobOutcomeJudge} decide where the job
+ * stands, runs the workflow of owned objects (which reads that decision), and patches the status
+ * that {@link CommJobStatusAggregator} builds when it changed.
+ */
+@ControllerConfiguration(name = CommJobReconciler.NAME)
+@Workflow(
+    explicitInvocation = true,
+    dependents = {
+      @Dependent(
+          name = CommJobSpecConfigMapDependentResource.NAME,
+          type = CommJobSpecConfigMapDependentResource.class),
+      // both ConfigMaps come from one informer
+      @Dependent(
+          name = "results-configmap",
+          type = CommJobResultsConfigMapDependentResource.class,
+          useEventSourceWithName = CommJobSpecConfigMapDependentResource.NAME),
+      @Dependent(name = "service", type = CommJobServiceDependentResource.class),
+      @Dependent(name = "service-account", type = CommJobServiceAccountDependentResource.class),
+      @Dependent(name = "role", type = CommJobRoleDependentResource.class),
+      @Dependent(
+          name = "role-binding",
+          type = CommJobRoleBindingDependentResource.class,
+          dependsOn = {"service-account", "role"}),
+      @Dependent(
+          name = "pods",
+          type = CommJobPodsDependentResource.class,
+          dependsOn = {
+            CommJobSpecConfigMapDependentResource.NAME,
+            "results-configmap",
+            "service",
+            "role-binding"
+          })
+    })
+public class CommJobReconciler implements Reconciler<CommJob> {
+  public static final String NAME = "commjob";
+
+  /** A deadline is rechecked this long after it falls due, so that it has surely passed. */
+  private static final Duration DEADLINE_SLACK = Duration.ofMillis(200);
+
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  private final JobOutcomeJudge judge;
+  private final CommJobStatusAggregator aggregator;
+  private final CommJobMetrics metrics;
+
+  @Inject
+  public CommJobReconciler(
+      JobOutcomeJudge judge, CommJobStatusAggregator aggregator, CommJobMetrics metrics) {
+    this.judge = judge;
+    this.aggregator = aggregator;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public UpdateControl<CommJob> reconcile(CommJob job, Context<CommJob> context) {
+    long startNanos = System.nanoTime();
+    try {
+      metrics.watch(context.getPrimaryCache());
+      Instant now = Instant.now();
+      JobObservation before = JobObservation.of(job, context);
+      JobPlan plan = judge.plan(job, before, now);
+      JobObservation after = before;
+      if (plan.layout().isPresent()) {
+        context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);
+        context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        after = JobObservation.of(job, context);
+      }
+      CommJobStatusAggregator.Aggregate aggregate = aggregator.aggregate(job, plan, after, now);
+      if (plan.outcome() instanceof JobOutcome.Succeeded && aggregate.report().isPresent()) {
+        metrics.recordSucceeded(job, aggregate.report().get());
+      } else {
+        metrics.forgetDeletedJobs();
+      }
+      UpdateControl<CommJob> control = statusUpdate(job, aggregate.status());
+      if (plan.outcome() instanceof JobOutcome.InProgress inProgress
+          && inProgress.recheckAfter().isPresent()) {
+        control.rescheduleAfter(inProgress.recheckAfter().get().plus(DEADLINE_SLACK));
+      }
+      return control;
+    } finally {
+      metrics.recordReconcile(Duration.ofNanos(System.nanoTime() - startNanos));
+    }
+  }
+
+  /**
+   * A failed reconciliation (an object the API server refused, say) is shown as Ready=False with
+   * reason ReconcileError while JOSDK retries; the phase is left as it was.
+   */
+  @Override
+  public ErrorStatusUpdateControl<CommJob> updateErrorStatus(
+      CommJob job, Context<CommJob> context, Exception error) {
+    CommJobStatus status = Objects.requireNonNullElseGet(job.getStatus(), CommJobStatus::new);
+    long generation = Objects.requireNonNullElse(job.getMetadata().getGeneration(), 0L);
+    List<Condition> conditions = new ArrayList<>();
+    if (status.getConditions() != null) {
+      status.getConditions().stream()
+          .filter(c -> !Reasons.READY.equals(c.getType()))
+          .forEach(conditions::add);
+    }
+    conditions.add(
+        0,
+        ConditionList.next(
+            status.getConditions(),
+            Reasons.READY,
+            ConditionList.FALSE,
+            Reasons.RECONCILE_ERROR,
+            PodFailureDescriber.lastLine(rootMessage(error)),
+            generation,
+            Instant.now()));
+    status.setConditions(conditions);
+    job.setStatus(status);
+    return ErrorStatusUpdateControl.patchStatus(job);
+  }
+
+  private static String rootMessage(Throwable error) {
+    Throwable cause = error;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return Objects.requireNonNullElse(cause.getMessage(), cause.getClass().getSimpleName());
+  }
+
+  /** Patches the status only when it differs from the one the job has. */
+  private static UpdateControl<CommJob> statusUpdate(CommJob job, CommJobStatus status) {
+    JsonNode current = SERIALIZATION.convertValue(job.getStatus(), JsonNode.class);
+    JsonNode next = SERIALIZATION.convertValue(status, JsonNode.class);
+    if (Objects.equals(current, next)) {
+      return UpdateControl.noUpdate();
+    }
+    job.setStatus(status);
+    return UpdateControl.patchStatus(job);
+  }
+}

@@ -1,0 +1,275 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.Baseline;
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Builds a CommJob's status from a {@link JobPlan} and what exists after the workflow ran: phase,
+ * conditions (Ready, Succeeded, Failed, Regressed, SpecChanged), times, and the per-size summary
+ * read from the results ConfigMap.
+ */
+@ApplicationScoped
+public class CommJobStatusAggregator {
+  private final ReportSummaryReader reader;
+  private final BaselineComparator baselineComparator;
+
+  @Inject
+  public CommJobStatusAggregator(
+      ReportSummaryReader reader, BaselineComparator baselineComparator) {
+    this.reader = reader;
+    this.baselineComparator = baselineComparator;
+  }
+
+  /** The status and, when the results ConfigMap holds a readable one, the report read. */
+  public record Aggregate(CommJobStatus status, Optional<ReportSummary> report) {}
+
+  /** The status of {@code live} after a reconciliation planned by {@code plan}. */
+  public Aggregate aggregate(CommJob live, JobPlan plan, JobObservation after, Instant now) {
+    CommJobStatus previous = Objects.requireNonNullElseGet(live.getStatus(), CommJobStatus::new);
+    List<Condition> before = previous.getConditions();
+    long generation = Objects.requireNonNullElse(live.getMetadata().getGeneration(), 0L);
+    JobOutcome outcome = plan.outcome();
+    Map<Integer, Pod> pods = after.podsByIndex();
+    CommJobStatus status = new CommJobStatus().withObservedGeneration(generation);
+    status.setPhase(phase(outcome, pods));
+    status.setStartTime(startTime(previous, after, now));
+    if (outcome.finished()) {
+      status.setCompletionTime(
+          Objects.requireNonNullElseGet(
+              previous.getCompletionTime(), () -> ConditionList.rfc3339(now)));
+    }
+
+    Optional<ReportSummary> report = Optional.empty();
+    String reportProblem = null;
+    Optional<String> json = reportJson(after.results());
+    if (json.isPresent()) {
+      try {
+        report =
+            Optional.of(
+                reader.read(
+                    json.get(),
+                    after.results().orElseThrow().getMetadata().getName() + " report.json"));
+        status.setSummary(report.get().sizes());
+        status.setBest(report.get().bestAtLargestSize().orElse(null));
+        status.setReportRef(after.results().orElseThrow().getMetadata().getName());
+      } catch (ReportFormatException e) {
+        reportProblem = e.getMessage();
+      }
+    }
+
+    List<Condition> conditions = new ArrayList<>();
+    conditions.add(ready(before, outcome, plan, pods, generation, now));
+    conditions.add(succeeded(before, outcome, plan, reportProblem, generation, now));
+    conditions.add(failed(before, outcome, generation, now));
+    Baseline baseline = plan.job().getSpec() == null ? null : plan.job().getSpec().getBaseline();
+    if (baseline != null && plan.layout().isPresent()) {
+      RegressionVerdict verdict =
+          regression(live, baseline, before, outcome, report, reportProblem);
+      conditions.add(
+          ConditionList.next(
+              before,
+              Reasons.REGRESSED,
+              verdict.status(),
+              verdict.reason(),
+              verdict.message(),
+              generation,
+              now));
+    }
+    Optional<Long> startedGeneration = after.startedGeneration();
+    if (startedGeneration.isPresent() && startedGeneration.get() != generation) {
+      conditions.add(
+          ConditionList.next(
+              before,
+              Reasons.SPEC_CHANGED,
+              ConditionList.TRUE,
+              Reasons.SPEC_IMMUTABLE,
+              "spec changed (generation %d) after the job started with generation %d; the job runs the spec it started with: create a new CommJob to run another"
+                  .formatted(generation, startedGeneration.get()),
+              generation,
+              now));
+    }
+    status.setConditions(conditions);
+    return new Aggregate(status, report);
+  }
+
+  private static Phase phase(JobOutcome outcome, Map<Integer, Pod> pods) {
+    return switch (outcome) {
+      case JobOutcome.Succeeded s -> Phase.SUCCEEDED;
+      case JobOutcome.Failed f -> Phase.FAILED;
+      case JobOutcome.InProgress p ->
+          pods.values().stream()
+                  .map(JobOutcomeJudge::phaseOf)
+                  .anyMatch(phase -> phase.equals("Running") || phase.equals("Succeeded"))
+              ? Phase.RUNNING
+              : Phase.PENDING;
+    };
+  }
+
+  /** When the pods were created: kept once recorded. */
+  private static String startTime(CommJobStatus previous, JobObservation after, Instant now) {
+    if (previous.getStartTime() != null) {
+      return previous.getStartTime();
+    }
+    if (after.podsByIndex().isEmpty()) {
+      return null;
+    }
+    return after.podsByIndex().values().stream()
+        .map(pod -> pod.getMetadata().getCreationTimestamp())
+        .filter(text -> text != null && !text.isEmpty())
+        .min(String::compareTo)
+        .orElseGet(() -> ConditionList.rfc3339(now));
+  }
+
+  private static Optional<String> reportJson(Optional<ConfigMap> results) {
+    return results
+        .map(ConfigMap::getData)
+        .map(data -> data.get(CommJobResultsConfigMapDependentResource.REPORT_JSON));
+  }
+
+  private static Condition ready(
+      List<Condition> before,
+      JobOutcome outcome,
+      JobPlan plan,
+      Map<Integer, Pod> pods,
+      long generation,
+      Instant now) {
+    if (outcome.finished() || plan.layout().isEmpty()) {
+      return ConditionList.next(
+          before,
+          Reasons.READY,
+          ConditionList.FALSE,
+          Reasons.JOB_FINISHED,
+          "the job has finished",
+          generation,
+          now);
+    }
+    JobLayout layout = plan.layout().get();
+    long running =
+        pods.values().stream().filter(p -> "Running".equals(JobOutcomeJudge.phaseOf(p))).count();
+    boolean allRunning = running == layout.podCount();
+    return ConditionList.next(
+        before,
+        Reasons.READY,
+        allRunning ? ConditionList.TRUE : ConditionList.FALSE,
+        allRunning ? Reasons.PODS_RUNNING : Reasons.PODS_PENDING,
+        JobOutcomeJudge.podCounts(pods, layout),
+        generation,
+        now);
+  }
+
+  private static Condition succeeded(
+      List<Condition> before,
+      JobOutcome outcome,
+      JobPlan plan,
+      String reportProblem,
+      long generation,
+      Instant now) {
+    return switch (outcome) {
+      case JobOutcome.Succeeded s -> {
+        JobLayout layout = plan.layout().orElseThrow();
+        String message =
+            "all %d ranks in %d pods succeeded".formatted(layout.worldSize(), layout.podCount());
+        if (reportProblem != null) {
+          message += "; " + reportProblem;
+        }
+        yield ConditionList.next(
+            before,
+            Reasons.SUCCEEDED,
+            ConditionList.TRUE,
+            Reasons.ALL_RANKS_SUCCEEDED,
+            message,
+            generation,
+            now);
+      }
+      case JobOutcome.Failed f ->
+          ConditionList.next(
+              before,
+              Reasons.SUCCEEDED,
+              ConditionList.FALSE,
+              Reasons.JOB_FAILED,
+              "the job failed (see the Failed condition)",
+              generation,
+              now);
+      case JobOutcome.InProgress p ->
+          ConditionList.next(
+              before,
+              Reasons.SUCCEEDED,
+              ConditionList.FALSE,
+              Reasons.NOT_FINISHED,
+              "the job has not finished",
+              generation,
+              now);
+    };
+  }
+
+  private static Condition failed(
+      List<Condition> before, JobOutcome outcome, long generation, Instant now) {
+    return switch (outcome) {
+      case JobOutcome.Failed f ->
+          ConditionList.next(
+              before, Reasons.FAILED, ConditionList.TRUE, f.reason(), f.message(), generation, now);
+      case JobOutcome.Succeeded s ->
+          ConditionList.next(
+              before,
+              Reasons.FAILED,
+              ConditionList.FALSE,
+              Reasons.JOB_SUCCEEDED,
+              "the job succeeded",
+              generation,
+              now);
+      case JobOutcome.InProgress p ->
+          ConditionList.next(
+              before,
+              Reasons.FAILED,
+              ConditionList.FALSE,
+              Reasons.NOT_FINISHED,
+              "the job has not finished",
+              generation,
+              now);
+    };
+  }
+
+  /** Decided once (True or False) from the report and the baseline, then kept. */
+  private RegressionVerdict regression(
+      CommJob live,
+      Baseline baseline,
+      List<Condition> before,
+      JobOutcome outcome,
+      Optional<ReportSummary> report,
+      String reportProblem) {
+    Optional<Condition> decided =
+        ConditionList.find(before, Reasons.REGRESSED)
+            .filter(
+                c ->
+                    ConditionList.TRUE.equals(c.getStatus())
+                        || ConditionList.FALSE.equals(c.getStatus()));
+    if (decided.isPresent()) {
+      Condition c = decided.get();
+      return new RegressionVerdict(c.getStatus(), c.getReason(), c.getMessage());
+    }
+    if (reportProblem != null) {
+      return new RegressionVerdict(ConditionList.UNKNOWN, Reasons.REPORT_UNREADABLE, reportProblem);
+    }
+    if (report.isEmpty() || !(outcome instanceof JobOutcome.Succeeded)) {
+      String message =
+          outcome instanceof JobOutcome.Failed
+              ? "the job failed without a report to compare"
+              : "no report to compare yet";
+      return new RegressionVerdict(ConditionList.UNKNOWN, Reasons.AWAITING_REPORT, message);
+    }
+    return baselineComparator.compare(live.getMetadata().getNamespace(), baseline, report.get());
+  }
+}

@@ -1,0 +1,98 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What exists of a job in the operator's caches: its pods by index and its two ConfigMaps.
+ * Everything the operator decides is derived from this and the CommJob, so a restarted operator
+ * reaches the same decisions.
+ */
+public record JobObservation(
+    Map<Integer, Pod> podsByIndex, Optional<ConfigMap> specConfigMap, Optional<ConfigMap> results) {
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  public static JobObservation of(CommJob job, Context<CommJob> context) {
+    JobNames names = JobNames.of(job);
+    Map<Integer, Pod> pods = new TreeMap<>();
+    context
+        .getSecondaryResourcesAsStream(Pod.class)
+        .forEach(
+            pod -> {
+              String index = pod.getMetadata().getLabels().get(JobNames.POD_INDEX_LABEL);
+              if (index != null && index.matches("\\d{1,6}")) {
+                pods.put(Integer.parseInt(index), pod);
+              }
+            });
+    Optional<ConfigMap> spec = Optional.empty();
+    Optional<ConfigMap> results = Optional.empty();
+    for (ConfigMap configMap : context.getSecondaryResources(ConfigMap.class)) {
+      String name = configMap.getMetadata().getName();
+      if (name.equals(names.specConfigMap())) {
+        spec = Optional.of(configMap);
+      } else if (name.equals(names.resultsConfigMap())) {
+        results = Optional.of(configMap);
+      }
+    }
+    return new JobObservation(pods, spec, results);
+  }
+
+  /** The job has started once its spec ConfigMap exists: from then on its spec is frozen. */
+  public boolean started() {
+    return specConfigMap.isPresent();
+  }
+
+  /**
+   * {@code live} with the spec the job started with (job.json of its spec ConfigMap): a spec edited
+   * after the start is not applied. Before the start, {@code live} itself.
+   */
+  public CommJob frozenJob(CommJob live) {
+    Optional<String> json =
+        specConfigMap.map(cm -> cm.getData()).map(data -> data.get(PodTemplateFactory.SPEC_FILE));
+    if (json.isEmpty()) {
+      return live;
+    }
+    CommJobSpec frozen;
+    try {
+      frozen = SERIALIZATION.unmarshal(json.get(), CommJob.class).getSpec();
+    } catch (RuntimeException unreadable) {
+      // someone edited the ConfigMap: the live spec is the best remaining record
+      return live;
+    }
+    if (frozen == null) {
+      return live;
+    }
+    CommJob job = new CommJob();
+    job.setMetadata(live.getMetadata());
+    job.setSpec(frozen);
+    job.setStatus(live.getStatus());
+    return job;
+  }
+
+  /** The generation whose spec the job runs, from the spec ConfigMap. */
+  public Optional<Long> startedGeneration() {
+    return specConfigMap
+        .map(cm -> cm.getMetadata().getAnnotations().get(JobNames.SPEC_GENERATION_ANNOTATION))
+        .filter(text -> text.matches("\\d+"))
+        .map(Long::parseLong);
+  }
+
+  /** When the job started: the recorded startTime, else when its spec ConfigMap was created. */
+  public Optional<Instant> startTime(CommJob job) {
+    if (job.getStatus() != null && job.getStatus().getStartTime() != null) {
+      return Optional.of(Instant.parse(job.getStatus().getStartTime()));
+    }
+    return specConfigMap
+        .map(cm -> cm.getMetadata().getCreationTimestamp())
+        .filter(text -> text != null && !text.isEmpty())
+        .map(Instant::parse);
+  }
+}

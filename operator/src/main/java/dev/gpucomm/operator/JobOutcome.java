@@ -1,0 +1,22 @@
+package dev.gpucomm.operator;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/** Where a job stands, as {@link JobOutcomeJudge} decides it before the workflow runs. */
+public sealed interface JobOutcome {
+
+  /** Whether the job has finished, one way or the other. */
+  default boolean finished() {
+    return !(this instanceof InProgress);
+  }
+
+  /** Not finished; {@code recheckAfter} is when a deadline (timeout, scheduling) falls due. */
+  record InProgress(Optional<Duration> recheckAfter) implements JobOutcome {}
+
+  /** Every pod succeeded. */
+  record Succeeded() implements JobOutcome {}
+
+  /** The job failed; {@code reason} is one of the {@link Reasons} constants. */
+  record Failed(String reason, String message) implements JobOutcome {}
+}

@@ -1,0 +1,195 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Decides where a job stands from its status, its spec and its observed pods: invalid spec, a
+ * failed rank, a deleted pod, success, timeout, unschedulable pods, or still in progress. A
+ * finished job stays finished.
+ */
+@ApplicationScoped
+public class JobOutcomeJudge {
+  private static final String POD_SCHEDULED = "PodScheduled";
+
+  private final SpecValidator validator;
+  private final OperatorConfig config;
+
+  @Inject
+  public JobOutcomeJudge(SpecValidator validator, OperatorConfig config) {
+    this.validator = validator;
+    this.config = config;
+  }
+
+  /**
+   * Plans a reconciliation of {@code live}: the job runs the spec it started with (from its spec
+   * ConfigMap), or its live spec when it has not started.
+   */
+  public JobPlan plan(CommJob live, JobObservation observation, Instant now) {
+    CommJob job = observation.frozenJob(live);
+    Optional<JobOutcome> recorded = recordedOutcome(live.getStatus());
+    if (recorded.isPresent()
+        && recorded.get() instanceof JobOutcome.Failed failed
+        && failed.reason().equals(Reasons.INVALID_SPEC)) {
+      return new JobPlan(job, observation, failed, Optional.empty());
+    }
+    if (recorded.isEmpty() && !observation.started()) {
+      List<String> problems = validator.problems(job);
+      if (!problems.isEmpty()) {
+        return new JobPlan(
+            job,
+            observation,
+            new JobOutcome.Failed(Reasons.INVALID_SPEC, String.join("; ", problems)),
+            Optional.empty());
+      }
+    }
+    JobLayout layout = JobLayout.of(job.getSpec(), config.defaultSharedMemorySize());
+    JobOutcome outcome = recorded.orElseGet(() -> judge(job, layout, observation, now));
+    return new JobPlan(job, observation, outcome, Optional.of(layout));
+  }
+
+  private JobOutcome judge(CommJob job, JobLayout layout, JobObservation observation, Instant now) {
+    Map<Integer, Pod> pods = observation.podsByIndex();
+    List<String> failures = new ArrayList<>();
+    pods.forEach(
+        (index, pod) -> {
+          if ("Failed".equals(phaseOf(pod)) && index < layout.podCount()) {
+            failures.add(
+                "pod %s (%s) failed: %s"
+                    .formatted(
+                        pod.getMetadata().getName(),
+                        layout.ranksOf(index),
+                        PodFailureDescriber.describe(pod)));
+          }
+        });
+    if (!failures.isEmpty()) {
+      return new JobOutcome.Failed(Reasons.RANK_FAILED, String.join("; ", failures));
+    }
+    boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
+    for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {
+      if (!pods.containsKey(index)) {
+        return new JobOutcome.Failed(
+            Reasons.POD_DELETED,
+            "pod %s (%s) was deleted before the job finished; a rank cannot rejoin a running job"
+                .formatted(JobNames.of(job).pod(index), layout.ranksOf(index)));
+      }
+    }
+    long succeeded =
+        pods.entrySet().stream()
+            .filter(
+                e -> e.getKey() < layout.podCount() && "Succeeded".equals(phaseOf(e.getValue())))
+            .count();
+    if (succeeded == layout.podCount()) {
+      return new JobOutcome.Succeeded();
+    }
+    return deadlines(job, layout, observation, now);
+  }
+
+  private JobOutcome deadlines(
+      CommJob job, JobLayout layout, JobObservation observation, Instant now) {
+    Duration recheck = null;
+    Optional<Instant> start = observation.startTime(job);
+    if (start.isPresent()) {
+      Duration left = Duration.between(now, start.get().plusSeconds(layout.timeoutSeconds()));
+      if (!left.isPositive()) {
+        return new JobOutcome.Failed(
+            Reasons.TIMEOUT,
+            "not finished after %d s (spec.timeoutSeconds): %s"
+                .formatted(layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout)));
+      }
+      recheck = left;
+    }
+    for (Map.Entry<Integer, Pod> entry : observation.podsByIndex().entrySet()) {
+      Optional<PodCondition> unscheduled = unscheduled(entry.getValue());
+      if (unscheduled.isEmpty()) {
+        continue;
+      }
+      Instant since = since(unscheduled.get(), entry.getValue(), now);
+      Duration left = Duration.between(now, since.plus(config.unschedulableTimeout()));
+      if (!left.isPositive()) {
+        return new JobOutcome.Failed(
+            Reasons.UNSCHEDULABLE,
+            "pod %s (%s) could not be scheduled for %d s: %s"
+                .formatted(
+                    entry.getValue().getMetadata().getName(),
+                    layout.ranksOf(entry.getKey()),
+                    Duration.between(since, now).toSeconds(),
+                    PodFailureDescriber.lastLine(
+                        Objects.requireNonNullElse(
+                            unscheduled.get().getMessage(), unscheduled.get().getReason()))));
+      }
+      recheck = recheck == null || left.compareTo(recheck) < 0 ? left : recheck;
+    }
+    return new JobOutcome.InProgress(Optional.ofNullable(recheck));
+  }
+
+  /** A finished job's recorded outcome: finished jobs never change their verdict. */
+  private static Optional<JobOutcome> recordedOutcome(CommJobStatus status) {
+    if (status == null || status.getPhase() == null) {
+      return Optional.empty();
+    }
+    if (status.getPhase() == Phase.SUCCEEDED) {
+      return Optional.of(new JobOutcome.Succeeded());
+    }
+    if (status.getPhase() == Phase.FAILED) {
+      Optional<Condition> failed = ConditionList.find(status.getConditions(), Reasons.FAILED);
+      return Optional.of(
+          new JobOutcome.Failed(
+              failed.map(Condition::getReason).orElse(Reasons.JOB_FAILED),
+              failed.map(Condition::getMessage).orElse("")));
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<PodCondition> unscheduled(Pod pod) {
+    if (!"Pending".equals(phaseOf(pod)) || pod.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return pod.getStatus().getConditions().stream()
+        .filter(c -> POD_SCHEDULED.equals(c.getType()) && "False".equals(c.getStatus()))
+        .findFirst();
+  }
+
+  private static Instant since(PodCondition condition, Pod pod, Instant now) {
+    String text = condition.getLastTransitionTime();
+    if (text == null || text.isEmpty()) {
+      text = pod.getMetadata().getCreationTimestamp();
+    }
+    return text == null || text.isEmpty() ? now : Instant.parse(text);
+  }
+
+  static String phaseOf(Pod pod) {
+    return pod.getStatus() == null || pod.getStatus().getPhase() == null
+        ? "Pending"
+        : pod.getStatus().getPhase();
+  }
+
+  /** "3 of 4 pods running, 1 pending" for timeout messages. */
+  static String podCounts(Map<Integer, Pod> pods, JobLayout layout) {
+    long running = pods.values().stream().filter(p -> "Running".equals(phaseOf(p))).count();
+    long pending = pods.values().stream().filter(p -> "Pending".equals(phaseOf(p))).count();
+    long succeeded = pods.values().stream().filter(p -> "Succeeded".equals(phaseOf(p))).count();
+    StringBuilder text =
+        new StringBuilder("%d of %d pods running".formatted(running, layout.podCount()));
+    if (pending > 0) {
+      text.append(", ").append(pending).append(" pending");
+    }
+    if (succeeded > 0) {
+      text.append(", ").append(succeeded).append(" succeeded");
+    }
+    return text.toString();
+  }
+}

@@ -1,0 +1,52 @@
+package dev.gpucomm.operator;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Settings of the operator itself (prefix {@code gpucomm.operator}), set by the Helm chart. */
+@ConfigMapping(prefix = "gpucomm.operator")
+public interface OperatorConfig {
+
+  /** Image of the rank pods when a CommJob's template names none. */
+  @WithDefault("ghcr.io/gpucomm/gpucomm-runtime:latest")
+  String runtimeImage();
+
+  /** Pull policy of the runtime image when a CommJob's template names none. */
+  @WithDefault("IfNotPresent")
+  String runtimeImagePullPolicy();
+
+  /** Size of each pod's memory-backed /dev/shm when a CommJob does not set sharedMemorySize. */
+  @WithDefault("8Gi")
+  String defaultSharedMemorySize();
+
+  /** How long a pod may stay unschedulable before the job fails with reason Unschedulable. */
+  @WithDefault("300s")
+  Duration unschedulableTimeout();
+
+  /** TCP port of the rendezvous store that global rank 0 hosts. */
+  @WithDefault("29500")
+  int rendezvousPort();
+
+  /** User and group id the rank containers run as (the runtime image's non-root user). */
+  @WithDefault("1000")
+  long runAsUser();
+
+  /** Leader election among operator replicas. */
+  LeaderElection leaderElection();
+
+  /** Leader election settings: one replica reconciles, the others wait. */
+  interface LeaderElection {
+    /** Whether replicas elect a leader through a Lease. */
+    @WithDefault("true")
+    boolean enabled();
+
+    /** Name of the Lease. */
+    @WithDefault("gpucomm-operator-leader")
+    String leaseName();
+
+    /** Namespace of the Lease; the operator's own namespace when unset. */
+    Optional<String> leaseNamespace();
+  }
+}

@@ -1,0 +1,179 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Builds pod {@code <job>-<podIndex>}: one container running {@code gpucomm launch}, which starts
+ * the pod's ranks as processes that share the container's IPC namespace and a memory-backed
+ * /dev/shm; the job's template overlay is merged in last.
+ */
+@ApplicationScoped
+public class PodTemplateFactory {
+  public static final String CONTAINER_NAME = "gpucomm";
+  public static final String GPU_RESOURCE = "nvidia.com/gpu";
+  public static final String SHM_PATH = "/dev/shm";
+  public static final String SPEC_DIR = "/etc/gpucomm";
+  public static final String SPEC_FILE = "job.json";
+  public static final String SHM_VOLUME = "dshm";
+  public static final String SPEC_VOLUME = "job-spec";
+  public static final String RENDEZVOUS_PORT_NAME = "rendezvous";
+  public static final String TERMINATION_MESSAGE_POLICY = "FallbackToLogsOnError";
+
+  public static final String ENV_JOB = "GPUCOMM_JOB";
+  public static final String ENV_NAMESPACE = "GPUCOMM_NAMESPACE";
+  public static final String ENV_POD_INDEX = "GPUCOMM_POD_INDEX";
+  public static final String ENV_RANKS_PER_POD = "GPUCOMM_RANKS_PER_POD";
+  public static final String ENV_WORLD_SIZE = "GPUCOMM_WORLD_SIZE";
+  public static final String ENV_RENDEZVOUS = "GPUCOMM_RENDEZVOUS";
+
+  /** Env the operator or the launcher sets; a template may not set these. */
+  public static final Set<String> RESERVED_ENV =
+      Set.of(
+          ENV_JOB,
+          ENV_NAMESPACE,
+          ENV_POD_INDEX,
+          ENV_RANKS_PER_POD,
+          ENV_WORLD_SIZE,
+          ENV_RENDEZVOUS,
+          "RANK",
+          "LOCAL_RANK",
+          "WORLD_SIZE");
+
+  public static final Set<String> RESERVED_MOUNT_PATHS = Set.of(SHM_PATH, SPEC_DIR);
+  public static final Set<String> RESERVED_VOLUMES = Set.of(SHM_VOLUME, SPEC_VOLUME);
+
+  private final OperatorConfig config;
+  private final PodTemplateOverlay overlay;
+
+  @Inject
+  public PodTemplateFactory(OperatorConfig config, PodTemplateOverlay overlay) {
+    this.config = config;
+    this.overlay = overlay;
+  }
+
+  /** The pod of {@code podIndex}, for a job whose spec {@link SpecValidator} accepted. */
+  public Pod build(CommJob job, JobLayout layout, int podIndex) {
+    JobNames names = JobNames.of(job);
+    String namespace = job.getMetadata().getNamespace();
+    Map<String, String> labels = new HashMap<>(names.labels());
+    labels.put(JobNames.POD_INDEX_LABEL, Integer.toString(podIndex));
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(names.pod(podIndex))
+            .withNamespace(namespace)
+            .withLabels(labels)
+            .withAnnotations(
+                new HashMap<>(
+                    Map.of(
+                        JobNames.SPEC_GENERATION_ANNOTATION,
+                        String.valueOf(job.getMetadata().getGeneration()))))
+            .endMetadata()
+            .withNewSpec()
+            .withHostname(names.pod(podIndex))
+            .withSubdomain(names.service())
+            .withRestartPolicy("Never")
+            .withServiceAccountName(names.reporter())
+            .withAutomountServiceAccountToken(true)
+            .withEnableServiceLinks(false)
+            .withSecurityContext(
+                new PodSecurityContextBuilder()
+                    .withRunAsNonRoot(true)
+                    .withRunAsUser(config.runAsUser())
+                    .withRunAsGroup(config.runAsUser())
+                    .withFsGroup(config.runAsUser())
+                    .withNewSeccompProfile()
+                    .withType("RuntimeDefault")
+                    .endSeccompProfile()
+                    .build())
+            .withContainers(container(job, layout, podIndex))
+            .withVolumes(
+                new VolumeBuilder()
+                    .withName(SPEC_VOLUME)
+                    .withNewConfigMap()
+                    .withName(names.specConfigMap())
+                    .endConfigMap()
+                    .build(),
+                new VolumeBuilder()
+                    .withName(SHM_VOLUME)
+                    .withNewEmptyDir()
+                    .withMedium("Memory")
+                    .withSizeLimit(new Quantity(layout.sharedMemorySize()))
+                    .endEmptyDir()
+                    .build())
+            .endSpec()
+            .build();
+    overlay.apply(pod, job.getSpec().getTemplate());
+    return pod;
+  }
+
+  private Container container(CommJob job, JobLayout layout, int podIndex) {
+    JobNames names = JobNames.of(job);
+    String namespace = job.getMetadata().getNamespace();
+    String rendezvous =
+        "%s.%s.%s.svc:%d"
+            .formatted(names.pod(0), names.service(), namespace, config.rendezvousPort());
+    List<EnvVar> env = new ArrayList<>();
+    env.add(new EnvVar(ENV_JOB, names.job(), null));
+    env.add(new EnvVar(ENV_NAMESPACE, namespace, null));
+    env.add(new EnvVar(ENV_POD_INDEX, Integer.toString(podIndex), null));
+    env.add(new EnvVar(ENV_RANKS_PER_POD, Integer.toString(layout.ranksPerPod()), null));
+    env.add(new EnvVar(ENV_WORLD_SIZE, Integer.toString(layout.worldSize()), null));
+    env.add(new EnvVar(ENV_RENDEZVOUS, rendezvous, null));
+    Map<String, Quantity> limits = new HashMap<>();
+    if (layout.device() == DeviceKind.CUDA) {
+      limits.put(GPU_RESOURCE, new Quantity(Integer.toString(layout.ranksPerPod())));
+    }
+    return new ContainerBuilder()
+        .withName(CONTAINER_NAME)
+        .withImage(config.runtimeImage())
+        .withImagePullPolicy(config.runtimeImagePullPolicy())
+        .withCommand("gpucomm")
+        .withArgs("launch")
+        .withEnv(env)
+        .addNewPort()
+        .withName(RENDEZVOUS_PORT_NAME)
+        .withContainerPort(config.rendezvousPort())
+        .withProtocol("TCP")
+        .endPort()
+        .withNewResources()
+        .withLimits(limits)
+        .endResources()
+        .withVolumeMounts(
+            new VolumeMountBuilder()
+                .withName(SPEC_VOLUME)
+                .withMountPath(SPEC_DIR)
+                .withReadOnly(true)
+                .build(),
+            new VolumeMountBuilder().withName(SHM_VOLUME).withMountPath(SHM_PATH).build())
+        .withSecurityContext(
+            new SecurityContextBuilder()
+                .withAllowPrivilegeEscalation(false)
+                .withPrivileged(false)
+                .withRunAsNonRoot(true)
+                .withNewCapabilities()
+                .withDrop("ALL")
+                .endCapabilities()
+                .build())
+        .withTerminationMessagePolicy(TERMINATION_MESSAGE_POLICY)
+        .build();
+  }
+}

@@ -1,0 +1,140 @@
+package dev.gpucomm.operator;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Merges a CommJob's {@code template} into a pod the operator built: scheduling fields replace the
+ * pod's, lists (volumes, mounts, envFrom) are appended, env vars replace same-named ones or are
+ * appended, resource maps are merged. {@link TemplateOverlayValidator} has rejected everything
+ * else.
+ */
+@ApplicationScoped
+public class PodTemplateOverlay {
+
+  /** Merges {@code template} (may be null) into {@code pod}. */
+  public void apply(Pod pod, PodTemplateSpec template) {
+    if (template == null) {
+      return;
+    }
+    ObjectMeta metadata = template.getMetadata();
+    if (metadata != null) {
+      putAll(pod.getMetadata().getLabels(), metadata.getLabels());
+      putAll(pod.getMetadata().getAnnotations(), metadata.getAnnotations());
+    }
+    PodSpec from = template.getSpec();
+    if (from == null) {
+      return;
+    }
+    PodSpec to = pod.getSpec();
+    if (from.getNodeSelector() != null && !from.getNodeSelector().isEmpty()) {
+      to.setNodeSelector(new HashMap<>(from.getNodeSelector()));
+    }
+    if (from.getTolerations() != null && !from.getTolerations().isEmpty()) {
+      to.setTolerations(new ArrayList<>(from.getTolerations()));
+    }
+    if (from.getAffinity() != null) {
+      to.setAffinity(from.getAffinity());
+    }
+    if (from.getSchedulerName() != null) {
+      to.setSchedulerName(from.getSchedulerName());
+    }
+    if (from.getPriorityClassName() != null) {
+      to.setPriorityClassName(from.getPriorityClassName());
+    }
+    if (from.getRuntimeClassName() != null) {
+      to.setRuntimeClassName(from.getRuntimeClassName());
+    }
+    if (from.getImagePullSecrets() != null && !from.getImagePullSecrets().isEmpty()) {
+      to.setImagePullSecrets(new ArrayList<>(from.getImagePullSecrets()));
+    }
+    if (from.getTopologySpreadConstraints() != null
+        && !from.getTopologySpreadConstraints().isEmpty()) {
+      to.setTopologySpreadConstraints(new ArrayList<>(from.getTopologySpreadConstraints()));
+    }
+    to.setVolumes(appended(to.getVolumes(), from.getVolumes()));
+    if (from.getContainers() != null && !from.getContainers().isEmpty()) {
+      mergeContainer(to.getContainers().get(0), from.getContainers().get(0));
+    }
+  }
+
+  private static void mergeContainer(Container to, Container from) {
+    if (from.getImage() != null) {
+      to.setImage(from.getImage());
+    }
+    if (from.getImagePullPolicy() != null) {
+      to.setImagePullPolicy(from.getImagePullPolicy());
+    }
+    to.setEnv(mergedEnv(to.getEnv(), from.getEnv()));
+    to.setEnvFrom(appended(to.getEnvFrom(), from.getEnvFrom()));
+    to.setVolumeMounts(appended(to.getVolumeMounts(), from.getVolumeMounts()));
+    ResourceRequirements resources = from.getResources();
+    if (resources != null) {
+      ResourceRequirements target = to.getResources();
+      target.setLimits(merged(target.getLimits(), resources.getLimits()));
+      target.setRequests(merged(target.getRequests(), resources.getRequests()));
+    }
+  }
+
+  /**
+   * The operator's env with each template var replacing the one of its name in place (so that
+   * $(VAR) references keep their order), or appended.
+   */
+  private static List<EnvVar> mergedEnv(List<EnvVar> base, List<EnvVar> overlay) {
+    List<EnvVar> env = new ArrayList<>(base == null ? List.of() : base);
+    if (overlay != null) {
+      for (EnvVar var : overlay) {
+        int existing = indexOf(env, var.getName());
+        if (existing >= 0) {
+          env.set(existing, var);
+        } else {
+          env.add(var);
+        }
+      }
+    }
+    return env;
+  }
+
+  private static int indexOf(List<EnvVar> env, String name) {
+    for (int i = 0; i < env.size(); i++) {
+      if (env.get(i).getName().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static <T> List<T> appended(List<T> base, List<T> extra) {
+    List<T> all = new ArrayList<>(base == null ? List.of() : base);
+    if (extra != null) {
+      all.addAll(extra);
+    }
+    return all;
+  }
+
+  private static Map<String, Quantity> merged(
+      Map<String, Quantity> base, Map<String, Quantity> extra) {
+    Map<String, Quantity> all = new HashMap<>(base == null ? Map.of() : base);
+    if (extra != null) {
+      all.putAll(extra);
+    }
+    return all;
+  }
+
+  private static void putAll(Map<String, String> target, Map<String, String> extra) {
+    if (extra != null) {
+      target.putAll(extra);
+    }
+  }
+}

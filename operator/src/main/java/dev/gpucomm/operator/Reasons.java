@@ -1,0 +1,44 @@
+package dev.gpucomm.operator;
+
+/** Condition types and the CamelCase reasons the operator writes into a CommJob's status. */
+public final class Reasons {
+  private Reasons() {}
+
+  // condition types
+  public static final String READY = "Ready";
+  public static final String SUCCEEDED = "Succeeded";
+  public static final String FAILED = "Failed";
+  public static final String REGRESSED = "Regressed";
+  public static final String SPEC_CHANGED = "SpecChanged";
+
+  // while the job runs
+  public static final String PODS_PENDING = "PodsPending";
+  public static final String PODS_RUNNING = "PodsRunning";
+  public static final String NOT_FINISHED = "NotFinished";
+  public static final String RECONCILE_ERROR = "ReconcileError";
+
+  // when it has finished
+  public static final String JOB_FINISHED = "JobFinished";
+  public static final String ALL_RANKS_SUCCEEDED = "AllRanksSucceeded";
+  public static final String JOB_FAILED = "JobFailed";
+  public static final String JOB_SUCCEEDED = "JobSucceeded";
+
+  // why it failed
+  public static final String INVALID_SPEC = "InvalidSpec";
+  public static final String RANK_FAILED = "RankFailed";
+  public static final String TIMEOUT = "Timeout";
+  public static final String UNSCHEDULABLE = "Unschedulable";
+  public static final String POD_DELETED = "PodDeleted";
+
+  // regression gate
+  public static final String AWAITING_REPORT = "AwaitingReport";
+  public static final String SLOWER_THAN_BASELINE = "SlowerThanBaseline";
+  public static final String WITHIN_BASELINE = "WithinBaseline";
+  public static final String BASELINE_NOT_FOUND = "BaselineNotFound";
+  public static final String BASELINE_UNREADABLE = "BaselineUnreadable";
+  public static final String NO_COMMON_SIZES = "NoCommonSizes";
+  public static final String REPORT_UNREADABLE = "ReportUnreadable";
+
+  // spec edits after start
+  public static final String SPEC_IMMUTABLE = "SpecImmutable";
+}

@@ -1,0 +1,115 @@
+package dev.gpucomm.runtime.heuristic;
+
+import static dev.gpucomm.runtime.report.HumanUnits.binaryBytes;
+import static dev.gpucomm.runtime.report.HumanUnits.micros;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DType;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * Picks the algorithm a {@link TuningTable} measured fastest for the query's world size, dtype and
+ * size; outside the measured sizes, the nearest measured range (the smallest size's winner below,
+ * the largest's above).
+ *
+ * <p>Built for one job's world size and dtype, a table without that curve is an error at
+ * construction; built for the whole table, at the first query that needs the missing curve. A query
+ * for another collective than the table's gets nccl, with the reason saying so.
+ */
+public final class MeasuredHeuristic implements AlgorithmHeuristic {
+  private final TuningTable table;
+
+  /** Answers for every world size and dtype the table holds. */
+  public MeasuredHeuristic(TuningTable table) {
+    this.table = Objects.requireNonNull(table, "table");
+  }
+
+  /**
+   * Answers for one job, checking now that the table holds its curve.
+   *
+   * @throws IllegalArgumentException naming the table and the missing world size and dtype
+   */
+  public MeasuredHeuristic(TuningTable table, int worldSize, DType dtype) {
+    this(table);
+    table.require(worldSize, dtype);
+  }
+
+  public TuningTable table() {
+    return table;
+  }
+
+  @Override
+  public String name() {
+    return "measured";
+  }
+
+  @Override
+  public Decision choose(SizeQuery query) {
+    if (query.collective() != table.collective()) {
+      return Decisions.settle(
+          name(),
+          query,
+          Algorithm.NCCL,
+          "tuning table "
+              + table.name()
+              + " measured "
+              + table.collective()
+              + ", not "
+              + query.collective()
+              + " → nccl");
+    }
+    TuningCurve curve = table.require(query.worldSize(), query.dtype());
+    long bytes = query.bytes();
+    SizeRange range = curve.rangeFor(bytes);
+    String where;
+    if (bytes < curve.smallestBytes()) {
+      where =
+          binaryBytes(bytes)
+              + " is below the smallest measured size "
+              + binaryBytes(curve.smallestBytes())
+              + ": nearest measured range ";
+    } else if (bytes > curve.largestBytes()) {
+      where =
+          binaryBytes(bytes)
+              + " is above the largest measured size "
+              + binaryBytes(curve.largestBytes())
+              + ": nearest measured range ";
+    } else {
+      where = binaryBytes(bytes) + " in ";
+    }
+    boolean last = range == curve.ranges().getLast();
+    String reason =
+        "tuning table "
+            + table.name()
+            + " (world "
+            + curve.worldSize()
+            + ", "
+            + curve.dtype()
+            + "): "
+            + where
+            + "["
+            + binaryBytes(range.fromBytes())
+            + ", "
+            + binaryBytes(range.toBytes())
+            + (last ? "]" : ")")
+            + " → "
+            + range.algorithm()
+            + medians(curve.nearestMeasured(bytes));
+    return Decisions.settle(name(), query, range.algorithm(), reason);
+  }
+
+  private static String medians(List<MeasuredPoint> points) {
+    if (points.isEmpty()) {
+      return "";
+    }
+    return " (medians at "
+        + binaryBytes(points.getFirst().bytes())
+        + ": "
+        + points.stream()
+            .map(point -> point.algorithm() + " " + micros(point.medianMicros()))
+            .collect(Collectors.joining(", "))
+        + ")";
+  }
+}

@@ -1,0 +1,98 @@
+package dev.gpucomm.runtime.heuristic;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The fastest algorithm by message size for one world size and dtype: contiguous, ordered {@link
+ * SizeRange}s spanning the measured sizes, and the medians they were derived from.
+ */
+public record TuningCurve(
+    int worldSize, DType dtype, List<SizeRange> ranges, List<MeasuredPoint> measurements) {
+  public TuningCurve {
+    Objects.requireNonNull(dtype, "dtype");
+    if (worldSize < 1) {
+      throw new IllegalArgumentException("worldSize: must be at least 1, got " + worldSize);
+    }
+    ranges = List.copyOf(ranges);
+    measurements =
+        measurements.stream()
+            .sorted(
+                Comparator.comparingLong(MeasuredPoint::bytes)
+                    .thenComparing(MeasuredPoint::algorithm))
+            .toList();
+    if (ranges.isEmpty()) {
+      throw new IllegalArgumentException("ranges: at least one range is needed");
+    }
+    for (int i = 0; i + 1 < ranges.size(); i++) {
+      SizeRange range = ranges.get(i);
+      SizeRange next = ranges.get(i + 1);
+      if (range.toBytes() <= range.fromBytes()) {
+        throw new IllegalArgumentException(
+            "ranges["
+                + i
+                + "]: only the last range may be a single size, but it spans ["
+                + range.fromBytes()
+                + ", "
+                + range.toBytes()
+                + ")");
+      }
+      if (next.fromBytes() != range.toBytes()) {
+        throw new IllegalArgumentException(
+            "ranges["
+                + (i + 1)
+                + "].fromBytes: "
+                + next.fromBytes()
+                + " must equal ranges["
+                + i
+                + "].toBytes "
+                + range.toBytes()
+                + " (ranges are ordered and contiguous)");
+      }
+    }
+  }
+
+  /** The smallest measured size, where the first range starts. */
+  public long smallestBytes() {
+    return ranges.getFirst().fromBytes();
+  }
+
+  /** The largest measured size, where the last range ends. */
+  public long largestBytes() {
+    return ranges.getLast().toBytes();
+  }
+
+  /**
+   * The range holding {@code bytes}; below the smallest measured size the first range, above the
+   * largest the last (the nearest measured point).
+   */
+  public SizeRange rangeFor(long bytes) {
+    SizeRange found = ranges.getFirst();
+    for (SizeRange range : ranges) {
+      if (range.fromBytes() <= bytes) {
+        found = range;
+      }
+    }
+    return found;
+  }
+
+  /** The medians at the measured size nearest to {@code bytes} on a log scale; empty if none. */
+  public List<MeasuredPoint> nearestMeasured(long bytes) {
+    if (measurements.isEmpty()) {
+      return List.of();
+    }
+    double target = Math.log(Math.max(bytes, 1));
+    long nearest =
+        measurements.stream()
+            .mapToLong(MeasuredPoint::bytes)
+            .boxed()
+            .min(Comparator.comparingDouble(size -> Math.abs(Math.log(size) - target)))
+            .orElseThrow();
+    return measurements.stream()
+        .filter(point -> point.bytes() == nearest)
+        .sorted(Comparator.comparingDouble(MeasuredPoint::medianMicros))
+        .toList();
+  }
+}

@@ -1,0 +1,236 @@
+package dev.gpucomm.runtime.heuristic;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.report.Measurement;
+import dev.gpucomm.runtime.report.SizeResult;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Where the fastest algorithm changes with message size, per world size and dtype, as measured on
+ * one cluster by {@code gpucomm tune}: what the {@code measured} heuristic reads. Stored as JSON by
+ * {@link TuningTableJson} (schema {@value #SCHEMA_VERSION}).
+ */
+public record TuningTable(String name, Collective collective, List<TuningCurve> curves) {
+  public static final int SCHEMA_VERSION = 1;
+
+  private static final Comparator<TuningCurve> CURVE_ORDER =
+      Comparator.comparingInt(TuningCurve::worldSize).thenComparing(TuningCurve::dtype);
+
+  public TuningTable {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("name: must not be empty");
+    }
+    Objects.requireNonNull(collective, "collective");
+    if (curves.isEmpty()) {
+      throw new IllegalArgumentException("curves: at least one curve is needed");
+    }
+    curves = curves.stream().sorted(CURVE_ORDER).toList();
+    for (int i = 0; i + 1 < curves.size(); i++) {
+      if (CURVE_ORDER.compare(curves.get(i), curves.get(i + 1)) == 0) {
+        throw new IllegalArgumentException(
+            "curves: two curves for world size "
+                + curves.get(i).worldSize()
+                + " and dtype "
+                + curves.get(i).dtype());
+      }
+    }
+  }
+
+  /** The curve for {@code worldSize} and {@code dtype}, if measured. */
+  public Optional<TuningCurve> curve(int worldSize, DType dtype) {
+    return curves.stream()
+        .filter(curve -> curve.worldSize() == worldSize && curve.dtype() == dtype)
+        .findFirst();
+  }
+
+  /**
+   * The curve for {@code worldSize} and {@code dtype}.
+   *
+   * @throws IllegalArgumentException naming the table and what it lacks
+   */
+  public TuningCurve require(int worldSize, DType dtype) {
+    return curve(worldSize, dtype)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "tuning table "
+                        + name
+                        + " has no curve for world size "
+                        + worldSize
+                        + " and dtype "
+                        + dtype
+                        + " (it has "
+                        + curves.stream()
+                            .map(curve -> "world " + curve.worldSize() + " " + curve.dtype())
+                            .collect(Collectors.joining(", "))
+                        + "); run gpucomm tune for that world size and dtype"));
+  }
+
+  /**
+   * This table with {@code other}'s curves added; where both have a curve for the same world size
+   * and dtype, {@code other}'s (the newer measurement) replaces this one's.
+   *
+   * @throws IllegalArgumentException when the tables measured different collectives
+   */
+  public TuningTable mergedWith(TuningTable other) {
+    if (other.collective() != collective) {
+      throw new IllegalArgumentException(
+          "cannot merge tuning table "
+              + other.name()
+              + " ("
+              + other.collective()
+              + ") into "
+              + name
+              + " ("
+              + collective
+              + ")");
+    }
+    Map<String, TuningCurve> merged = new LinkedHashMap<>();
+    for (TuningCurve curve : curves) {
+      merged.put(curve.worldSize() + "/" + curve.dtype(), curve);
+    }
+    for (TuningCurve curve : other.curves()) {
+      merged.put(curve.worldSize() + "/" + curve.dtype(), curve);
+    }
+    return new TuningTable(name, collective, List.copyOf(merged.values()));
+  }
+
+  /**
+   * Derives a table from measured medians: per world size and dtype, the fastest algorithm at each
+   * measured size (ties go to the algorithm declared first in {@link Algorithm}: nccl, oneshot,
+   * twoshot, ring), consecutive sizes with the same winner collapsed into one range, and each
+   * crossover placed at the geometric midpoint {@code √(a·b)} (rounded) of the two adjacent
+   * measured sizes {@code a < b} where the winner changes. Samples of {@code auto} are ignored: it
+   * runs one of the others.
+   *
+   * @throws IllegalArgumentException when there are no samples, or two for the same point
+   */
+  public static TuningTable fromMeasurements(
+      String name, Collective collective, List<TuningSample> samples) {
+    Map<String, List<TuningSample>> byCurve = new TreeMap<>();
+    for (TuningSample sample : samples) {
+      if (sample.algorithm() != Algorithm.AUTO) {
+        byCurve
+            .computeIfAbsent(sample.worldSize() + "/" + sample.dtype(), key -> new ArrayList<>())
+            .add(sample);
+      }
+    }
+    if (byCurve.isEmpty()) {
+      throw new IllegalArgumentException(
+          "tuning table " + name + ": no measurements of nccl, oneshot, twoshot or ring");
+    }
+    List<TuningCurve> curves = new ArrayList<>();
+    for (List<TuningSample> group : byCurve.values()) {
+      curves.add(curveOf(group));
+    }
+    return new TuningTable(name, collective, curves);
+  }
+
+  /**
+   * Derives a table from benchmark reports (one per world size and dtype, say), using each
+   * measurement's {@link Measurement#bestMicros()}.
+   *
+   * @throws IllegalArgumentException when the reports measured different collectives
+   */
+  public static TuningTable fromReports(String name, List<BenchmarkReport> reports) {
+    if (reports.isEmpty()) {
+      throw new IllegalArgumentException("tuning table " + name + ": no reports");
+    }
+    Collective collective = reports.getFirst().collective();
+    List<TuningSample> samples = new ArrayList<>();
+    for (BenchmarkReport report : reports) {
+      if (report.collective() != collective) {
+        throw new IllegalArgumentException(
+            "tuning table "
+                + name
+                + ": reports measured both "
+                + collective
+                + " and "
+                + report.collective());
+      }
+      for (SizeResult size : report.sizes()) {
+        for (Measurement measurement : size.measurements()) {
+          samples.add(
+              new TuningSample(
+                  report.worldSize(),
+                  report.dtype(),
+                  size.bytes(),
+                  measurement.algorithm(),
+                  measurement.bestMicros()));
+        }
+      }
+    }
+    return fromMeasurements(name, collective, samples);
+  }
+
+  private static TuningCurve curveOf(List<TuningSample> group) {
+    TuningSample first = group.getFirst();
+    TreeMap<Long, Map<Algorithm, Double>> bySize = new TreeMap<>();
+    List<MeasuredPoint> points = new ArrayList<>();
+    for (TuningSample sample : group) {
+      Map<Algorithm, Double> atSize =
+          bySize.computeIfAbsent(sample.bytes(), size -> new EnumMap<>(Algorithm.class));
+      if (atSize.put(sample.algorithm(), sample.medianMicros()) != null) {
+        throw new IllegalArgumentException(
+            "two measurements of "
+                + sample.algorithm()
+                + " at "
+                + sample.bytes()
+                + " B for world size "
+                + sample.worldSize()
+                + " and dtype "
+                + sample.dtype());
+      }
+      points.add(new MeasuredPoint(sample.bytes(), sample.algorithm(), sample.medianMicros()));
+    }
+
+    List<SizeRange> ranges = new ArrayList<>();
+    long rangeStart = bySize.firstKey();
+    long previousSize = rangeStart;
+    Algorithm previousWinner = null;
+    for (Map.Entry<Long, Map<Algorithm, Double>> entry : bySize.entrySet()) {
+      Algorithm winner = fastest(entry.getValue());
+      long size = entry.getKey();
+      if (previousWinner != null && winner != previousWinner) {
+        long crossover = geometricMidpoint(previousSize, size);
+        ranges.add(new SizeRange(rangeStart, crossover, previousWinner));
+        rangeStart = crossover;
+      }
+      previousWinner = winner;
+      previousSize = size;
+    }
+    ranges.add(new SizeRange(rangeStart, bySize.lastKey(), previousWinner));
+    return new TuningCurve(first.worldSize(), first.dtype(), ranges, points);
+  }
+
+  private static Algorithm fastest(Map<Algorithm, Double> medians) {
+    // EnumMap iterates in declaration order, so the first minimum wins ties.
+    Algorithm best = null;
+    double bestMicros = Double.POSITIVE_INFINITY;
+    for (Map.Entry<Algorithm, Double> entry : medians.entrySet()) {
+      if (entry.getValue() < bestMicros) {
+        best = entry.getKey();
+        bestMicros = entry.getValue();
+      }
+    }
+    return best;
+  }
+
+  /** √(a·b) rounded, kept inside (a, b] so that both neighbours stay in their own range. */
+  static long geometricMidpoint(long smaller, long larger) {
+    long midpoint = Math.round(Math.sqrt((double) smaller) * Math.sqrt((double) larger));
+    return Math.min(larger, Math.max(smaller + 1, midpoint));
+  }
+}

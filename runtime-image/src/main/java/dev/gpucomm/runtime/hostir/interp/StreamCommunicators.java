@@ -1,0 +1,85 @@
+package dev.gpucomm.runtime.hostir.interp;
+
+import dev.gpucomm.runtime.collective.Communicator;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which communicator a communication posted on a given stream goes through.
+ *
+ * <p>A communicator's peer-memory algorithms own one signal area, so two streams with collectives
+ * of one communicator in flight at once can deadlock. {@link #perStream} therefore gives each
+ * worker stream a communicator of its own, built on first use through a {@link CommunicatorFactory}
+ * (named {@code <prefix>stream<i>}, the same on every rank because every rank runs the same
+ * program); the main stream uses the rank's communicator. {@link #shared} uses one communicator
+ * everywhere, for programs that post on a single stream.
+ */
+public final class StreamCommunicators implements AutoCloseable {
+  private final Communicator main;
+  private final CommunicatorFactory factory;
+  private final String prefix;
+  private final List<Communicator> workers = new ArrayList<>();
+  private boolean closed;
+
+  private StreamCommunicators(Communicator main, CommunicatorFactory factory, String prefix) {
+    this.main = main;
+    this.factory = factory;
+    this.prefix = prefix;
+  }
+
+  public static StreamCommunicators shared(Communicator communicator) {
+    return new StreamCommunicators(communicator, null, "");
+  }
+
+  public static StreamCommunicators perStream(
+      Communicator main, CommunicatorFactory factory, String prefix) {
+    return new StreamCommunicators(main, factory, prefix);
+  }
+
+  public Communicator main() {
+    return main;
+  }
+
+  /** The communicator of worker stream {@code index}; creates it (collectively) on first use. */
+  public Communicator forWorker(int index) {
+    if (closed) {
+      throw new IllegalStateException("stream communicators are closed");
+    }
+    if (factory == null) {
+      return main;
+    }
+    while (workers.size() <= index) {
+      workers.add(factory.create(prefix + "stream" + workers.size()));
+    }
+    return workers.get(index);
+  }
+
+  /** How many communicators were built beyond the rank's own. */
+  public int extraCommunicators() {
+    return workers.size();
+  }
+
+  /** Closes the communicators this object built; the main one belongs to the caller. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    RuntimeException failure = null;
+    for (int index = workers.size() - 1; index >= 0; index--) {
+      try {
+        workers.get(index).close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package dev.gpucomm.runtime.hostir.passes;
+
+import dev.gpucomm.api.v1alpha1.CommBackend;
+import dev.gpucomm.api.v1alpha1.PassName;
+import dev.gpucomm.runtime.hostir.ir.Condition;
+import dev.gpucomm.runtime.hostir.ir.Copy;
+import dev.gpucomm.runtime.hostir.ir.FreshNames;
+import dev.gpucomm.runtime.hostir.ir.IfThenElse;
+import dev.gpucomm.runtime.hostir.ir.IndexExpr;
+import dev.gpucomm.runtime.hostir.ir.P2PCommunication;
+import dev.gpucomm.runtime.hostir.ir.ShareMemHandles;
+import dev.gpucomm.runtime.hostir.ir.Statement;
+import dev.gpucomm.runtime.hostir.ir.Tensor;
+import dev.gpucomm.runtime.hostir.ir.Wait;
+import java.util.List;
+
+/**
+ * Decomposes a stream-parallel all-gather (and the matmul reading it) into a ring of point-to-point
+ * transfers over IPC, as nvFuser lowers it for its CUDA-IPC backend: at step i rank r gets the
+ * chunk of rank (i + r) mod D straight from that rank's memory (the get protocol) while its own
+ * chunk is read by rank (D + r − i) mod D; step 0 is a local copy. The handles of the buffers are
+ * exchanged by ShareMemHandles, which caches them, so only the first run pays for the exchange.
+ *
+ * <p>Its communications always use the IPC backend, whatever the all-gather used: that is the point
+ * of the pass. Where a device cannot run the get protocol, the interpreter pairs each send with the
+ * recv after it and runs them through the communicator instead, and says so in its transport
+ * description.
+ */
+public final class P2pRingPipeline extends AllgatherDecomposition {
+  @Override
+  public PassName name() {
+    return PassName.P2P_RING_PIPELINE;
+  }
+
+  @Override
+  IndexExpr chunkIndex(IndexExpr.LoopIndex index, int teamSize) {
+    return receivePeer(index, teamSize);
+  }
+
+  @Override
+  List<Statement> transfer(
+      IndexExpr.LoopIndex index,
+      int teamSize,
+      Tensor input,
+      Tensor chunk,
+      CommBackend backend,
+      FreshNames names) {
+    IndexExpr sendPeer = sendPeer(index, teamSize);
+    P2PCommunication send =
+        new P2PCommunication(
+            names.communication(),
+            P2PCommunication.Direction.SEND,
+            input,
+            sendPeer,
+            CommBackend.IPC);
+    P2PCommunication recv =
+        new P2PCommunication(
+            names.communication(),
+            P2PCommunication.Direction.RECV,
+            chunk,
+            receivePeer(index, teamSize),
+            CommBackend.IPC);
+    return List.of(
+        new IfThenElse(
+            new Condition(sendPeer, IndexExpr.rank()),
+            List.of(new Copy(chunk, input)),
+            List.of(
+                new ShareMemHandles(List.of(send, recv)),
+                send,
+                recv,
+                new Wait(send.id()),
+                new Wait(recv.id()))));
+  }
+}

@@ -1,0 +1,95 @@
+package dev.gpucomm.runtime.hostir.programs;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.ProgramName;
+import dev.gpucomm.runtime.hostir.ir.Allgather;
+import dev.gpucomm.runtime.hostir.ir.Allocate;
+import dev.gpucomm.runtime.hostir.ir.Axis;
+import dev.gpucomm.runtime.hostir.ir.FreshNames;
+import dev.gpucomm.runtime.hostir.ir.MemoryType;
+import dev.gpucomm.runtime.hostir.ir.Program;
+import dev.gpucomm.runtime.hostir.ir.Tensor;
+import dev.gpucomm.runtime.hostir.ir.Wait;
+import java.util.List;
+
+/**
+ * nvFuser's collective-permute test program: X[m, k] split by rows over D ranks is gathered into a
+ * tensor whose outer axis is stream-parallel, so that collectivePermuteAllgather turns the
+ * all-gather into D − 1 send/recv steps and a local copy. Every rank ends with all of X.
+ */
+public record CollectivePermuteProgram(ProgramSettings settings, int worldSize)
+    implements HostProgram {
+  private static final long TAG_INPUT = 1;
+
+  @Override
+  public ProgramName name() {
+    return ProgramName.COLLECTIVE_PERMUTE;
+  }
+
+  @Override
+  public Program build() {
+    DType dtype = settings.dtype();
+    long rowsPerRank = settings.m() / worldSize;
+    long k = settings.k();
+    FreshNames names = FreshNames.empty();
+    Tensor input =
+        names.tensor(
+            dtype,
+            List.of(Axis.device(worldSize), Axis.serial(rowsPerRank), Axis.serial(k)),
+            MemoryType.GLOBAL);
+    Tensor output =
+        names.tensor(
+            dtype,
+            List.of(Axis.stream(worldSize), Axis.serial(rowsPerRank), Axis.serial(k)),
+            MemoryType.GLOBAL);
+    int allgather = names.communication();
+    return new Program(
+        worldSize,
+        List.of(input),
+        List.of(output),
+        List.of(
+            new Allocate(output),
+            new Allgather(allgather, input, output, settings.backend()),
+            new Wait(allgather)));
+  }
+
+  @Override
+  public float input(int input, int rank, long localIndex) {
+    long rowsPerRank = settings.m() / worldSize;
+    return values().at(TAG_INPUT, rank * rowsPerRank * settings.k() + localIndex);
+  }
+
+  @Override
+  public ExactValue expected(int rank, long localIndex) {
+    double value = values().at(TAG_INPUT, localIndex);
+    return new ExactValue(value, Math.abs(value));
+  }
+
+  @Override
+  public ErrorBound errorBound() {
+    return ErrorBound.exact(settings.dtype());
+  }
+
+  @Override
+  public double magnitudeSumBound() {
+    return 1;
+  }
+
+  @Override
+  public double flopsPerRank() {
+    return 0;
+  }
+
+  @Override
+  public double bytesReceivedPerRank() {
+    return (double) (worldSize - 1)
+        / worldSize
+        * settings.m()
+        * settings.k()
+        * settings.dtype().bytes();
+  }
+
+  private CounterValues values() {
+    return new CounterValues(settings.name().ordinal(), settings.dtype());
+  }
+}

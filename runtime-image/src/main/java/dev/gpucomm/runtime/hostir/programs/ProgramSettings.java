@@ -1,0 +1,138 @@
+package dev.gpucomm.runtime.hostir.programs;
+
+import dev.gpucomm.api.v1alpha1.CommBackend;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.PassName;
+import dev.gpucomm.api.v1alpha1.ProgramName;
+import dev.gpucomm.api.v1alpha1.ProgramSpec;
+import dev.gpucomm.api.v1alpha1.Shape;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A program spec with every default filled in and every constraint checked: what {@link
+ * HostProgram#of} builds from.
+ *
+ * <p>Defaults: the sizes of the nvFuser benchmarks on GPUs (rowParallelLinear h = t = 8192;
+ * columnParallelLinear M = 32768, K = 16384, N = 8192; collectivePermute 8192 × 8192), rounded down
+ * to a multiple of what the program divides them by; sizes of a few kilobytes on the CPU, so that
+ * tests take seconds. Passes default to the program's pipelined form: assignStreams for
+ * rowParallelLinear, p2pRingPipeline then assignStreams for columnParallelLinear,
+ * collectivePermuteAllgather then assignStreams for collectivePermute.
+ */
+public record ProgramSettings(
+    ProgramName name,
+    long m,
+    long n,
+    long k,
+    int chunks,
+    int streams,
+    List<PassName> passes,
+    DType dtype,
+    CommBackend backend,
+    int warmupIterations,
+    int iterations) {
+
+  private static final String FIELD = "spec.workload.program.";
+
+  public ProgramSettings {
+    passes = List.copyOf(passes);
+  }
+
+  /** Resolves {@code spec} for a world of {@code worldSize} ranks on {@code device}. */
+  public static ProgramSettings resolve(ProgramSpec spec, DeviceKind device, int worldSize) {
+    if (spec == null) {
+      throw new ProgramSpecException(
+          "spec.workload.program is required when workload.kind is program");
+    }
+    ProgramName name = spec.getName();
+    if (name == null) {
+      throw new ProgramSpecException(FIELD + "name is required: one of " + ProgramName.wireNames());
+    }
+    boolean gpu = device != DeviceKind.CPU;
+    int chunks = positive(spec.getChunks(), 2, "chunks");
+    int streams = positive(spec.getStreams(), 3, "streams");
+    Shape shape = spec.getShape() == null ? new Shape() : spec.getShape();
+    long m;
+    long n;
+    long k;
+    switch (name) {
+      case ROW_PARALLEL_LINEAR -> {
+        m = size(shape.getM(), gpu ? roundDown(8192, chunks) : 16L * chunks, "shape.m");
+        n = size(shape.getN(), gpu ? 8192 : 32, "shape.n");
+        k = size(shape.getK(), gpu ? roundDown(8192, worldSize) : 16L * worldSize, "shape.k");
+        multiple(m, chunks, "shape.m", "chunks (" + chunks + ")");
+        multiple(k, worldSize, "shape.k", "worldSize (" + worldSize + ")");
+      }
+      case COLUMN_PARALLEL_LINEAR -> {
+        m = size(shape.getM(), gpu ? roundDown(32768, worldSize) : 8L * worldSize, "shape.m");
+        n = size(shape.getN(), gpu ? 8192 : 16, "shape.n");
+        k = size(shape.getK(), gpu ? 16384 : 32, "shape.k");
+        multiple(m, worldSize, "shape.m", "worldSize (" + worldSize + ")");
+      }
+      case COLLECTIVE_PERMUTE -> {
+        m = size(shape.getM(), gpu ? roundDown(8192, worldSize) : 4L * worldSize, "shape.m");
+        n = 1;
+        k = size(shape.getK(), gpu ? 8192 : 8, "shape.k");
+        multiple(m, worldSize, "shape.m", "worldSize (" + worldSize + ")");
+      }
+      default -> throw new ProgramSpecException(FIELD + "name: unknown program " + name);
+    }
+    List<PassName> passes = spec.getPasses() == null ? defaultPasses(name) : spec.getPasses();
+    if (passes.stream().anyMatch(Objects::isNull)) {
+      throw new ProgramSpecException(
+          FIELD + "passes: unknown pass; known passes are " + PassName.wireNames());
+    }
+    DType dtype = spec.getDtype() == null ? DType.BF16 : spec.getDtype();
+    CommBackend backend = spec.getBackend() == null ? CommBackend.NCCL : spec.getBackend();
+    int warmup = spec.getWarmupIterations() == null ? 3 : spec.getWarmupIterations();
+    if (warmup < 0) {
+      throw new ProgramSpecException(FIELD + "warmupIterations must be >= 0, got " + warmup);
+    }
+    int iterations = positive(spec.getIterations(), 20, "iterations");
+    return new ProgramSettings(
+        name, m, n, k, chunks, streams, passes, dtype, backend, warmup, iterations);
+  }
+
+  /** The passes that turn {@code name} into its pipelined form. */
+  public static List<PassName> defaultPasses(ProgramName name) {
+    return switch (name) {
+      case ROW_PARALLEL_LINEAR -> List.of(PassName.ASSIGN_STREAMS);
+      case COLUMN_PARALLEL_LINEAR -> List.of(PassName.P2P_RING_PIPELINE, PassName.ASSIGN_STREAMS);
+      case COLLECTIVE_PERMUTE ->
+          List.of(PassName.COLLECTIVE_PERMUTE_ALLGATHER, PassName.ASSIGN_STREAMS);
+    };
+  }
+
+  private static long roundDown(long value, long multiple) {
+    return Math.max(multiple, value / multiple * multiple);
+  }
+
+  private static int positive(Integer value, int fallback, String field) {
+    if (value == null) {
+      return fallback;
+    }
+    if (value < 1) {
+      throw new ProgramSpecException(FIELD + field + " must be at least 1, got " + value);
+    }
+    return value;
+  }
+
+  private static long size(Long value, long fallback, String field) {
+    if (value == null) {
+      return fallback;
+    }
+    if (value < 1) {
+      throw new ProgramSpecException(FIELD + field + " must be at least 1, got " + value);
+    }
+    return value;
+  }
+
+  private static void multiple(long value, long divisor, String field, String what) {
+    if (value % divisor != 0) {
+      throw new ProgramSpecException(
+          FIELD + field + " (" + value + ") must be a multiple of " + what);
+    }
+  }
+}

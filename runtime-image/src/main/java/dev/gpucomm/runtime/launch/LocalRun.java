@@ -1,0 +1,122 @@
+package dev.gpucomm.runtime.launch;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
+import dev.gpucomm.runtime.launch.RankSettings.RankMode;
+import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
+import dev.gpucomm.runtime.spec.JobJson;
+import dev.gpucomm.runtime.spec.LoadedJob;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Plays the operator's part on one host: all of a job's ranks run here as child JVMs, pod by pod as
+ * in a cluster (rank r has LOCAL_RANK r mod ranksPerPod, so peer-memory algorithms span a pod, not
+ * the host) but each opening device r of the host. This process hosts the rendezvous store,
+ * supervises the ranks and moves rank 0's report into place when all succeeded.
+ */
+public final class LocalRun {
+  /**
+   * @param device the resolved device backend (written into the job the ranks read)
+   * @param reportDir where the report goes; empty for runs that produce none (selftest)
+   */
+  public record Request(
+      LoadedJob job,
+      DeviceKind device,
+      Optional<Path> reportDir,
+      RankMode mode,
+      boolean dumpIr,
+      ProgressStyle progress) {}
+
+  /** How the run ended, and where its report is when it succeeded. */
+  public record Result(SupervisionResult supervision, Optional<Path> report) {}
+
+  private final JavaCommand java;
+  private final Map<String, String> rankEnvironment;
+
+  /**
+   * @param rankEnvironment extra variables for every rank (e.g. GPUCOMM_DEBUG)
+   */
+  public LocalRun(JavaCommand java, Map<String, String> rankEnvironment) {
+    this.java = java;
+    this.rankEnvironment = Map.copyOf(rankEnvironment);
+  }
+
+  public Result run(Request request) {
+    CommJob job = request.job().job();
+    job.getSpec().setDevice(request.device());
+    int worldSize = job.getSpec().getWorldSize();
+    int ranksPerPod = job.getSpec().getRanksPerPod();
+    Path workDir = createWorkDir();
+    Optional<StagedReportDirectory> staged = request.reportDir().map(StagedReportDirectory::create);
+    boolean succeeded = false;
+    try (TcpStoreServer store = TcpStoreServer.start(InetAddress.getLoopbackAddress(), 0)) {
+      Path jobFile = Files.writeString(workDir.resolve("job.json"), JobJson.write(job));
+      RendezvousAddress rendezvous = new RendezvousAddress("127.0.0.1", store.port());
+      List<RankSettings> ranks = new ArrayList<>();
+      for (int rank = 0; rank < worldSize; rank++) {
+        ranks.add(
+            new RankSettings(
+                jobFile,
+                rank,
+                rank % ranksPerPod,
+                worldSize,
+                ranksPerPod,
+                rank,
+                Optional.of(request.device()),
+                rendezvous,
+                staged.map(StagedReportDirectory::staging),
+                Optional.empty(),
+                request.mode(),
+                request.progress(),
+                request.dumpIr(),
+                true));
+      }
+      SupervisionResult result =
+          new RankSupervisor(java, rankEnvironment)
+              .supervise(ranks, Duration.ofSeconds(job.getSpec().getTimeoutSeconds()));
+      if (result instanceof SupervisionResult.Succeeded) {
+        staged.ifPresent(StagedReportDirectory::commit);
+        succeeded = true;
+        return new Result(result, staged.map(StagedReportDirectory::target));
+      }
+      return new Result(result, Optional.empty());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the local run: " + e.getMessage(), e);
+    } finally {
+      if (!succeeded) {
+        staged.ifPresent(StagedReportDirectory::discard);
+      }
+      deleteWorkDir(workDir);
+    }
+  }
+
+  private static Path createWorkDir() {
+    try {
+      return Files.createTempDirectory("gpucomm-run-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a temporary directory: " + e.getMessage(), e);
+    }
+  }
+
+  private static void deleteWorkDir(Path dir) {
+    try (var files = Files.list(dir)) {
+      for (Path file : files.toList()) {
+        Files.deleteIfExists(file);
+      }
+      Files.deleteIfExists(dir);
+    } catch (IOException ignored) {
+      // Leftovers in the temp directory are harmless.
+    }
+  }
+}

@@ -1,0 +1,165 @@
+package dev.gpucomm.runtime.launch;
+
+import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
+import dev.gpucomm.runtime.launch.RankSettings.RankMode;
+import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
+import dev.gpucomm.runtime.spec.JobLoader;
+import dev.gpucomm.runtime.spec.LoadedJob;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What one pod of a job runs ({@code gpucomm launch}): its ranksPerPod rank processes, with RANK,
+ * LOCAL_RANK and WORLD_SIZE derived from the operator's GPUCOMM_* variables. Pod 0 also hosts the
+ * rendezvous store, on the port of GPUCOMM_RENDEZVOUS, and keeps it up until every rank of every
+ * pod has left.
+ */
+public final class PodLaunch {
+  /** How long pod 0 keeps the store up for other pods' ranks after its own finished. */
+  static final Duration STORE_LINGER = Duration.ofSeconds(60);
+
+  /** The operator's contract, read from the environment. */
+  public record PodSettings(
+      String job,
+      String namespace,
+      int podIndex,
+      int ranksPerPod,
+      int worldSize,
+      RendezvousAddress rendezvous,
+      Path jobFile) {
+
+    public static PodSettings fromEnv(Map<String, String> env) {
+      int worldSize = positive(env, EnvVars.WORLD_SIZE);
+      int ranksPerPod = positive(env, EnvVars.RANKS_PER_POD);
+      if (worldSize % ranksPerPod != 0) {
+        throw new UsageException(
+            EnvVars.RANKS_PER_POD
+                + ": "
+                + ranksPerPod
+                + " does not divide "
+                + EnvVars.WORLD_SIZE
+                + " "
+                + worldSize);
+      }
+      int podIndex = positive(env, EnvVars.POD_INDEX, 0);
+      if (podIndex >= worldSize / ranksPerPod) {
+        throw new UsageException(
+            EnvVars.POD_INDEX
+                + ": "
+                + podIndex
+                + " is outside the job's "
+                + worldSize / ranksPerPod
+                + " pods");
+      }
+      return new PodSettings(
+          required(env, EnvVars.JOB),
+          required(env, EnvVars.NAMESPACE),
+          podIndex,
+          ranksPerPod,
+          worldSize,
+          RendezvousAddress.parse(env.get(EnvVars.RENDEZVOUS), EnvVars.RENDEZVOUS),
+          Path.of(env.getOrDefault(EnvVars.JOB_FILE, RankSettings.POD_JOB_FILE.toString())));
+    }
+
+    private static String required(Map<String, String> env, String name) {
+      String value = env.get(name);
+      if (value == null || value.isBlank()) {
+        throw new UsageException(name + ": required (set by the gpucomm operator)");
+      }
+      return value;
+    }
+
+    private static int positive(Map<String, String> env, String name) {
+      return positive(env, name, 1);
+    }
+
+    private static int positive(Map<String, String> env, String name, int minimum) {
+      String text = required(env, name);
+      try {
+        int value = Integer.parseInt(text.trim());
+        if (value < minimum) {
+          throw new UsageException(name + ": " + value + " is below the minimum " + minimum);
+        }
+        return value;
+      } catch (NumberFormatException e) {
+        throw new UsageException(name + ": '" + text + "' is not an integer");
+      }
+    }
+  }
+
+  private final JavaCommand java;
+  private final Map<String, String> rankEnvironment;
+
+  public PodLaunch(JavaCommand java, Map<String, String> rankEnvironment) {
+    this.java = java;
+    this.rankEnvironment = Map.copyOf(rankEnvironment);
+  }
+
+  public SupervisionResult run(PodSettings pod, ProgressStyle progress) {
+    LoadedJob loaded = new JobLoader().load(pod.jobFile());
+    CommJobSpec spec = loaded.job().getSpec();
+    if (spec.getWorldSize() != pod.worldSize() || spec.getRanksPerPod() != pod.ranksPerPod()) {
+      throw new UsageException(
+          pod.jobFile()
+              + ": spec.worldSize "
+              + spec.getWorldSize()
+              + " / spec.ranksPerPod "
+              + spec.getRanksPerPod()
+              + " differ from the pod's "
+              + EnvVars.WORLD_SIZE
+              + " "
+              + pod.worldSize()
+              + " / "
+              + EnvVars.RANKS_PER_POD
+              + " "
+              + pod.ranksPerPod());
+    }
+    List<RankSettings> ranks = new ArrayList<>();
+    for (int localRank = 0; localRank < pod.ranksPerPod(); localRank++) {
+      ranks.add(
+          new RankSettings(
+              pod.jobFile(),
+              pod.podIndex() * pod.ranksPerPod() + localRank,
+              localRank,
+              pod.worldSize(),
+              pod.ranksPerPod(),
+              localRank,
+              Optional.empty(),
+              pod.rendezvous(),
+              Optional.empty(),
+              Optional.empty(),
+              RankMode.JOB,
+              progress,
+              false,
+              true));
+    }
+    RankSupervisor supervisor = new RankSupervisor(java, rankEnvironment);
+    Duration limit = Duration.ofSeconds(spec.getTimeoutSeconds());
+    if (pod.podIndex() != 0) {
+      return supervisor.supervise(ranks, limit);
+    }
+    try (TcpStoreServer store = TcpStoreServer.start(pod.rendezvous().port())) {
+      SupervisionResult result = supervisor.supervise(ranks, limit);
+      if (result instanceof SupervisionResult.Succeeded) {
+        store.awaitAllRanksGone(STORE_LINGER);
+      }
+      return result;
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot host the rendezvous store on port "
+              + pod.rendezvous().port()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package dev.gpucomm.runtime.launch;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A rank's one-line error, as it hands it to its supervisor through a file (like torchelastic's
+ * error files): what kind of failure it was and the message.
+ */
+public record RankError(Kind kind, String message) {
+  /** Why the rank failed; a supervisor names the first rank whose failure is not a consequence. */
+  public enum Kind {
+    /** Bad input (job file, settings): exit code 2. */
+    USAGE,
+    /** The rank's own failure: a wrong result, a device error, an injected fault. */
+    FAILURE,
+    /** Another rank died first, and this rank noticed (through the store). */
+    PEER
+  }
+
+  public RankError {
+    message = oneLine(message);
+  }
+
+  /** Exit code a rank (and its launcher) uses for this kind of error. */
+  public int exitCode() {
+    return kind == Kind.USAGE ? 2 : 1;
+  }
+
+  public void writeTo(Path file) {
+    try {
+      Files.writeString(file, kind.name() + "\t" + message + "\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      // The supervisor then reports the exit code alone; nothing better to do from a dying rank.
+    }
+  }
+
+  /** The error a rank left in {@code file}, if it left one. */
+  public static Optional<RankError> readFrom(Path file) {
+    try {
+      String text = Files.readString(file, StandardCharsets.UTF_8).strip();
+      int tab = text.indexOf('\t');
+      if (tab < 0) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new RankError(Kind.valueOf(text.substring(0, tab)), text.substring(tab + 1)));
+    } catch (IOException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Collapses a message to one line: errors are read in terminals and termination messages. */
+  public static String oneLine(String message) {
+    if (message == null || message.isBlank()) {
+      return "unknown error";
+    }
+    return message.strip().replaceAll("\\s*\\R\\s*", " | ");
+  }
+}

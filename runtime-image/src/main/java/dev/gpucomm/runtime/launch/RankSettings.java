@@ -1,0 +1,198 @@
+package dev.gpucomm.runtime.launch;
+
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything one rank process is told by its launcher, through environment variables (torchrun
+ * style): who it is, where the job and the store are, and where results go.
+ *
+ * @param device the backend to use; empty means the job's spec.device
+ * @param deviceOrdinal which of the host's devices to open (local runs put all ranks on one host)
+ * @param reportDir where rank 0 writes report files; empty in a pod (results go to a ConfigMap)
+ * @param errorFile where a failing rank writes its one-line error for the supervisor
+ */
+public record RankSettings(
+    Path jobFile,
+    int rank,
+    int localRank,
+    int worldSize,
+    int ranksPerPod,
+    int deviceOrdinal,
+    Optional<DeviceKind> device,
+    RendezvousAddress rendezvous,
+    Optional<Path> reportDir,
+    Optional<Path> errorFile,
+    RankMode mode,
+    ProgressStyle progress,
+    boolean dumpIr,
+    boolean supervised) {
+
+  /** What the rank runs. */
+  public enum RankMode {
+    /** The job's workload. */
+    JOB,
+    /** Every algorithm, dtype and a few sizes, checked against the reference. */
+    SELFTEST
+  }
+
+  /** How rank 0 shows progress. */
+  public enum ProgressStyle {
+    LIVE,
+    LINES,
+    OFF
+  }
+
+  public static final Path POD_JOB_FILE = Path.of("/etc/gpucomm/job.json");
+
+  public RankTopology topology() {
+    return new RankTopology(rank, worldSize, localRank, ranksPerPod);
+  }
+
+  /** Reads the settings a launcher (or a user starting ranks by hand) put in the environment. */
+  public static RankSettings fromEnv(Map<String, String> env) {
+    int worldSize = positive(env, EnvVars.RANK_WORLD_SIZE, null);
+    int rank = nonNegative(env, EnvVars.RANK, null);
+    if (rank >= worldSize) {
+      throw new UsageException(
+          EnvVars.RANK + ": " + rank + " is outside the world of " + worldSize + " ranks");
+    }
+    int ranksPerPod = positive(env, EnvVars.RANKS_PER_POD, String.valueOf(worldSize));
+    if (worldSize % ranksPerPod != 0) {
+      throw new UsageException(
+          EnvVars.RANKS_PER_POD
+              + ": "
+              + ranksPerPod
+              + " does not divide the world of "
+              + worldSize);
+    }
+    int localRank = nonNegative(env, EnvVars.LOCAL_RANK, String.valueOf(rank % ranksPerPod));
+    if (localRank >= ranksPerPod) {
+      throw new UsageException(
+          EnvVars.LOCAL_RANK
+              + ": "
+              + localRank
+              + " is not below "
+              + EnvVars.RANKS_PER_POD
+              + " "
+              + ranksPerPod);
+    }
+    Optional<DeviceKind> device = Optional.empty();
+    String deviceText = env.get(EnvVars.DEVICE);
+    if (deviceText != null && !deviceText.isBlank()) {
+      device =
+          Optional.of(
+              DeviceKind.fromWireName(deviceText)
+                  .orElseThrow(
+                      () ->
+                          new UsageException(
+                              EnvVars.DEVICE
+                                  + ": unknown value '"
+                                  + deviceText
+                                  + "' (expected "
+                                  + DeviceKind.wireNames()
+                                  + ")")));
+    }
+    String mode = env.getOrDefault(EnvVars.MODE, "job");
+    RankMode rankMode =
+        switch (mode) {
+          case "job", "" -> RankMode.JOB;
+          case "selftest" -> RankMode.SELFTEST;
+          default ->
+              throw new UsageException(
+                  EnvVars.MODE + ": unknown value '" + mode + "' (expected job, selftest)");
+        };
+    return new RankSettings(
+        Path.of(env.getOrDefault(EnvVars.JOB_FILE, POD_JOB_FILE.toString())),
+        rank,
+        localRank,
+        worldSize,
+        ranksPerPod,
+        nonNegative(env, EnvVars.DEVICE_ORDINAL, String.valueOf(localRank)),
+        device,
+        RendezvousAddress.parse(env.get(EnvVars.RENDEZVOUS), EnvVars.RENDEZVOUS),
+        pathOf(env, EnvVars.REPORT_DIR),
+        pathOf(env, EnvVars.ERROR_FILE),
+        rankMode,
+        progressOf(env.getOrDefault(EnvVars.PROGRESS, "lines")),
+        "1".equals(env.get(EnvVars.DUMP_IR)),
+        "1".equals(env.get(EnvVars.SUPERVISED)));
+  }
+
+  /** The environment a launcher sets so that {@link #fromEnv} reads these settings back. */
+  public Map<String, String> toEnv() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put(EnvVars.JOB_FILE, jobFile.toString());
+    env.put(EnvVars.RANK, String.valueOf(rank));
+    env.put(EnvVars.LOCAL_RANK, String.valueOf(localRank));
+    env.put(EnvVars.RANK_WORLD_SIZE, String.valueOf(worldSize));
+    env.put(EnvVars.RANKS_PER_POD, String.valueOf(ranksPerPod));
+    env.put(EnvVars.DEVICE_ORDINAL, String.valueOf(deviceOrdinal));
+    device.ifPresent(kind -> env.put(EnvVars.DEVICE, kind.wireName()));
+    env.put(EnvVars.RENDEZVOUS, rendezvous.toString());
+    reportDir.ifPresent(dir -> env.put(EnvVars.REPORT_DIR, dir.toString()));
+    errorFile.ifPresent(file -> env.put(EnvVars.ERROR_FILE, file.toString()));
+    env.put(EnvVars.MODE, mode == RankMode.SELFTEST ? "selftest" : "job");
+    env.put(EnvVars.PROGRESS, progress.name().toLowerCase(java.util.Locale.ROOT));
+    if (dumpIr) {
+      env.put(EnvVars.DUMP_IR, "1");
+    }
+    if (supervised) {
+      env.put(EnvVars.SUPERVISED, "1");
+    }
+    return env;
+  }
+
+  private static ProgressStyle progressOf(String text) {
+    return switch (text) {
+      case "live" -> ProgressStyle.LIVE;
+      case "lines" -> ProgressStyle.LINES;
+      case "off" -> ProgressStyle.OFF;
+      default ->
+          throw new UsageException(
+              EnvVars.PROGRESS + ": unknown value '" + text + "' (expected live, lines, off)");
+    };
+  }
+
+  private static Optional<Path> pathOf(Map<String, String> env, String name) {
+    String value = env.get(name);
+    return value == null || value.isBlank() ? Optional.empty() : Optional.of(Path.of(value));
+  }
+
+  private static int positive(Map<String, String> env, String name, String fallback) {
+    int value = integer(env, name, fallback);
+    if (value < 1) {
+      throw new UsageException(name + ": " + value + " is below the minimum 1");
+    }
+    return value;
+  }
+
+  private static int nonNegative(Map<String, String> env, String name, String fallback) {
+    int value = integer(env, name, fallback);
+    if (value < 0) {
+      throw new UsageException(name + ": " + value + " is below the minimum 0");
+    }
+    return value;
+  }
+
+  private static int integer(Map<String, String> env, String name, String fallback) {
+    String text = env.get(name);
+    if (text == null || text.isBlank()) {
+      if (fallback == null) {
+        throw new UsageException(name + ": required (set by gpucomm launch or gpucomm run)");
+      }
+      text = fallback;
+    }
+    try {
+      return Integer.parseInt(text.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException(name + ": '" + text + "' is not an integer");
+    }
+  }
+}

@@ -1,0 +1,223 @@
+package dev.gpucomm.runtime.launch;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts one JVM per rank and watches them like torchrun does: when one fails, the others get a
+ * short grace period to fail on their own (they usually notice through the store), then are
+ * stopped; the result names the rank whose failure came first. The job's time limit stops all.
+ */
+public final class RankSupervisor {
+  /** How long the other ranks may take to exit on their own after the first failure. */
+  static final Duration FAILURE_GRACE = Duration.ofSeconds(2);
+
+  /** How long a stopped rank gets between SIGTERM and SIGKILL. */
+  static final Duration STOP_GRACE = Duration.ofSeconds(3);
+
+  private final JavaCommand java;
+  private final Map<String, String> baseEnvironment;
+
+  /**
+   * @param baseEnvironment variables added to every rank's environment (on top of this JVM's)
+   */
+  public RankSupervisor(JavaCommand java, Map<String, String> baseEnvironment) {
+    this.java = java;
+    this.baseEnvironment = Map.copyOf(baseEnvironment);
+  }
+
+  private record Exit(int rank, int code, long atNanos) {}
+
+  private record Running(RankSettings settings, Process process, Path errorFile) {}
+
+  /** Runs the ranks to completion (or failure, or {@code timeLimit}); blocks until all are gone. */
+  public SupervisionResult supervise(List<RankSettings> ranks, Duration timeLimit) {
+    Path errorDir;
+    try {
+      errorDir = Files.createTempDirectory("gpucomm-ranks-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a directory for rank error files", e);
+    }
+    Map<Integer, Running> running = new LinkedHashMap<>();
+    BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
+    Thread stopOnShutdown =
+        new Thread(() -> running.values().forEach(r -> r.process().destroyForcibly()));
+    Runtime.getRuntime().addShutdownHook(stopOnShutdown);
+    try {
+      for (RankSettings rank : ranks) {
+        Path errorFile = errorDir.resolve("rank-" + rank.rank() + ".err");
+        Process process = start(rank, errorFile);
+        running.put(rank.rank(), new Running(rank, process, errorFile));
+        process
+            .onExit()
+            .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
+      }
+      return await(running, exits, timeLimit);
+    } finally {
+      running.values().forEach(r -> r.process().destroyForcibly());
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopOnShutdown);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook is running already.
+      }
+      deleteQuietly(errorDir);
+    }
+  }
+
+  private Process start(RankSettings rank, Path errorFile) {
+    RankSettings supervised =
+        new RankSettings(
+            rank.jobFile(),
+            rank.rank(),
+            rank.localRank(),
+            rank.worldSize(),
+            rank.ranksPerPod(),
+            rank.deviceOrdinal(),
+            rank.device(),
+            rank.rendezvous(),
+            rank.reportDir(),
+            Optional.of(errorFile),
+            rank.mode(),
+            rank.progress(),
+            rank.dumpIr(),
+            true);
+    ProcessBuilder builder = new ProcessBuilder(java.command(List.of("rank"))).inheritIO();
+    builder.environment().putAll(baseEnvironment);
+    builder.environment().putAll(supervised.toEnv());
+    try {
+      return builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start rank " + rank.rank() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private SupervisionResult await(
+      Map<Integer, Running> running, BlockingQueue<Exit> exits, Duration timeLimit) {
+    long deadline = System.nanoTime() + timeLimit.toNanos();
+    List<Exit> failures = new ArrayList<>();
+    int finished = 0;
+    while (finished < running.size()) {
+      Exit exit;
+      try {
+        exit = exits.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        exit = null;
+      }
+      if (exit == null) {
+        List<Integer> stillRunning = alive(running);
+        stop(running);
+        return new SupervisionResult.TimedOut(timeLimit, stillRunning);
+      }
+      finished++;
+      if (exit.code() != 0) {
+        failures.add(exit);
+        break;
+      }
+    }
+    if (failures.isEmpty()) {
+      return new SupervisionResult.Succeeded(running.size());
+    }
+    // Give the others a moment to fail on their own: their errors help choose the first cause.
+    long graceEnd = System.nanoTime() + FAILURE_GRACE.toNanos();
+    while (!alive(running).isEmpty()) {
+      long left = graceEnd - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
+      try {
+        Exit exit = exits.poll(left, TimeUnit.NANOSECONDS);
+        if (exit != null && exit.code() != 0) {
+          failures.add(exit);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    List<Integer> stopped = alive(running);
+    stop(running);
+    return firstCause(failures, running, stopped);
+  }
+
+  /** The earliest failure that is not a consequence of another rank's; else the earliest. */
+  private static SupervisionResult firstCause(
+      List<Exit> failures, Map<Integer, Running> running, List<Integer> stopped) {
+    record Failure(Exit exit, RankError error) {}
+    List<Failure> explained = new ArrayList<>();
+    for (Exit exit : failures) {
+      RankError error =
+          RankError.readFrom(running.get(exit.rank()).errorFile())
+              .orElseGet(() -> new RankError(RankError.Kind.FAILURE, exitDescription(exit.code())));
+      explained.add(new Failure(exit, error));
+    }
+    Failure first =
+        explained.stream()
+            .min(
+                Comparator.comparing((Failure f) -> f.error().kind() == RankError.Kind.PEER)
+                    .thenComparingLong(f -> f.exit().atNanos()))
+            .orElseThrow();
+    return new SupervisionResult.RankFailed(first.exit().rank(), first.error(), stopped);
+  }
+
+  private static String exitDescription(int code) {
+    if (code > 128) {
+      String signal =
+          switch (code - 128) {
+            case 9 -> "SIGKILL, often the out-of-memory killer";
+            case 6 -> "SIGABRT";
+            case 11 -> "SIGSEGV";
+            case 15 -> "SIGTERM";
+            default -> "signal " + (code - 128);
+          };
+      return "exited with code " + code + " (" + signal + ") without an error message";
+    }
+    return "exited with code " + code + " without an error message (see its output above)";
+  }
+
+  private static List<Integer> alive(Map<Integer, Running> running) {
+    return running.entrySet().stream()
+        .filter(e -> e.getValue().process().isAlive())
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  private static void stop(Map<Integer, Running> running) {
+    running.values().forEach(r -> r.process().destroy());
+    long end = System.nanoTime() + STOP_GRACE.toNanos();
+    for (Running r : running.values()) {
+      try {
+        long left = Math.max(0, end - System.nanoTime());
+        if (!r.process().waitFor(left, TimeUnit.NANOSECONDS)) {
+          r.process().destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        r.process().destroyForcibly();
+      }
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (var files = Files.list(dir)) {
+      for (Path file : files.toList()) {
+        Files.deleteIfExists(file);
+      }
+      Files.deleteIfExists(dir);
+    } catch (IOException ignored) {
+      // A temp directory left behind is harmless.
+    }
+  }
+}

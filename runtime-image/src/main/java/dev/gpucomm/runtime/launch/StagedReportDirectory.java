@@ -1,0 +1,111 @@
+package dev.gpucomm.runtime.launch;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * A report directory that appears whole or not at all: rank 0 writes into a hidden sibling, and the
+ * launcher renames it into place only when every rank succeeded (replacing an older report).
+ */
+public final class StagedReportDirectory {
+  private final Path target;
+  private final Path staging;
+  private final Path createdParent;
+
+  private StagedReportDirectory(Path target, Path staging, Path createdParent) {
+    this.target = target;
+    this.staging = staging;
+    this.createdParent = createdParent;
+  }
+
+  /** Creates the hidden staging directory next to {@code target} (and its parents). */
+  public static StagedReportDirectory create(Path target) {
+    Path absolute = target.toAbsolutePath().normalize();
+    try {
+      Path parent = absolute.getParent();
+      Path createdParent = Files.isDirectory(parent) ? null : Files.createDirectories(parent);
+      Path staging = Files.createTempDirectory(parent, "." + absolute.getFileName() + ".partial-");
+      return new StagedReportDirectory(absolute, staging, createdParent);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot create the report directory " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Where rank 0 writes. */
+  public Path staging() {
+    return staging;
+  }
+
+  public Path target() {
+    return target;
+  }
+
+  /** Moves the staged files into place, replacing an earlier report of the same job. */
+  public void commit() {
+    try {
+      Path old = null;
+      if (Files.exists(target)) {
+        old = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".old-");
+        Files.delete(old);
+        Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
+      }
+      try {
+        Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(staging, target);
+      }
+      if (old != null) {
+        deleteTree(old);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot move the report into " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Deletes the staged files (a failed run leaves no report behind, nor a parent it created). */
+  public void discard() {
+    try {
+      deleteTree(staging);
+      if (createdParent != null) {
+        try (var entries = Files.list(createdParent)) {
+          if (entries.findAny().isEmpty()) {
+            Files.delete(createdParent);
+          }
+        }
+      }
+    } catch (IOException ignored) {
+      // A hidden partial directory is all that can remain.
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    Files.walkFileTree(
+        root,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes)
+              throws IOException {
+            Files.delete(file);
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+            Files.delete(dir);
+            return FileVisitResult.CONTINUE;
+          }
+        });
+  }
+}

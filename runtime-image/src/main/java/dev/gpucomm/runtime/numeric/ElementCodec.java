@@ -1,0 +1,84 @@
+package dev.gpucomm.runtime.numeric;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import java.lang.foreign.MemorySegment;
+import java.util.SplittableRandom;
+
+/**
+ * Reads and writes elements of one {@link DType} in a memory segment as fp32 values, rounding to
+ * nearest even on the way in.
+ *
+ * <p>Indices are in elements, counted from the start of the segment, in native byte order. The bulk
+ * methods move blocks through a caller-owned {@code float[]} so that reduction loops make one
+ * virtual call per block rather than per element, and allocate nothing.
+ */
+public sealed interface ElementCodec permits Bf16Codec, Fp16Codec, Fp32Codec {
+
+  /** The codec of {@code dtype}; codecs are stateless singletons. */
+  static ElementCodec of(DType dtype) {
+    return switch (dtype) {
+      case BF16 -> Bf16Codec.INSTANCE;
+      case FP16 -> Fp16Codec.INSTANCE;
+      case FP32 -> Fp32Codec.INSTANCE;
+    };
+  }
+
+  DType dtype();
+
+  /** Bytes per element. */
+  default int bytes() {
+    return dtype().bytes();
+  }
+
+  /**
+   * The unit roundoff u of the type (half the distance from 1 to the next value): rounding a value
+   * to this type changes it by at most u relative (for normal values).
+   */
+  double unitRoundoff();
+
+  /**
+   * Half the smallest positive value of the type: the absolute error of rounding values too small
+   * for the relative bound (subnormals and underflow to zero).
+   */
+  double underflowError();
+
+  /** {@code value} rounded to the nearest value of this type. */
+  float round(float value);
+
+  float read(MemorySegment segment, long index);
+
+  /** Stores {@code value} rounded to nearest even. */
+  void write(MemorySegment segment, long index, float value);
+
+  /** {@code destination[offset + i] = element(sourceIndex + i)} for i below {@code length}. */
+  void load(MemorySegment source, long sourceIndex, float[] destination, int offset, int length);
+
+  /** {@code sums[offset + i] += element(sourceIndex + i)} for i below {@code length}. */
+  void accumulate(MemorySegment source, long sourceIndex, float[] sums, int offset, int length);
+
+  /** Stores {@code values[offset + i]}, rounded, at {@code destinationIndex + i}. */
+  void store(
+      float[] values, int offset, MemorySegment destination, long destinationIndex, int length);
+
+  /**
+   * Fills {@code count} elements with random values in [-1, 1) that this type represents exactly;
+   * the same seed gives the same values, so a validator can regenerate any rank's input.
+   */
+  default void fillRandom(MemorySegment destination, long count, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    for (long index = 0; index < count; index++) {
+      write(destination, index, nextValue(random));
+    }
+  }
+
+  /** The next value of the sequence {@link #fillRandom} writes, for callers that want fp32. */
+  default float nextValue(SplittableRandom random) {
+    while (true) {
+      // nextFloat() is a multiple of 2^-24 in [0, 1), so 2x - 1 is exact in fp32.
+      float value = round(2f * random.nextFloat() - 1f);
+      if (value < 1f) {
+        return value; // rounding can carry 0.9999 up to 1.0: draw again
+      }
+    }
+  }
+}

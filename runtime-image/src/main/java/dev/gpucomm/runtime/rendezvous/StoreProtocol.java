@@ -1,0 +1,129 @@
+package dev.gpucomm.runtime.rendezvous;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+
+/**
+ * The store's wire format: every message is a frame (int32 length, then that many bytes). A request
+ * frame starts with an opcode byte, a response frame with a status byte; strings are modified UTF-8
+ * ({@link DataOutputStream#writeUTF}), values are int32 length + bytes.
+ */
+final class StoreProtocol {
+  static final byte HELLO = 1;
+  static final byte SET = 2;
+  static final byte GET = 3;
+  static final byte ADD = 4;
+  static final byte BARRIER = 5;
+  static final byte WATCH = 6;
+  static final byte BYE = 7;
+
+  static final byte OK = 0;
+  static final byte TIMEOUT = 1;
+  static final byte FAILED = 2;
+  static final byte PEER_FAILED = 3;
+
+  /** Larger frames are refused: nothing the runtime exchanges comes near this. */
+  static final int MAX_FRAME_BYTES = 64 << 20;
+
+  private StoreProtocol() {}
+
+  /** Builds one frame's payload. */
+  static final class Frame {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    private final DataOutputStream out = new DataOutputStream(bytes);
+
+    Frame(byte head) {
+      writeByte(head);
+    }
+
+    Frame writeByte(int value) {
+      try {
+        out.writeByte(value);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Frame writeInt(int value) {
+      try {
+        out.writeInt(value);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Frame writeLong(long value) {
+      try {
+        out.writeLong(value);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Frame writeString(String value) {
+      try {
+        out.writeUTF(value);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Frame writeBytes(byte[] value) {
+      try {
+        out.writeInt(value.length);
+        out.write(value);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    void sendTo(OutputStream stream) throws IOException {
+      byte[] payload = bytes.toByteArray();
+      DataOutputStream framed = new DataOutputStream(stream);
+      framed.writeInt(payload.length);
+      framed.write(payload);
+      framed.flush();
+    }
+  }
+
+  /** Reads one frame; null at a clean end of stream before the frame started. */
+  static DataInputStream readFrame(InputStream stream) throws IOException {
+    DataInputStream in = new DataInputStream(stream);
+    int first = in.read();
+    if (first < 0) {
+      return null;
+    }
+    int length = (first << 24) | (in.readUnsignedByte() << 16) | (in.readUnsignedShort());
+    if (length < 1 || length > MAX_FRAME_BYTES) {
+      throw new IOException("bad frame length " + length);
+    }
+    byte[] payload = new byte[length];
+    try {
+      in.readFully(payload);
+    } catch (EOFException e) {
+      throw new EOFException("connection closed inside a frame");
+    }
+    return new DataInputStream(new ByteArrayInputStream(payload));
+  }
+
+  static byte[] readBytes(DataInputStream in) throws IOException {
+    int length = in.readInt();
+    if (length < 0 || length > MAX_FRAME_BYTES) {
+      throw new IOException("bad value length " + length);
+    }
+    byte[] value = new byte[length];
+    in.readFully(value);
+    return value;
+  }
+}

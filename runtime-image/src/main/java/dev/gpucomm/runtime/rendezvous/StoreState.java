@@ -1,0 +1,321 @@
+package dev.gpucomm.runtime.rendezvous;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * The store's data and everything that waits on it: keys, counters, barriers (which remember who
+ * arrived), and which ranks are connected, left cleanly or disconnected. One lock, one condition:
+ * every change wakes every waiter, which then re-checks its own predicate. That is cheap at the
+ * scale of a job's rendezvous (tens of keys, at most thousands of ranks).
+ */
+final class StoreState {
+  /** What a blocking request ends with. */
+  record Outcome(byte status, byte[] value, String message) {
+    static Outcome ok(byte[] value) {
+      return new Outcome(StoreProtocol.OK, value, "");
+    }
+
+    static Outcome timeout(String message) {
+      return new Outcome(StoreProtocol.TIMEOUT, new byte[0], message);
+    }
+
+    static Outcome failed(String message) {
+      return new Outcome(StoreProtocol.FAILED, new byte[0], message);
+    }
+
+    static Outcome peerFailed(String message) {
+      return new Outcome(StoreProtocol.PEER_FAILED, new byte[0], message);
+    }
+  }
+
+  private enum RankStatus {
+    CONNECTED,
+    LEFT,
+    DISCONNECTED
+  }
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private final Map<String, byte[]> values = new HashMap<>();
+  private final Map<String, TreeSet<Integer>> barriers = new HashMap<>();
+  private final Map<Integer, RankStatus> ranks = new TreeMap<>();
+  private int worldSize = -1;
+  private String failure;
+  private boolean closed;
+
+  /** Registers a rank's connection; returns an error message, or null when accepted. */
+  String hello(int rank, int world) {
+    lock.lock();
+    try {
+      if (worldSize < 0) {
+        worldSize = world;
+      } else if (worldSize != world) {
+        return "rank " + rank + " says the world has " + world + " ranks, others said " + worldSize;
+      }
+      if (rank < 0 || rank >= world) {
+        return "rank " + rank + " is outside the world of " + world;
+      }
+      RankStatus previous = ranks.get(rank);
+      if (previous == RankStatus.CONNECTED) {
+        return "rank " + rank + " connected twice (two processes with RANK=" + rank + "?)";
+      }
+      ranks.put(rank, RankStatus.CONNECTED);
+      changed.signalAll();
+      return null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void set(String key, byte[] value) {
+    lock.lock();
+    try {
+      values.put(key, value);
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  long add(String key, long delta) {
+    lock.lock();
+    try {
+      byte[] old = values.get(key);
+      long sum =
+          (old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.UTF_8))) + delta;
+      values.put(key, Long.toString(sum).getBytes(StandardCharsets.UTF_8));
+      changed.signalAll();
+      return sum;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  Outcome get(String key, Duration timeout) throws InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    lock.lock();
+    try {
+      while (true) {
+        byte[] value = values.get(key);
+        if (value != null) {
+          return Outcome.ok(value);
+        }
+        if (closed) {
+          return Outcome.failed("rendezvous: the store closed while waiting for key '" + key + "'");
+        }
+        if (failure != null) {
+          return Outcome.peerFailed(failure + " while waiting for key '" + key + "'");
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return Outcome.timeout(
+              "rendezvous: key '"
+                  + key
+                  + "' not set after "
+                  + seconds(System.nanoTime() - start)
+                  + " ("
+                  + connectionSummary()
+                  + ")");
+        }
+        changed.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  Outcome barrier(String name, int round, int participants, int rank, Duration timeout)
+      throws InterruptedException {
+    String label = "barrier '" + name + "'" + (round > 1 ? " (round " + round + ")" : "");
+    String key = name + '\u0000' + round;
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    lock.lock();
+    try {
+      TreeSet<Integer> arrived = barriers.computeIfAbsent(key, k -> new TreeSet<>());
+      arrived.add(rank);
+      changed.signalAll();
+      while (true) {
+        if (arrived.size() >= participants) {
+          return Outcome.ok(new byte[0]);
+        }
+        if (closed) {
+          return Outcome.failed("rendezvous: the store closed during " + label);
+        }
+        if (failure != null) {
+          return Outcome.peerFailed(failure + " before " + label + " completed");
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return Outcome.timeout(
+              "rendezvous: "
+                  + label
+                  + " timed out after "
+                  + seconds(System.nanoTime() - start)
+                  + " "
+                  + missingFromBarrier(arrived, participants));
+        }
+        changed.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits until some rank disconnects (returns its message) or the store closes (null). */
+  String awaitFailure() throws InterruptedException {
+    lock.lock();
+    try {
+      while (failure == null && !closed) {
+        changed.await();
+      }
+      return failure;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until every rank of the world has connected and gone again (cleanly or not), so that a
+   * host closing the store cuts off no rank that still reads its last answer.
+   */
+  boolean awaitAllGone(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    lock.lock();
+    try {
+      while (worldSize < 0
+          || ranks.size() < worldSize
+          || ranks.containsValue(RankStatus.CONNECTED)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || closed) {
+          return false;
+        }
+        changed.awaitNanos(left);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The rank said goodbye: its connection closing is not a failure. */
+  void left(int rank) {
+    lock.lock();
+    try {
+      ranks.put(rank, RankStatus.LEFT);
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The rank's connection closed without a goodbye: every wait that is still open fails. */
+  void disconnected(int rank) {
+    lock.lock();
+    try {
+      if (ranks.get(rank) == RankStatus.CONNECTED) {
+        ranks.put(rank, RankStatus.DISCONNECTED);
+        if (failure == null) {
+          failure = "rendezvous: rank " + rank + " disconnected";
+        }
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The first rank failure seen, if any. */
+  String failure() {
+    lock.lock();
+    try {
+      return failure;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void close() {
+    lock.lock();
+    try {
+      closed = true;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private String missingFromBarrier(TreeSet<Integer> arrived, int participants) {
+    if (participants == worldSize || arrived.last() < participants) {
+      Set<Integer> missing =
+          IntStream.range(0, participants)
+              .boxed()
+              .filter(r -> !arrived.contains(r))
+              .collect(Collectors.toCollection(TreeSet::new));
+      return "waiting for "
+          + ranksText(missing)
+          + " ("
+          + arrived.size()
+          + " of "
+          + participants
+          + " arrived"
+          + neverConnectedSuffix(missing)
+          + ")";
+    }
+    return "waiting for "
+        + (participants - arrived.size())
+        + " more of "
+        + participants
+        + " (arrived: "
+        + join(arrived)
+        + ")";
+  }
+
+  private String neverConnectedSuffix(Set<Integer> missing) {
+    Set<Integer> never =
+        missing.stream()
+            .filter(r -> !ranks.containsKey(r))
+            .collect(Collectors.toCollection(TreeSet::new));
+    return never.isEmpty() ? "" : "; never connected: " + join(never);
+  }
+
+  private String connectionSummary() {
+    if (worldSize < 0) {
+      return "no rank has connected";
+    }
+    Set<Integer> never =
+        IntStream.range(0, worldSize)
+            .boxed()
+            .filter(r -> !ranks.containsKey(r))
+            .collect(Collectors.toCollection(TreeSet::new));
+    if (never.isEmpty()) {
+      return "all " + worldSize + " ranks connected";
+    }
+    return ranksText(never) + " of " + worldSize + " never connected";
+  }
+
+  private static String ranksText(Set<Integer> ranks) {
+    return (ranks.size() == 1 ? "rank " : "ranks ") + join(ranks);
+  }
+
+  private static String join(Set<Integer> ranks) {
+    return ranks.stream().map(String::valueOf).collect(Collectors.joining(", "));
+  }
+
+  private static String seconds(long nanos) {
+    return String.format(Locale.ROOT, "%.1f s", nanos / (double) TimeUnit.SECONDS.toNanos(1));
+  }
+}

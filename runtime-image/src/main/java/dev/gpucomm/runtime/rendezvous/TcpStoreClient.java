@@ -1,0 +1,276 @@
+package dev.gpucomm.runtime.rendezvous;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * One rank's connection to the rendezvous store. Connecting retries until a deadline, because the
+ * store's host may start after this rank. Calls are serialized on the one connection; blocking
+ * calls carry their timeout to the server, which answers with the rendezvous state when it expires.
+ */
+public final class TcpStoreClient implements KeyValueStore {
+  /** How long a non-blocking request may take before the store is considered lost. */
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+
+  /** Extra time the client waits beyond a blocking call's timeout for the server's answer. */
+  private static final Duration ANSWER_GRACE = Duration.ofSeconds(10);
+
+  private final RendezvousAddress address;
+  private final int rank;
+  private final Socket socket;
+  private final InputStream in;
+  private final OutputStream out;
+  private final Map<String, Integer> barrierRounds = new HashMap<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private TcpStoreClient(RendezvousAddress address, int rank, Socket socket) throws IOException {
+    this.address = address;
+    this.rank = rank;
+    this.socket = socket;
+    this.in = new BufferedInputStream(socket.getInputStream());
+    this.out = new BufferedOutputStream(socket.getOutputStream());
+  }
+
+  /**
+   * Connects as {@code rank} of a world of {@code worldSize}, retrying until {@code connectTimeout}
+   * has passed.
+   */
+  public static TcpStoreClient connect(
+      RendezvousAddress address, int rank, int worldSize, Duration connectTimeout) {
+    Socket socket = connectWithRetries(address, connectTimeout);
+    try {
+      TcpStoreClient client = new TcpStoreClient(address, rank, socket);
+      client.request(
+          new StoreProtocol.Frame(StoreProtocol.HELLO).writeInt(rank).writeInt(worldSize),
+          REQUEST_TIMEOUT,
+          "hello");
+      return client;
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(socket);
+      if (e instanceof RendezvousException rendezvous) {
+        throw rendezvous;
+      }
+      throw new RendezvousException(
+          "rendezvous: store at " + address + " broke the connection (" + describe(e) + ")", e);
+    }
+  }
+
+  private static Socket connectWithRetries(RendezvousAddress address, Duration timeout) {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    long pauseMillis = 20;
+    IOException last;
+    while (true) {
+      Socket socket = new Socket();
+      try {
+        long leftMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+        socket.connect(
+            new InetSocketAddress(address.host(), address.port()),
+            (int) Math.min(leftMillis, 5_000));
+        socket.setTcpNoDelay(true);
+        socket.setKeepAlive(true);
+        return socket;
+      } catch (IOException e) {
+        closeQuietly(socket);
+        last = e;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new RendezvousException(
+            String.format(
+                Locale.ROOT,
+                "rendezvous: cannot reach the store at %s after %.1f s (%s)",
+                address,
+                (System.nanoTime() - start) / 1e9,
+                describe(last)),
+            last);
+      }
+      try {
+        Thread.sleep(Math.min(pauseMillis, left / 1_000_000 + 1)); // back-off between attempts
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new RendezvousException("rendezvous: interrupted while connecting to " + address);
+      }
+      pauseMillis = Math.min(pauseMillis * 2, 500);
+    }
+  }
+
+  public int rank() {
+    return rank;
+  }
+
+  public RendezvousAddress address() {
+    return address;
+  }
+
+  @Override
+  public void set(String key, byte[] value) {
+    call(
+        new StoreProtocol.Frame(StoreProtocol.SET).writeString(key).writeBytes(value),
+        REQUEST_TIMEOUT,
+        "set '" + key + "'");
+  }
+
+  @Override
+  public byte[] get(String key, Duration timeout) {
+    return call(
+        new StoreProtocol.Frame(StoreProtocol.GET).writeString(key).writeLong(timeout.toMillis()),
+        timeout.plus(ANSWER_GRACE),
+        "get '" + key + "'");
+  }
+
+  @Override
+  public long add(String key, long delta) {
+    byte[] sum =
+        call(
+            new StoreProtocol.Frame(StoreProtocol.ADD).writeString(key).writeLong(delta),
+            REQUEST_TIMEOUT,
+            "add '" + key + "'");
+    return Long.parseLong(new String(sum, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Waits for {@code participants} ranks at the barrier {@code name}. A name may be reused: each
+   * rank counts its own rounds, so the n-th call of every rank meets the n-th call of the others.
+   */
+  @Override
+  public void barrier(String name, int participants, Duration timeout) {
+    int round;
+    synchronized (this) {
+      round = barrierRounds.merge(name, 1, Integer::sum);
+    }
+    call(
+        new StoreProtocol.Frame(StoreProtocol.BARRIER)
+            .writeString(name)
+            .writeInt(round)
+            .writeInt(participants)
+            .writeInt(rank)
+            .writeLong(timeout.toMillis()),
+        timeout.plus(ANSWER_GRACE),
+        "barrier '" + name + "'");
+  }
+
+  /**
+   * Opens a second connection that waits for any rank to disconnect and then calls {@code
+   * onFailure} with the store's message (also when the store itself goes away). The watcher stops
+   * silently when closed; closing this client closes it too.
+   */
+  public AutoCloseable watchPeers(Consumer<String> onFailure) {
+    Socket watchSocket = connectWithRetries(address, Duration.ofSeconds(10));
+    AtomicBoolean stopped = new AtomicBoolean();
+    Thread watcher =
+        Thread.ofPlatform()
+            .daemon()
+            .name("rendezvous-watch")
+            .start(
+                () -> {
+                  String message;
+                  try {
+                    new StoreProtocol.Frame(StoreProtocol.WATCH)
+                        .sendTo(new BufferedOutputStream(watchSocket.getOutputStream()));
+                    DataInputStream answer =
+                        StoreProtocol.readFrame(
+                            new BufferedInputStream(watchSocket.getInputStream()));
+                    if (answer == null) {
+                      message = "rendezvous: lost the store at " + address;
+                    } else {
+                      answer.readByte();
+                      StoreProtocol.readBytes(answer);
+                      message = answer.readUTF();
+                    }
+                  } catch (IOException e) {
+                    message = "rendezvous: lost the store at " + address + " (" + describe(e) + ")";
+                  }
+                  if (!stopped.get() && !closed.get()) {
+                    onFailure.accept(message);
+                  }
+                });
+    return () -> {
+      stopped.set(true);
+      closeQuietly(watchSocket);
+      watcher.interrupt();
+    };
+  }
+
+  private byte[] call(StoreProtocol.Frame frame, Duration answerTimeout, String what) {
+    try {
+      return request(frame, answerTimeout, what);
+    } catch (SocketTimeoutException e) {
+      throw new RendezvousTimeoutException(
+          "rendezvous: the store at " + address + " did not answer " + what + " in time");
+    } catch (IOException e) {
+      throw new RendezvousException(
+          "rendezvous: lost the store at " + address + " during " + what + " (" + describe(e) + ")",
+          e);
+    }
+  }
+
+  private synchronized byte[] request(
+      StoreProtocol.Frame frame, Duration answerTimeout, String what) throws IOException {
+    if (closed.get()) {
+      throw new IllegalStateException("rendezvous client is closed");
+    }
+    socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, answerTimeout.toMillis())));
+    frame.sendTo(out);
+    DataInputStream answer = StoreProtocol.readFrame(in);
+    if (answer == null) {
+      throw new IOException("connection closed");
+    }
+    byte status = answer.readByte();
+    byte[] value = StoreProtocol.readBytes(answer);
+    String message = answer.readUTF();
+    return switch (status) {
+      case StoreProtocol.OK -> value;
+      case StoreProtocol.TIMEOUT -> throw new RendezvousTimeoutException(message);
+      case StoreProtocol.FAILED -> throw new RendezvousException(message);
+      case StoreProtocol.PEER_FAILED -> throw new PeerFailedException(message);
+      default -> throw new IOException("unknown status " + status + " answering " + what);
+    };
+  }
+
+  /** Says goodbye (so the store does not report this rank as failed) and disconnects. */
+  @Override
+  public void close() {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      request(new StoreProtocol.Frame(StoreProtocol.BYE), Duration.ofSeconds(5), "bye");
+    } catch (IOException | RuntimeException ignored) {
+      // The store may already be gone at the end of a job; leaving anyway.
+    }
+    closed.set(true);
+    closeQuietly(socket);
+  }
+
+  private static String describe(Throwable e) {
+    if (e instanceof UnknownHostException) {
+      return "unknown host " + e.getMessage();
+    }
+    String message = e.getMessage();
+    return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // Nothing to do.
+    }
+  }
+}

@@ -1,0 +1,246 @@
+package dev.gpucomm.runtime.rendezvous;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The rendezvous store's server: a TCP key-value store for one job, hosted next to global rank 0.
+ * Each connection is served by virtual threads, so thousands of waiting ranks cost no platform
+ * threads. A rank whose connection closes without a goodbye is reported as disconnected, and every
+ * open wait fails fast instead of running into its timeout.
+ */
+public final class TcpStoreServer implements AutoCloseable {
+  private final ServerSocket serverSocket;
+  private final StoreState state = new StoreState();
+  private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Thread acceptor;
+
+  private TcpStoreServer(ServerSocket serverSocket) {
+    this.serverSocket = serverSocket;
+    this.acceptor =
+        Thread.ofPlatform().daemon().name("rendezvous-accept").start(this::acceptConnections);
+  }
+
+  /** Listens on {@code port} (0 picks a free one) of every local address. */
+  public static TcpStoreServer start(int port) throws IOException {
+    return start(null, port);
+  }
+
+  /** Listens on {@code port} of {@code bindAddress} (null: every local address). */
+  public static TcpStoreServer start(InetAddress bindAddress, int port) throws IOException {
+    ServerSocket socket = new ServerSocket();
+    socket.setReuseAddress(true);
+    try {
+      socket.bind(new InetSocketAddress(bindAddress, port), 1024);
+    } catch (IOException e) {
+      socket.close();
+      throw new IOException("cannot listen on port " + port + ": " + e.getMessage(), e);
+    }
+    return new TcpStoreServer(socket);
+  }
+
+  public int port() {
+    return serverSocket.getLocalPort();
+  }
+
+  /** The first rank that disconnected without a goodbye, as a message; empty while none has. */
+  public Optional<String> failure() {
+    return Optional.ofNullable(state.failure());
+  }
+
+  /**
+   * Waits (at most {@code timeout}) until every rank has connected and left; a host calls this
+   * before {@link #close()} so that ranks of other pods still reading their last answer are not cut
+   * off. Returns false on timeout.
+   */
+  public boolean awaitAllRanksGone(Duration timeout) {
+    try {
+      return state.awaitAllGone(timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void acceptConnections() {
+    while (!closed.get()) {
+      Socket socket;
+      try {
+        socket = serverSocket.accept();
+      } catch (IOException e) {
+        return; // closed
+      }
+      connections.add(socket);
+      Thread.ofVirtual().name("rendezvous-connection").start(() -> serve(socket));
+    }
+  }
+
+  /** One connection: reads requests in order; blocking ones answer from their own thread. */
+  private void serve(Socket socket) {
+    Connection connection = new Connection(socket);
+    try (socket) {
+      socket.setTcpNoDelay(true);
+      InputStream in = new BufferedInputStream(socket.getInputStream());
+      connection.out = new BufferedOutputStream(socket.getOutputStream());
+      while (!closed.get()) {
+        DataInputStream request = StoreProtocol.readFrame(in);
+        if (request == null) {
+          break;
+        }
+        handle(connection, request);
+      }
+    } catch (IOException e) {
+      // The peer went away mid-frame or the store is closing: treated like a closed connection.
+    } finally {
+      connections.remove(socket);
+      if (connection.rank >= 0 && !connection.saidGoodbye) {
+        state.disconnected(connection.rank);
+      }
+    }
+  }
+
+  private void handle(Connection connection, DataInputStream request) throws IOException {
+    byte op = request.readByte();
+    switch (op) {
+      case StoreProtocol.HELLO -> {
+        int rank = request.readInt();
+        int world = request.readInt();
+        String error = state.hello(rank, world);
+        if (error == null) {
+          connection.rank = rank;
+          connection.reply(StoreState.Outcome.ok(new byte[0]));
+        } else {
+          connection.reply(StoreState.Outcome.failed("rendezvous: " + error));
+        }
+      }
+      case StoreProtocol.SET -> {
+        state.set(request.readUTF(), StoreProtocol.readBytes(request));
+        connection.reply(StoreState.Outcome.ok(new byte[0]));
+      }
+      case StoreProtocol.ADD -> {
+        long sum = state.add(request.readUTF(), request.readLong());
+        connection.reply(
+            StoreState.Outcome.ok(
+                Long.toString(sum).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      }
+      case StoreProtocol.GET -> {
+        String key = request.readUTF();
+        Duration timeout = Duration.ofMillis(request.readLong());
+        answerLater(connection, () -> state.get(key, timeout));
+      }
+      case StoreProtocol.BARRIER -> {
+        String name = request.readUTF();
+        int round = request.readInt();
+        int participants = request.readInt();
+        int rank = request.readInt();
+        Duration timeout = Duration.ofMillis(request.readLong());
+        answerLater(connection, () -> state.barrier(name, round, participants, rank, timeout));
+      }
+      case StoreProtocol.WATCH ->
+          answerLater(
+              connection,
+              () -> {
+                String failure = state.awaitFailure();
+                return failure == null
+                    ? StoreState.Outcome.failed("rendezvous: the store closed")
+                    : StoreState.Outcome.peerFailed(failure);
+              });
+      case StoreProtocol.BYE -> {
+        connection.saidGoodbye = true;
+        if (connection.rank >= 0) {
+          state.left(connection.rank);
+        }
+        connection.reply(StoreState.Outcome.ok(new byte[0]));
+      }
+      default -> throw new IOException("unknown opcode " + op);
+    }
+  }
+
+  /** A wait runs on its own virtual thread so that the reader keeps watching for end of stream. */
+  private static void answerLater(Connection connection, BlockingAnswer answer) {
+    Thread.ofVirtual()
+        .name("rendezvous-wait")
+        .start(
+            () -> {
+              try {
+                connection.reply(answer.compute());
+              } catch (InterruptedException | IOException e) {
+                // The connection or the store closed while waiting; nobody is left to answer.
+              }
+            });
+  }
+
+  @FunctionalInterface
+  private interface BlockingAnswer {
+    StoreState.Outcome compute() throws InterruptedException;
+  }
+
+  /** Stops listening, fails every open wait and closes every connection. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    state.close();
+    try {
+      serverSocket.close();
+    } catch (IOException ignored) {
+      // Closing anyway.
+    }
+    for (Socket socket : connections) {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // Closing anyway.
+      }
+    }
+    try {
+      acceptor.join(Duration.ofSeconds(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One client connection: which rank it belongs to, and its serialized reply channel. */
+  private static final class Connection {
+    private final Socket socket;
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private OutputStream out;
+    private volatile int rank = -1;
+    private volatile boolean saidGoodbye;
+
+    Connection(Socket socket) {
+      this.socket = socket;
+    }
+
+    void reply(StoreState.Outcome outcome) throws IOException {
+      writeLock.lock();
+      try {
+        if (socket.isClosed()) {
+          throw new IOException("closed");
+        }
+        new StoreProtocol.Frame(outcome.status())
+            .writeBytes(outcome.value())
+            .writeString(outcome.message())
+            .sendTo(out);
+      } finally {
+        writeLock.unlock();
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package dev.gpucomm.runtime.spec;
+
+import dev.gpucomm.api.v1alpha1.Baseline;
+import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.CommBackend;
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.Heuristic;
+import dev.gpucomm.api.v1alpha1.HeuristicName;
+import dev.gpucomm.api.v1alpha1.ProgramSpec;
+import dev.gpucomm.api.v1alpha1.TuneSpec;
+import dev.gpucomm.api.v1alpha1.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The CRD's defaults, applied in code for jobs that never went through an API server (local runs,
+ * {@code gpucomm bench}). The one place that knows them; it mirrors the {@code @Default}
+ * annotations of the API types and the "when omitted" rules of their descriptions.
+ *
+ * <p>Algorithms left out of a benchmark are not defaulted here: they depend on the device (the
+ * runtime uses auto plus every algorithm the communicator offers).
+ */
+public final class JobDefaults {
+  public static final int RANKS_PER_POD = 1;
+  public static final DeviceKind DEVICE = DeviceKind.CUDA;
+  public static final int TIMEOUT_SECONDS = 900;
+  public static final HeuristicName HEURISTIC = HeuristicName.TRTLLM;
+  public static final double MAX_SLOWDOWN_PERCENT = 5;
+
+  public static final Collective COLLECTIVE = Collective.ALLREDUCE;
+  public static final DType DTYPE = DType.BF16;
+  public static final int HIDDEN_SIZE = 8192;
+  public static final int BENCHMARK_WARMUP = 20;
+  public static final int BENCHMARK_ITERATIONS = 200;
+  public static final boolean CUDA_GRAPH = true;
+
+  public static final int TUNE_WARMUP = 10;
+  public static final int TUNE_ITERATIONS = 100;
+
+  /** Token counts a tune sweep covers when it names neither tokens nor sizes: 32 to 4096. */
+  public static final List<Integer> TUNE_TOKENS = List.of(32, 64, 128, 256, 512, 1024, 2048, 4096);
+
+  public static final int PROGRAM_CHUNKS = 2;
+  public static final int PROGRAM_STREAMS = 3;
+  public static final CommBackend PROGRAM_BACKEND = CommBackend.NCCL;
+  public static final int PROGRAM_WARMUP = 3;
+  public static final int PROGRAM_ITERATIONS = 20;
+
+  private JobDefaults() {}
+
+  /** Fills every unset field that has a default; leaves set fields and absent sections alone. */
+  public static CommJob apply(CommJob job) {
+    CommJobSpec spec = job.getSpec();
+    if (spec == null) {
+      return job;
+    }
+    orElse(spec::getRanksPerPod, spec::setRanksPerPod, RANKS_PER_POD);
+    orElse(spec::getDevice, spec::setDevice, DEVICE);
+    orElse(spec::getTimeoutSeconds, spec::setTimeoutSeconds, TIMEOUT_SECONDS);
+    orElse(spec::getSharedMemorySize, spec::setSharedMemorySize, CommJobSpec.DEFAULT_SHARED_MEMORY);
+    if (spec.getHeuristic() == null) {
+      spec.setHeuristic(new Heuristic());
+    }
+    Heuristic heuristic = spec.getHeuristic();
+    orElse(heuristic::getName, heuristic::setName, HEURISTIC);
+    Baseline baseline = spec.getBaseline();
+    if (baseline != null) {
+      orElse(
+          baseline::getMaxSlowdownPercent, baseline::setMaxSlowdownPercent, MAX_SLOWDOWN_PERCENT);
+    }
+    Workload workload = spec.getWorkload();
+    if (workload != null) {
+      if (workload.getBenchmark() != null) {
+        applyBenchmark(workload.getBenchmark());
+      }
+      if (workload.getTune() != null) {
+        applyTune(workload.getTune());
+      }
+      if (workload.getProgram() != null) {
+        applyProgram(workload.getProgram());
+      }
+    }
+    return job;
+  }
+
+  private static void applyBenchmark(BenchmarkSpec benchmark) {
+    orElse(benchmark::getCollective, benchmark::setCollective, COLLECTIVE);
+    orElse(benchmark::getDtype, benchmark::setDtype, DTYPE);
+    orElse(benchmark::getHiddenSize, benchmark::setHiddenSize, HIDDEN_SIZE);
+    orElse(benchmark::getWarmupIterations, benchmark::setWarmupIterations, BENCHMARK_WARMUP);
+    orElse(benchmark::getIterations, benchmark::setIterations, BENCHMARK_ITERATIONS);
+    orElse(benchmark::getCudaGraph, benchmark::setCudaGraph, CUDA_GRAPH);
+  }
+
+  private static void applyTune(TuneSpec tune) {
+    orElse(tune::getDtype, tune::setDtype, DTYPE);
+    orElse(tune::getHiddenSize, tune::setHiddenSize, HIDDEN_SIZE);
+    orElse(tune::getWarmupIterations, tune::setWarmupIterations, TUNE_WARMUP);
+    orElse(tune::getIterations, tune::setIterations, TUNE_ITERATIONS);
+    if (tune.getTokens() == null && tune.getSizes() == null) {
+      tune.setTokens(new ArrayList<>(TUNE_TOKENS));
+    }
+  }
+
+  private static void applyProgram(ProgramSpec program) {
+    orElse(program::getChunks, program::setChunks, PROGRAM_CHUNKS);
+    orElse(program::getStreams, program::setStreams, PROGRAM_STREAMS);
+    orElse(program::getDtype, program::setDtype, DTYPE);
+    orElse(program::getBackend, program::setBackend, PROGRAM_BACKEND);
+    orElse(program::getWarmupIterations, program::setWarmupIterations, PROGRAM_WARMUP);
+    orElse(program::getIterations, program::setIterations, PROGRAM_ITERATIONS);
+  }
+
+  private static <T> void orElse(Supplier<T> getter, Consumer<T> setter, T fallback) {
+    if (getter.get() == null) {
+      setter.accept(fallback);
+    }
+  }
+}

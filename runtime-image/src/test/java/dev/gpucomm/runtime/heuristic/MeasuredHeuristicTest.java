@@ -1,0 +1,76 @@
+package dev.gpucomm.runtime.heuristic;
+
+import static dev.gpucomm.runtime.heuristic.Queries.CPU_ALGORITHMS;
+import static dev.gpucomm.runtime.heuristic.Queries.bytes;
+import static dev.gpucomm.runtime.heuristic.Queries.withAvailable;
+import static dev.gpucomm.runtime.heuristic.Queries.withCollective;
+import static dev.gpucomm.runtime.heuristic.TuningTableTest.MIB;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.DType;
+import org.junit.jupiter.api.Test;
+
+class MeasuredHeuristicTest {
+  private final TuningTable table = TuningTableTest.h200Table();
+  private final MeasuredHeuristic heuristic = new MeasuredHeuristic(table, 4, DType.BF16);
+
+  @Test
+  void picksTheAlgorithmWhoseMeasuredRangeHoldsTheSize() {
+    assertThat(heuristic.choose(bytes(MIB, 4)).algorithm()).isEqualTo(Algorithm.ONESHOT);
+    assertThat(heuristic.choose(bytes(1_482_909, 4)).algorithm()).isEqualTo(Algorithm.ONESHOT);
+    assertThat(heuristic.choose(bytes(1_482_910, 4)).algorithm()).isEqualTo(Algorithm.TWOSHOT);
+    assertThat(heuristic.choose(bytes(32 * MIB, 4)).algorithm()).isEqualTo(Algorithm.NCCL);
+  }
+
+  @Test
+  void theReasonShowsTheRangeAndTheMediansMeasuredNearby() {
+    Decision decision = heuristic.choose(bytes(2 * MIB, 4));
+
+    assertThat(decision.reason())
+        .isEqualTo(
+            "tuning table h200-nvlink (world 4, bf16): 2 MiB in [1.41 MiB, 22.63 MiB) → twoshot"
+                + " (medians at 2 MiB: twoshot 19.4 µs, nccl 28.4 µs, oneshot 30.6 µs)");
+  }
+
+  @Test
+  void outsideTheMeasuredSizesTheNearestMeasuredPointDecides() {
+    Decision tiny = heuristic.choose(bytes(256, 4));
+    Decision huge = heuristic.choose(bytes(1L << 30, 4));
+
+    assertThat(tiny.algorithm()).isEqualTo(Algorithm.ONESHOT);
+    assertThat(tiny.reason()).contains("256 B is below the smallest measured size 512 KiB");
+    assertThat(huge.algorithm()).isEqualTo(Algorithm.NCCL);
+    assertThat(huge.reason()).contains("1 GiB is above the largest measured size 64 MiB");
+  }
+
+  @Test
+  void aTableWithoutTheJobsCurveIsRejectedWhenBuilt() {
+    assertThatThrownBy(() -> new MeasuredHeuristic(table, 8, DType.BF16))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("tuning table h200-nvlink has no curve for world size 8");
+    assertThatThrownBy(() -> new MeasuredHeuristic(table, 4, DType.FP32))
+        .hasMessageContaining("dtype fp32");
+  }
+
+  @Test
+  void aWholeTableHeuristicRejectsTheMissingCurveAtTheQuery() {
+    MeasuredHeuristic wholeTable = new MeasuredHeuristic(table);
+
+    assertThatThrownBy(() -> wholeTable.choose(bytes(MIB, 2)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no curve for world size 2 and dtype bf16");
+  }
+
+  @Test
+  void unavailableWinnersFallBackAndOtherCollectivesGetNccl() {
+    Decision onCpu = heuristic.choose(withAvailable(bytes(64 * MIB, 4), CPU_ALGORITHMS));
+    Decision allGather = heuristic.choose(withCollective(bytes(MIB, 4), Collective.ALLGATHER));
+
+    assertThat(onCpu.algorithm()).isEqualTo(Algorithm.RING);
+    assertThat(allGather.algorithm()).isEqualTo(Algorithm.NCCL);
+    assertThat(allGather.reason()).contains("measured allreduce, not allgather");
+  }
+}
