@@ -31,7 +31,13 @@ final class Baselines {
                         "baseline",
                         List.of(
                             new Measurement(
-                                Algorithm.RING, micros, null, bytes / micros / 1e3, bytes / micros / 1e3, 0, 5))))
+                                Algorithm.RING,
+                                micros,
+                                null,
+                                bytes / micros / 1e3,
+                                bytes / micros / 1e3,
+                                0,
+                                5))))
             .toList();
     BenchmarkReport report =
         new BenchmarkReport(

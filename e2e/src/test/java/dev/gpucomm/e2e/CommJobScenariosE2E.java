@@ -9,23 +9,18 @@ import dev.gpucomm.api.v1alpha1.Phase;
 import dev.gpucomm.api.v1alpha1.SizeSummary;
 import dev.gpucomm.e2e.cluster.Cluster;
 import dev.gpucomm.e2e.cluster.ClusterExtension;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -53,14 +48,17 @@ class CommJobScenariosE2E {
     CommJob job = jobs.awaitFinished("sweep");
 
     assertThat(job.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
-    assertThat(jobs.condition(job, "Succeeded")).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    assertThat(jobs.condition(job, "Succeeded"))
+        .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
     ConfigMap results = jobs.results("sweep");
     assertThat(results.getData()).containsKeys("report.json", "report.md", "latency.svg");
     Reports.Benchmark report = Reports.benchmark(results.getData().get("report.json"));
     assertThat(report.worldSize()).as("ranks that rendezvoused").isEqualTo(2);
     assertThat(job.getStatus().getReportRef()).isEqualTo("sweep-results");
     List<SizeSummary> summary = job.getStatus().getSummary();
-    assertThat(summary).extracting(SizeSummary::getBytes).containsExactlyElementsOf(Jobs.SWEEP_BYTES);
+    assertThat(summary)
+        .extracting(SizeSummary::getBytes)
+        .containsExactlyElementsOf(Jobs.SWEEP_BYTES);
     for (SizeSummary size : summary) {
       assertThat(size.getChosen())
           .as("algorithm auto chose for %d bytes", size.getBytes())
@@ -135,10 +133,22 @@ class CommJobScenariosE2E {
 
   @Test
   void aRunSlowerThanItsBaselineIsRegressedAndOneWithinItIsNot() {
-    cluster.client().resource(Baselines.configMap("impossibly-fast", Jobs.SWEEP_BYTES, 1e-3)).inNamespace(cluster.namespace()).create();
-    cluster.client().resource(Baselines.configMap("very-slow", Jobs.SWEEP_BYTES, 1e9)).inNamespace(cluster.namespace()).create();
-    cluster.apply(Jobs.withBaseline(Jobs.allReduceSweep("regressed", cluster.device(), "trtllm"), "impossibly-fast", 5));
-    cluster.apply(Jobs.withBaseline(Jobs.allReduceSweep("clean", cluster.device(), "trtllm"), "very-slow", 5));
+    cluster
+        .client()
+        .resource(Baselines.configMap("impossibly-fast", Jobs.SWEEP_BYTES, 1e-3))
+        .inNamespace(cluster.namespace())
+        .create();
+    cluster
+        .client()
+        .resource(Baselines.configMap("very-slow", Jobs.SWEEP_BYTES, 1e9))
+        .inNamespace(cluster.namespace())
+        .create();
+    cluster.apply(
+        Jobs.withBaseline(
+            Jobs.allReduceSweep("regressed", cluster.device(), "trtllm"), "impossibly-fast", 5));
+    cluster.apply(
+        Jobs.withBaseline(
+            Jobs.allReduceSweep("clean", cluster.device(), "trtllm"), "very-slow", 5));
 
     CommJob regressed = jobs.awaitFinished("regressed");
     CommJob clean = jobs.awaitFinished("clean");
@@ -198,7 +208,8 @@ class CommJobScenariosE2E {
       assertThat(job.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
       assertThat(job.getStatus().getStartTime()).isEqualTo(running.getStatus().getStartTime());
       assertThat(job.getStatus().getSummary()).isNotEmpty();
-      assertThat(jobs.condition(job, "Succeeded")).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+      assertThat(jobs.condition(job, "Succeeded"))
+          .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
       assertThat(jobs.podUids("restart")).isEqualTo(podUids);
       assertThat(podsCreated).isEqualTo(Map.of("restart-0", 1, "restart-1", 1));
     }

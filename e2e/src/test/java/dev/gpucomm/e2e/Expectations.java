@@ -11,7 +11,9 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 
-/** What a job's heuristic should have chosen, asked of the heuristic itself with the job's query. */
+/**
+ * What a job's heuristic should have chosen, asked of the heuristic itself with the job's query.
+ */
 final class Expectations {
   private Expectations() {}
 

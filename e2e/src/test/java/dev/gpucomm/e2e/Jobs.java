@@ -6,8 +6,8 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
 import dev.gpucomm.e2e.cluster.Cluster;
 import dev.gpucomm.runtime.report.fetch.ReportCommand;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -277,11 +277,18 @@ final class Jobs {
     if (job.getStatus() == null || job.getStatus().getConditions() == null) {
       return Optional.empty();
     }
-    return job.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst();
+    return job.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals(type))
+        .findFirst();
   }
 
   List<Pod> pods(String job) {
-    return client.pods().inNamespace(cluster.namespace()).withLabel(CommJob.JOB_LABEL, job).list().getItems();
+    return client
+        .pods()
+        .inNamespace(cluster.namespace())
+        .withLabel(CommJob.JOB_LABEL, job)
+        .list()
+        .getItems();
   }
 
   Set<String> podUids(String job) {
@@ -296,12 +303,45 @@ final class Jobs {
   List<HasMetadata> objectsOf(String job) {
     String namespace = cluster.namespace();
     List<HasMetadata> objects = new ArrayList<>();
-    objects.addAll(client.pods().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems());
-    objects.addAll(client.configMaps().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems());
-    objects.addAll(client.services().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems());
-    objects.addAll(client.serviceAccounts().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems());
-    objects.addAll(client.rbac().roles().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems());
-    objects.addAll(client.rbac().roleBindings().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems());
+    objects.addAll(
+        client.pods().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems());
+    objects.addAll(
+        client
+            .configMaps()
+            .inNamespace(namespace)
+            .withLabel(CommJob.JOB_LABEL, job)
+            .list()
+            .getItems());
+    objects.addAll(
+        client
+            .services()
+            .inNamespace(namespace)
+            .withLabel(CommJob.JOB_LABEL, job)
+            .list()
+            .getItems());
+    objects.addAll(
+        client
+            .serviceAccounts()
+            .inNamespace(namespace)
+            .withLabel(CommJob.JOB_LABEL, job)
+            .list()
+            .getItems());
+    objects.addAll(
+        client
+            .rbac()
+            .roles()
+            .inNamespace(namespace)
+            .withLabel(CommJob.JOB_LABEL, job)
+            .list()
+            .getItems());
+    objects.addAll(
+        client
+            .rbac()
+            .roleBindings()
+            .inNamespace(namespace)
+            .withLabel(CommJob.JOB_LABEL, job)
+            .list()
+            .getItems());
     return objects;
   }
 
@@ -323,7 +363,8 @@ final class Jobs {
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
     if (exit != 0) {
-      throw new AssertionError("gpucomm report exited " + exit + ": " + err.toString(StandardCharsets.UTF_8));
+      throw new AssertionError(
+          "gpucomm report exited " + exit + ": " + err.toString(StandardCharsets.UTF_8));
     }
     return out.toString(StandardCharsets.UTF_8);
   }

@@ -17,7 +17,12 @@ final class Reports {
   record Benchmark(int worldSize, List<Long> bytes, JsonNode json) {}
 
   /** A host-IR program's report: what ran, with which passes, and its two timings. */
-  record Program(String program, List<String> passes, double pipelinedMicros, double unpipelinedMicros, JsonNode json) {}
+  record Program(
+      String program,
+      List<String> passes,
+      double pipelinedMicros,
+      double unpipelinedMicros,
+      JsonNode json) {}
 
   static Benchmark benchmark(String reportJson) {
     JsonNode json = parse(reportJson);

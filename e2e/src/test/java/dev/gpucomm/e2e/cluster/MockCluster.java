@@ -10,6 +10,7 @@ import dev.gpucomm.e2e.sim.SimulatedPod;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -50,7 +51,7 @@ public final class MockCluster implements Cluster {
   private final Path workDirectory;
   private final Path kubeconfig;
 
-  private MockCluster(E2eSettings settings) {
+  private MockCluster(E2eSettings settings, String cliMainClass, String runtimeClasspath) {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     server =
         new KubernetesMockServer(
@@ -60,6 +61,7 @@ public final class MockCluster implements Cluster {
             new KubernetesMixedDispatcher(responses),
             false);
     server.init(InetAddress.getLoopbackAddress(), 0);
+    allowEverything(server);
     String url =
         "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort();
     client = server.createClient();
@@ -78,8 +80,8 @@ public final class MockCluster implements Cluster {
             client,
             url,
             settings.java(),
-            settings.runtimeClasspath(),
-            CLI_MAIN_CLASS,
+            runtimeClasspath,
+            cliMainClass,
             workDirectory.resolve("node"));
     node.start();
     operator =
@@ -87,13 +89,19 @@ public final class MockCluster implements Cluster {
             settings.java(),
             settings.operatorApp(),
             url,
-            Map.of(),
+            // Outside a pod the operator has no namespace of its own to keep its Lease in.
+            Map.of("gpucomm.operator.leader-election.lease-namespace", NAMESPACE),
             workDirectory.resolve("operator"));
   }
 
   /** Starts the mock API server, the node and the operator. */
   public static MockCluster start(E2eSettings settings) {
-    MockCluster cluster = new MockCluster(settings);
+    return start(settings, CLI_MAIN_CLASS, settings.runtimeClasspath());
+  }
+
+  /** As {@link #start(E2eSettings)}, with pods running another main class than the gpucomm CLI. */
+  static MockCluster start(E2eSettings settings, String cliMainClass, String runtimeClasspath) {
+    MockCluster cluster = new MockCluster(settings, cliMainClass, runtimeClasspath);
     try {
       cluster.operator.start(Duration.ofSeconds(90));
     } catch (RuntimeException e) {
@@ -101,6 +109,33 @@ public final class MockCluster implements Cluster {
       throw e;
     }
     return cluster;
+  }
+
+  /**
+   * Answers access reviews as an API server does for a cluster admin (the mock server's CRUD mode
+   * would store them instead): the operator checks it may take the leader Lease before starting.
+   */
+  private static void allowEverything(KubernetesMockServer server) {
+    server
+        .expect()
+        .post()
+        .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+        .andReturn(
+            201,
+            new SelfSubjectRulesReviewBuilder()
+                .withNewSpec()
+                .withNamespace(NAMESPACE)
+                .endSpec()
+                .withNewStatus()
+                .withIncomplete(false)
+                .addNewResourceRule()
+                .withApiGroups("*")
+                .withResources("*")
+                .withVerbs("*")
+                .endResourceRule()
+                .endStatus()
+                .build())
+        .always();
   }
 
   private void registerCrd(Path crdFile) {

@@ -283,7 +283,13 @@ public final class RealCluster implements Cluster {
 
   @Override
   public boolean hasLiveProcesses(String job) {
-    return client.pods().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems().stream()
+    return client
+        .pods()
+        .inNamespace(namespace)
+        .withLabel(CommJob.JOB_LABEL, job)
+        .list()
+        .getItems()
+        .stream()
         .anyMatch(
             p ->
                 p.getStatus() == null
