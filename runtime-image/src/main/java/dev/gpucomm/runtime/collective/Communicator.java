@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.collective;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
@@ -26,6 +27,19 @@ public interface Communicator extends AutoCloseable {
    * The all-reduce algorithms this communicator can run (IPC algorithms need working peer memory).
    */
   Set<Algorithm> allReduceAlgorithms();
+
+  /**
+   * The algorithms the given collective's method accepts here, besides {@link Algorithm#NCCL}
+   * (which every backend accepts; the CPU backend runs its ring for it). Collective permute takes
+   * no algorithm: its set is empty.
+   */
+  default Set<Algorithm> algorithms(Collective collective) {
+    return switch (collective) {
+      case ALLREDUCE -> allReduceAlgorithms();
+      case ALLGATHER, REDUCESCATTER, BROADCAST -> Set.of(Algorithm.NCCL);
+      case COLLECTIVEPERMUTE -> Set.of();
+    };
+  }
 
   /** Why some algorithms are missing from {@link #allReduceAlgorithms()}; empty when none are. */
   String unavailableReason();

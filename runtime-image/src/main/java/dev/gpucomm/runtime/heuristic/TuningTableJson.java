@@ -97,6 +97,25 @@ public final class TuningTableJson {
   }
 
   /**
+   * Writes {@code table} to {@code file}, keeping the curves an existing table there holds for
+   * other world sizes and dtypes (curves {@code table} also holds are replaced).
+   *
+   * @return what was written
+   * @throws IllegalArgumentException when the existing file is malformed or measured another
+   *     collective
+   */
+  public static TuningTable writeMerged(TuningTable table, Path file) throws IOException {
+    TuningTable merged = table;
+    if (Files.exists(file)) {
+      TuningTable existing = read(file);
+      merged =
+          new TuningTable(table.name(), table.collective(), existing.mergedWith(table).curves());
+    }
+    write(merged, file);
+    return merged;
+  }
+
+  /**
    * Reads a table from a file.
    *
    * @throws IllegalArgumentException naming the file and the field when it is malformed or cannot

@@ -30,6 +30,9 @@ public final class EnvVars {
   /** The job file a rank reads; /etc/gpucomm/job.json in a pod. */
   public static final String JOB_FILE = "GPUCOMM_JOB_FILE";
 
+  /** How errors name the job file (a local run's ranks read a copy of the user's file). */
+  public static final String JOB_SOURCE = "GPUCOMM_JOB_SOURCE";
+
   /** Device backend the ranks use (cpu or cuda); the job's spec.device when unset. */
   public static final String DEVICE = "GPUCOMM_DEVICE";
 

@@ -8,7 +8,8 @@ import java.util.List;
  * The command line that starts a child JVM running the gpucomm CLI: the same java executable and
  * class path as this JVM, with native access enabled (JCuda and the FFM API need it).
  */
-public record JavaCommand(Path javaExecutable, String classPath, List<String> jvmOptions) {
+public record JavaCommand(
+    Path javaExecutable, String classPath, List<String> jvmOptions, String mainClass) {
   public static final String MAIN_CLASS = "dev.gpucomm.runtime.cli.Gpucomm";
 
   public JavaCommand {
@@ -25,7 +26,13 @@ public record JavaCommand(Path javaExecutable, String classPath, List<String> jv
             "--enable-native-access=ALL-UNNAMED",
             // Ranks are short-lived and many share a host: a small, quickly started heap is enough
             // for the host side (device memory is off-heap).
-            "-XX:+UseSerialGC"));
+            "-XX:+UseSerialGC"),
+        MAIN_CLASS);
+  }
+
+  /** The same JVM running another main class (tests start stand-in ranks this way). */
+  public JavaCommand withMainClass(String otherMainClass) {
+    return new JavaCommand(javaExecutable, classPath, jvmOptions, otherMainClass);
   }
 
   /** {@code java <options> -cp <classpath> <main> <arguments>}. */
@@ -35,7 +42,7 @@ public record JavaCommand(Path javaExecutable, String classPath, List<String> jv
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(classPath);
-    command.add(MAIN_CLASS);
+    command.add(mainClass);
     command.addAll(arguments);
     return command;
   }

@@ -68,6 +68,7 @@ public final class LocalRun {
         ranks.add(
             new RankSettings(
                 jobFile,
+                request.job().source(),
                 rank,
                 rank % ranksPerPod,
                 worldSize,

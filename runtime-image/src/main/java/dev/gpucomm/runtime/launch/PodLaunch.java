@@ -128,6 +128,7 @@ public final class PodLaunch {
       ranks.add(
           new RankSettings(
               pod.jobFile(),
+              pod.jobFile().toString(),
               pod.podIndex() * pod.ranksPerPod() + localRank,
               localRank,
               pod.worldSize(),

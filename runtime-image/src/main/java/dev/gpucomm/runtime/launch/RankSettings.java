@@ -13,6 +13,7 @@ import java.util.Optional;
  * Everything one rank process is told by its launcher, through environment variables (torchrun
  * style): who it is, where the job and the store are, and where results go.
  *
+ * @param jobSource how error messages name the job file (the user's file in a local run)
  * @param device the backend to use; empty means the job's spec.device
  * @param deviceOrdinal which of the host's devices to open (local runs put all ranks on one host)
  * @param reportDir where rank 0 writes report files; empty in a pod (results go to a ConfigMap)
@@ -20,6 +21,7 @@ import java.util.Optional;
  */
 public record RankSettings(
     Path jobFile,
+    String jobSource,
     int rank,
     int localRank,
     int worldSize,
@@ -53,6 +55,26 @@ public record RankSettings(
 
   public RankTopology topology() {
     return new RankTopology(rank, worldSize, localRank, ranksPerPod);
+  }
+
+  /** These settings for a rank whose supervisor reads its error from {@code file}. */
+  public RankSettings supervisedWith(Path file) {
+    return new RankSettings(
+        jobFile,
+        jobSource,
+        rank,
+        localRank,
+        worldSize,
+        ranksPerPod,
+        deviceOrdinal,
+        device,
+        rendezvous,
+        reportDir,
+        Optional.of(file),
+        mode,
+        progress,
+        dumpIr,
+        true);
   }
 
   /** Reads the settings a launcher (or a user starting ranks by hand) put in the environment. */
@@ -108,8 +130,10 @@ public record RankSettings(
               throw new UsageException(
                   EnvVars.MODE + ": unknown value '" + mode + "' (expected job, selftest)");
         };
+    Path jobFile = Path.of(env.getOrDefault(EnvVars.JOB_FILE, POD_JOB_FILE.toString()));
     return new RankSettings(
-        Path.of(env.getOrDefault(EnvVars.JOB_FILE, POD_JOB_FILE.toString())),
+        jobFile,
+        env.getOrDefault(EnvVars.JOB_SOURCE, jobFile.toString()),
         rank,
         localRank,
         worldSize,
@@ -129,6 +153,7 @@ public record RankSettings(
   public Map<String, String> toEnv() {
     Map<String, String> env = new LinkedHashMap<>();
     env.put(EnvVars.JOB_FILE, jobFile.toString());
+    env.put(EnvVars.JOB_SOURCE, jobSource);
     env.put(EnvVars.RANK, String.valueOf(rank));
     env.put(EnvVars.LOCAL_RANK, String.valueOf(localRank));
     env.put(EnvVars.RANK_WORLD_SIZE, String.valueOf(worldSize));

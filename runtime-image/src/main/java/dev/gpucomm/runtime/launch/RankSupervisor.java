@@ -10,7 +10,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -77,22 +76,7 @@ public final class RankSupervisor {
   }
 
   private Process start(RankSettings rank, Path errorFile) {
-    RankSettings supervised =
-        new RankSettings(
-            rank.jobFile(),
-            rank.rank(),
-            rank.localRank(),
-            rank.worldSize(),
-            rank.ranksPerPod(),
-            rank.deviceOrdinal(),
-            rank.device(),
-            rank.rendezvous(),
-            rank.reportDir(),
-            Optional.of(errorFile),
-            rank.mode(),
-            rank.progress(),
-            rank.dumpIr(),
-            true);
+    RankSettings supervised = rank.supervisedWith(errorFile);
     ProcessBuilder builder = new ProcessBuilder(java.command(List.of("rank"))).inheritIO();
     builder.environment().putAll(baseEnvironment);
     builder.environment().putAll(supervised.toEnv());

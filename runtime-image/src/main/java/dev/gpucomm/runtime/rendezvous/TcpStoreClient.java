@@ -170,7 +170,7 @@ public final class TcpStoreClient implements KeyValueStore {
    * onFailure} with the store's message (also when the store itself goes away). The watcher stops
    * silently when closed; closing this client closes it too.
    */
-  public AutoCloseable watchPeers(Consumer<String> onFailure) {
+  public PeerWatch watchPeers(Consumer<String> onFailure) {
     Socket watchSocket = connectWithRetries(address, Duration.ofSeconds(10));
     AtomicBoolean stopped = new AtomicBoolean();
     Thread watcher =

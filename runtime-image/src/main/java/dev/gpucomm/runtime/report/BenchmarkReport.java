@@ -21,7 +21,8 @@ public record BenchmarkReport(
     String host,
     String heuristic,
     String startedAt,
-    List<SizeResult> sizes) {
+    List<SizeResult> sizes)
+    implements Report {
   public static final int SCHEMA_VERSION = 1;
 
   public BenchmarkReport {

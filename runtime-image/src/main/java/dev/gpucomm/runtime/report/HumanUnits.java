@@ -47,7 +47,7 @@ public final class HumanUnits {
       return Double.toString(value);
     }
     BigDecimal rounded =
-        BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_EVEN).stripTrailingZeros();
+        BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP).stripTrailingZeros();
     return rounded.scale() < 0 ? rounded.setScale(0).toPlainString() : rounded.toPlainString();
   }
 
@@ -62,7 +62,7 @@ public final class HumanUnits {
     if (!Double.isFinite(value)) {
       return Double.toString(value);
     }
-    return BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_EVEN).toPlainString();
+    return BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP).toPlainString();
   }
 
   private static String scaled(long bytes, String b, String k, String m, String g) {

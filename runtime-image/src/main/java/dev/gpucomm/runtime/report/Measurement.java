@@ -18,6 +18,6 @@ public record Measurement(
 
   /** The time the report ranks algorithms by: graph replay when measured, else eager. */
   public double bestMicros() {
-    return graphMicros != null ? Math.min(graphMicros, eagerMicros) : eagerMicros;
+    return TimeBasis.GRAPH_WHERE_MEASURED.micros(this);
   }
 }

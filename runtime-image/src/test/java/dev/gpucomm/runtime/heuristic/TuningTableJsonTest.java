@@ -3,6 +3,8 @@ package dev.gpucomm.runtime.heuristic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,9 +32,7 @@ class TuningTableJsonTest {
   void aTableSurvivesTheRoundTripThroughAFile() throws IOException {
     List<TuningSample> samples = new ArrayList<>(TuningTableTest.sweep(4, DType.BF16));
     samples.addAll(TuningTableTest.sweep(8, DType.FP16));
-    TuningTable table =
-        TuningTable.fromMeasurements(
-            "h200-nvlink", dev.gpucomm.api.v1alpha1.Collective.ALLREDUCE, samples);
+    TuningTable table = TuningTable.fromMeasurements("h200-nvlink", Collective.ALLREDUCE, samples);
     Path file = folder.resolve("tables/h200.json");
 
     TuningTableJson.write(table, file);
@@ -44,6 +44,27 @@ class TuningTableJsonTest {
     try (var entries = Files.list(file.getParent())) {
       assertThat(entries).containsExactly(file);
     }
+  }
+
+  @Test
+  void retuningOneWorldSizeKeepsTheOthersInTheFile() throws IOException {
+    Path file = folder.resolve("lab.json");
+    List<TuningSample> firstSweep = new ArrayList<>(TuningTableTest.sweep(2, DType.BF16));
+    firstSweep.addAll(TuningTableTest.sweep(4, DType.BF16));
+    TuningTableJson.write(
+        TuningTable.fromMeasurements("lab", Collective.ALLREDUCE, firstSweep), file);
+    TuningTable retuned =
+        TuningTable.fromMeasurements(
+            "lab",
+            Collective.ALLREDUCE,
+            List.of(new TuningSample(4, DType.BF16, 1024, Algorithm.NCCL, 3.0)));
+
+    TuningTable written = TuningTableJson.writeMerged(retuned, file);
+
+    assertThat(TuningTableJson.read(file)).isEqualTo(written);
+    assertThat(written.curves()).extracting(TuningCurve::worldSize).containsExactly(2, 4);
+    assertThat(written.require(4, DType.BF16).measurements()).hasSize(1);
+    assertThat(written.require(2, DType.BF16).measurements()).hasSize(21);
   }
 
   @Test

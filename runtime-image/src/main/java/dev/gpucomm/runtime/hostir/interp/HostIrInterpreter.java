@@ -923,6 +923,7 @@ public final class HostIrInterpreter implements AutoCloseable {
       throw new IllegalArgumentException("Wait on communication " + id + ", which does not exist");
     }
     P2PCommunication ipcSend = ipcSend(id);
+    int channel = ipcSend == null ? -1 : analysis.channelOf.get(id);
     return s -> {
       PostRecord record = posts[id];
       if (record == null || record.postedOn == null) {
@@ -941,8 +942,8 @@ public final class HostIrInterpreter implements AutoCloseable {
         }
         current.waitFor(record.completions.on(postedOn));
       }
-      if (ipcSend != null) {
-        ipc.waitSent(analysis.channelOf.get(id), record.peer, current);
+      if (channel >= 0) {
+        ipc.waitSent(channel, record.peer, current);
       }
     };
   }

@@ -33,10 +33,10 @@ final class FakeApiServer implements AutoCloseable {
     server.start();
   }
 
-  static FakeApiServer http(String token) throws IOException {
+  /** A plain-HTTP server that accepts only {@code token}, or anyone when it is empty. */
+  static FakeApiServer http(Optional<String> token) throws IOException {
     return new FakeApiServer(
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0),
-        Optional.of(token));
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0), token);
   }
 
   /** An HTTPS server that requires a client certificate its TLS context trusts. */

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.report.fetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.runtime.cli.Gpucomm;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,6 @@ import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -117,7 +117,7 @@ class ReportCommandTlsTest {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = run(kubeconfig, new ByteArrayOutputStream(), err);
 
-    assertThat(exit).isEqualTo(ReportCommand.NO_REPORT);
+    assertThat(exit).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .startsWith("gpucomm report: API server " + api.url());
   }
@@ -134,11 +134,12 @@ class ReportCommandTlsTest {
   }
 
   private static int run(Path kubeconfig, ByteArrayOutputStream out, ByteArrayOutputStream err) {
-    return new ReportCommand(Map.of(), keys, keys.resolve("no-service-account"))
-        .run(
-            List.of("ar-tp8", "-n", "perf", "--kubeconfig", kubeconfig.toString()),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return Gpucomm.execute(
+        new String[] {"report", "ar-tp8", "-n", "perf", "--kubeconfig", kubeconfig.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        Map.of("HOME", keys.toString()),
+        false);
   }
 
   /** A kubeconfig whose cluster line is the first field given, the user lines the others. */

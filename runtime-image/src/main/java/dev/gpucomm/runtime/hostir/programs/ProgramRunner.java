@@ -1,10 +1,7 @@
 package dev.gpucomm.runtime.hostir.programs;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.PassName;
-import dev.gpucomm.api.v1alpha1.ProgramSpec;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
@@ -26,18 +23,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The {@code program} workload of one rank: builds the job's host program, applies its passes, runs
- * the program without and with them on this rank's device, checks that both give the same result
- * (and the exact one), times both and the pipelined program's compute and communication alone, and
- * gathers every rank's figures into one {@link ProgramReport}.
- *
- * <p>Every rank of the job calls {@link #run} with the same spec. Each form of the program gets its
- * own interpreter (its own memory, one form at a time); worker streams get their own communicators
- * from the factory (see {@link StreamCommunicators}), shared by the forms since they never run at
- * once.
+ * One rank's run of a program workload. Each form of the program gets its own interpreter (its own
+ * memory, one form at a time); worker streams get their own communicators from the factory (see
+ * {@link StreamCommunicators}), shared by the forms since they never run at once.
  */
-public final class ProgramWorkload {
-  private static final Duration RENDEZVOUS_TIMEOUT = Duration.ofMinutes(5);
+final class ProgramRunner {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final ProgramSettings settings;
@@ -47,18 +37,20 @@ public final class ProgramWorkload {
   private final CommunicatorFactory factory;
   private final KeyValueStore store;
   private final RankTopology topology;
+  private final Duration rendezvousTimeout;
   private final List<String> notes = new ArrayList<>();
   private final Set<String> transports = new LinkedHashSet<>();
   private int workerStreams;
   private int extraCommunicators;
 
-  private ProgramWorkload(
+  ProgramRunner(
       ProgramSettings settings,
       Device device,
       Communicator communicator,
       CommunicatorFactory factory,
       KeyValueStore store,
-      RankTopology topology) {
+      RankTopology topology,
+      Duration rendezvousTimeout) {
     this.settings = settings;
     this.program = HostProgram.of(settings, topology.worldSize());
     this.device = device;
@@ -66,41 +58,10 @@ public final class ProgramWorkload {
     this.factory = factory;
     this.store = store;
     this.topology = topology;
+    this.rendezvousTimeout = rendezvousTimeout;
   }
 
-  /**
-   * Runs the workload {@code spec.workload.program} on this rank.
-   *
-   * @param communicator the rank's communicator (used on the main stream)
-   * @param factory builds one more communicator per worker stream; null to use {@code communicator}
-   *     everywhere, which only works for programs that post on one stream at a time
-   * @throws ProgramSpecException when the spec cannot run (a one-line message naming the field)
-   */
-  public static ProgramReport run(
-      CommJobSpec spec,
-      Device device,
-      Communicator communicator,
-      CommunicatorFactory factory,
-      KeyValueStore store,
-      RankTopology topology) {
-    ProgramSpec programSpec = spec.getWorkload() == null ? null : spec.getWorkload().getProgram();
-    ProgramSettings settings =
-        ProgramSettings.resolve(programSpec, device.kind(), topology.worldSize());
-    return new ProgramWorkload(settings, device, communicator, factory, store, topology).run();
-  }
-
-  /** Runs already resolved settings (tests, and callers that resolved the spec themselves). */
-  public static ProgramReport run(
-      ProgramSettings settings,
-      Device device,
-      Communicator communicator,
-      CommunicatorFactory factory,
-      KeyValueStore store,
-      RankTopology topology) {
-    return new ProgramWorkload(settings, device, communicator, factory, store, topology).run();
-  }
-
-  private ProgramReport run() {
+  ProgramReport run() {
     int rank = topology.rank();
     Program reference = program.build();
     Passes passes = Passes.of(settings.passes(), new PassOptions(settings.streams()));
@@ -192,7 +153,7 @@ public final class ProgramWorkload {
         } else {
           main.synchronize();
         }
-        store.barrier(namespace + name + "/timing", topology.worldSize(), RENDEZVOUS_TIMEOUT);
+        store.barrier(namespace + name + "/timing", topology.worldSize(), rendezvousTimeout);
         double millis =
             timer.medianMillis(interpreter, settings.warmupIterations(), settings.iterations());
         transports.addAll(interpreter.transports());
@@ -210,7 +171,7 @@ public final class ProgramWorkload {
         byte[] bytes =
             rank == mine.rank()
                 ? JSON.writeValueAsBytes(mine)
-                : store.get(namespace + "result/" + rank, RENDEZVOUS_TIMEOUT);
+                : store.get(namespace + "result/" + rank, rendezvousTimeout);
         results.add(JSON.readValue(bytes, RankResult.class));
       }
       return results;
@@ -269,14 +230,5 @@ public final class ProgramWorkload {
 
   private static Double perSecond(double amount, double millis, double unit) {
     return amount > 0 && millis > 0 ? amount / (millis * 1e-3) / unit : null;
-  }
-
-  /** Serializes a report as JSON, for report files and the results ConfigMap. */
-  public static String toJson(ProgramReport report) {
-    try {
-      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("program report could not be written as JSON", e);
-    }
   }
 }

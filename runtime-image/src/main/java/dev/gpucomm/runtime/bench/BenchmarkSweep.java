@@ -1,0 +1,325 @@
+package dev.gpucomm.runtime.bench;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Graph;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
+import dev.gpucomm.runtime.heuristic.Decision;
+import dev.gpucomm.runtime.heuristic.SizeQuery;
+import dev.gpucomm.runtime.numeric.ElementCodec;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import dev.gpucomm.runtime.report.HumanUnits;
+import dev.gpucomm.runtime.report.Measurement;
+import dev.gpucomm.runtime.report.SizeResult;
+import dev.gpucomm.runtime.workload.Progress;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * Runs a {@link SweepPlan} on one rank: for each size and algorithm, fresh random inputs, a
+ * validated first call, warm-up, timed eager calls, a second validation, then (when asked and the
+ * device can capture) the same for calls captured in a graph. Rank 0 gathers every rank's medians
+ * and returns one {@link SizeResult} per size; a wrong result anywhere fails the sweep.
+ *
+ * <p>Outputs are poisoned (all bits set: NaN in every dtype) before each validated call, so an
+ * element a kernel never writes cannot pass. The timed loops allocate nothing: the call is a lambda
+ * bound once to the size's buffers, events and result arrays exist before timing starts.
+ */
+public final class BenchmarkSweep {
+  /** Calls captured per graph; a replay's time is divided by it. */
+  static final int CALLS_PER_GRAPH = 10;
+
+  /** Root of broadcasts. */
+  static final int BROADCAST_ROOT = 0;
+
+  private static final byte POISON = (byte) 0xFF;
+
+  private final Device device;
+  private final Communicator communicator;
+  private final KeyValueStore store;
+  private final RankTopology topology;
+  private final AlgorithmHeuristic heuristic;
+  private final Progress progress;
+  private final Duration peerTimeout;
+  private final Stream stream;
+
+  public BenchmarkSweep(
+      Device device,
+      Communicator communicator,
+      KeyValueStore store,
+      AlgorithmHeuristic heuristic,
+      Progress progress,
+      Duration peerTimeout) {
+    this.device = device;
+    this.communicator = communicator;
+    this.store = store;
+    this.topology = communicator.topology();
+    this.heuristic = heuristic;
+    this.progress = progress;
+    this.peerTimeout = peerTimeout;
+    this.stream = device.defaultStream();
+  }
+
+  /** What a sweep found: per size on rank 0 (empty on other ranks), and whether graphs ran. */
+  public record Outcome(List<SizeResult> sizes, boolean graphsTimed, String graphNote) {}
+
+  /**
+   * Runs the sweep; {@code name} keys this sweep's results in the store (unique within a job).
+   *
+   * @throws ResultMismatchException when any rank's output of any call is wrong (on that rank)
+   */
+  public Outcome run(SweepPlan plan, String name) {
+    ElementCodec codec = ElementCodec.of(plan.dtype());
+    InputData inputs = new InputData(plan.seed());
+    ResultValidator validator =
+        new ResultValidator(inputs, plan.dtype(), topology.worldSize(), topology.rank());
+    Set<Algorithm> available = CollectiveAlgorithms.available(communicator, plan.collective());
+    List<Decision> decisions = new ArrayList<>();
+    List<List<Algorithm>> runs = new ArrayList<>();
+    for (SweepPoint point : plan.points()) {
+      Decision decision = heuristic.choose(query(plan, point, available));
+      decisions.add(decision);
+      List<Algorithm> algorithms = new ArrayList<>(plan.algorithms());
+      if (plan.measureAuto() && !algorithms.contains(decision.algorithm())) {
+        algorithms.add(decision.algorithm());
+      }
+      runs.add(algorithms);
+    }
+    int total = runs.stream().mapToInt(List::size).sum();
+    progress.start(
+        plan.collective() + " " + plan.dtype() + " on " + topology.worldSize() + " ranks", total);
+
+    double[] eagerTimes = new double[plan.iterations()];
+    int replays = Math.max(1, plan.iterations() / CALLS_PER_GRAPH);
+    double[] graphTimes = new double[replays];
+    boolean graphs = plan.graphs();
+    String graphNote = graphs ? "" : "graphs not requested";
+    List<PointFigures> figures = new ArrayList<>();
+    int done = 0;
+    try (CallTimer timer = new CallTimer(device)) {
+      for (int p = 0; p < plan.points().size(); p++) {
+        SweepPoint point = plan.points().get(p);
+        CollectiveShape shape =
+            new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
+        long count = point.bytes() / codec.bytes();
+        try (DeviceBuffer input = device.allocate(shape.inputBytes());
+            DeviceBuffer output = device.allocate(shape.outputBytes());
+            Arena arena = Arena.ofConfined()) {
+          MemorySegment hostInput = arena.allocate(shape.inputBytes(), 64);
+          MemorySegment hostOutput = arena.allocate(shape.outputBytes(), 64);
+          List<Algorithm> algorithms = runs.get(p);
+          for (int a = 0; a < algorithms.size(); a++) {
+            Algorithm algorithm = algorithms.get(a);
+            int pointIndex = p * 16 + a;
+            inputs.fill(
+                hostInput, codec, topology.rank(), pointIndex, shape.inputBytes() / codec.bytes());
+            device.upload(hostInput, input, 0);
+            Runnable call = bind(plan, algorithm, input, output, count);
+            ValidatedRun run =
+                new ValidatedRun(shape, algorithm, pointIndex, call, output, hostOutput, validator);
+
+            double relativeError = run.check();
+            for (int w = 0; w < plan.warmupIterations(); w++) {
+              call.run();
+            }
+            stream.synchronize();
+            store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
+            timer.timeEach(call, stream, plan.iterations(), eagerTimes);
+            double eagerMicros = CallTimer.median(eagerTimes, plan.iterations());
+            relativeError = Math.max(relativeError, run.check());
+
+            Double graphMicros = null;
+            if (graphs) {
+              Graph graph = capture(call);
+              if (graph == null) {
+                graphs = false;
+                graphNote = "the " + device.kind() + " device cannot capture graphs";
+              } else {
+                try (graph) {
+                  relativeError = Math.max(relativeError, run.checkReplay(graph));
+                  graph.replay(stream);
+                  stream.synchronize();
+                  store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+                  timer.timeReplays(graph, stream, replays, CALLS_PER_GRAPH, graphTimes);
+                  graphMicros = CallTimer.median(graphTimes, replays);
+                }
+              }
+            }
+            figures.add(
+                new PointFigures(pointIndex, algorithm, eagerMicros, graphMicros, relativeError));
+            done++;
+            progress.advance(
+                done,
+                plan.collective()
+                    + " "
+                    + HumanUnits.binaryBytes(point.bytes())
+                    + " "
+                    + algorithm
+                    + ": "
+                    + HumanUnits.micros(
+                        graphMicros != null ? Math.min(eagerMicros, graphMicros) : eagerMicros));
+          }
+        }
+      }
+    } finally {
+      progress.finish();
+    }
+    List<PointFigures> merged =
+        FigureGather.gather(
+            store, name + "/figures", topology.rank(), topology.worldSize(), figures, peerTimeout);
+    if (topology.rank() != 0) {
+      return new Outcome(List.of(), graphs, graphNote);
+    }
+    return new Outcome(sizeResults(plan, decisions, merged), plan.graphs() && graphs, graphNote);
+  }
+
+  private SizeQuery query(SweepPlan plan, SweepPoint point, Set<Algorithm> available) {
+    Set<Algorithm> fitting = EnumSet.noneOf(Algorithm.class);
+    fitting.addAll(available);
+    if (point.bytes() > communicator.maxPeerMemoryBytes()) {
+      fitting.remove(Algorithm.ONESHOT);
+      fitting.remove(Algorithm.TWOSHOT);
+    }
+    return new SizeQuery(
+        plan.collective(),
+        point.bytes(),
+        point.tokens() == null ? OptionalInt.empty() : OptionalInt.of(point.tokens()),
+        plan.hiddenSize(),
+        plan.dtype(),
+        topology.worldSize(),
+        topology.localWorldSize(),
+        device.computeCapability(),
+        Set.copyOf(fitting));
+  }
+
+  /** The call for one algorithm, bound once to this size's buffers. */
+  private Runnable bind(
+      SweepPlan plan, Algorithm algorithm, DeviceBuffer in, DeviceBuffer out, long count) {
+    return switch (plan.collective()) {
+      case ALLREDUCE ->
+          () -> communicator.allReduce(algorithm, in, out, count, plan.dtype(), stream);
+      case ALLGATHER ->
+          () -> communicator.allGather(algorithm, in, out, count, plan.dtype(), stream);
+      case REDUCESCATTER ->
+          () -> communicator.reduceScatter(algorithm, in, out, count, plan.dtype(), stream);
+      case BROADCAST ->
+          () ->
+              communicator.broadcast(
+                  algorithm, in, out, count, plan.dtype(), BROADCAST_ROOT, stream);
+      case COLLECTIVEPERMUTE ->
+          () -> communicator.collectivePermute(in, out, count, plan.dtype(), stream);
+    };
+  }
+
+  /** Captures {@value #CALLS_PER_GRAPH} calls; null when the device cannot capture. */
+  private Graph capture(Runnable call) {
+    try {
+      return device.capture(
+          stream,
+          () -> {
+            for (int i = 0; i < CALLS_PER_GRAPH; i++) {
+              call.run();
+            }
+          });
+    } catch (UnsupportedOperationException e) {
+      return null;
+    }
+  }
+
+  /** Poisons the output, runs the call (or a replay), downloads and validates. */
+  private final class ValidatedRun {
+    private final CollectiveShape shape;
+    private final Algorithm algorithm;
+    private final int pointIndex;
+    private final Runnable call;
+    private final DeviceBuffer output;
+    private final MemorySegment hostOutput;
+    private final ResultValidator validator;
+
+    ValidatedRun(
+        CollectiveShape shape,
+        Algorithm algorithm,
+        int pointIndex,
+        Runnable call,
+        DeviceBuffer output,
+        MemorySegment hostOutput,
+        ResultValidator validator) {
+      this.shape = shape;
+      this.algorithm = algorithm;
+      this.pointIndex = pointIndex;
+      this.call = call;
+      this.output = output;
+      this.hostOutput = hostOutput;
+      this.validator = validator;
+    }
+
+    double check() {
+      device.fill(output, 0, shape.outputBytes(), POISON, stream);
+      call.run();
+      return downloadAndValidate();
+    }
+
+    double checkReplay(Graph graph) {
+      device.fill(output, 0, shape.outputBytes(), POISON, stream);
+      graph.replay(stream);
+      return downloadAndValidate();
+    }
+
+    private double downloadAndValidate() {
+      device.download(output, 0, hostOutput, stream);
+      return validator.validate(shape, algorithm, pointIndex, hostOutput);
+    }
+  }
+
+  private List<SizeResult> sizeResults(
+      SweepPlan plan, List<Decision> decisions, List<PointFigures> merged) {
+    Map<Integer, List<PointFigures>> byPoint = new LinkedHashMap<>();
+    for (PointFigures figures : merged) {
+      byPoint.computeIfAbsent(figures.pointIndex() / 16, k -> new ArrayList<>()).add(figures);
+    }
+    List<SizeResult> sizes = new ArrayList<>();
+    for (int p = 0; p < plan.points().size(); p++) {
+      SweepPoint point = plan.points().get(p);
+      CollectiveShape shape =
+          new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
+      List<Measurement> measurements = new ArrayList<>();
+      for (PointFigures figures : byPoint.getOrDefault(p, List.of())) {
+        double best =
+            figures.graphMicros() != null
+                ? Math.min(figures.eagerMicros(), figures.graphMicros())
+                : figures.eagerMicros();
+        double algBandwidth = shape.algorithmBytes() / best / 1e3; // bytes/µs → GB/s
+        measurements.add(
+            new Measurement(
+                figures.algorithm(),
+                figures.eagerMicros(),
+                figures.graphMicros(),
+                algBandwidth,
+                algBandwidth * shape.busFactor(),
+                figures.maxRelativeError(),
+                plan.iterations()));
+      }
+      Decision decision = decisions.get(p);
+      sizes.add(
+          new SizeResult(
+              point.bytes(),
+              point.tokens(),
+              decision.algorithm(),
+              decision.reason(),
+              measurements));
+    }
+    return sizes;
+  }
+}

@@ -1,0 +1,29 @@
+package dev.gpucomm.runtime.bench;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+
+/**
+ * One rank's validated figures for one algorithm at one point of a sweep: medians over the timed
+ * calls, the graph median when graphs were timed (else null), and the worst relative error seen.
+ */
+public record PointFigures(
+    int pointIndex,
+    Algorithm algorithm,
+    double eagerMicros,
+    Double graphMicros,
+    double maxRelativeError) {
+
+  /** The figures of several ranks for the same point and algorithm, merged as nccl-tests does. */
+  public PointFigures slowest(PointFigures other) {
+    Double graph =
+        graphMicros == null || other.graphMicros == null
+            ? null
+            : Math.max(graphMicros, other.graphMicros);
+    return new PointFigures(
+        pointIndex,
+        algorithm,
+        Math.max(eagerMicros, other.eagerMicros),
+        graph,
+        Math.max(maxRelativeError, other.maxRelativeError));
+  }
+}

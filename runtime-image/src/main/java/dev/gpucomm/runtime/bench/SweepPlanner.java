@@ -1,0 +1,176 @@
+package dev.gpucomm.runtime.bench;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.TuneSpec;
+import dev.gpucomm.runtime.report.HumanUnits;
+import dev.gpucomm.runtime.spec.InvalidJobException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Turns a job's benchmark or tune section into a {@link SweepPlan} for this communicator: resolves
+ * the default algorithms, and rejects (naming the job field) an algorithm the device does not have
+ * or a size a peer-memory algorithm cannot hold. Every rank plans identically, so a rejection is
+ * reported by all and the job stops before any device work.
+ */
+public final class SweepPlanner {
+  private final String source;
+  private final DeviceKind device;
+  private final long maxPeerMemoryBytes;
+
+  /**
+   * @param source the job file, as errors name it
+   * @param maxPeerMemoryBytes the largest all-reduce the peer-memory algorithms take
+   */
+  public SweepPlanner(String source, DeviceKind device, long maxPeerMemoryBytes) {
+    this.source = source;
+    this.device = device;
+    this.maxPeerMemoryBytes = maxPeerMemoryBytes;
+  }
+
+  public SweepPlan plan(BenchmarkSpec benchmark, Set<Algorithm> available, long seed) {
+    String at = "spec.workload.benchmark";
+    List<SweepPoint> points =
+        points(
+            at,
+            benchmark.getTokens(),
+            benchmark.getSizes(),
+            benchmark.getHiddenSize(),
+            benchmark.getDtype());
+    List<Algorithm> listed = benchmark.getAlgorithms();
+    boolean measureAuto = listed == null || listed.contains(Algorithm.AUTO);
+    List<Algorithm> algorithms =
+        listed == null
+            ? CollectiveAlgorithms.inReportOrder(available)
+            : checked(at + ".algorithms", listed, available, benchmark.getCollective());
+    checkSizes(at, points, algorithms, benchmark.getCollective());
+    return new SweepPlan(
+        benchmark.getCollective(),
+        benchmark.getDtype(),
+        benchmark.getHiddenSize(),
+        points,
+        algorithms,
+        measureAuto,
+        benchmark.getWarmupIterations(),
+        benchmark.getIterations(),
+        benchmark.getCudaGraph(),
+        seed,
+        at + ".algorithms");
+  }
+
+  /** A tune sweep measures all-reduce candidates, eagerly (graphs off: the table ranks kernels). */
+  public SweepPlan plan(TuneSpec tune, Set<Algorithm> available, long seed) {
+    String at = "spec.workload.tune";
+    List<SweepPoint> points =
+        points(at, tune.getTokens(), tune.getSizes(), tune.getHiddenSize(), tune.getDtype());
+    List<Algorithm> algorithms =
+        tune.getAlgorithms() == null
+            ? CollectiveAlgorithms.inReportOrder(available)
+            : checked(at + ".algorithms", tune.getAlgorithms(), available, Collective.ALLREDUCE);
+    checkSizes(at, points, algorithms, Collective.ALLREDUCE);
+    return new SweepPlan(
+        Collective.ALLREDUCE,
+        tune.getDtype(),
+        tune.getHiddenSize(),
+        points,
+        algorithms,
+        false,
+        tune.getWarmupIterations(),
+        tune.getIterations(),
+        false,
+        seed,
+        at + ".algorithms");
+  }
+
+  private List<SweepPoint> points(
+      String at, List<Integer> tokens, List<Long> sizes, int hiddenSize, DType dtype) {
+    List<SweepPoint> points = new ArrayList<>();
+    if (tokens != null) {
+      for (int i = 0; i < tokens.size(); i++) {
+        points.add(
+            new SweepPoint(
+                (long) tokens.get(i) * hiddenSize * dtype.bytes(),
+                tokens.get(i),
+                at + ".tokens[" + i + "]"));
+      }
+    } else {
+      for (int i = 0; i < sizes.size(); i++) {
+        points.add(new SweepPoint(sizes.get(i), null, at + ".sizes[" + i + "]"));
+      }
+    }
+    return points;
+  }
+
+  private List<Algorithm> checked(
+      String field, List<Algorithm> listed, Set<Algorithm> available, Collective collective) {
+    List<Algorithm> algorithms = new ArrayList<>();
+    for (int i = 0; i < listed.size(); i++) {
+      Algorithm algorithm = listed.get(i);
+      if (algorithm == Algorithm.AUTO) {
+        continue;
+      }
+      if (!available.contains(algorithm)) {
+        throw new InvalidJobException(
+            source, field + "[" + i + "]", unavailable(algorithm, available, collective));
+      }
+      algorithms.add(algorithm);
+    }
+    return algorithms;
+  }
+
+  private String unavailable(Algorithm algorithm, Set<Algorithm> available, Collective collective) {
+    String offered =
+        available.isEmpty()
+            ? "none"
+            : CollectiveAlgorithms.inReportOrder(available).stream()
+                .map(Algorithm::wireName)
+                .collect(Collectors.joining(", "));
+    String hint = "";
+    if (algorithm == Algorithm.NCCL && available.contains(Algorithm.RING)) {
+      hint = "; ring is the CPU backend's stand-in for nccl";
+    } else if (algorithm == Algorithm.RING && available.contains(Algorithm.NCCL)) {
+      hint = "; ring runs on the cpu device, use nccl";
+    } else if (collective != Collective.ALLREDUCE
+        && (algorithm == Algorithm.ONESHOT || algorithm == Algorithm.TWOSHOT)) {
+      hint = "; oneshot and twoshot are all-reduce kernels";
+    }
+    return algorithm
+        + " is not available for "
+        + collective
+        + " on the "
+        + device
+        + " device (available: "
+        + offered
+        + hint
+        + ")";
+  }
+
+  private void checkSizes(
+      String at, List<SweepPoint> points, List<Algorithm> algorithms, Collective collective) {
+    if (collective != Collective.ALLREDUCE) {
+      return;
+    }
+    for (SweepPoint point : points) {
+      for (Algorithm algorithm : algorithms) {
+        boolean peerMemory = algorithm == Algorithm.ONESHOT || algorithm == Algorithm.TWOSHOT;
+        if (peerMemory && point.bytes() > maxPeerMemoryBytes) {
+          throw new InvalidJobException(
+              source,
+              point.field(),
+              HumanUnits.binaryBytes(point.bytes())
+                  + " is more than the "
+                  + HumanUnits.binaryBytes(maxPeerMemoryBytes)
+                  + " that "
+                  + algorithm
+                  + " handles on this communicator (drop the size or the algorithm)");
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,97 @@
+package dev.gpucomm.runtime.bench;
+
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.TuneSpec;
+import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
+import dev.gpucomm.runtime.heuristic.TuningTable;
+import dev.gpucomm.runtime.heuristic.TuningTableJson;
+import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.workload.RankContext;
+import dev.gpucomm.runtime.workload.RankWorkload;
+import dev.gpucomm.runtime.workload.WorkloadResult;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * {@code spec.workload.kind: tune}: an all-reduce sweep over the candidate algorithms whose medians
+ * become a {@link TuningTable} (the crossover sizes the {@code measured} heuristic reads),
+ * published as {@value #TABLE_FILE} next to the sweep's report.
+ */
+public final class TuneWorkload implements RankWorkload {
+  /** File (and ConfigMap key) of the table. */
+  public static final String TABLE_FILE = "tuning.json";
+
+  private final ReportRenderer renderer;
+  private final Function<String, TuningTable> tuningTables;
+
+  public TuneWorkload(ReportRenderer renderer, Function<String, TuningTable> tuningTables) {
+    this.renderer = renderer;
+    this.tuningTables = tuningTables;
+  }
+
+  @Override
+  public WorkloadResult run(RankContext context) {
+    TuneSpec tune = context.job().job().getSpec().getWorkload().getTune();
+    var topology = context.topology();
+    long seed =
+        SharedSeed.agree(
+            null, context.store(), "tune/seed", context.rank(), context.rendezvousTimeout());
+    SweepPlan plan =
+        new SweepPlanner(
+                context.job().source(),
+                context.device().kind(),
+                context.communicator().maxPeerMemoryBytes())
+            .plan(
+                tune,
+                CollectiveAlgorithms.available(context.communicator(), Collective.ALLREDUCE),
+                seed);
+    // The decisions in the sweep's report are the job's heuristic's, for comparison with the table.
+    AlgorithmHeuristic heuristic =
+        JobHeuristic.create(context.job(), tuningTables, topology.worldSize(), tune.getDtype());
+    String startedAt = Instant.now().toString();
+    BenchmarkSweep.Outcome outcome =
+        new BenchmarkSweep(
+                context.device(),
+                context.communicator(),
+                context.store(),
+                heuristic,
+                context.progress(),
+                context.rendezvousTimeout())
+            .run(plan, "tune");
+    if (!context.isRankZero()) {
+      return WorkloadResult.none();
+    }
+    BenchmarkReport report =
+        new BenchmarkReport(
+            BenchmarkReport.SCHEMA_VERSION,
+            context.job().name(),
+            plan.collective(),
+            plan.dtype(),
+            plan.hiddenSize(),
+            topology.worldSize(),
+            topology.localWorldSize(),
+            context.device().kind().wireName(),
+            context.device().name(),
+            BenchmarkWorkload.hostName(),
+            heuristic.name(),
+            startedAt,
+            outcome.sizes());
+    String tableName = tune.getTableName() != null ? tune.getTableName() : context.job().name();
+    TuningTable table = TuningTable.fromReports(tableName, List.of(report));
+    Map<String, String> files = new LinkedHashMap<>(renderer.files(report));
+    files.put(TABLE_FILE, TuningTableJson.write(table));
+    return new WorkloadResult(
+        renderer.summary(report)
+            + "\nTuning table '"
+            + tableName
+            + "' ("
+            + TABLE_FILE
+            + "): "
+            + table.curves().size()
+            + " curve(s)\n",
+        files);
+  }
+}

@@ -1,0 +1,78 @@
+package dev.gpucomm.runtime.cli;
+
+import dev.gpucomm.runtime.launch.EnvVars;
+import dev.gpucomm.runtime.launch.JavaCommand;
+import dev.gpucomm.runtime.launch.PodLaunch;
+import dev.gpucomm.runtime.launch.RankError;
+import dev.gpucomm.runtime.launch.SupervisionResult;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * {@code gpucomm launch}: what a pod's container runs. Starts the pod's ranks from the operator's
+ * GPUCOMM_* variables, supervises them, and leaves the failing rank's one-line error in the
+ * container's termination message, where the operator reads it.
+ */
+final class LaunchCommand implements Command {
+  /** Kubernetes keeps at most 4096 bytes of a termination message. */
+  static final int TERMINATION_MESSAGE_LIMIT = 4096;
+
+  static final String DEFAULT_TERMINATION_LOG = "/dev/termination-log";
+
+  @Override
+  public String name() {
+    return "launch";
+  }
+
+  @Override
+  public String summary() {
+    return "run this pod's ranks (reads GPUCOMM_* from the operator; used inside pods)";
+  }
+
+  @Override
+  public String synopsis() {
+    return "";
+  }
+
+  @Override
+  public List<Option> options() {
+    return List.of();
+  }
+
+  @Override
+  public int run(ParsedArgs args, CliContext context) {
+    args.noPositional();
+    try {
+      PodLaunch.PodSettings pod = PodLaunch.PodSettings.fromEnv(context.env());
+      SupervisionResult result =
+          new PodLaunch(JavaCommand.ofCurrentJvm(), context.rankEnvironment())
+              .run(pod, context.progress());
+      if (result.exitCode() != 0) {
+        context.err().println("gpucomm launch: " + result.message());
+        writeTerminationMessage(context, result.message());
+      }
+      return result.exitCode();
+    } catch (RuntimeException e) {
+      writeTerminationMessage(context, Gpucomm.describe(e));
+      throw e;
+    }
+  }
+
+  /** Best effort: a pod without the file (or a local test) still gets the error on stderr. */
+  static void writeTerminationMessage(CliContext context, String message) {
+    Path file =
+        Path.of(context.env().getOrDefault(EnvVars.TERMINATION_LOG, DEFAULT_TERMINATION_LOG));
+    byte[] bytes = RankError.oneLine(message).getBytes(StandardCharsets.UTF_8);
+    if (bytes.length > TERMINATION_MESSAGE_LIMIT) {
+      bytes = java.util.Arrays.copyOf(bytes, TERMINATION_MESSAGE_LIMIT);
+    }
+    try {
+      Files.write(file, bytes);
+    } catch (IOException | SecurityException ignored) {
+      // Not in a container (or not writable): the message is on stderr already.
+    }
+  }
+}

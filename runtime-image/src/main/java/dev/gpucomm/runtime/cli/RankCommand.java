@@ -1,0 +1,100 @@
+package dev.gpucomm.runtime.cli;
+
+import dev.gpucomm.runtime.kube.KubeApi;
+import dev.gpucomm.runtime.launch.EnvVars;
+import dev.gpucomm.runtime.launch.RankError;
+import dev.gpucomm.runtime.launch.RankSettings;
+import dev.gpucomm.runtime.rank.FaultInjection;
+import dev.gpucomm.runtime.rank.RankMain;
+import dev.gpucomm.runtime.rank.ReportFiles;
+import dev.gpucomm.runtime.rank.Site;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code gpucomm rank}: one rank, configured like torchrun's workers by RANK, LOCAL_RANK,
+ * WORLD_SIZE, GPUCOMM_RENDEZVOUS and GPUCOMM_JOB_FILE. Started by {@code launch} and {@code run};
+ * can be started by hand on several hosts too.
+ */
+final class RankCommand implements Command {
+  @Override
+  public String name() {
+    return "rank";
+  }
+
+  @Override
+  public String summary() {
+    return "run one rank (reads RANK, LOCAL_RANK, WORLD_SIZE, GPUCOMM_RENDEZVOUS, GPUCOMM_JOB_FILE)";
+  }
+
+  @Override
+  public String synopsis() {
+    return "";
+  }
+
+  @Override
+  public List<Option> options() {
+    return List.of();
+  }
+
+  @Override
+  public int run(ParsedArgs args, CliContext context) {
+    args.noPositional();
+    RankSettings settings = RankSettings.fromEnv(context.env());
+    if (settings.supervised()) {
+      // A rank whose launcher is gone has nobody to report to: leave instead of running on.
+      ProcessHandle.current()
+          .parent()
+          .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(1)));
+    }
+    RankMain rank =
+        new RankMain(
+            site(settings, context),
+            new ReportFiles(),
+            FaultInjection.fromEnv(context.env()),
+            context.out(),
+            context.err(),
+            message -> peerFailed(settings, context, message));
+    try {
+      rank.run(settings);
+      return 0;
+    } catch (RuntimeException e) {
+      RankError error = Gpucomm.classify(e);
+      settings.errorFile().ifPresent(error::writeTo);
+      if (context.debug()) {
+        e.printStackTrace(context.err());
+      }
+      if (settings.errorFile().isEmpty()) {
+        context.err().println("gpucomm rank " + settings.rank() + ": " + error.message());
+      }
+      return error.exitCode();
+    }
+  }
+
+  /**
+   * Another rank died while this one may be stuck in device work that waits for it: record why and
+   * leave at once (the supervisor stops the rest).
+   */
+  private static void peerFailed(RankSettings settings, CliContext context, String message) {
+    RankError error = new RankError(RankError.Kind.PEER, message);
+    settings.errorFile().ifPresent(error::writeTo);
+    if (settings.errorFile().isEmpty()) {
+      context.err().println("gpucomm rank " + settings.rank() + ": " + message);
+    }
+    context.err().flush();
+    Runtime.getRuntime().halt(1);
+  }
+
+  private static Site site(RankSettings settings, CliContext context) {
+    if (settings.reportDir().isPresent()) {
+      return new Site.Directory(settings.reportDir().get());
+    }
+    String namespace = context.env().get(EnvVars.NAMESPACE);
+    String job = context.env().get(EnvVars.JOB);
+    Optional<KubeApi> api = KubeApi.fromEnvironment(context.env());
+    if (api.isPresent() && namespace != null && job != null) {
+      return new Site.Cluster(api.get(), namespace, job);
+    }
+    return new Site.Terminal();
+  }
+}

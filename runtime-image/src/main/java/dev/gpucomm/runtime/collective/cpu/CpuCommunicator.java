@@ -1,0 +1,527 @@
+package dev.gpucomm.runtime.collective.cpu;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.IpcHandle;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
+import dev.gpucomm.runtime.device.cpu.CpuDevice;
+import dev.gpucomm.runtime.device.cpu.CpuMemory;
+import dev.gpucomm.runtime.device.cpu.CpuPeerBuffer;
+import dev.gpucomm.runtime.device.cpu.CpuSharedBuffer;
+import dev.gpucomm.runtime.device.cpu.CpuStream;
+import dev.gpucomm.runtime.numeric.ElementCodec;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The collectives of one rank on the CPU backend, over shared memory with the other ranks of its
+ * node: one-shot and two-shot all-reduce and direct (one-shot) all-gather, reduce-scatter and
+ * broadcast through the staging areas; ring all-reduce, all-gather, reduce-scatter and broadcast,
+ * send/receive and collective permute through point-to-point channels.
+ *
+ * <p>{@link Algorithm#NCCL} runs the ring: the ring is the CPU stand-in for NCCL, so a job that
+ * lists {@code nccl} runs on every backend.
+ *
+ * <p>Each call checks its arguments on the calling thread (wrong sizes throw {@link
+ * IllegalArgumentException} at once) and launches one kernel on the stream; the kernel runs on the
+ * stream's worker, ordered with the copies and other kernels of that stream. The shared buffers,
+ * flag offsets, scratch arrays and codecs are set up once, when the communicator is built. A
+ * collective that fails (a peer that does not arrive within {@link CpuBackendConfig#waitTimeout()})
+ * leaves the ranks out of step, so every later collective of this communicator fails at once.
+ */
+public final class CpuCommunicator implements Communicator {
+  private static final String KEY_ROOT = "gpucomm/cpu-communicator/";
+  private static final int PROBE_MAGIC = 0x4743_0000;
+
+  private static final String ONESHOT_ALL_REDUCE = "oneshot all-reduce";
+  private static final String TWOSHOT_ALL_REDUCE = "twoshot all-reduce";
+  private static final String RING_ALL_REDUCE = "ring all-reduce";
+  private static final String ONESHOT_ALL_GATHER = "oneshot all-gather";
+  private static final String RING_ALL_GATHER = "ring all-gather";
+  private static final String ONESHOT_REDUCE_SCATTER = "oneshot reduce-scatter";
+  private static final String RING_REDUCE_SCATTER = "ring reduce-scatter";
+  private static final String ONESHOT_BROADCAST = "oneshot broadcast";
+  private static final String RING_BROADCAST = "ring broadcast";
+  private static final String SEND_RECEIVE = "send/receive";
+  private static final String COLLECTIVE_PERMUTE = "collective permute";
+
+  private static final Set<Algorithm> ALL_REDUCE_ALGORITHMS =
+      Collections.unmodifiableSet(EnumSet.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING));
+  private static final Set<Algorithm> OTHER_ALGORITHMS =
+      Collections.unmodifiableSet(EnumSet.of(Algorithm.ONESHOT, Algorithm.RING));
+
+  private final RankTopology topology;
+  private final CpuDevice device;
+  private final long stagingBytes;
+  private final SharedWorkspace workspace;
+  private final DirectAlgorithms direct;
+  private final RingAlgorithms ring;
+  private final PointToPoint pointToPoint;
+  private final AtomicReference<String> running = new AtomicReference<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile RuntimeException failure;
+
+  private CpuCommunicator(
+      RankTopology topology, CpuDevice device, SharedWorkspace workspace, SignalLayout layout) {
+    CpuBackendConfig config = device.config();
+    this.topology = topology;
+    this.device = device;
+    this.stagingBytes = config.stagingBytes();
+    this.workspace = workspace;
+    int rank = topology.rank();
+    int worldSize = topology.worldSize();
+    FlagWait wait = new FlagWait(config.waitTimeout());
+    this.direct =
+        new DirectAlgorithms(
+            rank,
+            worldSize,
+            workspace,
+            new FlagBarrier(
+                "start", SignalLayout.START_BARRIER, rank, worldSize, workspace, layout, wait),
+            new FlagBarrier(
+                "middle", SignalLayout.MIDDLE_BARRIER, rank, worldSize, workspace, layout, wait),
+            new FlagBarrier(
+                "end", SignalLayout.END_BARRIER, rank, worldSize, workspace, layout, wait));
+    PeerChannels channels =
+        new PeerChannels(rank, worldSize, config.channelSlotBytes(), workspace, layout, wait);
+    this.ring = new RingAlgorithms(rank, worldSize, channels);
+    this.pointToPoint = new PointToPoint(rank, worldSize, channels);
+  }
+
+  /**
+   * Builds the communicator of one rank: allocates its shared buffer (signal area + staging area),
+   * zeroes the flags, publishes its handle through the store, maps every peer's buffer, and proves
+   * with one write per pair that the ranks really share memory. Every rank of the node must call
+   * this, in the same order for every communicator they build.
+   */
+  public static CpuCommunicator create(
+      CpuDevice device, KeyValueStore store, RankTopology topology) {
+    if (!topology.singleNode()) {
+      throw new IllegalArgumentException(
+          "the cpu backend runs all ranks of a job on one node, but worldSize %d spans %d nodes of %d ranks"
+              .formatted(topology.worldSize(), topology.nodeCount(), topology.localWorldSize()));
+    }
+    CpuBackendConfig config = device.config();
+    int rank = topology.rank();
+    int worldSize = topology.worldSize();
+    SignalLayout layout = new SignalLayout(worldSize);
+    long instance = store.add(KEY_ROOT + "rank-" + rank + "/communicators", 1);
+    String namespace = KEY_ROOT + instance + "/";
+
+    CpuSharedBuffer own = device.allocateShareable(layout.signalBytes() + config.stagingBytes());
+    CpuPeerBuffer[] peers = new CpuPeerBuffer[worldSize];
+    try {
+      // Flags start at zero before any peer can see them.
+      own.segment().asSlice(0, layout.signalBytes()).fill((byte) 0);
+      store.set(
+          namespace + "rank-" + rank + "/buffer",
+          own.handle().encode().getBytes(StandardCharsets.UTF_8));
+      for (int peer = 0; peer < worldSize; peer++) {
+        if (peer != rank) {
+          byte[] handle =
+              store.get(namespace + "rank-" + peer + "/buffer", config.rendezvousTimeout());
+          peers[peer] =
+              device.openPeer(IpcHandle.decode(new String(handle, StandardCharsets.UTF_8)));
+        }
+      }
+      SharedWorkspace workspace =
+          new SharedWorkspace(rank, own, peers, layout, config.stagingBytes());
+      probePeerMemory(workspace, layout, rank, worldSize, store, namespace, config);
+      // Every peer has mapped this buffer now: drop its name so nothing outlives a killed process.
+      own.unlink();
+      return new CpuCommunicator(topology, device, workspace, layout);
+    } catch (RuntimeException e) {
+      for (CpuPeerBuffer peer : peers) {
+        if (peer != null) {
+          peer.close();
+        }
+      }
+      own.close();
+      throw e;
+    }
+  }
+
+  private static void probePeerMemory(
+      SharedWorkspace workspace,
+      SignalLayout layout,
+      int rank,
+      int worldSize,
+      KeyValueStore store,
+      String namespace,
+      CpuBackendConfig config) {
+    for (int peer = 0; peer < worldSize; peer++) {
+      if (peer != rank) {
+        FlagWait.publish(
+            workspace.signals(peer), layout.offset(SignalLayout.PROBE, rank), PROBE_MAGIC | rank);
+      }
+    }
+    store.barrier(namespace + "probed", worldSize, config.rendezvousTimeout());
+    for (int peer = 0; peer < worldSize; peer++) {
+      if (peer != rank) {
+        int seen = FlagWait.read(workspace.signals(rank), layout.offset(SignalLayout.PROBE, peer));
+        if (seen != (PROBE_MAGIC | peer)) {
+          throw new IllegalStateException(
+              "rank %d does not see rank %d's writes to shared memory (found %08x in %s): the ranks do not share %s"
+                  .formatted(rank, peer, seen, "its signal area", config.sharedMemoryDirectory()));
+        }
+      }
+    }
+  }
+
+  @Override
+  public RankTopology topology() {
+    return topology;
+  }
+
+  /** One-shot, two-shot and ring; {@link Algorithm#NCCL} is accepted too and runs the ring. */
+  @Override
+  public Set<Algorithm> allReduceAlgorithms() {
+    return ALL_REDUCE_ALGORITHMS;
+  }
+
+  /**
+   * All-gather, reduce-scatter and broadcast run one-shot (direct reads of the staging areas) or
+   * ring, and accept {@link Algorithm#NCCL} for the ring; collective permute takes no algorithm.
+   */
+  @Override
+  public Set<Algorithm> algorithms(Collective collective) {
+    return switch (collective) {
+      case ALLREDUCE -> ALL_REDUCE_ALGORITHMS;
+      case ALLGATHER, REDUCESCATTER, BROADCAST -> OTHER_ALGORITHMS;
+      case COLLECTIVEPERMUTE -> Set.of();
+    };
+  }
+
+  @Override
+  public String unavailableReason() {
+    return "";
+  }
+
+  /** The staging area per rank: one-shot and two-shot messages (and direct ones) must fit in it. */
+  @Override
+  public long maxPeerMemoryBytes() {
+    return stagingBytes;
+  }
+
+  /** Send/receive pairs this rank has completed, collective permutes included. */
+  public long sendReceivePairs() {
+    return pointToPoint.pairs();
+  }
+
+  @Override
+  public void allReduce(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream) {
+    Algorithm resolved = resolve(Collective.ALLREDUCE, algorithm);
+    String operation =
+        switch (resolved) {
+          case ONESHOT -> ONESHOT_ALL_REDUCE;
+          case TWOSHOT -> TWOSHOT_ALL_REDUCE;
+          default -> RING_ALL_REDUCE;
+        };
+    ElementCodec codec = ElementCodec.of(dtype);
+    long bytes = bytes(operation, count, dtype, 1);
+    MemorySegment in = segment(operation, "input", input, bytes);
+    MemorySegment out = segment(operation, "output", output, bytes);
+    if (resolved != Algorithm.RING) {
+      requireStaging(operation, bytes);
+    }
+    CpuStream cpuStream = prepare(stream);
+    if (count == 0) {
+      return;
+    }
+    switch (resolved) {
+      case ONESHOT ->
+          launch(
+              cpuStream,
+              operation,
+              () -> direct.oneShotAllReduce(operation, in, out, count, codec));
+      case TWOSHOT ->
+          launch(
+              cpuStream,
+              operation,
+              () -> direct.twoShotAllReduce(operation, in, out, count, codec));
+      default ->
+          launch(cpuStream, operation, () -> ring.allReduce(operation, in, out, count, codec));
+    }
+  }
+
+  @Override
+  public void allGather(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream) {
+    boolean oneShot = resolve(Collective.ALLGATHER, algorithm) == Algorithm.ONESHOT;
+    String operation = oneShot ? ONESHOT_ALL_GATHER : RING_ALL_GATHER;
+    long bytesPerRank = bytes(operation, count, dtype, 1);
+    MemorySegment in = segment(operation, "input", input, bytesPerRank);
+    MemorySegment out =
+        segment(operation, "output", output, bytes(operation, count, dtype, topology.worldSize()));
+    if (oneShot) {
+      requireStaging(operation, bytesPerRank);
+    }
+    CpuStream cpuStream = prepare(stream);
+    if (count == 0) {
+      return;
+    }
+    if (oneShot) {
+      launch(cpuStream, operation, () -> direct.allGather(operation, in, out, bytesPerRank));
+    } else {
+      launch(cpuStream, operation, () -> ring.allGather(operation, in, out, bytesPerRank));
+    }
+  }
+
+  @Override
+  public void reduceScatter(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream) {
+    boolean oneShot = resolve(Collective.REDUCESCATTER, algorithm) == Algorithm.ONESHOT;
+    String operation = oneShot ? ONESHOT_REDUCE_SCATTER : RING_REDUCE_SCATTER;
+    ElementCodec codec = ElementCodec.of(dtype);
+    long inputBytes = bytes(operation, count, dtype, topology.worldSize());
+    MemorySegment in = segment(operation, "input", input, inputBytes);
+    MemorySegment out = segment(operation, "output", output, bytes(operation, count, dtype, 1));
+    if (oneShot) {
+      requireStaging(operation, inputBytes);
+    }
+    CpuStream cpuStream = prepare(stream);
+    if (count == 0) {
+      return;
+    }
+    if (oneShot) {
+      launch(cpuStream, operation, () -> direct.reduceScatter(operation, in, out, count, codec));
+    } else {
+      launch(cpuStream, operation, () -> ring.reduceScatter(operation, in, out, count, codec));
+    }
+  }
+
+  @Override
+  public void broadcast(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      int root,
+      Stream stream) {
+    boolean oneShot = resolve(Collective.BROADCAST, algorithm) == Algorithm.ONESHOT;
+    String operation = oneShot ? ONESHOT_BROADCAST : RING_BROADCAST;
+    requireRank(operation, "root", root);
+    long bytes = bytes(operation, count, dtype, 1);
+    MemorySegment in = segment(operation, "input", input, topology.rank() == root ? bytes : 0);
+    MemorySegment out = segment(operation, "output", output, bytes);
+    if (oneShot) {
+      requireStaging(operation, bytes);
+    }
+    CpuStream cpuStream = prepare(stream);
+    if (count == 0) {
+      return;
+    }
+    if (oneShot) {
+      launch(cpuStream, operation, () -> direct.broadcast(operation, in, out, bytes, root));
+    } else {
+      launch(cpuStream, operation, () -> ring.broadcast(operation, in, out, bytes, root));
+    }
+  }
+
+  @Override
+  public void sendReceive(
+      DeviceBuffer send,
+      int sendTo,
+      DeviceBuffer receive,
+      int receiveFrom,
+      long bytes,
+      Stream stream) {
+    requireRank(SEND_RECEIVE, "sendTo", sendTo);
+    requireRank(SEND_RECEIVE, "receiveFrom", receiveFrom);
+    int rank = topology.rank();
+    if ((sendTo == rank) != (receiveFrom == rank)) {
+      throw new IllegalArgumentException(
+          "%s on rank %d: sendTo (%d) and receiveFrom (%d) must both be this rank (a local copy) or both be peers"
+              .formatted(SEND_RECEIVE, rank, sendTo, receiveFrom));
+    }
+    if (bytes < 0) {
+      throw new IllegalArgumentException(SEND_RECEIVE + ": bytes must be >= 0, got " + bytes);
+    }
+    MemorySegment out = segment(SEND_RECEIVE, "send buffer", send, bytes);
+    MemorySegment in = segment(SEND_RECEIVE, "receive buffer", receive, bytes);
+    CpuStream cpuStream = prepare(stream);
+    if (bytes == 0) {
+      return;
+    }
+    launch(
+        cpuStream,
+        SEND_RECEIVE,
+        () -> pointToPoint.sendReceive(SEND_RECEIVE, out, 0, sendTo, in, 0, receiveFrom, bytes));
+  }
+
+  @Override
+  public void collectivePermute(
+      DeviceBuffer input, DeviceBuffer output, long count, DType dtype, Stream stream) {
+    long bytesPerRank = bytes(COLLECTIVE_PERMUTE, count, dtype, 1);
+    MemorySegment in = segment(COLLECTIVE_PERMUTE, "input", input, bytesPerRank);
+    MemorySegment out =
+        segment(
+            COLLECTIVE_PERMUTE,
+            "output",
+            output,
+            bytes(COLLECTIVE_PERMUTE, count, dtype, topology.worldSize()));
+    CpuStream cpuStream = prepare(stream);
+    if (count == 0) {
+      return;
+    }
+    launch(
+        cpuStream,
+        COLLECTIVE_PERMUTE,
+        () -> pointToPoint.collectivePermute(COLLECTIVE_PERMUTE, in, out, bytesPerRank));
+  }
+
+  /** The algorithm that runs for {@code requested}: NCCL is the ring; auto is refused. */
+  private Algorithm resolve(Collective collective, Algorithm requested) {
+    if (requested == null) {
+      throw new IllegalArgumentException(collective + ": algorithm must not be null");
+    }
+    if (requested == Algorithm.AUTO) {
+      throw new IllegalArgumentException(
+          collective + ": algorithm auto must be resolved by a heuristic before the call");
+    }
+    if (requested == Algorithm.NCCL) {
+      return Algorithm.RING; // the CPU stand-in for NCCL
+    }
+    Set<Algorithm> supported = algorithms(collective);
+    if (!supported.contains(requested)) {
+      throw new IllegalArgumentException(
+          "%s does not support algorithm %s on the cpu backend; use one of %s or nccl"
+              .formatted(collective, requested, supported));
+    }
+    return requested;
+  }
+
+  private static long bytes(String operation, long count, DType dtype, int multiple) {
+    if (dtype == null) {
+      throw new IllegalArgumentException(operation + ": dtype must not be null");
+    }
+    if (count < 0) {
+      throw new IllegalArgumentException(operation + ": count must be >= 0, got " + count);
+    }
+    try {
+      return Math.multiplyExact(Math.multiplyExact(count, (long) dtype.bytes()), (long) multiple);
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(
+          operation + ": " + count + " " + dtype + " elements are too many", e);
+    }
+  }
+
+  private static MemorySegment segment(
+      String operation, String role, DeviceBuffer buffer, long bytes) {
+    MemorySegment segment = CpuMemory.segmentOf(buffer);
+    if (segment.byteSize() < bytes) {
+      throw new IllegalArgumentException(
+          "%s: the %s holds %d bytes, the call needs %d"
+              .formatted(operation, role, segment.byteSize(), bytes));
+    }
+    return segment;
+  }
+
+  private void requireStaging(String operation, long bytes) {
+    if (bytes > stagingBytes) {
+      throw new IllegalArgumentException(
+          "%s: %d bytes exceed the staging buffer of %d bytes per rank (use ring or nccl, or a larger stagingBytes)"
+              .formatted(operation, bytes, stagingBytes));
+    }
+  }
+
+  private void requireRank(String operation, String role, int peer) {
+    if (peer < 0 || peer >= topology.worldSize()) {
+      throw new IllegalArgumentException(
+          "%s: %s %d is not a rank of a world of %d"
+              .formatted(operation, role, peer, topology.worldSize()));
+    }
+  }
+
+  private CpuStream prepare(Stream stream) {
+    if (closed.get()) {
+      throw new IllegalStateException("the communicator of rank " + topology.rank() + " is closed");
+    }
+    RuntimeException earlier = failure;
+    if (earlier != null) {
+      throw new IllegalStateException(refusal(earlier), earlier);
+    }
+    return device.streamOf(stream);
+  }
+
+  private void launch(CpuStream stream, String operation, Runnable collective) {
+    stream.launch(operation, () -> runExclusively(operation, collective));
+  }
+
+  /**
+   * Runs a collective on the stream's worker. Two collectives of one communicator must never
+   * overlap (they share the signal and staging areas), and after a failure the ranks are out of
+   * step, so both are refused with a message that says why.
+   */
+  private void runExclusively(String operation, Runnable collective) {
+    RuntimeException earlier = failure;
+    if (earlier != null) {
+      throw new IllegalStateException(refusal(earlier), earlier);
+    }
+    String other = running.compareAndExchange(null, operation);
+    if (other != null) {
+      IllegalStateException overlap =
+          new IllegalStateException(
+              "%s on rank %d started while %s was still running on the same communicator: order the collectives of one communicator on one stream"
+                  .formatted(operation, topology.rank(), other));
+      failure = overlap;
+      throw overlap;
+    }
+    try {
+      collective.run();
+    } catch (RuntimeException | Error e) {
+      if (failure == null && e instanceof RuntimeException runtime) {
+        failure = runtime;
+      }
+      throw e;
+    } finally {
+      running.compareAndSet(operation, null);
+    }
+  }
+
+  private String refusal(RuntimeException earlier) {
+    return "the communicator of rank %d failed earlier and cannot run more collectives: %s"
+        .formatted(topology.rank(), earlier.getMessage());
+  }
+
+  /** Unmaps the peers' buffers and frees this rank's; queue no collectives after it. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      workspace.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "cpu communicator of rank " + topology.rank() + " of " + topology.worldSize();
+  }
+}

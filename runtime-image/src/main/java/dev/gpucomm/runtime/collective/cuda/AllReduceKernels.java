@@ -1,0 +1,95 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cuda.CudaKernel;
+import dev.gpucomm.runtime.device.cuda.CudaModule;
+import dev.gpucomm.runtime.device.cuda.KernelArguments;
+import java.lang.foreign.Arena;
+
+/**
+ * The all-reduce kernels of one communicator with their parameter blocks prepared once: peer base
+ * addresses, layout, control block, rank and world are written at creation, so a call only writes
+ * input, output and size, then launches.
+ */
+final class AllReduceKernels {
+  static final String PTX_RESOURCE = "ptx/allreduce.ptx";
+  static final int THREADS_PER_BLOCK = 512;
+
+  /** The kernel families of allreduce.cu. */
+  enum Variant {
+    ONESHOT("oneshot"),
+    TWOSHOT("twoshot"),
+    LAMPORT("lamport");
+
+    final String kernelPrefix;
+
+    Variant(String kernelPrefix) {
+      this.kernelPrefix = kernelPrefix;
+    }
+  }
+
+  private static final int INPUT = 0;
+  private static final int OUTPUT = 1;
+  private static final int BYTES = 2;
+  private static final int PEERS = 3;
+  private static final int LAYOUT = 4;
+  private static final int CONTROL = 5;
+  private static final int RANK = 6;
+  private static final int WORLD = 7;
+
+  private final CudaKernel[][] kernels;
+  private final KernelArguments[][] arguments;
+
+  AllReduceKernels(
+      CudaModule module,
+      Arena arena,
+      long[] peerBases,
+      long[] layoutStruct,
+      long controlAddress,
+      int rank,
+      int world) {
+    Variant[] variants = Variant.values();
+    DType[] dtypes = DType.values();
+    kernels = new CudaKernel[variants.length][dtypes.length];
+    arguments = new KernelArguments[variants.length][dtypes.length];
+    for (Variant variant : variants) {
+      for (DType dtype : dtypes) {
+        kernels[variant.ordinal()][dtype.ordinal()] =
+            module.kernel("gpucomm_" + variant.kernelPrefix + "_" + dtype.wireName());
+        KernelArguments args =
+            new KernelArguments(
+                arena, 8, 8, 8, 8L * PeerMemoryLayout.MAX_RANKS, 8L * layoutStruct.length, 8, 4, 4);
+        for (int i = 0; i < PeerMemoryLayout.MAX_RANKS; i++) {
+          args.setStructLong(PEERS, i, peerBases[i]);
+        }
+        for (int i = 0; i < layoutStruct.length; i++) {
+          args.setStructLong(LAYOUT, i, layoutStruct[i]);
+        }
+        args.setLong(CONTROL, controlAddress).setInt(RANK, rank).setInt(WORLD, world);
+        arguments[variant.ordinal()][dtype.ordinal()] = args;
+      }
+    }
+  }
+
+  /** Launches one all-reduce; callers serialize calls (the parameter block is shared). */
+  void launch(
+      Variant variant,
+      DType dtype,
+      long input,
+      long output,
+      long bytes,
+      int blocks,
+      Stream stream) {
+    KernelArguments args = arguments[variant.ordinal()][dtype.ordinal()];
+    args.setLong(INPUT, input).setLong(OUTPUT, output).setLong(BYTES, bytes);
+    kernels[variant.ordinal()][dtype.ordinal()].launch(blocks, THREADS_PER_BLOCK, stream, args);
+  }
+
+  /** Blocks for {@code bytes}: one 16-byte vector per thread, at most {@code maxBlocks}. */
+  static int blocksFor(long bytes, int maxBlocks) {
+    long vectors = (bytes + 15) / 16;
+    long wanted = (vectors + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+    return (int) Math.max(1, Math.min(maxBlocks, wanted));
+  }
+}

@@ -1,0 +1,546 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.nccl.NcclApi;
+import dev.gpucomm.runtime.nccl.NcclComm;
+import dev.gpucomm.runtime.nccl.NcclDataType;
+import dev.gpucomm.runtime.nccl.NcclUniqueId;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+
+/**
+ * The collectives of one rank on NVIDIA GPUs: NCCL for {@code nccl} and for every collective other
+ * than all-reduce, and gpucomm's own one-shot and two-shot all-reduce over CUDA IPC peer memory
+ * among the ranks of one node.
+ *
+ * <p>The IPC kernels push each rank's input into the peers' receive areas, so they read the
+ * caller's input and write the caller's output only locally: eager calls need no staging copy, and
+ * a call captured into a CUDA graph replays with the same buffers and fresh epochs (which live in
+ * device memory and are advanced by the kernels). One {@code oneshot} call at most {@link
+ * PeerMemorySettings#lamportMaxBytes()} runs the flag-free Lamport kernel.
+ *
+ * <p>Calls on one communicator must be ordered with respect to each other (one stream, or streams
+ * ordered by events): the IPC algorithms share one signal area, and two in flight at once would
+ * deadlock. Close the communicator on every rank after its last collective has completed.
+ */
+public final class CudaCommunicator implements Communicator {
+  private static final Logger LOG = Logger.getLogger(CudaCommunicator.class.getName());
+  private static final AtomicInteger CREATED = new AtomicInteger();
+
+  private final CudaDevice device;
+  private final RankTopology topology;
+  private final NcclComm nccl;
+  private final String ncclReason;
+  private final PeerMemory peerMemory;
+  private final String peerReason;
+  private final AllReduceKernels kernels;
+  private final Arena arena;
+  private final Set<Algorithm> allReduceAlgorithms;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile int oneShotBlocks;
+  private volatile int twoShotBlocks;
+  private volatile int lamportBlocks;
+  private volatile long lamportMaxBytes;
+
+  private CudaCommunicator(
+      CudaDevice device,
+      RankTopology topology,
+      NcclComm nccl,
+      String ncclReason,
+      PeerMemory peerMemory,
+      String peerReason,
+      AllReduceKernels kernels,
+      Arena arena,
+      PeerMemorySettings settings) {
+    this.device = device;
+    this.topology = topology;
+    this.nccl = nccl;
+    this.ncclReason = ncclReason;
+    this.peerMemory = peerMemory;
+    this.peerReason = peerReason;
+    this.kernels = kernels;
+    this.arena = arena;
+    this.oneShotBlocks = settings.oneShotBlocks();
+    this.twoShotBlocks = settings.twoShotBlocks();
+    this.lamportBlocks = settings.lamportBlocks();
+    this.lamportMaxBytes = settings.lamportMaxBytes();
+    this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
+  }
+
+  /** What all-reduce can run with NCCL and peer memory usable or not. */
+  static Set<Algorithm> allReduceAlgorithms(boolean ncclUsable, boolean peerMemoryUsable) {
+    EnumSet<Algorithm> algorithms = EnumSet.noneOf(Algorithm.class);
+    if (ncclUsable) {
+      algorithms.add(Algorithm.NCCL);
+    }
+    if (peerMemoryUsable) {
+      algorithms.add(Algorithm.ONESHOT);
+      algorithms.add(Algorithm.TWOSHOT);
+    }
+    return Set.copyOf(algorithms);
+  }
+
+  /**
+   * Builds the communicator on every rank together: NCCL from a unique id that global rank 0 puts
+   * in the store, and peer memory among the ranks of this rank's node.
+   *
+   * @throws IllegalStateException when neither NCCL nor peer memory can be used
+   */
+  public static CudaCommunicator create(
+      CudaDevice device, KeyValueStore store, RankTopology topology, PeerMemorySettings settings) {
+    String prefix = "gpucomm/cuda/communicator-" + CREATED.incrementAndGet();
+    device.bind();
+
+    NcclComm nccl = null;
+    String ncclReason = "";
+    NcclApi ncclApi = null;
+    try {
+      ncclApi = NcclApi.get();
+    } catch (IllegalStateException e) {
+      ncclReason = e.getMessage();
+    }
+    if (ncclApi != null) {
+      NcclUniqueId id;
+      if (topology.rank() == 0) {
+        id = ncclApi.uniqueId();
+        store.set(prefix + "/nccl-id", id.bytes());
+      } else {
+        id = new NcclUniqueId(store.get(prefix + "/nccl-id", settings.rendezvousTimeout()));
+      }
+      nccl = ncclApi.initRank(topology.worldSize(), id, topology.rank());
+    }
+
+    PeerMemory peerMemory = null;
+    AllReduceKernels kernels = null;
+    Arena arena = Arena.ofShared();
+    String peerReason = peerMemoryRefusal(topology, settings);
+    try {
+      if (peerReason.isEmpty()) {
+        PeerMemoryLayout layout =
+            PeerMemoryLayout.of(
+                topology.localWorldSize(), settings.maxBytes(), settings.lamportMaxBytes());
+        peerMemory =
+            PeerMemory.create(
+                device,
+                store,
+                prefix + "/node-" + topology.nodeIndex(),
+                topology.localRank(),
+                layout,
+                settings);
+        if (peerMemory.verdict().available()) {
+          kernels =
+              new AllReduceKernels(
+                  device.module(AllReduceKernels.PTX_RESOURCE),
+                  arena,
+                  peerMemory.bases(),
+                  layout.kernelStruct(),
+                  peerMemory.controlAddress(),
+                  topology.localRank(),
+                  topology.localWorldSize());
+        } else {
+          peerReason = peerMemory.verdict().reason();
+          peerMemory.close();
+          peerMemory = null;
+        }
+      }
+    } catch (RuntimeException e) {
+      if (peerMemory != null) {
+        peerMemory.close();
+      }
+      if (nccl != null) {
+        nccl.abort();
+      }
+      arena.close();
+      throw e;
+    }
+    if (!peerReason.isEmpty()) {
+      LOG.warning("rank " + topology.rank() + ": oneshot and twoshot disabled: " + peerReason);
+    }
+    if (nccl == null && kernels == null) {
+      arena.close();
+      throw new IllegalStateException(
+          "no collective path on rank " + topology.rank() + ": " + ncclReason + "; " + peerReason);
+    }
+    return new CudaCommunicator(
+        device, topology, nccl, ncclReason, peerMemory, peerReason, kernels, arena, settings);
+  }
+
+  /** Why peer memory is not even tried for this topology; empty when it is. */
+  static String peerMemoryRefusal(RankTopology topology, PeerMemorySettings settings) {
+    if (!settings.enabled()) {
+      return "peer memory is turned off (GPUCOMM_PEER_MEMORY=off)";
+    }
+    if (!topology.singleNode()) {
+      return "the ranks span "
+          + topology.nodeCount()
+          + " nodes and peer memory (CUDA IPC) only reaches the ranks of one node";
+    }
+    if (topology.localWorldSize() > PeerMemoryLayout.MAX_RANKS) {
+      return "peer memory supports at most "
+          + PeerMemoryLayout.MAX_RANKS
+          + " ranks per node, this node has "
+          + topology.localWorldSize();
+    }
+    return "";
+  }
+
+  @Override
+  public RankTopology topology() {
+    return topology;
+  }
+
+  @Override
+  public Set<Algorithm> allReduceAlgorithms() {
+    return allReduceAlgorithms;
+  }
+
+  @Override
+  public String unavailableReason() {
+    List<String> reasons = new ArrayList<>();
+    if (nccl == null) {
+      reasons.add("nccl: " + ncclReason);
+    }
+    if (kernels == null) {
+      reasons.add("oneshot, twoshot: " + peerReason);
+    }
+    return String.join("; ", reasons);
+  }
+
+  @Override
+  public long maxPeerMemoryBytes() {
+    return kernels == null ? 0 : peerMemory.layout().recvRankStride();
+  }
+
+  /** The NCCL version this communicator runs, e.g. "2.28.3"; empty without NCCL. */
+  public String ncclVersion() {
+    return nccl == null ? "" : NcclApi.versionText(NcclApi.get().version());
+  }
+
+  /**
+   * Tuning hook: the most thread blocks each kernel family may use, and the size up to which {@code
+   * oneshot} runs the Lamport kernel (at most the configured Lamport capacity). Call between
+   * collectives, identically on every rank.
+   */
+  public void tune(int oneShotBlocks, int twoShotBlocks, int lamportBlocks, long lamportMaxBytes) {
+    PeerMemorySettings.checkBlocks("oneshot blocks", oneShotBlocks);
+    PeerMemorySettings.checkBlocks("twoshot blocks", twoShotBlocks);
+    PeerMemorySettings.checkBlocks("lamport blocks", lamportBlocks);
+    long capacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
+    if (lamportMaxBytes < 0 || lamportMaxBytes > capacity) {
+      throw new IllegalArgumentException(
+          "lamport size limit must be between 0 and " + capacity + ", got " + lamportMaxBytes);
+    }
+    this.oneShotBlocks = oneShotBlocks;
+    this.twoShotBlocks = twoShotBlocks;
+    this.lamportBlocks = lamportBlocks;
+    this.lamportMaxBytes = lamportMaxBytes;
+  }
+
+  @Override
+  public void allReduce(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream) {
+    checkOpen();
+    long bytes = count * dtype.bytes();
+    requireCapacity("input", input, bytes);
+    requireCapacity("output", output, bytes);
+    switch (algorithm) {
+      case NCCL ->
+          nccl()
+              .allReduce(
+                  input.address(),
+                  output.address(),
+                  count,
+                  NcclDataType.of(dtype),
+                  NcclDataType.SUM,
+                  CudaDevice.rawStream(stream));
+      case ONESHOT -> {
+        if (bytes <= lamportMaxBytes) {
+          peerAllReduce(
+              AllReduceKernels.Variant.LAMPORT, input, output, bytes, dtype, lamportBlocks, stream);
+        } else {
+          peerAllReduce(
+              AllReduceKernels.Variant.ONESHOT, input, output, bytes, dtype, oneShotBlocks, stream);
+        }
+      }
+      case TWOSHOT ->
+          peerAllReduce(
+              AllReduceKernels.Variant.TWOSHOT, input, output, bytes, dtype, twoShotBlocks, stream);
+      case AUTO ->
+          throw new IllegalArgumentException(
+              "all-reduce algorithm auto must be resolved by a heuristic before the call");
+      case RING ->
+          throw new IllegalArgumentException(
+              "all-reduce algorithm ring belongs to the cpu backend; use nccl on cuda");
+    }
+  }
+
+  /**
+   * Runs one IPC all-reduce kernel with a chosen variant; the benchmark uses this to compare the
+   * Lamport and flag one-shot kernels at the same size.
+   */
+  public void allReduceWith(
+      String variant,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      int maxBlocks,
+      Stream stream) {
+    checkOpen();
+    long bytes = count * dtype.bytes();
+    requireCapacity("input", input, bytes);
+    requireCapacity("output", output, bytes);
+    AllReduceKernels.Variant chosen =
+        switch (variant) {
+          case "oneshot" -> AllReduceKernels.Variant.ONESHOT;
+          case "twoshot" -> AllReduceKernels.Variant.TWOSHOT;
+          case "lamport" -> AllReduceKernels.Variant.LAMPORT;
+          default ->
+              throw new IllegalArgumentException(
+                  "kernel variant must be oneshot, twoshot or lamport, got '" + variant + "'");
+        };
+    if (chosen == AllReduceKernels.Variant.LAMPORT
+        && bytes > (peerMemory == null ? 0 : peerMemory.layout().lamportRankStride())) {
+      throw new IllegalArgumentException(
+          "lamport all-reduce of " + bytes + " bytes exceeds its buffer");
+    }
+    peerAllReduce(chosen, input, output, bytes, dtype, maxBlocks, stream);
+  }
+
+  private void peerAllReduce(
+      AllReduceKernels.Variant variant,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long bytes,
+      DType dtype,
+      int maxBlocks,
+      Stream stream) {
+    if (kernels == null) {
+      throw new IllegalStateException(
+          "all-reduce " + variant.kernelPrefix + " is unavailable: " + peerReason);
+    }
+    if (bytes > peerMemory.layout().recvRankStride()) {
+      throw new IllegalArgumentException(
+          "all-reduce of "
+              + bytes
+              + " bytes exceeds the peer buffer of "
+              + peerMemory.layout().recvRankStride()
+              + " bytes (GPUCOMM_PEER_BUFFER_BYTES)");
+    }
+    int blocks = AllReduceKernels.blocksFor(bytes, maxBlocks);
+    long in = input.address();
+    long out = output.address();
+    synchronized (kernels) {
+      kernels.launch(variant, dtype, in, out, bytes, blocks, stream);
+    }
+  }
+
+  @Override
+  public void allGather(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream) {
+    checkOpen();
+    requireNccl(algorithm, "all-gather");
+    long bytes = count * dtype.bytes();
+    requireCapacity("input", input, bytes);
+    requireCapacity("output", output, bytes * topology.worldSize());
+    nccl()
+        .allGather(
+            input.address(),
+            output.address(),
+            count,
+            NcclDataType.of(dtype),
+            CudaDevice.rawStream(stream));
+  }
+
+  @Override
+  public void reduceScatter(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      Stream stream) {
+    checkOpen();
+    requireNccl(algorithm, "reduce-scatter");
+    long bytes = count * dtype.bytes();
+    requireCapacity("input", input, bytes * topology.worldSize());
+    requireCapacity("output", output, bytes);
+    nccl()
+        .reduceScatter(
+            input.address(),
+            output.address(),
+            count,
+            NcclDataType.of(dtype),
+            NcclDataType.SUM,
+            CudaDevice.rawStream(stream));
+  }
+
+  @Override
+  public void broadcast(
+      Algorithm algorithm,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long count,
+      DType dtype,
+      int root,
+      Stream stream) {
+    checkOpen();
+    requireNccl(algorithm, "broadcast");
+    if (root < 0 || root >= topology.worldSize()) {
+      throw new IllegalArgumentException(
+          "broadcast root " + root + " outside world of " + topology.worldSize());
+    }
+    long bytes = count * dtype.bytes();
+    requireCapacity("input", input, bytes);
+    requireCapacity("output", output, bytes);
+    nccl()
+        .broadcast(
+            input.address(),
+            output.address(),
+            count,
+            NcclDataType.of(dtype),
+            root,
+            CudaDevice.rawStream(stream));
+  }
+
+  @Override
+  public void sendReceive(
+      DeviceBuffer send,
+      int sendTo,
+      DeviceBuffer receive,
+      int receiveFrom,
+      long bytes,
+      Stream stream) {
+    checkOpen();
+    requireCapacity("send", send, bytes);
+    requireCapacity("receive", receive, bytes);
+    checkPeer("send", sendTo);
+    checkPeer("receive", receiveFrom);
+    NcclComm comm = nccl();
+    MemorySegment raw = CudaDevice.rawStream(stream);
+    comm.groupStart();
+    try {
+      comm.send(send.address(), bytes, NcclDataType.INT8, sendTo, raw);
+      comm.recv(receive.address(), bytes, NcclDataType.INT8, receiveFrom, raw);
+    } finally {
+      comm.groupEnd();
+    }
+  }
+
+  @Override
+  public void collectivePermute(
+      DeviceBuffer input, DeviceBuffer output, long count, DType dtype, Stream stream) {
+    checkOpen();
+    int world = topology.worldSize();
+    int rank = topology.rank();
+    long bytes = count * dtype.bytes();
+    requireCapacity("input", input, bytes);
+    requireCapacity("output", output, bytes * world);
+    device.copy(output, rank * bytes, input, 0, bytes, stream);
+    if (world == 1) {
+      return;
+    }
+    NcclComm comm = nccl();
+    MemorySegment raw = CudaDevice.rawStream(stream);
+    long in = input.address();
+    long out = output.address();
+    comm.groupStart();
+    try {
+      for (int step = 1; step < world; step++) {
+        int source = (step + rank) % world;
+        int target = (world + rank - step) % world;
+        comm.recv(out + source * bytes, bytes, NcclDataType.INT8, source, raw);
+        comm.send(in, bytes, NcclDataType.INT8, target, raw);
+      }
+    } finally {
+      comm.groupEnd();
+    }
+  }
+
+  private NcclComm nccl() {
+    if (nccl == null) {
+      throw new IllegalStateException("NCCL is unavailable: " + ncclReason);
+    }
+    return nccl;
+  }
+
+  private static void requireNccl(Algorithm algorithm, String collective) {
+    if (algorithm != Algorithm.NCCL) {
+      throw new IllegalArgumentException(
+          collective + " runs only with algorithm nccl on cuda, got " + algorithm);
+    }
+  }
+
+  private void checkPeer(String what, int peer) {
+    if (peer < 0 || peer >= topology.worldSize()) {
+      throw new IllegalArgumentException(
+          what + " peer " + peer + " outside world of " + topology.worldSize());
+    }
+  }
+
+  private static void requireCapacity(String name, DeviceBuffer buffer, long bytes) {
+    if (bytes < 0 || buffer.byteSize() < bytes) {
+      throw new IllegalArgumentException(
+          name + " buffer has " + buffer.byteSize() + " bytes, the call needs " + bytes);
+    }
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("communicator of rank " + topology.rank() + " is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      try {
+        if (nccl != null) {
+          nccl.close();
+        }
+      } finally {
+        try {
+          if (peerMemory != null) {
+            peerMemory.close();
+          }
+        } finally {
+          arena.close();
+        }
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "cuda communicator rank "
+        + topology.rank()
+        + " of "
+        + topology.worldSize()
+        + " "
+        + allReduceAlgorithms;
+  }
+}

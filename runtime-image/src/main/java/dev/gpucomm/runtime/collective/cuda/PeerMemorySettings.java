@@ -1,0 +1,95 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Sizes and launch shapes of the peer-memory (IPC) algorithms, with defaults that can be overridden
+ * through the environment:
+ *
+ * <ul>
+ *   <li>{@code GPUCOMM_PEER_MEMORY=off} disables the IPC algorithms (NCCL only);
+ *   <li>{@code GPUCOMM_PEER_BUFFER_BYTES}: largest all-reduce the IPC algorithms take (64 MiB);
+ *   <li>{@code GPUCOMM_LAMPORT_MAX_BYTES}: one-shot calls up to this size use the flag-free Lamport
+ *       kernel (0 turns it off);
+ *   <li>{@code GPUCOMM_ONESHOT_BLOCKS}, {@code GPUCOMM_TWOSHOT_BLOCKS}, {@code
+ *       GPUCOMM_LAMPORT_BLOCKS}: most thread blocks per kernel (at most 64);
+ *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation.
+ * </ul>
+ */
+public record PeerMemorySettings(
+    boolean enabled,
+    long maxBytes,
+    long lamportMaxBytes,
+    int oneShotBlocks,
+    int twoShotBlocks,
+    int lamportBlocks,
+    Duration rendezvousTimeout) {
+  /** Most blocks a kernel may use: the flag area has one row per block. */
+  public static final int MAX_BLOCKS = 64;
+
+  public static final long DEFAULT_MAX_BYTES = 64L << 20;
+  public static final long DEFAULT_LAMPORT_MAX_BYTES = 1L << 20;
+
+  public PeerMemorySettings {
+    if (maxBytes < 16 || maxBytes % 16 != 0) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_PEER_BUFFER_BYTES must be a positive multiple of 16, got " + maxBytes);
+    }
+    if (lamportMaxBytes < 0 || lamportMaxBytes % 16 != 0 || lamportMaxBytes > maxBytes) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_LAMPORT_MAX_BYTES must be a multiple of 16 between 0 and the peer buffer size, got "
+              + lamportMaxBytes);
+    }
+    checkBlocks("GPUCOMM_ONESHOT_BLOCKS", oneShotBlocks);
+    checkBlocks("GPUCOMM_TWOSHOT_BLOCKS", twoShotBlocks);
+    checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
+  }
+
+  static void checkBlocks(String name, int blocks) {
+    if (blocks < 1 || blocks > MAX_BLOCKS) {
+      throw new IllegalArgumentException(
+          name + " must be between 1 and " + MAX_BLOCKS + ", got " + blocks);
+    }
+  }
+
+  public static PeerMemorySettings defaults() {
+    return new PeerMemorySettings(
+        true, DEFAULT_MAX_BYTES, DEFAULT_LAMPORT_MAX_BYTES, 36, 64, 36, Duration.ofMinutes(5));
+  }
+
+  public static PeerMemorySettings fromEnvironment() {
+    return from(System.getenv());
+  }
+
+  /** Settings from these environment variables; unset ones keep their defaults. */
+  public static PeerMemorySettings from(Map<String, String> env) {
+    PeerMemorySettings d = defaults();
+    String peerMemory = env.getOrDefault("GPUCOMM_PEER_MEMORY", "on").trim();
+    if (!peerMemory.equals("on") && !peerMemory.equals("off")) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_PEER_MEMORY must be on or off, got '" + peerMemory + "'");
+    }
+    return new PeerMemorySettings(
+        peerMemory.equals("on"),
+        number(env, "GPUCOMM_PEER_BUFFER_BYTES", d.maxBytes()),
+        number(env, "GPUCOMM_LAMPORT_MAX_BYTES", d.lamportMaxBytes()),
+        (int) number(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
+        (int) number(env, "GPUCOMM_TWOSHOT_BLOCKS", d.twoShotBlocks()),
+        (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
+        Duration.ofSeconds(
+            number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())));
+  }
+
+  private static long number(Map<String, String> env, String name, long fallback) {
+    String text = env.get(name);
+    if (text == null || text.isBlank()) {
+      return fallback;
+    }
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a whole number, got '" + text + "'");
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package dev.gpucomm.runtime.device.cpu;
+
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.collective.cpu.CpuCommunicator;
+import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.device.DeviceBackend;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+
+/**
+ * The CPU backend: every rank gets a CPU "device" of its own, ranks of a node share memory through
+ * files under /dev/shm, and collectives run the same one-shot, two-shot and ring algorithms as on
+ * GPUs, so that everything above the device layer runs without one.
+ */
+public final class CpuBackend implements DeviceBackend {
+  private final CpuBackendConfig config;
+
+  public CpuBackend(CpuBackendConfig config) {
+    this.config = config;
+  }
+
+  public CpuBackendConfig config() {
+    return config;
+  }
+
+  @Override
+  public DeviceKind kind() {
+    return DeviceKind.CPU;
+  }
+
+  /** Always 1: the CPU can stand in for a device of any local rank. */
+  @Override
+  public int deviceCount() {
+    return 1;
+  }
+
+  @Override
+  public String unavailableReason() {
+    return "";
+  }
+
+  /** A new CPU device for the rank with this local rank; any local rank works. */
+  @Override
+  public CpuDevice open(int localRank) {
+    return new CpuDevice(config, localRank);
+  }
+
+  @Override
+  public Communicator createCommunicator(
+      Device device, KeyValueStore store, RankTopology topology) {
+    return CpuCommunicator.create(CpuDevice.of(device), store, topology);
+  }
+}

@@ -1,0 +1,144 @@
+package dev.gpucomm.runtime.device.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Matmul;
+import dev.gpucomm.runtime.device.Stream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Row-major matrix products through cublasGemmEx with fp32 accumulation. cuBLAS is column-major; a
+ * row-major matrix read as column-major is its transpose, so C = A·B is computed as Cᵀ = Bᵀ·Aᵀ by
+ * swapping the operands: gemm(n, m, k, B, ldb = n, A, lda = k, C, ldc = n).
+ *
+ * <p>The handle gets its own workspace so that products can be captured into CUDA graphs (cuBLAS
+ * would otherwise allocate during capture).
+ */
+final class CublasMatmul implements Matmul, AutoCloseable {
+  private static final long WORKSPACE_BYTES = 32L << 20;
+
+  private final CudaDevice device;
+  private final CublasApi api;
+  private final MemorySegment handle;
+  private final CudaBuffer workspace;
+  private final Arena arena = Arena.ofShared();
+  private final MemorySegment one;
+  private final MemorySegment zero;
+  private final NativeHandle state;
+  private MemorySegment boundStream = MemorySegment.NULL;
+
+  private CublasMatmul(
+      CudaDevice device, CublasApi api, MemorySegment handle, CudaBuffer workspace) {
+    this.device = device;
+    this.api = api;
+    this.handle = handle;
+    this.workspace = workspace;
+    this.one = arena.allocate(JAVA_FLOAT);
+    one.set(JAVA_FLOAT, 0, 1f);
+    this.zero = arena.allocate(JAVA_FLOAT);
+    zero.set(JAVA_FLOAT, 0, 0f);
+    this.state = new NativeHandle("cublas handle on device " + device.ordinal());
+  }
+
+  static CublasMatmul create(CudaDevice device) {
+    CublasApi api = CublasApi.get();
+    device.bind();
+    MemorySegment handle = api.create(device.ordinal());
+    CudaBuffer workspace = (CudaBuffer) device.allocateShareable(WORKSPACE_BYTES);
+    try {
+      api.setWorkspace(handle, workspace.address(), WORKSPACE_BYTES, device.ordinal());
+    } catch (RuntimeException e) {
+      api.destroy(handle, device.ordinal());
+      workspace.close();
+      throw e;
+    }
+    return new CublasMatmul(device, api, handle, workspace);
+  }
+
+  @Override
+  public synchronized void multiply(
+      DeviceBuffer a,
+      DeviceBuffer b,
+      DeviceBuffer c,
+      long m,
+      long n,
+      long k,
+      DType dtype,
+      boolean accumulate,
+      Stream stream) {
+    state.checkOpen();
+    int rows = dimension("m", m);
+    int columns = dimension("n", n);
+    int inner = dimension("k", k);
+    long elementBytes = dtype.bytes();
+    requireSize("A", a, m * k * elementBytes);
+    requireSize("B", b, k * n * elementBytes);
+    requireSize("C", c, m * n * elementBytes);
+    int type =
+        switch (dtype) {
+          case BF16 -> CublasApi.CUDA_R_16BF;
+          case FP16 -> CublasApi.CUDA_R_16F;
+          case FP32 -> CublasApi.CUDA_R_32F;
+        };
+    device.bind();
+    MemorySegment rawStream = CudaDevice.rawStream(stream);
+    if (!rawStream.equals(boundStream)) {
+      api.setStream(handle, rawStream, device.ordinal());
+      boundStream = rawStream;
+    }
+    api.gemm(
+        handle,
+        columns,
+        rows,
+        inner,
+        one,
+        b.address(),
+        type,
+        columns,
+        a.address(),
+        type,
+        inner,
+        accumulate ? one : zero,
+        c.address(),
+        type,
+        columns,
+        device.ordinal());
+  }
+
+  private static int dimension(String name, long value) {
+    if (value <= 0 || value > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "matmul dimension " + name + " must be in 1.." + Integer.MAX_VALUE + ", got " + value);
+    }
+    return (int) value;
+  }
+
+  private static void requireSize(String name, DeviceBuffer buffer, long bytes) {
+    if (buffer.byteSize() < bytes) {
+      throw new IllegalArgumentException(
+          "matmul operand " + name + " has " + buffer.byteSize() + " bytes, needs " + bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (state.markClosed()) {
+      device.forget(this);
+      device.bind();
+      try {
+        api.destroy(handle, device.ordinal());
+      } finally {
+        workspace.close();
+        arena.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return state.toString();
+  }
+}

@@ -1,0 +1,102 @@
+package dev.gpucomm.runtime.device.cuda;
+
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
+import dev.gpucomm.runtime.collective.cuda.PeerMemorySettings;
+import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.device.DeviceBackend;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.util.logging.Logger;
+
+/**
+ * The NVIDIA GPU backend: one GPU per rank process, chosen by the rank's local rank among the GPUs
+ * this process sees (after CUDA_VISIBLE_DEVICES).
+ */
+public final class CudaBackend implements DeviceBackend {
+  private static final Logger LOG = Logger.getLogger(CudaBackend.class.getName());
+
+  /** What the driver probe found: device count, and why it is 0 when it is. */
+  record Probe(int devices, String reason) {}
+
+  private volatile Probe probe;
+
+  @Override
+  public DeviceKind kind() {
+    return DeviceKind.CUDA;
+  }
+
+  @Override
+  public int deviceCount() {
+    return probe().devices();
+  }
+
+  @Override
+  public String unavailableReason() {
+    return probe().reason();
+  }
+
+  private Probe probe() {
+    Probe result = probe;
+    if (result == null) {
+      result = runProbe();
+      probe = result;
+    }
+    return result;
+  }
+
+  private static Probe runProbe() {
+    try {
+      CudaDriverApi api = CudaDriverApi.get();
+      int init = api.init();
+      if (init != 0) {
+        return new Probe(0, "cuInit failed: " + api.errorName(init));
+      }
+      int count = api.deviceCountOrError();
+      if (count < 0) {
+        return new Probe(0, "cuDeviceGetCount failed: " + api.errorName(-count));
+      }
+      if (count == 0) {
+        return new Probe(0, "the NVIDIA driver reports no GPUs");
+      }
+      return new Probe(count, "");
+    } catch (Throwable t) {
+      // Never throw from detection: a host without a usable driver simply has no CUDA devices.
+      return new Probe(0, t.getMessage() == null ? t.toString() : t.getMessage());
+    }
+  }
+
+  @Override
+  public Device open(int localRank) {
+    int count = deviceCount();
+    if (count == 0) {
+      throw new IllegalStateException("no CUDA device: " + unavailableReason());
+    }
+    if (localRank < 0) {
+      throw new IllegalArgumentException("local rank must not be negative, got " + localRank);
+    }
+    int ordinal = localRank % count;
+    if (ordinal != localRank) {
+      LOG.warning(
+          "local rank "
+              + localRank
+              + " shares GPU "
+              + ordinal
+              + " ("
+              + count
+              + " visible): fine for tests, not for measurements");
+    }
+    return CudaDevice.open(CudaDriverApi.get(), ordinal);
+  }
+
+  @Override
+  public Communicator createCommunicator(
+      Device device, KeyValueStore store, RankTopology topology) {
+    return CudaCommunicator.create(
+        CudaDevice.cast(device, CudaDevice.class),
+        store,
+        topology,
+        PeerMemorySettings.fromEnvironment());
+  }
+}

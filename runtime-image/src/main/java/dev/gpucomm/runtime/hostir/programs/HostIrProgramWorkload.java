@@ -1,0 +1,128 @@
+package dev.gpucomm.runtime.hostir.programs;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import dev.gpucomm.api.v1alpha1.ProgramSpec;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.device.DeviceBackend;
+import dev.gpucomm.runtime.device.DeviceBackends;
+import dev.gpucomm.runtime.hostir.HostIrDump;
+import dev.gpucomm.runtime.hostir.interp.CommunicatorFactory;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import dev.gpucomm.runtime.workload.ProgramWorkload;
+import dev.gpucomm.runtime.workload.RankContext;
+import dev.gpucomm.runtime.workload.WorkloadResult;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The {@code program} workload: builds the job's host program, applies its passes, runs the program
+ * without and with them on each rank's device, checks that both give the same result (and the exact
+ * one), times both and the pipelined program's compute and communication alone, and gathers every
+ * rank's figures into one {@link ProgramReport}.
+ *
+ * <p>The rank flow finds it through {@link java.util.ServiceLoader} as the {@link ProgramWorkload}
+ * of this build and calls {@link #run(RankContext)} on every rank; tests and other callers with a
+ * device and communicators of their own call {@link #run(ProgramSettings, Device, Communicator,
+ * CommunicatorFactory, KeyValueStore, RankTopology, Duration)}.
+ */
+public final class HostIrProgramWorkload implements ProgramWorkload {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * Runs the job's program on this rank. Rank 0 returns the report (report.json, report.md, and
+   * host-ir.txt when the IR is dumped); the others return nothing. With {@code dumpIr}, rank 0 also
+   * prints the program before and after each pass.
+   *
+   * @throws ProgramSpecException when the spec cannot run (a one-line message naming the field)
+   * @throws IllegalStateException when a rank's result is wrong, naming the rank and the element
+   */
+  @Override
+  public WorkloadResult run(RankContext context) {
+    CommJobSpec spec = context.job().job().getSpec();
+    ProgramSpec programSpec = spec.getWorkload() == null ? null : spec.getWorkload().getProgram();
+    Device device = context.device();
+    RankTopology topology = context.topology();
+    ProgramSettings settings =
+        ProgramSettings.resolve(programSpec, device.kind(), topology.worldSize());
+    String dump =
+        context.dumpIr() ? HostIrDump.of(programSpec, device.kind(), topology.worldSize()) : null;
+    if (dump != null && context.isRankZero()) {
+      System.out.print(dump);
+      System.out.flush();
+    }
+    ProgramReport report =
+        run(
+            settings,
+            device,
+            context.communicator(),
+            CommunicatorFactory.of(backendOf(device), device, context.store(), topology),
+            context.store(),
+            topology,
+            context.rendezvousTimeout());
+    for (RankResult rank : report.ranks()) {
+      if (!rank.validation().passed()) {
+        throw new IllegalStateException(
+            "program "
+                + report.program()
+                + " gave a wrong result on rank "
+                + rank.rank()
+                + ": "
+                + rank.validation().failure());
+      }
+    }
+    if (!context.isRankZero()) {
+      return WorkloadResult.none();
+    }
+    Map<String, String> files = new LinkedHashMap<>();
+    files.put("report.json", toJson(report));
+    String markdown = ProgramSummary.markdown(report);
+    files.put("report.md", markdown);
+    if (dump != null) {
+      files.put("host-ir.txt", dump);
+    }
+    return new WorkloadResult(markdown, files);
+  }
+
+  private static DeviceBackend backendOf(Device device) {
+    DeviceBackends.Probe probe = new DeviceBackends().probe(device.kind());
+    if (probe.backend() == null) {
+      throw new IllegalStateException(
+          "the " + device.kind() + " backend cannot build more communicators: " + probe.reason());
+    }
+    return probe.backend();
+  }
+
+  /**
+   * Runs already resolved settings on this rank and returns the report every rank ends up with.
+   *
+   * @param communicator the rank's communicator (used on the main stream)
+   * @param factory builds one more communicator per worker stream; null to use {@code communicator}
+   *     everywhere, which only works for programs that post on one stream at a time
+   */
+  public static ProgramReport run(
+      ProgramSettings settings,
+      Device device,
+      Communicator communicator,
+      CommunicatorFactory factory,
+      KeyValueStore store,
+      RankTopology topology,
+      Duration rendezvousTimeout) {
+    return new ProgramRunner(
+            settings, device, communicator, factory, store, topology, rendezvousTimeout)
+        .run();
+  }
+
+  /** Serializes a report as JSON, for report files and the results ConfigMap. */
+  public static String toJson(ProgramReport report) {
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("program report could not be written as JSON", e);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package dev.gpucomm.runtime.report;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** The algorithms a report measured, in the order the sweep first ran them: its table columns. */
+final class AlgorithmColumns {
+  private AlgorithmColumns() {}
+
+  static List<Algorithm> of(BenchmarkReport report) {
+    Set<Algorithm> seen = new LinkedHashSet<>();
+    for (SizeResult size : report.sizes()) {
+      for (Measurement measurement : size.measurements()) {
+        seen.add(measurement.algorithm());
+      }
+    }
+    return List.copyOf(seen);
+  }
+}

@@ -1,0 +1,40 @@
+package dev.gpucomm.runtime.report;
+
+import dev.gpucomm.api.v1alpha1.Collective;
+
+/**
+ * Bandwidths as nccl-tests defines them: algbw = size / time, busbw = algbw × a factor per
+ * collective that makes busbw comparable to the hardware's link bandwidth whatever the world size.
+ * The size is nccl-tests' size: the per-rank buffer for all-reduce, broadcast and permute, the
+ * whole gathered buffer for all-gather and the whole input for reduce-scatter.
+ */
+public final class BusBandwidth {
+  private BusBandwidth() {}
+
+  /**
+   * nccl-tests' bus factor: all-reduce 2(n−1)/n; all-gather and reduce-scatter (n−1)/n; broadcast
+   * and collective permute (send/recv) 1.
+   */
+  public static double factor(Collective collective, int worldSize) {
+    if (worldSize < 1) {
+      throw new IllegalArgumentException("worldSize must be at least 1, got " + worldSize);
+    }
+    double ranks = worldSize;
+    return switch (collective) {
+      case ALLREDUCE -> 2 * (ranks - 1) / ranks;
+      case ALLGATHER, REDUCESCATTER -> (ranks - 1) / ranks;
+      case BROADCAST, COLLECTIVEPERMUTE -> 1;
+    };
+  }
+
+  /** algbw in GB/s (10^9 bytes per second) for {@code bytes} moved in {@code micros}. */
+  public static double algBandwidthGBps(long bytes, double micros) {
+    return bytes / (micros * 1e3);
+  }
+
+  /** busbw in GB/s: algbw × {@link #factor}. */
+  public static double busBandwidthGBps(
+      Collective collective, int worldSize, long bytes, double micros) {
+    return algBandwidthGBps(bytes, micros) * factor(collective, worldSize);
+  }
+}

@@ -1,0 +1,37 @@
+package dev.gpucomm.runtime.report;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import java.util.List;
+
+/**
+ * The result of running one host-IR program (for example a row-parallel linear layer overlapping
+ * its matmul chunks with their all-reduces), as rank 0 gathers it. Serialized as report.json with
+ * {@code "kind": "program"} (schema {@value #SCHEMA_VERSION}).
+ */
+public record ProgramReport(
+    int schemaVersion,
+    String job,
+    String program,
+    List<String> passes,
+    int worldSize,
+    int ranksPerPod,
+    String device,
+    String deviceName,
+    String host,
+    String startedAt,
+    DType dtype,
+    long m,
+    long n,
+    long k,
+    int chunks,
+    int streams,
+    int iterations,
+    ProgramTimes times,
+    double maxRelativeError)
+    implements Report {
+  public static final int SCHEMA_VERSION = 1;
+
+  public ProgramReport {
+    passes = List.copyOf(passes);
+  }
+}

@@ -1,0 +1,222 @@
+package dev.gpucomm.runtime.report;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * report.json: a {@link Report} as JSON with stable field names (the record components), {@code
+ * schemaVersion} first and {@code kind} ({@code benchmark} or {@code program}) second; every field
+ * is written, absent values as {@code null}. Reading checks the version and names the source and
+ * the field of any error.
+ */
+public final class ReportJson {
+  public static final String KIND_BENCHMARK = "benchmark";
+  public static final String KIND_PROGRAM = "program";
+
+  private static final ObjectMapper WRITER =
+      new ObjectMapper()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+  private static final ObjectMapper READER =
+      new ObjectMapper()
+          .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  private static final Pattern MISSING =
+      Pattern.compile("Missing (?:required )?creator property '([^']+)'");
+
+  private ReportJson() {}
+
+  /** The report as JSON text, ending with a newline. */
+  public static String write(Report report) {
+    ObjectNode fields = WRITER.valueToTree(report);
+    ObjectNode root = WRITER.createObjectNode();
+    root.set("schemaVersion", fields.remove("schemaVersion"));
+    root.put("kind", kindOf(report));
+    root.setAll(fields);
+    try {
+      return WRITER.writeValueAsString(root) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("could not write the report of job " + report.job(), e);
+    }
+  }
+
+  /**
+   * Reads report.json from a file.
+   *
+   * @throws IllegalArgumentException naming the file, and the field when one is wrong
+   */
+  public static Report read(Path file) {
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "report " + file + ": cannot read it (" + e.getClass().getSimpleName() + ")", e);
+    }
+    return parse(text, file.toString());
+  }
+
+  /** Reads a benchmark report; a program report is an error naming the source. */
+  public static BenchmarkReport readBenchmark(Path file) {
+    return benchmark(read(file), file.toString());
+  }
+
+  /**
+   * Parses report.json text; {@code source} names it in errors.
+   *
+   * @throws IllegalArgumentException naming the source, and the field when one is wrong
+   */
+  public static Report parse(String json, String source) {
+    JsonNode root;
+    try {
+      root = READER.readTree(json);
+    } catch (JsonProcessingException e) {
+      JsonLocation location = e.getLocation();
+      throw new IllegalArgumentException(
+          "report "
+              + source
+              + ": not valid JSON"
+              + (location != null
+                  ? " at line " + location.getLineNr() + ", column " + location.getColumnNr()
+                  : "")
+              + ": "
+              + e.getOriginalMessage());
+    }
+    if (root == null || !root.isObject()) {
+      throw new IllegalArgumentException(
+          "report " + source + ": expected a JSON object at the top level");
+    }
+    JsonNode version = root.get("schemaVersion");
+    if (version == null || !version.isIntegralNumber()) {
+      throw new IllegalArgumentException(
+          "report " + source + ": field schemaVersion: missing or not a whole number");
+    }
+    JsonNode kindNode = root.get("kind");
+    String kind;
+    if (kindNode != null) {
+      kind = kindNode.asText();
+    } else if (root.has("sizes")) {
+      kind = KIND_BENCHMARK; // written before "kind" existed, or by plain Jackson
+    } else if (root.has("program")) {
+      kind = KIND_PROGRAM;
+    } else {
+      throw new IllegalArgumentException(
+          "report "
+              + source
+              + ": field kind: missing, and neither sizes (a benchmark) nor program is there");
+    }
+    Class<? extends Report> type;
+    int supported;
+    switch (kind) {
+      case KIND_BENCHMARK -> {
+        type = BenchmarkReport.class;
+        supported = BenchmarkReport.SCHEMA_VERSION;
+      }
+      case KIND_PROGRAM -> {
+        type = ProgramReport.class;
+        supported = ProgramReport.SCHEMA_VERSION;
+      }
+      default ->
+          throw new IllegalArgumentException(
+              "report "
+                  + source
+                  + ": field kind: unknown value '"
+                  + kind
+                  + "' (expected benchmark or program)");
+    }
+    if (version.intValue() < 1 || version.intValue() > supported) {
+      throw new IllegalArgumentException(
+          "report "
+              + source
+              + ": field schemaVersion: version "
+              + version.asText()
+              + " is not one this gpucomm reads (1 to "
+              + supported
+              + ")");
+    }
+    try {
+      return READER.treeToValue(root, type);
+    } catch (JsonMappingException e) {
+      throw new IllegalArgumentException(
+          "report " + source + ": field " + path(e) + ": " + problem(e));
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("report " + source + ": " + e.getOriginalMessage());
+    }
+  }
+
+  static BenchmarkReport benchmark(Report report, String source) {
+    if (report instanceof BenchmarkReport benchmark) {
+      return benchmark;
+    }
+    throw new IllegalArgumentException(
+        "report " + source + ": holds a program run, not a benchmark sweep");
+  }
+
+  private static String kindOf(Report report) {
+    return switch (report) {
+      case BenchmarkReport ignored -> KIND_BENCHMARK;
+      case ProgramReport ignored -> KIND_PROGRAM;
+    };
+  }
+
+  private static String path(JsonMappingException e) {
+    StringBuilder path = new StringBuilder();
+    for (JsonMappingException.Reference reference : e.getPath()) {
+      if (reference.getFieldName() != null) {
+        if (!path.isEmpty()) {
+          path.append('.');
+        }
+        path.append(reference.getFieldName());
+      } else if (reference.getIndex() >= 0) {
+        path.append('[').append(reference.getIndex()).append(']');
+      }
+    }
+    String missing = missingProperty(e.getOriginalMessage());
+    if (missing != null && !path.toString().endsWith(missing)) {
+      return path.isEmpty() ? missing : path + "." + missing;
+    }
+    return path.isEmpty() ? "(top level)" : path.toString();
+  }
+
+  private static String problem(JsonMappingException e) {
+    if (missingProperty(e.getOriginalMessage()) != null) {
+      return "missing";
+    }
+    if (e instanceof InvalidFormatException invalid && invalid.getTargetType().isEnum()) {
+      return "unknown value '"
+          + invalid.getValue()
+          + "' (expected one of "
+          + Arrays.stream(invalid.getTargetType().getEnumConstants())
+              .map(Object::toString)
+              .collect(Collectors.joining(", "))
+          + ")";
+    }
+    String message = e.getOriginalMessage();
+    int newline = message.indexOf('\n');
+    return newline > 0 ? message.substring(0, newline) : message;
+  }
+
+  /** Jackson says "Missing creator property 'x' (index 3)" (or "Missing required …"). */
+  private static String missingProperty(String message) {
+    Matcher matcher = MISSING.matcher(message == null ? "" : message);
+    return matcher.find() ? matcher.group(1) : null;
+  }
+}

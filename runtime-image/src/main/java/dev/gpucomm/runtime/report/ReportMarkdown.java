@@ -1,0 +1,342 @@
+package dev.gpucomm.runtime.report;
+
+import static dev.gpucomm.runtime.report.HumanUnits.fixed;
+import static dev.gpucomm.runtime.report.HumanUnits.megabytesTwoDecimals;
+import static dev.gpucomm.runtime.report.HumanUnits.trimmed;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * report.md: the tables a person reads. For a benchmark, in the layout of vLLM's all-reduce
+ * benchmark tables: one row per size ("Tensor Shape", "Tensor Size"), one column of median
+ * microseconds per algorithm, the fastest with its speedup over NCCL (ring on the CPU backend), and
+ * the heuristic's choice; first on CUDA-graph times where measured, then on eager times; then an
+ * nccl-tests style table (size, count, type, time, algbw, busbw per algorithm) and the heuristic's
+ * reasons.
+ */
+public final class ReportMarkdown {
+  private static final String NOT_MEASURED = "—";
+
+  private ReportMarkdown() {}
+
+  public static String write(Report report) {
+    return switch (report) {
+      case BenchmarkReport benchmark -> benchmark(benchmark);
+      case ProgramReport program -> program(program);
+    };
+  }
+
+  static String benchmark(BenchmarkReport report) {
+    List<Algorithm> algorithms = AlgorithmColumns.of(report);
+    StringBuilder md = new StringBuilder();
+    md.append("# ")
+        .append(report.collective())
+        .append(" · ")
+        .append(report.dtype())
+        .append(" · world ")
+        .append(report.worldSize())
+        .append("\n\n");
+    md.append("Job `")
+        .append(report.job())
+        .append("` · ")
+        .append(report.device())
+        .append(report.deviceName() == null ? "" : " (" + report.deviceName() + ")")
+        .append(" · ")
+        .append(report.ranksPerPod())
+        .append(" ranks per pod · host `")
+        .append(report.host())
+        .append("` · hidden size ")
+        .append(report.hiddenSize())
+        .append(" · started ")
+        .append(report.startedAt())
+        .append(" · heuristic `")
+        .append(report.heuristic())
+        .append("`\n\n");
+
+    boolean anyGraph = anyGraph(report);
+    md.append("## Latency (µs)\n\n").append(caption(report)).append("\n\n");
+    latencyTable(md, report, algorithms, TimeBasis.GRAPH_WHERE_MEASURED, anyGraph);
+    if (anyGraph) {
+      md.append("\n## Eager latency (µs)\n\n")
+          .append(
+              "Eager medians (one launch per call, host overhead included) in microseconds.\n\n");
+      latencyTable(md, report, algorithms, TimeBasis.EAGER, false);
+    }
+    md.append("\n## nccl-tests view\n\n")
+        .append(
+            "Times in microseconds: CUDA-graph replay medians where measured, eager otherwise."
+                + " algbw = size / time and busbw = algbw × ")
+        .append(busFactorText(report))
+        .append(" (nccl-tests' definitions), in GB/s of 10^9 bytes.\n\n");
+    ncclTestsTable(md, report, algorithms);
+    md.append("\n## Heuristic decisions (`").append(report.heuristic()).append("`)\n\n");
+    md.append("| Tensor Size | Choice | Reason |\n|---:|---|---|\n");
+    for (SizeResult size : report.sizes()) {
+      md.append("| ")
+          .append(tensorSize(size.bytes()))
+          .append(" | ")
+          .append(size.chosen() == null ? NOT_MEASURED : size.chosen().wireName())
+          .append(" | ")
+          .append(size.chosenReason() == null ? "" : cell(size.chosenReason()))
+          .append(" |\n");
+    }
+    return md.toString();
+  }
+
+  /**
+   * The results table printed when a sweep finishes: a heading, the caption and the latency table
+   * of report.md (graph times where measured, best with speedup, heuristic choice).
+   */
+  public static String summary(BenchmarkReport report) {
+    StringBuilder md = new StringBuilder();
+    md.append("### ")
+        .append(report.collective())
+        .append(" · ")
+        .append(report.dtype())
+        .append(" · world ")
+        .append(report.worldSize())
+        .append(" · heuristic ")
+        .append(report.heuristic())
+        .append("\n\n")
+        .append(caption(report))
+        .append("\n\n");
+    latencyTable(
+        md, report, AlgorithmColumns.of(report), TimeBasis.GRAPH_WHERE_MEASURED, anyGraph(report));
+    return md.toString();
+  }
+
+  private static boolean anyGraph(BenchmarkReport report) {
+    return report.sizes().stream()
+        .flatMap(size -> size.measurements().stream())
+        .anyMatch(m -> m.graphMicros() != null);
+  }
+
+  private static String caption(BenchmarkReport report) {
+    boolean allGraph =
+        report.sizes().stream()
+            .flatMap(size -> size.measurements().stream())
+            .allMatch(m -> m.graphMicros() != null);
+    String caption;
+    if (!anyGraph(report)) {
+      caption =
+          "Eager medians (one launch per call) in microseconds (µs) per call; no CUDA-graph"
+              + " times were measured.";
+    } else if (allGraph) {
+      caption = "CUDA-graph replay medians in microseconds (µs) per call.";
+    } else {
+      caption =
+          "CUDA-graph replay medians in microseconds (µs) per call where measured; cells marked *"
+              + " are eager medians (no graph was measured for them).";
+    }
+    return caption + " Tensor Size in MB of 2^20 bytes.";
+  }
+
+  private static void latencyTable(
+      StringBuilder md,
+      BenchmarkReport report,
+      List<Algorithm> algorithms,
+      TimeBasis basis,
+      boolean markEager) {
+    List<String> header = new ArrayList<>(List.of("Tensor Shape", "Tensor Size"));
+    List<String> alignment = new ArrayList<>(List.of("---", "---:"));
+    for (Algorithm algorithm : algorithms) {
+      header.add(algorithm.wireName());
+      alignment.add("---:");
+    }
+    header.add("Best (Speedup vs " + baselineName(report) + ")");
+    header.add("Heuristic choice");
+    alignment.add("---");
+    alignment.add("---");
+    row(md, header);
+    row(md, alignment);
+    for (SizeResult size : report.sizes()) {
+      SizeComparison comparison = new SizeComparison(size, basis);
+      List<String> cells = new ArrayList<>();
+      cells.add(shape(report, size));
+      cells.add(tensorSize(size.bytes()));
+      for (Algorithm algorithm : algorithms) {
+        Optional<Measurement> measurement = size.of(algorithm);
+        cells.add(
+            measurement
+                .map(m -> fixed(basis.micros(m), 1) + (markEager && basis.showsEager(m) ? "*" : ""))
+                .orElse(NOT_MEASURED));
+      }
+      cells.add(bestCell(comparison));
+      cells.add(choiceCell(comparison));
+      row(md, cells);
+    }
+  }
+
+  private static String bestCell(SizeComparison comparison) {
+    Optional<Measurement> best = comparison.best();
+    if (best.isEmpty()) {
+      return NOT_MEASURED;
+    }
+    OptionalDouble speedup = comparison.bestSpeedupOverBaseline();
+    return best.get().algorithm().wireName()
+        + (speedup.isPresent() ? " (" + fixed(speedup.getAsDouble(), 2) + "x)" : "");
+  }
+
+  private static String choiceCell(SizeComparison comparison) {
+    Algorithm chosen = comparison.size().chosen();
+    if (chosen == null) {
+      return NOT_MEASURED;
+    }
+    OptionalDouble slowdown = comparison.chosenSlowdown();
+    if (slowdown.isEmpty()) {
+      return chosen.wireName() + " (not measured)";
+    }
+    Optional<Measurement> best = comparison.best();
+    if (best.isPresent() && best.get().algorithm() == chosen) {
+      return chosen.wireName();
+    }
+    return chosen.wireName()
+        + " (+"
+        + trimmed((slowdown.getAsDouble() - 1) * 100, 1)
+        + "% vs best)";
+  }
+
+  private static void ncclTestsTable(
+      StringBuilder md, BenchmarkReport report, List<Algorithm> algorithms) {
+    List<String> header = new ArrayList<>(List.of("size (B)", "count (elements)", "type"));
+    List<String> alignment = new ArrayList<>(List.of("---:", "---:", "---"));
+    for (Algorithm algorithm : algorithms) {
+      header.add(algorithm.wireName() + " time (us)");
+      header.add(algorithm.wireName() + " algbw (GB/s)");
+      header.add(algorithm.wireName() + " busbw (GB/s)");
+      alignment.addAll(List.of("---:", "---:", "---:"));
+    }
+    row(md, header);
+    row(md, alignment);
+    for (SizeResult size : report.sizes()) {
+      List<String> cells = new ArrayList<>();
+      cells.add(Long.toString(size.bytes()));
+      cells.add(Long.toString(size.bytes() / report.dtype().bytes()));
+      cells.add(report.dtype().wireName());
+      for (Algorithm algorithm : algorithms) {
+        Optional<Measurement> measurement = size.of(algorithm);
+        if (measurement.isEmpty()) {
+          cells.addAll(List.of(NOT_MEASURED, NOT_MEASURED, NOT_MEASURED));
+          continue;
+        }
+        double micros = TimeBasis.GRAPH_WHERE_MEASURED.micros(measurement.get());
+        cells.add(fixed(micros, 1));
+        cells.add(fixed(BusBandwidth.algBandwidthGBps(size.bytes(), micros), 2));
+        cells.add(
+            fixed(
+                BusBandwidth.busBandwidthGBps(
+                    report.collective(), report.worldSize(), size.bytes(), micros),
+                2));
+      }
+      row(md, cells);
+    }
+  }
+
+  private static String busFactorText(BenchmarkReport report) {
+    String formula =
+        switch (report.collective()) {
+          case ALLREDUCE -> "2(n−1)/n";
+          case ALLGATHER, REDUCESCATTER -> "(n−1)/n";
+          case BROADCAST, COLLECTIVEPERMUTE -> "1";
+        };
+    return formula
+        + " = "
+        + trimmed(BusBandwidth.factor(report.collective(), report.worldSize()), 3)
+        + " for "
+        + report.collective()
+        + " at n = "
+        + report.worldSize();
+  }
+
+  private static String baselineName(BenchmarkReport report) {
+    boolean nccl = report.sizes().stream().anyMatch(size -> size.of(Algorithm.NCCL).isPresent());
+    boolean ring = report.sizes().stream().anyMatch(size -> size.of(Algorithm.RING).isPresent());
+    return nccl || !ring ? "NCCL" : "ring";
+  }
+
+  /** MB with two decimals as vLLM prints them; sizes under 0.01 MB in KB or B instead. */
+  private static String tensorSize(long bytes) {
+    return bytes * 100 >= 1L << 20 ? megabytesTwoDecimals(bytes) : HumanUnits.shortBytes(bytes);
+  }
+
+  private static String shape(BenchmarkReport report, SizeResult size) {
+    if (size.tokens() != null) {
+      return "(" + size.tokens() + ", " + report.hiddenSize() + ")";
+    }
+    return "(" + size.bytes() / report.dtype().bytes() + ",)";
+  }
+
+  static String program(ProgramReport report) {
+    ProgramTimes times = report.times();
+    StringBuilder md = new StringBuilder();
+    md.append("# Program ")
+        .append(report.program())
+        .append(" · world ")
+        .append(report.worldSize())
+        .append("\n\n");
+    md.append("Job `")
+        .append(report.job())
+        .append("` · ")
+        .append(report.device())
+        .append(report.deviceName() == null ? "" : " (" + report.deviceName() + ")")
+        .append(" · host `")
+        .append(report.host())
+        .append("` · started ")
+        .append(report.startedAt())
+        .append(" · ")
+        .append(report.dtype())
+        .append(" · m×n×k = ")
+        .append(report.m())
+        .append("×")
+        .append(report.n())
+        .append("×")
+        .append(report.k())
+        .append(" · ")
+        .append(report.chunks())
+        .append(" chunks · ")
+        .append(report.streams())
+        .append(" streams · passes: ")
+        .append(report.passes().isEmpty() ? "none" : String.join(", ", report.passes()))
+        .append(" · ")
+        .append(report.iterations())
+        .append(" iterations · max relative error ")
+        .append(String.format(Locale.ROOT, "%.3g", report.maxRelativeError()))
+        .append("\n\n");
+    md.append("| Run | Median (ms) | vs unpipelined |\n|---|---:|---:|\n");
+    md.append("| pipelined (after the passes) | ")
+        .append(fixed(times.pipelinedMillis(), 3))
+        .append(" | ")
+        .append(fixed(times.speedup(), 2))
+        .append("x |\n");
+    md.append("| unpipelined | ")
+        .append(fixed(times.unpipelinedMillis(), 3))
+        .append(" | 1.00x |\n");
+    md.append("| matmul alone | ").append(fixed(times.matmulAloneMillis(), 3)).append(" | |\n");
+    md.append("| communication alone | ")
+        .append(fixed(times.commAloneMillis(), 3))
+        .append(" | |\n\n");
+    md.append("Matmul throughput when pipelined: ")
+        .append(fixed(times.tflops(), 1))
+        .append(" TFLOP/s. Overlap hid ")
+        .append(fixed(times.overlappedMillis(), 3))
+        .append(" ms of the ")
+        .append(fixed(times.commAloneMillis(), 3))
+        .append(" ms of communication (")
+        .append(fixed(times.hiddenCommFraction() * 100, 0))
+        .append("%).\n");
+    return md.toString();
+  }
+
+  private static void row(StringBuilder md, List<String> cells) {
+    md.append("| ").append(String.join(" | ", cells)).append(" |\n");
+  }
+
+  private static String cell(String text) {
+    return text.replace("|", "\\|").replace("\n", " ");
+  }
+}

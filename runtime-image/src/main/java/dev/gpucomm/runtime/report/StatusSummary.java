@@ -1,0 +1,44 @@
+package dev.gpucomm.runtime.report;
+
+import dev.gpucomm.api.v1alpha1.SizeSummary;
+import java.util.List;
+
+/** The per-size rows of a CommJob's status, from a benchmark report. */
+public final class StatusSummary {
+  private StatusSummary() {}
+
+  /**
+   * One row per size: what the heuristic chose, the fastest algorithm (graph time where measured,
+   * eager otherwise), their latencies, the best's bus bandwidth and its speedup over NCCL (or
+   * ring).
+   */
+  public static List<SizeSummary> of(BenchmarkReport report) {
+    return report.sizes().stream().map(size -> row(report, size)).toList();
+  }
+
+  private static SizeSummary row(BenchmarkReport report, SizeResult size) {
+    SizeComparison comparison = new SizeComparison(size, TimeBasis.GRAPH_WHERE_MEASURED);
+    SizeSummary row =
+        new SizeSummary()
+            .withCollective(report.collective().wireName())
+            .withBytes(size.bytes())
+            .withTokens(size.tokens())
+            .withChosen(size.chosen() == null ? null : size.chosen().wireName());
+    comparison
+        .best()
+        .ifPresent(
+            best -> {
+              double micros = comparison.basis().micros(best);
+              row.withBest(best.algorithm().wireName())
+                  .withLatencyMicros(micros)
+                  .withBusBandwidthGBps(
+                      BusBandwidth.busBandwidthGBps(
+                          report.collective(), report.worldSize(), size.bytes(), micros));
+            });
+    if (size.chosen() != null) {
+      comparison.micros(size.chosen()).ifPresent(row::withChosenLatencyMicros);
+    }
+    comparison.bestSpeedupOverBaseline().ifPresent(row::withSpeedupVsNccl);
+    return row;
+  }
+}

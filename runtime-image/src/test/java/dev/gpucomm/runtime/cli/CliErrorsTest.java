@@ -1,0 +1,193 @@
+package dev.gpucomm.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Usage errors: exit code 2, one line on stderr, no stack trace, nothing written. */
+class CliErrorsTest {
+  private static final String VALID =
+      """
+      apiVersion: gpucomm.dev/v1alpha1
+      kind: CommJob
+      metadata: {name: cli-job}
+      spec:
+        worldSize: 2
+        ranksPerPod: 2
+        workload:
+          kind: benchmark
+          benchmark: {sizes: [4096], dtype: bf16}
+      """;
+
+  @TempDir Path dir;
+
+  private static void assertUsageError(CliRun run, String line) {
+    assertThat(run.exitCode()).as("exit code of: " + run.err()).isEqualTo(2);
+    assertThat(run.err()).isEqualTo(line + System.lineSeparator());
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void noCommand() {
+    assertUsageError(CliRun.of(), "gpucomm: name a command (see gpucomm --help)");
+  }
+
+  @Test
+  void unknownCommand() {
+    assertUsageError(CliRun.of("launhc"), "gpucomm: unknown command 'launhc' (see gpucomm --help)");
+  }
+
+  @Test
+  void unknownOption() {
+    assertUsageError(
+        CliRun.of("run", "-f", "x.yaml", "--devcie", "cpu"),
+        "gpucomm run: unknown option '--devcie' (see gpucomm run --help)");
+  }
+
+  @Test
+  void runWithoutAFile() {
+    assertUsageError(CliRun.of("run"), "gpucomm run: --file is required (the CommJob file)");
+  }
+
+  @Test
+  void runWithAMissingFile() {
+    Path missing = dir.resolve("missing.yaml");
+    assertUsageError(
+        CliRun.of("run", "-f", missing.toString()), "gpucomm run: " + missing + ": no such file");
+  }
+
+  @Test
+  void anOptionWithoutItsValue() {
+    assertUsageError(CliRun.of("run", "-f"), "gpucomm run: -f needs a value (FILE)");
+  }
+
+  @Test
+  void aBadJobIsNamedAndNoReportIsWritten() throws Exception {
+    Path job =
+        Files.writeString(dir.resolve("bad.yaml"), VALID.replace("dtype: bf16", "dtype: bf8"));
+    Path out = dir.resolve("reports").resolve("cli-job");
+
+    CliRun run = CliRun.of("run", "-f", job.toString(), "--out", out.toString());
+
+    assertUsageError(
+        run,
+        "gpucomm run: "
+            + job
+            + ": spec.workload.benchmark.dtype: unknown value 'bf8' (expected bf16, fp16, fp32)");
+    assertThat(dir.resolve("reports")).doesNotExist();
+  }
+
+  @Test
+  void malformedYamlNamesTheLine() throws Exception {
+    Path job =
+        Files.writeString(
+            dir.resolve("broken.yaml"), VALID.replace("  ranksPerPod: 2", "   ranksPerPod: 2"));
+
+    CliRun run = CliRun.of("run", "-f", job.toString());
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).startsWith("gpucomm run: " + job + ":6: malformed YAML: ");
+    assertThat(run.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void anUnknownDevice() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString(), "--device", "tpu"),
+        "gpucomm run: --device: unknown value 'tpu' (expected cuda, cpu)");
+  }
+
+  @Test
+  void benchRejectsASizeThatIsNotASize() {
+    assertUsageError(
+        CliRun.of("bench", "--sizes", "4K,1X", "--device", "cpu"),
+        "gpucomm bench: --sizes: '1X' is not a size (e.g. 4096, 64K, 1M)");
+  }
+
+  @Test
+  void benchRejectsASizeTheKernelsCannotMove() {
+    assertUsageError(
+        CliRun.of("bench", "--sizes", "1000", "--device", "cpu"),
+        "gpucomm bench: spec.workload.benchmark.sizes[0]: 1000 bytes is not a multiple of 16");
+  }
+
+  @Test
+  void benchRejectsAnUnknownAlgorithm() {
+    assertUsageError(
+        CliRun.of("bench", "--algorithms", "auto,fastest", "--device", "cpu"),
+        "gpucomm bench: --algorithms: unknown value 'fastest' (expected auto, nccl, oneshot, twoshot, ring)");
+  }
+
+  @Test
+  void tuneNeedsATuneJob() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+    assertUsageError(
+        CliRun.of("tune", "-f", job.toString()),
+        "gpucomm tune: "
+            + job
+            + ": spec.workload.kind: gpucomm tune needs a tune job, this is benchmark (use gpucomm run)");
+  }
+
+  @Test
+  void aRankWithoutItsEnvironment() {
+    assertUsageError(
+        CliRun.of("rank"),
+        "gpucomm rank: WORLD_SIZE: required (set by gpucomm launch or gpucomm run)");
+  }
+
+  @Test
+  void aRankWithABadRendezvousAddress() {
+    assertUsageError(
+        CliRun.of(Map.of("WORLD_SIZE", "2", "RANK", "0", "GPUCOMM_RENDEZVOUS", "store"), "rank"),
+        "gpucomm rank: GPUCOMM_RENDEZVOUS: 'store' is not host:port");
+  }
+
+  @Test
+  void launchOutsideAPodWritesTheTerminationMessage() throws Exception {
+    Path log = dir.resolve("termination-log");
+
+    CliRun run = CliRun.of(Map.of("GPUCOMM_TERMINATION_LOG", log.toString()), "launch");
+
+    assertUsageError(
+        run, "gpucomm launch: GPUCOMM_WORLD_SIZE: required (set by the gpucomm operator)");
+    assertThat(log).hasContent("GPUCOMM_WORLD_SIZE: required (set by the gpucomm operator)");
+  }
+
+  @Test
+  void reportOfAJobNeedsACluster() {
+    CliRun run = CliRun.of("report", "ar-tp4");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .startsWith(
+            "gpucomm report: 'ar-tp4' is not a report directory, and reading job results needs a cluster");
+    assertThat(run.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void debugAddsTheStackTrace() {
+    CliRun run = CliRun.of("run", "--debug");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("at dev.gpucomm.runtime.cli.");
+    assertThat(run.err())
+        .endsWith("gpucomm run: --file is required (the CommJob file)" + System.lineSeparator());
+  }
+
+  @Test
+  void helpIsNotAnError() {
+    CliRun overview = CliRun.of("--help");
+    CliRun run = CliRun.of("run", "--help");
+
+    assertThat(overview.exitCode()).isZero();
+    assertThat(overview.out())
+        .contains("run ", "bench ", "tune ", "selftest ", "launch ", "rank ", "report ");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("Usage: gpucomm run -f FILE").contains("--dump-ir");
+  }
+}

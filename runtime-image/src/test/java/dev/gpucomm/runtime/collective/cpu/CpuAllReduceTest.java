@@ -1,0 +1,114 @@
+package dev.gpucomm.runtime.collective.cpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
+import dev.gpucomm.runtime.numeric.ReductionTolerance;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Every all-reduce algorithm for every dtype and world sizes 1 to 8, ranks as threads over the real
+ * shared-memory transport: results within the fp32-accumulation error bound of a float64 reference,
+ * and the same bits on every rank.
+ */
+class CpuAllReduceTest {
+  /** Small slots make the ring move its chunks in several pieces even for modest sizes. */
+  static final CpuBackendConfig CONFIG =
+      CpuBackendConfig.defaults("allreduce-test")
+          .withBufferSizes(256 << 10, 1024)
+          .withWaitTimeout(java.time.Duration.ofSeconds(10));
+
+  /** Multiples of 16 bytes that are not powers of two, plus an odd count of elements. */
+  private static final long[] SIZES_IN_BYTES = {16, 48, 2000, 24_016};
+
+  private static final int ODD_ELEMENT_COUNT = 7;
+
+  private record Case(Algorithm algorithm, DType dtype, int count) {}
+
+  @ParameterizedTest(name = "world of {0}")
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
+  void everyAlgorithmAndDtypeMatchesTheReferenceWithIdenticalBitsOnAllRanks(int worldSize) {
+    List<Case> cases = new ArrayList<>();
+    for (Algorithm algorithm :
+        List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING, Algorithm.NCCL)) {
+      for (DType dtype : DType.values()) {
+        for (long bytes : SIZES_IN_BYTES) {
+          cases.add(new Case(algorithm, dtype, (int) (bytes / dtype.bytes())));
+        }
+        cases.add(new Case(algorithm, dtype, ODD_ELEMENT_COUNT));
+      }
+    }
+    try (CpuWorld world = CpuWorld.start(worldSize, CONFIG)) {
+      // Each rank queues all calls back to back, sizes and algorithms changing from call to call,
+      // and only then reads the results.
+      List<List<byte[]>> outputs =
+          world.onEveryRank(
+              rank -> {
+                List<DeviceBuffer> inputs = new ArrayList<>();
+                List<DeviceBuffer> results = new ArrayList<>();
+                for (int i = 0; i < cases.size(); i++) {
+                  Case c = cases.get(i);
+                  inputs.add(
+                      RankData.upload(
+                          rank.device(), c.dtype(), c.count(), RankData.seed(i, rank.rank())));
+                  results.add(rank.device().allocate((long) c.count() * c.dtype().bytes()));
+                }
+                for (int i = 0; i < cases.size(); i++) {
+                  Case c = cases.get(i);
+                  rank.communicator()
+                      .allReduce(
+                          c.algorithm(),
+                          inputs.get(i),
+                          results.get(i),
+                          c.count(),
+                          c.dtype(),
+                          rank.device().defaultStream());
+                }
+                List<byte[]> downloaded = new ArrayList<>();
+                for (DeviceBuffer result : results) {
+                  downloaded.add(RankData.download(rank.device(), result));
+                }
+                inputs.forEach(DeviceBuffer::close);
+                results.forEach(DeviceBuffer::close);
+                return downloaded;
+              });
+
+      for (int i = 0; i < cases.size(); i++) {
+        Case c = cases.get(i);
+        for (int rank = 1; rank < worldSize; rank++) {
+          assertThat(outputs.get(rank).get(i))
+              .as("%s: rank %d's bits against rank 0's", c, rank)
+              .isEqualTo(outputs.get(0).get(i));
+        }
+        assertMatchesReference(c, i, worldSize, RankData.decode(outputs.get(0).get(i), c.dtype()));
+      }
+    }
+  }
+
+  static void assertMatchesReference(Case c, int caseIndex, int worldSize, float[] actual) {
+    double[] exact = new double[c.count()];
+    double[] magnitudes = new double[c.count()];
+    for (int rank = 0; rank < worldSize; rank++) {
+      float[] input = RankData.values(c.dtype(), c.count(), RankData.seed(caseIndex, rank));
+      for (int i = 0; i < c.count(); i++) {
+        exact[i] += input[i];
+        magnitudes[i] += Math.abs(input[i]);
+      }
+    }
+    ReductionTolerance tolerance = ReductionTolerance.forSum(c.dtype(), worldSize);
+    for (int i = 0; i < c.count(); i++) {
+      if (!tolerance.accepts(exact[i], magnitudes[i], actual[i])) {
+        fail(
+            "%s in a world of %d: element %d is %s, the float64 reference %s (bound %s)",
+            c, worldSize, i, actual[i], exact[i], tolerance.bound(exact[i], magnitudes[i]));
+      }
+    }
+  }
+}

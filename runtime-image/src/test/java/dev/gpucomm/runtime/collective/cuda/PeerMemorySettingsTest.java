@@ -1,0 +1,45 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PeerMemorySettingsTest {
+  @Test
+  void withoutVariablesTheDefaultsApply() {
+    assertThat(PeerMemorySettings.from(Map.of())).isEqualTo(PeerMemorySettings.defaults());
+  }
+
+  @Test
+  void variablesOverrideSizesBlocksAndTimeout() {
+    PeerMemorySettings settings =
+        PeerMemorySettings.from(
+            Map.of(
+                "GPUCOMM_PEER_BUFFER_BYTES", "33554432",
+                "GPUCOMM_LAMPORT_MAX_BYTES", "0",
+                "GPUCOMM_TWOSHOT_BLOCKS", "48",
+                "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", "30",
+                "GPUCOMM_PEER_MEMORY", "off"));
+
+    assertThat(settings.enabled()).isFalse();
+    assertThat(settings.maxBytes()).isEqualTo(32L << 20);
+    assertThat(settings.lamportMaxBytes()).isZero();
+    assertThat(settings.twoShotBlocks()).isEqualTo(48);
+    assertThat(settings.rendezvousTimeout()).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void badValuesAreNamedInOneLine() {
+    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "lots")))
+        .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be a whole number, got 'lots'");
+    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "65")))
+        .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be between 1 and 64, got 65");
+    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_PEER_BUFFER_BYTES", "1000")))
+        .hasMessageStartingWith("GPUCOMM_PEER_BUFFER_BYTES must be a positive multiple of 16");
+    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_PEER_MEMORY", "maybe")))
+        .hasMessage("GPUCOMM_PEER_MEMORY must be on or off, got 'maybe'");
+  }
+}

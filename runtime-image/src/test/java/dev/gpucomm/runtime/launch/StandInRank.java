@@ -1,0 +1,40 @@
+package dev.gpucomm.runtime.launch;
+
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * A rank process for supervisor tests: does what STAND_IN_RANK_&lt;rank&gt; says (succeed,
+ * fail:msg, peer:msg, usage:msg, crash, hang) instead of running a workload, so that supervision is
+ * tested with real processes but without devices.
+ */
+public final class StandInRank {
+  private StandInRank() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    String rank = System.getenv(EnvVars.RANK);
+    String behaviour = System.getenv().getOrDefault("STAND_IN_RANK_" + rank, "succeed");
+    Path errorFile = Path.of(System.getenv(EnvVars.ERROR_FILE));
+    int colon = behaviour.indexOf(':');
+    String what = colon < 0 ? behaviour : behaviour.substring(0, colon);
+    String message = colon < 0 ? "" : behaviour.substring(colon + 1);
+    switch (what) {
+      case "succeed" -> System.exit(0);
+      case "fail" -> {
+        new RankError(RankError.Kind.FAILURE, message).writeTo(errorFile);
+        System.exit(1);
+      }
+      case "usage" -> {
+        new RankError(RankError.Kind.USAGE, message).writeTo(errorFile);
+        System.exit(2);
+      }
+      case "peer" -> {
+        new RankError(RankError.Kind.PEER, message).writeTo(errorFile);
+        System.exit(1);
+      }
+      case "crash" -> Runtime.getRuntime().halt(134);
+      case "hang" -> new CountDownLatch(1).await(); // until the supervisor stops it
+      default -> throw new IllegalArgumentException(behaviour);
+    }
+  }
+}

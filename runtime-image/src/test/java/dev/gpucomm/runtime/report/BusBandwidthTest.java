@@ -1,0 +1,31 @@
+package dev.gpucomm.runtime.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.gpucomm.api.v1alpha1.Collective;
+import org.junit.jupiter.api.Test;
+
+class BusBandwidthTest {
+  @Test
+  void factorsFollowNcclTests() {
+    assertThat(BusBandwidth.factor(Collective.ALLREDUCE, 4)).isEqualTo(1.5);
+    assertThat(BusBandwidth.factor(Collective.ALLREDUCE, 8)).isEqualTo(1.75);
+    assertThat(BusBandwidth.factor(Collective.ALLREDUCE, 1)).isZero();
+    assertThat(BusBandwidth.factor(Collective.ALLGATHER, 4)).isEqualTo(0.75);
+    assertThat(BusBandwidth.factor(Collective.REDUCESCATTER, 2)).isEqualTo(0.5);
+    assertThat(BusBandwidth.factor(Collective.BROADCAST, 8)).isEqualTo(1);
+    assertThat(BusBandwidth.factor(Collective.COLLECTIVEPERMUTE, 8)).isEqualTo(1);
+  }
+
+  @Test
+  void reproducesTheNcclTestsBusBandwidthOfTheH200Anchors() {
+    long sixtyFourMb = 64L << 20;
+    // all_reduce_perf -G 10: TP4 64 MB in 319.0 µs → busbw 316; TP2 in 232.7 µs → busbw 288.
+    assertThat(BusBandwidth.busBandwidthGBps(Collective.ALLREDUCE, 4, sixtyFourMb, 319.0))
+        .isCloseTo(316, within(0.5));
+    assertThat(BusBandwidth.busBandwidthGBps(Collective.ALLREDUCE, 2, sixtyFourMb, 232.7))
+        .isCloseTo(288, within(0.5));
+    assertThat(BusBandwidth.algBandwidthGBps(1_000_000, 1.0)).isEqualTo(1000.0);
+  }
+}

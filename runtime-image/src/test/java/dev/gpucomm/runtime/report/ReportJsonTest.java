@@ -1,0 +1,106 @@
+package dev.gpucomm.runtime.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportJsonTest {
+  @TempDir Path folder;
+
+  @Test
+  void aBenchmarkReportReadsBackEqual() {
+    BenchmarkReport report = Reports.h200();
+
+    String json = ReportJson.write(report);
+
+    assertThat(ReportJson.parse(json, "report.json")).isEqualTo(report);
+  }
+
+  @Test
+  void fieldsAreStableVersionedAndComplete() {
+    String json = ReportJson.write(Reports.h200());
+
+    assertThat(json)
+        .startsWith(
+            "{\n  \"schemaVersion\" : 1,\n  \"kind\" : \"benchmark\",\n  \"job\" : \"ar-tp4\","
+                + "\n  \"collective\" : \"allreduce\",\n  \"dtype\" : \"bf16\",")
+        .contains(
+            "\"algorithm\" : \"twoshot\"",
+            "\"graphMicros\" : null",
+            "\"chosen\" : \"oneshot\"",
+            "\"chosenReason\" : \"tokens 32 × hidden 8192")
+        .doesNotContain("bestMicros")
+        .endsWith("}\n");
+  }
+
+  @Test
+  void aProgramReportReadsBackEqualWithItsKind() throws IOException {
+    ProgramReport report = Reports.program();
+    Path file = folder.resolve("report.json");
+    Files.writeString(file, ReportJson.write(report));
+
+    assertThat(Files.readString(file))
+        .contains("\"kind\" : \"program\"", "\"pipelinedMillis\" : 2.0");
+    assertThat(ReportJson.read(file)).isEqualTo(report);
+    assertThatThrownBy(() -> ReportJson.readBenchmark(file))
+        .hasMessage("report " + file + ": holds a program run, not a benchmark sweep");
+  }
+
+  @Test
+  void withoutAKindTheFieldsTellWhichReportItIs() {
+    String benchmark =
+        ReportJson.write(Reports.h200()).replace("  \"kind\" : \"benchmark\",\n", "");
+    String program = ReportJson.write(Reports.program()).replace("  \"kind\" : \"program\",\n", "");
+
+    assertThat(benchmark).doesNotContain("kind");
+    assertThat(ReportJson.parse(benchmark, "r.json")).isEqualTo(Reports.h200());
+    assertThat(ReportJson.parse(program, "r.json")).isEqualTo(Reports.program());
+    assertThatThrownBy(() -> ReportJson.parse("{\"schemaVersion\": 1}", "r.json"))
+        .hasMessage(
+            "report r.json: field kind: missing, and neither sizes (a benchmark) nor program is"
+                + " there");
+  }
+
+  @Test
+  void errorsNameTheSourceAndTheField() {
+    String json = ReportJson.write(Reports.h200());
+
+    assertThatThrownBy(
+            () -> ReportJson.parse(json.replaceFirst("\"twoshot\"", "\"threeshot\""), "r.json"))
+        .hasMessageStartingWith(
+            "report r.json: field sizes[0].measurements[2].algorithm: unknown value 'threeshot'"
+                + " (expected one of auto, nccl, oneshot, twoshot, ring)");
+    assertThatThrownBy(
+            () -> ReportJson.parse(json.replaceFirst("\"eagerMicros\" : 41.9,", ""), "r.json"))
+        .hasMessage("report r.json: field sizes[0].measurements[0].eagerMicros: missing");
+    assertThatThrownBy(
+            () ->
+                ReportJson.parse(
+                    json.replace("\"schemaVersion\" : 1", "\"schemaVersion\" : 7"), "r.json"))
+        .hasMessage(
+            "report r.json: field schemaVersion: version 7 is not one this gpucomm reads (1 to 1)");
+    assertThatThrownBy(
+            () ->
+                ReportJson.parse(
+                    json.replace("\"kind\" : \"benchmark\"", "\"kind\" : \"tune\""), "r.json"))
+        .hasMessage(
+            "report r.json: field kind: unknown value 'tune' (expected benchmark or program)");
+    assertThatThrownBy(() -> ReportJson.parse("{\"schemaVersion\": 1,", "r.json"))
+        .hasMessageStartingWith("report r.json: not valid JSON at line 1");
+    assertThatThrownBy(() -> ReportJson.parse("{\"sizes\": []}", "r.json"))
+        .hasMessage("report r.json: field schemaVersion: missing or not a whole number");
+  }
+
+  @Test
+  void aMissingFileIsNamed() {
+    Path missing = folder.resolve("none.json");
+
+    assertThatThrownBy(() -> ReportJson.read(missing))
+        .hasMessage("report " + missing + ": cannot read it (NoSuchFileException)");
+  }
+}
