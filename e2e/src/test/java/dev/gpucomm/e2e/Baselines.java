@@ -1,12 +1,11 @@
 package dev.gpucomm.e2e;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.report.BenchmarkReport;
 import dev.gpucomm.runtime.report.Measurement;
+import dev.gpucomm.runtime.report.ReportJson;
 import dev.gpucomm.runtime.report.SizeResult;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -54,15 +53,11 @@ final class Baselines {
             "trtllm",
             "2026-01-01T00:00:00Z",
             results);
-    try {
-      return new ConfigMapBuilder()
-          .withNewMetadata()
-          .withName(name)
-          .endMetadata()
-          .addToData("report.json", new ObjectMapper().writeValueAsString(report))
-          .build();
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return new ConfigMapBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .addToData("report.json", ReportJson.write(report))
+        .build();
   }
 }

@@ -19,9 +19,10 @@ final class Expectations {
 
   static String chosenByHeuristic(CommJobSpec spec, SizeSummary size) {
     var benchmark = spec.getWorkload().getBenchmark();
-    Set<Algorithm> measured = EnumSet.noneOf(Algorithm.class);
-    measured.addAll(benchmark.getAlgorithms());
-    measured.remove(Algorithm.AUTO);
+    // What the communicator offers auto: the device's algorithms, which the sweep measures all of.
+    Set<Algorithm> available = EnumSet.noneOf(Algorithm.class);
+    available.addAll(benchmark.getAlgorithms());
+    available.remove(Algorithm.AUTO);
     SizeQuery query =
         new SizeQuery(
             benchmark.getCollective(),
@@ -32,7 +33,7 @@ final class Expectations {
             spec.getWorldSize(),
             spec.getRanksPerPod(),
             Optional.empty(),
-            measured);
+            available);
     return Heuristics.create(spec.getHeuristic(), ref -> null).choose(query).algorithm().wireName();
   }
 }

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
 import dev.gpucomm.e2e.cluster.Cluster;
-import dev.gpucomm.runtime.report.fetch.ReportCommand;
+import dev.gpucomm.runtime.cli.Gpucomm;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.client.WatcherException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +48,10 @@ final class Jobs {
 
   // ---- the jobs ----
 
-  /** A small all-reduce sweep over two pods of one rank each, with every algorithm measured. */
+  /**
+   * A small all-reduce sweep on one pod of two ranks (the CPU backend runs a job's ranks on one
+   * node), every algorithm of the device measured.
+   */
   static String allReduceSweep(String name, String device, String heuristic) {
     return """
         apiVersion: gpucomm.dev/v1alpha1
@@ -58,7 +60,7 @@ final class Jobs {
           name: %s
         spec:
           worldSize: 2
-          ranksPerPod: 1
+          ranksPerPod: 2
           device: %s
           workload:
             kind: benchmark
@@ -67,15 +69,29 @@ final class Jobs {
               dtype: bf16
               hiddenSize: %d
               tokens: %s
-              algorithms: [auto, oneshot, twoshot, ring]
+              algorithms: %s
               warmupIterations: 2
               iterations: 5
-              cudaGraph: false
+              cudaGraph: %s
           heuristic:
             name: %s
           timeoutSeconds: 300
         """
-        .formatted(name, device, SWEEP_HIDDEN, SWEEP_TOKENS, heuristic);
+        .formatted(
+            name,
+            device,
+            SWEEP_HIDDEN,
+            SWEEP_TOKENS,
+            algorithms(device),
+            !device.equals("cpu"),
+            heuristic);
+  }
+
+  /** Every all-reduce algorithm of the device: ring is the CPU backend's stand-in for NCCL. */
+  static List<String> algorithms(String device) {
+    return device.equals("cpu")
+        ? List.of("auto", "oneshot", "twoshot", "ring")
+        : List.of("auto", "nccl", "oneshot", "twoshot");
   }
 
   /** An all-reduce that runs far longer than any scenario waits: it is there to be interrupted. */
@@ -87,7 +103,7 @@ final class Jobs {
           name: %s
         spec:
           worldSize: 2
-          ranksPerPod: 1
+          ranksPerPod: 2
           device: %s
           workload:
             kind: benchmark
@@ -96,7 +112,7 @@ final class Jobs {
               dtype: bf16
               hiddenSize: 4096
               tokens: [256]
-              algorithms: [ring]
+              algorithms: [oneshot]
               warmupIterations: 0
               iterations: 1000000
               cudaGraph: false
@@ -114,7 +130,7 @@ final class Jobs {
           name: %s
         spec:
           worldSize: 2
-          ranksPerPod: 1
+          ranksPerPod: 2
           device: %s
           workload:
             kind: benchmark
@@ -123,7 +139,7 @@ final class Jobs {
               dtype: bf16
               hiddenSize: 1024
               tokens: [64, 256]
-              algorithms: [auto, oneshot, ring]
+              algorithms: [auto, oneshot, twoshot]
               warmupIterations: 5
               iterations: 400
               cudaGraph: false
@@ -132,15 +148,17 @@ final class Jobs {
         .formatted(name, device);
   }
 
-  static String allReduceWithTimeout(String name, String device, int timeoutSeconds) {
+  /** The small sweep on two pods of one rank each, which must finish within the timeout. */
+  static String twoPodsWithTimeout(String name, String device, int timeoutSeconds) {
     return allReduceSweep(name, device, "trtllm")
+        .replace("ranksPerPod: 2", "ranksPerPod: 1")
         .replace("timeoutSeconds: 300", "timeoutSeconds: " + timeoutSeconds);
   }
 
   static String allReduceWithLayout(String name, String device, int worldSize, int ranksPerPod) {
     return allReduceSweep(name, device, "trtllm")
         .replace("worldSize: 2", "worldSize: " + worldSize)
-        .replace("ranksPerPod: 1", "ranksPerPod: " + ranksPerPod);
+        .replace("ranksPerPod: 2", "ranksPerPod: " + ranksPerPod);
   }
 
   /** The job compared with the report in ConfigMap {@code baseline}. */
@@ -349,19 +367,23 @@ final class Jobs {
   String fetchReport(String job, String format) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
+    String[] command = {
+      "report",
+      job,
+      "-n",
+      cluster.namespace(),
+      "--format",
+      format,
+      "--kubeconfig",
+      cluster.kubeconfig().toString()
+    };
     int exit =
-        new ReportCommand(Map.of(), Path.of(System.getProperty("user.home")))
-            .run(
-                List.of(
-                    job,
-                    "-n",
-                    cluster.namespace(),
-                    "--format",
-                    format,
-                    "--kubeconfig",
-                    cluster.kubeconfig().toString()),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        Gpucomm.execute(
+            command,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            false);
     if (exit != 0) {
       throw new AssertionError(
           "gpucomm report exited " + exit + ": " + err.toString(StandardCharsets.UTF_8));

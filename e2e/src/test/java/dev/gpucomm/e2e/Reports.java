@@ -1,53 +1,28 @@
 package dev.gpucomm.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
+import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.report.ProgramReport;
+import dev.gpucomm.runtime.report.Report;
+import dev.gpucomm.runtime.report.ReportJson;
 
-/** What the scenarios read from a results ConfigMap's report.json. */
+/** Reads a results ConfigMap's report.json with the runtime's own reader. */
 final class Reports {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private Reports() {}
 
-  /** A benchmark sweep's report: the world it ran on and the sizes it measured. */
-  record Benchmark(int worldSize, List<Long> bytes, JsonNode json) {}
-
-  /** A host-IR program's report: what ran, with which passes, and its two timings. */
-  record Program(
-      String program,
-      List<String> passes,
-      double pipelinedMicros,
-      double unpipelinedMicros,
-      JsonNode json) {}
-
-  static Benchmark benchmark(String reportJson) {
-    JsonNode json = parse(reportJson);
-    List<Long> bytes = new ArrayList<>();
-    json.path("sizes").forEach(size -> bytes.add(size.path("bytes").asLong()));
-    return new Benchmark(json.path("worldSize").asInt(), bytes, json);
-  }
-
-  static Program program(String reportJson) {
-    JsonNode json = parse(reportJson);
-    List<String> passes = new ArrayList<>();
-    json.path("passes").forEach(pass -> passes.add(pass.asText()));
-    return new Program(
-        json.path("program").asText(),
-        passes,
-        json.path("pipelinedMicros").asDouble(Double.NaN),
-        json.path("unpipelinedMicros").asDouble(Double.NaN),
-        json);
-  }
-
-  private static JsonNode parse(String json) {
-    try {
-      return JSON.readTree(json);
-    } catch (IOException e) {
-      throw new UncheckedIOException("report.json is not JSON", e);
+  static BenchmarkReport benchmark(String reportJson) {
+    Report report = ReportJson.parse(reportJson, "results report.json");
+    if (report instanceof BenchmarkReport benchmark) {
+      return benchmark;
     }
+    throw new AssertionError(
+        "expected a benchmark report, got " + report.getClass().getSimpleName());
+  }
+
+  static ProgramReport program(String reportJson) {
+    Report report = ReportJson.parse(reportJson, "results report.json");
+    if (report instanceof ProgramReport program) {
+      return program;
+    }
+    throw new AssertionError("expected a program report, got " + report.getClass().getSimpleName());
   }
 }

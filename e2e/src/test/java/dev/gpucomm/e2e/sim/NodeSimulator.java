@@ -146,7 +146,7 @@ public final class NodeSimulator implements AutoCloseable {
     Path directory =
         workDirectory
             .resolve(namespace)
-            .resolve(name + "-" + uid.substring(0, Math.min(8, uid.length())));
+            .resolve(name + "-" + uid.substring(Math.max(0, uid.length() - 12)));
     SimulatedPod simulated = new SimulatedPod(client, pod, job, directory);
     if (podsByUid.putIfAbsent(uid, simulated) != null) {
       return;

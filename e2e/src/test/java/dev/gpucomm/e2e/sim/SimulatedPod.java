@@ -88,6 +88,7 @@ public final class SimulatedPod {
       environment.put("HOME", directory.toString());
       environment.put("TMPDIR", directory.resolve("tmp").toString());
       environment.put("HOSTNAME", hostname(pod));
+      environment.put("LANG", "C.UTF-8"); // as container images set it: output is UTF-8
       environment.putAll(new PodEnvironment(client, pod, container).resolve());
       Path terminationLog =
           local(
