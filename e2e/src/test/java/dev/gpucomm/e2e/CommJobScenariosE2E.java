@@ -188,7 +188,7 @@ class CommJobScenariosE2E {
     for (HasMetadata object : created) {
       assertThat(object.getMetadata().getOwnerReferences())
           .as("owners of %s %s", object.getKind(), object.getMetadata().getName())
-          .anySatisfy(owner -> assertIsControllerOf(owner, job));
+          .anySatisfy(owner -> assertIsOwnedBy(owner, job));
     }
 
     cluster.client().resource(job).delete();
@@ -236,9 +236,8 @@ class CommJobScenariosE2E {
         .contains("unpipelined");
   }
 
-  private static void assertIsControllerOf(OwnerReference owner, CommJob job) {
+  private static void assertIsOwnedBy(OwnerReference owner, CommJob job) {
     assertThat(owner.getUid()).isEqualTo(job.getMetadata().getUid());
     assertThat(owner.getKind()).isEqualTo("CommJob");
-    assertThat(owner.getController()).isTrue();
   }
 }

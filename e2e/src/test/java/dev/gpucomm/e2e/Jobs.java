@@ -121,7 +121,10 @@ final class Jobs {
         .formatted(name, device, timeoutSeconds);
   }
 
-  /** An all-reduce of a few seconds: long enough to restart the operator while it runs. */
+  /**
+   * An all-reduce of a few seconds. The operator restarted while it runs may come back before or
+   * after it ends: either way the new operator must adopt the pods, not make new ones.
+   */
   static String mediumAllReduce(String name, String device) {
     return """
         apiVersion: gpucomm.dev/v1alpha1
@@ -138,20 +141,24 @@ final class Jobs {
               collective: allreduce
               dtype: bf16
               hiddenSize: 1024
-              tokens: [64, 256]
+              tokens: [16, 64]
               algorithms: [auto, oneshot, twoshot]
-              warmupIterations: 5
-              iterations: 400
+              warmupIterations: 2
+              iterations: 30
               cudaGraph: false
           timeoutSeconds: 300
         """
         .formatted(name, device);
   }
 
-  /** The small sweep on two pods of one rank each, which must finish within the timeout. */
+  /**
+   * The small sweep on two pods of one rank each, which must finish within the timeout. Ranks of
+   * different pods share no IPC buffers, so it measures only the device's NCCL (ring on the CPU).
+   */
   static String twoPodsWithTimeout(String name, String device, int timeoutSeconds) {
     return allReduceSweep(name, device, "trtllm")
         .replace("ranksPerPod: 2", "ranksPerPod: 1")
+        .replace(algorithms(device).toString(), device.equals("cpu") ? "[ring]" : "[nccl]")
         .replace("timeoutSeconds: 300", "timeoutSeconds: " + timeoutSeconds);
   }
 

@@ -1,5 +1,6 @@
 package dev.gpucomm.e2e.cluster;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
@@ -194,7 +195,14 @@ public final class MockCluster implements Cluster {
     await("nothing left of " + job)
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(200))
-        .until(() -> objectsOf(job).isEmpty() && !node.hasLiveProcesses(job));
+        .untilAsserted(
+            () -> {
+              assertThat(objectsOf(job))
+                  .extracting(o -> o.getKind() + " " + o.getMetadata().getName())
+                  .as("objects of " + job)
+                  .isEmpty();
+              assertThat(node.liveProcessesOf(job)).as("processes of " + job).isEmpty();
+            });
   }
 
   /** Every object of the kinds the operator creates that carries the job's label. */

@@ -109,6 +109,11 @@ public final class NodeSimulator implements AutoCloseable {
     return podsOf(job).stream().anyMatch(SimulatedPod::hasLiveProcesses);
   }
 
+  /** The processes of the job's pods still alive, described by pod, pid and command. */
+  public List<String> liveProcessesOf(String job) {
+    return podsOf(job).stream().flatMap(pod -> pod.liveProcesses().stream()).toList();
+  }
+
   /**
    * Kills (SIGKILL) the process of one rank of a job: the process whose environment says RANK=rank,
    * or the whole container when its pod runs that rank alone.

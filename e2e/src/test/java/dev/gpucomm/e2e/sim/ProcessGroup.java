@@ -25,7 +25,8 @@ public record ProcessGroup(long id) {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, "[0-9]*")) {
       for (Path entry : entries) {
         long pid = Long.parseLong(entry.getFileName().toString());
-        if (groupOf(pid).orElse(-1L) == id) {
+        Optional<Stat> stat = stat(pid);
+        if (stat.isPresent() && stat.get().group() == id && stat.get().running()) {
           ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(members::add);
         }
       }
@@ -56,13 +57,21 @@ public record ProcessGroup(long id) {
         && Files.isExecutable(Path.of("/usr/bin/setsid"));
   }
 
-  private static Optional<Long> groupOf(long pid) {
+  /** The fields of /proc/PID/stat this class reads. */
+  private record Stat(char state, long group) {
+    /** A zombie (or dead) process runs nothing: it only waits for its parent to reap it. */
+    boolean running() {
+      return state != 'Z' && state != 'X';
+    }
+  }
+
+  private static Optional<Stat> stat(long pid) {
     try {
       String stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"));
       // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so cut at the
       // last ')'.
       String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return Optional.of(Long.parseLong(fields[2]));
+      return Optional.of(new Stat(fields[0].charAt(0), Long.parseLong(fields[2])));
     } catch (IOException | RuntimeException e) {
       return Optional.empty(); // the process ended while we looked
     }

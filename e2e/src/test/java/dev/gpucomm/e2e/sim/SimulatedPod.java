@@ -163,6 +163,20 @@ public final class SimulatedPod {
     return process != null && process.isAlive();
   }
 
+  /** The pod's live processes as "pod pid command", for messages. */
+  List<String> liveProcesses() {
+    List<ProcessHandle> live = new ArrayList<>();
+    ProcessGroup current = group;
+    if (current != null) {
+      live.addAll(current.members());
+    } else if (process != null && process.isAlive()) {
+      live.add(process.toHandle());
+    }
+    return live.stream()
+        .map(p -> name + " " + p.pid() + " " + p.info().commandLine().orElse("?"))
+        .toList();
+  }
+
   private void onExit(Container container, Path terminationLog) {
     int exitCode = process.exitValue();
     if (stopping.get()) {
