@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jboss.logging.Logger;
 
 /**
  * Reconciles a CommJob: observes what exists, lets {@link JobOutcomeJudge} decide where the job
@@ -60,6 +62,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   private static final Duration DEADLINE_SLACK = Duration.ofMillis(200);
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  private static final Logger LOG = Logger.getLogger(CommJobReconciler.class);
 
   private final JobOutcomeJudge judge;
   private final CommJobStatusAggregator aggregator;
@@ -81,6 +84,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       Instant now = Instant.now();
       JobObservation before = JobObservation.of(job, context);
       JobPlan plan = judge.plan(job, before, now);
+      LOG.debugf(
+          "%s/%s: pods %s -> %s",
+          job.getMetadata().getNamespace(),
+          job.getMetadata().getName(),
+          before.podPhases(),
+          plan.outcome());
       JobObservation after = before;
       if (plan.layout().isPresent()) {
         context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);
@@ -93,7 +102,8 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       } else {
         metrics.forgetDeletedJobs();
       }
-      UpdateControl<CommJob> control = statusUpdate(job, aggregate.status());
+      patchStatusIfChanged(job, aggregate.status(), context);
+      UpdateControl<CommJob> control = UpdateControl.noUpdate();
       if (plan.outcome() instanceof JobOutcome.InProgress inProgress
           && inProgress.recheckAfter().isPresent()) {
         control.rescheduleAfter(inProgress.recheckAfter().get().plus(DEADLINE_SLACK));
@@ -142,14 +152,23 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     return Objects.requireNonNullElse(cause.getMessage(), cause.getClass().getSimpleName());
   }
 
-  /** Patches the status only when it differs from the one the job has. */
-  private static UpdateControl<CommJob> statusUpdate(CommJob job, CommJobStatus status) {
+  /**
+   * Patches the status (a JSON patch of the status subresource) only when it differs from the one
+   * the job has, and puts the patched job into the operator's cache at once: the reconciliation
+   * that the job's own pod deletions trigger must already see a verdict such as Timeout.
+   */
+  private static void patchStatusIfChanged(
+      CommJob job, CommJobStatus status, Context<CommJob> context) {
     JsonNode current = SERIALIZATION.convertValue(job.getStatus(), JsonNode.class);
     JsonNode next = SERIALIZATION.convertValue(status, JsonNode.class);
-    if (Objects.equals(current, next)) {
-      return UpdateControl.noUpdate();
+    if (!Objects.equals(current, next)) {
+      PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(
+          job,
+          context,
+          patched -> {
+            patched.setStatus(status);
+            return patched;
+          });
     }
-    job.setStatus(status);
-    return UpdateControl.patchStatus(job);
   }
 }

@@ -45,6 +45,13 @@ public record JobObservation(
     return new JobObservation(pods, spec, results);
   }
 
+  /** "{0=Running, 1=Pending}", for debug logs. */
+  public Map<Integer, String> podPhases() {
+    Map<Integer, String> phases = new TreeMap<>();
+    podsByIndex.forEach((index, pod) -> phases.put(index, JobOutcomeJudge.phaseOf(pod)));
+    return phases;
+  }
+
   /** The job has started once its spec ConfigMap exists: from then on its spec is frozen. */
   public boolean started() {
     return specConfigMap.isPresent();

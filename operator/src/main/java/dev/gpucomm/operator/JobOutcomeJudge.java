@@ -122,11 +122,11 @@ public class JobOutcomeJudge {
       if (!left.isPositive()) {
         return new JobOutcome.Failed(
             Reasons.UNSCHEDULABLE,
-            "pod %s (%s) could not be scheduled for %d s: %s"
+            "pod %s (%s) could not be scheduled within %d s: %s"
                 .formatted(
                     entry.getValue().getMetadata().getName(),
                     layout.ranksOf(entry.getKey()),
-                    Duration.between(since, now).toSeconds(),
+                    config.unschedulableTimeout().toSeconds(),
                     PodFailureDescriber.lastLine(
                         Objects.requireNonNullElse(
                             unscheduled.get().getMessage(), unscheduled.get().getReason()))));
@@ -155,7 +155,9 @@ public class JobOutcomeJudge {
   }
 
   private static Optional<PodCondition> unscheduled(Pod pod) {
-    if (!"Pending".equals(phaseOf(pod)) || pod.getStatus().getConditions() == null) {
+    if (!"Pending".equals(phaseOf(pod))
+        || pod.getStatus() == null
+        || pod.getStatus().getConditions() == null) {
       return Optional.empty();
     }
     return pod.getStatus().getConditions().stream()

@@ -3,9 +3,11 @@ package dev.gpucomm.operator;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import java.util.HashMap;
 
-/** Metadata shared by every object the operator creates for a job (owner refs come from JOSDK). */
+/** Metadata shared by every object the operator creates for a job. */
 final class JobOwnedObjects {
   private JobOwnedObjects() {}
 
@@ -15,6 +17,23 @@ final class JobOwnedObjects {
         .withNamespace(job.getMetadata().getNamespace())
         .withLabels(new HashMap<>(JobNames.of(job).labels()))
         .withAnnotations(new HashMap<>())
+        .withOwnerReferences(controllerReference(job))
+        .build();
+  }
+
+  /**
+   * The job as controller of the object: deleting the job deletes it, and {@code kubectl describe}
+   * shows "Controlled By". (JOSDK would add a plain owner reference; one with the job's uid is
+   * already there, so it adds none.)
+   */
+  static OwnerReference controllerReference(CommJob job) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(CommJob.API_VERSION)
+        .withKind(job.getKind())
+        .withName(job.getMetadata().getName())
+        .withUid(job.getMetadata().getUid())
+        .withController(true)
+        .withBlockOwnerDeletion(true)
         .build();
   }
 }

@@ -80,6 +80,7 @@ public class PodTemplateFactory {
             .withNewMetadata()
             .withName(names.pod(podIndex))
             .withNamespace(namespace)
+            .withOwnerReferences(JobOwnedObjects.controllerReference(job))
             .withLabels(labels)
             .withAnnotations(
                 new HashMap<>(

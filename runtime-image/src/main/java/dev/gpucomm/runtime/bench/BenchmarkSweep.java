@@ -38,7 +38,7 @@ import java.util.Set;
  * bound once to the size's buffers, events and result arrays exist before timing starts.
  */
 public final class BenchmarkSweep {
-  /** Calls captured per graph; a replay's time is divided by it. */
+  /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
   static final int CALLS_PER_GRAPH = 10;
 
   /** Root of broadcasts. */
@@ -102,7 +102,8 @@ public final class BenchmarkSweep {
         plan.collective() + " " + plan.dtype() + " on " + topology.worldSize() + " ranks", total);
 
     double[] eagerTimes = new double[plan.iterations()];
-    int replays = Math.max(1, plan.iterations() / CALLS_PER_GRAPH);
+    int callsPerGraph = Math.min(CALLS_PER_GRAPH, plan.iterations());
+    int replays = Math.max(1, plan.iterations() / callsPerGraph);
     double[] graphTimes = new double[replays];
     boolean graphs = plan.graphs();
     String graphNote = graphs ? "" : "graphs not requested";
@@ -138,23 +139,23 @@ public final class BenchmarkSweep {
             store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
             timer.timeEach(call, stream, plan.iterations(), eagerTimes);
             double eagerMicros = CallTimer.median(eagerTimes, plan.iterations());
-            relativeError = Math.max(relativeError, run.check());
 
+            // The second validation comes after the timed calls, so that a kernel that corrupts its
+            // input over repeated calls is caught: the graph replay's when graphs run, else eager.
             Double graphMicros = null;
-            if (graphs) {
-              Graph graph = capture(call);
-              if (graph == null) {
-                graphs = false;
-                graphNote = "the " + device.kind() + " device cannot capture graphs";
-              } else {
-                try (graph) {
-                  relativeError = Math.max(relativeError, run.checkReplay(graph));
-                  graph.replay(stream);
-                  stream.synchronize();
-                  store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
-                  timer.timeReplays(graph, stream, replays, CALLS_PER_GRAPH, graphTimes);
-                  graphMicros = CallTimer.median(graphTimes, replays);
-                }
+            Graph graph = graphs ? capture(call, callsPerGraph) : null;
+            if (graphs && graph == null) {
+              graphs = false;
+              graphNote = "the " + device.kind() + " device cannot capture graphs";
+            }
+            if (graph == null) {
+              relativeError = Math.max(relativeError, run.check());
+            } else {
+              try (graph) {
+                relativeError = Math.max(relativeError, run.checkReplay(graph));
+                store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+                timer.timeReplays(graph, stream, replays, callsPerGraph, graphTimes);
+                graphMicros = CallTimer.median(graphTimes, replays);
               }
             }
             figures.add(
@@ -223,13 +224,13 @@ public final class BenchmarkSweep {
     };
   }
 
-  /** Captures {@value #CALLS_PER_GRAPH} calls; null when the device cannot capture. */
-  private Graph capture(Runnable call) {
+  /** Captures {@code calls} calls; null when the device cannot capture. */
+  private Graph capture(Runnable call, int calls) {
     try {
       return device.capture(
           stream,
           () -> {
-            for (int i = 0; i < CALLS_PER_GRAPH; i++) {
+            for (int i = 0; i < calls; i++) {
               call.run();
             }
           });

@@ -34,14 +34,8 @@ public final class BenchmarkWorkload implements RankWorkload {
             context.rank(),
             context.rendezvousTimeout());
     SweepPlan plan =
-        new SweepPlanner(
-                context.job().source(),
-                context.device().kind(),
-                context.communicator().maxPeerMemoryBytes())
-            .plan(
-                benchmark,
-                CollectiveAlgorithms.available(context.communicator(), benchmark.getCollective()),
-                seed);
+        new SweepPlanner(context.job().source(), context.device().kind(), context.communicator())
+            .plan(benchmark, seed);
     AlgorithmHeuristic heuristic =
         JobHeuristic.create(
             context.job(), tuningTables, topology.worldSize(), benchmark.getDtype());

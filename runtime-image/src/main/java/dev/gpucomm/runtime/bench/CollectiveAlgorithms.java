@@ -3,36 +3,58 @@ package dev.gpucomm.runtime.bench;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.runtime.collective.Communicator;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
- * Which algorithms a communicator runs for each collective. The peer-memory kernels (oneshot,
- * twoshot) are all-reduce kernels; the other collectives run the library path: nccl, or its CPU
- * stand-in ring (a collective permute has no algorithm choice and is labelled with it too).
+ * Which algorithms a sweep measures for a collective on a communicator. Every backend accepts
+ * {@code nccl}; where the backend has a ring (the CPU backend's stand-in for NCCL), {@code nccl}
+ * runs that ring, so it is accepted but not measured twice by default. A collective permute takes
+ * no algorithm; its measurements carry the backend's library algorithm (nccl, or ring on the CPU).
  */
 public final class CollectiveAlgorithms {
-  /** The order algorithms are listed in when a job names none. */
+  /** The order reports list algorithms in. */
   private static final Algorithm[] ORDER = {
     Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT
   };
 
   private CollectiveAlgorithms() {}
 
+  /** What a sweep measures when the job lists no algorithms, and what auto may choose from. */
   public static Set<Algorithm> available(Communicator communicator, Collective collective) {
-    Set<Algorithm> allReduce = EnumSet.noneOf(Algorithm.class);
-    allReduce.addAll(communicator.allReduceAlgorithms());
-    allReduce.remove(Algorithm.AUTO);
-    if (collective == Collective.ALLREDUCE) {
-      return allReduce;
+    if (collective == Collective.COLLECTIVEPERMUTE) {
+      return EnumSet.of(libraryAlgorithm(communicator));
     }
-    allReduce.retainAll(EnumSet.of(Algorithm.NCCL, Algorithm.RING));
-    return allReduce;
+    Set<Algorithm> algorithms = EnumSet.noneOf(Algorithm.class);
+    algorithms.addAll(communicator.algorithms(collective));
+    algorithms.remove(Algorithm.AUTO);
+    if (!algorithms.contains(Algorithm.RING)) {
+      algorithms.add(Algorithm.NCCL);
+    }
+    return algorithms;
   }
 
-  /** {@link #available} in the order reports list them: nccl, ring, oneshot, twoshot. */
-  public static java.util.List<Algorithm> inReportOrder(Set<Algorithm> algorithms) {
-    java.util.List<Algorithm> ordered = new java.util.ArrayList<>();
+  /** What a job may list: {@link #available} and nccl. */
+  public static Set<Algorithm> accepted(Communicator communicator, Collective collective) {
+    Set<Algorithm> algorithms = EnumSet.copyOf(available(communicator, collective));
+    if (collective != Collective.COLLECTIVEPERMUTE) {
+      algorithms.add(Algorithm.NCCL);
+    }
+    return algorithms;
+  }
+
+  /** nccl, or the ring that stands in for it. */
+  static Algorithm libraryAlgorithm(Communicator communicator) {
+    return communicator.allReduceAlgorithms().contains(Algorithm.RING)
+        ? Algorithm.RING
+        : Algorithm.NCCL;
+  }
+
+  /** {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot. */
+  public static List<Algorithm> inReportOrder(Set<Algorithm> algorithms) {
+    List<Algorithm> ordered = new ArrayList<>();
     for (Algorithm algorithm : ORDER) {
       if (algorithms.contains(algorithm)) {
         ordered.add(algorithm);

@@ -6,6 +6,7 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
+import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.spec.InvalidJobException;
 import java.util.ArrayList;
@@ -22,19 +23,21 @@ import java.util.stream.Collectors;
 public final class SweepPlanner {
   private final String source;
   private final DeviceKind device;
-  private final long maxPeerMemoryBytes;
+  private final Communicator communicator;
 
   /**
    * @param source the job file, as errors name it
-   * @param maxPeerMemoryBytes the largest all-reduce the peer-memory algorithms take
+   * @param communicator the rank's communicator: which algorithms it has, how large a message its
+   *     peer memory holds
    */
-  public SweepPlanner(String source, DeviceKind device, long maxPeerMemoryBytes) {
+  public SweepPlanner(String source, DeviceKind device, Communicator communicator) {
     this.source = source;
     this.device = device;
-    this.maxPeerMemoryBytes = maxPeerMemoryBytes;
+    this.communicator = communicator;
   }
 
-  public SweepPlan plan(BenchmarkSpec benchmark, Set<Algorithm> available, long seed) {
+  public SweepPlan plan(BenchmarkSpec benchmark, long seed) {
+    Collective collective = benchmark.getCollective();
     String at = "spec.workload.benchmark";
     List<SweepPoint> points =
         points(
@@ -47,8 +50,9 @@ public final class SweepPlanner {
     boolean measureAuto = listed == null || listed.contains(Algorithm.AUTO);
     List<Algorithm> algorithms =
         listed == null
-            ? CollectiveAlgorithms.inReportOrder(available)
-            : checked(at + ".algorithms", listed, available, benchmark.getCollective());
+            ? CollectiveAlgorithms.inReportOrder(
+                CollectiveAlgorithms.available(communicator, collective))
+            : checked(at + ".algorithms", listed, collective);
     checkSizes(at, points, algorithms, benchmark.getCollective());
     return new SweepPlan(
         benchmark.getCollective(),
@@ -65,14 +69,15 @@ public final class SweepPlanner {
   }
 
   /** A tune sweep measures all-reduce candidates, eagerly (graphs off: the table ranks kernels). */
-  public SweepPlan plan(TuneSpec tune, Set<Algorithm> available, long seed) {
+  public SweepPlan plan(TuneSpec tune, long seed) {
     String at = "spec.workload.tune";
     List<SweepPoint> points =
         points(at, tune.getTokens(), tune.getSizes(), tune.getHiddenSize(), tune.getDtype());
     List<Algorithm> algorithms =
         tune.getAlgorithms() == null
-            ? CollectiveAlgorithms.inReportOrder(available)
-            : checked(at + ".algorithms", tune.getAlgorithms(), available, Collective.ALLREDUCE);
+            ? CollectiveAlgorithms.inReportOrder(
+                CollectiveAlgorithms.available(communicator, Collective.ALLREDUCE))
+            : checked(at + ".algorithms", tune.getAlgorithms(), Collective.ALLREDUCE);
     checkSizes(at, points, algorithms, Collective.ALLREDUCE);
     return new SweepPlan(
         Collective.ALLREDUCE,
@@ -107,17 +112,17 @@ public final class SweepPlanner {
     return points;
   }
 
-  private List<Algorithm> checked(
-      String field, List<Algorithm> listed, Set<Algorithm> available, Collective collective) {
+  private List<Algorithm> checked(String field, List<Algorithm> listed, Collective collective) {
+    Set<Algorithm> accepted = CollectiveAlgorithms.accepted(communicator, collective);
     List<Algorithm> algorithms = new ArrayList<>();
     for (int i = 0; i < listed.size(); i++) {
       Algorithm algorithm = listed.get(i);
       if (algorithm == Algorithm.AUTO) {
         continue;
       }
-      if (!available.contains(algorithm)) {
+      if (!accepted.contains(algorithm)) {
         throw new InvalidJobException(
-            source, field + "[" + i + "]", unavailable(algorithm, available, collective));
+            source, field + "[" + i + "]", unavailable(algorithm, accepted, collective));
       }
       algorithms.add(algorithm);
     }
@@ -132,10 +137,8 @@ public final class SweepPlanner {
                 .map(Algorithm::wireName)
                 .collect(Collectors.joining(", "));
     String hint = "";
-    if (algorithm == Algorithm.NCCL && available.contains(Algorithm.RING)) {
+    if (algorithm == Algorithm.RING) {
       hint = "; ring is the CPU backend's stand-in for nccl";
-    } else if (algorithm == Algorithm.RING && available.contains(Algorithm.NCCL)) {
-      hint = "; ring runs on the cpu device, use nccl";
     } else if (collective != Collective.ALLREDUCE
         && (algorithm == Algorithm.ONESHOT || algorithm == Algorithm.TWOSHOT)) {
       hint = "; oneshot and twoshot are all-reduce kernels";
@@ -159,6 +162,7 @@ public final class SweepPlanner {
     for (SweepPoint point : points) {
       for (Algorithm algorithm : algorithms) {
         boolean peerMemory = algorithm == Algorithm.ONESHOT || algorithm == Algorithm.TWOSHOT;
+        long maxPeerMemoryBytes = communicator.maxPeerMemoryBytes();
         if (peerMemory && point.bytes() > maxPeerMemoryBytes) {
           throw new InvalidJobException(
               source,

@@ -1,6 +1,5 @@
 package dev.gpucomm.runtime.bench;
 
-import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
@@ -40,14 +39,8 @@ public final class TuneWorkload implements RankWorkload {
         SharedSeed.agree(
             null, context.store(), "tune/seed", context.rank(), context.rendezvousTimeout());
     SweepPlan plan =
-        new SweepPlanner(
-                context.job().source(),
-                context.device().kind(),
-                context.communicator().maxPeerMemoryBytes())
-            .plan(
-                tune,
-                CollectiveAlgorithms.available(context.communicator(), Collective.ALLREDUCE),
-                seed);
+        new SweepPlanner(context.job().source(), context.device().kind(), context.communicator())
+            .plan(tune, seed);
     // The decisions in the sweep's report are the job's heuristic's, for comparison with the table.
     AlgorithmHeuristic heuristic =
         JobHeuristic.create(context.job(), tuningTables, topology.worldSize(), tune.getDtype());

@@ -29,9 +29,9 @@ public interface Communicator extends AutoCloseable {
   Set<Algorithm> allReduceAlgorithms();
 
   /**
-   * The algorithms the given collective's method accepts here, besides {@link Algorithm#NCCL}
-   * (which every backend accepts; the CPU backend runs its ring for it). Collective permute takes
-   * no algorithm: its set is empty.
+   * The algorithms the given collective's method accepts here. By default: {@link
+   * #allReduceAlgorithms()} for all-reduce and NCCL for the others; collective permute takes no
+   * algorithm, so its set is empty.
    */
   default Set<Algorithm> algorithms(Collective collective) {
     return switch (collective) {

@@ -1,20 +1,20 @@
 package dev.gpucomm.runtime.device;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.device.cpu.CpuBackend;
+import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import java.lang.reflect.InvocationTargetException;
 import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Finds the device backends of this build by class name, so that a build without the CUDA backend
- * (or a host without its native libraries) still runs on the CPU. Probing never throws: a backend
- * that is missing or fails to load reports zero devices and the reason.
+ * Finds the device backends of this build. The CPU backend is always there; the CUDA backend is
+ * found by class name, so that a build without it (or a host without its native libraries) still
+ * runs on the CPU. Probing never throws: a backend that is missing or fails to load reports zero
+ * devices and the reason.
  */
 public final class DeviceBackends {
-  private static final Map<DeviceKind, String> CLASS_NAMES =
-      Map.of(
-          DeviceKind.CPU, "dev.gpucomm.runtime.device.cpu.CpuBackend",
-          DeviceKind.CUDA, "dev.gpucomm.runtime.device.cuda.CudaBackend");
+  static final String CUDA_BACKEND = "dev.gpucomm.runtime.device.cuda.CudaBackend";
 
   /** What probing a backend found: the backend (null when unusable), devices, and why not. */
   public record Probe(DeviceKind kind, DeviceBackend backend, int deviceCount, String reason) {
@@ -24,22 +24,38 @@ public final class DeviceBackends {
   }
 
   private final Map<DeviceKind, Probe> probes = new EnumMap<>(DeviceKind.class);
+  private final String instanceName;
+
+  /**
+   * @param instanceName names this run's shared resources (the CPU backend's /dev/shm files), so
+   *     that concurrent runs on one host do not collide
+   */
+  public DeviceBackends(String instanceName) {
+    this.instanceName = instanceName;
+  }
+
+  /** Backends for probing only (how many devices, which are usable). */
+  public DeviceBackends() {
+    this("gpucomm-probe");
+  }
 
   /** Loads (once) and probes the backend of {@code kind}. Never throws. */
   public synchronized Probe probe(DeviceKind kind) {
-    return probes.computeIfAbsent(kind, DeviceBackends::load);
+    return probes.computeIfAbsent(kind, this::load);
   }
 
-  private static Probe load(DeviceKind kind) {
-    String className = CLASS_NAMES.get(kind);
+  private Probe load(DeviceKind kind) {
     DeviceBackend backend;
     try {
       backend =
-          (DeviceBackend)
-              Class.forName(className)
-                  .asSubclass(DeviceBackend.class)
-                  .getConstructor()
-                  .newInstance();
+          switch (kind) {
+            case CPU -> new CpuBackend(CpuBackendConfig.defaults(instanceName));
+            case CUDA ->
+                Class.forName(CUDA_BACKEND)
+                    .asSubclass(DeviceBackend.class)
+                    .getConstructor()
+                    .newInstance();
+          };
     } catch (ClassNotFoundException e) {
       return new Probe(kind, null, 0, "the " + kind + " backend is not part of this build");
     } catch (InvocationTargetException e) {

@@ -29,7 +29,7 @@ public final class HostIrDump {
     return beforeAndAfter(
         program.build(),
         Passes.of(settings.passes(), new PassOptions(settings.streams())),
-        settings.name().wireName() + " on " + worldSize + " ranks");
+        settings.name().wireName() + " on " + worldSize + (worldSize == 1 ? " rank" : " ranks"));
   }
 
   /** {@code program} before {@code passes} and after each one, headed by comment lines. */

@@ -89,7 +89,7 @@ public final class RankMain {
 
         // 3. The device and 4. the communicator over it.
         DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
-        DeviceBackend backend = backend(kind, settings);
+        DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
         try (Device device = backend.open(settings.deviceOrdinal());
             Communicator communicator = backend.createCommunicator(device, store, topology)) {
           Progress progress =
@@ -144,21 +144,11 @@ public final class RankMain {
     return job;
   }
 
-  private static DeviceBackend backend(DeviceKind kind, RankSettings settings) {
-    DeviceBackends.Probe probe = new DeviceBackends().probe(kind);
+  /** The backend of {@code kind}; {@code instance} keeps concurrent runs' shared files apart. */
+  private static DeviceBackend backend(DeviceKind kind, String instance) {
+    DeviceBackends.Probe probe = new DeviceBackends(instance).probe(kind);
     if (!probe.usable()) {
       throw new UsageException("device " + kind + " is not usable here: " + probe.reason());
-    }
-    if (settings.deviceOrdinal() >= probe.deviceCount()) {
-      throw new UsageException(
-          "rank "
-              + settings.rank()
-              + " needs "
-              + kind
-              + " device "
-              + settings.deviceOrdinal()
-              + " but this host has "
-              + probe.deviceCount());
     }
     return probe.backend();
   }

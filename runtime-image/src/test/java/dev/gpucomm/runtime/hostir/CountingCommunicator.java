@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.hostir;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
@@ -63,6 +64,11 @@ public final class CountingCommunicator implements Communicator {
   @Override
   public Set<Algorithm> allReduceAlgorithms() {
     return delegate.allReduceAlgorithms();
+  }
+
+  @Override
+  public Set<Algorithm> algorithms(Collective collective) {
+    return delegate.algorithms(collective);
   }
 
   @Override

@@ -68,6 +68,8 @@ public final class CpuCommunicator implements Communicator {
   private final DirectAlgorithms direct;
   private final RingAlgorithms ring;
   private final PointToPoint pointToPoint;
+  private final SignalLayout layout;
+  private final FlagWait wait;
   private final AtomicReference<String> running = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile RuntimeException failure;
@@ -79,9 +81,10 @@ public final class CpuCommunicator implements Communicator {
     this.device = device;
     this.stagingBytes = config.stagingBytes();
     this.workspace = workspace;
+    this.layout = layout;
     int rank = topology.rank();
     int worldSize = topology.worldSize();
-    FlagWait wait = new FlagWait(config.waitTimeout());
+    this.wait = new FlagWait(config.waitTimeout(), rank, workspace.signals(rank), layout);
     this.direct =
         new DirectAlgorithms(
             rank,
@@ -172,8 +175,8 @@ public final class CpuCommunicator implements Communicator {
         int seen = FlagWait.read(workspace.signals(rank), layout.offset(SignalLayout.PROBE, peer));
         if (seen != (PROBE_MAGIC | peer)) {
           throw new IllegalStateException(
-              "rank %d does not see rank %d's writes to shared memory (found %08x in %s): the ranks do not share %s"
-                  .formatted(rank, peer, seen, "its signal area", config.sharedMemoryDirectory()));
+              "rank %d does not see rank %d's writes to shared memory (its probe flag holds %08x): the ranks do not share %s"
+                  .formatted(rank, peer, seen, config.sharedMemoryDirectory()));
         }
       }
     }
@@ -492,18 +495,51 @@ public final class CpuCommunicator implements Communicator {
           new IllegalStateException(
               "%s on rank %d started while %s was still running on the same communicator: order the collectives of one communicator on one stream"
                   .formatted(operation, topology.rank(), other));
-      failure = overlap;
+      abort(overlap);
       throw overlap;
     }
     try {
       collective.run();
     } catch (RuntimeException | Error e) {
-      if (failure == null && e instanceof RuntimeException runtime) {
-        failure = runtime;
-      }
+      abort(e);
       throw e;
     } finally {
       running.compareAndSet(operation, null);
+    }
+  }
+
+  /**
+   * Marks the communicator failed; when the failure started on this rank, tells every peer through
+   * its abort flag, so that collectives waiting here or on the peers give up at once instead of at
+   * their timeout.
+   */
+  private void abort(Throwable cause) {
+    if (failure == null) {
+      failure =
+          cause instanceof RuntimeException runtime
+              ? runtime
+              : new IllegalStateException(cause.toString(), cause);
+    }
+    wait.abortLocally("another collective of this rank failed: " + cause.getMessage());
+    if (cause instanceof PeerFailedException || cause instanceof PeerTimeoutException) {
+      // Started elsewhere: a failed rank has raised its flag already, and a missing rank makes
+      // every rank that waits for it time out naming it, which is the more useful message.
+      return;
+    }
+    tellPeers(FlagWait.ABORT_FAILED);
+  }
+
+  /** Raises this rank's abort flag in every peer's signal area; best effort. */
+  private void tellPeers(int abortFlag) {
+    long flag = layout.offset(SignalLayout.ABORT, topology.rank());
+    for (int peer = 0; peer < topology.worldSize(); peer++) {
+      if (peer != topology.rank()) {
+        try {
+          FlagWait.publish(workspace.signals(peer), flag, abortFlag);
+        } catch (IllegalStateException closed) {
+          // The mapping is gone (the device closed): there is no one left to tell through it.
+        }
+      }
     }
   }
 
@@ -512,10 +548,16 @@ public final class CpuCommunicator implements Communicator {
         .formatted(topology.rank(), earlier.getMessage());
   }
 
-  /** Unmaps the peers' buffers and frees this rank's; queue no collectives after it. */
+  /**
+   * Unmaps the peers' buffers and frees this rank's. Collectives of this rank still waiting give
+   * up, and peers that wait for this rank give up too, saying that it left; a peer never waits for
+   * this rank once this rank's collectives have completed, so closing after the last one is safe.
+   */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      wait.abortLocally("the communicator was closed");
+      tellPeers(FlagWait.ABORT_CLOSED);
       workspace.close();
     }
   }

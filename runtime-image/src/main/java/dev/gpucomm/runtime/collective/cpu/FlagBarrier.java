@@ -48,7 +48,8 @@ final class FlagBarrier {
     }
     for (int step = 1; step < worldSize; step++) {
       int peer = (rank + step) % worldSize;
-      if (!wait.awaitAtLeast(workspace.signals(rank), layout.offset(set, peer), target)) {
+      if (!wait.awaitAtLeast(
+          workspace.signals(rank), layout.offset(set, peer), target, operation)) {
         throw new PeerTimeoutException(
             "%s on rank %d: %s did not reach the %s barrier within %d ms (epoch %d)"
                 .formatted(

@@ -50,7 +50,7 @@ final class PeerChannels {
   long acquireSendSlot(int to, String operation) {
     int message = sent[to];
     long tail = layout.offset(SignalLayout.CHANNEL_TAIL, to);
-    if (!wait.awaitAtLeast(workspace.signals(rank), tail, message - SLOTS + 1)) {
+    if (!wait.awaitAtLeast(workspace.signals(rank), tail, message - SLOTS + 1, operation)) {
       throw timeout(
           operation,
           "rank %d did not take data from its channel (message %d waits for a slot, %d taken)"
@@ -70,7 +70,7 @@ final class PeerChannels {
   long awaitMessage(int from, String operation) {
     int message = received[from];
     long head = layout.offset(SignalLayout.CHANNEL_HEAD, from);
-    if (!wait.awaitAtLeast(workspace.signals(rank), head, message + 1)) {
+    if (!wait.awaitAtLeast(workspace.signals(rank), head, message + 1, operation)) {
       throw timeout(
           operation,
           "rank %d did not send the expected data (waiting for message %d, %d sent)"
@@ -89,7 +89,7 @@ final class PeerChannels {
   /** Waits until {@code to} has consumed every message sent to it. */
   void drain(int to, String operation) {
     long tail = layout.offset(SignalLayout.CHANNEL_TAIL, to);
-    if (!wait.awaitAtLeast(workspace.signals(rank), tail, sent[to])) {
+    if (!wait.awaitAtLeast(workspace.signals(rank), tail, sent[to], operation)) {
       throw timeout(
           operation,
           "rank %d did not take all data from its channel (%d sent, %d taken)"

@@ -21,7 +21,10 @@ record SignalLayout(int worldSize) {
   /** Written once at creation to prove that peer memory works. */
   static final int PROBE = 5;
 
-  private static final int SETS = 6;
+  /** Set by a peer whose collective failed: waiting for it any longer is pointless. */
+  static final int ABORT = 6;
+
+  private static final int SETS = 7;
   private static final long FLAG_STRIDE = 64;
   private static final long PAGE = 4096;
 

@@ -31,7 +31,7 @@ import java.util.logging.Logger;
  * caller's input and write the caller's output only locally: eager calls need no staging copy, and
  * a call captured into a CUDA graph replays with the same buffers and fresh epochs (which live in
  * device memory and are advanced by the kernels). One {@code oneshot} call at most {@link
- * PeerMemorySettings#lamportMaxBytes()} runs the flag-free Lamport kernel.
+ * CudaCommunicatorSettings#lamportMaxBytes()} runs the flag-free Lamport kernel.
  *
  * <p>Calls on one communicator must be ordered with respect to each other (one stream, or streams
  * ordered by events): the IPC algorithms share one signal area, and two in flight at once would
@@ -65,7 +65,7 @@ public final class CudaCommunicator implements Communicator {
       String peerReason,
       AllReduceKernels kernels,
       Arena arena,
-      PeerMemorySettings settings) {
+      CudaCommunicatorSettings settings) {
     this.device = device;
     this.topology = topology;
     this.nccl = nccl;
@@ -101,17 +101,24 @@ public final class CudaCommunicator implements Communicator {
    * @throws IllegalStateException when neither NCCL nor peer memory can be used
    */
   public static CudaCommunicator create(
-      CudaDevice device, KeyValueStore store, RankTopology topology, PeerMemorySettings settings) {
+      CudaDevice device,
+      KeyValueStore store,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
     String prefix = "gpucomm/cuda/communicator-" + CREATED.incrementAndGet();
     device.bind();
 
     NcclComm nccl = null;
     String ncclReason = "";
     NcclApi ncclApi = null;
-    try {
-      ncclApi = NcclApi.get();
-    } catch (IllegalStateException e) {
-      ncclReason = e.getMessage();
+    if (!settings.ncclEnabled()) {
+      ncclReason = "NCCL is turned off (GPUCOMM_NCCL=off)";
+    } else {
+      try {
+        ncclApi = NcclApi.get();
+      } catch (IllegalStateException e) {
+        ncclReason = e.getMessage();
+      }
     }
     if (ncclApi != null) {
       NcclUniqueId id;
@@ -180,7 +187,7 @@ public final class CudaCommunicator implements Communicator {
   }
 
   /** Why peer memory is not even tried for this topology; empty when it is. */
-  static String peerMemoryRefusal(RankTopology topology, PeerMemorySettings settings) {
+  static String peerMemoryRefusal(RankTopology topology, CudaCommunicatorSettings settings) {
     if (!settings.enabled()) {
       return "peer memory is turned off (GPUCOMM_PEER_MEMORY=off)";
     }
@@ -236,9 +243,9 @@ public final class CudaCommunicator implements Communicator {
    * collectives, identically on every rank.
    */
   public void tune(int oneShotBlocks, int twoShotBlocks, int lamportBlocks, long lamportMaxBytes) {
-    PeerMemorySettings.checkBlocks("oneshot blocks", oneShotBlocks);
-    PeerMemorySettings.checkBlocks("twoshot blocks", twoShotBlocks);
-    PeerMemorySettings.checkBlocks("lamport blocks", lamportBlocks);
+    CudaCommunicatorSettings.checkBlocks("oneshot blocks", oneShotBlocks);
+    CudaCommunicatorSettings.checkBlocks("twoshot blocks", twoShotBlocks);
+    CudaCommunicatorSettings.checkBlocks("lamport blocks", lamportBlocks);
     long capacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
     if (lamportMaxBytes < 0 || lamportMaxBytes > capacity) {
       throw new IllegalArgumentException(

@@ -64,7 +64,7 @@ final class PeerMemory implements AutoCloseable {
       String keyPrefix,
       int localRank,
       PeerMemoryLayout layout,
-      PeerMemorySettings settings) {
+      CudaCommunicatorSettings settings) {
     int world = layout.world();
     Stream stream = device.defaultStream();
     ShareableBuffer local = device.allocateShareable(layout.totalBytes());
@@ -145,7 +145,7 @@ final class PeerMemory implements AutoCloseable {
       PeerMemoryLayout layout,
       long[] bases,
       String failure,
-      PeerMemorySettings settings) {
+      CudaCommunicatorSettings settings) {
     int world = layout.world();
     CudaModule module = device.module(AllReduceKernels.PTX_RESOURCE);
     long[] layoutStruct = layout.kernelStruct();

@@ -26,7 +26,7 @@ public record PeerMemoryLayout(
     long lamportSlotStride,
     long totalBytes) {
   public static final int MAX_RANKS = 8;
-  public static final int MAX_BLOCKS = PeerMemorySettings.MAX_BLOCKS;
+  public static final int MAX_BLOCKS = CudaCommunicatorSettings.MAX_BLOCKS;
   static final long SIGNAL_BYTES = 2L * 2 * MAX_BLOCKS * MAX_RANKS * Integer.BYTES;
   static final long CHECK_BYTES = MAX_RANKS * Integer.BYTES;
   private static final long ALIGNMENT = 256;

@@ -14,10 +14,26 @@ import dev.gpucomm.runtime.rendezvous.KeyValueStore;
  * GPUs, so that everything above the device layer runs without one.
  */
 public final class CpuBackend implements DeviceBackend {
+  /** The environment variable naming the job (set in every rank's pod, see the design notes). */
+  public static final String JOB_ENV = "GPUCOMM_JOB";
+
   private final CpuBackendConfig config;
+
+  /**
+   * The backend with default settings, its shared-memory files named after the job in {@value
+   * #JOB_ENV} (or "local"): what {@code DeviceBackends} finds by class name.
+   */
+  public CpuBackend() {
+    this(CpuBackendConfig.defaults(jobNameFromEnvironment()));
+  }
 
   public CpuBackend(CpuBackendConfig config) {
     this.config = config;
+  }
+
+  private static String jobNameFromEnvironment() {
+    String job = System.getenv(JOB_ENV);
+    return job == null || job.isBlank() ? "local" : job;
   }
 
   public CpuBackendConfig config() {

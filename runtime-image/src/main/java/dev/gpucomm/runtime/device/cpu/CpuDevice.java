@@ -107,12 +107,18 @@ public final class CpuDevice implements Device {
     synchronized (peerMappings) {
       String key = handle.allocationKey();
       PeerMapping mapping = peerMappings.get(key);
-      if (mapping == null || !mapping.isMapped()) {
-        mapping = new PeerMapping(key, handle.handleBytes(), this::forgetMapping);
-        peerMappings.put(key, mapping);
-        resources.add(mapping);
+      if (mapping != null && mapping.isMapped()) {
+        return mapping.open(handle);
       }
-      return mapping.open(handle);
+      PeerMapping created = new PeerMapping(key, handle.handleBytes(), this::forgetMapping);
+      peerMappings.put(key, created);
+      resources.add(created);
+      try {
+        return created.open(handle);
+      } catch (RuntimeException e) {
+        created.close(); // unreferenced: do not keep it mapped
+        throw e;
+      }
     }
   }
 

@@ -146,6 +146,7 @@ public final class CpuStream implements Stream {
 
   @Override
   public void waitFor(Event event) {
+    checkOpen();
     CpuEvent cpuEvent = CpuEvent.of(event);
     if (isCapturing()) {
       throw new IllegalStateException(
@@ -161,6 +162,7 @@ public final class CpuStream implements Stream {
 
   /** Throws if called on this stream's own worker, or while the stream captures a graph. */
   void refuseOnWorkerOrCapture(String operation) {
+    checkOpen();
     if (Thread.currentThread() == worker) {
       throw new IllegalStateException(
           operation + " on " + name + " from its own worker thread would never return");

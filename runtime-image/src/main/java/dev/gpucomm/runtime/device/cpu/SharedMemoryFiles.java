@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class SharedMemoryFiles {
   static final String PREFIX = "gpucomm-";
+  private static final int RESERVE_CHUNK = 1 << 20;
   private static final AtomicLong SEQUENCE = new AtomicLong();
 
   private final Path directory;
@@ -34,7 +36,12 @@ final class SharedMemoryFiles {
         PREFIX + jobName + "-l" + localRank + "-p" + ProcessHandle.current().pid() + "-";
   }
 
-  /** A new file of {@code bytes} zero bytes, mapped read-write into {@code arena}. */
+  /**
+   * A new file of {@code bytes} zero bytes, mapped read-write into {@code arena}. The zeros are
+   * written, not just promised by growing the file: on a memory filesystem that runs out (a pod's
+   * /dev/shm is 64 MiB unless the job sizes it), touching a page of a sparse mapping kills the
+   * process with SIGBUS, whereas a write fails here with a message that says what to change.
+   */
   MappedFile create(long bytes, Arena arena) {
     while (true) {
       Path path = directory.resolve(namePrefix + SEQUENCE.incrementAndGet());
@@ -45,7 +52,7 @@ final class SharedMemoryFiles {
               StandardOpenOption.READ,
               StandardOpenOption.WRITE)) {
         try {
-          // Mapping past the end grows the file; tmpfs hands out zeroed pages on first touch.
+          reserve(channel, path, bytes);
           return new MappedFile(path, channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena));
         } catch (IOException | RuntimeException e) {
           Files.deleteIfExists(path);
@@ -57,6 +64,30 @@ final class SharedMemoryFiles {
         throw new UncheckedIOException(
             "cannot create a shared-memory file of " + bytes + " bytes at " + path, e);
       }
+    }
+  }
+
+  private void reserve(FileChannel channel, Path path, long bytes) throws IOException {
+    ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(bytes, RESERVE_CHUNK));
+    long position = 0;
+    try {
+      while (position < bytes) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - position));
+        position += channel.write(zeros, position);
+      }
+    } catch (IOException e) {
+      throw new IOException(
+          "cannot reserve %d bytes of shared memory in %s (%d bytes written, %s usable): give the job more shared memory (sharedMemorySize) or the communicator a smaller staging buffer"
+              .formatted(bytes, directory, position, usableSpace()),
+          e);
+    }
+  }
+
+  private String usableSpace() {
+    try {
+      return Long.toString(Files.getFileStore(directory).getUsableSpace());
+    } catch (IOException e) {
+      return "unknown";
     }
   }
 

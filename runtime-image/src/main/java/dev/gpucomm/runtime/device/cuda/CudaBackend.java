@@ -4,7 +4,7 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
-import dev.gpucomm.runtime.collective.cuda.PeerMemorySettings;
+import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBackend;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
@@ -97,6 +97,6 @@ public final class CudaBackend implements DeviceBackend {
         CudaDevice.cast(device, CudaDevice.class),
         store,
         topology,
-        PeerMemorySettings.fromEnvironment());
+        CudaCommunicatorSettings.fromEnvironment());
   }
 }

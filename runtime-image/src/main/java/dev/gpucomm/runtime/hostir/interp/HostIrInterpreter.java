@@ -42,6 +42,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -90,7 +91,8 @@ public final class HostIrInterpreter implements AutoCloseable {
       StreamCommunicators communicators,
       KeyValueStore store,
       RankTopology topology,
-      Duration rendezvousTimeout) {
+      Duration rendezvousTimeout,
+      Optional<StreamMemoryOperations> memoryOperations) {
     if (program.teamSize() != topology.worldSize()) {
       throw new IllegalArgumentException(
           "program is written for "
@@ -104,13 +106,12 @@ public final class HostIrInterpreter implements AutoCloseable {
     this.communicators = communicators;
     this.resources = new DeviceResources(device);
     try {
-      boolean streamMemoryOperations = device instanceof StreamMemoryOperations;
-      this.analysis = new ProgramAnalysis(program, streamMemoryOperations);
+      this.analysis = new ProgramAnalysis(program, memoryOperations.isPresent());
       this.ipc =
           analysis.channels > 0
               ? new IpcGetProtocol(
                   resources,
-                  (StreamMemoryOperations) device,
+                  memoryOperations.orElseThrow(),
                   store,
                   rendezvousTimeout,
                   topology.rank(),
@@ -144,7 +145,9 @@ public final class HostIrInterpreter implements AutoCloseable {
 
   /**
    * An interpreter of {@code program} for the rank of {@code topology}; {@code store} is a view of
-   * the job's store private to this program instance (IPC handles are exchanged under it).
+   * the job's store private to this program instance (IPC handles are exchanged under it). IPC
+   * point-to-point transfers use the device's stream memory operations where {@link
+   * MemoryOperationsLookup} finds them.
    */
   public static HostIrInterpreter create(
       Program program,
@@ -152,8 +155,30 @@ public final class HostIrInterpreter implements AutoCloseable {
       StreamCommunicators communicators,
       KeyValueStore store,
       RankTopology topology) {
+    return create(
+        program,
+        device,
+        communicators,
+        store,
+        topology,
+        DEFAULT_RENDEZVOUS_TIMEOUT,
+        MemoryOperationsLookup.of(device));
+  }
+
+  /**
+   * An interpreter with an explicit rendezvous timeout and stream memory operations; without memory
+   * operations, IPC point-to-point transfers pair into communicator send/recv steps.
+   */
+  public static HostIrInterpreter create(
+      Program program,
+      Device device,
+      StreamCommunicators communicators,
+      KeyValueStore store,
+      RankTopology topology,
+      Duration rendezvousTimeout,
+      Optional<StreamMemoryOperations> memoryOperations) {
     return new HostIrInterpreter(
-        program, device, communicators, store, topology, DEFAULT_RENDEZVOUS_TIMEOUT);
+        program, device, communicators, store, topology, rendezvousTimeout, memoryOperations);
   }
 
   public Program program() {

@@ -13,16 +13,18 @@ import java.time.Duration;
 /**
  * Point-to-point transfers over IPC with the get protocol, as nvFuser's CUDA-IPC backend runs them.
  *
- * <p>Each rank owns a semaphore area in shareable memory: one 32-bit word per (channel, peer), a
- * channel being one send statement of the program and the recv that pairs with it. Every semaphore
- * write goes to both copies (the writer's and the peer's), so every wait polls local memory only. A
- * transfer of channel c from sender s to receiver q:
+ * <p>Each rank owns a semaphore area in shareable memory: one 32-bit word per (channel, peer,
+ * side), a channel being one send statement of the program and the recv that pairs with it, the
+ * side telling the word a rank keeps as sender to that peer from the one it keeps as receiver from
+ * it (a rank may send to and receive from the same peer at once, in different iterations). Every
+ * semaphore write goes to both copies (the writer's and the peer's), so every wait polls local
+ * memory only. A transfer of channel c from sender s to receiver q:
  *
  * <ol>
- *   <li>s marks c in progress (own word [c][q], then q's word [c][s]);
- *   <li>q waits until its word [c][s] is in progress, copies s's buffer into its own, and marks c
- *       idle (own word first, then s's word [c][q]);
- *   <li>s, when it waits for the send, waits until its word [c][q] is idle again.
+ *   <li>s marks c in progress (its send word [c][q], then q's receive word [c][s]);
+ *   <li>q waits until its receive word [c][s] is in progress, copies s's buffer into its own, and
+ *       marks c idle (its receive word first, then s's send word [c][q]);
+ *   <li>s, when it waits for the send, waits until its send word [c][q] is idle again.
  * </ol>
  *
  * All of it is stream-ordered; the host never blocks except to exchange handles the first time a
@@ -33,6 +35,9 @@ import java.time.Duration;
 final class IpcGetProtocol {
   static final int IDLE = 0;
   static final int IN_PROGRESS = 1;
+  private static final int SIDES = 2;
+  private static final int SEND_SIDE = 0;
+  private static final int RECEIVE_SIDE = 1;
 
   private final Device device;
   private final StreamMemoryOperations operations;
@@ -60,7 +65,8 @@ final class IpcGetProtocol {
     this.timeout = timeout;
     this.rank = rank;
     this.teamSize = teamSize;
-    this.semaphores = resources.allocateShareable(Math.max(1, channels) * (long) teamSize * 4);
+    this.semaphores =
+        resources.allocateShareable(Math.max(1, channels) * (long) teamSize * SIDES * 4);
     this.peerSemaphores = new DeviceBuffer[teamSize];
     this.peerBuffers = new DeviceBuffer[channels][teamSize];
     this.published = new IpcHandle[channels][teamSize];
@@ -99,8 +105,9 @@ final class IpcGetProtocol {
   }
 
   void postSend(int channel, int peer, Stream stream) {
-    operations.writeValue32(semaphores, offset(channel, peer), IN_PROGRESS, stream);
-    operations.writeValue32(peerSemaphores(peer), offset(channel, rank), IN_PROGRESS, stream);
+    operations.writeValue32(semaphores, offset(channel, peer, SEND_SIDE), IN_PROGRESS, stream);
+    operations.writeValue32(
+        peerSemaphores(peer), offset(channel, rank, RECEIVE_SIDE), IN_PROGRESS, stream);
   }
 
   void postRecv(int channel, int peer, DeviceBuffer destination, Stream stream) {
@@ -124,19 +131,19 @@ final class IpcGetProtocol {
               + " bytes into a buffer of "
               + destination.byteSize());
     }
-    operations.waitValue32(semaphores, offset(channel, peer), IN_PROGRESS, stream);
+    operations.waitValue32(semaphores, offset(channel, peer, RECEIVE_SIDE), IN_PROGRESS, stream);
     device.copy(destination, 0, source, 0, destination.byteSize(), stream);
-    operations.writeValue32(semaphores, offset(channel, peer), IDLE, stream);
-    operations.writeValue32(peerSemaphores(peer), offset(channel, rank), IDLE, stream);
+    operations.writeValue32(semaphores, offset(channel, peer, RECEIVE_SIDE), IDLE, stream);
+    operations.writeValue32(peerSemaphores(peer), offset(channel, rank, SEND_SIDE), IDLE, stream);
   }
 
   /** Makes {@code stream} wait until {@code peer} has finished reading this rank's buffer. */
   void waitSent(int channel, int peer, Stream stream) {
-    operations.waitValue32(semaphores, offset(channel, peer), IDLE, stream);
+    operations.waitValue32(semaphores, offset(channel, peer, SEND_SIDE), IDLE, stream);
   }
 
-  private long offset(int channel, int peer) {
-    return ((long) channel * teamSize + peer) * 4;
+  private long offset(int channel, int peer, int side) {
+    return (((long) channel * teamSize + peer) * SIDES + side) * 4;
   }
 
   private void publishSemaphores() {

@@ -76,6 +76,11 @@ public record CollectivePermuteProgram(ProgramSettings settings, int worldSize)
   }
 
   @Override
+  public int chunks() {
+    return worldSize;
+  }
+
+  @Override
   public double flopsPerRank() {
     return 0;
   }

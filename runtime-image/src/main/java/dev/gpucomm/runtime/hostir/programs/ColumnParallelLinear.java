@@ -109,6 +109,11 @@ public record ColumnParallelLinear(ProgramSettings settings, int worldSize) impl
   }
 
   @Override
+  public int chunks() {
+    return worldSize;
+  }
+
+  @Override
   public double flopsPerRank() {
     return 2.0 * settings.m() * settings.n() * settings.k();
   }

@@ -9,6 +9,8 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBackend;
 import dev.gpucomm.runtime.device.DeviceBackends;
+import dev.gpucomm.runtime.device.cpu.CpuBackend;
+import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.hostir.HostIrDump;
 import dev.gpucomm.runtime.hostir.interp.CommunicatorFactory;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
@@ -88,7 +90,15 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
     return new WorkloadResult(markdown, files);
   }
 
+  /**
+   * The backend that opened {@code device}, to build the worker streams' communicators: the CPU
+   * backend is rebuilt from the device's own configuration (its job name and shared-memory
+   * directory), others are found through {@link DeviceBackends}.
+   */
   private static DeviceBackend backendOf(Device device) {
+    if (device instanceof CpuDevice cpu) {
+      return new CpuBackend(cpu.config());
+    }
     DeviceBackends.Probe probe = new DeviceBackends().probe(device.kind());
     if (probe.backend() == null) {
       throw new IllegalStateException(

@@ -47,6 +47,9 @@ public sealed interface HostProgram
    */
   double magnitudeSumBound();
 
+  /** Iterations of the program's stream-parallel loop: chunks of tokens, or one per rank. */
+  int chunks();
+
   /** Floating-point operations one rank performs per run (0 for pure data movement). */
   double flopsPerRank();
 

@@ -9,6 +9,7 @@ import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.hostir.interp.CommunicatorFactory;
 import dev.gpucomm.runtime.hostir.interp.HostIrInterpreter;
+import dev.gpucomm.runtime.hostir.interp.MemoryOperationsLookup;
 import dev.gpucomm.runtime.hostir.interp.PrefixedKeyValueStore;
 import dev.gpucomm.runtime.hostir.interp.StreamCommunicators;
 import dev.gpucomm.runtime.hostir.ir.Program;
@@ -142,7 +143,9 @@ final class ProgramRunner {
               device,
               communicators,
               new PrefixedKeyValueStore(store, namespace + name + "/"),
-              topology)) {
+              topology,
+              rendezvousTimeout,
+              MemoryOperationsLookup.of(device))) {
         List<DeviceBuffer> inputs = form.inputs().stream().map(interpreter::buffer).toList();
         data.upload(device, inputs);
         // The first run creates streams, communicators and buffers and exchanges IPC handles; it
@@ -203,7 +206,7 @@ final class ProgramRunner {
         settings.m(),
         settings.n(),
         settings.k(),
-        settings.chunks(),
+        program.chunks(),
         settings.streams(),
         settings.passes().stream().map(PassName::wireName).toList(),
         settings.dtype().wireName(),

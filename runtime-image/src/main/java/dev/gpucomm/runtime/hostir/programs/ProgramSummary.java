@@ -43,8 +43,15 @@ final class ProgramSummary {
     row(text, "compute alone", times.computeOnlyMillis(), null, null);
     row(text, "communication alone", times.communicationOnlyMillis(), null, null);
     text.append(format("%nSpeed-up of the pipelined form: %.2f×", report.speedup()));
-    if (report.overlapEfficiency() != null) {
-      text.append(format("; overlap efficiency %.2f", report.overlapEfficiency()));
+    Double overlap = report.overlapEfficiency();
+    if (overlap != null) {
+      text.append(format("; overlap efficiency %.2f", overlap));
+      if (overlap > 1) {
+        text.append(" (above 1: the parts timed alone took longer than inside the program)");
+      } else if (overlap < 0) {
+        text.append(
+            " (below 0: the pipelined program took longer than its parts one after the other)");
+      }
     }
     text.append(".\n\nResults ")
         .append(report.validated() ? "match" : "DO NOT match")
@@ -65,10 +72,12 @@ final class ProgramSummary {
     text.append(
         format(
             "| %s | %.3f | %s | %s |%n",
-            form,
-            millis,
-            tflops == null ? "" : format("%.1f", tflops),
-            gbps == null ? "" : format("%.1f", gbps)));
+            form, millis, tflops == null ? "" : rate(tflops), gbps == null ? "" : rate(gbps)));
+  }
+
+  /** One decimal for the sizes GPUs reach, three significant digits for the CPU's small rates. */
+  private static String rate(double value) {
+    return value >= 10 ? format("%.1f", value) : format("%.3g", value);
   }
 
   private static String format(String pattern, Object... arguments) {

@@ -147,6 +147,11 @@ public record RowParallelLinear(ProgramSettings settings, int worldSize) impleme
   }
 
   @Override
+  public int chunks() {
+    return settings.chunks();
+  }
+
+  @Override
   public double flopsPerRank() {
     return 2.0 * settings.m() * settings.n() * (settings.k() / worldSize);
   }

@@ -7,7 +7,10 @@ import dev.gpucomm.runtime.numeric.ElementCodec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Seeded random inputs of ranks, regenerated on the test thread for the reference. */
 final class RankData {
@@ -28,8 +31,14 @@ final class RankData {
     return buffer;
   }
 
-  /** The values {@link #upload} writes for {@code seed}. */
+  private static final Map<List<Object>, float[]> CACHE = new ConcurrentHashMap<>();
+
+  /** The values {@link #upload} writes for {@code seed} (shared: do not modify). */
   static float[] values(DType dtype, int count, long seed) {
+    return CACHE.computeIfAbsent(List.of(dtype, count, seed), key -> generate(dtype, count, seed));
+  }
+
+  private static float[] generate(DType dtype, int count, long seed) {
     ElementCodec codec = ElementCodec.of(dtype);
     SplittableRandom random = new SplittableRandom(seed);
     float[] values = new float[count];

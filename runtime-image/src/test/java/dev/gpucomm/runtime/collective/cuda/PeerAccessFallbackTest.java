@@ -71,25 +71,25 @@ class PeerAccessFallbackTest {
   void ranksOnSeveralNodesNeverTryPeerMemory() {
     RankTopology twoNodes = new RankTopology(5, 8, 1, 4);
 
-    assertThat(CudaCommunicator.peerMemoryRefusal(twoNodes, PeerMemorySettings.defaults()))
+    assertThat(CudaCommunicator.peerMemoryRefusal(twoNodes, CudaCommunicatorSettings.defaults()))
         .isEqualTo(
             "the ranks span 2 nodes and peer memory (CUDA IPC) only reaches the ranks of one node");
   }
 
   @Test
   void peerMemoryCanBeTurnedOffAndIsCappedAtEightRanksPerNode() {
-    PeerMemorySettings off =
-        PeerMemorySettings.from(java.util.Map.of("GPUCOMM_PEER_MEMORY", "off"));
+    CudaCommunicatorSettings off =
+        CudaCommunicatorSettings.from(java.util.Map.of("GPUCOMM_PEER_MEMORY", "off"));
 
     assertThat(CudaCommunicator.peerMemoryRefusal(new RankTopology(0, 2, 0, 2), off))
         .contains("GPUCOMM_PEER_MEMORY=off");
     assertThat(
             CudaCommunicator.peerMemoryRefusal(
-                new RankTopology(0, 16, 0, 16), PeerMemorySettings.defaults()))
+                new RankTopology(0, 16, 0, 16), CudaCommunicatorSettings.defaults()))
         .contains("at most 8 ranks per node");
     assertThat(
             CudaCommunicator.peerMemoryRefusal(
-                new RankTopology(0, 4, 0, 4), PeerMemorySettings.defaults()))
+                new RankTopology(0, 4, 0, 4), CudaCommunicatorSettings.defaults()))
         .isEmpty();
   }
 

@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Sizes and launch shapes of the peer-memory (IPC) algorithms, with defaults that can be overridden
- * through the environment:
+ * What a CUDA communicator uses: NCCL, and the sizes and launch shapes of the peer-memory (IPC)
+ * algorithms, with defaults that can be overridden through the environment:
  *
  * <ul>
+ *   <li>{@code GPUCOMM_NCCL=off} does without NCCL (peer memory only; e.g. ranks sharing a GPU,
+ *       which NCCL refuses);
  *   <li>{@code GPUCOMM_PEER_MEMORY=off} disables the IPC algorithms (NCCL only);
  *   <li>{@code GPUCOMM_PEER_BUFFER_BYTES}: largest all-reduce the IPC algorithms take (64 MiB);
  *   <li>{@code GPUCOMM_LAMPORT_MAX_BYTES}: one-shot calls up to this size use the flag-free Lamport
@@ -17,7 +19,8 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation.
  * </ul>
  */
-public record PeerMemorySettings(
+public record CudaCommunicatorSettings(
+    boolean ncclEnabled,
     boolean enabled,
     long maxBytes,
     long lamportMaxBytes,
@@ -31,7 +34,7 @@ public record PeerMemorySettings(
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_LAMPORT_MAX_BYTES = 1L << 20;
 
-  public PeerMemorySettings {
+  public CudaCommunicatorSettings {
     if (maxBytes < 16 || maxBytes % 16 != 0) {
       throw new IllegalArgumentException(
           "GPUCOMM_PEER_BUFFER_BYTES must be a positive multiple of 16, got " + maxBytes);
@@ -53,25 +56,28 @@ public record PeerMemorySettings(
     }
   }
 
-  public static PeerMemorySettings defaults() {
-    return new PeerMemorySettings(
-        true, DEFAULT_MAX_BYTES, DEFAULT_LAMPORT_MAX_BYTES, 36, 64, 36, Duration.ofMinutes(5));
+  public static CudaCommunicatorSettings defaults() {
+    return new CudaCommunicatorSettings(
+        true,
+        true,
+        DEFAULT_MAX_BYTES,
+        DEFAULT_LAMPORT_MAX_BYTES,
+        36,
+        64,
+        36,
+        Duration.ofMinutes(5));
   }
 
-  public static PeerMemorySettings fromEnvironment() {
+  public static CudaCommunicatorSettings fromEnvironment() {
     return from(System.getenv());
   }
 
   /** Settings from these environment variables; unset ones keep their defaults. */
-  public static PeerMemorySettings from(Map<String, String> env) {
-    PeerMemorySettings d = defaults();
-    String peerMemory = env.getOrDefault("GPUCOMM_PEER_MEMORY", "on").trim();
-    if (!peerMemory.equals("on") && !peerMemory.equals("off")) {
-      throw new IllegalArgumentException(
-          "GPUCOMM_PEER_MEMORY must be on or off, got '" + peerMemory + "'");
-    }
-    return new PeerMemorySettings(
-        peerMemory.equals("on"),
+  public static CudaCommunicatorSettings from(Map<String, String> env) {
+    CudaCommunicatorSettings d = defaults();
+    return new CudaCommunicatorSettings(
+        onOff(env, "GPUCOMM_NCCL"),
+        onOff(env, "GPUCOMM_PEER_MEMORY"),
         number(env, "GPUCOMM_PEER_BUFFER_BYTES", d.maxBytes()),
         number(env, "GPUCOMM_LAMPORT_MAX_BYTES", d.lamportMaxBytes()),
         (int) number(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
@@ -79,6 +85,14 @@ public record PeerMemorySettings(
         (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())));
+  }
+
+  private static boolean onOff(Map<String, String> env, String name) {
+    String value = env.getOrDefault(name, "on").trim();
+    if (!value.equals("on") && !value.equals("off")) {
+      throw new IllegalArgumentException(name + " must be on or off, got '" + value + "'");
+    }
+    return value.equals("on");
   }
 
   private static long number(Map<String, String> env, String name, long fallback) {

@@ -7,24 +7,27 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class PeerMemorySettingsTest {
+class CudaCommunicatorSettingsTest {
   @Test
   void withoutVariablesTheDefaultsApply() {
-    assertThat(PeerMemorySettings.from(Map.of())).isEqualTo(PeerMemorySettings.defaults());
+    assertThat(CudaCommunicatorSettings.from(Map.of()))
+        .isEqualTo(CudaCommunicatorSettings.defaults());
   }
 
   @Test
   void variablesOverrideSizesBlocksAndTimeout() {
-    PeerMemorySettings settings =
-        PeerMemorySettings.from(
+    CudaCommunicatorSettings settings =
+        CudaCommunicatorSettings.from(
             Map.of(
                 "GPUCOMM_PEER_BUFFER_BYTES", "33554432",
                 "GPUCOMM_LAMPORT_MAX_BYTES", "0",
                 "GPUCOMM_TWOSHOT_BLOCKS", "48",
                 "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", "30",
-                "GPUCOMM_PEER_MEMORY", "off"));
+                "GPUCOMM_PEER_MEMORY", "off",
+                "GPUCOMM_NCCL", "off"));
 
     assertThat(settings.enabled()).isFalse();
+    assertThat(settings.ncclEnabled()).isFalse();
     assertThat(settings.maxBytes()).isEqualTo(32L << 20);
     assertThat(settings.lamportMaxBytes()).isZero();
     assertThat(settings.twoShotBlocks()).isEqualTo(48);
@@ -33,13 +36,15 @@ class PeerMemorySettingsTest {
 
   @Test
   void badValuesAreNamedInOneLine() {
-    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "lots")))
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "lots")))
         .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be a whole number, got 'lots'");
-    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "65")))
+    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "65")))
         .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be between 1 and 64, got 65");
-    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_PEER_BUFFER_BYTES", "1000")))
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_PEER_BUFFER_BYTES", "1000")))
         .hasMessageStartingWith("GPUCOMM_PEER_BUFFER_BYTES must be a positive multiple of 16");
-    assertThatThrownBy(() -> PeerMemorySettings.from(Map.of("GPUCOMM_PEER_MEMORY", "maybe")))
+    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_PEER_MEMORY", "maybe")))
         .hasMessage("GPUCOMM_PEER_MEMORY must be on or off, got 'maybe'");
   }
 }

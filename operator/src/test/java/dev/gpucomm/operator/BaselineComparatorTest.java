@@ -1,0 +1,45 @@
+package dev.gpucomm.operator;
+
+import static dev.gpucomm.operator.TestReports.timing;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class BaselineComparatorTest {
+  private final ReportSummaryReader reader = new ReportSummaryReader();
+
+  @Test
+  void aSizeSlowerByExactlyTheLimitIsNotARegression() throws Exception {
+    RegressionVerdict verdict =
+        BaselineComparator.verdict("base", 10, report(1024, 11.0), report(1024, 10.0));
+    assertThat(verdict.status()).isEqualTo("False");
+    assertThat(verdict.reason()).isEqualTo("WithinBaseline");
+  }
+
+  @Test
+  void aSizeSlowerByMoreThanTheLimitIsNamed() throws Exception {
+    RegressionVerdict verdict =
+        BaselineComparator.verdict("base", 2.5, report(1024, 10.3), report(1024, 10.0));
+    assertThat(verdict.status()).isEqualTo("True");
+    assertThat(verdict.message())
+        .isEqualTo(
+            "1 of 1 sizes slower than baseline base by more than 2.5% (best latency per size):"
+                + " 1024 B +3.0% (10.00 -> 10.30 us)");
+  }
+
+  @Test
+  void reportsWithoutACommonSizeCannotBeCompared() throws Exception {
+    RegressionVerdict verdict =
+        BaselineComparator.verdict("base", 5, report(1024, 10.0), report(2048, 10.0));
+    assertThat(verdict.status()).isEqualTo("Unknown");
+    assertThat(verdict.reason()).isEqualTo("NoCommonSizes");
+  }
+
+  private ReportSummary report(long bytes, double micros) throws ReportFormatException {
+    return reader.read(
+        TestReports.allreduce("j")
+            .size(bytes, null, "nccl", timing("nccl", micros, null, 1.0))
+            .json(),
+        "r");
+  }
+}

@@ -1,0 +1,103 @@
+package dev.gpucomm.operator;
+
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+
+/** Plays the node agent in tests: moves pods through their phases as a kubelet would. */
+final class FakeKubelet {
+  private final KubernetesClient client;
+  private final String namespace;
+
+  FakeKubelet(KubernetesClient client, String namespace) {
+    this.client = client;
+    this.namespace = namespace;
+  }
+
+  void run(String pod) {
+    setStatus(
+        pod,
+        new PodStatusBuilder()
+            .withPhase("Running")
+            .addToConditions(scheduled("True", null, null, Instant.now()))
+            .addToContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName(PodTemplateFactory.CONTAINER_NAME)
+                    .withReady(true)
+                    .withNewState()
+                    .withNewRunning()
+                    .withStartedAt(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
+                    .endRunning()
+                    .endState()
+                    .build())
+            .build());
+  }
+
+  void succeed(String pod) {
+    terminate(pod, "Succeeded", 0, "");
+  }
+
+  /** The container exits with {@code exitCode}, leaving {@code message} as termination message. */
+  void fail(String pod, int exitCode, String message) {
+    terminate(pod, "Failed", exitCode, message);
+  }
+
+  /** The scheduler has found no node for the pod since {@code since}. */
+  void unschedulable(String pod, Instant since, String message) {
+    setStatus(
+        pod,
+        new PodStatusBuilder()
+            .withPhase("Pending")
+            .addToConditions(scheduled("False", "Unschedulable", message, since))
+            .build());
+  }
+
+  private void terminate(String pod, String phase, int exitCode, String message) {
+    setStatus(
+        pod,
+        new PodStatusBuilder()
+            .withPhase(phase)
+            .addToConditions(scheduled("True", null, null, Instant.now()))
+            .addToContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName(PodTemplateFactory.CONTAINER_NAME)
+                    .withReady(false)
+                    .withNewState()
+                    .withNewTerminated()
+                    .withExitCode(exitCode)
+                    .withReason(exitCode == 0 ? "Completed" : "Error")
+                    .withMessage(message)
+                    .endTerminated()
+                    .endState()
+                    .build())
+            .build());
+  }
+
+  private static io.fabric8.kubernetes.api.model.PodCondition scheduled(
+      String status, String reason, String message, Instant since) {
+    return new PodConditionBuilder()
+        .withType("PodScheduled")
+        .withStatus(status)
+        .withReason(reason)
+        .withMessage(message)
+        .withLastTransitionTime(since.truncatedTo(ChronoUnit.SECONDS).toString())
+        .build();
+  }
+
+  private void setStatus(String pod, PodStatus status) {
+    client
+        .pods()
+        .inNamespace(namespace)
+        .withName(pod)
+        .editStatus(
+            (Pod current) -> {
+              current.setStatus(status);
+              return current;
+            });
+  }
+}

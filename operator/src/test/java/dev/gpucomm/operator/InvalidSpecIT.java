@@ -1,0 +1,242 @@
+package dev.gpucomm.operator;
+
+import static dev.gpucomm.operator.TestCluster.condition;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Specs the operator refuses: each gets phase Failed, reason InvalidSpec and a one-line message
+ * naming the field, and no pod (nor any other object) is created. Fabric8's mock API server does
+ * not run the CRD's schema or CEL rules, so these also show what the operator does where they did
+ * not run.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(setup = CommJobCrdSetup.class)
+class InvalidSpecIT {
+  private static final String BENCHMARK =
+      "workload: {kind: benchmark, benchmark: {tokens: [32, 64]}}";
+
+  @Inject KubernetesClient client;
+
+  private TestCluster cluster;
+
+  @BeforeEach
+  void connect() {
+    cluster = new TestCluster(client);
+  }
+
+  static Stream<Arguments> invalidSpecs() {
+    return Stream.of(
+        invalid("no-world", "device: cpu\n" + BENCHMARK, "spec.worldSize is required"),
+        invalid(
+            "world-zero",
+            "worldSize: 0\n" + BENCHMARK,
+            "spec.worldSize must be between 1 and 4096, not 0"),
+        invalid(
+            "ranks-per-pod-17",
+            "worldSize: 34\nranksPerPod: 17\n" + BENCHMARK,
+            "spec.ranksPerPod must be between 1 and 16, not 17"),
+        invalid(
+            "not-a-multiple",
+            "worldSize: 6\nranksPerPod: 4\n" + BENCHMARK,
+            "spec.worldSize (6) must be a multiple of spec.ranksPerPod (4)"),
+        invalid(
+            "timeout-zero",
+            "worldSize: 2\ntimeoutSeconds: 0\n" + BENCHMARK,
+            "spec.timeoutSeconds must be between 1 and 86400, not 0"),
+        invalid("no-workload", "worldSize: 2", "spec.workload is required"),
+        invalid(
+            "no-kind",
+            "worldSize: 2\nworkload: {benchmark: {tokens: [32]}}",
+            "spec.workload.kind is required (benchmark, program, tune)"),
+        invalid(
+            "program-missing",
+            "worldSize: 2\nworkload: {kind: program}",
+            "spec.workload.program is required when spec.workload.kind is program"),
+        invalid(
+            "two-sections",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [32]}, tune: {}}",
+            "spec.workload.tune is set but spec.workload.kind is benchmark"),
+        invalid(
+            "tokens-and-sizes",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [32], sizes: [1024]}}",
+            "spec.workload.benchmark needs exactly one of tokens and sizes"),
+        invalid(
+            "odd-size",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {sizes: [1024, 1000]}}",
+            "spec.workload.benchmark.sizes[1] (1000) must be a positive multiple of 16 bytes"),
+        invalid(
+            "size-twice",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {sizes: [1024, 4096, 1024]}}",
+            "spec.workload.benchmark.sizes lists 1024 twice"),
+        invalid(
+            "zero-tokens",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [0, 32]}}",
+            "spec.workload.benchmark.tokens[0] (0) must be positive"),
+        invalid(
+            "buffer-too-big",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [32, 262144]}}",
+            "spec.workload.benchmark.tokens[1] (262144) x hiddenSize (8192) x 2 bytes (bf16) ="
+                + " 4294967296 bytes exceeds the 2147483647-byte limit of one rank's buffer"),
+        invalid(
+            "oneshot-across-pods",
+            "worldSize: 16\nranksPerPod: 8\n"
+                + "workload: {kind: benchmark, benchmark: {tokens: [32], algorithms: [nccl, oneshot]}}",
+            "spec.workload.benchmark.algorithms: oneshot exchanges buffers among the ranks of one"
+                + " pod, but spec.worldSize (16) spans 2 pods of spec.ranksPerPod (8); use nccl or"
+                + " auto"),
+        invalid(
+            "ring-on-cuda",
+            "worldSize: 4\nranksPerPod: 4\ndevice: cuda\n"
+                + "workload: {kind: benchmark, benchmark: {tokens: [32], algorithms: [ring]}}",
+            "spec.workload.benchmark.algorithms: ring is the cpu device's stand-in for NCCL; on"
+                + " device cuda use nccl"),
+        invalid(
+            "algorithm-twice",
+            "worldSize: 2\n"
+                + "workload: {kind: benchmark, benchmark: {tokens: [32], algorithms: [nccl, auto, nccl]}}",
+            "spec.workload.benchmark.algorithms lists nccl twice"),
+        invalid(
+            "no-iterations",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [32], iterations: 0}}",
+            "spec.workload.benchmark.iterations must be between 1 and 1000000, not 0"),
+        invalid(
+            "fixed-without-algorithm",
+            "worldSize: 2\nheuristic: {name: fixed}\n" + BENCHMARK,
+            "spec.heuristic.fixedAlgorithm is required when spec.heuristic.name is fixed"),
+        invalid(
+            "fixed-auto",
+            "worldSize: 2\nheuristic: {name: fixed, fixedAlgorithm: auto}\n" + BENCHMARK,
+            "spec.heuristic.fixedAlgorithm cannot be auto: auto is what asks the heuristic"),
+        invalid(
+            "fixed-algorithm-unused",
+            "worldSize: 2\nheuristic: {name: vllm, fixedAlgorithm: twoshot}\n" + BENCHMARK,
+            "spec.heuristic.fixedAlgorithm is set but spec.heuristic.name is vllm (only fixed uses"
+                + " it)"),
+        invalid(
+            "measured-without-table",
+            "worldSize: 2\nheuristic: {name: measured}\n" + BENCHMARK,
+            "spec.heuristic.tuningRef is required when spec.heuristic.name is measured"),
+        invalid(
+            "baseline-bad-name",
+            "worldSize: 2\nbaseline: {configMapRef: Nightly_Baseline}\n" + BENCHMARK,
+            "spec.baseline.configMapRef \"Nightly_Baseline\" is not a valid object name (lowercase"
+                + " letters, digits, '-' and '.')"),
+        invalid(
+            "baseline-for-program",
+            "worldSize: 2\nbaseline: {configMapRef: nightly}\n"
+                + "workload: {kind: program, program: {name: rowParallelLinear}}",
+            "spec.baseline compares benchmark reports, but spec.workload.kind is program"),
+        invalid(
+            "shm-not-a-quantity",
+            "worldSize: 2\nsharedMemorySize: 8 GB\n" + BENCHMARK,
+            "spec.sharedMemorySize \"8 GB\" is not a quantity (e.g. 8Gi, 512Mi)"),
+        invalid(
+            "shm-too-small",
+            "worldSize: 2\nsharedMemorySize: 16Mi\n" + BENCHMARK,
+            "spec.sharedMemorySize (16Mi) must be at least 64Mi, the container default NCCL"
+                + " already outgrows"),
+        invalid(
+            "shm-over-memory-limit",
+            "worldSize: 2\nsharedMemorySize: 32Gi\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{resources: {limits: {memory: 16Gi}}}]}}",
+            "spec.sharedMemorySize exceeds spec.template.spec.containers[0].resources.limits.memory"
+                + " (16Gi): the pages of /dev/shm count against the container's memory limit"),
+        invalid(
+            "host-ipc",
+            "worldSize: 2\n" + BENCHMARK + "\ntemplate: {spec: {hostIPC: true}}",
+            "spec.template.spec.hostIPC is not supported in the pod template overlay (supported:"
+                + " metadata.labels, metadata.annotations, spec.nodeSelector, spec.tolerations,"
+                + " spec.affinity, spec.schedulerName, spec.priorityClassName,"
+                + " spec.runtimeClassName, spec.imagePullSecrets, spec.topologySpreadConstraints,"
+                + " spec.volumes and, in spec.containers[0], image, imagePullPolicy, resources,"
+                + " env, envFrom, volumeMounts)"),
+        invalid(
+            "privileged",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{securityContext: {privileged: true}}]}}",
+            "spec.template.spec.containers[0].securityContext is not supported in the pod template"
+                + " overlay (supported: metadata.labels, metadata.annotations, spec.nodeSelector,"
+                + " spec.tolerations, spec.affinity, spec.schedulerName, spec.priorityClassName,"
+                + " spec.runtimeClassName, spec.imagePullSecrets, spec.topologySpreadConstraints,"
+                + " spec.volumes and, in spec.containers[0], image, imagePullPolicy, resources,"
+                + " env, envFrom, volumeMounts)"),
+        invalid(
+            "two-containers",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{image: a}, {name: sidecar, image: b}]}}",
+            "spec.template.spec.containers has 2 entries; the overlay takes one (the gpucomm"
+                + " container)"),
+        invalid(
+            "contract-env",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{env: [{name: WORLD_SIZE, value: '4'}]}]}}",
+            "spec.template.spec.containers[0].env[0] (WORLD_SIZE) is set by the operator"),
+        invalid(
+            "shm-mount",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {volumes: [{name: shm, emptyDir: {}}], containers:"
+                + " [{volumeMounts: [{name: shm, mountPath: /dev/shm}]}]}}",
+            "spec.template.spec.containers[0].volumeMounts[0] mounts /dev/shm, which the operator"
+                + " mounts (size it with spec.sharedMemorySize)"),
+        invalid(
+            "reserved-volume",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {volumes: [{name: dshm, emptyDir: {}}]}}",
+            "spec.template.spec.volumes[0] is named dshm, a name the operator uses"),
+        invalid(
+            "gpu-count",
+            "worldSize: 8\nranksPerPod: 8\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 4}}}]}}",
+            "spec.template.spec.containers[0].resources.limits[\"nvidia.com/gpu\"] (4) must equal"
+                + " spec.ranksPerPod (8) or be left out"),
+        invalid(
+            "8gpu-sweep",
+            "worldSize: 8\n" + BENCHMARK,
+            "metadata.name \"8gpu-sweep\" must start with a lowercase letter: it also names the"
+                + " job's headless Service"),
+        invalid(
+            "a-very-long-name-for-a-sweep-of-all-reduce-over-every-gpu-here",
+            "worldSize: 4096\nranksPerPod: 8\n" + BENCHMARK,
+            "metadata.name is too long: pod hostname"
+                + " \"a-very-long-name-for-a-sweep-of-all-reduce-over-every-gpu-here-511\" would"
+                + " exceed 63 characters"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidSpecs")
+  void anInvalidSpecFailsWithAMessageNamingTheFieldAndStartsNoPod(
+      String name, String spec, String message) {
+    cluster.apply("metadata: {name: " + name + "}\nspec:\n" + spec.indent(2));
+
+    CommJobStatus status = cluster.awaitStatus(name, s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("InvalidSpec");
+    assertThat(condition(status, "Failed").getMessage()).isEqualTo(message);
+    assertThat(status.getStartTime()).isNull();
+    assertThat(cluster.pods(name)).isEmpty();
+    assertThat(cluster.configMap(name + "-spec")).isNull();
+    assertThat(client.services().withName(name).get()).isNull();
+  }
+
+  private static Arguments invalid(String name, String spec, String message) {
+    return Arguments.of(name, spec, message);
+  }
+}

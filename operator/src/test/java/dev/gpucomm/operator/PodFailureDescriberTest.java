@@ -1,0 +1,65 @@
+package dev.gpucomm.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import org.junit.jupiter.api.Test;
+
+class PodFailureDescriberTest {
+
+  @Test
+  void theRanksTerminationMessageAndExitCodeDescribeTheFailure() {
+    Pod pod = terminated(2, "rank 5: NCCL error: unhandled system error\n");
+    assertThat(PodFailureDescriber.describe(pod))
+        .isEqualTo("exit code 2: rank 5: NCCL error: unhandled system error");
+  }
+
+  @Test
+  void withLogsAsTheMessageTheLastLineIsTheError() {
+    Pod pod =
+        terminated(
+            137,
+            "starting ranks\nrank 0 joined\n\njava.lang.OutOfMemoryError: Java heap space\n  ");
+    assertThat(PodFailureDescriber.describe(pod))
+        .isEqualTo("exit code 137: java.lang.OutOfMemoryError: Java heap space");
+  }
+
+  @Test
+  void anEvictedPodIsDescribedByItsOwnReason() {
+    Pod pod =
+        new PodBuilder()
+            .withNewStatus()
+            .withPhase("Failed")
+            .withReason("Evicted")
+            .withMessage("The node was low on resource: memory.")
+            .endStatus()
+            .build();
+    assertThat(PodFailureDescriber.describe(pod))
+        .isEqualTo("Evicted: The node was low on resource: memory.");
+  }
+
+  @Test
+  void aVeryLongMessageIsShortened() {
+    String line = "x".repeat(1000);
+    assertThat(PodFailureDescriber.describe(terminated(1, line)))
+        .hasSize("exit code 1: ".length() + 300);
+  }
+
+  private static Pod terminated(int exitCode, String message) {
+    return new PodBuilder()
+        .withNewStatus()
+        .withPhase("Failed")
+        .addNewContainerStatus()
+        .withName("gpucomm")
+        .withNewState()
+        .withNewTerminated()
+        .withExitCode(exitCode)
+        .withMessage(message)
+        .endTerminated()
+        .endState()
+        .endContainerStatus()
+        .endStatus()
+        .build();
+  }
+}

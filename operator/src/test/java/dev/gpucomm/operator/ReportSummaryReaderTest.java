@@ -1,0 +1,91 @@
+package dev.gpucomm.operator;
+
+import static dev.gpucomm.operator.TestReports.timing;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.gpucomm.api.v1alpha1.SizeSummary;
+import org.junit.jupiter.api.Test;
+
+class ReportSummaryReaderTest {
+  private final ReportSummaryReader reader = new ReportSummaryReader();
+
+  @Test
+  void eachSizeBecomesARowWithTheFastestAlgorithmAndItsSpeedupOverNccl() throws Exception {
+    ReportSummary summary =
+        reader.read(
+            TestReports.allreduce("ar")
+                .size(
+                    524288,
+                    32,
+                    "oneshot",
+                    timing("auto", 7.0, 6.1, 80.0),
+                    timing("nccl", 14.0, 12.2, 40.0),
+                    timing("oneshot", 7.1, 6.0, 81.0),
+                    timing("twoshot", 9.0, 8.0, 60.0))
+                .size(
+                    67108864,
+                    4096,
+                    "twoshot",
+                    timing("auto", 300.0, null, 390.0),
+                    timing("nccl", 330.0, null, 350.0),
+                    timing("twoshot", 298.0, null, 392.0))
+                .json(),
+            "ar-results report.json");
+
+    assertThat(summary.collective()).isEqualTo("allreduce");
+    assertThat(summary.sizes())
+        .extracting("bytes", "tokens", "chosen", "best", "latencyMicros", "chosenLatencyMicros")
+        .containsExactly(
+            tuple(524288L, 32, "oneshot", "oneshot", 6.0, 6.1),
+            tuple(67108864L, 4096, "twoshot", "twoshot", 298.0, 300.0));
+    SizeSummary small = summary.sizes().get(0);
+    assertThat(small.getSpeedupVsNccl()).isEqualTo(12.2 / 6.0);
+    assertThat(small.getBusBandwidthGBps()).isEqualTo(81.0);
+    assertThat(summary.bestAtLargestSize()).contains("twoshot");
+    assertThat(summary.figures()).hasSize(7);
+    assertThat(summary.figures().get(0)).isEqualTo(new AlgorithmFigure(524288, "auto", 6.1, 80.0));
+  }
+
+  @Test
+  void autoIsNeverTheBestEvenWhenItIsTheFastestTiming() throws Exception {
+    ReportSummary summary =
+        reader.read(
+            TestReports.allreduce("ar")
+                .size(
+                    1024,
+                    null,
+                    "oneshot",
+                    timing("auto", 4.0, null, 1.0),
+                    timing("oneshot", 4.2, null, 1.0))
+                .json(),
+            "r");
+    assertThat(summary.sizes().get(0).getBest()).isEqualTo("oneshot");
+    assertThat(summary.sizes().get(0).getTokens()).isNull();
+  }
+
+  @Test
+  void aReportOfAnotherSchemaVersionIsRefusedNamingTheFile() {
+    assertThatThrownBy(
+            () -> reader.read("{\"schemaVersion\": 2, \"sizes\": []}", "ar-results report.json"))
+        .isInstanceOf(ReportFormatException.class)
+        .hasMessage("ar-results report.json has schemaVersion 2; this operator reads 1");
+  }
+
+  @Test
+  void textThatIsNotJsonIsRefusedNamingTheFile() {
+    assertThatThrownBy(() -> reader.read("| size | nccl |", "ar-results report.json"))
+        .isInstanceOf(ReportFormatException.class)
+        .hasMessageStartingWith("ar-results report.json is not JSON: ");
+  }
+
+  @Test
+  void aMeasurementWithoutTimingIsRefusedNamingIt() {
+    String json =
+        "{\"schemaVersion\":1,\"sizes\":[{\"bytes\":1024,\"measurements\":[{\"algorithm\":\"nccl\"}]}]}";
+    assertThatThrownBy(() -> reader.read(json, "r"))
+        .isInstanceOf(ReportFormatException.class)
+        .hasMessage("r sizes[0] measurements[0] has no eagerMicros");
+  }
+}

@@ -1,0 +1,129 @@
+package dev.gpucomm.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+
+/** What a test does to and reads from the mock cluster, in the words of the scenarios. */
+final class TestCluster {
+  static final Duration PATIENCE = Duration.ofSeconds(15);
+
+  final KubernetesClient client;
+  final String namespace;
+  final FakeKubelet kubelet;
+
+  TestCluster(KubernetesClient client) {
+    this.client = client;
+    this.namespace = client.getNamespace();
+    this.kubelet = new FakeKubelet(client, namespace);
+  }
+
+  /** Creates the CommJob described by {@code yaml} (metadata and spec). */
+  CommJob apply(String yaml) {
+    CommJob job =
+        client
+            .getKubernetesSerialization()
+            .unmarshal("apiVersion: gpucomm.dev/v1alpha1\nkind: CommJob\n" + yaml, CommJob.class);
+    return client.resources(CommJob.class).inNamespace(namespace).resource(job).create();
+  }
+
+  CommJob job(String name) {
+    return client.resources(CommJob.class).inNamespace(namespace).withName(name).get();
+  }
+
+  /** Waits until the job's status satisfies {@code condition}, and returns it. */
+  CommJobStatus awaitStatus(String name, Predicate<CommJobStatus> condition) {
+    AtomicReference<CommJobStatus> matched = new AtomicReference<>();
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              CommJob job = job(name);
+              CommJobStatus status = job == null ? null : job.getStatus();
+              assertThat(status != null && condition.test(status))
+                  .as("status of %s: %s", name, client.getKubernetesSerialization().asYaml(status))
+                  .isTrue();
+              matched.set(status);
+            });
+    return matched.get();
+  }
+
+  List<Pod> pods(String job) {
+    return client.pods().inNamespace(namespace).withLabel(CommJob.JOB_LABEL, job).list().getItems();
+  }
+
+  /** Waits until the job's pods are exactly {@code names}; returns them in that order. */
+  List<Pod> awaitPods(String job, String... names) {
+    return await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                pods(job).stream()
+                    .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+                    .toList(),
+            pods ->
+                pods.stream().map(p -> p.getMetadata().getName()).toList().equals(List.of(names)));
+  }
+
+  ConfigMap configMap(String name) {
+    return client.configMaps().inNamespace(namespace).withName(name).get();
+  }
+
+  /** Patches report.json into the results ConfigMap, as rank 0 does at the end of a run. */
+  void publishReport(String job, String reportJson) {
+    client
+        .configMaps()
+        .inNamespace(namespace)
+        .withName(job + "-results")
+        .edit(
+            cm -> {
+              cm.setData(Map.of("report.json", reportJson, "report.md", "| size | ... |"));
+              return cm;
+            });
+  }
+
+  void createConfigMap(String name, String key, String value) {
+    client
+        .configMaps()
+        .inNamespace(namespace)
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withData(Map.of(key, value))
+                .build())
+        .create();
+  }
+
+  static Condition condition(CommJobStatus status, String type) {
+    return status.getConditions().stream()
+        .filter(c -> c.getType().equals(type))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("no condition " + type + " in " + status.getConditions()));
+  }
+
+  static boolean hasCondition(CommJobStatus status, String type, String value, String reason) {
+    return status.getConditions() != null
+        && status.getConditions().stream()
+            .anyMatch(
+                c ->
+                    c.getType().equals(type)
+                        && c.getStatus().equals(value)
+                        && c.getReason().equals(reason));
+  }
+}

@@ -1,0 +1,185 @@
+package dev.gpucomm.runtime.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.heuristic.TrtllmHeuristic;
+import dev.gpucomm.runtime.report.Measurement;
+import dev.gpucomm.runtime.report.SizeResult;
+import dev.gpucomm.runtime.workload.Progress;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The benchmark runner on the CPU backend, with ranks as threads. */
+@Timeout(120)
+class BenchmarkSweepTest {
+  private static final Duration PEERS = Duration.ofSeconds(20);
+
+  private static SweepPlan plan(
+      Collective collective,
+      DType dtype,
+      List<Long> sizes,
+      List<Algorithm> algorithms,
+      boolean auto) {
+    List<SweepPoint> points =
+        sizes.stream().map(bytes -> new SweepPoint(bytes, null, "sizes")).toList();
+    return new SweepPlan(
+        collective, dtype, 8192, points, algorithms, auto, 1, 3, true, 1234L, "algorithms");
+  }
+
+  private static List<BenchmarkSweep.Outcome> sweep(int world, SweepPlan plan) {
+    return ThreadRanks.run(
+        world,
+        rank ->
+            new BenchmarkSweep(
+                    rank.device(),
+                    rank.communicator(),
+                    rank.store(),
+                    new TrtllmHeuristic(),
+                    Progress.silent(),
+                    PEERS)
+                .run(plan, "test"));
+  }
+
+  @Test
+  void everyAlgorithmIsMeasuredValidatedAndGatheredOnRankZero() {
+    SweepPlan plan =
+        plan(
+            Collective.ALLREDUCE,
+            DType.BF16,
+            List.of(48L, 4112L),
+            List.of(Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT),
+            true);
+
+    List<BenchmarkSweep.Outcome> outcomes = sweep(3, plan);
+
+    List<SizeResult> sizes = outcomes.getFirst().sizes();
+    assertThat(outcomes.get(1).sizes()).as("only rank 0 reports").isEmpty();
+    assertThat(sizes).extracting(SizeResult::bytes).containsExactly(48L, 4112L);
+    for (SizeResult size : sizes) {
+      assertThat(size.measurements())
+          .extracting(Measurement::algorithm)
+          .containsExactly(Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT);
+      assertThat(size.chosen()).as("trtllm at a small size").isEqualTo(Algorithm.ONESHOT);
+      for (Measurement m : size.measurements()) {
+        assertThat(m.eagerMicros()).isPositive();
+        assertThat(m.graphMicros()).isNotNull().isPositive();
+        assertThat(m.iterations()).isEqualTo(3);
+        assertThat(m.busBandwidthGBps())
+            .isCloseTo(
+                m.algBandwidthGBps() * 2 * 2 / 3,
+                org.assertj.core.data.Percentage.withPercentage(1e-6));
+        assertThat(m.maxRelativeError())
+            .as("bf16 sums round")
+            .isPositive()
+            .isLessThan(ElementBound.BF16_SUM_OF_THREE);
+      }
+    }
+  }
+
+  @Test
+  void autoAddsTheChosenAlgorithmWhenItIsNotListed() {
+    SweepPlan plan =
+        plan(Collective.ALLREDUCE, DType.FP32, List.of(1024L), List.of(Algorithm.RING), true);
+
+    SizeResult size = sweep(2, plan).getFirst().sizes().getFirst();
+
+    assertThat(size.chosen()).isEqualTo(Algorithm.ONESHOT);
+    assertThat(size.measurements())
+        .extracting(Measurement::algorithm)
+        .containsExactly(Algorithm.RING, Algorithm.ONESHOT);
+    assertThat(size.chosenReason()).isNotBlank();
+  }
+
+  @Test
+  void dataMovementCollectivesAreExact() {
+    for (Collective collective :
+        List.of(
+            Collective.ALLGATHER,
+            Collective.BROADCAST,
+            Collective.COLLECTIVEPERMUTE,
+            Collective.REDUCESCATTER)) {
+      List<Algorithm> algorithms =
+          collective == Collective.COLLECTIVEPERMUTE
+              ? List.of(Algorithm.RING)
+              : List.of(Algorithm.RING, Algorithm.ONESHOT);
+      SweepPlan plan = plan(collective, DType.FP16, List.of(48L), algorithms, false);
+
+      SizeResult size = sweep(3, plan).getFirst().sizes().getFirst();
+
+      assertThat(size.measurements()).as(collective.wireName()).hasSize(algorithms.size());
+      if (collective != Collective.REDUCESCATTER) {
+        assertThat(size.measurements()).allSatisfy(m -> assertThat(m.maxRelativeError()).isZero());
+      }
+    }
+  }
+
+  @Test
+  void aWrongElementFailsNamingAlgorithmSizeRankAndElement() {
+    SweepPlan plan =
+        plan(
+            Collective.ALLREDUCE,
+            DType.BF16,
+            List.of(4096L),
+            List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT),
+            false);
+
+    assertThatThrownBy(
+            () ->
+                ThreadRanks.run(
+                    2,
+                    rank ->
+                        new BenchmarkSweep(
+                                rank.device(),
+                                new CorruptingCommunicator(
+                                    rank.communicator(),
+                                    rank.device(),
+                                    Algorithm.TWOSHOT,
+                                    517,
+                                    false),
+                                rank.store(),
+                                new TrtllmHeuristic(),
+                                Progress.silent(),
+                                PEERS)
+                            .run(plan, "test")))
+        .isInstanceOf(ResultMismatchException.class)
+        .hasMessageStartingWith(
+            "allreduce twoshot at 4 KiB (2048 x bf16): rank 0 output element 517 is 0.74609375, expected ")
+        .hasMessageEndingWith("; 1 of 2048 elements wrong");
+  }
+
+  @Test
+  void anOutputNeverWrittenIsCaughtByThePoison() {
+    SweepPlan plan =
+        plan(Collective.ALLREDUCE, DType.FP32, List.of(64L), List.of(Algorithm.ONESHOT), false);
+
+    assertThatThrownBy(
+            () ->
+                ThreadRanks.run(
+                    2,
+                    rank ->
+                        new BenchmarkSweep(
+                                rank.device(),
+                                new CorruptingCommunicator(
+                                    rank.communicator(), rank.device(), Algorithm.ONESHOT, 0, true),
+                                rank.store(),
+                                new TrtllmHeuristic(),
+                                Progress.silent(),
+                                PEERS)
+                            .run(plan, "test")))
+        .isInstanceOf(ResultMismatchException.class)
+        .hasMessageContaining("output element 0 is NaN (never written)")
+        .hasMessageEndingWith("16 of 16 elements wrong");
+  }
+
+  /** Error bounds used above, stated once. */
+  private static final class ElementBound {
+    /** A sum of three bf16 values, rounded once: at most about 2^-8 of Σ|x|. */
+    static final double BF16_SUM_OF_THREE = 0x1p-8 * 1.01;
+  }
+}

@@ -1,0 +1,97 @@
+package dev.gpucomm.runtime.hostir.programs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.cpu.CpuBackend;
+import dev.gpucomm.runtime.device.cpu.CpuDevice;
+import dev.gpucomm.runtime.hostir.RankThreads;
+import dev.gpucomm.runtime.spec.JobLoader;
+import dev.gpucomm.runtime.spec.LoadedJob;
+import dev.gpucomm.runtime.testing.InMemoryStore;
+import dev.gpucomm.runtime.workload.ProgramWorkload;
+import dev.gpucomm.runtime.workload.Progress;
+import dev.gpucomm.runtime.workload.RankContext;
+import dev.gpucomm.runtime.workload.WorkloadResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+class HostIrProgramWorkloadTest {
+  private static final String JOB =
+      """
+      apiVersion: gpucomm.dev/v1alpha1
+      kind: CommJob
+      metadata: {name: row-parallel}
+      spec:
+        worldSize: 2
+        device: cpu
+        workload:
+          kind: program
+          program:
+            name: rowParallelLinear
+            shape: {m: 16, n: 8, k: 8}
+            chunks: 4
+            passes: [assignStreams]
+            streams: 2
+            warmupIterations: 1
+            iterations: 3
+      """;
+
+  @Test
+  void theRankFlowFindsTheWorkloadThroughTheServiceLoader() {
+    assertThat(ServiceLoader.load(ProgramWorkload.class).findFirst())
+        .get()
+        .isInstanceOf(HostIrProgramWorkload.class);
+  }
+
+  @Test
+  void givenAProgramJob_rankZeroReturnsTheReportAndTheDump_otherRanksNothing() throws Exception {
+    LoadedJob job = new JobLoader().load(JOB, "row-parallel.yaml");
+    CpuBackend backend = ProgramsOnCpuTest.backend();
+    InMemoryStore store = new InMemoryStore();
+
+    List<WorkloadResult> results =
+        RankThreads.run(
+            2,
+            Duration.ofSeconds(60),
+            rank -> {
+              RankTopology topology = new RankTopology(rank, 2, rank, 2);
+              try (CpuDevice device = backend.open(rank);
+                  Communicator communicator = backend.createCommunicator(device, store, topology)) {
+                return new HostIrProgramWorkload()
+                    .run(
+                        new RankContext(
+                            job,
+                            topology,
+                            device,
+                            communicator,
+                            store,
+                            Duration.ofSeconds(30),
+                            Progress.silent(),
+                            true));
+              }
+            });
+
+    assertThat(results.get(1).isEmpty()).isTrue();
+    WorkloadResult report = results.get(0);
+    assertThat(report.files()).containsOnlyKeys("report.json", "report.md", "host-ir.txt");
+    assertThat(report.files().get("host-ir.txt"))
+        .contains("// after assignStreams\n%HostIrContainer {");
+    assertThat(report.summaryMarkdown())
+        .startsWith("## rowParallelLinear on 2 × cpu")
+        .contains("| pipelined |")
+        .contains("Results match the unpipelined form and exact values on every rank.");
+    JsonNode json = new ObjectMapper().readTree(report.files().get("report.json"));
+    assertThat(json.get("program").asText()).isEqualTo("rowParallelLinear");
+    assertThat(json.get("validated").asBoolean()).isTrue();
+    assertThat(json.get("ranks")).hasSize(2);
+    assertThat(json.get("times").get("pipelinedMillis").asDouble()).isPositive();
+    assertThat(json.get("workerStreams").asInt()).isEqualTo(2);
+    assertThat(json.get("extraCommunicators").asInt()).isEqualTo(2);
+  }
+}
