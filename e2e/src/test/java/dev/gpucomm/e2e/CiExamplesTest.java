@@ -75,6 +75,9 @@ class CiExamplesTest {
 
     assertThat(Files.isExecutable(script)).as("executable").isTrue();
     assertThat(bash("-n", script.toString()).exitCode()).isZero();
+    assertThat(Files.isExecutable(REPO.resolve("gpucomm")))
+        .as("its default CLI, ./gpucomm")
+        .isTrue();
   }
 
   @Test

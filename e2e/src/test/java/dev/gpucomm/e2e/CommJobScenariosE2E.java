@@ -193,7 +193,7 @@ class CommJobScenariosE2E {
 
     cluster.client().resource(job).delete();
 
-    cluster.awaitNothingLeftOf("doomed", Duration.ofSeconds(60));
+    cluster.awaitNothingLeftOf("doomed", Duration.ofMinutes(2));
     assertThat(jobs.objectsOf("doomed")).isEmpty();
   }
 

@@ -27,6 +27,12 @@ final class HelmValues {
   /** An image reference split at its tag: registry/path:tag (the tag defaults to latest). */
   record ImageReference(String repository, String tag) {
     static ImageReference parse(String reference) {
+      if (reference.contains("@")) {
+        throw new IllegalArgumentException(
+            "image "
+                + reference
+                + ": give a tag, not a digest (the chart takes repository and tag)");
+      }
       int slash = reference.lastIndexOf('/');
       int colon = reference.lastIndexOf(':');
       if (colon > slash) {
