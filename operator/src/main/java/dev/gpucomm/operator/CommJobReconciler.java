@@ -45,15 +45,12 @@ import org.jboss.logging.Logger;
           name = "role-binding",
           type = CommJobRoleBindingDependentResource.class,
           dependsOn = {"service-account", "role"}),
+      // pods need their ServiceAccount at admission and the spec ConfigMap to mark the start;
+      // the other objects are only needed once ranks run, and are created alongside
       @Dependent(
           name = "pods",
           type = CommJobPodsDependentResource.class,
-          dependsOn = {
-            CommJobSpecConfigMapDependentResource.NAME,
-            "results-configmap",
-            "service",
-            "role-binding"
-          })
+          dependsOn = {CommJobSpecConfigMapDependentResource.NAME, "service-account"})
     })
 public class CommJobReconciler implements Reconciler<CommJob> {
   public static final String NAME = "commjob";

@@ -27,7 +27,8 @@ class OperatorRestartIT {
       TestCluster cluster = new TestCluster(apiServer.client);
       List<Pod> pods;
       CommJobStatus running;
-      OperatorProcess first = OperatorProcess.start(apiServer.url(), LOG, List.of(), Map.of());
+      OperatorProcess first =
+          OperatorProcess.start(apiServer.url(), LOG, OperatorJvm.OPTIONS, Map.of());
       try {
         cluster.apply(
             """
@@ -59,7 +60,7 @@ class OperatorRestartIT {
               .json());
 
       try (OperatorProcess second =
-          OperatorProcess.start(apiServer.url(), LOG, List.of(), Map.of())) {
+          OperatorProcess.start(apiServer.url(), LOG, OperatorJvm.OPTIONS, Map.of())) {
         CommJobStatus caughtUp =
             cluster.awaitStatus(
                 "survives",

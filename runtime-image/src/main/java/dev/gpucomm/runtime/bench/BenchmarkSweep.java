@@ -12,10 +12,9 @@ import dev.gpucomm.runtime.heuristic.Decision;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.report.Measurement;
+import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.report.SizeResult;
-import dev.gpucomm.runtime.workload.Progress;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -51,7 +50,7 @@ public final class BenchmarkSweep {
   private final KeyValueStore store;
   private final RankTopology topology;
   private final AlgorithmHeuristic heuristic;
-  private final Progress progress;
+  private final ProgressDisplay progress;
   private final Duration peerTimeout;
   private final Stream stream;
 
@@ -60,7 +59,7 @@ public final class BenchmarkSweep {
       Communicator communicator,
       KeyValueStore store,
       AlgorithmHeuristic heuristic,
-      Progress progress,
+      ProgressDisplay progress,
       Duration peerTimeout) {
     this.device = device;
     this.communicator = communicator;
@@ -97,10 +96,6 @@ public final class BenchmarkSweep {
       }
       runs.add(algorithms);
     }
-    int total = runs.stream().mapToInt(List::size).sum();
-    progress.start(
-        plan.collective() + " " + plan.dtype() + " on " + topology.worldSize() + " ranks", total);
-
     double[] eagerTimes = new double[plan.iterations()];
     int callsPerGraph = Math.min(CALLS_PER_GRAPH, plan.iterations());
     int replays = Math.max(1, plan.iterations() / callsPerGraph);
@@ -108,7 +103,7 @@ public final class BenchmarkSweep {
     boolean graphs = plan.graphs();
     String graphNote = graphs ? "" : "graphs not requested";
     List<PointFigures> figures = new ArrayList<>();
-    int done = 0;
+    int sizeCount = plan.points().size();
     try (CallTimer timer = new CallTimer(device)) {
       for (int p = 0; p < plan.points().size(); p++) {
         SweepPoint point = plan.points().get(p);
@@ -123,6 +118,7 @@ public final class BenchmarkSweep {
           List<Algorithm> algorithms = runs.get(p);
           for (int a = 0; a < algorithms.size(); a++) {
             Algorithm algorithm = algorithms.get(a);
+            progress.measuring(p + 1, sizeCount, point.bytes(), algorithm);
             int pointIndex = p * 16 + a;
             inputs.fill(
                 hostInput, codec, topology.rank(), pointIndex, shape.inputBytes() / codec.bytes());
@@ -160,17 +156,12 @@ public final class BenchmarkSweep {
             }
             figures.add(
                 new PointFigures(pointIndex, algorithm, eagerMicros, graphMicros, relativeError));
-            done++;
-            progress.advance(
-                done,
-                plan.collective()
-                    + " "
-                    + HumanUnits.binaryBytes(point.bytes())
-                    + " "
-                    + algorithm
-                    + ": "
-                    + HumanUnits.micros(
-                        graphMicros != null ? Math.min(eagerMicros, graphMicros) : eagerMicros));
+            progress.measured(
+                p + 1,
+                sizeCount,
+                point.bytes(),
+                algorithm,
+                graphMicros != null ? Math.min(eagerMicros, graphMicros) : eagerMicros);
           }
         }
       }

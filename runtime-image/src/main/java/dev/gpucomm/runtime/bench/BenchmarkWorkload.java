@@ -4,21 +4,22 @@ import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.report.ReportFiles;
+import dev.gpucomm.runtime.report.ReportMarkdown;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.function.Function;
 
 /** {@code spec.workload.kind: benchmark}: one validated sweep, reported by rank 0. */
 public final class BenchmarkWorkload implements RankWorkload {
-  private final ReportRenderer renderer;
   private final Function<String, TuningTable> tuningTables;
 
-  public BenchmarkWorkload(ReportRenderer renderer, Function<String, TuningTable> tuningTables) {
-    this.renderer = renderer;
+  public BenchmarkWorkload(Function<String, TuningTable> tuningTables) {
     this.tuningTables = tuningTables;
   }
 
@@ -71,7 +72,8 @@ public final class BenchmarkWorkload implements RankWorkload {
         outcome.graphsTimed() || !plan.graphs()
             ? ""
             : "\n(" + outcome.graphNote() + ": eager times only)\n";
-    return new WorkloadResult(renderer.summary(report) + note, renderer.files(report));
+    return new WorkloadResult(
+        ReportMarkdown.summary(report) + note, new LinkedHashMap<>(ReportFiles.render(report)));
   }
 
   static String hostName() {

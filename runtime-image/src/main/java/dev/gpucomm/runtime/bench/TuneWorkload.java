@@ -5,6 +5,8 @@ import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.report.ReportFiles;
+import dev.gpucomm.runtime.report.ReportMarkdown;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
@@ -23,11 +25,9 @@ public final class TuneWorkload implements RankWorkload {
   /** File (and ConfigMap key) of the table. */
   public static final String TABLE_FILE = "tuning.json";
 
-  private final ReportRenderer renderer;
   private final Function<String, TuningTable> tuningTables;
 
-  public TuneWorkload(ReportRenderer renderer, Function<String, TuningTable> tuningTables) {
-    this.renderer = renderer;
+  public TuneWorkload(Function<String, TuningTable> tuningTables) {
     this.tuningTables = tuningTables;
   }
 
@@ -74,10 +74,10 @@ public final class TuneWorkload implements RankWorkload {
             outcome.sizes());
     String tableName = tune.getTableName() != null ? tune.getTableName() : context.job().name();
     TuningTable table = TuningTable.fromReports(tableName, List.of(report));
-    Map<String, String> files = new LinkedHashMap<>(renderer.files(report));
+    Map<String, String> files = new LinkedHashMap<>(ReportFiles.render(report));
     files.put(TABLE_FILE, TuningTableJson.write(table));
     return new WorkloadResult(
-        renderer.summary(report)
+        ReportMarkdown.summary(report)
             + "\nTuning table '"
             + tableName
             + "' ("

@@ -48,7 +48,7 @@ final class LaunchCommand implements Command {
     try {
       PodLaunch.PodSettings pod = PodLaunch.PodSettings.fromEnv(context.env());
       SupervisionResult result =
-          new PodLaunch(JavaCommand.ofCurrentJvm(), context.rankEnvironment())
+          new PodLaunch(JavaCommand.ofCurrentJvm(), context.rankEnvironment(), context.out())
               .run(pod, context.progress());
       if (result.exitCode() != 0) {
         context.err().println("gpucomm launch: " + result.message());

@@ -28,7 +28,8 @@ final class LocalJobExecution {
       CliContext context) {
     DeviceKind device =
         new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
-    LocalRun run = new LocalRun(JavaCommand.ofCurrentJvm(), context.rankEnvironment());
+    LocalRun run =
+        new LocalRun(JavaCommand.ofCurrentJvm(), context.rankEnvironment(), context.out());
     return run.run(new LocalRun.Request(job, device, reportDir, mode, dumpIr, context.progress()));
   }
 

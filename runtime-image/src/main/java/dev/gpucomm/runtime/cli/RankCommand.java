@@ -6,7 +6,6 @@ import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.rank.FaultInjection;
 import dev.gpucomm.runtime.rank.RankMain;
-import dev.gpucomm.runtime.rank.ReportFiles;
 import dev.gpucomm.runtime.rank.Site;
 import java.util.List;
 import java.util.Optional;
@@ -50,7 +49,6 @@ final class RankCommand implements Command {
     RankMain rank =
         new RankMain(
             site(settings, context),
-            new ReportFiles(),
             FaultInjection.fromEnv(context.env()),
             context.out(),
             context.err(),

@@ -9,6 +9,7 @@ import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import dev.gpucomm.runtime.spec.JobJson;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -43,13 +44,16 @@ public final class LocalRun {
 
   private final JavaCommand java;
   private final Map<String, String> rankEnvironment;
+  private final OutputStream output;
 
   /**
    * @param rankEnvironment extra variables for every rank (e.g. GPUCOMM_DEBUG)
+   * @param output where the ranks' standard output (rank 0's results table) goes
    */
-  public LocalRun(JavaCommand java, Map<String, String> rankEnvironment) {
+  public LocalRun(JavaCommand java, Map<String, String> rankEnvironment, OutputStream output) {
     this.java = java;
     this.rankEnvironment = Map.copyOf(rankEnvironment);
+    this.output = output;
   }
 
   public Result run(Request request) {
@@ -84,7 +88,7 @@ public final class LocalRun {
                 true));
       }
       SupervisionResult result =
-          new RankSupervisor(java, rankEnvironment)
+          new RankSupervisor(java, rankEnvironment, output)
               .supervise(ranks, Duration.ofSeconds(job.getSpec().getTimeoutSeconds()));
       if (result instanceof SupervisionResult.Succeeded) {
         staged.ifPresent(StagedReportDirectory::commit);

@@ -9,6 +9,7 @@ import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -98,10 +99,12 @@ public final class PodLaunch {
 
   private final JavaCommand java;
   private final Map<String, String> rankEnvironment;
+  private final OutputStream output;
 
-  public PodLaunch(JavaCommand java, Map<String, String> rankEnvironment) {
+  public PodLaunch(JavaCommand java, Map<String, String> rankEnvironment, OutputStream output) {
     this.java = java;
     this.rankEnvironment = Map.copyOf(rankEnvironment);
+    this.output = output;
   }
 
   public SupervisionResult run(PodSettings pod, ProgressStyle progress) {
@@ -143,7 +146,7 @@ public final class PodLaunch {
               false,
               true));
     }
-    RankSupervisor supervisor = new RankSupervisor(java, rankEnvironment);
+    RankSupervisor supervisor = new RankSupervisor(java, rankEnvironment, output);
     Duration limit = Duration.ofSeconds(spec.getTimeoutSeconds());
     if (pod.podIndex() != 0) {
       return supervisor.supervise(ranks, limit);

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.launch;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,18 +29,23 @@ public final class RankSupervisor {
 
   private final JavaCommand java;
   private final Map<String, String> baseEnvironment;
+  private final OutputStream output;
 
   /**
    * @param baseEnvironment variables added to every rank's environment (on top of this JVM's)
+   * @param output where the ranks' standard output goes (rank 0 prints the results there); their
+   *     standard error is this process's, so that a live progress line reaches the terminal
    */
-  public RankSupervisor(JavaCommand java, Map<String, String> baseEnvironment) {
+  public RankSupervisor(
+      JavaCommand java, Map<String, String> baseEnvironment, OutputStream output) {
+    this.output = output;
     this.java = java;
     this.baseEnvironment = Map.copyOf(baseEnvironment);
   }
 
   private record Exit(int rank, int code, long atNanos) {}
 
-  private record Running(RankSettings settings, Process process, Path errorFile) {}
+  private record Running(RankSettings settings, Process process, Path errorFile, Thread copier) {}
 
   /** Runs the ranks to completion (or failure, or {@code timeLimit}); blocks until all are gone. */
   public SupervisionResult supervise(List<RankSettings> ranks, Duration timeLimit) {
@@ -58,12 +64,21 @@ public final class RankSupervisor {
       for (RankSettings rank : ranks) {
         Path errorFile = errorDir.resolve("rank-" + rank.rank() + ".err");
         Process process = start(rank, errorFile);
-        running.put(rank.rank(), new Running(rank, process, errorFile));
+        Thread copier =
+            Thread.ofVirtual().name("rank-" + rank.rank() + "-stdout").start(() -> copy(process));
+        running.put(rank.rank(), new Running(rank, process, errorFile, copier));
         process
             .onExit()
             .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
       }
-      return await(running, exits, timeLimit);
+      SupervisionResult result = await(running, exits, timeLimit);
+      for (Running rank : running.values()) {
+        rank.copier().join(STOP_GRACE); // all of a rank's output comes before the verdict
+      }
+      return result;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while supervising the ranks", e);
     } finally {
       running.values().forEach(r -> r.process().destroyForcibly());
       try {
@@ -77,13 +92,33 @@ public final class RankSupervisor {
 
   private Process start(RankSettings rank, Path errorFile) {
     RankSettings supervised = rank.supervisedWith(errorFile);
-    ProcessBuilder builder = new ProcessBuilder(java.command(List.of("rank"))).inheritIO();
+    ProcessBuilder builder =
+        new ProcessBuilder(java.command(List.of("rank")))
+            .redirectInput(ProcessBuilder.Redirect.INHERIT)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .redirectOutput(ProcessBuilder.Redirect.PIPE);
     builder.environment().putAll(baseEnvironment);
     builder.environment().putAll(supervised.toEnv());
     try {
       return builder.start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start rank " + rank.rank() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Copies a rank's standard output as it comes; ranks other than 0 rarely print anything. */
+  private void copy(Process process) {
+    byte[] buffer = new byte[8192];
+    try (var in = process.getInputStream()) {
+      int read;
+      while ((read = in.read(buffer)) >= 0) {
+        synchronized (output) {
+          output.write(buffer, 0, read);
+          output.flush();
+        }
+      }
+    } catch (IOException e) {
+      // The rank is gone; what it printed so far has been copied.
     }
   }
 

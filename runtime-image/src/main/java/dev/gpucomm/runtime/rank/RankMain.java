@@ -4,7 +4,6 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.BenchmarkWorkload;
-import dev.gpucomm.runtime.bench.ReportRenderer;
 import dev.gpucomm.runtime.bench.SelfTestWorkload;
 import dev.gpucomm.runtime.bench.TuneWorkload;
 import dev.gpucomm.runtime.collective.Communicator;
@@ -16,10 +15,10 @@ import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.PeerWatch;
 import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
+import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import dev.gpucomm.runtime.workload.ProgramWorkload;
-import dev.gpucomm.runtime.workload.Progress;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
@@ -44,7 +43,6 @@ public final class RankMain {
   static final String WORKLOAD_DONE = "workload-done";
 
   private final Site site;
-  private final ReportRenderer renderer;
   private final FaultInjection faults;
   private final PrintStream out;
   private final PrintStream log;
@@ -58,13 +56,11 @@ public final class RankMain {
    */
   public RankMain(
       Site site,
-      ReportRenderer renderer,
       FaultInjection faults,
       PrintStream out,
       PrintStream log,
       Consumer<String> onPeerFailure) {
     this.site = site;
-    this.renderer = renderer;
     this.faults = faults;
     this.out = out;
     this.log = log;
@@ -79,40 +75,20 @@ public final class RankMain {
     RankWorkload workload = workload(settings.mode(), job);
 
     // 2. The rendezvous: every rank connects to the store and waits for the others.
-    WorkloadResult result;
-    try (TcpStoreClient store =
+    TcpStoreClient store =
         TcpStoreClient.connect(
-            settings.rendezvous(), topology.rank(), topology.worldSize(), peerTimeout)) {
-      try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
-        store.barrier(JOINED, topology.worldSize(), peerTimeout);
-        faults.afterRendezvous(topology.rank());
-
-        // 3. The device and 4. the communicator over it.
-        DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
-        DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
-        try (Device device = backend.open(settings.deviceOrdinal());
-            Communicator communicator = backend.createCommunicator(device, store, topology)) {
-          Progress progress =
-              topology.rank() == 0
-                  ? new ConsoleProgress(log, settings.progress())
-                  : Progress.silent();
-
-          // 5. The workload, which validates what it measures.
-          result =
-              workload.run(
-                  new RankContext(
-                      job,
-                      topology,
-                      device,
-                      communicator,
-                      store,
-                      peerTimeout,
-                      progress,
-                      settings.dumpIr()));
-          store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
-        }
-      }
+            settings.rendezvous(), topology.rank(), topology.worldSize(), peerTimeout);
+    WorkloadResult result;
+    try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
+      store.barrier(JOINED, topology.worldSize(), peerTimeout);
+      faults.afterRendezvous(topology.rank());
+      result = onDevice(settings, job, workload, store, peerTimeout);
+    } catch (RuntimeException | Error e) {
+      // Leave without a goodbye, so that the store tells the other ranks at once.
+      store.abandon();
+      throw e;
     }
+    store.close();
 
     // 6. The report.
     if (topology.rank() == 0) {
@@ -121,6 +97,45 @@ public final class RankMain {
         out.println(result.summaryMarkdown());
       }
     }
+  }
+
+  /** Steps 3 to 5: the device, the communicator over it, and the workload. */
+  private WorkloadResult onDevice(
+      RankSettings settings,
+      LoadedJob job,
+      RankWorkload workload,
+      TcpStoreClient store,
+      Duration peerTimeout) {
+    RankTopology topology = settings.topology();
+    DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
+    DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
+    try (Device device = backend.open(settings.deviceOrdinal());
+        Communicator communicator = backend.createCommunicator(device, store, topology)) {
+      ProgressDisplay progress =
+          topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
+      WorkloadResult result =
+          workload.run(
+              new RankContext(
+                  job,
+                  topology,
+                  device,
+                  communicator,
+                  store,
+                  peerTimeout,
+                  progress,
+                  settings.dumpIr()));
+      // No rank releases its shared memory while another may still read it.
+      store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
+      return result;
+    }
+  }
+
+  private ProgressDisplay progress(RankSettings settings) {
+    return switch (settings.progress()) {
+      case LIVE -> ProgressDisplay.terminal(log);
+      case LINES -> ProgressDisplay.lines(log);
+      case OFF -> ProgressDisplay.silent();
+    };
   }
 
   private static LoadedJob load(RankSettings settings) {
@@ -159,8 +174,8 @@ public final class RankMain {
     }
     WorkloadKind kind = job.job().getSpec().getWorkload().getKind();
     return switch (kind) {
-      case BENCHMARK -> new BenchmarkWorkload(renderer, site.tuningTables());
-      case TUNE -> new TuneWorkload(renderer, site.tuningTables());
+      case BENCHMARK -> new BenchmarkWorkload(site.tuningTables());
+      case TUNE -> new TuneWorkload(site.tuningTables());
       case PROGRAM ->
           ServiceLoader.load(ProgramWorkload.class)
               .findFirst()

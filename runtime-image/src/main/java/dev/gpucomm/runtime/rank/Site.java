@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.rank;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.kube.KubeApi;
+import dev.gpucomm.runtime.report.ReportFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -62,9 +63,12 @@ public sealed interface Site {
       return job + "-results";
     }
 
+    /** Everything but the CSV, which repeats report.json (a ConfigMap holds at most 1 MiB). */
     @Override
     public void publish(Map<String, String> files) {
-      api.mergeConfigMapData(namespace, resultsConfigMap(), files);
+      Map<String, String> data = new java.util.LinkedHashMap<>(files);
+      data.remove(ReportFiles.CSV);
+      api.mergeConfigMapData(namespace, resultsConfigMap(), data);
     }
 
     /** A tuning reference names a ConfigMap (e.g. a tune job's results) holding tuning.json. */

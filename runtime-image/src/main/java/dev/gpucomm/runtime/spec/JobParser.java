@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class JobParser {
         // "4" is not an integer to the API server either.
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .addMixIn(CommJobSpec.class, WithoutPodTemplate.class)
         .build();
   }
 

@@ -4,6 +4,7 @@ import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.time.Duration;
 
@@ -20,7 +21,7 @@ public record RankContext(
     Communicator communicator,
     KeyValueStore store,
     Duration rendezvousTimeout,
-    Progress progress,
+    ProgressDisplay progress,
     boolean dumpIr) {
 
   public int rank() {

@@ -8,8 +8,8 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.heuristic.TrtllmHeuristic;
 import dev.gpucomm.runtime.report.Measurement;
+import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.report.SizeResult;
-import dev.gpucomm.runtime.workload.Progress;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class BenchmarkSweepTest {
                     rank.communicator(),
                     rank.store(),
                     new TrtllmHeuristic(),
-                    Progress.silent(),
+                    ProgressDisplay.silent(),
                     PEERS)
                 .run(plan, "test"));
   }
@@ -144,7 +144,7 @@ class BenchmarkSweepTest {
                                     false),
                                 rank.store(),
                                 new TrtllmHeuristic(),
-                                Progress.silent(),
+                                ProgressDisplay.silent(),
                                 PEERS)
                             .run(plan, "test")))
         .isInstanceOf(ResultMismatchException.class)
@@ -169,7 +169,7 @@ class BenchmarkSweepTest {
                                     rank.communicator(), rank.device(), Algorithm.ONESHOT, 0, true),
                                 rank.store(),
                                 new TrtllmHeuristic(),
-                                Progress.silent(),
+                                ProgressDisplay.silent(),
                                 PEERS)
                             .run(plan, "test")))
         .isInstanceOf(ResultMismatchException.class)

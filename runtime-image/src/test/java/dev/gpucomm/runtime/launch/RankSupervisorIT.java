@@ -46,7 +46,7 @@ class RankSupervisorIT {
 
   private static SupervisionResult supervise(
       Map<String, String> behaviours, int world, Duration limit) {
-    return new RankSupervisor(STAND_IN, behaviours).supervise(ranks(world), limit);
+    return new RankSupervisor(STAND_IN, behaviours, System.out).supervise(ranks(world), limit);
   }
 
   @Test

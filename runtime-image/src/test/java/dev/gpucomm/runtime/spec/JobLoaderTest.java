@@ -99,7 +99,7 @@ class JobLoaderTest {
           # what is wrong                | replace               | with                            | message
           unknown dtype                  | dtype: bf16           | dtype: bf8                      | x.yaml: spec.workload.benchmark.dtype: unknown value 'bf8' (expected bf16, fp16, fp32)
           unknown field                  | dtype: bf16           | dtyp: bf16                      | x.yaml: spec.workload.benchmark.dtyp: unknown field 'dtyp' (known: algorithms, collective, cudaGraph, dtype, hiddenSize, iterations, seed, sizes, tokens, warmupIterations)
-          unknown top-level spec field   | worldSize: 4          | worldSize: 4\\n  gpus: 4        | x.yaml: spec.gpus: unknown field 'gpus' (known: baseline, device, heuristic, ranksPerPod, sharedMemorySize, template, timeoutSeconds, workload, worldSize)
+          unknown top-level spec field   | worldSize: 4          | worldSize: 4\\n  gpus: 4        | x.yaml: spec.gpus: unknown field 'gpus' (known: baseline, device, heuristic, ranksPerPod, sharedMemorySize, timeoutSeconds, workload, worldSize)
           world not divisible            | worldSize: 4          | worldSize: 6                    | x.yaml: spec.worldSize: 6 is not a multiple of spec.ranksPerPod (4)
           world is text                  | worldSize: 4          | worldSize: four                 | x.yaml: spec.worldSize: expected an integer, got 'four'
           world is a quoted number       | worldSize: 4          | worldSize: '4'                  | x.yaml: spec.worldSize: expected an integer, got '4'
@@ -162,6 +162,16 @@ class JobLoaderTest {
     assertThatThrownBy(() -> loader.load(yaml, "x.yaml"))
         .isInstanceOf(InvalidJobException.class)
         .hasMessageStartingWith("x.yaml:7: malformed YAML: Duplicate field 'worldSize'");
+  }
+
+  @Test
+  void aPodTemplateIsAcceptedAndLeftToTheOperator() {
+    String yaml =
+        VALID.replace(
+            "  ranksPerPod: 4",
+            "  ranksPerPod: 4\n  template: {spec: {nodeSelector: {gpu: h200}, tolerations: [{key: x}]}}");
+
+    assertThat(loader.load(yaml, "x.yaml").job().getSpec().getTemplate()).isNull();
   }
 
   @Test

@@ -56,6 +56,13 @@ final class DeviceResources implements AutoCloseable {
     return workers.get(index);
   }
 
+  /** Waits for every worker stream, rethrowing the first failure of their work. */
+  void synchronizeWorkers() {
+    for (StreamSlot worker : workers) {
+      worker.stream().synchronize();
+    }
+  }
+
   int workerCount() {
     return workers.size();
   }

@@ -103,6 +103,9 @@ final class ProgramRunner {
       double communicationOnly =
           forms.time("communication-only", ProgramVariants.communicationOnly(pipelined), null);
       extraCommunicators = communicators.extraCommunicators();
+      // Closing a communicator tells its peers to stop waiting for this rank: wait until every
+      // rank is done with the per-stream communicators first.
+      store.barrier(namespace + "forms-done", topology.worldSize(), rendezvousTimeout);
       validation =
           new OutputValidator(program).validate(rank, referenceOutput[0], pipelinedOutput[0]);
       times = new ProgramTimes(unpipelined, pipelinedMillis, computeOnly, communicationOnly);
@@ -151,14 +154,14 @@ final class ProgramRunner {
         // The first run creates streams, communicators and buffers and exchanges IPC handles; it
         // is never timed.
         interpreter.run(main);
+        interpreter.synchronize(main);
         if (output != null) {
           output[0] = data.download(device, interpreter.buffer(form.outputs().getFirst()), main);
-        } else {
-          main.synchronize();
         }
         store.barrier(namespace + name + "/timing", topology.worldSize(), rendezvousTimeout);
         double millis =
             timer.medianMillis(interpreter, settings.warmupIterations(), settings.iterations());
+        interpreter.synchronize(main);
         transports.addAll(interpreter.transports());
         lastWorkerStreams = interpreter.workerStreams();
         return millis;

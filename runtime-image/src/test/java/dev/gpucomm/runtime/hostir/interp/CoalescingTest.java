@@ -95,6 +95,7 @@ class CoalescingTest {
                 cpu.device.upload(host, interpreter.buffer(mine), 0);
                 Stream main = cpu.cpu.createStream();
                 interpreter.run(main);
+                interpreter.synchronize(main);
                 cpu.device.download(interpreter.buffer(fromLeft), 0, host, main);
                 main.close();
                 assertThat(cpu.counts.sendReceives.get()).isEqualTo(1);

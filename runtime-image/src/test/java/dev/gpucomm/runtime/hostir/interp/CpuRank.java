@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class CpuRank implements AutoCloseable {
   private static final AtomicInteger JOBS = new AtomicInteger();
 
+  private final KeyValueStore store;
   final RankTopology topology;
   final CpuDevice cpu;
   final CountingDevice device;
@@ -25,6 +26,7 @@ final class CpuRank implements AutoCloseable {
   final StreamCommunicators communicators;
 
   private CpuRank(CpuBackend backend, KeyValueStore store, int rank, int worldSize) {
+    this.store = store;
     this.topology = new RankTopology(rank, worldSize, rank, worldSize);
     this.cpu = backend.open(rank);
     this.device = new CountingDevice(cpu);
@@ -49,8 +51,10 @@ final class CpuRank implements AutoCloseable {
     return new CpuRank(backend, store, rank, worldSize);
   }
 
+  /** Closes once every rank is done: closing a communicator makes waiting peers give up. */
   @Override
   public void close() {
+    store.barrier("test/closing", topology.worldSize(), Duration.ofSeconds(60));
     communicators.close();
     counts.close();
     cpu.close();

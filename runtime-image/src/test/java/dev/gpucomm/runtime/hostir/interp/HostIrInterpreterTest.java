@@ -330,7 +330,7 @@ class HostIrInterpreterTest {
       Stream main = cpu.cpu.createStream();
       try {
         interpreter.run(main);
-        main.synchronize();
+        interpreter.synchronize(main);
       } finally {
         main.close();
       }

@@ -43,6 +43,7 @@ final class ProgramData {
     Tensor output = form.outputs().getFirst();
     ElementCodec codec = ElementCodec.of(output.dtype());
     ErrorBound bound = program.errorBound();
+    interpreter.synchronize(stream);
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment host = arena.allocate(output.localBytes());
       device.download(interpreter.buffer(output), 0, host, stream);

@@ -1,0 +1,99 @@
+package dev.gpucomm.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpucomm run} end to end: the launcher runs in the test JVM, each rank is a child JVM on
+ * the test class path, on the CPU backend.
+ */
+@Timeout(180)
+class GpucommRunIT {
+  private static final String JOB =
+      """
+      apiVersion: gpucomm.dev/v1alpha1
+      kind: CommJob
+      metadata: {name: run-it}
+      spec:
+        worldSize: WORLD
+        ranksPerPod: WORLD
+        device: cpu
+        workload:
+          kind: benchmark
+          benchmark:
+            dtype: bf16
+            sizes: [4096, 65536]
+            warmupIterations: 1
+            iterations: 3
+        timeoutSeconds: 120
+      """;
+
+  @TempDir Path dir;
+
+  private Path job(int world) throws Exception {
+    return Files.writeString(dir.resolve("job.yaml"), JOB.replace("WORLD", String.valueOf(world)));
+  }
+
+  @Test
+  void aJobRunsOnRankProcessesAndLeavesItsReport() throws Exception {
+    Path out = dir.resolve("reports").resolve("run-it");
+
+    CliRun run = CliRun.of(Map.of(), "run", "-f", job(2).toString(), "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("| (2048,) | 4 KB |", "| (32768,) | 0.06 MB |", "Report: " + out);
+    JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
+    assertThat(report.path("schemaVersion").asInt()).isEqualTo(1);
+    assertThat(report.path("worldSize").asInt()).isEqualTo(2);
+    assertThat(report.path("sizes")).hasSize(2);
+    assertThat(report.path("sizes").get(0).path("measurements")).hasSize(3);
+    assertThat(out.resolve("report.md")).exists();
+    assertThat(siblingsOf(out)).containsExactly("run-it");
+  }
+
+  @Test
+  void aFailingRankStopsTheJobIsNamedAndLeavesNoReport() throws Exception {
+    Path out = dir.resolve("reports").resolve("run-it");
+
+    CliRun run =
+        CliRun.of(
+            Map.of("GPUCOMM_TEST_FAIL_RANK", "1"),
+            "run",
+            "-f",
+            job(3).toString(),
+            "--out",
+            out.toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err().lines().filter(line -> line.startsWith("gpucomm run: rank ")))
+        .singleElement()
+        .asString()
+        .startsWith("gpucomm run: rank 1 failed: injected failure (GPUCOMM_TEST_FAIL_RANK=1)");
+    assertThat(run.err()).doesNotContain("\tat ");
+    assertThat(dir.resolve("reports")).doesNotExist();
+  }
+
+  @Test
+  void selftestChecksEveryAlgorithm() {
+    CliRun run = CliRun.of(Map.of(), "selftest", "--device", "cpu", "--world", "2");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains("| allreduce | bf16 | ring, oneshot, twoshot | 4 | ok |", "selftest passed: ");
+  }
+
+  private static Stream<String> siblingsOf(Path path) throws Exception {
+    try (Stream<Path> listing = Files.list(path.getParent())) {
+      return listing.map(p -> p.getFileName().toString()).toList().stream();
+    }
+  }
+}
