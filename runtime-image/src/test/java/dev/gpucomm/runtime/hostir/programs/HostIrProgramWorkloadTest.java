@@ -9,11 +9,11 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.hostir.RankThreads;
+import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import dev.gpucomm.runtime.testing.InMemoryStore;
 import dev.gpucomm.runtime.workload.ProgramWorkload;
-import dev.gpucomm.runtime.workload.Progress;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.WorkloadResult;
 import java.time.Duration;
@@ -72,7 +72,7 @@ class HostIrProgramWorkloadTest {
                             communicator,
                             store,
                             Duration.ofSeconds(30),
-                            Progress.silent(),
+                            ProgressDisplay.silent(),
                             true));
               }
             });
