@@ -50,7 +50,8 @@ class GpucommRunIT {
     CliRun run = CliRun.of(Map.of(), "run", "-f", job(2).toString(), "--out", out.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out()).contains("| (2048,) | 4 KB |", "| (32768,) | 0.06 MB |", "Report: " + out);
+    assertThat(run.out())
+        .contains("| (2048,) | 4 KB |", "| (32768,) | 0.06 MB |", "Report: " + out);
     JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
     assertThat(report.path("schemaVersion").asInt()).isEqualTo(1);
     assertThat(report.path("worldSize").asInt()).isEqualTo(2);
