@@ -6,30 +6,61 @@
 // buffers remotely: each rank pushes its own input into the peers' receive areas, so eager calls
 // need no staging copy and CUDA-graph replays need no buffer registration.
 //
-//   oneshot   push the whole input to every peer, one barrier, reduce locally.
-//   twoshot   push slice r to rank r, barrier, reduce own slice, barrier, pull reduced slices.
-//   lamport   flag-free one-shot: receive areas hold a sentinel until data lands, so a rank polls
+//   oneshot   push the whole input to every peer, then reduce locally.
+//   twoshot   push slice r to rank r, reduce the own slice into scratch, pull the reduced slices.
+//   lamport   flag-free one-shot: receive slots hold a sentinel until data lands, so a rank polls
 //             its own memory instead of waiting on flags; three slots rotate.
 //
 // Summation order is fixed (rank 0, 1, ..., n-1, accumulated in fp32), so every rank and every
 // algorithm produces bit-identical results for the same inputs.
 //
-// Barrier flags are 32-bit words with exactly one writer each: flags[parity][barrier][block][peer]
-// in the waiting rank's signal area. Epochs live in device memory (Control) and are advanced by
-// the kernels themselves, so CUDA-graph replays see fresh epochs. Consecutive calls alternate
-// parity, so a fast peer that has already moved on to the next call never overwrites a flag that a
-// slow block is still waiting for. Flags that order data between GPUs use st.release.sys and
-// ld.acquire.sys.
+// Synchronization. Block b of every rank works on the same vectors (each algorithm launches a
+// fixed grid, so the vector-to-block mapping never changes) and synchronizes only with block b of
+// the other ranks. Flags are 32-bit words with exactly one writer each, flags[block][peer] in the
+// waiting rank's signal area, holding an increasing counter (epoch << 16 | chunk + 1) compared
+// with a wrap-safe signed difference, so a peer that already signalled a later chunk (or call)
+// satisfies a wait for an earlier one. Epochs live in device memory, one per block, and are
+// advanced by the kernel itself, so CUDA-graph replays see fresh epochs; there is no grid-wide
+// atomic. Receive areas alternate by epoch parity: a rank can be at most one call ahead of a peer,
+// so it never writes the half the peer may still be reading. Flags that order data between GPUs
+// are written after a fence.acq_rel.sys and read with ld.acquire.sys.
+//
+// Pipelining. A call is cut into at most `maxChunks` chunks per block (a chunk is a whole number
+// of groups of ROUNDS vectors per thread). In step k a block pushes chunk k, reduces chunk k-1
+// (whose flags the peers raised one step earlier) and, for two-shot, gathers chunk k-2; only then
+// does it fence and raise its own flags, by which time its remote stores have mostly landed.
+// NVLink transfers and local reduction overlap, and each chunk costs one system-scope fence.
+//
+// Build: one PTX per world size (-DGPUCOMM_WORLD=2, 4, 8: loops and registers sized at compile
+// time) and a generic one (GPUCOMM_WORLD=0) for any world of 1..8 known at run time.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#ifndef GPUCOMM_WORLD
+#define GPUCOMM_WORLD 0
+#endif
+
 #define GPUCOMM_MAX_RANKS 8
-#define GPUCOMM_MAX_BLOCKS 64
+#define GPUCOMM_MAX_BLOCKS 160
 #define GPUCOMM_THREADS 512
-#define GPUCOMM_UNROLL 4
 #define GPUCOMM_LAMPORT_SENTINEL 0x80008000u
+
+#if GPUCOMM_WORLD > 0
+#define WORLD_BOUND GPUCOMM_WORLD
+#else
+#define WORLD_BOUND GPUCOMM_MAX_RANKS
+#endif
+
+// Vectors per thread per pipeline chunk: as many loads in flight as registers allow.
+#if GPUCOMM_WORLD == 2
+#define ROUNDS 4
+#elif GPUCOMM_WORLD == 4
+#define ROUNDS 2
+#else
+#define ROUNDS 1
+#endif
 
 struct PeerBases {
   char* base[GPUCOMM_MAX_RANKS];
@@ -37,28 +68,37 @@ struct PeerBases {
 
 // Byte offsets inside every rank's peer-memory allocation; identical on all ranks.
 struct PeerLayout {
-  long long signalOffset;      // uint32 flags[2 parity][2 barrier][MAX_BLOCKS][MAX_RANKS]
-  long long checkOffset;       // uint32 check[MAX_RANKS], the peer-memory write/read check
-  long long recvOffset;        // recv[2 parity][world][recvRankStride]
-  long long recvRankStride;
-  long long recvParityStride;
-  long long scratchOffset;     // two-shot: this rank's reduced slice
-  long long lamportOffset;     // lamport[3 slot][world][lamportRankStride]
+  long long oneshotFlagsOffset;  // uint32 [MAX_BLOCKS][MAX_RANKS]
+  long long twoshotFlagsOffset;  // uint32 [2 barrier][MAX_BLOCKS][MAX_RANKS]
+  long long checkOffset;         // uint32 [MAX_RANKS], the peer-memory write/read check
+  long long oneshotRecvOffset;   // [2 parity][world][oneshotRankStride]
+  long long oneshotRankStride;
+  long long twoshotRecvOffset;   // [2 parity][world][twoshotRankStride]
+  long long twoshotRankStride;
+  long long scratchOffset;       // two-shot: this rank's reduced slice
+  long long lamportOffset;       // [3 slot][world][lamportRankStride]
   long long lamportRankStride;
-  long long lamportSlotStride;
 };
 
-// Per-communicator state in this rank's own (not shared) device memory.
+// Per-communicator state in this rank's own (not shared) device memory, one entry per block.
 struct Control {
-  uint32_t epoch;              // flag kernels completed
-  uint32_t arrived;            // blocks of the running flag kernel that have finished
-  uint32_t lamportEpoch;       // lamport kernels completed
-  uint32_t lamportArrived;
-  long long lamportVectors[3]; // vectors written into each lamport slot by its last use
+  uint32_t oneshotEpoch[GPUCOMM_MAX_BLOCKS];
+  uint32_t twoshotEpoch[GPUCOMM_MAX_BLOCKS];
+  uint32_t lamportEpoch[GPUCOMM_MAX_BLOCKS];
+  uint32_t padding[GPUCOMM_MAX_BLOCKS];
+  long long lamportVectors[GPUCOMM_MAX_BLOCKS][3];  // vectors each slot held at its last use
 };
 
 // ---------------------------------------------------------------------------------------------
 // Memory-ordering primitives.
+
+__device__ __forceinline__ void fence_acq_rel_sys() {
+  asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+__device__ __forceinline__ void st_relaxed_sys(uint32_t* addr, uint32_t value) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
+}
 
 __device__ __forceinline__ void st_release_sys(uint32_t* addr, uint32_t value) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
@@ -152,11 +192,11 @@ struct Lanes<float> {
 
 // Sums vals[0..world) in rank order and packs the result.
 template <typename T>
-__device__ __forceinline__ uint4 reduce_in_rank_order(const uint4 (&vals)[GPUCOMM_MAX_RANKS],
+__device__ __forceinline__ uint4 reduce_in_rank_order(const uint4 (&vals)[WORLD_BOUND],
                                                       int world) {
   float acc[Lanes<T>::count];
 #pragma unroll
-  for (int q = 0; q < GPUCOMM_MAX_RANKS; ++q) {
+  for (int q = 0; q < WORLD_BOUND; ++q) {
     if (q < world) Lanes<T>::add(acc, vals[q], q == 0);
   }
   return Lanes<T>::pack(acc);
@@ -188,24 +228,10 @@ __device__ __forceinline__ void store_output(char* output, long long v, long lon
 }
 
 // ---------------------------------------------------------------------------------------------
-// Peer-memory addressing.
+// Flags.
 
-__device__ __forceinline__ uint32_t* flag_word(char* base, const PeerLayout& layout, int parity,
-                                               int barrier, int block, int peer) {
-  uint32_t* flags = reinterpret_cast<uint32_t*>(base + layout.signalOffset);
-  return flags + (((parity * 2 + barrier) * GPUCOMM_MAX_BLOCKS + block) * GPUCOMM_MAX_RANKS + peer);
-}
-
-__device__ __forceinline__ uint4* recv_area(char* base, const PeerLayout& layout, int parity,
-                                            int sender) {
-  return reinterpret_cast<uint4*>(base + layout.recvOffset + parity * layout.recvParityStride +
-                                  sender * layout.recvRankStride);
-}
-
-__device__ __forceinline__ uint4* lamport_area(char* base, const PeerLayout& layout, int slot,
-                                               int sender) {
-  return reinterpret_cast<uint4*>(base + layout.lamportOffset + slot * layout.lamportSlotStride +
-                                  sender * layout.lamportRankStride);
+__device__ __forceinline__ int world_size(int runtimeWorld) {
+  return GPUCOMM_WORLD > 0 ? GPUCOMM_WORLD : runtimeWorld;
 }
 
 __device__ __forceinline__ int peer_at(int rank, int step, int world) {
@@ -213,177 +239,269 @@ __device__ __forceinline__ int peer_at(int rank, int step, int world) {
   return peer >= world ? peer - world : peer;
 }
 
-// Block blockIdx.x of every rank meets here. Thread t stores the epoch into rank t's flag for this
-// rank, then waits until rank t has stored it into this rank's flag. The release/acquire pair makes
-// every write the block issued before the barrier visible to the peers' blocks after it.
-__device__ __forceinline__ void cross_gpu_barrier(const PeerBases& peers, const PeerLayout& layout,
-                                                  int parity, int barrier, uint32_t epoch,
-                                                  int rank, int world) {
-  __syncthreads();
-  if (threadIdx.x < world) {
-    st_release_sys(flag_word(peers.base[threadIdx.x], layout, parity, barrier, blockIdx.x, rank),
-                   epoch);
-    const uint32_t* mine =
-        flag_word(peers.base[rank], layout, parity, barrier, blockIdx.x, threadIdx.x);
-    while (ld_acquire_sys(mine) != epoch) {
-    }
-  }
-  __syncthreads();
+__device__ __forceinline__ uint32_t flag_value(uint32_t epoch, int chunk) {
+  return (epoch << 16) + static_cast<uint32_t>(chunk) + 1u;
 }
 
-// The last block to finish advances the epoch; every block read it before arriving here, and the
-// next kernel on the stream starts only after this one ends.
-__device__ __forceinline__ void advance_epoch(uint32_t* epochWord, uint32_t* arrivedWord,
-                                              uint32_t newEpoch) {
+__device__ __forceinline__ uint32_t* flag_row(char* base, long long offset, int block) {
+  return reinterpret_cast<uint32_t*>(base + offset) + block * GPUCOMM_MAX_RANKS;
+}
+
+// Thread t < world raises this rank's flag in rank t's signal area after a system-scope fence
+// that (with the preceding __syncthreads) orders every store the block issued before it.
+__device__ __forceinline__ void raise_flags(const PeerBases& peers, long long offset,
+                                            uint32_t value, int rank, int world) {
   __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    if (atomicAdd(arrivedWord, 1u) == gridDim.x - 1) {
-      *arrivedWord = 0;
-      *epochWord = newEpoch;
-      __threadfence();
+  if (threadIdx.x < world) {
+    st_release_sys(flag_row(peers.base[threadIdx.x], offset, blockIdx.x) + rank, value);
+  }
+}
+
+__device__ __forceinline__ void raise_two_flags(const PeerBases& peers, long long offset1,
+                                                bool raise1, uint32_t value1, long long offset2,
+                                                bool raise2, uint32_t value2, int rank,
+                                                int world) {
+  __syncthreads();
+  if (threadIdx.x < world) {
+    fence_acq_rel_sys();
+    if (raise1) st_relaxed_sys(flag_row(peers.base[threadIdx.x], offset1, blockIdx.x) + rank, value1);
+    if (raise2) st_relaxed_sys(flag_row(peers.base[threadIdx.x], offset2, blockIdx.x) + rank, value2);
+  }
+}
+
+// Thread t < world waits until rank t's flag here has reached `value`; the block then proceeds.
+__device__ __forceinline__ void wait_flags(const PeerBases& peers, long long offset,
+                                           uint32_t value, int rank, int world) {
+  if (threadIdx.x < world) {
+    const uint32_t* flag = flag_row(peers.base[rank], offset, blockIdx.x) + threadIdx.x;
+    while (static_cast<int>(ld_acquire_sys(flag) - value) < 0) {
     }
   }
+  __syncthreads();
 }
 
 // ---------------------------------------------------------------------------------------------
-// One-shot: push, barrier, reduce locally.
+// Chunk plan: `length` vectors spread over the grid, `ROUNDS` vectors per thread per group, at
+// most `maxChunks` chunks of whole groups. The same on every rank for the same call.
+
+struct ChunkPlan {
+  long long groupsPerChunk;
+  long long groups;
+  int chunks;
+};
+
+__device__ __forceinline__ ChunkPlan plan_chunks(long long length, long long stride, int maxChunks) {
+  ChunkPlan plan;
+  const long long perThread = (length + stride - 1) / stride;
+  plan.groups = (perThread + ROUNDS - 1) / ROUNDS;
+  plan.groupsPerChunk = (plan.groups + maxChunks - 1) / maxChunks;
+  if (plan.groupsPerChunk < 1) plan.groupsPerChunk = 1;
+  plan.chunks = static_cast<int>((plan.groups + plan.groupsPerChunk - 1) / plan.groupsPerChunk);
+  return plan;
+}
+
+__device__ __forceinline__ long long chunk_group_end(const ChunkPlan& plan, int chunk) {
+  const long long end = (chunk + 1) * plan.groupsPerChunk;
+  return end < plan.groups ? end : plan.groups;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One-shot.
 
 template <typename T>
 __device__ void oneshot(const char* input, char* output, long long bytes, const PeerBases& peers,
-                        const PeerLayout& layout, Control* control, int rank, int world) {
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int maxChunks) {
+  const int world = world_size(runtimeWorld);
   const long long fullVectors = bytes >> 4;
   const int tailBytes = static_cast<int>(bytes & 15);
   const long long vectors = fullVectors + (tailBytes ? 1 : 0);
-  const uint32_t epoch = control->epoch + 1;
-  const int parity = epoch & 1;
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long groupSpan = stride * ROUNDS;
+  const ChunkPlan plan = plan_chunks(vectors, stride, maxChunks);
+  const int chunks = plan.chunks;
+  const uint32_t epoch = control->oneshotEpoch[blockIdx.x] + 1;
+  const long long parityOffset = layout.oneshotRecvOffset +
+                                 (epoch & 1) * world * layout.oneshotRankStride;
+  char* self = peers.base[rank];
 
-  for (long long v = first; v < vectors; v += stride * GPUCOMM_UNROLL) {
-    uint4 x[GPUCOMM_UNROLL];
+  for (int step = 0; step <= chunks; ++step) {
+    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
+      uint4 x[ROUNDS];
+      const long long v0 = first + g * groupSpan;
 #pragma unroll
-    for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-      long long w = v + u * stride;
-      if (w < vectors) x[u] = load_input(input, w, fullVectors, tailBytes);
-    }
+      for (int r = 0; r < ROUNDS; ++r) {
+        if (v0 + r * stride < vectors) x[r] = load_input(input, v0 + r * stride, fullVectors, tailBytes);
+      }
 #pragma unroll
-    for (int step = 1; step < GPUCOMM_MAX_RANKS; ++step) {
-      if (step < world) {
-        uint4* dst = recv_area(peers.base[peer_at(rank, step, world)], layout, parity, rank);
+      for (int s = 1; s < WORLD_BOUND; ++s) {
+        if (s < world) {
+          const int peer = peer_at(rank, s, world);
+          uint4* dst = reinterpret_cast<uint4*>(peers.base[peer] + parityOffset +
+                                                rank * layout.oneshotRankStride);
 #pragma unroll
-        for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-          long long w = v + u * stride;
-          if (w < vectors) dst[w] = x[u];
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (v0 + r * stride < vectors) dst[v0 + r * stride] = x[r];
+          }
         }
       }
     }
-  }
-
-  cross_gpu_barrier(peers, layout, parity, 0, epoch, rank, world);
-
-  char* self = peers.base[rank];
-  for (long long v = first; v < vectors; v += stride) {
-    uint4 vals[GPUCOMM_MAX_RANKS];
+    if (step >= 1) {
+      wait_flags(peers, layout.oneshotFlagsOffset, flag_value(epoch, step - 1), rank, world);
+    }
+    for (long long g = (step - 1) * plan.groupsPerChunk; step >= 1 && g < chunk_group_end(plan, step - 1); ++g) {
+      const long long v0 = first + g * groupSpan;
+      uint4 vals[ROUNDS][WORLD_BOUND];
 #pragma unroll
-    for (int q = 0; q < GPUCOMM_MAX_RANKS; ++q) {
-      if (q < world) {
-        vals[q] = q == rank ? load_input(input, v, fullVectors, tailBytes)
-                            : __ldcg(recv_area(self, layout, parity, q) + v);
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long v = v0 + r * stride;
+        if (v < vectors) {
+#pragma unroll
+          for (int q = 0; q < WORLD_BOUND; ++q) {
+            if (q < world) {
+              vals[r][q] = q == rank ? load_input(input, v, fullVectors, tailBytes)
+                                     : __ldcg(reinterpret_cast<const uint4*>(
+                                                  self + parityOffset + q * layout.oneshotRankStride) +
+                                              v);
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long v = v0 + r * stride;
+        if (v < vectors) store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals[r], world));
       }
     }
-    store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals, world));
+    if (step < chunks) {
+      raise_flags(peers, layout.oneshotFlagsOffset, flag_value(epoch, step), rank, world);
+    }
   }
-
-  advance_epoch(&control->epoch, &control->arrived, epoch);
+  if (threadIdx.x == 0) control->oneshotEpoch[blockIdx.x] = epoch;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Two-shot: scatter slices, barrier, reduce own slice, barrier, gather reduced slices.
-// Slice r covers vectors [r * part, r * part + len(r)); the last rank takes the remainder.
+// Two-shot. Slice r covers vectors [r * part, r * part + length(r)); the last rank takes the
+// remainder. Chunk k of every slice is the same per-thread index range, so one chunk count
+// (from the longest slice) drives all three phases.
 
 template <typename T>
 __device__ void twoshot(const char* input, char* output, long long bytes, const PeerBases& peers,
-                        const PeerLayout& layout, Control* control, int rank, int world) {
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int maxChunks) {
+  const int world = world_size(runtimeWorld);
   const long long fullVectors = bytes >> 4;
   const int tailBytes = static_cast<int>(bytes & 15);
   const long long vectors = fullVectors + (tailBytes ? 1 : 0);
   const long long part = vectors / world;
-  const uint32_t epoch = control->epoch + 1;
-  const int parity = epoch & 1;
+  const long long longest = vectors - (world - 1) * part;
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-
-  // Scatter: slice r of this rank's input goes to rank r.
-#pragma unroll 1
-  for (int step = 1; step < world; ++step) {
-    const int target = peer_at(rank, step, world);
-    const long long start = target * part;
-    const long long length = target == world - 1 ? vectors - start : part;
-    uint4* dst = recv_area(peers.base[target], layout, parity, rank);
-    for (long long i = first; i < length; i += stride * GPUCOMM_UNROLL) {
-      uint4 x[GPUCOMM_UNROLL];
-#pragma unroll
-      for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-        long long j = i + u * stride;
-        if (j < length) x[u] = load_input(input, start + j, fullVectors, tailBytes);
-      }
-#pragma unroll
-      for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-        long long j = i + u * stride;
-        if (j < length) dst[j] = x[u];
-      }
-    }
-  }
-
-  cross_gpu_barrier(peers, layout, parity, 0, epoch, rank, world);
-
-  // Reduce this rank's slice into the output and into the scratch area the peers gather from.
+  const long long groupSpan = stride * ROUNDS;
+  const ChunkPlan plan = plan_chunks(longest, stride, maxChunks);
+  const int chunks = plan.chunks;
+  const uint32_t epoch = control->twoshotEpoch[blockIdx.x] + 1;
+  const long long parityOffset = layout.twoshotRecvOffset +
+                                 (epoch & 1) * world * layout.twoshotRankStride;
+  const long long scatterFlags = layout.twoshotFlagsOffset;
+  const long long reducedFlags =
+      layout.twoshotFlagsOffset + GPUCOMM_MAX_BLOCKS * GPUCOMM_MAX_RANKS * sizeof(uint32_t);
   char* self = peers.base[rank];
-  {
-    const long long start = rank * part;
-    const long long length = rank == world - 1 ? vectors - start : part;
-    uint4* scratch = reinterpret_cast<uint4*>(self + layout.scratchOffset);
-    for (long long i = first; i < length; i += stride) {
-      uint4 vals[GPUCOMM_MAX_RANKS];
+  const long long myStart = rank * part;
+  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  uint4* scratch = reinterpret_cast<uint4*>(self + layout.scratchOffset);
+
+  for (int step = 0; step <= chunks + 1; ++step) {
+    // Scatter chunk `step` of slice r to rank r.
+    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
+      const long long i0 = first + g * groupSpan;
 #pragma unroll
-      for (int q = 0; q < GPUCOMM_MAX_RANKS; ++q) {
-        if (q < world) {
-          vals[q] = q == rank ? load_input(input, start + i, fullVectors, tailBytes)
-                              : __ldcg(recv_area(self, layout, parity, q) + i);
+      for (int s = 1; s < WORLD_BOUND; ++s) {
+        if (s < world) {
+          const int target = peer_at(rank, s, world);
+          const long long start = target * part;
+          const long long length = target == world - 1 ? vectors - start : part;
+          uint4* dst = reinterpret_cast<uint4*>(peers.base[target] + parityOffset +
+                                                rank * layout.twoshotRankStride);
+          uint4 x[ROUNDS];
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) x[r] = load_input(input, start + i0 + r * stride, fullVectors, tailBytes);
+          }
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) dst[i0 + r * stride] = x[r];
+          }
         }
       }
-      uint4 sum = reduce_in_rank_order<T>(vals, world);
-      scratch[i] = sum;
-      store_output(output, start + i, fullVectors, tailBytes, sum);
     }
-  }
-
-  cross_gpu_barrier(peers, layout, parity, 1, epoch, rank, world);
-
-  // Gather: the same thread of the same block that reduced index i on rank r reads it here.
-#pragma unroll 1
-  for (int step = 1; step < world; ++step) {
-    const int source = peer_at(rank, step, world);
-    const long long start = source * part;
-    const long long length = source == world - 1 ? vectors - start : part;
-    const uint4* scratch = reinterpret_cast<const uint4*>(peers.base[source] + layout.scratchOffset);
-    for (long long i = first; i < length; i += stride * GPUCOMM_UNROLL) {
-      uint4 x[GPUCOMM_UNROLL];
+    // Reduce chunk `step - 1` of this rank's slice.
+    if (step >= 1 && step <= chunks) {
+      wait_flags(peers, scatterFlags, flag_value(epoch, step - 1), rank, world);
+    }
+    for (long long g = (step - 1) * plan.groupsPerChunk;
+         step >= 1 && step <= chunks && g < chunk_group_end(plan, step - 1); ++g) {
+      const long long i0 = first + g * groupSpan;
+      uint4 vals[ROUNDS][WORLD_BOUND];
 #pragma unroll
-      for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-        long long j = i + u * stride;
-        if (j < length) x[u] = __ldcg(scratch + j);
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long i = i0 + r * stride;
+        if (i < myLength) {
+#pragma unroll
+          for (int q = 0; q < WORLD_BOUND; ++q) {
+            if (q < world) {
+              vals[r][q] = q == rank ? load_input(input, myStart + i, fullVectors, tailBytes)
+                                     : __ldcg(reinterpret_cast<const uint4*>(
+                                                  self + parityOffset + q * layout.twoshotRankStride) +
+                                              i);
+            }
+          }
+        }
       }
 #pragma unroll
-      for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-        long long j = i + u * stride;
-        if (j < length) store_output(output, start + j, fullVectors, tailBytes, x[u]);
+      for (int r = 0; r < ROUNDS; ++r) {
+        const long long i = i0 + r * stride;
+        if (i < myLength) {
+          uint4 sum = reduce_in_rank_order<T>(vals[r], world);
+          scratch[i] = sum;
+          store_output(output, myStart + i, fullVectors, tailBytes, sum);
+        }
       }
     }
+    // Gather chunk `step - 2` of every other rank's reduced slice.
+    if (step >= 2) {
+      wait_flags(peers, reducedFlags, flag_value(epoch, step - 2), rank, world);
+    }
+    for (long long g = (step - 2) * plan.groupsPerChunk; step >= 2 && g < chunk_group_end(plan, step - 2); ++g) {
+      const long long i0 = first + g * groupSpan;
+#pragma unroll
+      for (int s = 1; s < WORLD_BOUND; ++s) {
+        if (s < world) {
+          const int source = peer_at(rank, s, world);
+          const long long start = source * part;
+          const long long length = source == world - 1 ? vectors - start : part;
+          const uint4* theirs = reinterpret_cast<const uint4*>(peers.base[source] + layout.scratchOffset);
+          uint4 x[ROUNDS];
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) x[r] = __ldcg(theirs + i0 + r * stride);
+          }
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (i0 + r * stride < length) store_output(output, start + i0 + r * stride, fullVectors, tailBytes, x[r]);
+          }
+        }
+      }
+    }
+    const bool scattered = step < chunks;
+    const bool reduced = step >= 1 && step <= chunks;
+    if (scattered || reduced) {
+      raise_two_flags(peers, scatterFlags, scattered, flag_value(epoch, step), reducedFlags,
+                      reduced, flag_value(epoch, step - 1), rank, world);
+    }
   }
-
-  advance_epoch(&control->epoch, &control->arrived, epoch);
+  if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -406,37 +524,44 @@ __device__ __forceinline__ bool lamport_pending(uint4 x) {
          x.z == GPUCOMM_LAMPORT_SENTINEL || x.w == GPUCOMM_LAMPORT_SENTINEL;
 }
 
+__device__ __forceinline__ uint4* lamport_area(char* base, const PeerLayout& layout, int world,
+                                               int slot, int sender) {
+  return reinterpret_cast<uint4*>(base + layout.lamportOffset +
+                                  (slot * world + sender) * layout.lamportRankStride);
+}
+
 template <typename T>
 __device__ void lamport(const char* input, char* output, long long bytes, const PeerBases& peers,
-                        const PeerLayout& layout, Control* control, int rank, int world) {
+                        const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
+                        int /* maxChunks: Lamport calls are small and need no pipelining */) {
+  const int world = world_size(runtimeWorld);
   const long long fullVectors = bytes >> 4;
   const int tailBytes = static_cast<int>(bytes & 15);
   const long long vectors = fullVectors + (tailBytes ? 1 : 0);
-  const uint32_t epoch = control->lamportEpoch + 1;
+  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
   const int slot = epoch % 3;
   const int previousSlot = (epoch + 2) % 3;
-  const long long previousVectors = control->lamportVectors[previousSlot];
+  const long long previousVectors = control->lamportVectors[blockIdx.x][previousSlot];
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
 
   for (long long v = first; v < vectors; v += stride) {
-    uint4 x = lamport_sanitize(load_input(input, v, fullVectors, tailBytes));
+    const uint4 x = lamport_sanitize(load_input(input, v, fullVectors, tailBytes));
 #pragma unroll
-    for (int step = 0; step < GPUCOMM_MAX_RANKS; ++step) {
-      if (step < world) {
-        st_volatile_v4(lamport_area(peers.base[peer_at(rank, step, world)], layout, slot, rank) + v,
-                       x);
+    for (int s = 0; s < WORLD_BOUND; ++s) {
+      if (s < world) {
+        st_volatile_v4(lamport_area(peers.base[peer_at(rank, s, world)], layout, world, slot, rank) + v, x);
       }
     }
   }
 
   char* self = peers.base[rank];
   for (long long v = first; v < vectors; v += stride) {
-    uint4 vals[GPUCOMM_MAX_RANKS];
+    uint4 vals[WORLD_BOUND];
 #pragma unroll
-    for (int q = 0; q < GPUCOMM_MAX_RANKS; ++q) {
+    for (int q = 0; q < WORLD_BOUND; ++q) {
       if (q < world) {
-        const uint4* src = lamport_area(self, layout, slot, q) + v;
+        const uint4* src = lamport_area(self, layout, world, slot, q) + v;
         uint4 x;
         do {
           x = ld_volatile_v4(src);
@@ -447,22 +572,18 @@ __device__ void lamport(const char* input, char* output, long long bytes, const 
     store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals, world));
   }
 
+  // Refill what this block received in the previous call (the same vectors it owns now).
   const uint4 sentinel = make_uint4(GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL,
                                     GPUCOMM_LAMPORT_SENTINEL, GPUCOMM_LAMPORT_SENTINEL);
-  for (long long i = first; i < previousVectors * world; i += stride) {
-    const int sender = static_cast<int>(i / previousVectors);
-    lamport_area(self, layout, previousSlot, sender)[i - sender * previousVectors] = sentinel;
-  }
-
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    if (atomicAdd(&control->lamportArrived, 1u) == gridDim.x - 1) {
-      control->lamportArrived = 0;
-      control->lamportVectors[slot] = vectors;
-      control->lamportEpoch = epoch;
-      __threadfence();
+  for (long long v = first; v < previousVectors; v += stride) {
+#pragma unroll
+    for (int q = 0; q < WORLD_BOUND; ++q) {
+      if (q < world) lamport_area(self, layout, world, previousSlot, q)[v] = sentinel;
     }
+  }
+  if (threadIdx.x == 0) {
+    control->lamportVectors[blockIdx.x][slot] = vectors;
+    control->lamportEpoch[blockIdx.x] = epoch;
   }
 }
 
@@ -474,8 +595,8 @@ __device__ void lamport(const char* input, char* output, long long bytes, const 
       gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
                                      const __grid_constant__ PeerBases peers,                   \
                                      const __grid_constant__ PeerLayout layout, Control* control, \
-                                     int rank, int world) {                                     \
-    algorithm<type>(input, output, bytes, peers, layout, control, rank, world);                 \
+                                     int rank, int world, int maxChunks) {                      \
+    algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks);      \
   }
 
 GPUCOMM_ALLREDUCE_KERNEL(oneshot, bf16, __nv_bfloat16)

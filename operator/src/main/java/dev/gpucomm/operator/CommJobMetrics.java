@@ -5,10 +5,12 @@ import dev.gpucomm.api.v1alpha1.Phase;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -27,6 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 @ApplicationScoped
 public class CommJobMetrics {
+  private final MeterRegistry registry;
+  private final List<Meter> meters = new ArrayList<>();
   private final Timer reconcileTimer;
   private final MultiGauge latency;
   private final MultiGauge busBandwidth;
@@ -38,16 +42,19 @@ public class CommJobMetrics {
 
   @Inject
   public CommJobMetrics(MeterRegistry registry) {
+    this.registry = registry;
     reconcileTimer =
         Timer.builder("gpucomm.reconcile.duration")
             .description("Time to reconcile one CommJob")
             .publishPercentileHistogram()
             .register(registry);
+    meters.add(reconcileTimer);
     for (Phase phase : Phase.values()) {
-      Gauge.builder("gpucomm.jobs", this, metrics -> metrics.countJobs(phase))
-          .description("CommJobs by phase")
-          .tag("phase", phase.wireName())
-          .register(registry);
+      meters.add(
+          Gauge.builder("gpucomm.jobs", this, metrics -> metrics.countJobs(phase))
+              .description("CommJobs by phase")
+              .tag("phase", phase.wireName())
+              .register(registry));
     }
     latency =
         MultiGauge.builder("gpucomm.job.latency")
@@ -59,6 +66,17 @@ public class CommJobMetrics {
             .baseUnit("gbps")
             .description("Bus bandwidth (nccl-tests definition) per size and algorithm, GB/s")
             .register(registry);
+  }
+
+  /**
+   * Removes this instance's meters: a registry outliving the application (as in tests that start it
+   * several times in one JVM) would otherwise keep gauges reading a stopped operator's cache.
+   */
+  @PreDestroy
+  void removeMeters() {
+    meters.forEach(registry::remove);
+    latency.register(List.of(), true);
+    busBandwidth.register(List.of(), true);
   }
 
   public void recordReconcile(Duration duration) {

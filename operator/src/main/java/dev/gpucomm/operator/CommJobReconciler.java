@@ -101,10 +101,9 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       }
       patchStatusIfChanged(job, aggregate.status(), context);
       UpdateControl<CommJob> control = UpdateControl.noUpdate();
-      if (plan.outcome() instanceof JobOutcome.InProgress inProgress
-          && inProgress.recheckAfter().isPresent()) {
-        control.rescheduleAfter(inProgress.recheckAfter().get().plus(DEADLINE_SLACK));
-      }
+      judge
+          .nextCheck(plan, aggregate.status().getStartTime(), now)
+          .ifPresent(wait -> control.rescheduleAfter(wait.plus(DEADLINE_SLACK)));
       return control;
     } finally {
       metrics.recordReconcile(Duration.ofNanos(System.nanoTime() - startNanos));

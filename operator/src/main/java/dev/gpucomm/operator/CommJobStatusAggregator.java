@@ -62,7 +62,7 @@ public class CommJobStatusAggregator {
                 reader.read(
                     json.get(),
                     after.results().orElseThrow().getMetadata().getName() + " report.json"));
-        status.setSummary(report.get().sizes());
+        status.setSummary(report.get().sizes().isEmpty() ? null : report.get().sizes());
         status.setBest(report.get().bestAtLargestSize().orElse(null));
         status.setReportRef(after.results().orElseThrow().getMetadata().getName());
       } catch (ReportFormatException e) {

@@ -11,7 +11,7 @@ public sealed interface JobOutcome {
     return !(this instanceof InProgress);
   }
 
-  /** Not finished; {@code recheckAfter} is when a deadline (timeout, scheduling) falls due. */
+  /** Not finished; {@code recheckAfter} is when a pod's scheduling deadline falls due. */
   record InProgress(Optional<Duration> recheckAfter) implements JobOutcome {}
 
   /** Every pod succeeded. */

@@ -11,10 +11,12 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Decides where a job stands from its status, its spec and its observed pods: invalid spec, a
@@ -102,15 +104,11 @@ public class JobOutcomeJudge {
       CommJob job, JobLayout layout, JobObservation observation, Instant now) {
     Duration recheck = null;
     Optional<Instant> start = observation.startTime(job);
-    if (start.isPresent()) {
-      Duration left = Duration.between(now, start.get().plusSeconds(layout.timeoutSeconds()));
-      if (!left.isPositive()) {
-        return new JobOutcome.Failed(
-            Reasons.TIMEOUT,
-            "not finished after %d s (spec.timeoutSeconds): %s"
-                .formatted(layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout)));
-      }
-      recheck = left;
+    if (start.isPresent() && !timeLeft(start.get(), layout, now).isPositive()) {
+      return new JobOutcome.Failed(
+          Reasons.TIMEOUT,
+          "not finished after %d s (spec.timeoutSeconds): %s"
+              .formatted(layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout)));
     }
     for (Map.Entry<Integer, Pod> entry : observation.podsByIndex().entrySet()) {
       Optional<PodCondition> unscheduled = unscheduled(entry.getValue());
@@ -134,6 +132,29 @@ public class JobOutcomeJudge {
       recheck = recheck == null || left.compareTo(recheck) < 0 ? left : recheck;
     }
     return new JobOutcome.InProgress(Optional.ofNullable(recheck));
+  }
+
+  /**
+   * When the operator must look at an unfinished job again even if nothing changes: at its timeout
+   * (counted from the start time the status now records) or at a pod's scheduling deadline,
+   * whichever comes first. Its own pod creations trigger no reconciliation.
+   */
+  public Optional<Duration> nextCheck(JobPlan plan, String startTime, Instant now) {
+    if (!(plan.outcome() instanceof JobOutcome.InProgress inProgress) || plan.layout().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Duration> timeout =
+        Optional.ofNullable(startTime)
+            .map(Instant::parse)
+            .map(start -> timeLeft(start, plan.layout().get(), now));
+    return Stream.of(timeout, inProgress.recheckAfter())
+        .flatMap(Optional::stream)
+        .min(Comparator.naturalOrder())
+        .map(wait -> wait.isNegative() ? Duration.ZERO : wait);
+  }
+
+  private static Duration timeLeft(Instant start, JobLayout layout, Instant now) {
+    return Duration.between(now, start.plusSeconds(layout.timeoutSeconds()));
   }
 
   /** A finished job's recorded outcome: finished jobs never change their verdict. */

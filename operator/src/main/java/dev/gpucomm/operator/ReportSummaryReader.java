@@ -3,21 +3,26 @@ package dev.gpucomm.operator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.SizeSummary;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * Reads the runtime's report.json (schema version 1: {@code sizes[]} of {@code {bytes, tokens,
- * chosen, measurements[] {algorithm, eagerMicros, graphMicros, busBandwidthGBps}}}) into status
- * rows. It reads the JSON tree rather than the runtime's classes, so that the operator does not
- * depend on the runtime.
+ * Reads the runtime's report.json (schema version 1) into status rows, with the runtime's own
+ * definitions (its {@code StatusSummary}): each algorithm's time is its CUDA-graph median where one
+ * was measured, else its eager median; the best is the fastest algorithm other than auto; the
+ * speedup is NCCL's time (ring's, where NCCL was not measured) over the best's; bus bandwidth
+ * follows nccl-tests. It reads the JSON tree rather than the runtime's classes, so that the
+ * operator does not depend on the runtime.
  */
 @ApplicationScoped
 public class ReportSummaryReader {
   public static final int SCHEMA_VERSION = 1;
   private static final String AUTO = "auto";
+  private static final String BENCHMARK = "benchmark";
 
   private final ObjectMapper mapper = new ObjectMapper();
 
@@ -33,35 +38,45 @@ public class ReportSummaryReader {
     if (root == null || !root.isObject()) {
       throw new ReportFormatException(source + " is not a JSON object");
     }
-    int schemaVersion = root.path("schemaVersion").asInt(-1);
-    if (schemaVersion != SCHEMA_VERSION) {
+    JsonNode version = root.path("schemaVersion");
+    if (!version.isIntegralNumber() || version.asInt() < 1 || version.asInt() > SCHEMA_VERSION) {
       throw new ReportFormatException(
-          "%s has schemaVersion %s; this operator reads %d"
-              .formatted(source, root.path("schemaVersion"), SCHEMA_VERSION));
+          "%s has schemaVersion %s; this operator reads 1 to %d"
+              .formatted(source, version.isMissingNode() ? "none" : version, SCHEMA_VERSION));
+    }
+    // a program (host-IR) report has no sizes: nothing to summarize per size
+    String kind = root.path("kind").asText(BENCHMARK);
+    if (!kind.equals(BENCHMARK)) {
+      return new ReportSummary(null, List.of(), List.of());
     }
     String collective = root.path("collective").asText(null);
     JsonNode sizes = root.path("sizes");
     if (!sizes.isArray()) {
       throw new ReportFormatException(source + " has no sizes array");
     }
+    double busFactor = busFactor(collective, root.path("worldSize").asInt(0));
     List<SizeSummary> rows = new ArrayList<>();
     List<AlgorithmFigure> figures = new ArrayList<>();
     for (int i = 0; i < sizes.size(); i++) {
-      rows.add(readSize(sizes.get(i), collective, source + " sizes[" + i + "]", figures));
+      rows.add(
+          readSize(sizes.get(i), collective, busFactor, source + " sizes[" + i + "]", figures));
     }
     return new ReportSummary(collective, rows, figures);
   }
 
   private static SizeSummary readSize(
-      JsonNode size, String collective, String where, List<AlgorithmFigure> figures)
+      JsonNode size,
+      String collective,
+      double busFactor,
+      String where,
+      List<AlgorithmFigure> figures)
       throws ReportFormatException {
     if (!size.path("bytes").canConvertToLong()) {
       throw new ReportFormatException(where + " has no bytes");
     }
     long bytes = size.get("bytes").asLong();
-    String chosen = size.path("chosen").asText(null);
+    String chosen = size.path("chosen").isTextual() ? size.get("chosen").asText() : null;
     JsonNode best = null;
-    JsonNode auto = null;
     JsonNode chosenMeasurement = null;
     JsonNode nccl = null;
     JsonNode ring = null;
@@ -72,14 +87,11 @@ public class ReportSummaryReader {
       if (!measurement.path("eagerMicros").isNumber()) {
         throw new ReportFormatException(where + " measurements[" + i + "] has no eagerMicros");
       }
+      double micros = micros(measurement);
       figures.add(
           new AlgorithmFigure(
-              bytes,
-              algorithm,
-              bestMicros(measurement),
-              measurement.path("busBandwidthGBps").asDouble(Double.NaN)));
+              bytes, algorithm, micros, busBandwidth(bytes, micros, busFactor, measurement)));
       switch (algorithm) {
-        case AUTO -> auto = measurement;
         case "nccl" -> nccl = measurement;
         case "ring" -> ring = measurement;
         default -> {}
@@ -88,7 +100,7 @@ public class ReportSummaryReader {
         chosenMeasurement = measurement;
       }
       // auto runs one of the others, so it never counts as the best algorithm
-      if (!algorithm.equals(AUTO) && (best == null || bestMicros(measurement) < bestMicros(best))) {
+      if (!algorithm.equals(AUTO) && (best == null || micros < micros(best))) {
         best = measurement;
       }
     }
@@ -99,30 +111,55 @@ public class ReportSummaryReader {
             .withTokens(size.path("tokens").isInt() ? size.get("tokens").asInt() : null)
             .withChosen(chosen);
     if (best != null) {
-      double bestMicros = bestMicros(best);
+      double bestMicros = micros(best);
+      double bandwidth = busBandwidth(bytes, bestMicros, busFactor, best);
       row.withBest(best.path("algorithm").asText())
           .withLatencyMicros(bestMicros)
-          .withBusBandwidthGBps(
-              best.path("busBandwidthGBps").isNumber()
-                  ? best.get("busBandwidthGBps").asDouble()
-                  : null);
-      JsonNode reference = nccl != null ? nccl : ring;
-      if (reference != null) {
-        row.withSpeedupVsNccl(bestMicros(reference) / bestMicros);
-      }
+          .withBusBandwidthGBps(Double.isFinite(bandwidth) ? bandwidth : null);
+      Optional.ofNullable(nccl != null ? nccl : ring)
+          .ifPresent(reference -> row.withSpeedupVsNccl(micros(reference) / bestMicros));
     }
-    // auto's own timing is what users of auto get; without it, the chosen algorithm's timing
-    JsonNode chosenTiming = auto != null ? auto : chosenMeasurement;
-    if (chosenTiming != null) {
-      row.withChosenLatencyMicros(bestMicros(chosenTiming));
+    if (chosenMeasurement != null) {
+      row.withChosenLatencyMicros(micros(chosenMeasurement));
     }
     return row;
   }
 
-  /** Graph replay when measured and faster, else eager: the runtime's ranking time. */
-  private static double bestMicros(JsonNode measurement) {
-    double eager = measurement.path("eagerMicros").asDouble();
+  /** The CUDA-graph median where one was measured, the eager median otherwise. */
+  private static double micros(JsonNode measurement) {
     JsonNode graph = measurement.path("graphMicros");
-    return graph.isNumber() ? Math.min(graph.asDouble(), eager) : eager;
+    return graph.isNumber() ? graph.asDouble() : measurement.path("eagerMicros").asDouble();
+  }
+
+  /**
+   * nccl-tests' busbw for {@code bytes} in {@code micros}; the measurement's own figure where the
+   * collective or world size is unknown.
+   */
+  private static double busBandwidth(
+      long bytes, double micros, double busFactor, JsonNode measurement) {
+    if (busFactor > 0 && micros > 0) {
+      return bytes / (micros * 1e3) * busFactor;
+    }
+    return measurement.path("busBandwidthGBps").asDouble(Double.NaN);
+  }
+
+  /**
+   * nccl-tests' bus factor: all-reduce 2(n-1)/n; all-gather and reduce-scatter (n-1)/n; broadcast
+   * and collective permute 1; 0 when unknown.
+   */
+  static double busFactor(String collective, int worldSize) {
+    if (worldSize < 1 || collective == null) {
+      return 0;
+    }
+    double ranks = worldSize;
+    return Collective.fromWireName(collective)
+        .map(
+            c ->
+                switch (c) {
+                  case ALLREDUCE -> 2 * (ranks - 1) / ranks;
+                  case ALLGATHER, REDUCESCATTER -> (ranks - 1) / ranks;
+                  case BROADCAST, COLLECTIVEPERMUTE -> 1.0;
+                })
+        .orElse(0.0);
   }
 }

@@ -161,7 +161,7 @@ public final class BenchmarkSweep {
                 sizeCount,
                 point.bytes(),
                 algorithm,
-                graphMicros != null ? Math.min(eagerMicros, graphMicros) : eagerMicros);
+                graphMicros != null ? graphMicros : eagerMicros);
           }
         }
       }
@@ -288,10 +288,8 @@ public final class BenchmarkSweep {
           new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
       List<Measurement> measurements = new ArrayList<>();
       for (PointFigures figures : byPoint.getOrDefault(p, List.of())) {
-        double best =
-            figures.graphMicros() != null
-                ? Math.min(figures.eagerMicros(), figures.graphMicros())
-                : figures.eagerMicros();
+        // Reports rank by graph replay where measured (Measurement#bestMicros): so do bandwidths.
+        double best = figures.graphMicros() != null ? figures.graphMicros() : figures.eagerMicros();
         double algBandwidth = shape.algorithmBytes() / best / 1e3; // bytes/µs → GB/s
         measurements.add(
             new Measurement(

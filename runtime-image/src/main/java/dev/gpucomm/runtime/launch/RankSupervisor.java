@@ -24,6 +24,9 @@ public final class RankSupervisor {
   /** How long the other ranks may take to exit on their own after the first failure. */
   static final Duration FAILURE_GRACE = Duration.ofSeconds(2);
 
+  /** How long to wait for the rank that others saw die, when only they have reported so far. */
+  static final Duration PEER_FAILURE_GRACE = Duration.ofSeconds(10);
+
   /** How long a stopped rank gets between SIGTERM and SIGKILL. */
   static final Duration STOP_GRACE = Duration.ofSeconds(3);
 
@@ -150,9 +153,15 @@ public final class RankSupervisor {
       return new SupervisionResult.Succeeded(running.size());
     }
     // Give the others a moment to fail on their own: their errors help choose the first cause.
-    long graceEnd = System.nanoTime() + FAILURE_GRACE.toNanos();
+    // While every failure so far only reports another rank's departure, wait longer for that
+    // rank's own error (a failing JVM can take a while to write it and exit on a busy host).
+    long start = System.nanoTime();
     while (!alive(running).isEmpty()) {
-      long left = graceEnd - System.nanoTime();
+      long grace =
+          onlyPeerFailures(failures, running)
+              ? PEER_FAILURE_GRACE.toNanos()
+              : FAILURE_GRACE.toNanos();
+      long left = start + grace - System.nanoTime();
       if (left <= 0) {
         break;
       }
@@ -171,24 +180,42 @@ public final class RankSupervisor {
     return firstCause(failures, running, stopped);
   }
 
-  /** The earliest failure that is not a consequence of another rank's; else the earliest. */
+  private static boolean onlyPeerFailures(List<Exit> failures, Map<Integer, Running> running) {
+    return failures.stream()
+        .allMatch(
+            exit ->
+                RankError.readFrom(running.get(exit.rank()).errorFile())
+                    .map(error -> error.kind() == RankError.Kind.PEER)
+                    .orElse(false));
+  }
+
+  /**
+   * The earliest failure that is not a consequence of another rank's, else the earliest. Ranks the
+   * supervisor had to stop count too when they left an error: a rank that failed may still be
+   * shutting down when the peers that noticed its departure have already exited.
+   */
   private static SupervisionResult firstCause(
       List<Exit> failures, Map<Integer, Running> running, List<Integer> stopped) {
-    record Failure(Exit exit, RankError error) {}
+    record Failure(int rank, long atNanos, RankError error) {}
     List<Failure> explained = new ArrayList<>();
     for (Exit exit : failures) {
       RankError error =
           RankError.readFrom(running.get(exit.rank()).errorFile())
               .orElseGet(() -> new RankError(RankError.Kind.FAILURE, exitDescription(exit.code())));
-      explained.add(new Failure(exit, error));
+      explained.add(new Failure(exit.rank(), exit.atNanos(), error));
+    }
+    for (int rank : stopped) {
+      RankError.readFrom(running.get(rank).errorFile())
+          .ifPresent(error -> explained.add(new Failure(rank, Long.MAX_VALUE, error)));
     }
     Failure first =
         explained.stream()
             .min(
                 Comparator.comparing((Failure f) -> f.error().kind() == RankError.Kind.PEER)
-                    .thenComparingLong(f -> f.exit().atNanos()))
+                    .thenComparingLong(Failure::atNanos))
             .orElseThrow();
-    return new SupervisionResult.RankFailed(first.exit().rank(), first.error(), stopped);
+    List<Integer> reallyStopped = stopped.stream().filter(rank -> rank != first.rank()).toList();
+    return new SupervisionResult.RankFailed(first.rank(), first.error(), reallyStopped);
   }
 
   private static String exitDescription(int code) {

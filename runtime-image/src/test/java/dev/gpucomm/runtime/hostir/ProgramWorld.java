@@ -6,7 +6,7 @@ import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBackend;
 import dev.gpucomm.runtime.hostir.interp.CommunicatorFactory;
 import dev.gpucomm.runtime.hostir.programs.HostIrProgramWorkload;
-import dev.gpucomm.runtime.hostir.programs.ProgramReport;
+import dev.gpucomm.runtime.hostir.programs.ProgramResult;
 import dev.gpucomm.runtime.hostir.programs.ProgramSettings;
 import dev.gpucomm.runtime.testing.InMemoryStore;
 import java.time.Duration;
@@ -22,7 +22,7 @@ public final class ProgramWorld {
   private ProgramWorld() {}
 
   /** Runs {@code settings} on {@code worldSize} ranks; returns each rank's report. */
-  public static List<ProgramReport> run(
+  public static List<ProgramResult> run(
       DeviceBackend backend, int worldSize, ProgramSettings settings) {
     InMemoryStore store = new InMemoryStore();
     return RankThreads.run(

@@ -13,8 +13,14 @@ import java.lang.foreign.Arena;
  * input, output and size, then launches.
  */
 final class AllReduceKernels {
-  static final String PTX_RESOURCE = "ptx/allreduce.ptx";
   static final int THREADS_PER_BLOCK = 512;
+
+  /** The PTX built for this world size (loops sized at compile time), else the generic one. */
+  static String ptxResource(int world) {
+    return world == 2 || world == 4 || world == 8
+        ? "ptx/allreduce-w" + world + ".ptx"
+        : "ptx/allreduce.ptx";
+  }
 
   /** The kernel families of allreduce.cu. */
   enum Variant {
@@ -37,6 +43,7 @@ final class AllReduceKernels {
   private static final int CONTROL = 5;
   private static final int RANK = 6;
   private static final int WORLD = 7;
+  private static final int MAX_CHUNKS = 8;
 
   private final CudaKernel[][] kernels;
   private final KernelArguments[][] arguments;
@@ -59,7 +66,16 @@ final class AllReduceKernels {
             module.kernel("gpucomm_" + variant.kernelPrefix + "_" + dtype.wireName());
         KernelArguments args =
             new KernelArguments(
-                arena, 8, 8, 8, 8L * PeerMemoryLayout.MAX_RANKS, 8L * layoutStruct.length, 8, 4, 4);
+                arena,
+                8,
+                8,
+                8,
+                8L * PeerMemoryLayout.MAX_RANKS,
+                8L * layoutStruct.length,
+                8,
+                4,
+                4,
+                4);
         for (int i = 0; i < PeerMemoryLayout.MAX_RANKS; i++) {
           args.setStructLong(PEERS, i, peerBases[i]);
         }
@@ -72,7 +88,11 @@ final class AllReduceKernels {
     }
   }
 
-  /** Launches one all-reduce; callers serialize calls (the parameter block is shared). */
+  /**
+   * Launches one all-reduce on {@code blocks} blocks, which must be the same for every call of a
+   * variant (the vector-to-block mapping has to stay fixed); callers serialize calls (the parameter
+   * block is shared).
+   */
   void launch(
       Variant variant,
       DType dtype,
@@ -80,16 +100,11 @@ final class AllReduceKernels {
       long output,
       long bytes,
       int blocks,
+      int maxChunks,
       Stream stream) {
     KernelArguments args = arguments[variant.ordinal()][dtype.ordinal()];
     args.setLong(INPUT, input).setLong(OUTPUT, output).setLong(BYTES, bytes);
+    args.setInt(MAX_CHUNKS, maxChunks);
     kernels[variant.ordinal()][dtype.ordinal()].launch(blocks, THREADS_PER_BLOCK, stream, args);
-  }
-
-  /** Blocks for {@code bytes}: one 16-byte vector per thread, at most {@code maxBlocks}. */
-  static int blocksFor(long bytes, int maxBlocks) {
-    long vectors = (bytes + 15) / 16;
-    long wanted = (vectors + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-    return (int) Math.max(1, Math.min(maxBlocks, wanted));
   }
 }

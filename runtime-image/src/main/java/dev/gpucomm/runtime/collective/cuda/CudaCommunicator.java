@@ -51,10 +51,7 @@ public final class CudaCommunicator implements Communicator {
   private final Arena arena;
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile int oneShotBlocks;
-  private volatile int twoShotBlocks;
-  private volatile int lamportBlocks;
-  private volatile long lamportMaxBytes;
+  private volatile KernelShape shape;
 
   private CudaCommunicator(
       CudaDevice device,
@@ -74,10 +71,7 @@ public final class CudaCommunicator implements Communicator {
     this.peerReason = peerReason;
     this.kernels = kernels;
     this.arena = arena;
-    this.oneShotBlocks = settings.oneShotBlocks();
-    this.twoShotBlocks = settings.twoShotBlocks();
-    this.lamportBlocks = settings.lamportBlocks();
-    this.lamportMaxBytes = settings.lamportMaxBytes();
+    this.shape = settings.kernelShape().fittedTo(device.multiprocessors());
     this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
   }
 
@@ -151,7 +145,7 @@ public final class CudaCommunicator implements Communicator {
         if (peerMemory.verdict().available()) {
           kernels =
               new AllReduceKernels(
-                  device.module(AllReduceKernels.PTX_RESOURCE),
+                  device.module(AllReduceKernels.ptxResource(topology.localWorldSize())),
                   arena,
                   peerMemory.bases(),
                   layout.kernelStruct(),
@@ -229,7 +223,7 @@ public final class CudaCommunicator implements Communicator {
 
   @Override
   public long maxPeerMemoryBytes() {
-    return kernels == null ? 0 : peerMemory.layout().recvRankStride();
+    return kernels == null ? 0 : peerMemory.layout().maxBytes();
   }
 
   /** The NCCL version this communicator runs, e.g. "2.28.3"; empty without NCCL. */
@@ -238,23 +232,34 @@ public final class CudaCommunicator implements Communicator {
   }
 
   /**
-   * Tuning hook: the most thread blocks each kernel family may use, and the size up to which {@code
-   * oneshot} runs the Lamport kernel (at most the configured Lamport capacity). Call between
-   * collectives, identically on every rank.
+   * Tuning hook: changes how the peer-memory kernels run (grids, Lamport size limit, pipeline
+   * chunks; grids are capped at the GPU's multiprocessors). Every rank must call this with the same
+   * shape while no collective is in flight anywhere (after synchronizing its streams), and the
+   * ranks must meet (a store barrier) before the next collective: the vector-to-block mapping
+   * changes, and the Lamport slots are refilled.
    */
-  public void tune(int oneShotBlocks, int twoShotBlocks, int lamportBlocks, long lamportMaxBytes) {
-    CudaCommunicatorSettings.checkBlocks("oneshot blocks", oneShotBlocks);
-    CudaCommunicatorSettings.checkBlocks("twoshot blocks", twoShotBlocks);
-    CudaCommunicatorSettings.checkBlocks("lamport blocks", lamportBlocks);
+  public synchronized void tune(KernelShape newShape) {
+    checkOpen();
     long capacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
-    if (lamportMaxBytes < 0 || lamportMaxBytes > capacity) {
+    if (newShape.lamportMaxBytes() > capacity) {
       throw new IllegalArgumentException(
-          "lamport size limit must be between 0 and " + capacity + ", got " + lamportMaxBytes);
+          "lamport size limit must be at most "
+              + capacity
+              + " (GPUCOMM_LAMPORT_MAX_BYTES), got "
+              + newShape.lamportMaxBytes());
     }
-    this.oneShotBlocks = oneShotBlocks;
-    this.twoShotBlocks = twoShotBlocks;
-    this.lamportBlocks = lamportBlocks;
-    this.lamportMaxBytes = lamportMaxBytes;
+    KernelShape fitted = newShape.fittedTo(device.multiprocessors());
+    if (peerMemory != null && fitted.lamportBlocks() != shape.lamportBlocks()) {
+      Stream stream = device.defaultStream();
+      peerMemory.resetLamport(stream);
+      stream.synchronize();
+    }
+    shape = fitted;
+  }
+
+  /** How the peer-memory kernels run now. */
+  public KernelShape kernelShape() {
+    return shape;
   }
 
   @Override
@@ -280,17 +285,21 @@ public final class CudaCommunicator implements Communicator {
                   NcclDataType.SUM,
                   CudaDevice.rawStream(stream));
       case ONESHOT -> {
-        if (bytes <= lamportMaxBytes) {
-          peerAllReduce(
-              AllReduceKernels.Variant.LAMPORT, input, output, bytes, dtype, lamportBlocks, stream);
-        } else {
-          peerAllReduce(
-              AllReduceKernels.Variant.ONESHOT, input, output, bytes, dtype, oneShotBlocks, stream);
-        }
+        AllReduceKernels.Variant variant =
+            bytes <= shape.lamportMaxBytes()
+                ? AllReduceKernels.Variant.LAMPORT
+                : AllReduceKernels.Variant.ONESHOT;
+        peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
       }
       case TWOSHOT ->
           peerAllReduce(
-              AllReduceKernels.Variant.TWOSHOT, input, output, bytes, dtype, twoShotBlocks, stream);
+              AllReduceKernels.Variant.TWOSHOT,
+              input,
+              output,
+              bytes,
+              dtype,
+              blocksOf(AllReduceKernels.Variant.TWOSHOT),
+              stream);
       case AUTO ->
           throw new IllegalArgumentException(
               "all-reduce algorithm auto must be resolved by a heuristic before the call");
@@ -301,8 +310,8 @@ public final class CudaCommunicator implements Communicator {
   }
 
   /**
-   * Runs one IPC all-reduce kernel with a chosen variant; the benchmark uses this to compare the
-   * Lamport and flag one-shot kernels at the same size.
+   * Runs one IPC all-reduce kernel with a chosen variant (oneshot, twoshot or lamport); the
+   * diagnostics use this to compare the Lamport and flag one-shot kernels at the same size.
    */
   public void allReduceWith(
       String variant,
@@ -310,7 +319,6 @@ public final class CudaCommunicator implements Communicator {
       DeviceBuffer output,
       long count,
       DType dtype,
-      int maxBlocks,
       Stream stream) {
     checkOpen();
     long bytes = count * dtype.bytes();
@@ -330,7 +338,16 @@ public final class CudaCommunicator implements Communicator {
       throw new IllegalArgumentException(
           "lamport all-reduce of " + bytes + " bytes exceeds its buffer");
     }
-    peerAllReduce(chosen, input, output, bytes, dtype, maxBlocks, stream);
+    peerAllReduce(chosen, input, output, bytes, dtype, blocksOf(chosen), stream);
+  }
+
+  private int blocksOf(AllReduceKernels.Variant variant) {
+    KernelShape current = shape;
+    return switch (variant) {
+      case ONESHOT -> current.oneShotBlocks();
+      case TWOSHOT -> current.twoShotBlocks();
+      case LAMPORT -> current.lamportBlocks();
+    };
   }
 
   private void peerAllReduce(
@@ -339,25 +356,28 @@ public final class CudaCommunicator implements Communicator {
       DeviceBuffer output,
       long bytes,
       DType dtype,
-      int maxBlocks,
+      int blocks,
       Stream stream) {
     if (kernels == null) {
       throw new IllegalStateException(
           "all-reduce " + variant.kernelPrefix + " is unavailable: " + peerReason);
     }
-    if (bytes > peerMemory.layout().recvRankStride()) {
+    if (bytes > peerMemory.layout().maxBytes()) {
       throw new IllegalArgumentException(
           "all-reduce of "
               + bytes
               + " bytes exceeds the peer buffer of "
-              + peerMemory.layout().recvRankStride()
+              + peerMemory.layout().maxBytes()
               + " bytes (GPUCOMM_PEER_BUFFER_BYTES)");
     }
-    int blocks = AllReduceKernels.blocksFor(bytes, maxBlocks);
+    if (bytes == 0) {
+      // Nothing to reduce, and the kernels must not advance their epochs without meeting peers.
+      return;
+    }
     long in = input.address();
     long out = output.address();
     synchronized (kernels) {
-      kernels.launch(variant, dtype, in, out, bytes, blocks, stream);
+      kernels.launch(variant, dtype, in, out, bytes, blocks, shape.pipelineChunks(), stream);
     }
   }
 

@@ -15,7 +15,10 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_LAMPORT_MAX_BYTES}: one-shot calls up to this size use the flag-free Lamport
  *       kernel (0 turns it off);
  *   <li>{@code GPUCOMM_ONESHOT_BLOCKS}, {@code GPUCOMM_TWOSHOT_BLOCKS}, {@code
- *       GPUCOMM_LAMPORT_BLOCKS}: most thread blocks per kernel (at most 64);
+ *       GPUCOMM_LAMPORT_BLOCKS}: the thread blocks each kernel runs (a fixed grid per algorithm, at
+ *       most 160 and at most the GPU's multiprocessors);
+ *   <li>{@code GPUCOMM_PIPELINE_CHUNKS}: most chunks a large one-shot or two-shot call is cut into,
+ *       so that NVLink transfers and local reduction overlap (8);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation.
  * </ul>
  */
@@ -27,17 +30,24 @@ public record CudaCommunicatorSettings(
     int oneShotBlocks,
     int twoShotBlocks,
     int lamportBlocks,
+    int pipelineChunks,
     Duration rendezvousTimeout) {
-  /** Most blocks a kernel may use: the flag area has one row per block. */
-  public static final int MAX_BLOCKS = 64;
+  /** Most blocks a kernel may use: the flag areas have one row per block. */
+  public static final int MAX_BLOCKS = 160;
+
+  /** Largest peer buffer: pipeline chunk numbers must fit 16 bits even with one block. */
+  public static final long MAX_PEER_BUFFER_BYTES = 256L << 20;
 
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_LAMPORT_MAX_BYTES = 1L << 20;
 
   public CudaCommunicatorSettings {
-    if (maxBytes < 16 || maxBytes % 16 != 0) {
+    if (maxBytes < 16 || maxBytes % 16 != 0 || maxBytes > MAX_PEER_BUFFER_BYTES) {
       throw new IllegalArgumentException(
-          "GPUCOMM_PEER_BUFFER_BYTES must be a positive multiple of 16, got " + maxBytes);
+          "GPUCOMM_PEER_BUFFER_BYTES must be a positive multiple of 16 up to "
+              + MAX_PEER_BUFFER_BYTES
+              + ", got "
+              + maxBytes);
     }
     if (lamportMaxBytes < 0 || lamportMaxBytes % 16 != 0 || lamportMaxBytes > maxBytes) {
       throw new IllegalArgumentException(
@@ -47,6 +57,19 @@ public record CudaCommunicatorSettings(
     checkBlocks("GPUCOMM_ONESHOT_BLOCKS", oneShotBlocks);
     checkBlocks("GPUCOMM_TWOSHOT_BLOCKS", twoShotBlocks);
     checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
+    if (pipelineChunks < 1 || pipelineChunks > KernelShape.MAX_PIPELINE_CHUNKS) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_PIPELINE_CHUNKS must be between 1 and "
+              + KernelShape.MAX_PIPELINE_CHUNKS
+              + ", got "
+              + pipelineChunks);
+    }
+  }
+
+  /** The kernel shape these settings ask for. */
+  public KernelShape kernelShape() {
+    return new KernelShape(
+        oneShotBlocks, twoShotBlocks, lamportBlocks, lamportMaxBytes, pipelineChunks);
   }
 
   static void checkBlocks(String name, int blocks) {
@@ -62,9 +85,10 @@ public record CudaCommunicatorSettings(
         true,
         DEFAULT_MAX_BYTES,
         DEFAULT_LAMPORT_MAX_BYTES,
-        36,
+        128,
+        128,
         64,
-        36,
+        8,
         Duration.ofMinutes(5));
   }
 
@@ -83,6 +107,7 @@ public record CudaCommunicatorSettings(
         (int) number(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
         (int) number(env, "GPUCOMM_TWOSHOT_BLOCKS", d.twoShotBlocks()),
         (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
+        (int) number(env, "GPUCOMM_PIPELINE_CHUNKS", d.pipelineChunks()),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())));
   }

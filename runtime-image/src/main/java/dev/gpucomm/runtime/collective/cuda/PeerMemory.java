@@ -25,7 +25,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exchanged once through the store and checked with one real write and read per peer pair.
  */
 final class PeerMemory implements AutoCloseable {
-  private static final int CONTROL_BYTES = 256;
+  /** Covers {@code struct Control} of allreduce.cu: per-block epochs and Lamport sizes. */
+  static final int CONTROL_BYTES = 8192;
+
+  private static final int BLOCKS = PeerMemoryLayout.MAX_BLOCKS;
+  private static final long LAMPORT_EPOCH_OFFSET = 2L * BLOCKS * Integer.BYTES;
+  private static final long LAMPORT_EPOCH_BYTES = (long) BLOCKS * Integer.BYTES;
+  private static final long LAMPORT_VECTORS_OFFSET = 4L * BLOCKS * Integer.BYTES;
+  private static final long LAMPORT_VECTORS_BYTES = 3L * BLOCKS * Long.BYTES;
 
   private final CudaDevice device;
   private final PeerMemoryLayout layout;
@@ -147,7 +154,7 @@ final class PeerMemory implements AutoCloseable {
       String failure,
       CudaCommunicatorSettings settings) {
     int world = layout.world();
-    CudaModule module = device.module(AllReduceKernels.PTX_RESOURCE);
+    CudaModule module = device.module(AllReduceKernels.ptxResource(world));
     long[] layoutStruct = layout.kernelStruct();
     try (Arena arena = Arena.ofConfined()) {
       if (failure == null) {
@@ -246,6 +253,21 @@ final class PeerMemory implements AutoCloseable {
 
   long controlAddress() {
     return control.address();
+  }
+
+  /**
+   * Refills the Lamport slots with the sentinel and restarts the Lamport epochs, in stream order;
+   * needed when the Lamport grid changes (slots follow per-block epochs).
+   */
+  void resetLamport(Stream stream) {
+    device.fillWords(
+        local,
+        layout.lamportOffset(),
+        layout.lamportBytes() / 4,
+        PeerMemoryLayout.LAMPORT_SENTINEL,
+        stream);
+    device.fill(control, LAMPORT_EPOCH_OFFSET, LAMPORT_EPOCH_BYTES, (byte) 0, stream);
+    device.fill(control, LAMPORT_VECTORS_OFFSET, LAMPORT_VECTORS_BYTES, (byte) 0, stream);
   }
 
   @Override

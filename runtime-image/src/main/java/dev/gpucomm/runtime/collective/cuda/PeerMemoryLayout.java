@@ -5,29 +5,33 @@ package dev.gpucomm.runtime.collective.cuda;
  * mirrors {@code struct PeerLayout} in allreduce.cu.
  *
  * <pre>
- * signals   uint32 flags[2 parity][2 barrier][64 blocks][8 ranks]
- * check     uint32 check[8]                          peer-memory write/read check
- * recv      [2 parity][world][maxBytes]              one-shot and two-shot receive areas
- * scratch   [maxBytes / world + 16 · world]          two-shot reduced slice
- * lamport   [3 slot][world][lamportMaxBytes]         Lamport receive slots (sentinel-filled)
+ * oneshot flags  uint32 [160 blocks][8 ranks]
+ * twoshot flags  uint32 [2 barriers][160 blocks][8 ranks]
+ * check          uint32 [8]                                 peer-memory write/read check
+ * oneshot recv   [2 parity][world][maxBytes]
+ * twoshot recv   [2 parity][world][maxBytes / world + 16 · world]
+ * scratch        [maxBytes / world + 16 · world]              two-shot reduced slice
+ * lamport        [3 slot][world][lamportMaxBytes]             sentinel-filled receive slots
  * </pre>
+ *
+ * Each algorithm has its own flags and receive areas, so each can run its own fixed grid.
  */
 public record PeerMemoryLayout(
     int world,
-    long signalOffset,
+    long oneshotFlagsOffset,
+    long twoshotFlagsOffset,
     long checkOffset,
-    long recvOffset,
-    long recvRankStride,
-    long recvParityStride,
+    long oneshotRecvOffset,
+    long oneshotRankStride,
+    long twoshotRecvOffset,
+    long twoshotRankStride,
     long scratchOffset,
-    long scratchBytes,
     long lamportOffset,
     long lamportRankStride,
-    long lamportSlotStride,
     long totalBytes) {
   public static final int MAX_RANKS = 8;
   public static final int MAX_BLOCKS = CudaCommunicatorSettings.MAX_BLOCKS;
-  static final long SIGNAL_BYTES = 2L * 2 * MAX_BLOCKS * MAX_RANKS * Integer.BYTES;
+  static final long FLAG_SET_BYTES = (long) MAX_BLOCKS * MAX_RANKS * Integer.BYTES;
   static final long CHECK_BYTES = MAX_RANKS * Integer.BYTES;
   private static final long ALIGNMENT = 256;
 
@@ -39,30 +43,30 @@ public record PeerMemoryLayout(
       throw new IllegalArgumentException(
           "peer memory spans 1.." + MAX_RANKS + " ranks of a node, got " + world);
     }
-    long signalOffset = 0;
-    long checkOffset = align(signalOffset + SIGNAL_BYTES);
-    long recvOffset = align(checkOffset + CHECK_BYTES);
-    long recvRankStride = align(maxBytes);
-    long recvParityStride = world * recvRankStride;
-    long scratchOffset = recvOffset + 2 * recvParityStride;
+    long oneshotFlagsOffset = 0;
+    long twoshotFlagsOffset = align(oneshotFlagsOffset + FLAG_SET_BYTES);
+    long checkOffset = align(twoshotFlagsOffset + 2 * FLAG_SET_BYTES);
+    long oneshotRecvOffset = align(checkOffset + CHECK_BYTES);
+    long oneshotRankStride = align(maxBytes);
+    long twoshotRecvOffset = oneshotRecvOffset + 2 * world * oneshotRankStride;
     // The last rank's two-shot slice is the largest: vectors/world plus fewer than world vectors.
-    long scratchBytes = align(maxBytes / world + 16L * world);
-    long lamportOffset = scratchOffset + scratchBytes;
+    long twoshotRankStride = align(maxBytes / world + 16L * world);
+    long scratchOffset = twoshotRecvOffset + 2 * world * twoshotRankStride;
+    long lamportOffset = scratchOffset + twoshotRankStride;
     long lamportRankStride = align(Math.max(16, lamportMaxBytes));
-    long lamportSlotStride = world * lamportRankStride;
-    long totalBytes = lamportOffset + 3 * lamportSlotStride;
+    long totalBytes = lamportOffset + 3 * world * lamportRankStride;
     return new PeerMemoryLayout(
         world,
-        signalOffset,
+        oneshotFlagsOffset,
+        twoshotFlagsOffset,
         checkOffset,
-        recvOffset,
-        recvRankStride,
-        recvParityStride,
+        oneshotRecvOffset,
+        oneshotRankStride,
+        twoshotRecvOffset,
+        twoshotRankStride,
         scratchOffset,
-        scratchBytes,
         lamportOffset,
         lamportRankStride,
-        lamportSlotStride,
         totalBytes);
   }
 
@@ -73,24 +77,30 @@ public record PeerMemoryLayout(
   /** The kernel's {@code PeerLayout} struct, in field order. */
   public long[] kernelStruct() {
     return new long[] {
-      signalOffset,
+      oneshotFlagsOffset,
+      twoshotFlagsOffset,
       checkOffset,
-      recvOffset,
-      recvRankStride,
-      recvParityStride,
+      oneshotRecvOffset,
+      oneshotRankStride,
+      twoshotRecvOffset,
+      twoshotRankStride,
       scratchOffset,
       lamportOffset,
-      lamportRankStride,
-      lamportSlotStride
+      lamportRankStride
     };
   }
 
-  /** Bytes at the start of the allocation that must be zero before first use. */
+  /** Bytes at the start of the allocation (flags and check words) that start at zero. */
   public long flagBytes() {
-    return recvOffset;
+    return oneshotRecvOffset;
   }
 
   public long lamportBytes() {
-    return 3 * lamportSlotStride;
+    return 3 * world * lamportRankStride;
+  }
+
+  /** The largest all-reduce the peer-memory algorithms take. */
+  public long maxBytes() {
+    return oneshotRankStride;
   }
 }

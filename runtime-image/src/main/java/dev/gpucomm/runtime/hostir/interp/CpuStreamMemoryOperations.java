@@ -19,8 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CpuStreamMemoryOperations implements StreamMemoryOperations {
   private static final VarHandle WORD = ValueLayout.JAVA_INT.varHandle();
-  private static final int SPINS = 1_000;
-  private static final int YIELDS = 100;
+  private static final int SPINS = 64;
+  private static final int YIELDS = 16;
   private static final long PARK_NANOS = 20_000;
 
   private final CpuDevice device;

@@ -14,10 +14,15 @@ import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.hostir.HostIrDump;
 import dev.gpucomm.runtime.hostir.interp.CommunicatorFactory;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import dev.gpucomm.runtime.report.ProgramReport;
+import dev.gpucomm.runtime.report.ReportFiles;
 import dev.gpucomm.runtime.workload.ProgramWorkload;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.WorkloadResult;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -25,7 +30,7 @@ import java.util.Map;
  * The {@code program} workload: builds the job's host program, applies its passes, runs the program
  * without and with them on each rank's device, checks that both give the same result (and the exact
  * one), times both and the pipelined program's compute and communication alone, and gathers every
- * rank's figures into one {@link ProgramReport}.
+ * rank's figures into one {@link ProgramResult}.
  *
  * <p>The rank flow finds it through {@link java.util.ServiceLoader} as the {@link ProgramWorkload}
  * of this build and calls {@link #run(RankContext)} on every rank; tests and other callers with a
@@ -33,12 +38,19 @@ import java.util.Map;
  * CommunicatorFactory, KeyValueStore, RankTopology, Duration)}.
  */
 public final class HostIrProgramWorkload implements ProgramWorkload {
+  /** The file with every figure of the run, every rank's included. */
+  public static final String DETAILS = "program.json";
+
+  /** The file with the program before and after each pass, when the IR is dumped. */
+  public static final String HOST_IR = "host-ir.txt";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
-   * Runs the job's program on this rank. Rank 0 returns the report (report.json, report.md, and
-   * host-ir.txt when the IR is dumped); the others return nothing. With {@code dumpIr}, rank 0 also
-   * prints the program before and after each pass.
+   * Runs the job's program on this rank. Rank 0 returns the report (report.json and report.md of
+   * kind program, program.json with every figure, and host-ir.txt when the IR is dumped); the
+   * others return nothing. With {@code dumpIr}, rank 0 also prints the program before and after
+   * each pass.
    *
    * @throws ProgramSpecException when the spec cannot run (a one-line message naming the field)
    * @throws IllegalStateException when a rank's result is wrong, naming the rank and the element
@@ -57,7 +69,8 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
       System.out.print(dump);
       System.out.flush();
     }
-    ProgramReport report =
+    String startedAt = Instant.now().toString();
+    ProgramResult result =
         run(
             settings,
             device,
@@ -66,11 +79,11 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
             context.store(),
             topology,
             context.rendezvousTimeout());
-    for (RankResult rank : report.ranks()) {
+    for (RankResult rank : result.ranks()) {
       if (!rank.validation().passed()) {
         throw new IllegalStateException(
             "program "
-                + report.program()
+                + result.program()
                 + " gave a wrong result on rank "
                 + rank.rank()
                 + ": "
@@ -80,14 +93,23 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
     if (!context.isRankZero()) {
       return WorkloadResult.none();
     }
-    Map<String, String> files = new LinkedHashMap<>();
-    files.put("report.json", toJson(report));
-    String markdown = ProgramSummary.markdown(report);
-    files.put("report.md", markdown);
+    ProgramReport jobReport =
+        ProgramReports.of(
+            result, context.job().name(), topology.localWorldSize(), hostName(), startedAt);
+    Map<String, String> files = new LinkedHashMap<>(ReportFiles.render(jobReport));
+    files.put(DETAILS, toJson(result));
     if (dump != null) {
-      files.put("host-ir.txt", dump);
+      files.put(HOST_IR, dump);
     }
-    return new WorkloadResult(markdown, files);
+    return new WorkloadResult(ProgramSummary.markdown(result), files);
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "unknown";
+    }
   }
 
   /**
@@ -108,13 +130,13 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
   }
 
   /**
-   * Runs already resolved settings on this rank and returns the report every rank ends up with.
+   * Runs already resolved settings on this rank and returns the result every rank ends up with.
    *
    * @param communicator the rank's communicator (used on the main stream)
    * @param factory builds one more communicator per worker stream; null to use {@code communicator}
    *     everywhere, which only works for programs that post on one stream at a time
    */
-  public static ProgramReport run(
+  public static ProgramResult run(
       ProgramSettings settings,
       Device device,
       Communicator communicator,
@@ -127,12 +149,12 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
         .run();
   }
 
-  /** Serializes a report as JSON, for report files and the results ConfigMap. */
-  public static String toJson(ProgramReport report) {
+  /** Serializes a result as JSON (program.json). */
+  public static String toJson(ProgramResult result) {
     try {
-      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report);
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(result);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("program report could not be written as JSON", e);
+      throw new IllegalStateException("program result could not be written as JSON", e);
     }
   }
 }

@@ -62,6 +62,7 @@ final class OutputValidator {
     int samples = (int) Math.min(elements, elements < CHECK_ALL_BELOW ? elements : SAMPLES);
     SplittableRandom random = new SplittableRandom(0x5EEDL + rank);
     double maxErrorOverBound = 0;
+    double maxRelativeError = 0;
     long worstSample = -1;
     for (int sample = 0; sample < samples; sample++) {
       long index = elements < CHECK_ALL_BELOW ? sample : random.nextLong(elements);
@@ -69,6 +70,7 @@ final class OutputValidator {
       double allowed = bound.bound(exact.value(), exact.magnitudeSum());
       for (MemorySegment output : new MemorySegment[] {unpipelined, pipelined}) {
         double error = Math.abs(codec.read(output, index) - exact.value());
+        maxRelativeError = Math.max(maxRelativeError, ratio(error, exact.magnitudeSum()));
         double ratio = ratio(error, allowed);
         if (ratio > maxErrorOverBound) {
           maxErrorOverBound = ratio;
@@ -102,6 +104,7 @@ final class OutputValidator {
         maxDifferenceOverTolerance,
         samples,
         maxErrorOverBound,
+        maxRelativeError,
         failure);
   }
 
@@ -113,6 +116,6 @@ final class OutputValidator {
   }
 
   private static Validation failed(long elements, long mismatches, String failure) {
-    return new Validation(false, elements, mismatches, 0, 0, 0, 0, failure);
+    return new Validation(false, elements, mismatches, 0, 0, 0, 0, 0, failure);
   }
 }

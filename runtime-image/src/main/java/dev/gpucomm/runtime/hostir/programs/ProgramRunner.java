@@ -62,7 +62,7 @@ final class ProgramRunner {
     this.rendezvousTimeout = rendezvousTimeout;
   }
 
-  ProgramReport run() {
+  ProgramResult run() {
     int rank = topology.rank();
     Program reference = program.build();
     Passes passes = Passes.of(settings.passes(), new PassOptions(settings.streams()));
@@ -85,7 +85,7 @@ final class ProgramRunner {
     String namespace = "hostir/" + instance + "/";
 
     Validation validation;
-    ProgramTimes times;
+    FormTimes times;
     try (HostData data = new HostData(program, reference.inputs(), rank);
         Stream main = device.createStream();
         ProgramTimer timer = new ProgramTimer(device, main);
@@ -108,7 +108,7 @@ final class ProgramRunner {
       store.barrier(namespace + "forms-done", topology.worldSize(), rendezvousTimeout);
       validation =
           new OutputValidator(program).validate(rank, referenceOutput[0], pipelinedOutput[0]);
-      times = new ProgramTimes(unpipelined, pipelinedMillis, computeOnly, communicationOnly);
+      times = new FormTimes(unpipelined, pipelinedMillis, computeOnly, communicationOnly);
     }
     return report(gather(namespace, new RankResult(rank, times, validation)));
   }
@@ -186,8 +186,8 @@ final class ProgramRunner {
     }
   }
 
-  private ProgramReport report(List<RankResult> ranks) {
-    ProgramTimes slowest = ranks.getFirst().times();
+  private ProgramResult report(List<RankResult> ranks) {
+    FormTimes slowest = ranks.getFirst().times();
     boolean validated = true;
     for (RankResult result : ranks) {
       slowest = slowest.slowest(result.times());
@@ -196,6 +196,7 @@ final class ProgramRunner {
     double flops = program.flopsPerRank();
     double bytes = program.bytesReceivedPerRank();
     double shorter = Math.min(slowest.computeOnlyMillis(), slowest.communicationOnlyMillis());
+    double longer = Math.max(slowest.computeOnlyMillis(), slowest.communicationOnlyMillis());
     Double overlap =
         shorter > 0
             ? (slowest.computeOnlyMillis()
@@ -203,8 +204,8 @@ final class ProgramRunner {
                     - slowest.pipelinedMillis())
                 / shorter
             : null;
-    return new ProgramReport(
-        ProgramReport.SCHEMA_VERSION,
+    return new ProgramResult(
+        ProgramResult.SCHEMA_VERSION,
         settings.name().wireName(),
         settings.m(),
         settings.n(),
@@ -221,6 +222,7 @@ final class ProgramRunner {
         settings.iterations(),
         slowest,
         slowest.unpipelinedMillis() / slowest.pipelinedMillis(),
+        longer > 0 ? slowest.unpipelinedMillis() / longer : null,
         overlap,
         perSecond(flops, slowest.unpipelinedMillis(), 1e12),
         perSecond(flops, slowest.pipelinedMillis(), 1e12),

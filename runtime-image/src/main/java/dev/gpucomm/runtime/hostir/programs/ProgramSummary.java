@@ -6,8 +6,8 @@ import java.util.Locale;
 final class ProgramSummary {
   private ProgramSummary() {}
 
-  static String markdown(ProgramReport report) {
-    ProgramTimes times = report.times();
+  static String markdown(ProgramResult report) {
+    FormTimes times = report.times();
     StringBuilder text = new StringBuilder();
     text.append(
         format(
@@ -43,6 +43,9 @@ final class ProgramSummary {
     row(text, "compute alone", times.computeOnlyMillis(), null, null);
     row(text, "communication alone", times.communicationOnlyMillis(), null, null);
     text.append(format("%nSpeed-up of the pipelined form: %.2f×", report.speedup()));
+    if (report.idealSpeedup() != null) {
+      text.append(format(" (%.2f× if it hid its shorter part entirely)", report.idealSpeedup()));
+    }
     Double overlap = report.overlapEfficiency();
     if (overlap != null) {
       text.append(format("; overlap efficiency %.2f", overlap));

@@ -11,6 +11,8 @@ package dev.gpucomm.runtime.hostir.programs;
  * @param exactSamples elements of each form checked against their exact value
  * @param maxErrorOverBound the largest |computed − exact| divided by the error bound, over both
  *     forms (≤ 1 passes)
+ * @param maxRelativeError the largest |computed − exact| relative to the sum of the magnitudes of
+ *     the terms of the element (Σ|aᵢbᵢ| for a matmul, |x| for a copy), over both forms
  * @param failure what went wrong, in one line; null when passed
  */
 public record Validation(
@@ -21,4 +23,5 @@ public record Validation(
     double maxDifferenceOverTolerance,
     int exactSamples,
     double maxErrorOverBound,
+    double maxRelativeError,
     String failure) {}

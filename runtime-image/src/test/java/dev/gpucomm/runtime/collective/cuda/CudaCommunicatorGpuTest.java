@@ -73,13 +73,17 @@ class CudaCommunicatorGpuTest {
       ElementCodec.of(dtype).fillRandom(host, count, count);
       device.upload(host, input, 0);
 
-      communicator.allReduceWith(variant, input, output, count, dtype, 64, stream);
+      communicator.allReduceWith(variant, input, output, count, dtype, stream);
+      // A different grid (and, for Lamport, refilled slots) between the eager and graph calls.
+      stream.synchronize();
+      KernelShape shape = communicator.kernelShape();
+      communicator.tune(new KernelShape(16, 24, 8, shape.lamportMaxBytes(), 3));
       Graph graph =
           device.capture(
               stream,
               () -> {
                 for (int i = 0; i < 3; i++) {
-                  communicator.allReduceWith(variant, input, output, count, dtype, 16, stream);
+                  communicator.allReduceWith(variant, input, output, count, dtype, stream);
                 }
               });
       for (int replay = 0; replay < 5; replay++) {

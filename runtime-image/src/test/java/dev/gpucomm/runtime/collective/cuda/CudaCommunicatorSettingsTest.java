@@ -39,8 +39,8 @@ class CudaCommunicatorSettingsTest {
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "lots")))
         .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be a whole number, got 'lots'");
-    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "65")))
-        .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be between 1 and 64, got 65");
+    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "161")))
+        .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be between 1 and 160, got 161");
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_PEER_BUFFER_BYTES", "1000")))
         .hasMessageStartingWith("GPUCOMM_PEER_BUFFER_BYTES must be a positive multiple of 16");

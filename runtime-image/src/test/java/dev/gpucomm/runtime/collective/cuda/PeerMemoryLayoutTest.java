@@ -15,48 +15,40 @@ class PeerMemoryLayoutTest {
   void regionsFollowEachOtherAlignedAndWithoutOverlap(int world) {
     PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
 
-    long[] starts = {
-      layout.signalOffset(),
-      layout.checkOffset(),
-      layout.recvOffset(),
-      layout.scratchOffset(),
-      layout.lamportOffset(),
-      layout.totalBytes()
+    long[][] regions = {
+      {layout.oneshotFlagsOffset(), PeerMemoryLayout.FLAG_SET_BYTES},
+      {layout.twoshotFlagsOffset(), 2 * PeerMemoryLayout.FLAG_SET_BYTES},
+      {layout.checkOffset(), PeerMemoryLayout.CHECK_BYTES},
+      {layout.oneshotRecvOffset(), 2 * world * layout.oneshotRankStride()},
+      {layout.twoshotRecvOffset(), 2 * world * layout.twoshotRankStride()},
+      {layout.scratchOffset(), layout.twoshotRankStride()},
+      {layout.lamportOffset(), layout.lamportBytes()},
     };
-    long[] ends = {
-      layout.signalOffset() + PeerMemoryLayout.SIGNAL_BYTES,
-      layout.checkOffset() + PeerMemoryLayout.CHECK_BYTES,
-      layout.recvOffset() + 2 * layout.recvParityStride(),
-      layout.scratchOffset() + layout.scratchBytes(),
-      layout.lamportOffset() + layout.lamportBytes()
-    };
-    for (int i = 0; i < ends.length; i++) {
-      assertThat(starts[i] % 256).as("region %d aligned", i).isZero();
-      assertThat(ends[i])
-          .as("region %d ends before the next starts", i)
-          .isLessThanOrEqualTo(starts[i + 1]);
+    for (int i = 0; i < regions.length; i++) {
+      long end = regions[i][0] + regions[i][1];
+      long nextStart = i + 1 < regions.length ? regions[i + 1][0] : layout.totalBytes();
+      assertThat(regions[i][0] % 256).as("region %d aligned", i).isZero();
+      assertThat(end).as("region %d ends before the next starts", i).isLessThanOrEqualTo(nextStart);
     }
-    assertThat(layout.recvParityStride()).isEqualTo(world * layout.recvRankStride());
-    assertThat(layout.lamportSlotStride()).isEqualTo(world * layout.lamportRankStride());
+    assertThat(layout.flagBytes()).isEqualTo(layout.oneshotRecvOffset());
   }
 
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
-  void theLargestTwoShotSliceFitsTheScratchAndReceiveAreas(int world) {
+  void theLargestTwoShotSliceFitsItsReceiveAndScratchAreas(int world) {
     PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT);
     long vectors = MAX / 16;
     long part = vectors / world;
     long lastSliceBytes = 16 * (vectors - (world - 1) * part);
 
-    assertThat(lastSliceBytes).isLessThanOrEqualTo(layout.scratchBytes());
-    assertThat(lastSliceBytes).isLessThanOrEqualTo(layout.recvRankStride());
-    assertThat(layout.recvRankStride()).isGreaterThanOrEqualTo(MAX);
+    assertThat(lastSliceBytes).isLessThanOrEqualTo(layout.twoshotRankStride());
+    assertThat(layout.maxBytes()).isGreaterThanOrEqualTo(MAX);
     assertThat(layout.lamportRankStride()).isGreaterThanOrEqualTo(LAMPORT);
   }
 
   @ParameterizedTest
   @ValueSource(ints = {0, 9})
-  void refusesWorldsTheFlagAreaCannotHold(int world) {
+  void refusesWorldsTheFlagAreasCannotHold(int world) {
     assertThatThrownBy(() -> PeerMemoryLayout.of(world, MAX, LAMPORT))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("1..8 ranks");
@@ -69,14 +61,15 @@ class PeerMemoryLayoutTest {
 
     assertThat(layout.kernelStruct())
         .containsExactly(
-            layout.signalOffset(),
+            layout.oneshotFlagsOffset(),
+            layout.twoshotFlagsOffset(),
             layout.checkOffset(),
-            layout.recvOffset(),
-            layout.recvRankStride(),
-            layout.recvParityStride(),
+            layout.oneshotRecvOffset(),
+            layout.oneshotRankStride(),
+            layout.twoshotRecvOffset(),
+            layout.twoshotRankStride(),
             layout.scratchOffset(),
             layout.lamportOffset(),
-            layout.lamportRankStride(),
-            layout.lamportSlotStride());
+            layout.lamportRankStride());
   }
 }

@@ -28,17 +28,27 @@ class PtxFreshnessTest {
       "; refresh with runtime-image/src/main/cuda/build-ptx.sh runtime-image/src/main/resources/ptx";
 
   @Test
-  void everyCudaSourceHasCommittedPtxBuiltFromItsCurrentText() throws IOException {
+  void everyCommittedPtxWasBuiltFromTheCurrentTextOfItsSource() throws IOException {
+    List<Path> ptxFiles = committedPtx();
+    assertThat(ptxFiles).as("PTX files in " + COMMITTED).isNotEmpty();
+    for (Path ptx : ptxFiles) {
+      Path record = Path.of(ptx + ".sources");
+      assertThat(record).as("source record of " + ptx.getFileName()).exists();
+      String[] source = fields(record).get("source").split(" ");
+      Path cu = SOURCES.resolve(source[0]);
+
+      assertThat(cu).as("source of " + ptx.getFileName()).exists();
+      assertThat(source[1])
+          .as(ptx.getFileName() + " is stale: " + cu + " changed since it was compiled" + REFRESH)
+          .isEqualTo(sha256(cu));
+    }
+  }
+
+  @Test
+  void everyCudaSourceHasPtx() throws IOException {
     for (Path source : cudaSources()) {
       String name = source.getFileName().toString().replaceFirst("\\.cu$", "");
-      Path record = COMMITTED.resolve(name + ".ptx.sources");
-      assertThat(COMMITTED.resolve(name + ".ptx")).as("PTX of " + source).exists();
-      assertThat(record).as("source record of " + name + ".ptx").exists();
-      Map<String, String> recorded = fields(record);
-
-      assertThat(recorded.get("source"))
-          .as(name + ".ptx is stale: " + source + " changed since it was compiled" + REFRESH)
-          .isEqualTo(source.getFileName() + " " + sha256(source));
+      assertThat(COMMITTED.resolve(name + ".ptx")).as("PTX of " + source + REFRESH).exists();
     }
   }
 
@@ -47,25 +57,25 @@ class PtxFreshnessTest {
     assumeTrue(
         Files.isDirectory(FRESH),
         "nvcc is not installed here, so the build made no fresh PTX (assumption)");
-    for (Path source : cudaSources()) {
-      String name = source.getFileName().toString().replaceFirst("\\.cu$", "");
-      Map<String, String> committedRecord = fields(COMMITTED.resolve(name + ".ptx.sources"));
-      Map<String, String> freshRecord = fields(FRESH.resolve(name + ".ptx.sources"));
+    for (Path ptx : committedPtx()) {
+      Path fresh = FRESH.resolve(ptx.getFileName());
+      Map<String, String> committedRecord = fields(Path.of(ptx + ".sources"));
+      Map<String, String> freshRecord = fields(Path.of(fresh + ".sources"));
       assumeTrue(
           committedRecord.get("compiler").equals(freshRecord.get("compiler")),
           "this nvcc differs from the one that built the committed PTX (assumption)");
 
-      assertThat(withoutComments(COMMITTED.resolve(name + ".ptx")))
-          .as(name + ".ptx differs from a fresh nvcc build" + REFRESH)
-          .isEqualTo(withoutComments(FRESH.resolve(name + ".ptx")));
+      assertThat(committedRecord.get("flags")).isEqualTo(freshRecord.get("flags"));
+      assertThat(withoutComments(ptx))
+          .as(ptx.getFileName() + " differs from a fresh nvcc build" + REFRESH)
+          .isEqualTo(withoutComments(fresh));
     }
   }
 
   @Test
   void ptxTargetsHopperWithAnIsaTheCuda13DriverLoads() throws IOException {
-    for (Path source : cudaSources()) {
-      String name = source.getFileName().toString().replaceFirst("\\.cu$", "");
-      List<String> lines = Files.readAllLines(COMMITTED.resolve(name + ".ptx"));
+    for (Path ptx : committedPtx()) {
+      List<String> lines = Files.readAllLines(ptx);
 
       assertThat(lines).contains(".target sm_90", ".address_size 64");
       assertThat(lines)
@@ -76,6 +86,12 @@ class PtxFreshnessTest {
                 double isa = Double.parseDouble(line.substring(".version ".length()).trim());
                 assertThat(isa).as("PTX ISA version").isBetween(8.0, 9.0);
               });
+    }
+  }
+
+  private static List<Path> committedPtx() throws IOException {
+    try (Stream<Path> files = Files.list(COMMITTED)) {
+      return files.filter(p -> p.toString().endsWith(".ptx")).sorted().toList();
     }
   }
 

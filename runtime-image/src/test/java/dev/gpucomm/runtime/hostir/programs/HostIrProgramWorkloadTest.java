@@ -9,7 +9,10 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.hostir.RankThreads;
+import dev.gpucomm.runtime.report.ProgramReport;
 import dev.gpucomm.runtime.report.ProgressDisplay;
+import dev.gpucomm.runtime.report.Report;
+import dev.gpucomm.runtime.report.ReportJson;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import dev.gpucomm.runtime.testing.InMemoryStore;
@@ -78,20 +81,33 @@ class HostIrProgramWorkloadTest {
             });
 
     assertThat(results.get(1).isEmpty()).isTrue();
-    WorkloadResult report = results.get(0);
-    assertThat(report.files()).containsOnlyKeys("report.json", "report.md", "host-ir.txt");
-    assertThat(report.files().get("host-ir.txt"))
+    WorkloadResult result = results.get(0);
+    assertThat(result.files())
+        .containsOnlyKeys("report.json", "report.md", "program.json", "host-ir.txt");
+    assertThat(result.files().get("host-ir.txt"))
         .contains("// after assignStreams\n%HostIrContainer {");
-    assertThat(report.summaryMarkdown())
+    assertThat(result.summaryMarkdown())
         .startsWith("## rowParallelLinear on 2 × cpu")
         .contains("| pipelined |")
         .contains("Results match the unpipelined form and exact values on every rank.");
-    JsonNode json = new ObjectMapper().readTree(report.files().get("report.json"));
-    assertThat(json.get("program").asText()).isEqualTo("rowParallelLinear");
-    assertThat(json.get("validated").asBoolean()).isTrue();
-    assertThat(json.get("ranks")).hasSize(2);
-    assertThat(json.get("times").get("pipelinedMillis").asDouble()).isPositive();
-    assertThat(json.get("workerStreams").asInt()).isEqualTo(2);
-    assertThat(json.get("extraCommunicators").asInt()).isEqualTo(2);
+
+    Report report = ReportJson.parse(result.files().get("report.json"), "report.json");
+    assertThat(report).isInstanceOf(ProgramReport.class);
+    ProgramReport program = (ProgramReport) report;
+    assertThat(program.job()).isEqualTo("row-parallel");
+    assertThat(program.program()).isEqualTo("rowParallelLinear");
+    assertThat(program.passes()).containsExactly("assignStreams");
+    assertThat(List.of(program.m(), program.n(), program.k())).containsExactly(16L, 8L, 8L);
+    assertThat(program.chunks()).isEqualTo(4);
+    assertThat(program.times().pipelinedMillis()).isPositive();
+    assertThat(program.times().unpipelinedMillis()).isPositive();
+    assertThat(program.maxRelativeError()).isBetween(0.0, 0x1p-6);
+    assertThat(result.files().get("report.md")).contains("matmul alone");
+
+    JsonNode details = new ObjectMapper().readTree(result.files().get("program.json"));
+    assertThat(details.get("validated").asBoolean()).isTrue();
+    assertThat(details.get("ranks")).hasSize(2);
+    assertThat(details.get("workerStreams").asInt()).isEqualTo(2);
+    assertThat(details.get("extraCommunicators").asInt()).isEqualTo(2);
   }
 }

@@ -76,10 +76,10 @@ class ProgramsOnCpuTest {
             .withIterations(1);
     ProgramSettings settings = ProgramSettings.resolve(spec, DeviceKind.CPU, worldSize);
 
-    List<ProgramReport> reports = ProgramWorld.run(backend(), worldSize, settings);
+    List<ProgramResult> reports = ProgramWorld.run(backend(), worldSize, settings);
 
     assertThat(reports).hasSize(worldSize);
-    for (ProgramReport report : reports) {
+    for (ProgramResult report : reports) {
       assertThat(report.validated()).as(report.ranks().toString()).isTrue();
       assertThat(report.ranks()).hasSize(worldSize);
       assertThat(report.ranks())
@@ -102,7 +102,7 @@ class ProgramsOnCpuTest {
             .withIterations(1);
     ProgramSettings settings = ProgramSettings.resolve(spec, DeviceKind.CPU, worldSize);
 
-    List<ProgramReport> reports = ProgramWorld.run(backend(), worldSize, settings);
+    List<ProgramResult> reports = ProgramWorld.run(backend(), worldSize, settings);
 
     assertThat(reports).allSatisfy(report -> assertThat(report.validated()).isTrue());
     assertThat(reports.getFirst().dtype()).isEqualTo(dtype.wireName());
@@ -125,9 +125,9 @@ class ProgramsOnCpuTest {
             .withIterations(2);
     ProgramSettings settings = ProgramSettings.resolve(spec, DeviceKind.CPU, worldSize);
 
-    List<ProgramReport> reports = ProgramWorld.run(backend(), worldSize, settings);
+    List<ProgramResult> reports = ProgramWorld.run(backend(), worldSize, settings);
 
-    for (ProgramReport report : reports) {
+    for (ProgramResult report : reports) {
       assertThat(report.validated()).isTrue();
       assertThat(report.transports()).containsExactly("Allreduce: twoshot (ipc backend)");
       assertThat(report.extraCommunicators()).isEqualTo(2);

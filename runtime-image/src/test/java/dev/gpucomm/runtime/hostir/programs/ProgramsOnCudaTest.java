@@ -64,9 +64,9 @@ class ProgramsOnCudaTest {
             DeviceKind.CUDA,
             worldSize);
 
-    List<ProgramReport> reports = ProgramWorld.run(BACKEND, worldSize, settings);
+    List<ProgramResult> reports = ProgramWorld.run(BACKEND, worldSize, settings);
 
-    for (ProgramReport report : reports) {
+    for (ProgramResult report : reports) {
       assertThat(report.validated()).as(report.ranks().toString()).isTrue();
       assertThat(report.times().pipelinedMillis()).isPositive();
       assertThat(report.times().unpipelinedMillis()).isPositive();

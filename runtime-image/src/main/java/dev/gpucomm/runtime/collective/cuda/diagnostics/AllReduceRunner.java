@@ -8,15 +8,19 @@ import dev.gpucomm.runtime.device.Stream;
 
 /**
  * One way of running an all-reduce: through the communicator's public algorithm, or forcing one IPC
- * kernel variant with a block limit (to compare Lamport and flag one-shot, or tune blocks).
+ * kernel variant (to compare the Lamport and flag one-shot kernels at the same size).
  */
-record AllReduceRunner(String label, Algorithm algorithm, String variant, int maxBlocks) {
+record AllReduceRunner(String label, Algorithm algorithm, String variant) {
   static AllReduceRunner algorithm(Algorithm algorithm) {
-    return new AllReduceRunner(algorithm.wireName(), algorithm, null, 0);
+    return new AllReduceRunner(algorithm.wireName(), algorithm, null);
   }
 
-  static AllReduceRunner kernel(String variant, int maxBlocks) {
-    return new AllReduceRunner(variant + "/" + maxBlocks, null, variant, maxBlocks);
+  static AllReduceRunner kernel(String variant) {
+    return new AllReduceRunner("kernel:" + variant, null, variant);
+  }
+
+  AllReduceRunner labelled(String newLabel) {
+    return new AllReduceRunner(newLabel, algorithm, variant);
   }
 
   void run(
@@ -29,7 +33,7 @@ record AllReduceRunner(String label, Algorithm algorithm, String variant, int ma
     if (algorithm != null) {
       communicator.allReduce(algorithm, input, output, count, dtype, stream);
     } else {
-      communicator.allReduceWith(variant, input, output, count, dtype, maxBlocks, stream);
+      communicator.allReduceWith(variant, input, output, count, dtype, stream);
     }
   }
 

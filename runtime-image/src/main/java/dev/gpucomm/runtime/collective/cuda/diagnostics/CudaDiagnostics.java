@@ -5,6 +5,7 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
+import dev.gpucomm.runtime.collective.cuda.KernelShape;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.Graph;
@@ -59,8 +60,7 @@ public final class CudaDiagnostics {
   private final List<String> failures = new ArrayList<>();
   private final List<Map<String, Object>> rows = new ArrayList<>();
   private int barriers;
-  private RankInputs cachedReference;
-  private long cachedReferenceCount = -1;
+  private final Map<Long, RankInputs> benchReferences = new java.util.HashMap<>();
 
   private CudaDiagnostics(
       RankTopology topology,
@@ -173,9 +173,9 @@ public final class CudaDiagnostics {
   private List<AllReduceRunner> customRunners() {
     List<AllReduceRunner> runners = new ArrayList<>();
     if (communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
-      runners.add(AllReduceRunner.kernel("lamport", 36));
-      runners.add(AllReduceRunner.kernel("oneshot", 36));
-      runners.add(AllReduceRunner.kernel("twoshot", 64));
+      runners.add(AllReduceRunner.kernel("lamport"));
+      runners.add(AllReduceRunner.kernel("oneshot"));
+      runners.add(AllReduceRunner.kernel("twoshot"));
     }
     return runners;
   }
@@ -676,14 +676,10 @@ public final class CudaDiagnostics {
     }
   }
 
-  /** The bench's bf16 reference for one size, computed once while runners at that size run. */
+  /** The bench's bf16 reference for one size, computed once. */
   private RankInputs benchReference(DType dtype, long count) {
-    if (cachedReferenceCount != count || cachedReference == null) {
-      cachedReference = null;
-      cachedReference = RankInputs.reference(dtype, count, topology.worldSize());
-      cachedReferenceCount = count;
-    }
-    return cachedReference;
+    return benchReferences.computeIfAbsent(
+        count, c -> RankInputs.reference(dtype, c, topology.worldSize()));
   }
 
   private static double median(Event[] events, int callsPerSample) {
@@ -697,30 +693,77 @@ public final class CudaDiagnostics {
         : (micros[micros.length / 2 - 1] + micros[micros.length / 2]) / 2;
   }
 
-  /** Block-count sweeps of the IPC kernels (graph timing, 50 samples). */
+  /**
+   * Sweeps of the IPC kernels' shape: each variant's grid, then the pipeline depth, changed on
+   * every rank at once (graph timing, 50 samples).
+   */
   private void tune() {
     if (!communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
       return;
     }
-    int[] blockChoices = {8, 16, 24, 32, 48, 64};
+    KernelShape original = communicator.kernelShape();
+    int[] gridChoices = {32, 64, 96, 132};
     Map<String, long[]> sweeps = new LinkedHashMap<>();
-    sweeps.put("lamport", new long[] {32, 64, 128, 256});
-    sweeps.put("oneshot", new long[] {32, 64, 128, 256, 1024});
-    sweeps.put("twoshot", new long[] {32, 128, 256, 1024, 4096});
+    sweeps.put("lamport", new long[] {32, 64});
+    sweeps.put("oneshot", new long[] {128, 512, 4096});
+    sweeps.put("twoshot", new long[] {128, 512, 4096});
     if (topology.rank() == 0) {
-      out.println("tune: graph us per call by kernel/maxBlocks");
+      out.println("tune: starting from " + original);
     }
     for (Map.Entry<String, long[]> sweep : sweeps.entrySet()) {
-      for (long tokens : sweep.getValue()) {
-        long count = tokens * HIDDEN;
-        if (sweep.getKey().equals("lamport") && count * 2 > lamportCapacity()) {
+      String variant = sweep.getKey();
+      for (int grid : gridChoices) {
+        if (grid > device.multiprocessors()) {
           continue;
         }
-        for (int blocks : blockChoices) {
-          time(AllReduceRunner.kernel(sweep.getKey(), blocks), (int) tokens, count, DType.BF16, 50);
+        retune(
+            new KernelShape(
+                variant.equals("oneshot") ? grid : original.oneShotBlocks(),
+                variant.equals("twoshot") ? grid : original.twoShotBlocks(),
+                variant.equals("lamport") ? grid : original.lamportBlocks(),
+                original.lamportMaxBytes(),
+                original.pipelineChunks()));
+        for (long tokens : sweep.getValue()) {
+          long count = tokens * HIDDEN;
+          if (variant.equals("lamport") && count * 2 > lamportCapacity()) {
+            continue;
+          }
+          time(
+              AllReduceRunner.kernel(variant).labelled(variant + "/" + grid + "b"),
+              (int) tokens,
+              count,
+              DType.BF16,
+              50);
         }
       }
     }
+    for (int chunks : new int[] {2, 4, 16}) {
+      retune(
+          new KernelShape(
+              original.oneShotBlocks(),
+              original.twoShotBlocks(),
+              original.lamportBlocks(),
+              original.lamportMaxBytes(),
+              chunks));
+      for (String variant : List.of("oneshot", "twoshot")) {
+        for (long tokens : new long[] {1024, 4096}) {
+          time(
+              AllReduceRunner.kernel(variant).labelled(variant + "/" + chunks + "c"),
+              (int) tokens,
+              tokens * HIDDEN,
+              DType.BF16,
+              50);
+        }
+      }
+    }
+    retune(original);
+  }
+
+  private void retune(KernelShape shape) {
+    stream.synchronize();
+    barrier();
+    communicator.tune(shape);
+    barrier();
   }
 
   private void report(String check) {

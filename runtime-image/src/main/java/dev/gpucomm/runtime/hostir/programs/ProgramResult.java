@@ -3,16 +3,20 @@ package dev.gpucomm.runtime.hostir.programs;
 import java.util.List;
 
 /**
- * The result of a host-IR program workload as every rank ends up with it (report.json's {@code
- * program} section, schema {@value #SCHEMA_VERSION}).
+ * Everything a host-IR program workload measured, as every rank ends up with it: the job's
+ * report.json carries its headline figures ({@link dev.gpucomm.runtime.report.ProgramReport}),
+ * program.json all of it (schema {@value #SCHEMA_VERSION}), with every rank's times and validation.
  *
  * <p>Times are the slowest rank's median over {@code iterations} runs timed with device events on
  * the main stream. TFLOP/s count the floating-point operations of one rank; GB/s the bytes one rank
  * receives from the others. The overlap efficiency is how much of the shorter of compute and
  * communication the pipelined program hid: (compute + communication − pipelined) / min(compute,
- * communication); 1 is perfect overlap, 0 none.
+ * communication); 1 is perfect overlap, 0 none. The ideal speed-up is what the pipelined form would
+ * reach over the unpipelined one if it hid its shorter part entirely: unpipelined / max(compute,
+ * communication); a speed-up far below it points at the implementation, one close to it at the
+ * balance of the program.
  */
-public record ProgramReport(
+public record ProgramResult(
     int schemaVersion,
     String program,
     long m,
@@ -28,8 +32,9 @@ public record ProgramReport(
     String deviceName,
     int warmupIterations,
     int iterations,
-    ProgramTimes times,
+    FormTimes times,
     double speedup,
+    Double idealSpeedup,
     Double overlapEfficiency,
     Double unpipelinedTflops,
     Double pipelinedTflops,
@@ -43,7 +48,7 @@ public record ProgramReport(
     List<RankResult> ranks) {
   public static final int SCHEMA_VERSION = 1;
 
-  public ProgramReport {
+  public ProgramResult {
     passes = List.copyOf(passes);
     transports = List.copyOf(transports);
     notes = List.copyOf(notes);

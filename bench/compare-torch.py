@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""PyTorch's all-reduce on this host, measured the way gpucomm measures its own.
+
+Times torch.distributed NCCL all-reduce and PyTorch symmetric-memory one-shot / two-shot
+all-reduce (torch.ops.symm_mem.one_shot_all_reduce / two_shot_all_reduce_) on bf16 tensors of
+tokens x hidden elements, one process per GPU, with CUDA events: eager (an event after every call,
+calls back to back) and CUDA graph (10 calls captured, replayed; time per call), median of the
+timed iterations after a warm-up. Every result is checked against a float64 sum first.
+
+    python3 bench/compare-torch.py --world 4 [--tokens 32,64,...] [--json out.json]
+
+Keep NVLink multicast off where others share the GPUs:
+NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+CALLS_PER_GRAPH = 10
+
+
+def timed_eager(call, iterations, stream):
+    events = [torch.cuda.Event(enable_timing=True) for _ in range(iterations + 1)]
+    with torch.cuda.stream(stream):
+        events[0].record(stream)
+        for i in range(iterations):
+            call()
+            events[i + 1].record(stream)
+    events[-1].synchronize()
+    return statistics.median(events[i].elapsed_time(events[i + 1]) * 1000.0 for i in range(iterations))
+
+
+def timed_graph(call, replays, stream):
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(stream):
+        call()  # warm up outside the capture (lazy initialization)
+    stream.synchronize()
+    with torch.cuda.graph(graph, stream=stream):
+        for _ in range(CALLS_PER_GRAPH):
+            call()
+    events = [torch.cuda.Event(enable_timing=True) for _ in range(replays + 1)]
+    with torch.cuda.stream(stream):
+        graph.replay()
+        events[0].record(stream)
+        for i in range(replays):
+            graph.replay()
+            events[i + 1].record(stream)
+    events[-1].synchronize()
+    return statistics.median(
+        events[i].elapsed_time(events[i + 1]) * 1000.0 / CALLS_PER_GRAPH for i in range(replays))
+
+
+def check(result, world, tokens, hidden):
+    """Compares with the float64 sum of every rank's input (regenerated from the seeds)."""
+    expected = torch.zeros(tokens, hidden, dtype=torch.float64, device=result.device)
+    for rank in range(world):
+        expected += make_input(rank, tokens, hidden, result.device).double()
+    error = (result.double() - expected).abs().max().item()
+    bound = 2 ** -8 * expected.abs().max().item() + world * 2 ** -8
+    if error > bound:
+        raise AssertionError(f"all-reduce of {tokens} tokens off by {error} (bound {bound})")
+    return error
+
+
+def make_input(rank, tokens, hidden, device):
+    generator = torch.Generator(device=device).manual_seed(1000 + 17 * rank + tokens)
+    return (torch.rand(tokens, hidden, generator=generator, device=device) * 2 - 1).to(torch.bfloat16)
+
+
+def worker(rank, world, args, queue):
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+    os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
+    torch.cuda.set_device(rank)
+    device = torch.device("cuda", rank)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{args.port}", rank=rank,
+                            world_size=world, device_id=device)
+    group_name = dist.group.WORLD.group_name
+    symm = None
+    try:
+        import torch.distributed._symmetric_memory as symm_mem
+        if hasattr(symm_mem, "enable_symm_mem_for_group"):
+            symm_mem.enable_symm_mem_for_group(group_name)
+        symm = symm_mem
+    except ImportError as e:  # pragma: no cover - depends on the PyTorch build
+        print(f"symmetric memory unavailable: {e}", file=sys.stderr)
+    stream = torch.cuda.Stream()
+    rows = []
+    for tokens in args.tokens:
+        shape = (tokens, args.hidden)
+        source = make_input(rank, tokens, args.hidden, device)
+        runners = {}
+        nccl_buffer = torch.empty_like(source)
+
+        def nccl_call(buffer=nccl_buffer):
+            dist.all_reduce(buffer)
+
+        runners["torch_nccl"] = (nccl_buffer, nccl_call, lambda b=nccl_buffer: b)
+        if symm is not None:
+            one = symm.empty(shape, dtype=torch.bfloat16, device=device)
+            symm.rendezvous(one, group_name)
+            one_out = torch.empty_like(one)
+
+            if hasattr(torch.ops.symm_mem, "one_shot_all_reduce_out"):
+                def one_shot(buffer=one, out=one_out):
+                    torch.ops.symm_mem.one_shot_all_reduce_out(buffer, "sum", group_name, out)
+            else:
+                def one_shot(buffer=one, out=one_out):
+                    out.copy_(torch.ops.symm_mem.one_shot_all_reduce(buffer, "sum", group_name))
+
+            runners["symm_one_shot"] = (one, one_shot, lambda o=one_out: o)
+            two = symm.empty(shape, dtype=torch.bfloat16, device=device)
+            symm.rendezvous(two, group_name)
+
+            def two_shot(buffer=two):
+                torch.ops.symm_mem.two_shot_all_reduce_(buffer, "sum", group_name)
+
+            runners["symm_two_shot"] = (two, two_shot, lambda b=two: b)
+        for name, (buffer, call, result) in runners.items():
+            try:
+                buffer.copy_(source)
+                dist.barrier()
+                with torch.cuda.stream(stream):
+                    call()
+                stream.synchronize()
+                error = check(result(), world, tokens, args.hidden)
+                with torch.cuda.stream(stream):
+                    for _ in range(args.warmup):
+                        call()
+                stream.synchronize()
+                dist.barrier()
+                eager = timed_eager(call, args.iterations, stream)
+                dist.barrier()
+                graph = timed_graph(call, args.iterations, stream)
+                rows.append({"world": world, "tokens": tokens, "bytes": source.numel() * 2,
+                             "runner": name, "eagerMicros": eager, "graphMicros": graph,
+                             "maxAbsError": error})
+            except Exception as e:  # keep measuring the others; say what failed
+                rows.append({"world": world, "tokens": tokens, "runner": name, "error": str(e)})
+            stream.synchronize()
+    if rank == 0:
+        queue.put(rows)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--world", type=int, default=torch.cuda.device_count())
+    parser.add_argument("--tokens", default="32,64,128,256,512,1024,2048,4096")
+    parser.add_argument("--hidden", type=int, default=8192)
+    parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--port", type=int, default=29650)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    args.tokens = [int(t) for t in args.tokens.split(",")]
+    context = mp.get_context("spawn")
+    queue = context.SimpleQueue()
+    mp.spawn(worker, args=(args.world, args, queue), nprocs=args.world, join=True)
+    rows = queue.get()
+    print(f"PyTorch {torch.__version__}, NCCL {'.'.join(map(str, torch.cuda.nccl.version()))}, "
+          f"{args.world} x {torch.cuda.get_device_name(0)}; microseconds, median of {args.iterations}")
+    print(f"{'tokens':>6} {'bytes':>10}  {'runner':<14} {'eager':>8} {'graph':>8}")
+    for row in rows:
+        if "error" in row:
+            print(f"{row['tokens']:>6} {'':>10}  {row['runner']:<14} failed: {row['error']}")
+        else:
+            print(f"{row['tokens']:>6} {row['bytes']:>10}  {row['runner']:<14} "
+                  f"{row['eagerMicros']:>8.2f} {row['graphMicros']:>8.2f}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"torch": torch.__version__, "nccl": torch.cuda.nccl.version(),
+                       "device": torch.cuda.get_device_name(0), "rows": rows}, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+package dev.gpucomm.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the helm binary the build installed, and reads what helm template renders. */
+final class Helm {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  final Path binary = Path.of(System.getProperty("helm"));
+  final Path chart = Path.of(System.getProperty("chart"));
+
+  /** What a helm command printed and how it exited. */
+  record Result(int exitCode, String output) {}
+
+  Result run(String... arguments) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(binary.toString());
+    command.addAll(List.of(arguments));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(2, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("helm " + String.join(" ", arguments) + " did not finish");
+    }
+    return new Result(process.exitValue(), output);
+  }
+
+  /** The objects {@code helm template} renders, with the given extra arguments. */
+  List<JsonNode> template(String... arguments) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("template", "ops", chart.toString()));
+    command.add("--namespace=gpucomm-system");
+    command.addAll(List.of(arguments));
+    Result result = run(command.toArray(String[]::new));
+    if (result.exitCode() != 0) {
+      throw new AssertionError("helm template failed:\n" + result.output());
+    }
+    List<JsonNode> objects = new ArrayList<>();
+    try (YAMLParser parser = new YAMLFactory().createParser(result.output())) {
+      for (JsonNode node : YAML.readValues(parser, JsonNode.class).readAll()) {
+        if (node != null && node.has("kind")) {
+          objects.add(node);
+        }
+      }
+    }
+    return objects;
+  }
+
+  static JsonNode find(List<JsonNode> objects, String kind, String name) {
+    return objects.stream()
+        .filter(o -> o.path("kind").asText().equals(kind))
+        .filter(o -> o.path("metadata").path("name").asText().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " rendered"));
+  }
+
+  static List<JsonNode> all(List<JsonNode> objects, String kind) {
+    return objects.stream().filter(o -> o.path("kind").asText().equals(kind)).toList();
+  }
+
+  /** The value of env var {@code name} of the first container. */
+  static String env(JsonNode deployment, String name) {
+    ArrayNode env = (ArrayNode) deployment.at("/spec/template/spec/containers/0/env");
+    for (JsonNode var : env) {
+      if (var.path("name").asText().equals(name)) {
+        return var.has("value") ? var.get("value").asText() : var.get("valueFrom").toString();
+      }
+    }
+    throw new AssertionError("no env " + name);
+  }
+}

@@ -1,0 +1,204 @@
+package dev.gpucomm.deploy;
+
+import static dev.gpucomm.deploy.Helm.all;
+import static dev.gpucomm.deploy.Helm.env;
+import static dev.gpucomm.deploy.Helm.find;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The chart as helm lints and renders it, with default and with other values. */
+class HelmChartTest {
+  private static final String OTHER_VALUES =
+      """
+      image: {repository: registry.example/gpucomm/operator, tag: "1.2.3", pullPolicy: Always}
+      replicaCount: 2
+      runtime:
+        image: {repository: registry.example/gpucomm/runtime, tag: "1.2.3-cuda13", pullPolicy: Always}
+        sharedMemorySize: 32Gi
+        unschedulableTimeout: 10m
+        rendezvousPort: 29600
+        runAsUser: 2000
+      watchNamespaces: [ml-team-a, ml-team-b]
+      leaderElection: {enabled: false, leaseName: unused}
+      logging: {format: json, level: DEBUG}
+      metrics: {enabled: false, port: 8080}
+      resources: {requests: {cpu: 200m, memory: 384Mi}, limits: {memory: 1Gi}}
+      nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+      """;
+
+  private final Helm helm = new Helm();
+
+  /** Lint renders every template, NOTES.txt included, and fails on any warning (--strict). */
+  @Test
+  void theChartLintsCleanWithDefaultAndOtherValues(@TempDir Path dir) throws Exception {
+    Helm.Result lint = helm.run("lint", "--strict", helm.chart.toString());
+    assertThat(lint.exitCode()).as(lint.output()).isZero();
+    Path values = Files.writeString(dir.resolve("values.yaml"), OTHER_VALUES);
+    Helm.Result lintOther =
+        helm.run("lint", "--strict", helm.chart.toString(), "--values", values.toString());
+    assertThat(lintOther.exitCode()).as(lintOther.output()).isZero();
+  }
+
+  @Test
+  void byDefaultTheOperatorWatchesAllNamespacesWithTheChartsImages() throws Exception {
+    List<JsonNode> objects = helm.template();
+    JsonNode deployment = find(objects, "Deployment", "ops-gpucomm-operator");
+
+    assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(1);
+    JsonNode container = deployment.at("/spec/template/spec/containers/0");
+    assertThat(container.path("image").asText())
+        .isEqualTo("ghcr.io/gpucomm/gpucomm-operator:0.1.0");
+    assertThat(env(deployment, "QUARKUS_OPERATOR_SDK_NAMESPACES"))
+        .isEqualTo("JOSDK_ALL_NAMESPACES");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_RUNTIME_IMAGE"))
+        .isEqualTo("ghcr.io/gpucomm/gpucomm-runtime:0.1.0");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_DEFAULT_SHARED_MEMORY_SIZE")).isEqualTo("8Gi");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("300s");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED")).isEqualTo("true");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_LEASE_NAMESPACE"))
+        .contains("metadata.namespace");
+    assertThat(env(deployment, "QUARKUS_LOG_CONSOLE_JSON_ENABLED")).isEqualTo("false");
+
+    assertThat(container.at("/startupProbe/httpGet/path").asText()).isEqualTo("/q/health/started");
+    assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/q/health/live");
+    assertThat(container.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/q/health/ready");
+    assertThat(container.at("/securityContext/allowPrivilegeEscalation").asBoolean(true)).isFalse();
+    assertThat(container.at("/securityContext/readOnlyRootFilesystem").asBoolean()).isTrue();
+    assertThat(container.at("/securityContext/capabilities/drop/0").asText()).isEqualTo("ALL");
+    assertThat(deployment.at("/spec/template/spec/securityContext/runAsNonRoot").asBoolean())
+        .isTrue();
+    assertThat(deployment.at("/spec/template/spec/securityContext/seccompProfile/type").asText())
+        .isEqualTo("RuntimeDefault");
+    assertThat(container.at("/resources/limits/memory").asText()).isEqualTo("512Mi");
+
+    JsonNode binding = find(objects, "ClusterRoleBinding", "ops-gpucomm-operator");
+    assertThat(binding.at("/roleRef/name").asText()).isEqualTo("ops-gpucomm-operator");
+    assertThat(binding.at("/subjects/0/name").asText()).isEqualTo("ops-gpucomm-operator");
+    assertThat(binding.at("/subjects/0/namespace").asText()).isEqualTo("gpucomm-system");
+    assertThat(all(objects, "RoleBinding"))
+        .extracting(b -> b.at("/metadata/name").asText())
+        .containsExactly("ops-gpucomm-operator-leader-election");
+
+    JsonNode metrics = find(objects, "Service", "ops-gpucomm-operator-metrics");
+    assertThat(metrics.at("/metadata/annotations/prometheus.io~1path").asText())
+        .isEqualTo("/q/metrics");
+    assertThat(metrics.at("/spec/selector")).isEqualTo(deployment.at("/spec/selector/matchLabels"));
+  }
+
+  @Test
+  void theClusterRoleGrantsOnlyWhatTheOperatorDoes() throws Exception {
+    List<JsonNode> objects = helm.template();
+
+    assertThat(rules(find(objects, "ClusterRole", "ops-gpucomm-operator")))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "gpucomm.dev/commjobs", "get,list,watch",
+                "gpucomm.dev/commjobs/status", "get,update,patch",
+                "gpucomm.dev/commjobs/finalizers", "update",
+                "/pods", "get,list,watch,create,delete",
+                // get, update and patch of configmaps also because the per-job Role grants them
+                "/configmaps", "get,list,watch,create,update,patch",
+                "/services", "get,list,watch,create,update,patch",
+                "/serviceaccounts", "get,list,watch,create,update,patch",
+                "rbac.authorization.k8s.io/roles", "get,list,watch,create,update,patch",
+                "rbac.authorization.k8s.io/rolebindings", "get,list,watch,create,update,patch"));
+    JsonNode crdReader = find(objects, "ClusterRole", "ops-gpucomm-operator-crd-reader");
+    assertThat(rules(crdReader))
+        .containsExactly(Map.entry("apiextensions.k8s.io/customresourcedefinitions", "get"));
+    assertThat(crdReader.at("/rules/0/resourceNames/0").asText()).isEqualTo("commjobs.gpucomm.dev");
+    assertThat(rules(find(objects, "Role", "ops-gpucomm-operator-leader-election")))
+        .containsExactly(Map.entry("coordination.k8s.io/leases", "get,create,update"));
+    assertThat(objects.toString()).doesNotContain("\"*\"");
+  }
+
+  @Test
+  void otherValuesReachTheOperatorAndLimitItsPermissionsToTheWatchedNamespaces(@TempDir Path dir)
+      throws Exception {
+    Path values = Files.writeString(dir.resolve("values.yaml"), OTHER_VALUES);
+    List<JsonNode> objects = helm.template("--values", values.toString());
+    JsonNode deployment = find(objects, "Deployment", "ops-gpucomm-operator");
+
+    assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(2);
+    assertThat(deployment.at("/spec/template/spec/containers/0/image").asText())
+        .isEqualTo("registry.example/gpucomm/operator:1.2.3");
+    assertThat(env(deployment, "QUARKUS_OPERATOR_SDK_NAMESPACES")).isEqualTo("ml-team-a,ml-team-b");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_RUNTIME_IMAGE"))
+        .isEqualTo("registry.example/gpucomm/runtime:1.2.3-cuda13");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_RUNTIME_IMAGE_PULL_POLICY")).isEqualTo("Always");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_DEFAULT_SHARED_MEMORY_SIZE")).isEqualTo("32Gi");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("10m");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_RENDEZVOUS_PORT")).isEqualTo("29600");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_RUN_AS_USER")).isEqualTo("2000");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED")).isEqualTo("false");
+    assertThat(env(deployment, "QUARKUS_LOG_CONSOLE_JSON_ENABLED")).isEqualTo("true");
+    assertThat(env(deployment, "QUARKUS_LOG_LEVEL")).isEqualTo("DEBUG");
+    assertThat(deployment.at("/spec/template/spec/containers/0/resources/limits/memory").asText())
+        .isEqualTo("1Gi");
+    assertThat(
+            deployment
+                .at("/spec/template/spec/nodeSelector")
+                .has("node-role.kubernetes.io/control-plane"))
+        .isTrue();
+
+    assertThat(all(objects, "RoleBinding"))
+        .extracting(
+            b -> b.at("/metadata/namespace").asText() + "/" + b.at("/roleRef/name").asText())
+        .containsExactlyInAnyOrder(
+            "ml-team-a/ops-gpucomm-operator", "ml-team-b/ops-gpucomm-operator");
+    assertThat(all(objects, "ClusterRoleBinding"))
+        .extracting(b -> b.at("/metadata/name").asText())
+        .containsExactly("ops-gpucomm-operator-crd-reader");
+    assertThat(all(objects, "Role")).as("no lease without leader election").isEmpty();
+    assertThat(all(objects, "Service")).as("no metrics Service when disabled").isEmpty();
+  }
+
+  @Test
+  void valuesOutsideTheSchemaAreRefusedNamingTheKey() throws Exception {
+    Helm.Result format =
+        helm.run("template", "ops", helm.chart.toString(), "--set", "logging.format=xml");
+    assertThat(format.exitCode()).isNotZero();
+    assertThat(format.output()).contains("logging.format").contains("\"text\", \"json\"");
+
+    Helm.Result shm =
+        helm.run(
+            "template", "ops", helm.chart.toString(), "--set", "runtime.sharedMemorySize=lots");
+    assertThat(shm.exitCode()).isNotZero();
+    assertThat(shm.output()).contains("runtime.sharedMemorySize");
+
+    Helm.Result typo =
+        helm.run("template", "ops", helm.chart.toString(), "--set", "leaderElection.enable=false");
+    assertThat(typo.exitCode()).isNotZero();
+    assertThat(typo.output()).contains("enable");
+  }
+
+  @Test
+  void theCrdShipsWithTheChart() throws Exception {
+    List<JsonNode> objects = helm.template("--include-crds");
+    JsonNode crd = find(objects, "CustomResourceDefinition", "commjobs.gpucomm.dev");
+    assertThat(crd.at("/spec/group").asText()).isEqualTo("gpucomm.dev");
+  }
+
+  /** "apiGroup/resource" to "verb,verb" for each rule of a role. */
+  private static Map<String, String> rules(JsonNode role) {
+    Map<String, String> rules = new TreeMap<>();
+    for (JsonNode rule : role.path("rules")) {
+      List<String> verbs = new ArrayList<>();
+      rule.path("verbs").forEach(v -> verbs.add(v.asText()));
+      for (JsonNode group : rule.path("apiGroups")) {
+        for (JsonNode resource : rule.path("resources")) {
+          rules.put(group.asText() + "/" + resource.asText(), String.join(",", verbs));
+        }
+      }
+    }
+    return rules;
+  }
+}

@@ -1,0 +1,108 @@
+package dev.gpucomm.runtime.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.heuristic.TuningTable;
+import dev.gpucomm.runtime.heuristic.TuningTableJson;
+import dev.gpucomm.runtime.report.ProgressDisplay;
+import dev.gpucomm.runtime.spec.JobLoader;
+import dev.gpucomm.runtime.spec.LoadedJob;
+import dev.gpucomm.runtime.workload.RankContext;
+import dev.gpucomm.runtime.workload.RankWorkload;
+import dev.gpucomm.runtime.workload.WorkloadResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark and tune workloads from job text to report files, with ranks as threads: a tune
+ * job's table drives a measured heuristic's choices in a later benchmark job.
+ */
+@Timeout(120)
+class WorkloadsTest {
+  @TempDir Path dir;
+
+  private static List<WorkloadResult> run(String yaml, RankWorkload workload) {
+    LoadedJob job = new JobLoader().load(yaml, "job.yaml");
+    int world = job.job().getSpec().getWorldSize();
+    return ThreadRanks.run(
+        world,
+        rank ->
+            workload.run(
+                new RankContext(
+                    job,
+                    new RankTopology(rank.rank(), world, rank.rank(), world),
+                    rank.device(),
+                    rank.communicator(),
+                    rank.store(),
+                    Duration.ofSeconds(30),
+                    ProgressDisplay.silent(),
+                    false)));
+  }
+
+  @Test
+  void aTuneJobsTableDrivesTheMeasuredHeuristic() throws Exception {
+    String tune =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: tune-it}
+        spec:
+          worldSize: 2
+          ranksPerPod: 2
+          device: cpu
+          workload:
+            kind: tune
+            tune: {dtype: fp32, sizes: [1024, 65536], algorithms: [oneshot, twoshot], iterations: 3, warmupIterations: 1}
+        """;
+
+    List<WorkloadResult> tuned = run(tune, new TuneWorkload(TuningTableJson.fileLoader()));
+
+    assertThat(tuned.get(1).isEmpty()).as("rank 1 reports nothing").isTrue();
+    WorkloadResult result = tuned.getFirst();
+    assertThat(result.files())
+        .containsKeys("report.json", "report.csv", "report.md", "latency.svg", "tuning.json");
+    Path tableFile =
+        Files.writeString(dir.resolve("tuning.json"), result.files().get("tuning.json"));
+    TuningTable table = TuningTableJson.read(tableFile);
+    assertThat(table.name()).isEqualTo("tune-it");
+    assertThat(table.curve(2, dev.gpucomm.api.v1alpha1.DType.FP32)).isPresent();
+
+    String measured =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: measured-it}
+        spec:
+          worldSize: 2
+          ranksPerPod: 2
+          device: cpu
+          heuristic: {name: measured, tuningRef: TABLE}
+          workload:
+            kind: benchmark
+            benchmark: {dtype: fp32, sizes: [1024, 65536], algorithms: [auto], iterations: 3, warmupIterations: 1}
+        """
+            .replace("TABLE", tableFile.toString());
+
+    WorkloadResult benchmark =
+        run(measured, new BenchmarkWorkload(TuningTableJson.fileLoader())).getFirst();
+
+    var report = new ObjectMapper().readTree(benchmark.files().get("report.json"));
+    assertThat(report.path("heuristic").asText()).isEqualTo("measured");
+    for (int i = 0; i < 2; i++) {
+      long bytes = report.path("sizes").get(i).path("bytes").asLong();
+      Algorithm expected =
+          table.require(2, dev.gpucomm.api.v1alpha1.DType.FP32).rangeFor(bytes).algorithm();
+      assertThat(report.path("sizes").get(i).path("chosen").asText())
+          .isEqualTo(expected.wireName());
+    }
+    assertThat(benchmark.summaryMarkdown()).contains("measured");
+  }
+}

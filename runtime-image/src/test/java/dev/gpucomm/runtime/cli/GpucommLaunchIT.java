@@ -1,0 +1,88 @@
+package dev.gpucomm.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.runtime.kube.MockApiServer;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpucomm launch} as pod 0 of a one-pod job runs it: GPUCOMM_* env from the operator, the
+ * job file it mounts, the results ConfigMap it pre-creates (on a mock API server).
+ */
+@Timeout(180)
+class GpucommLaunchIT {
+  private static final String JOB_JSON =
+      """
+      {"apiVersion": "gpucomm.dev/v1alpha1", "kind": "CommJob",
+       "metadata": {"name": "pod-it", "namespace": "ml"},
+       "spec": {"worldSize": 2, "ranksPerPod": 2, "device": "cpu", "timeoutSeconds": 120,
+                "workload": {"kind": "benchmark",
+                             "benchmark": {"dtype": "fp16", "sizes": [1024],
+                                           "warmupIterations": 1, "iterations": 2}}}}
+      """;
+
+  @TempDir Path dir;
+  private MockApiServer api;
+  private Map<String, String> env;
+
+  @BeforeEach
+  void podEnvironment() throws Exception {
+    api = new MockApiServer("ml");
+    api.createConfigMap("pod-it-results", Map.of());
+    int port;
+    try (ServerSocket probe = new ServerSocket(0)) {
+      port = probe.getLocalPort();
+    }
+    env = new HashMap<>();
+    env.put("GPUCOMM_JOB", "pod-it");
+    env.put("GPUCOMM_NAMESPACE", "ml");
+    env.put("GPUCOMM_POD_INDEX", "0");
+    env.put("GPUCOMM_RANKS_PER_POD", "2");
+    env.put("GPUCOMM_WORLD_SIZE", "2");
+    env.put("GPUCOMM_RENDEZVOUS", "127.0.0.1:" + port);
+    env.put("GPUCOMM_JOB_FILE", Files.writeString(dir.resolve("job.json"), JOB_JSON).toString());
+    env.put("GPUCOMM_KUBE_API", api.url());
+    env.put("GPUCOMM_TERMINATION_LOG", dir.resolve("termination-log").toString());
+  }
+
+  @AfterEach
+  void stop() {
+    api.close();
+  }
+
+  @Test
+  void rankZeroPublishesTheReportToTheResultsConfigMap() throws Exception {
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    Map<String, String> results = api.configMap("pod-it-results");
+    assertThat(results)
+        .containsKeys("report.json", "report.md", "latency.svg")
+        .doesNotContainKey("report.csv");
+    assertThat(new ObjectMapper().readTree(results.get("report.json")).path("job").asText())
+        .isEqualTo("pod-it");
+    assertThat(dir.resolve("termination-log")).doesNotExist();
+  }
+
+  @Test
+  void aFailingRankEndsUpInTheTerminationMessage() throws Exception {
+    env.put("GPUCOMM_TEST_FAIL_RANK", "1");
+
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(Files.readString(dir.resolve("termination-log")))
+        .startsWith("rank 1 failed: injected failure (GPUCOMM_TEST_FAIL_RANK=1)");
+    assertThat(api.configMap("pod-it-results")).isEmpty();
+  }
+}
