@@ -29,6 +29,7 @@ class CiExamplesTest {
   private static final Pattern REPO_PATH =
       Pattern.compile(
           "(?<![\\w/.-])(?:\\./)?((?:examples|helm|runtime-image|crds)/[\\w./-]*[\\w-]|mvnw|gpucomm)(?![\\w/-])");
+  private static final Pattern CHART_VALUE = Pattern.compile("--set \"([\\w.]+)=");
   private static final Pattern ACTION = Pattern.compile("[\\w.-]+/[\\w.-]+(/[\\w./-]+)?@[\\w.-]+");
 
   @Test
@@ -66,6 +67,30 @@ class CiExamplesTest {
         .contains("examples/ci/gpucomm-ci.sh", "examples/ci/allreduce-gate.yaml", "mvnw");
     for (String path : named) {
       assertThat(REPO.resolve(path)).as("named in the workflow").exists();
+    }
+  }
+
+  @Test
+  void theChartValuesTheWorkflowSetsExist() throws IOException {
+    JsonNode workflow = yaml(EXAMPLES.resolve("github-actions.yaml"));
+    JsonNode values = yaml(REPO.resolve("helm/gpucomm-operator/values.yaml"));
+    List<String> keys = new ArrayList<>();
+    for (JsonNode job : workflow.path("jobs")) {
+      for (JsonNode step : job.path("steps")) {
+        Matcher matcher = CHART_VALUE.matcher(step.path("run").asText(""));
+        while (matcher.find()) {
+          keys.add(matcher.group(1));
+        }
+      }
+    }
+
+    assertThat(keys).contains("image.repository", "runtime.image.tag");
+    for (String key : keys) {
+      JsonNode node = values;
+      for (String part : key.split("\\.")) {
+        node = node.path(part);
+      }
+      assertThat(node.isMissingNode()).as("chart value %s", key).isFalse();
     }
   }
 
