@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
 import dev.gpucomm.api.v1alpha1.SizeSummary;
 import dev.gpucomm.e2e.cluster.Cluster;
 import dev.gpucomm.e2e.cluster.ClusterExtension;
 import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.report.ProgramReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -71,6 +71,12 @@ class CommJobScenariosE2E {
     assertThat(jobs.fetchReport("sweep", "md"))
         .isEqualToIgnoringNewLines(results.getData().get("report.md"));
     assertThat(results.getData()).as("the latency plot").containsKey("latency.svg");
+    assertThat(jobs.fetchReport("sweep", "svg"))
+        .isEqualToIgnoringNewLines(results.getData().get("latency.svg"));
+    int measurements = report.sizes().stream().mapToInt(s -> s.measurements().size()).sum();
+    assertThat(jobs.fetchReport("sweep", "csv").lines())
+        .as("a header, then a row per size and algorithm")
+        .hasSize(1 + measurements);
   }
 
   @Test
@@ -226,11 +232,11 @@ class CommJobScenariosE2E {
     CommJob job = jobs.awaitFinished("rpl");
 
     assertThat(job.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
-    JsonNode report = Reports.json(jobs.results("rpl").getData().get("report.json"));
-    assertThat(report.path("program").asText()).isEqualTo("rowParallelLinear");
-    assertThat(report.path("passes")).extracting(JsonNode::asText).contains("assignStreams");
-    assertThat(report.path("times").path("pipelinedMillis").asDouble()).isPositive();
-    assertThat(report.path("times").path("unpipelinedMillis").asDouble()).isPositive();
+    ProgramReport report = Reports.program(jobs.results("rpl").getData().get("report.json"));
+    assertThat(report.program()).isEqualTo("rowParallelLinear");
+    assertThat(report.passes()).contains("assignStreams");
+    assertThat(report.times().pipelinedMillis()).isPositive();
+    assertThat(report.times().unpipelinedMillis()).isPositive();
     assertThat(jobs.results("rpl").getData().get("report.md"))
         .contains("pipelined")
         .contains("unpipelined");

@@ -1,18 +1,17 @@
 package dev.gpucomm.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.report.ProgramReport;
 import dev.gpucomm.runtime.report.Report;
 import dev.gpucomm.runtime.report.ReportJson;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 
-/** Reads a results ConfigMap's report.json. */
+/**
+ * Reads a results ConfigMap's report.json with the runtime's own reader, as gpucomm report does.
+ */
 final class Reports {
   private Reports() {}
 
-  /** A benchmark's report, with the runtime's own reader (as gpucomm report reads it). */
+  /** A benchmark sweep's report. */
   static BenchmarkReport benchmark(String reportJson) {
     Report report = ReportJson.parse(reportJson, "results report.json");
     if (report instanceof BenchmarkReport benchmark) {
@@ -22,12 +21,12 @@ final class Reports {
         "expected a benchmark report, got " + report.getClass().getSimpleName());
   }
 
-  /** Any report as a JSON tree, for the fields a scenario is about. */
-  static JsonNode json(String reportJson) {
-    try {
-      return new ObjectMapper().readTree(reportJson);
-    } catch (IOException e) {
-      throw new UncheckedIOException("report.json is not JSON", e);
+  /** A host-IR program's report. */
+  static ProgramReport program(String reportJson) {
+    Report report = ReportJson.parse(reportJson, "results report.json");
+    if (report instanceof ProgramReport program) {
+      return program;
     }
+    throw new AssertionError("expected a program report, got " + report.getClass().getSimpleName());
   }
 }
