@@ -10,7 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -65,18 +64,21 @@ public class JobOutcomeJudge {
 
   private JobOutcome judge(CommJob job, JobLayout layout, JobObservation observation, Instant now) {
     Map<Integer, Pod> pods = observation.podsByIndex();
-    List<String> failures = new ArrayList<>();
-    pods.forEach(
-        (index, pod) -> {
-          if ("Failed".equals(phaseOf(pod)) && index < layout.podCount()) {
-            failures.add(
-                "pod %s (%s) failed: %s"
-                    .formatted(
-                        pod.getMetadata().getName(),
-                        layout.ranksOf(index),
-                        PodFailureDescriber.describe(pod)));
-          }
-        });
+    // the pod that failed first comes first: the others' ranks often fail because it did
+    List<String> failures =
+        pods.entrySet().stream()
+            .filter(e -> e.getKey() < layout.podCount() && "Failed".equals(phaseOf(e.getValue())))
+            .sorted(
+                Comparator.comparing(
+                    (Map.Entry<Integer, Pod> e) -> PodFailureDescriber.finishedAt(e.getValue())))
+            .map(
+                e ->
+                    "pod %s (%s) failed: %s"
+                        .formatted(
+                            e.getValue().getMetadata().getName(),
+                            layout.ranksOf(e.getKey()),
+                            PodFailureDescriber.describe(e.getValue())))
+            .toList();
     if (!failures.isEmpty()) {
       return new JobOutcome.Failed(Reasons.RANK_FAILED, String.join("; ", failures));
     }

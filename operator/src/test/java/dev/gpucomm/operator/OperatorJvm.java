@@ -12,7 +12,8 @@ final class OperatorJvm {
           "-XX:MinHeapFreeRatio=10",
           "-XX:MaxHeapFreeRatio=30",
           "-XX:TieredStopAtLevel=1",
-          "-Xss512k");
+          "-Xss512k",
+          "--sun-misc-unsafe-memory-access=allow");
 
   /**
    * Outside a container the JVM sees the host's memory; this stands for the chart's 512Mi limit.

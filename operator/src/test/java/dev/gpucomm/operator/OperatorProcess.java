@@ -46,7 +46,6 @@ final class OperatorProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(jvmOptions);
-    command.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
     command.add("-jar");
     command.add(APP.toString());
     ProcessBuilder builder = new ProcessBuilder(command);
@@ -55,6 +54,7 @@ final class OperatorProcess implements AutoCloseable {
     builder.environment().put("QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "test");
     builder.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
     builder.environment().put("GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED", "false");
+    // env given by the test wins, leader election included
     builder.environment().putAll(env);
     builder.redirectErrorStream(true);
     builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

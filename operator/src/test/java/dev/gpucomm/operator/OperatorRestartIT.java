@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -59,8 +60,23 @@ class OperatorRestartIT {
               .size(65536, 32, "ring", TestReports.timing("ring", 20.0, null, 5.0))
               .json());
 
+      // the replacement runs as in production: with leader election through a Lease
       try (OperatorProcess second =
-          OperatorProcess.start(apiServer.url(), LOG, OperatorJvm.OPTIONS, Map.of())) {
+          OperatorProcess.start(
+              apiServer.url(),
+              LOG,
+              OperatorJvm.OPTIONS,
+              Map.of("GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED", "true"))) {
+        Lease lease =
+            apiServer
+                .client
+                .resources(Lease.class)
+                .inNamespace("test")
+                .withName("gpucomm-operator-leader")
+                .get();
+        assertThat(lease).as("the leader's Lease").isNotNull();
+        assertThat(lease.getSpec().getHolderIdentity()).isNotBlank();
+
         CommJobStatus caughtUp =
             cluster.awaitStatus(
                 "survives",

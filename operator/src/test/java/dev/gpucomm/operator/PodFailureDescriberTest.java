@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class PodFailureDescriberTest {
@@ -44,6 +45,11 @@ class PodFailureDescriberTest {
     String line = "x".repeat(1000);
     assertThat(PodFailureDescriber.describe(terminated(1, line)))
         .hasSize("exit code 1: ".length() + 300);
+  }
+
+  @Test
+  void pendingOrUnknownFinishTimesSortLast() {
+    assertThat(PodFailureDescriber.finishedAt(terminated(1, "x"))).isEqualTo(Instant.MAX);
   }
 
   private static Pod terminated(int exitCode, String message) {

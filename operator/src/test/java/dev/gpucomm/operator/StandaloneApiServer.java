@@ -1,5 +1,6 @@
 package dev.gpucomm.operator;
 
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -38,6 +39,25 @@ final class StandaloneApiServer implements AutoCloseable {
             new KubernetesMixedDispatcher(responses),
             false);
     server.init();
+    // JOSDK checks its Lease permissions before electing a leader; the mock cannot review
+    // rules, so it answers as a cluster with the chart's leader-election Role would
+    server
+        .expect()
+        .post()
+        .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+        .andReturn(
+            201,
+            new SelfSubjectRulesReviewBuilder()
+                .withNewStatus()
+                .addNewResourceRule()
+                .withApiGroups("coordination.k8s.io")
+                .withResources("leases")
+                .withVerbs("get", "create", "update")
+                .endResourceRule()
+                .withIncomplete(false)
+                .endStatus()
+                .build())
+        .always();
     StandaloneApiServer apiServer = new StandaloneApiServer(server);
     try (InputStream crd =
         StandaloneApiServer.class.getResourceAsStream(CommJobCrdSetup.CRD_RESOURCE)) {

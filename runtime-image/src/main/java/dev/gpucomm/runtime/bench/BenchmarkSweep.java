@@ -80,101 +80,144 @@ public final class BenchmarkSweep {
    * @throws ResultMismatchException when any rank's output of any call is wrong (on that rank)
    */
   public Outcome run(SweepPlan plan, String name) {
-    ElementCodec codec = ElementCodec.of(plan.dtype());
-    InputData inputs = new InputData(plan.seed());
-    ResultValidator validator =
-        new ResultValidator(inputs, plan.dtype(), topology.worldSize(), topology.rank());
     Set<Algorithm> available = CollectiveAlgorithms.available(communicator, plan.collective());
     List<Decision> decisions = new ArrayList<>();
-    List<List<Algorithm>> runs = new ArrayList<>();
     for (SweepPoint point : plan.points()) {
-      Decision decision = heuristic.choose(query(plan, point, available));
-      decisions.add(decision);
-      List<Algorithm> algorithms = new ArrayList<>(plan.algorithms());
-      if (plan.measureAuto() && !algorithms.contains(decision.algorithm())) {
-        algorithms.add(decision.algorithm());
-      }
-      runs.add(algorithms);
+      decisions.add(heuristic.choose(query(plan, point, available)));
     }
-    double[] eagerTimes = new double[plan.iterations()];
-    int callsPerGraph = Math.min(CALLS_PER_GRAPH, plan.iterations());
-    int replays = Math.max(1, plan.iterations() / callsPerGraph);
-    double[] graphTimes = new double[replays];
-    boolean graphs = plan.graphs();
-    String graphNote = graphs ? "" : "graphs not requested";
-    List<PointFigures> figures = new ArrayList<>();
-    int sizeCount = plan.points().size();
-    try (CallTimer timer = new CallTimer(device)) {
+    Measurer measurer = new Measurer(plan, name);
+    try (measurer) {
       for (int p = 0; p < plan.points().size(); p++) {
-        SweepPoint point = plan.points().get(p);
-        CollectiveShape shape =
-            new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
-        long count = point.bytes() / codec.bytes();
-        try (DeviceBuffer input = device.allocate(shape.inputBytes());
-            DeviceBuffer output = device.allocate(shape.outputBytes());
-            Arena arena = Arena.ofConfined()) {
-          MemorySegment hostInput = arena.allocate(shape.inputBytes(), 64);
-          MemorySegment hostOutput = arena.allocate(shape.outputBytes(), 64);
-          List<Algorithm> algorithms = runs.get(p);
-          for (int a = 0; a < algorithms.size(); a++) {
-            Algorithm algorithm = algorithms.get(a);
-            progress.measuring(p + 1, sizeCount, point.bytes(), algorithm);
-            int pointIndex = p * 16 + a;
-            inputs.fill(
-                hostInput, codec, topology.rank(), pointIndex, shape.inputBytes() / codec.bytes());
-            device.upload(hostInput, input, 0);
-            Runnable call = bind(plan, algorithm, input, output, count);
-            ValidatedRun run =
-                new ValidatedRun(shape, algorithm, pointIndex, call, output, hostOutput, validator);
-
-            double relativeError = run.check();
-            for (int w = 0; w < plan.warmupIterations(); w++) {
-              call.run();
-            }
-            stream.synchronize();
-            store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
-            timer.timeEach(call, stream, plan.iterations(), eagerTimes);
-            double eagerMicros = CallTimer.median(eagerTimes, plan.iterations());
-
-            // The second validation comes after the timed calls, so that a kernel that corrupts its
-            // input over repeated calls is caught: the graph replay's when graphs run, else eager.
-            Double graphMicros = null;
-            Graph graph = graphs ? capture(call, callsPerGraph) : null;
-            if (graphs && graph == null) {
-              graphs = false;
-              graphNote = "the " + device.kind() + " device cannot capture graphs";
-            }
-            if (graph == null) {
-              relativeError = Math.max(relativeError, run.check());
-            } else {
-              try (graph) {
-                relativeError = Math.max(relativeError, run.checkReplay(graph));
-                store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
-                timer.timeReplays(graph, stream, replays, callsPerGraph, graphTimes);
-                graphMicros = CallTimer.median(graphTimes, replays);
-              }
-            }
-            figures.add(
-                new PointFigures(pointIndex, algorithm, eagerMicros, graphMicros, relativeError));
-            progress.measured(
-                p + 1,
-                sizeCount,
-                point.bytes(),
-                algorithm,
-                graphMicros != null ? graphMicros : eagerMicros);
-          }
+        List<Algorithm> algorithms = new ArrayList<>(plan.algorithms());
+        Algorithm chosen = decisions.get(p).algorithm();
+        if (plan.measureAuto() && !algorithms.contains(chosen)) {
+          algorithms.add(chosen);
         }
+        measurer.measureSize(p, algorithms);
       }
     } finally {
       progress.finish();
     }
     List<PointFigures> merged =
         FigureGather.gather(
-            store, name + "/figures", topology.rank(), topology.worldSize(), figures, peerTimeout);
+            store,
+            name + "/figures",
+            topology.rank(),
+            topology.worldSize(),
+            measurer.figures,
+            peerTimeout);
     if (topology.rank() != 0) {
-      return new Outcome(List.of(), graphs, graphNote);
+      return new Outcome(List.of(), measurer.graphs, measurer.graphNote);
     }
-    return new Outcome(sizeResults(plan, decisions, merged), plan.graphs() && graphs, graphNote);
+    return new Outcome(
+        sizeResults(plan, decisions, merged), plan.graphs() && measurer.graphs, measurer.graphNote);
+  }
+
+  /**
+   * Measures one plan point by point, keeping what every point reuses: the timer's events, the
+   * arrays the timed calls' results go into, the validator's scratch, and whether graphs work.
+   */
+  private final class Measurer implements AutoCloseable {
+    private final SweepPlan plan;
+    private final String name;
+    private final ElementCodec codec;
+    private final InputData inputs;
+    private final ResultValidator validator;
+    private final CallTimer timer;
+    private final double[] eagerTimes;
+    private final int callsPerGraph;
+    private final int replays;
+    private final double[] graphTimes;
+    private final List<PointFigures> figures = new ArrayList<>();
+    private boolean graphs;
+    private String graphNote;
+
+    Measurer(SweepPlan plan, String name) {
+      this.plan = plan;
+      this.name = name;
+      this.codec = ElementCodec.of(plan.dtype());
+      this.inputs = new InputData(plan.seed());
+      this.validator =
+          new ResultValidator(inputs, plan.dtype(), topology.worldSize(), topology.rank());
+      this.eagerTimes = new double[plan.iterations()];
+      this.callsPerGraph = Math.min(CALLS_PER_GRAPH, plan.iterations());
+      this.replays = Math.max(1, plan.iterations() / callsPerGraph);
+      this.graphTimes = new double[replays];
+      this.graphs = plan.graphs();
+      this.graphNote = graphs ? "" : "graphs not requested";
+      this.timer = new CallTimer(device);
+    }
+
+    /** Every algorithm at point {@code p}, on buffers allocated once for the point. */
+    void measureSize(int p, List<Algorithm> algorithms) {
+      SweepPoint point = plan.points().get(p);
+      CollectiveShape shape =
+          new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
+      try (DeviceBuffer input = device.allocate(shape.inputBytes());
+          DeviceBuffer output = device.allocate(shape.outputBytes());
+          Arena arena = Arena.ofConfined()) {
+        MemorySegment hostInput = arena.allocate(shape.inputBytes(), 64);
+        MemorySegment hostOutput = arena.allocate(shape.outputBytes(), 64);
+        for (int a = 0; a < algorithms.size(); a++) {
+          Algorithm algorithm = algorithms.get(a);
+          progress.measuring(p + 1, plan.points().size(), point.bytes(), algorithm);
+          // Fresh inputs per size and algorithm; the index keys them (fewer than 16 algorithms).
+          int pointIndex = p * 16 + a;
+          inputs.fill(
+              hostInput, codec, topology.rank(), pointIndex, shape.inputBytes() / codec.bytes());
+          device.upload(hostInput, input, 0);
+          Runnable call = bind(plan, algorithm, input, output, point.bytes() / codec.bytes());
+          ValidatedRun run =
+              new ValidatedRun(shape, algorithm, pointIndex, call, output, hostOutput, validator);
+          PointFigures measured = measure(algorithm, pointIndex, call, run);
+          figures.add(measured);
+          progress.measured(
+              p + 1,
+              plan.points().size(),
+              point.bytes(),
+              algorithm,
+              measured.graphMicros() != null ? measured.graphMicros() : measured.eagerMicros());
+        }
+      }
+    }
+
+    /** Validate, warm up, time eagerly, then validate again and time the graph replays. */
+    private PointFigures measure(
+        Algorithm algorithm, int pointIndex, Runnable call, ValidatedRun run) {
+      double relativeError = run.check();
+      for (int w = 0; w < plan.warmupIterations(); w++) {
+        call.run();
+      }
+      stream.synchronize();
+      store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
+      timer.timeEach(call, stream, plan.iterations(), eagerTimes);
+      double eagerMicros = CallTimer.median(eagerTimes, plan.iterations());
+
+      // The second validation comes after the timed calls, so that a kernel that corrupts its
+      // input over repeated calls is caught: the graph replay's when graphs run, else eager.
+      Graph graph = graphs ? capture(call, callsPerGraph) : null;
+      if (graphs && graph == null) {
+        graphs = false;
+        graphNote = "the " + device.kind() + " device cannot capture graphs";
+      }
+      Double graphMicros = null;
+      if (graph == null) {
+        relativeError = Math.max(relativeError, run.check());
+      } else {
+        try (graph) {
+          relativeError = Math.max(relativeError, run.checkReplay(graph));
+          store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+          timer.timeReplays(graph, stream, replays, callsPerGraph, graphTimes);
+          graphMicros = CallTimer.median(graphTimes, replays);
+        }
+      }
+      return new PointFigures(pointIndex, algorithm, eagerMicros, graphMicros, relativeError);
+    }
+
+    @Override
+    public void close() {
+      timer.close();
+    }
   }
 
   private SizeQuery query(SweepPlan plan, SweepPoint point, Set<Algorithm> available) {

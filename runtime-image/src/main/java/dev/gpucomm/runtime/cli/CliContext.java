@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * What a command runs with: its output streams, the environment it was started with, whether the
- * user asked for stack traces, and whether a person is watching (live progress) .
+ * user asked for stack traces, and whether a person is watching (live progress).
  */
 record CliContext(
     PrintStream out, PrintStream err, Map<String, String> env, boolean debug, boolean terminal) {

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.collective.cpu.PeerTimeoutException;
 import dev.gpucomm.runtime.launch.EnvVars;
 import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.rendezvous.PeerFailedException;
@@ -101,10 +102,28 @@ public final class Gpucomm {
     if (e instanceof UsageException) {
       return new RankError(RankError.Kind.USAGE, e.getMessage());
     }
-    if (e instanceof PeerFailedException) {
-      return new RankError(RankError.Kind.PEER, e.getMessage());
+    if (causedByPeer(e)) {
+      return new RankError(RankError.Kind.PEER, describe(e));
     }
     return new RankError(RankError.Kind.FAILURE, describe(e));
+  }
+
+  /**
+   * True when the failure only reports that another rank went away or stopped answering: through
+   * the store, or through the CPU backend's shared-memory flags (possibly wrapped by a stream).
+   */
+  private static boolean causedByPeer(Throwable failure) {
+    for (Throwable e = failure; e != null; e = e.getCause()) {
+      if (e instanceof PeerFailedException
+          || e instanceof dev.gpucomm.runtime.collective.cpu.PeerFailedException
+          || e instanceof PeerTimeoutException) {
+        return true;
+      }
+      if (e.getCause() == e) {
+        break;
+      }
+    }
+    return false;
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.gpucomm.runtime.cli;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.TuneWorkload;
-import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
@@ -11,7 +10,6 @@ import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -74,12 +72,11 @@ final class TuneCommand implements Command {
     Path produced = result.report().orElseThrow().resolve(TuneWorkload.TABLE_FILE);
     Optional<Path> tableFile = args.path("table");
     if (tableFile.isPresent()) {
-      TuningTable table = TuningTableJson.read(produced);
-      if (Files.exists(tableFile.get())) {
-        table = TuningTableJson.read(tableFile.get()).mergedWith(table);
-      }
       try {
-        TuningTableJson.write(table, tableFile.get());
+        TuningTableJson.writeMerged(TuningTableJson.read(produced), tableFile.get());
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(
+            "gpucomm tune: --table " + tableFile.get() + ": " + e.getMessage());
       } catch (IOException e) {
         throw new UncheckedIOException(
             "cannot write " + tableFile.get() + ": " + e.getMessage(), e);

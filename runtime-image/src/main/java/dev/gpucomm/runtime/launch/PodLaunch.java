@@ -39,8 +39,8 @@ public final class PodLaunch {
       Path jobFile) {
 
     public static PodSettings fromEnv(Map<String, String> env) {
-      int worldSize = positive(env, EnvVars.WORLD_SIZE);
-      int ranksPerPod = positive(env, EnvVars.RANKS_PER_POD);
+      int worldSize = atLeast(env, EnvVars.WORLD_SIZE, 1);
+      int ranksPerPod = atLeast(env, EnvVars.RANKS_PER_POD, 1);
       if (worldSize % ranksPerPod != 0) {
         throw new UsageException(
             EnvVars.RANKS_PER_POD
@@ -51,7 +51,7 @@ public final class PodLaunch {
                 + " "
                 + worldSize);
       }
-      int podIndex = positive(env, EnvVars.POD_INDEX, 0);
+      int podIndex = atLeast(env, EnvVars.POD_INDEX, 0);
       if (podIndex >= worldSize / ranksPerPod) {
         throw new UsageException(
             EnvVars.POD_INDEX
@@ -63,7 +63,8 @@ public final class PodLaunch {
       }
       return new PodSettings(
           required(env, EnvVars.JOB),
-          required(env, EnvVars.NAMESPACE),
+          // Absent when pods are started by hand on hosts outside a cluster.
+          env.getOrDefault(EnvVars.NAMESPACE, ""),
           podIndex,
           ranksPerPod,
           worldSize,
@@ -79,11 +80,7 @@ public final class PodLaunch {
       return value;
     }
 
-    private static int positive(Map<String, String> env, String name) {
-      return positive(env, name, 1);
-    }
-
-    private static int positive(Map<String, String> env, String name, int minimum) {
+    private static int atLeast(Map<String, String> env, String name, int minimum) {
       String text = required(env, name);
       try {
         int value = Integer.parseInt(text.trim());
