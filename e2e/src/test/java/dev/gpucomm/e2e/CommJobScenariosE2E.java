@@ -194,7 +194,7 @@ class CommJobScenariosE2E {
     for (HasMetadata object : created) {
       assertThat(object.getMetadata().getOwnerReferences())
           .as("owners of %s %s", object.getKind(), object.getMetadata().getName())
-          .anySatisfy(owner -> assertIsOwnedBy(owner, job));
+          .anySatisfy(owner -> assertIsControlledBy(owner, job));
     }
 
     cluster.client().resource(job).delete();
@@ -242,8 +242,10 @@ class CommJobScenariosE2E {
         .contains("unpipelined");
   }
 
-  private static void assertIsOwnedBy(OwnerReference owner, CommJob job) {
+  /** Owned and controlled: the garbage collector deletes it, kubectl shows "Controlled By". */
+  private static void assertIsControlledBy(OwnerReference owner, CommJob job) {
     assertThat(owner.getUid()).isEqualTo(job.getMetadata().getUid());
     assertThat(owner.getKind()).isEqualTo("CommJob");
+    assertThat(owner.getController()).isTrue();
   }
 }
