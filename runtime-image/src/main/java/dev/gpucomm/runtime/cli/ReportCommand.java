@@ -1,18 +1,14 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.runtime.UsageException;
-import dev.gpucomm.runtime.kube.KubeApi;
-import dev.gpucomm.runtime.launch.EnvVars;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.gpucomm.runtime.report.fetch.ReportFormat;
+import dev.gpucomm.runtime.report.fetch.ReportLookup;
+import dev.gpucomm.runtime.report.fetch.ReportRequest;
 import java.util.List;
-import java.util.Map;
 
 /**
- * {@code gpucomm report}: prints a finished job's results table, from a local report directory or
- * from the job's results ConfigMap in the cluster this runs in.
+ * {@code gpucomm report}: prints (or saves) a report, from a local report directory or from a
+ * finished job's results ConfigMap, in a cluster found as kubectl finds it.
  */
 final class ReportCommand implements Command {
   @Override
@@ -22,18 +18,27 @@ final class ReportCommand implements Command {
 
   @Override
   public String summary() {
-    return "print a job's results (a local report directory, or a job's results ConfigMap in a cluster)";
+    return "print a job's report (a local report directory, or a job's results ConfigMap in a cluster)";
   }
 
   @Override
   public String synopsis() {
-    return "DIR | JOB [--namespace NS]";
+    return "DIR | JOB [-n NS] [--format md|json|csv|svg] [-o FILE] [--kubeconfig FILE]";
   }
 
   @Override
   public List<Option> options() {
     return List.of(
-        Option.value("namespace", "n", "NS", "namespace of JOB (default GPUCOMM_NAMESPACE)"));
+        Option.value(
+            "namespace",
+            "n",
+            "NS",
+            "namespace of JOB (default GPUCOMM_NAMESPACE, then the context's)"),
+        Option.value("format", "f", "FORMAT", "md (default), json, csv or svg (the latency plot)"),
+        Option.value("output", "o", "FILE", "write the report to FILE (whole or not at all)"),
+        Option.value(
+            "kubeconfig", "FILE", "the cluster (default KUBECONFIG, ~/.kube/config, in-cluster)"),
+        Option.value("context", "NAME", "the kubeconfig context (default its current one)"));
   }
 
   @Override
@@ -43,61 +48,22 @@ final class ReportCommand implements Command {
       throw new UsageException(
           "gpucomm report: name one report directory or job (see gpucomm report --help)");
     }
-    String target = targets.getFirst();
-    Path dir = Path.of(target);
-    if (Files.isDirectory(dir)) {
-      Path markdown = dir.resolve("report.md");
-      if (!Files.exists(markdown)) {
-        throw new UsageException("gpucomm report: " + dir + " has no report.md");
-      }
-      try {
-        context.out().print(Files.readString(markdown));
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read " + markdown + ": " + e.getMessage(), e);
-      }
-      return 0;
-    }
-    KubeApi api =
-        KubeApi.fromEnvironment(context.env())
+    String formatName = args.value("format").orElse(ReportFormat.MD.flag());
+    ReportFormat format =
+        ReportFormat.fromFlag(formatName)
             .orElseThrow(
                 () ->
-                    new UsageException(
-                        "gpucomm report: '"
-                            + target
-                            + "' is not a report directory, and reading job results needs a cluster"
-                            + " (run inside one, or set "
-                            + KubeApi.OVERRIDE_ENV
-                            + "); outside one, use kubectl get configmap "
-                            + target
-                            + "-results -o jsonpath='{.data.report\\.md}'"));
-    String namespace =
-        args.value("namespace")
-            .or(() -> java.util.Optional.ofNullable(context.env().get(EnvVars.NAMESPACE)))
-            .orElseThrow(
-                () ->
-                    new UsageException(
-                        "gpucomm report: --namespace is required for job " + target));
-    String configMap = target + "-results";
-    Map<String, String> data =
-        api.configMapData(namespace, configMap)
-            .orElseThrow(
-                () ->
-                    new UsageException(
-                        "gpucomm report: no ConfigMap "
-                            + namespace
-                            + "/"
-                            + configMap
-                            + " (is the job's name right?)"));
-    String markdown = data.get("report.md");
-    if (markdown == null) {
-      throw new UsageException(
-          "gpucomm report: job "
-              + target
-              + " has no results yet ("
-              + configMap
-              + " has no report.md)");
-    }
-    context.out().print(markdown);
+                    args.bad(
+                        "format", "'" + formatName + "' is not one of " + ReportFormat.flags()));
+    ReportRequest request =
+        new ReportRequest(
+            targets.getFirst(),
+            args.value("namespace"),
+            format,
+            args.path("output"),
+            args.path("kubeconfig"),
+            args.value("context"));
+    new ReportLookup(context.env()).deliver(request, context.out());
     return 0;
   }
 }

@@ -1,0 +1,173 @@
+package dev.gpucomm.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.gpucomm.api.v1alpha1.CommJob;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CI examples stay usable: the workflow parses and names only files that exist, the script is
+ * valid bash and answers usage errors like the CLI does, and the example CommJobs are valid.
+ */
+class CiExamplesTest {
+  private static final Path REPO = E2eSettings.fromSystem().repoRoot();
+  private static final Path EXAMPLES = REPO.resolve("examples/ci");
+  private static final Pattern REPO_PATH =
+      Pattern.compile(
+          "(?<![\\w/.-])(?:\\./)?((?:examples|helm|runtime-image|crds)/[\\w./-]*[\\w-]|mvnw|gpucomm)(?![\\w/-])");
+  private static final Pattern CHART_VALUE = Pattern.compile("--set \"([\\w.]+)=");
+  private static final Pattern ACTION = Pattern.compile("[\\w.-]+/[\\w.-]+(/[\\w./-]+)?@[\\w.-]+");
+
+  @Test
+  void theWorkflowParsesAndEachStepUsesAnActionOrRunsACommand() throws IOException {
+    JsonNode workflow = yaml(EXAMPLES.resolve("github-actions.yaml"));
+
+    assertThat(workflow.path("name").asText()).isNotBlank();
+    assertThat(workflow.has("on")).as("triggers").isTrue();
+    assertThat(workflow.path("jobs").size()).isPositive();
+    for (JsonNode job : workflow.path("jobs")) {
+      assertThat(job.path("runs-on").isMissingNode()).as("runs-on").isFalse();
+      for (JsonNode step : job.path("steps")) {
+        assertThat(step.has("uses") != step.has("run")).as("step %s", step).isTrue();
+        if (step.has("uses")) {
+          assertThat(step.path("uses").asText()).matches(ACTION);
+        }
+      }
+    }
+  }
+
+  @Test
+  void everyRepositoryFileTheWorkflowNamesExists() throws IOException {
+    JsonNode workflow = yaml(EXAMPLES.resolve("github-actions.yaml"));
+    List<String> named = new ArrayList<>();
+    for (JsonNode job : workflow.path("jobs")) {
+      for (JsonNode step : job.path("steps")) {
+        Matcher matcher = REPO_PATH.matcher(step.path("run").asText(""));
+        while (matcher.find()) {
+          named.add(matcher.group(1));
+        }
+      }
+    }
+
+    assertThat(named)
+        .contains("examples/ci/gpucomm-ci.sh", "examples/ci/allreduce-gate.yaml", "mvnw");
+    for (String path : named) {
+      assertThat(REPO.resolve(path)).as("named in the workflow").exists();
+    }
+  }
+
+  @Test
+  void theChartValuesTheWorkflowSetsExist() throws IOException {
+    JsonNode workflow = yaml(EXAMPLES.resolve("github-actions.yaml"));
+    JsonNode values = yaml(REPO.resolve("helm/gpucomm-operator/values.yaml"));
+    List<String> keys = new ArrayList<>();
+    for (JsonNode job : workflow.path("jobs")) {
+      for (JsonNode step : job.path("steps")) {
+        Matcher matcher = CHART_VALUE.matcher(step.path("run").asText(""));
+        while (matcher.find()) {
+          keys.add(matcher.group(1));
+        }
+      }
+    }
+
+    assertThat(keys).contains("image.repository", "runtime.image.tag");
+    for (String key : keys) {
+      JsonNode node = values;
+      for (String part : key.split("\\.")) {
+        node = node.path(part);
+      }
+      assertThat(node.isMissingNode()).as("chart value %s", key).isFalse();
+    }
+  }
+
+  @Test
+  void theScriptIsValidBashAndExecutable() throws Exception {
+    Path script = EXAMPLES.resolve("gpucomm-ci.sh");
+
+    assertThat(Files.isExecutable(script)).as("executable").isTrue();
+    assertThat(bash("-n", script.toString()).exitCode()).isZero();
+    assertThat(Files.isExecutable(REPO.resolve("gpucomm")))
+        .as("its default CLI, ./gpucomm")
+        .isTrue();
+  }
+
+  @Test
+  void theScriptAnswersUsageErrorsWithOneLineAndExitTwo() throws Exception {
+    Path script = EXAMPLES.resolve("gpucomm-ci.sh");
+
+    Result noJob = bash(script.toString());
+    Result missingFile = bash(script.toString(), "-f", "no-such-job.yaml");
+    Result help = bash(script.toString(), "--help");
+
+    assertThat(noJob.exitCode()).isEqualTo(2);
+    assertThat(noJob.stderr())
+        .startsWith("gpucomm-ci.sh: which job? give -f <commjob.yaml>\nusage:");
+    assertThat(missingFile.exitCode()).isEqualTo(2);
+    assertThat(missingFile.stderr())
+        .startsWith("gpucomm-ci.sh: -f no-such-job.yaml: no such file\n");
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.stdout()).startsWith("usage: gpucomm-ci.sh -f <commjob.yaml>");
+  }
+
+  @Test
+  void theExampleJobsAreCommJobsThatTheGateCanJudge() throws IOException {
+    KubernetesSerialization serialization = new KubernetesSerialization();
+    try (Stream<Path> files = Files.list(EXAMPLES)) {
+      List<Path> jobs =
+          files.filter(f -> f.getFileName().toString().startsWith("allreduce-")).toList();
+      assertThat(jobs).hasSize(2);
+      for (Path file : jobs) {
+        CommJob job = serialization.unmarshal(Files.readString(file), CommJob.class);
+        assertThat(job.getMetadata().getGenerateName()).as("%s generateName", file).endsWith("-");
+        assertThat(job.getSpec().getWorldSize() % job.getSpec().getRanksPerPod()).isZero();
+        assertThat(job.getSpec().getWorkload().getBenchmark()).as("%s benchmark", file).isNotNull();
+      }
+    }
+    CommJob gate =
+        serialization.unmarshal(
+            Files.readString(EXAMPLES.resolve("allreduce-gate.yaml")), CommJob.class);
+    assertThat(gate.getSpec().getBaseline().getConfigMapRef()).isNotBlank();
+  }
+
+  private static JsonNode yaml(Path file) throws IOException {
+    return new ObjectMapper(new YAMLFactory()).readTree(file.toFile());
+  }
+
+  private record Result(int exitCode, String stdout, String stderr) {}
+
+  private static Result bash(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("bash"));
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile("bash", ".out");
+    Path err = Files.createTempFile("bash", ".err");
+    Process process =
+        new ProcessBuilder(command)
+            .directory(REPO.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("bash finished").isTrue();
+    Result result =
+        new Result(
+            process.exitValue(),
+            Files.readString(out, StandardCharsets.UTF_8),
+            Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    return result;
+  }
+}

@@ -1,0 +1,89 @@
+package dev.gpucomm.e2e.cluster;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The part of Kubernetes' garbage collector that a deleted CommJob needs, which the mock API server
+ * lacks: when a CommJob goes, every object whose ownerReferences name its uid is deleted
+ * (background propagation).
+ */
+final class OwnerGarbageCollector implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OwnerGarbageCollector.class);
+
+  private final KubernetesClient client;
+  private final List<Function<String, List<? extends HasMetadata>>> kinds;
+  private SharedIndexInformer<CommJob> informer;
+
+  OwnerGarbageCollector(KubernetesClient client) {
+    this.client = client;
+    this.kinds =
+        List.of(
+            ns -> client.pods().inNamespace(ns).list().getItems(),
+            ns -> client.configMaps().inNamespace(ns).list().getItems(),
+            ns -> client.services().inNamespace(ns).list().getItems(),
+            ns -> client.serviceAccounts().inNamespace(ns).list().getItems(),
+            ns -> client.rbac().roles().inNamespace(ns).list().getItems(),
+            ns -> client.rbac().roleBindings().inNamespace(ns).list().getItems(),
+            ns -> client.secrets().inNamespace(ns).list().getItems());
+  }
+
+  void start() {
+    informer =
+        client
+            .resources(CommJob.class)
+            .inAnyNamespace()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(CommJob job) {}
+
+                  @Override
+                  public void onUpdate(CommJob before, CommJob job) {}
+
+                  @Override
+                  public void onDelete(CommJob job, boolean finalStateUnknown) {
+                    collect(job.getMetadata().getNamespace(), job.getMetadata().getUid());
+                  }
+                },
+                0);
+  }
+
+  private void collect(String namespace, String ownerUid) {
+    for (var kind : kinds) {
+      for (HasMetadata object : kind.apply(namespace)) {
+        boolean owned =
+            Optional.ofNullable(object.getMetadata().getOwnerReferences())
+                .orElse(List.of())
+                .stream()
+                .map(OwnerReference::getUid)
+                .anyMatch(ownerUid::equals);
+        if (owned) {
+          LOG.info(
+              "collecting {} {}/{} (owner {} deleted)",
+              object.getKind(),
+              namespace,
+              object.getMetadata().getName(),
+              ownerUid);
+          client.resource(object).inNamespace(namespace).delete();
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) {
+      informer.close();
+    }
+  }
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Runs a CommJob as a CI gate: installs (or upgrades) the gpucomm operator chart, creates the job,
+# waits until it Succeeded or Failed, saves its Markdown report, JSON report and latency plot as
+# artifacts, and fails when the job failed or its Regressed condition is True.
+#
+# Exit codes: 0 passed, 1 job failed or timed out, 2 usage error, 3 performance regressed.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: gpucomm-ci.sh -f <commjob.yaml> [-n <namespace>] [--baseline <report.json>]
+                     [--artifacts <dir>] [--timeout <duration>] [--skip-install]
+                     [--set <chart value>]...
+
+  -f, --file        the CommJob to run (metadata.name or metadata.generateName)
+  -n, --namespace   namespace of the job and the operator (default: gpucomm-ci)
+  --baseline        a report.json of an earlier run: stored as the ConfigMap the job's
+                    spec.baseline.configMapRef names, so Regressed compares with it
+  --artifacts       where report.md, report.json, latency.svg and diagnostics go
+                    (default: gpucomm-artifacts)
+  --timeout         how long to wait for the job (default: 30m)
+  --skip-install    the operator is already installed: do not run helm
+  --set             a value for the chart, as helm --set takes it (repeatable)
+
+Environment: KUBECONFIG (the cluster), GPUCOMM_CHART (default: helm/gpucomm-operator),
+GPUCOMM_RELEASE (default: gpucomm), GPUCOMM_CLI (default: ./gpucomm).
+USAGE
+}
+
+job_file=""
+namespace="gpucomm-ci"
+baseline=""
+artifacts="gpucomm-artifacts"
+timeout="30m"
+install=true
+chart_values=()
+chart="${GPUCOMM_CHART:-helm/gpucomm-operator}"
+release="${GPUCOMM_RELEASE:-gpucomm}"
+gpucomm="${GPUCOMM_CLI:-./gpucomm}"
+
+fail_usage() {
+  echo "gpucomm-ci.sh: $1" >&2
+  usage >&2
+  exit 2
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -f | --file) [ $# -ge 2 ] || fail_usage "$1 needs a value"; job_file="$2"; shift 2 ;;
+    -n | --namespace) [ $# -ge 2 ] || fail_usage "$1 needs a value"; namespace="$2"; shift 2 ;;
+    --baseline) [ $# -ge 2 ] || fail_usage "$1 needs a value"; baseline="$2"; shift 2 ;;
+    --artifacts) [ $# -ge 2 ] || fail_usage "$1 needs a value"; artifacts="$2"; shift 2 ;;
+    --timeout) [ $# -ge 2 ] || fail_usage "$1 needs a value"; timeout="$2"; shift 2 ;;
+    --skip-install) install=false; shift ;;
+    --set) [ $# -ge 2 ] || fail_usage "$1 needs a value"; chart_values+=(--set "$2"); shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) fail_usage "unknown argument $1" ;;
+  esac
+done
+[ -n "$job_file" ] || fail_usage "which job? give -f <commjob.yaml>"
+[ -f "$job_file" ] || fail_usage "-f $job_file: no such file"
+[ -z "$baseline" ] || [ -f "$baseline" ] || fail_usage "--baseline $baseline: no such file"
+for tool in kubectl helm; do
+  command -v "$tool" >/dev/null || { echo "gpucomm-ci.sh: $tool is not on PATH" >&2; exit 2; }
+done
+
+mkdir -p "$artifacts"
+log() { echo "gpucomm-ci: $*"; }
+
+if $install; then
+  log "installing the operator chart $chart as $release in $namespace"
+  helm upgrade --install "$release" "$chart" --namespace "$namespace" --create-namespace \
+    --wait --timeout 10m ${chart_values[@]+"${chart_values[@]}"}
+else
+  kubectl get namespace "$namespace" >/dev/null 2>&1 || kubectl create namespace "$namespace"
+fi
+
+if [ -n "$baseline" ]; then
+  baseline_ref="$(kubectl create --dry-run=client -o jsonpath='{.spec.baseline.configMapRef}' -f "$job_file")"
+  [ -n "$baseline_ref" ] || fail_usage "--baseline given, but $job_file has no spec.baseline.configMapRef"
+  log "storing $baseline as ConfigMap $baseline_ref"
+  kubectl create configmap "$baseline_ref" --namespace "$namespace" \
+    --from-file=report.json="$baseline" --dry-run=client -o yaml | kubectl apply -f -
+fi
+
+job="$(kubectl create --namespace "$namespace" -f "$job_file" -o jsonpath='{.metadata.name}')"
+log "created CommJob $job in $namespace"
+echo "$job" >"$artifacts/job-name"
+
+# Succeeded and Failed are both final: wait for whichever comes first.
+kubectl wait --namespace "$namespace" "commjob/$job" --for=condition=Succeeded --timeout="$timeout" >/dev/null 2>&1 &
+wait_succeeded=$!
+kubectl wait --namespace "$namespace" "commjob/$job" --for=condition=Failed --timeout="$timeout" >/dev/null 2>&1 &
+wait_failed=$!
+wait -n || true
+kill "$wait_succeeded" "$wait_failed" 2>/dev/null || true
+wait 2>/dev/null || true
+
+jsonpath() {
+  kubectl get --namespace "$namespace" "commjob/$job" -o "jsonpath=$1"
+}
+phase="$(jsonpath '{.status.phase}')"
+kubectl get --namespace "$namespace" "commjob/$job" -o yaml >"$artifacts/commjob.yaml"
+
+if [ "$phase" != "Succeeded" ]; then
+  reason="$(jsonpath '{.status.conditions[?(@.type=="Failed")].reason}')"
+  message="$(jsonpath '{.status.conditions[?(@.type=="Failed")].message}')"
+  kubectl describe --namespace "$namespace" "commjob/$job" >"$artifacts/describe.txt" || true
+  for pod in $(kubectl get pods --namespace "$namespace" -l "gpucomm.dev/job=$job" -o name); do
+    kubectl logs --namespace "$namespace" "$pod" >"$artifacts/${pod#pod/}.log" 2>&1 || true
+  done
+  echo "gpucomm-ci: CommJob $job did not succeed: phase ${phase:-unknown}, reason ${reason:-none}: ${message:-no message (timed out waiting after $timeout?)}" >&2
+  exit 1
+fi
+
+"$gpucomm" report "$job" --namespace "$namespace" --format md --output "$artifacts/report.md"
+"$gpucomm" report "$job" --namespace "$namespace" --format json --output "$artifacts/report.json"
+"$gpucomm" report "$job" --namespace "$namespace" --format svg --output "$artifacts/latency.svg"
+log "report saved in $artifacts/"
+
+regressed="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].status}')"
+if [ "$regressed" = "True" ]; then
+  message="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].message}')"
+  echo "gpucomm-ci: performance regressed: $message" >&2
+  exit 3
+fi
+log "CommJob $job succeeded${regressed:+ (Regressed=$regressed)}"

@@ -1,0 +1,157 @@
+package dev.gpucomm.runtime.report.fetch;
+
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.report.Report;
+import dev.gpucomm.runtime.report.ReportCsv;
+import dev.gpucomm.runtime.report.ReportJson;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Finds the report {@code gpucomm report} asks for, in a local report directory or in a job's
+ * results ConfigMap, renders it in the requested form, and prints it or writes it whole to a file.
+ */
+public final class ReportLookup {
+  /** The environment variable the operator sets in pods; the default namespace of a job. */
+  static final String NAMESPACE_ENV = "GPUCOMM_NAMESPACE";
+
+  private final Map<String, String> env;
+
+  public ReportLookup(Map<String, String> env) {
+    this.env = Map.copyOf(env);
+  }
+
+  /** Prints the report, or writes it to the requested file (all of it or nothing). */
+  public void deliver(ReportRequest request, PrintStream out) {
+    String text = text(request);
+    if (request.output().isPresent()) {
+      try {
+        writeWhole(request.output().get(), text);
+      } catch (IOException e) {
+        throw new ReportUnavailableException(
+            "cannot write " + request.output().get() + ": " + e.getMessage());
+      }
+    } else {
+      out.print(text);
+      out.flush();
+    }
+  }
+
+  /** The report's text in the requested form, ending with a newline. */
+  public String text(ReportRequest request) {
+    Path directory = Path.of(request.target());
+    JobResults results =
+        Files.isDirectory(directory) ? fromDirectory(directory) : fromCluster(request);
+    return render(results, request.format());
+  }
+
+  private static JobResults fromDirectory(Path directory) {
+    Map<String, String> files = new LinkedHashMap<>();
+    for (ReportFormat format : ReportFormat.values()) {
+      Path file = directory.resolve(format.sourceKey());
+      if (Files.isRegularFile(file)) {
+        try {
+          files.put(format.sourceKey(), Files.readString(file, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+          throw new ReportUnavailableException("cannot read " + file + ": " + e.getMessage());
+        }
+      }
+    }
+    if (files.isEmpty()) {
+      throw new UsageException(directory + " has no report (report.json, report.md, latency.svg)");
+    }
+    return new JobResults("", directory.toString(), files);
+  }
+
+  private JobResults fromCluster(ReportRequest request) {
+    KubeConnection connection =
+        ClusterConnections.find(env, request.kubeconfig(), request.context())
+            .orElseThrow(
+                () ->
+                    new UsageException(
+                        "'"
+                            + request.target()
+                            + "' is not a report directory, and reading job results needs a"
+                            + " cluster: none configured ("
+                            + ClusterConnections.LOOKED_AT
+                            + ")"));
+    String namespace =
+        request
+            .namespace()
+            .or(() -> Optional.ofNullable(env.get(NAMESPACE_ENV)).filter(s -> !s.isBlank()))
+            .orElse(connection.namespace());
+    try {
+      return new ResultsFetcher(connection).fetch(namespace, request.target());
+    } catch (ResultsFetcher.ReportNotFoundException | ResultsFetcher.ApiServerException e) {
+      throw new ReportUnavailableException(e.getMessage());
+    }
+  }
+
+  static String render(JobResults results, ReportFormat format) {
+    String source =
+        results
+            .file(format.sourceKey())
+            .orElseThrow(
+                () ->
+                    new ReportUnavailableException(
+                        "the report of "
+                            + results.job()
+                            + " has no "
+                            + format.sourceKey()
+                            + " (it has "
+                            + String.join(", ", results.files().keySet())
+                            + ")"));
+    String text = format == ReportFormat.CSV ? csv(source, results.job()) : source;
+    return text.endsWith("\n") ? text : text + "\n";
+  }
+
+  private static String csv(String reportJson, String job) {
+    Report report;
+    try {
+      report = ReportJson.parse(reportJson, job + " report.json");
+    } catch (IllegalArgumentException e) {
+      throw new ReportUnavailableException(e.getMessage());
+    }
+    if (!(report instanceof BenchmarkReport benchmark)) {
+      throw new UsageException(
+          "the report of "
+              + job
+              + " is a program run, which has no CSV form: use --format md or json");
+    }
+    return ReportCsv.write(benchmark);
+  }
+
+  private static void writeWhole(Path file, String text) throws IOException {
+    Path absolute = file.toAbsolutePath();
+    Files.createDirectories(absolute.getParent());
+    Path partial =
+        Files.createTempFile(absolute.getParent(), "." + absolute.getFileName(), ".partial");
+    try {
+      Files.writeString(partial, text, StandardCharsets.UTF_8);
+      try {
+        Files.move(
+            partial, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(partial, absolute, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(partial);
+    }
+  }
+
+  /** The report cannot be had (no such job or report yet, unreachable cluster): exit code 1. */
+  public static final class ReportUnavailableException extends RuntimeException {
+    public ReportUnavailableException(String message) {
+      super(message);
+    }
+  }
+}
