@@ -8,9 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -129,8 +131,8 @@ public final class RankSupervisor {
       Map<Integer, Running> running, BlockingQueue<Exit> exits, Duration timeLimit) {
     long deadline = System.nanoTime() + timeLimit.toNanos();
     List<Exit> failures = new ArrayList<>();
-    int finished = 0;
-    while (finished < running.size()) {
+    Set<Integer> exited = new HashSet<>();
+    while (exited.size() < running.size()) {
       Exit exit;
       try {
         exit = exits.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -143,7 +145,7 @@ public final class RankSupervisor {
         stop(running);
         return new SupervisionResult.TimedOut(timeLimit, stillRunning);
       }
-      finished++;
+      exited.add(exit.rank());
       if (exit.code() != 0) {
         failures.add(exit);
         break;
@@ -156,7 +158,7 @@ public final class RankSupervisor {
     // While every failure so far only reports another rank's departure, wait longer for that
     // rank's own error (a failing JVM can take a while to write it and exit on a busy host).
     long start = System.nanoTime();
-    while (!alive(running).isEmpty()) {
+    while (exited.size() < running.size()) {
       long grace =
           onlyPeerFailures(failures, running)
               ? PEER_FAILURE_GRACE.toNanos()
@@ -167,15 +169,30 @@ public final class RankSupervisor {
       }
       try {
         Exit exit = exits.poll(left, TimeUnit.NANOSECONDS);
-        if (exit != null && exit.code() != 0) {
-          failures.add(exit);
+        if (exit != null) {
+          exited.add(exit.rank());
+          if (exit.code() != 0) {
+            failures.add(exit);
+          }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
       }
     }
-    List<Integer> stopped = alive(running);
+    List<Integer> stopped = new ArrayList<>();
+    for (Map.Entry<Integer, Running> rank : running.entrySet()) {
+      if (exited.contains(rank.getKey())) {
+        continue;
+      }
+      Process process = rank.getValue().process();
+      if (process.isAlive()) {
+        stopped.add(rank.getKey());
+      } else if (process.exitValue() != 0) {
+        // Exited on its own a moment ago; its exit event is still on its way.
+        failures.add(new Exit(rank.getKey(), process.exitValue(), System.nanoTime()));
+      }
+    }
     stop(running);
     return firstCause(failures, running, stopped);
   }

@@ -74,11 +74,13 @@ public final class TcpStoreClient implements KeyValueStore {
     long start = System.nanoTime();
     long deadline = start + timeout.toNanos();
     long pauseMillis = 20;
-    IOException last;
+    IOException last = null;
     while (true) {
       Socket socket = new Socket();
       try {
-        long leftMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+        // At least 250 ms per attempt: a last attempt squeezed into the final millisecond would
+        // only report its own timeout instead of what the host answered.
+        long leftMillis = Math.max(250, (deadline - System.nanoTime()) / 1_000_000);
         socket.connect(
             new InetSocketAddress(address.host(), address.port()),
             (int) Math.min(leftMillis, 5_000));
@@ -87,7 +89,9 @@ public final class TcpStoreClient implements KeyValueStore {
         return socket;
       } catch (IOException e) {
         closeQuietly(socket);
-        last = e;
+        if (last == null || !(e instanceof SocketTimeoutException)) {
+          last = e; // a refusal or an unknown host says more than a timeout
+        }
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
@@ -271,6 +275,9 @@ public final class TcpStoreClient implements KeyValueStore {
   private static String describe(Throwable e) {
     if (e instanceof UnknownHostException) {
       return "unknown host " + e.getMessage();
+    }
+    if (e instanceof SocketTimeoutException) {
+      return "no answer";
     }
     String message = e.getMessage();
     return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
