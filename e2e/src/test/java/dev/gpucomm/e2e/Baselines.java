@@ -44,7 +44,7 @@ final class Baselines {
             name,
             Collective.ALLREDUCE,
             DType.BF16,
-            Jobs.SWEEP_HIDDEN,
+            JobManifests.SWEEP_HIDDEN,
             2,
             1,
             "cpu",

@@ -44,7 +44,8 @@ class CommJobScenariosE2E {
 
   @Test
   void anAllReduceSweepSucceedsWithTheReportInItsResultsAndTheHeuristicsChoices() {
-    CommJob applied = cluster.apply(Jobs.allReduceSweep("sweep", cluster.device(), "trtllm"));
+    CommJob applied =
+        cluster.apply(JobManifests.allReduceSweep("sweep", cluster.device(), "trtllm"));
 
     jobs.awaitPods("sweep", 1);
     CommJob job = jobs.awaitFinished("sweep");
@@ -60,7 +61,7 @@ class CommJobScenariosE2E {
     List<SizeSummary> summary = job.getStatus().getSummary();
     assertThat(summary)
         .extracting(SizeSummary::getBytes)
-        .containsExactlyElementsOf(Jobs.SWEEP_BYTES);
+        .containsExactlyElementsOf(JobManifests.SWEEP_BYTES);
     for (SizeSummary size : summary) {
       assertThat(size.getChosen())
           .as("algorithm auto chose for %d bytes", size.getBytes())
@@ -81,7 +82,7 @@ class CommJobScenariosE2E {
 
   @Test
   void aRankKilledMidRunFailsTheJobWithinThirtySecondsNamingThatRank() {
-    cluster.apply(Jobs.longAllReduce("crash", cluster.device(), 600));
+    cluster.apply(JobManifests.longAllReduce("crash", cluster.device(), 600));
     jobs.awaitPods("crash", 1);
     jobs.awaitPhase("crash", Phase.RUNNING);
 
@@ -106,7 +107,7 @@ class CommJobScenariosE2E {
   @Test
   void aJobWhoseRankNeverJoinsFailsWithTimeoutAtTimeoutSeconds() {
     cluster.neverStartPod("hang", 1);
-    cluster.apply(Jobs.twoPodsWithTimeout("hang", cluster.device(), 12));
+    cluster.apply(JobManifests.twoPodsWithTimeout("hang", cluster.device(), 12));
 
     CommJob job = jobs.awaitFinished("hang", cluster.podStartup().plusSeconds(12 + 30));
 
@@ -123,7 +124,7 @@ class CommJobScenariosE2E {
 
   @Test
   void anInvalidCommJobIsRefusedOrMarkedInvalidSpecAndCreatesNoPods() {
-    String invalid = Jobs.allReduceWithLayout("lopsided", cluster.device(), 3, 2);
+    String invalid = JobManifests.allReduceWithLayout("lopsided", cluster.device(), 3, 2);
 
     if (cluster.validatesAtAdmission()) {
       assertThatThrownBy(() -> cluster.apply(invalid))
@@ -145,20 +146,22 @@ class CommJobScenariosE2E {
   void aRunSlowerThanItsBaselineIsRegressedAndOneWithinItIsNot() {
     cluster
         .client()
-        .resource(Baselines.configMap("impossibly-fast", Jobs.SWEEP_BYTES, 1e-3))
+        .resource(Baselines.configMap("impossibly-fast", JobManifests.SWEEP_BYTES, 1e-3))
         .inNamespace(cluster.namespace())
         .create();
     cluster
         .client()
-        .resource(Baselines.configMap("very-slow", Jobs.SWEEP_BYTES, 1e9))
+        .resource(Baselines.configMap("very-slow", JobManifests.SWEEP_BYTES, 1e9))
         .inNamespace(cluster.namespace())
         .create();
     cluster.apply(
-        Jobs.withBaseline(
-            Jobs.allReduceSweep("regressed", cluster.device(), "trtllm"), "impossibly-fast", 5));
+        JobManifests.withBaseline(
+            JobManifests.allReduceSweep("regressed", cluster.device(), "trtllm"),
+            "impossibly-fast",
+            5));
     cluster.apply(
-        Jobs.withBaseline(
-            Jobs.allReduceSweep("clean", cluster.device(), "trtllm"), "very-slow", 5));
+        JobManifests.withBaseline(
+            JobManifests.allReduceSweep("clean", cluster.device(), "trtllm"), "very-slow", 5));
 
     CommJob regressed = jobs.awaitFinished("regressed");
     CommJob clean = jobs.awaitFinished("clean");
@@ -169,7 +172,7 @@ class CommJobScenariosE2E {
             c -> {
               assertThat(c.getStatus()).isEqualTo("True");
               assertThat(c.getReason()).isEqualTo("SlowerThanBaseline");
-              assertThat(c.getMessage()).contains(Jobs.SWEEP_BYTES.getFirst() + " B");
+              assertThat(c.getMessage()).contains(JobManifests.SWEEP_BYTES.getFirst() + " B");
             });
     assertThat(clean.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
     assertThat(jobs.condition(clean, "Regressed"))
@@ -182,7 +185,7 @@ class CommJobScenariosE2E {
 
   @Test
   void deletingARunningCommJobLeavesNothingBehind() {
-    CommJob job = cluster.apply(Jobs.longAllReduce("doomed", cluster.device(), 600));
+    CommJob job = cluster.apply(JobManifests.longAllReduce("doomed", cluster.device(), 600));
     jobs.awaitPods("doomed", 1);
     jobs.awaitPhase("doomed", Phase.RUNNING);
     jobs.awaitLiveProcesses("doomed");
@@ -207,7 +210,7 @@ class CommJobScenariosE2E {
   void anOperatorRestartedMidJobCreatesNoDuplicatePodsAndTheJobFinishes() {
     Map<String, Integer> podsCreated = new ConcurrentHashMap<>();
     try (Watch watch = jobs.countPodCreations("restart", podsCreated)) {
-      cluster.apply(Jobs.mediumAllReduce("restart", cluster.device()));
+      cluster.apply(JobManifests.mediumAllReduce("restart", cluster.device()));
       jobs.awaitPods("restart", 1);
       CommJob running = jobs.awaitPhase("restart", Phase.RUNNING);
       Set<String> podUids = jobs.podUids("restart");
@@ -227,7 +230,7 @@ class CommJobScenariosE2E {
 
   @Test
   void aRowParallelLinearProgramWithAssignStreamsReportsPipelinedAndUnpipelinedTimes() {
-    cluster.apply(Jobs.rowParallelLinear("rpl", cluster.device()));
+    cluster.apply(JobManifests.rowParallelLinear("rpl", cluster.device()));
 
     CommJob job = jobs.awaitFinished("rpl");
 

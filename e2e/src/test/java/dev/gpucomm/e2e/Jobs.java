@@ -26,18 +26,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/**
- * The CommJobs the scenarios apply (as the YAML a user writes) and what the scenarios wait for and
- * look at, phrased the way a user checks with kubectl.
- */
+/** What the scenarios wait for and look at in a cluster, the way a user checks with kubectl. */
 final class Jobs {
-  /** Token counts of the small sweep, and the bytes per rank they make (bf16, hidden 256). */
-  static final List<Integer> SWEEP_TOKENS = List.of(1, 16, 128);
-
-  static final int SWEEP_HIDDEN = 256;
-  static final List<Long> SWEEP_BYTES =
-      SWEEP_TOKENS.stream().map(t -> (long) t * SWEEP_HIDDEN * 2).toList();
-
   private final Cluster cluster;
   private final KubernetesClient client;
 
@@ -45,168 +35,6 @@ final class Jobs {
     this.cluster = cluster;
     this.client = cluster.client();
   }
-
-  // ---- the jobs ----
-
-  /**
-   * A small all-reduce sweep on one pod of two ranks (the CPU backend runs a job's ranks on one
-   * node), every algorithm of the device measured.
-   */
-  static String allReduceSweep(String name, String device, String heuristic) {
-    return """
-        apiVersion: gpucomm.dev/v1alpha1
-        kind: CommJob
-        metadata:
-          name: %s
-        spec:
-          worldSize: 2
-          ranksPerPod: 2
-          device: %s
-          workload:
-            kind: benchmark
-            benchmark:
-              collective: allreduce
-              dtype: bf16
-              hiddenSize: %d
-              tokens: %s
-              algorithms: %s
-              warmupIterations: 2
-              iterations: 5
-              cudaGraph: %s
-          heuristic:
-            name: %s
-          timeoutSeconds: 300
-        """
-        .formatted(
-            name,
-            device,
-            SWEEP_HIDDEN,
-            SWEEP_TOKENS,
-            algorithms(device),
-            !device.equals("cpu"),
-            heuristic);
-  }
-
-  /** Every all-reduce algorithm of the device: ring is the CPU backend's stand-in for NCCL. */
-  static List<String> algorithms(String device) {
-    return device.equals("cpu")
-        ? List.of("auto", "oneshot", "twoshot", "ring")
-        : List.of("auto", "nccl", "oneshot", "twoshot");
-  }
-
-  /** An all-reduce that runs far longer than any scenario waits: it is there to be interrupted. */
-  static String longAllReduce(String name, String device, int timeoutSeconds) {
-    return """
-        apiVersion: gpucomm.dev/v1alpha1
-        kind: CommJob
-        metadata:
-          name: %s
-        spec:
-          worldSize: 2
-          ranksPerPod: 2
-          device: %s
-          workload:
-            kind: benchmark
-            benchmark:
-              collective: allreduce
-              dtype: bf16
-              hiddenSize: 4096
-              tokens: [256]
-              algorithms: [oneshot]
-              warmupIterations: 0
-              iterations: 1000000
-              cudaGraph: false
-          timeoutSeconds: %d
-        """
-        .formatted(name, device, timeoutSeconds);
-  }
-
-  /**
-   * An all-reduce of a few seconds. The operator restarted while it runs may come back before or
-   * after it ends: either way the new operator must adopt the pods, not make new ones.
-   */
-  static String mediumAllReduce(String name, String device) {
-    return """
-        apiVersion: gpucomm.dev/v1alpha1
-        kind: CommJob
-        metadata:
-          name: %s
-        spec:
-          worldSize: 2
-          ranksPerPod: 2
-          device: %s
-          workload:
-            kind: benchmark
-            benchmark:
-              collective: allreduce
-              dtype: bf16
-              hiddenSize: 1024
-              tokens: [16, 64]
-              algorithms: [auto, oneshot, twoshot]
-              warmupIterations: 2
-              iterations: 30
-              cudaGraph: false
-          timeoutSeconds: 300
-        """
-        .formatted(name, device);
-  }
-
-  /**
-   * The small sweep on two pods of one rank each, which must finish within the timeout. Ranks of
-   * different pods share no IPC buffers, so it measures only the device's NCCL (ring on the CPU).
-   */
-  static String twoPodsWithTimeout(String name, String device, int timeoutSeconds) {
-    return allReduceSweep(name, device, "trtllm")
-        .replace("ranksPerPod: 2", "ranksPerPod: 1")
-        .replace(algorithms(device).toString(), device.equals("cpu") ? "[ring]" : "[nccl]")
-        .replace("timeoutSeconds: 300", "timeoutSeconds: " + timeoutSeconds);
-  }
-
-  static String allReduceWithLayout(String name, String device, int worldSize, int ranksPerPod) {
-    return allReduceSweep(name, device, "trtllm")
-        .replace("worldSize: 2", "worldSize: " + worldSize)
-        .replace("ranksPerPod: 2", "ranksPerPod: " + ranksPerPod);
-  }
-
-  /** The job compared with the report in ConfigMap {@code baseline}. */
-  static String withBaseline(String yaml, String baseline, double maxSlowdownPercent) {
-    return yaml
-        + """
-          baseline:
-            configMapRef: %s
-            maxSlowdownPercent: %s
-        """
-            .formatted(baseline, maxSlowdownPercent);
-  }
-
-  /** A row-parallel linear layer, matmul chunks overlapped with the all-reduce on streams. */
-  static String rowParallelLinear(String name, String device) {
-    return """
-        apiVersion: gpucomm.dev/v1alpha1
-        kind: CommJob
-        metadata:
-          name: %s
-        spec:
-          worldSize: 2
-          ranksPerPod: 2
-          device: %s
-          workload:
-            kind: program
-            program:
-              name: rowParallelLinear
-              shape: {m: 64, n: 64, k: 128}
-              chunks: 2
-              passes: [assignStreams]
-              streams: 2
-              dtype: fp32
-              warmupIterations: 1
-              iterations: 3
-          timeoutSeconds: 300
-        """
-        .formatted(name, device);
-  }
-
-  // ---- what the scenarios wait for ----
 
   Duration jobDuration() {
     return cluster.podStartup().plus(Duration.ofMinutes(3));
@@ -291,8 +119,6 @@ final class Jobs {
               public void onClose(WatcherException cause) {}
             });
   }
-
-  // ---- what the scenarios look at ----
 
   static Phase phaseOf(CommJob job) {
     return job == null || job.getStatus() == null ? null : job.getStatus().getPhase();
