@@ -8,7 +8,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dev.gpucomm.runtime.device.cuda.NativeLibraries;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
@@ -90,16 +89,7 @@ public final class NcclApi {
 
   private NcclApi(SymbolLookup lookup, String source) {
     this.source = source;
-    Linker linker = Linker.nativeLinker();
-    Map<String, MethodHandle> handles = new LinkedHashMap<>();
-    for (Map.Entry<String, FunctionDescriptor> entry : FUNCTIONS.entrySet()) {
-      MemorySegment symbol =
-          lookup
-              .find(entry.getKey())
-              .orElseThrow(
-                  () -> new IllegalStateException(source + " has no symbol " + entry.getKey()));
-      handles.put(entry.getKey(), linker.downcallHandle(symbol, entry.getValue()));
-    }
+    Map<String, MethodHandle> handles = NativeLibraries.bind(lookup, source, FUNCTIONS);
     getVersion = handles.get("ncclGetVersion");
     getUniqueId = handles.get("ncclGetUniqueId");
     commInitRank = handles.get("ncclCommInitRank");

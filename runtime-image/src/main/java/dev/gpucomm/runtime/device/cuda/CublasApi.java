@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
@@ -60,16 +59,7 @@ public final class CublasApi {
 
   private CublasApi(java.lang.foreign.SymbolLookup lookup, String source) {
     this.source = source;
-    Linker linker = Linker.nativeLinker();
-    Map<String, MethodHandle> handles = new LinkedHashMap<>();
-    for (Map.Entry<String, FunctionDescriptor> entry : FUNCTIONS.entrySet()) {
-      MemorySegment symbol =
-          lookup
-              .find(entry.getKey())
-              .orElseThrow(
-                  () -> new IllegalStateException(source + " has no symbol " + entry.getKey()));
-      handles.put(entry.getKey(), linker.downcallHandle(symbol, entry.getValue()));
-    }
+    Map<String, MethodHandle> handles = NativeLibraries.bind(lookup, source, FUNCTIONS);
     create = handles.get("cublasCreate_v2");
     destroy = handles.get("cublasDestroy_v2");
     setStream = handles.get("cublasSetStream_v2");

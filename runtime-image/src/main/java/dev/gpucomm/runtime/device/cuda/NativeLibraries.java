@@ -1,11 +1,16 @@
 package dev.gpucomm.runtime.device.cuda;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -17,6 +22,26 @@ public final class NativeLibraries {
 
   /** A loaded library and the name or path it was found under. */
   public record Loaded(SymbolLookup lookup, String source) {}
+
+  /**
+   * Downcall handles for every function in {@code functions}, by name.
+   *
+   * @throws IllegalStateException naming the library and the first symbol it lacks
+   */
+  public static Map<String, MethodHandle> bind(
+      SymbolLookup lookup, String source, Map<String, FunctionDescriptor> functions) {
+    Linker linker = Linker.nativeLinker();
+    Map<String, MethodHandle> handles = new LinkedHashMap<>();
+    for (Map.Entry<String, FunctionDescriptor> entry : functions.entrySet()) {
+      var symbol =
+          lookup
+              .find(entry.getKey())
+              .orElseThrow(
+                  () -> new IllegalStateException(source + " has no symbol " + entry.getKey()));
+      handles.put(entry.getKey(), linker.downcallHandle(symbol, entry.getValue()));
+    }
+    return handles;
+  }
 
   /**
    * Loads the first of {@code names} that the system can open, trying {@code overrideVariable}'s
