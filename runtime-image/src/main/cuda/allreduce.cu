@@ -705,12 +705,25 @@ __device__ void lamport2(const char* input, char* output, long long bytes, const
 // ---------------------------------------------------------------------------------------------
 // Entry points: one per algorithm and element type.
 
+//
+// Programmatic dependent launch: the host may launch these kernels so that they are scheduled
+// while the previous kernel on the stream is still finishing. `griddepcontrol.wait` comes first,
+// before any memory is touched: it returns once the previous grid has completed and its writes are
+// visible (and at once for an ordinary launch). `launch_dependents` then lets the next launch of
+// the stream be scheduled as our blocks retire; it waits for this grid the same way.
+
+__device__ __forceinline__ void wait_for_previous_grid() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 #define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type)                                       \
   extern "C" __global__ void __launch_bounds__(GPUCOMM_THREADS, 1)                              \
       gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
                                      const __grid_constant__ PeerBases peers,                   \
                                      const __grid_constant__ PeerLayout layout, Control* control, \
                                      int rank, int world, int maxChunks) {                      \
+    wait_for_previous_grid();                                                                   \
     algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks);      \
   }
 

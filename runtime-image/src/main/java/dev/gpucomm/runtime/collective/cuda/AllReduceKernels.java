@@ -5,6 +5,7 @@ import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaKernel;
 import dev.gpucomm.runtime.device.cuda.CudaModule;
 import dev.gpucomm.runtime.device.cuda.KernelArguments;
+import dev.gpucomm.runtime.device.cuda.LaunchConfig;
 import java.lang.foreign.Arena;
 
 /**
@@ -48,6 +49,7 @@ final class AllReduceKernels {
 
   private final CudaKernel[][] kernels;
   private final KernelArguments[][] arguments;
+  private final LaunchConfig launchConfig;
 
   AllReduceKernels(
       CudaModule module,
@@ -56,7 +58,12 @@ final class AllReduceKernels {
       long[] layoutStruct,
       long controlAddress,
       int rank,
-      int world) {
+      int world,
+      boolean programmaticLaunch) {
+    launchConfig =
+        programmaticLaunch
+            ? LaunchConfig.programmaticDependentLaunch(arena)
+            : LaunchConfig.ordinary(arena);
     Variant[] variants = Variant.values();
     DType[] dtypes = DType.values();
     kernels = new CudaKernel[variants.length][dtypes.length];
@@ -106,6 +113,7 @@ final class AllReduceKernels {
     KernelArguments args = arguments[variant.ordinal()][dtype.ordinal()];
     args.setLong(INPUT, input).setLong(OUTPUT, output).setLong(BYTES, bytes);
     args.setInt(MAX_CHUNKS, maxChunks);
-    kernels[variant.ordinal()][dtype.ordinal()].launch(blocks, THREADS_PER_BLOCK, stream, args);
+    kernels[variant.ordinal()][dtype.ordinal()].launch(
+        blocks, THREADS_PER_BLOCK, stream, args, launchConfig);
   }
 }

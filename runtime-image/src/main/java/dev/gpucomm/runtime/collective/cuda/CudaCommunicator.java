@@ -154,7 +154,8 @@ public final class CudaCommunicator implements Communicator {
                   layout.kernelStruct(),
                   peerMemory.controlAddress(),
                   topology.localRank(),
-                  topology.localWorldSize());
+                  topology.localWorldSize(),
+                  settings.programmaticLaunch());
         } else {
           peerReason = peerMemory.verdict().reason();
           peerMemory.close();

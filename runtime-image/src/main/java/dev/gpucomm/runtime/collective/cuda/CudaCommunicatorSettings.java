@@ -21,6 +21,9 @@ import java.util.Map;
  *       most 160 and at most the GPU's multiprocessors);
  *   <li>{@code GPUCOMM_PIPELINE_CHUNKS}: most chunks a large one-shot or two-shot call is cut into,
  *       so that NVLink transfers and local reduction overlap (8);
+ *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
+ *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
+ *       its stream finishes; on by default);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation.
  * </ul>
  */
@@ -35,6 +38,7 @@ public record CudaCommunicatorSettings(
     int lamportBlocks,
     int oneShotChunks,
     int twoShotChunks,
+    boolean programmaticLaunch,
     Duration rendezvousTimeout) {
   /** Most blocks a kernel may use: the flag areas have one row per block. */
   public static final int MAX_BLOCKS = 160;
@@ -133,6 +137,7 @@ public record CudaCommunicatorSettings(
         MAX_BLOCKS,
         AUTOMATIC,
         AUTOMATIC,
+        true,
         Duration.ofMinutes(5));
   }
 
@@ -154,6 +159,7 @@ public record CudaCommunicatorSettings(
         (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
         (int) number(env, "GPUCOMM_ONESHOT_CHUNKS", d.oneShotChunks()),
         (int) number(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
+        onOff(env, "GPUCOMM_PDL"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())));
   }

@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.device.IpcHandle;
 import dev.gpucomm.runtime.device.Matmul;
 import dev.gpucomm.runtime.device.ShareableBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.StreamMemoryOperations;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -29,8 +30,12 @@ import jcuda.driver.JCudaDriver;
  * <p>The primary context is made current on whichever thread uses the device (checked through a
  * thread-local, so the hot path pays one lookup). Closing the device closes everything it created,
  * newest first, then releases the primary context.
+ *
+ * <p>Stream memory operations (cuStreamWriteValue32 / cuStreamWaitValue32) work on local and
+ * peer-mapped memory alike; point-to-point protocols over IPC use them as semaphores, so that their
+ * transfers run on the copy engines and leave the SMs to kernels on other streams.
  */
-public final class CudaDevice implements Device {
+public final class CudaDevice implements Device, StreamMemoryOperations {
   private static final int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
   private static final int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
   private static final int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
@@ -292,6 +297,34 @@ public final class CudaDevice implements Device {
         api.fillWordsAsync(
             dst.address() + dstOffset, value, words, cast(stream, CudaStream.class).segment()),
         "cuMemsetD32Async");
+  }
+
+  @Override
+  public void writeValue32(DeviceBuffer buffer, long byteOffset, int value, Stream stream) {
+    checkWord(buffer, byteOffset);
+    bind();
+    check(
+        api.streamWriteValue32(
+            cast(stream, CudaStream.class).segment(), buffer.address() + byteOffset, value),
+        "cuStreamWriteValue32");
+  }
+
+  @Override
+  public void waitValue32(DeviceBuffer buffer, long byteOffset, int value, Stream stream) {
+    checkWord(buffer, byteOffset);
+    bind();
+    check(
+        api.streamWaitValue32Equal(
+            cast(stream, CudaStream.class).segment(), buffer.address() + byteOffset, value),
+        "cuStreamWaitValue32");
+  }
+
+  private static void checkWord(DeviceBuffer buffer, long byteOffset) {
+    if (byteOffset % 4 != 0) {
+      throw new IllegalArgumentException(
+          "a 32-bit stream memory operation needs a 4-byte aligned offset, got " + byteOffset);
+    }
+    CudaBufferView.checkSlice(byteOffset, 4, buffer.byteSize());
   }
 
   @Override

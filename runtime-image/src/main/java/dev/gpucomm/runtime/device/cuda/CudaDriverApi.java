@@ -42,7 +42,8 @@ public final class CudaDriverApi {
 
   /** The functions bound as critical (hot path). */
   static final Set<String> CRITICAL =
-      Set.of("cuLaunchKernel", "cuMemcpyAsync", "cuEventRecord", "cuGraphLaunch");
+      Set.of(
+          "cuLaunchKernel", "cuLaunchKernelEx", "cuMemcpyAsync", "cuEventRecord", "cuGraphLaunch");
 
   static {
     Map<String, FunctionDescriptor> f = new LinkedHashMap<>();
@@ -55,8 +56,15 @@ public final class CudaDriverApi {
         FunctionDescriptor.of(
             JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
             ADDRESS, ADDRESS, ADDRESS));
+    f.put("cuLaunchKernelEx", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     f.put(
         "cuMemcpyAsync", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS));
+    f.put(
+        "cuStreamWriteValue32_v2",
+        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+    f.put(
+        "cuStreamWaitValue32_v2",
+        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
     f.put(
         "cuMemsetD8Async",
         FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_BYTE, JAVA_LONG, ADDRESS));
@@ -75,6 +83,7 @@ public final class CudaDriverApi {
   }
 
   private static final int CUDA_SUCCESS = 0;
+  private static final int WAIT_VALUE_EQ = 0x1;
 
   private static volatile Object loaded;
 
@@ -84,7 +93,10 @@ public final class CudaDriverApi {
   private final MethodHandle cuDeviceGetCount;
   private final MethodHandle cuGetErrorName;
   private final MethodHandle cuLaunchKernel;
+  private final MethodHandle cuLaunchKernelEx;
   private final MethodHandle cuMemcpyAsync;
+  private final MethodHandle cuStreamWriteValue32;
+  private final MethodHandle cuStreamWaitValue32;
   private final MethodHandle cuMemsetD8Async;
   private final MethodHandle cuMemsetD32Async;
   private final MethodHandle cuMemcpyHtoD;
@@ -119,7 +131,10 @@ public final class CudaDriverApi {
     cuDeviceGetCount = handles.get("cuDeviceGetCount");
     cuGetErrorName = handles.get("cuGetErrorName");
     cuLaunchKernel = handles.get("cuLaunchKernel");
+    cuLaunchKernelEx = handles.get("cuLaunchKernelEx");
     cuMemcpyAsync = handles.get("cuMemcpyAsync");
+    cuStreamWriteValue32 = handles.get("cuStreamWriteValue32_v2");
+    cuStreamWaitValue32 = handles.get("cuStreamWaitValue32_v2");
     cuMemsetD8Async = handles.get("cuMemsetD8Async");
     cuMemsetD32Async = handles.get("cuMemsetD32Async");
     cuMemcpyHtoD = handles.get("cuMemcpyHtoD_v2");
@@ -255,6 +270,37 @@ public final class CudaDriverApi {
               stream,
               parameters,
               MemorySegment.NULL);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * cuLaunchKernelEx with a prepared {@code CUlaunchConfig} (grid, block, stream and attributes
+   * already written into it, see {@link LaunchConfig}); returns the CUresult.
+   */
+  public int launchKernelEx(
+      MemorySegment config, MemorySegment function, MemorySegment parameters) {
+    try {
+      return (int) cuLaunchKernelEx.invokeExact(config, function, parameters, MemorySegment.NULL);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** cuStreamWriteValue32 (flags 0: a memory barrier orders earlier work first). */
+  public int streamWriteValue32(MemorySegment stream, long address, int value) {
+    try {
+      return (int) cuStreamWriteValue32.invokeExact(stream, address, value, 0);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** cuStreamWaitValue32 with CU_STREAM_WAIT_VALUE_EQ. */
+  public int streamWaitValue32Equal(MemorySegment stream, long address, int value) {
+    try {
+      return (int) cuStreamWaitValue32.invokeExact(stream, address, value, WAIT_VALUE_EQ);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -39,6 +39,26 @@ public final class CudaKernel {
     }
   }
 
+  /**
+   * Launches a one-dimensional grid on {@code stream} through {@code cuLaunchKernelEx} with {@code
+   * config}'s attributes; {@code config} and {@code arguments} may be reused right away.
+   */
+  public void launch(
+      int blocks,
+      int threadsPerBlock,
+      Stream stream,
+      KernelArguments arguments,
+      LaunchConfig config) {
+    module.checkOpen();
+    device.bind();
+    CudaStream cudaStream = CudaDevice.cast(stream, CudaStream.class);
+    MemorySegment prepared = config.prepare(blocks, threadsPerBlock, cudaStream.segment());
+    int result = device.api().launchKernelEx(prepared, function, arguments.pointers());
+    if (result != 0) {
+      device.check(result, "cuLaunchKernelEx(" + name + ")");
+    }
+  }
+
   @Override
   public String toString() {
     return "kernel " + name;

@@ -24,10 +24,13 @@ class CudaCommunicatorSettingsTest {
                 "GPUCOMM_TWOSHOT_BLOCKS", "48",
                 "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", "30",
                 "GPUCOMM_PEER_MEMORY", "off",
+                "GPUCOMM_PDL", "off",
                 "GPUCOMM_NCCL", "off"));
 
     assertThat(settings.enabled()).isFalse();
     assertThat(settings.ncclEnabled()).isFalse();
+    assertThat(settings.programmaticLaunch()).isFalse();
+    assertThat(CudaCommunicatorSettings.defaults().programmaticLaunch()).isTrue();
     assertThat(settings.maxBytes()).isEqualTo(32L << 20);
     assertThat(settings.lamportMaxBytes()).isZero();
     assertThat(settings.twoShotBlocks()).isEqualTo(48);

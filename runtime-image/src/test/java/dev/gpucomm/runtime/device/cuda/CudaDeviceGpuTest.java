@@ -147,6 +147,37 @@ class CudaDeviceGpuTest {
   }
 
   @Test
+  void aStreamWaitingOnAWordRunsItsCopyOnlyAfterAnotherStreamWritesTheWord() {
+    try (Arena arena = Arena.ofConfined();
+        DeviceBuffer semaphore = device.allocate(16);
+        DeviceBuffer source = device.allocate(4096);
+        DeviceBuffer destination = device.allocate(4096)) {
+      Stream waiter = device.createStream();
+      Stream writer = device.createStream();
+      device.fill(semaphore, 0, 16, (byte) 0, waiter);
+      device.fill(destination, 0, 4096, (byte) 0, waiter);
+      waiter.synchronize();
+
+      device.waitValue32(semaphore, 4, 1, waiter);
+      device.copy(destination, 0, source, 0, 4096, waiter);
+      device.writeValue32(semaphore, 4, 2, waiter);
+      // The copy is queued behind the wait; the source is filled only now, on the other stream.
+      device.fill(source, 0, 4096, (byte) 0x5A, writer);
+      device.writeValue32(semaphore, 4, 1, writer);
+      waiter.synchronize();
+
+      MemorySegment copied = arena.allocate(4096);
+      device.download(destination, 0, copied, waiter);
+      assertThat(copied.toArray(JAVA_BYTE)).containsOnly((byte) 0x5A);
+      MemorySegment words = arena.allocate(16);
+      device.download(semaphore, 0, words, waiter);
+      assertThat(words.get(java.lang.foreign.ValueLayout.JAVA_INT, 4)).isEqualTo(2);
+      assertThatThrownBy(() -> device.writeValue32(semaphore, 2, 1, waiter))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
   void hostSegmentsOnTheJavaHeapAreCopiedToo() {
     try (DeviceBuffer buffer = device.allocate(16)) {
       float[] values = {1, 2, 3, 4};

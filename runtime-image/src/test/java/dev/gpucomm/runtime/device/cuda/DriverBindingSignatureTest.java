@@ -28,6 +28,12 @@ class DriverBindingSignatureTest {
               + " unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,"
               + " unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,"
               + " void **kernelParams, void **extra);",
+          "CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,"
+              + " void **kernelParams, void **extra);",
+          "CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,"
+              + " unsigned int flags);",
+          "CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,"
+              + " unsigned int flags);",
           "CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,"
               + " CUstream hStream);",
           "CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,"
@@ -64,6 +70,7 @@ class DriverBindingSignatureTest {
     CPrototypes types =
         new CPrototypes()
             .enumType("CUresult")
+            .enumType("cuuint32_t")
             .handleType("CUfunction")
             .handleType("CUstream")
             .handleType("CUevent")
@@ -95,6 +102,7 @@ class DriverBindingSignatureTest {
     CPrototypes types =
         new CPrototypes()
             .enumType("CUresult")
+            .enumType("cuuint32_t")
             .handleType("CUfunction")
             .handleType("CUstream")
             .handleType("CUevent")
@@ -132,7 +140,11 @@ class DriverBindingSignatureTest {
   void onlyTheHotPathSkipsTheThreadStateTransition() {
     assertThat(CudaDriverApi.CRITICAL)
         .containsExactlyInAnyOrder(
-            "cuLaunchKernel", "cuMemcpyAsync", "cuEventRecord", "cuGraphLaunch");
+            "cuLaunchKernel",
+            "cuLaunchKernelEx",
+            "cuMemcpyAsync",
+            "cuEventRecord",
+            "cuGraphLaunch");
   }
 
   private static Map<String, String> documented(CPrototypes types, List<String> prototypes) {
