@@ -190,8 +190,8 @@ public final class BenchmarkSweep {
       }
       stream.synchronize();
       store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
-      timer.timeEach(call, stream, plan.iterations(), eagerTimes);
-      double eagerMicros = CallTimer.median(eagerTimes, plan.iterations());
+      timer.timeCalls(call, stream, replays, callsPerGraph, eagerTimes);
+      double eagerMicros = CallTimer.median(eagerTimes, replays);
 
       // The second validation comes after the timed calls, so that a kernel that corrupts its
       // input over repeated calls is caught: the graph replay's when graphs run, else eager.

@@ -9,11 +9,12 @@ import java.util.Arrays;
 /**
  * Times device work with events, allocating nothing while it times.
  *
- * <p>Eager: one event before the first call and one after each call, all on one stream, calls back
- * to back; a call's time is the distance between the events around it (so a call's launch overhead
- * that overlaps the previous call's execution is hidden, as in a real model). Graph: the same, per
- * replay, divided by the calls captured in the graph. The events are created once and reused in
- * batches of {@value #BATCH} calls.
+ * <p>Eager: calls back to back on one stream with an event every {@code callsPerSample} calls (the
+ * same number a graph replay captures); a sample is the distance between two events divided by the
+ * calls between them, so a call's launch overhead that overlaps the previous call's execution is
+ * hidden, as in a real model, and recording an event does not add its own host cost to every call.
+ * Graph: the same per replay, divided by the calls captured in the graph. The events are created
+ * once and reused in batches of {@value #BATCH} samples.
  */
 public final class CallTimer implements AutoCloseable {
   static final int BATCH = 1024;
@@ -26,19 +27,28 @@ public final class CallTimer implements AutoCloseable {
     }
   }
 
-  /** Runs {@code calls} calls; writes each one's time in microseconds into {@code micros}. */
-  public void timeEach(Runnable call, Stream stream, int calls, double[] micros) {
+  /**
+   * Runs {@code samples × callsPerSample} calls; writes each sample's time per call in microseconds
+   * into {@code micros}.
+   */
+  public void timeCalls(
+      Runnable call, Stream stream, int samples, int callsPerSample, double[] micros) {
+    if (callsPerSample < 1) {
+      throw new IllegalArgumentException("callsPerSample must be positive, got " + callsPerSample);
+    }
     int done = 0;
-    while (done < calls) {
-      int batch = Math.min(BATCH, calls - done);
+    while (done < samples) {
+      int batch = Math.min(BATCH, samples - done);
       events[0].record(stream);
       for (int i = 0; i < batch; i++) {
-        call.run();
+        for (int c = 0; c < callsPerSample; c++) {
+          call.run();
+        }
         events[i + 1].record(stream);
       }
       events[batch].synchronize();
       for (int i = 0; i < batch; i++) {
-        micros[done + i] = 1000.0 * events[i + 1].elapsedMillisSince(events[i]);
+        micros[done + i] = 1000.0 * events[i + 1].elapsedMillisSince(events[i]) / callsPerSample;
       }
       done += batch;
     }
