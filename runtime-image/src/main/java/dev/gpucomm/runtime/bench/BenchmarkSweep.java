@@ -40,6 +40,13 @@ public final class BenchmarkSweep {
   /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
   static final int CALLS_PER_GRAPH = 10;
 
+  /**
+   * Untimed calls before the first point of each algorithm, besides the plan's warm-up: enough for
+   * the JIT to compile the per-call host path, so that the first size's eager time measures the
+   * launch path a long-running job has, not the interpreter.
+   */
+  static final int FIRST_POINT_WARMUP_CALLS = 500;
+
   /** Root of broadcasts. */
   static final int BROADCAST_ROOT = 0;
 
@@ -129,6 +136,7 @@ public final class BenchmarkSweep {
     private final int replays;
     private final double[] graphTimes;
     private final List<PointFigures> figures = new ArrayList<>();
+    private final Set<Algorithm> warmedUp = EnumSet.noneOf(Algorithm.class);
     private boolean graphs;
     private String graphNote;
 
@@ -185,7 +193,11 @@ public final class BenchmarkSweep {
     private PointFigures measure(
         Algorithm algorithm, int pointIndex, Runnable call, ValidatedRun run) {
       double relativeError = run.check();
-      for (int w = 0; w < plan.warmupIterations(); w++) {
+      int warmup = plan.warmupIterations();
+      if (warmedUp.add(algorithm)) {
+        warmup += FIRST_POINT_WARMUP_CALLS;
+      }
+      for (int w = 0; w < warmup; w++) {
         call.run();
       }
       stream.synchronize();
