@@ -146,6 +146,7 @@ public final class CudaDevice implements Device {
   }
 
   /** Streaming multiprocessors on this GPU. */
+  @Override
   public int multiprocessors() {
     return multiprocessors;
   }
