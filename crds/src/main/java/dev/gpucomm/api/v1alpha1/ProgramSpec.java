@@ -55,6 +55,16 @@ public class ProgramSpec {
   @JsonPropertyDescription("Timed runs of the program; the median is reported.")
   private Integer iterations;
 
+  @Default("0")
+  @Min(0)
+  @Max(160)
+  @JsonPropertyDescription(
+      "Streaming multiprocessors kept for communication in the pipelined run: matmuls on worker"
+          + " streams run on the GPU's SMs minus this, and the communicators of worker streams"
+          + " launch at most this many thread blocks (CTAs). 0 (the default) partitions nothing;"
+          + " the unpipelined run always uses every SM.")
+  private Integer communicationSMs;
+
   public ProgramName getName() {
     return name;
   }
@@ -169,6 +179,19 @@ public class ProgramSpec {
 
   public ProgramSpec withIterations(Integer iterations) {
     this.iterations = iterations;
+    return this;
+  }
+
+  public Integer getCommunicationSMs() {
+    return communicationSMs;
+  }
+
+  public void setCommunicationSMs(Integer communicationSMs) {
+    this.communicationSMs = communicationSMs;
+  }
+
+  public ProgramSpec withCommunicationSMs(Integer communicationSMs) {
+    this.communicationSMs = communicationSMs;
     return this;
   }
 }

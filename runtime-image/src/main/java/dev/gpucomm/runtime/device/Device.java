@@ -24,6 +24,12 @@ public interface Device extends AutoCloseable {
   /** The CUDA compute capability; empty on the CPU backend. */
   Optional<ComputeCapability> computeCapability();
 
+  /**
+   * Streaming multiprocessors of the GPU, what a partition between matmuls and communication
+   * splits; 0 on the CPU backend, which has none.
+   */
+  int multiprocessors();
+
   /** Device memory visible to this rank only. */
   DeviceBuffer allocate(long bytes);
 

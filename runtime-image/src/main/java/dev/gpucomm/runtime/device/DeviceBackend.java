@@ -26,4 +26,15 @@ public interface DeviceBackend {
    * library-level ids (the NCCL unique id) through the store, and checks that peer memory works.
    */
   Communicator createCommunicator(Device device, KeyValueStore store, RankTopology topology);
+
+  /**
+   * Like {@link #createCommunicator(Device, KeyValueStore, RankTopology)}, with every kernel the
+   * communicator launches limited to {@code maxBlocks} thread blocks (CTAs), so that its
+   * collectives occupy at most that many multiprocessors and leave the others to work on other
+   * streams.
+   *
+   * @throws IllegalArgumentException when {@code maxBlocks} is below 1
+   */
+  Communicator createCommunicator(
+      Device device, KeyValueStore store, RankTopology topology, int maxBlocks);
 }

@@ -18,4 +18,13 @@ public interface Matmul {
       DType dtype,
       boolean accumulate,
       Stream stream);
+
+  /**
+   * The same products, planned for at most {@code multiprocessors} streaming multiprocessors, so
+   * that work on other streams (a collective's kernels) finds the rest of the GPU free. A backend
+   * without multiprocessors to leave free may return itself.
+   *
+   * @throws IllegalArgumentException when {@code multiprocessors} is below 1
+   */
+  Matmul limitedTo(int multiprocessors);
 }

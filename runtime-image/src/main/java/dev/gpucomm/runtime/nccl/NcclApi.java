@@ -38,6 +38,9 @@ public final class NcclApi {
     f.put(
         "ncclCommInitRank",
         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, UNIQUE_ID, JAVA_INT));
+    f.put(
+        "ncclCommInitRankConfig",
+        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, UNIQUE_ID, JAVA_INT, ADDRESS));
     f.put("ncclCommDestroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     f.put("ncclCommAbort", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     f.put("ncclGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT));
@@ -74,6 +77,7 @@ public final class NcclApi {
   private final MethodHandle getVersion;
   private final MethodHandle getUniqueId;
   private final MethodHandle commInitRank;
+  private final MethodHandle commInitRankConfig;
   private final MethodHandle commDestroy;
   private final MethodHandle commAbort;
   private final MethodHandle getErrorString;
@@ -93,6 +97,7 @@ public final class NcclApi {
     getVersion = handles.get("ncclGetVersion");
     getUniqueId = handles.get("ncclGetUniqueId");
     commInitRank = handles.get("ncclCommInitRank");
+    commInitRankConfig = handles.get("ncclCommInitRankConfig");
     commDestroy = handles.get("ncclCommDestroy");
     commAbort = handles.get("ncclCommAbort");
     getErrorString = handles.get("ncclGetErrorString");
@@ -202,6 +207,29 @@ public final class NcclApi {
       check(
           (int) commInitRank.invokeExact(out, ranks, idSegment, rank),
           "ncclCommInitRank",
+          MemorySegment.NULL);
+      return new NcclComm(this, out.get(ADDRESS, 0), rank, ranks);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /**
+   * Like {@link #initRank(int, NcclUniqueId, int)}, with every collective of the communicator
+   * running on at most {@code maxCtas} CTAs (NCCL also caps it at its channel limit), so that it
+   * leaves the GPU's other multiprocessors to work on other streams.
+   */
+  public NcclComm initRank(int ranks, NcclUniqueId id, int rank, int maxCtas) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment out = arena.allocate(ADDRESS);
+      MemorySegment idSegment = arena.allocate(UNIQUE_ID);
+      idSegment.copyFrom(MemorySegment.ofArray(id.bytes()));
+      MemorySegment config = NcclConfig.limitedToCtas(arena, maxCtas);
+      check(
+          (int) commInitRankConfig.invokeExact(out, ranks, idSegment, rank, config),
+          "ncclCommInitRankConfig",
           MemorySegment.NULL);
       return new NcclComm(this, out.get(ADDRESS, 0), rank, ranks);
     } catch (RuntimeException e) {

@@ -39,6 +39,9 @@ public final class ReportJson {
           .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
+  /** The one field of a program report that may be absent: it came after schema version 1. */
+  private static final String PROGRAM_SM_PARTITION = "smPartition";
+
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
 
@@ -151,6 +154,10 @@ public final class ReportJson {
               + " is not one this gpucomm reads (1 to "
               + supported
               + ")");
+    }
+    if (type == ProgramReport.class && !root.has(PROGRAM_SM_PARTITION)) {
+      // Written before the field existed: those runs did not partition the SMs.
+      ((ObjectNode) root).putNull(PROGRAM_SM_PARTITION);
     }
     try {
       return READER.treeToValue(root, type);

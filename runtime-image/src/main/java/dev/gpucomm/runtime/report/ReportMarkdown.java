@@ -329,6 +329,12 @@ public final class ReportMarkdown {
         .append(" ms of communication (")
         .append(fixed(times.hiddenCommFraction() * 100, 0))
         .append("%).\n");
+    if (report.smPartition() != null) {
+      md.append("\nSM partition: ")
+          .append(report.smPartition())
+          .append(" (matmuls and communication timed alone ran split the same way; the")
+          .append(" unpipelined run used every SM).\n");
+    }
     return md.toString();
   }
 

@@ -51,6 +51,7 @@ public final class JobDefaults {
   public static final CommBackend PROGRAM_BACKEND = CommBackend.NCCL;
   public static final int PROGRAM_WARMUP = 3;
   public static final int PROGRAM_ITERATIONS = 20;
+  public static final int PROGRAM_COMMUNICATION_SMS = 0;
 
   private JobDefaults() {}
 
@@ -115,6 +116,7 @@ public final class JobDefaults {
     orElse(program::getBackend, program::setBackend, PROGRAM_BACKEND);
     orElse(program::getWarmupIterations, program::setWarmupIterations, PROGRAM_WARMUP);
     orElse(program::getIterations, program::setIterations, PROGRAM_ITERATIONS);
+    orElse(program::getCommunicationSMs, program::setCommunicationSMs, PROGRAM_COMMUNICATION_SMS);
   }
 
   private static <T> void orElse(Supplier<T> getter, Consumer<T> setter, T fallback) {

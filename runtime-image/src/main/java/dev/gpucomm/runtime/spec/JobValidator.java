@@ -216,6 +216,11 @@ public final class JobValidator {
         0,
         10000);
     range(at + ".iterations", required(at + ".iterations", program.getIterations()), 1, 100000);
+    range(
+        at + ".communicationSMs",
+        required(at + ".communicationSMs", program.getCommunicationSMs()),
+        0,
+        160);
   }
 
   private void checkHeuristic(Heuristic heuristic) {

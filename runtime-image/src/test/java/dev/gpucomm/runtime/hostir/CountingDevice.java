@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.hostir;
 
+import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.device.ComputeCapability;
 import dev.gpucomm.runtime.device.Device;
@@ -11,19 +12,34 @@ import dev.gpucomm.runtime.device.Matmul;
 import dev.gpucomm.runtime.device.ShareableBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A device that counts what it creates and passes everything on; closing leaves it open. */
+/**
+ * A device that counts what it creates and passes everything on; closing leaves it open. It can
+ * claim a number of multiprocessors, so that a CPU device stands in for a GPU whose SMs a program
+ * partitions, and it counts limited matmul products by their limit.
+ */
 public final class CountingDevice implements Device {
   private final Device delegate;
+  private final int multiprocessors;
   public final AtomicInteger allocations = new AtomicInteger();
   public final AtomicInteger streams = new AtomicInteger();
   public final AtomicInteger events = new AtomicInteger();
   public final AtomicInteger matmuls = new AtomicInteger();
 
+  /** Products by the multiprocessors they were limited to; unlimited ones are not in it. */
+  public final Map<Integer, AtomicInteger> limitedMatmuls = new ConcurrentHashMap<>();
+
   public CountingDevice(Device delegate) {
+    this(delegate, delegate.multiprocessors());
+  }
+
+  public CountingDevice(Device delegate, int multiprocessors) {
     this.delegate = delegate;
+    this.multiprocessors = multiprocessors;
   }
 
   @Override
@@ -44,6 +60,11 @@ public final class CountingDevice implements Device {
   @Override
   public Optional<ComputeCapability> computeCapability() {
     return delegate.computeCapability();
+  }
+
+  @Override
+  public int multiprocessors() {
+    return multiprocessors;
   }
 
   @Override
@@ -113,11 +134,41 @@ public final class CountingDevice implements Device {
 
   @Override
   public Matmul matmul() {
-    Matmul matmul = delegate.matmul();
-    return (a, b, c, m, n, k, dtype, accumulate, stream) -> {
+    return new CountingMatmul(delegate.matmul(), 0);
+  }
+
+  /** Counts products, by limit when {@code limit} is positive, and passes them on. */
+  private final class CountingMatmul implements Matmul {
+    private final Matmul matmul;
+    private final int limit;
+
+    CountingMatmul(Matmul matmul, int limit) {
+      this.matmul = matmul;
+      this.limit = limit;
+    }
+
+    @Override
+    public void multiply(
+        DeviceBuffer a,
+        DeviceBuffer b,
+        DeviceBuffer c,
+        long m,
+        long n,
+        long k,
+        DType dtype,
+        boolean accumulate,
+        Stream stream) {
       matmuls.incrementAndGet();
+      if (limit > 0) {
+        limitedMatmuls.computeIfAbsent(limit, key -> new AtomicInteger()).incrementAndGet();
+      }
       matmul.multiply(a, b, c, m, n, k, dtype, accumulate, stream);
-    };
+    }
+
+    @Override
+    public Matmul limitedTo(int multiprocessors) {
+      return new CountingMatmul(matmul.limitedTo(multiprocessors), multiprocessors);
+    }
   }
 
   @Override

@@ -18,6 +18,8 @@ class NcclBindingSignatureTest {
           "ncclResult_t ncclGetVersion(int *version);",
           "ncclResult_t ncclGetUniqueId(ncclUniqueId* uniqueId);",
           "ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank);",
+          "ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId commId,"
+              + " int rank, ncclConfig_t* config);",
           "ncclResult_t ncclCommDestroy(ncclComm_t comm);",
           "ncclResult_t ncclCommAbort(ncclComm_t comm);",
           "const char* ncclGetErrorString(ncclResult_t result);",

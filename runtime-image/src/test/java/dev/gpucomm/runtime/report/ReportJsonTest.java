@@ -52,6 +52,20 @@ class ReportJsonTest {
   }
 
   @Test
+  void aProgramReportWrittenBeforeSmPartitionsReadsAsUnpartitioned() {
+    String old =
+        ReportJson.write(Reports.program())
+            .replaceAll("(?m)^  \"smPartition\" : .*\n", "")
+            .replace("\"maxRelativeError\" : 0.0024,", "\"maxRelativeError\" : 0.0024");
+
+    ProgramReport report = (ProgramReport) ReportJson.parse(old, "old.json");
+
+    assertThat(old).doesNotContain("smPartition");
+    assertThat(report.smPartition()).isNull();
+    assertThat(report.times()).isEqualTo(Reports.program().times());
+  }
+
+  @Test
   void withoutAKindTheFieldsTellWhichReportItIs() {
     String benchmark =
         ReportJson.write(Reports.h200()).replace("  \"kind\" : \"benchmark\",\n", "");

@@ -131,6 +131,8 @@ class ReportMarkdownTest {
             "| matmul alone | 1.500 | |",
             "| communication alone | 1.000 | |",
             "412.3 TFLOP/s",
-            "Overlap hid 0.500 ms of the 1.000 ms of communication (50%).");
+            "Overlap hid 0.500 ms of the 1.000 ms of communication (50%).",
+            "SM partition: pipelined run: matmuls on 100 of 132 SMs, communication limited to 32"
+                + " CTAs");
   }
 }

@@ -145,6 +145,56 @@ class JobLoaderTest {
         .hasMessage(message);
   }
 
+  private static final String PROGRAM =
+      """
+      apiVersion: gpucomm.dev/v1alpha1
+      kind: CommJob
+      metadata:
+        name: rpl-tp4
+      spec:
+        worldSize: 4
+        ranksPerPod: 4
+        workload:
+          kind: program
+          program:
+            name: rowParallelLinear
+            backend: ipc
+      """;
+
+  @Test
+  void aProgramKeepsNoSmsForCommunicationUnlessAsked() {
+    var program = loader.load(PROGRAM, "p.yaml").job().getSpec().getWorkload().getProgram();
+    var asked =
+        loader
+            .load(
+                PROGRAM.replace("backend: ipc", "backend: ipc\n      communicationSMs: 32"),
+                "p.yaml")
+            .job()
+            .getSpec()
+            .getWorkload()
+            .getProgram();
+
+    assertThat(program.getCommunicationSMs()).isZero();
+    assertThat(asked.getCommunicationSMs()).isEqualTo(32);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          -1   | p.yaml: spec.workload.program.communicationSMs: -1 is below the minimum 0
+          161  | p.yaml: spec.workload.program.communicationSMs: 161 is above the maximum 160
+          many | p.yaml: spec.workload.program.communicationSMs: expected an integer, got 'many'
+          """)
+  void communicationSmsOutsideZeroTo160AreOneLineNamingTheField(String value, String message) {
+    String yaml = PROGRAM.replace("backend: ipc", "backend: ipc\n      communicationSMs: " + value);
+
+    assertThatThrownBy(() -> loader.load(yaml, "p.yaml"))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessage(message);
+  }
+
   @Test
   void malformedYamlNamesTheFileAndLine() {
     String yaml = VALID.replace("  ranksPerPod: 4", "   ranksPerPod: 4");

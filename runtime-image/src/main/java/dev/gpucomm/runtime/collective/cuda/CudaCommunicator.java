@@ -51,6 +51,7 @@ public final class CudaCommunicator implements Communicator {
   private final Arena arena;
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final int blockLimit;
   private volatile KernelShape shape;
 
   private CudaCommunicator(
@@ -71,7 +72,8 @@ public final class CudaCommunicator implements Communicator {
     this.peerReason = peerReason;
     this.kernels = kernels;
     this.arena = arena;
-    this.shape = settings.kernelShape(topology.localWorldSize()).fittedTo(device.multiprocessors());
+    this.blockLimit = settings.blockLimit(device.multiprocessors());
+    this.shape = settings.kernelShape(topology.localWorldSize()).fittedTo(blockLimit);
     this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
   }
 
@@ -122,7 +124,10 @@ public final class CudaCommunicator implements Communicator {
       } else {
         id = new NcclUniqueId(store.get(prefix + "/nccl-id", settings.rendezvousTimeout()));
       }
-      nccl = ncclApi.initRank(topology.worldSize(), id, topology.rank());
+      nccl =
+          settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
+              ? ncclApi.initRank(topology.worldSize(), id, topology.rank())
+              : ncclApi.initRank(topology.worldSize(), id, topology.rank(), settings.maxBlocks());
     }
 
     PeerMemory peerMemory = null;
@@ -237,10 +242,10 @@ public final class CudaCommunicator implements Communicator {
 
   /**
    * Tuning hook: changes how the peer-memory kernels run (grids, Lamport size limit, pipeline
-   * chunks; grids are capped at the GPU's multiprocessors). Every rank must call this with the same
-   * shape while no collective is in flight anywhere (after synchronizing its streams), and the
-   * ranks must meet (a store barrier) before the next collective: the vector-to-block mapping
-   * changes, and the Lamport slots are refilled.
+   * chunks; grids are capped at the GPU's multiprocessors and at the settings' maxBlocks). Every
+   * rank must call this with the same shape while no collective is in flight anywhere (after
+   * synchronizing its streams), and the ranks must meet (a store barrier) before the next
+   * collective: the vector-to-block mapping changes, and the Lamport slots are refilled.
    */
   public synchronized void tune(KernelShape newShape) {
     checkOpen();
@@ -260,7 +265,7 @@ public final class CudaCommunicator implements Communicator {
               + " (GPUCOMM_LAMPORT2_MAX_BYTES), got "
               + newShape.lamport2MaxBytes());
     }
-    KernelShape fitted = newShape.fittedTo(device.multiprocessors());
+    KernelShape fitted = newShape.fittedTo(blockLimit);
     if (peerMemory != null && fitted.lamportBlocks() != shape.lamportBlocks()) {
       Stream stream = device.defaultStream();
       peerMemory.resetLamport(stream);

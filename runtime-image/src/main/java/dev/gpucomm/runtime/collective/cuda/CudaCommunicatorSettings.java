@@ -26,6 +26,9 @@ import java.util.Map;
  *       its stream finishes; on by default);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation.
  * </ul>
+ *
+ * <p>{@link #maxBlocks()} is not read from the environment: a program sets it through {@link
+ * #withMaxBlocks} for the communicators of streams that share the GPU with matmuls.
  */
 public record CudaCommunicatorSettings(
     boolean ncclEnabled,
@@ -39,7 +42,8 @@ public record CudaCommunicatorSettings(
     int oneShotChunks,
     int twoShotChunks,
     boolean programmaticLaunch,
-    Duration rendezvousTimeout) {
+    Duration rendezvousTimeout,
+    int maxBlocks) {
   /** Most blocks a kernel may use: the flag areas have one row per block. */
   public static final int MAX_BLOCKS = 160;
 
@@ -56,6 +60,9 @@ public record CudaCommunicatorSettings(
 
   /** Lamport two-shot buffer and limit: it beat the flag two-shot up to 4 MiB at 2 and 4 ranks. */
   public static final long DEFAULT_LAMPORT2_MAX_BYTES = 4L << 20;
+
+  /** {@link #maxBlocks()} when nothing limits the communicator's kernels as a whole. */
+  public static final int NO_BLOCK_LIMIT = 0;
 
   /** Two-shot pipeline depth chosen by world size (see {@link #twoShotChunksFor}). */
   public static final int AUTOMATIC = 0;
@@ -84,6 +91,36 @@ public record CudaCommunicatorSettings(
     checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
+    if (maxBlocks != NO_BLOCK_LIMIT) {
+      checkBlocks("maxBlocks", maxBlocks);
+    }
+  }
+
+  /**
+   * These settings with every kernel of the communicator limited to {@code maxBlocks} thread
+   * blocks: the peer-memory grids are capped to it, and NCCL gets it as its maxCTAs.
+   */
+  public CudaCommunicatorSettings withMaxBlocks(int maxBlocks) {
+    checkBlocks("maxBlocks", maxBlocks);
+    return new CudaCommunicatorSettings(
+        ncclEnabled,
+        enabled,
+        maxBytes,
+        lamportMaxBytes,
+        lamport2MaxBytes,
+        oneShotBlocks,
+        twoShotBlocks,
+        lamportBlocks,
+        oneShotChunks,
+        twoShotChunks,
+        programmaticLaunch,
+        rendezvousTimeout,
+        maxBlocks);
+  }
+
+  /** The most blocks a kernel may launch on a GPU with {@code multiprocessors}. */
+  int blockLimit(int multiprocessors) {
+    return maxBlocks == NO_BLOCK_LIMIT ? multiprocessors : Math.min(maxBlocks, multiprocessors);
   }
 
   private static void checkChunks(String name, int chunks) {
@@ -138,7 +175,8 @@ public record CudaCommunicatorSettings(
         AUTOMATIC,
         AUTOMATIC,
         true,
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(5),
+        NO_BLOCK_LIMIT);
   }
 
   public static CudaCommunicatorSettings fromEnvironment() {
@@ -161,7 +199,8 @@ public record CudaCommunicatorSettings(
         (int) number(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
         onOff(env, "GPUCOMM_PDL"),
         Duration.ofSeconds(
-            number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())));
+            number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
+        d.maxBlocks());
   }
 
   private static boolean onOff(Map<String, String> env, String name) {

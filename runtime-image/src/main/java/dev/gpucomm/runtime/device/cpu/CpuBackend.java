@@ -67,4 +67,14 @@ public final class CpuBackend implements DeviceBackend {
       Device device, KeyValueStore store, RankTopology topology) {
     return CpuCommunicator.create(CpuDevice.of(device), store, topology);
   }
+
+  /** CPU collectives run on host threads, not thread blocks: the limit leaves nothing to cap. */
+  @Override
+  public Communicator createCommunicator(
+      Device device, KeyValueStore store, RankTopology topology, int maxBlocks) {
+    if (maxBlocks < 1) {
+      throw new IllegalArgumentException("maxBlocks must be at least 1, got " + maxBlocks);
+    }
+    return createCommunicator(device, store, topology);
+  }
 }

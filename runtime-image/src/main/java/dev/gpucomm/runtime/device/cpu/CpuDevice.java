@@ -84,6 +84,11 @@ public final class CpuDevice implements Device {
   }
 
   @Override
+  public int multiprocessors() {
+    return 0;
+  }
+
+  @Override
   public CpuBuffer allocate(long bytes) {
     checkOpen();
     CpuBuffer[] created = new CpuBuffer[1];

@@ -49,6 +49,16 @@ final class CpuMatmul implements Matmul {
     device.streamOf(stream).launch("matmul", product::compute);
   }
 
+  /** The CPU has no multiprocessors to leave free: limited products still use every core. */
+  @Override
+  public Matmul limitedTo(int multiprocessors) {
+    if (multiprocessors < 1) {
+      throw new IllegalArgumentException(
+          "a matmul needs at least 1 multiprocessor, got " + multiprocessors);
+    }
+    return this;
+  }
+
   private static MemorySegment operand(
       String role, DeviceBuffer buffer, long rows, long columns, DType dtype) {
     long bytes;

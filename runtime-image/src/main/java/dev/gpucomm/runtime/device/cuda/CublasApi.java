@@ -37,6 +37,7 @@ public final class CublasApi {
     f.put("cublasDestroy_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     f.put("cublasSetStream_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     f.put("cublasSetWorkspace_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    f.put("cublasSetSmCountTarget", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     f.put(
         "cublasGemmEx",
         FunctionDescriptor.of(
@@ -54,6 +55,7 @@ public final class CublasApi {
   private final MethodHandle destroy;
   private final MethodHandle setStream;
   private final MethodHandle setWorkspace;
+  private final MethodHandle setSmCountTarget;
   private final MethodHandle gemmEx;
   private final MethodHandle statusName;
 
@@ -64,6 +66,7 @@ public final class CublasApi {
     destroy = handles.get("cublasDestroy_v2");
     setStream = handles.get("cublasSetStream_v2");
     setWorkspace = handles.get("cublasSetWorkspace_v2");
+    setSmCountTarget = handles.get("cublasSetSmCountTarget");
     gemmEx = handles.get("cublasGemmEx");
     statusName = handles.get("cublasGetStatusName");
   }
@@ -154,6 +157,23 @@ public final class CublasApi {
       check(
           (int) setWorkspace.invokeExact(handle, MemorySegment.ofAddress(workspace), bytes),
           "cublasSetWorkspace",
+          device);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /**
+   * How many multiprocessors the handle's later GEMMs plan for (cuBLAS 11.3 and later); 0 restores
+   * the default, every multiprocessor of the GPU.
+   */
+  void setSmCountTarget(MemorySegment handle, int multiprocessors, int device) {
+    try {
+      check(
+          (int) setSmCountTarget.invokeExact(handle, multiprocessors),
+          "cublasSetSmCountTarget",
           device);
     } catch (RuntimeException e) {
       throw e;

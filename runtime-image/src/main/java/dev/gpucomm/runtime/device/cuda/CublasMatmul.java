@@ -16,9 +16,16 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The handle gets its own workspace so that products can be captured into CUDA graphs (cuBLAS
  * would otherwise allocate during capture).
+ *
+ * <p>The SM count target is per handle: the views of {@link #limitedTo} set it before each of their
+ * products, and unlimited products set it back to cuBLAS's default (0, every multiprocessor), so
+ * that the two can alternate on one handle.
  */
 final class CublasMatmul implements Matmul, AutoCloseable {
   private static final long WORKSPACE_BYTES = 32L << 20;
+
+  /** cublasSetSmCountTarget's value for "every multiprocessor of the GPU". */
+  private static final int ALL_MULTIPROCESSORS = 0;
 
   private final CudaDevice device;
   private final CublasApi api;
@@ -59,7 +66,7 @@ final class CublasMatmul implements Matmul, AutoCloseable {
   }
 
   @Override
-  public synchronized void multiply(
+  public void multiply(
       DeviceBuffer a,
       DeviceBuffer b,
       DeviceBuffer c,
@@ -69,6 +76,62 @@ final class CublasMatmul implements Matmul, AutoCloseable {
       DType dtype,
       boolean accumulate,
       Stream stream) {
+    multiply(a, b, c, m, n, k, dtype, accumulate, stream, ALL_MULTIPROCESSORS);
+  }
+
+  @Override
+  public Matmul limitedTo(int multiprocessors) {
+    if (multiprocessors < 1 || multiprocessors > device.multiprocessors()) {
+      throw new IllegalArgumentException(
+          "a matmul on "
+              + device.name()
+              + " can be limited to 1.."
+              + device.multiprocessors()
+              + " multiprocessors, got "
+              + multiprocessors);
+    }
+    return new LimitedMatmul(multiprocessors);
+  }
+
+  /** Products of the same handle, each planned for {@code multiprocessors} SMs. */
+  private final class LimitedMatmul implements Matmul {
+    private final int multiprocessors;
+
+    LimitedMatmul(int multiprocessors) {
+      this.multiprocessors = multiprocessors;
+    }
+
+    @Override
+    public void multiply(
+        DeviceBuffer a,
+        DeviceBuffer b,
+        DeviceBuffer c,
+        long m,
+        long n,
+        long k,
+        DType dtype,
+        boolean accumulate,
+        Stream stream) {
+      CublasMatmul.this.multiply(a, b, c, m, n, k, dtype, accumulate, stream, multiprocessors);
+    }
+
+    @Override
+    public Matmul limitedTo(int otherLimit) {
+      return CublasMatmul.this.limitedTo(otherLimit);
+    }
+  }
+
+  private synchronized void multiply(
+      DeviceBuffer a,
+      DeviceBuffer b,
+      DeviceBuffer c,
+      long m,
+      long n,
+      long k,
+      DType dtype,
+      boolean accumulate,
+      Stream stream,
+      int smCountTarget) {
     state.checkOpen();
     int rows = dimension("m", m);
     int columns = dimension("n", n);
@@ -89,6 +152,9 @@ final class CublasMatmul implements Matmul, AutoCloseable {
       api.setStream(handle, rawStream, device.ordinal());
       boundStream = rawStream;
     }
+    // Set on every product, not only on changes: a host call of no measurable cost that keeps
+    // each product's limit independent of what ran on the handle before it.
+    api.setSmCountTarget(handle, smCountTarget, device.ordinal());
     api.gemm(
         handle,
         columns,

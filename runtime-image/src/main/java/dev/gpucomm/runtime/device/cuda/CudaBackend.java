@@ -99,4 +99,14 @@ public final class CudaBackend implements DeviceBackend {
         topology,
         CudaCommunicatorSettings.fromEnvironment());
   }
+
+  @Override
+  public Communicator createCommunicator(
+      Device device, KeyValueStore store, RankTopology topology, int maxBlocks) {
+    return CudaCommunicator.create(
+        CudaDevice.cast(device, CudaDevice.class),
+        store,
+        topology,
+        CudaCommunicatorSettings.fromEnvironment().withMaxBlocks(maxBlocks));
+  }
 }

@@ -151,6 +151,7 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
   }
 
   /** Streaming multiprocessors on this GPU. */
+  @Override
   public int multiprocessors() {
     return multiprocessors;
   }

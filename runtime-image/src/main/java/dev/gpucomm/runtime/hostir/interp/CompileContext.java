@@ -8,8 +8,8 @@ import java.util.Set;
 
 /**
  * What the compilers of one interpreter share: the program and its analysis, the rank's device,
- * resources and communicators, the IPC protocol (null when no transfer uses it), the post records
- * of the communications and the transport descriptions collected while compiling.
+ * resources, communicators and SM partition, the IPC protocol (null when no transfer uses it), the
+ * post records of the communications and the transport descriptions collected while compiling.
  */
 record CompileContext(
     Program program,
@@ -18,6 +18,7 @@ record CompileContext(
     DeviceResources resources,
     RankTopology topology,
     StreamCommunicators communicators,
+    SmPartition partition,
     IpcGetProtocol ipc,
     PostRecord[] posts,
     Set<Integer> crossStreamWaits,

@@ -29,7 +29,9 @@ import java.util.Set;
  * inside loops gets one buffer per combination of the enclosing loop indices, so that iterations on
  * different streams never share one. Communications posted on worker stream i go through that
  * stream's communicator from {@link StreamCommunicators}, so each stream has at most one collective
- * of a communicator in flight.
+ * of a communicator in flight. With an {@link SmPartition}, matmuls posted on worker streams run
+ * limited to its matmul multiprocessors (the worker communicators' side of the split is {@link
+ * StreamCommunicators}'s); matmuls on the main stream keep every SM.
  *
  * <p>Point-to-point communications with the IPC backend run the get protocol of {@link
  * IpcGetProtocol} when the device offers {@link StreamMemoryOperations}; otherwise, like those with
@@ -55,7 +57,8 @@ public final class HostIrInterpreter implements AutoCloseable {
       KeyValueStore store,
       RankTopology topology,
       Duration rendezvousTimeout,
-      Optional<StreamMemoryOperations> memoryOperations) {
+      Optional<StreamMemoryOperations> memoryOperations,
+      SmPartition partition) {
     if (program.teamSize() != topology.worldSize()) {
       throw new IllegalArgumentException(
           "program is written for "
@@ -86,6 +89,7 @@ public final class HostIrInterpreter implements AutoCloseable {
               resources,
               topology,
               communicators,
+              partition,
               ipc,
               new PostRecord[analysis.maxCommunicationId + 1],
               WaitAnalysis.crossStreamWaits(program.body()),
@@ -148,8 +152,39 @@ public final class HostIrInterpreter implements AutoCloseable {
       RankTopology topology,
       Duration rendezvousTimeout,
       Optional<StreamMemoryOperations> memoryOperations) {
+    return create(
+        program,
+        device,
+        communicators,
+        store,
+        topology,
+        rendezvousTimeout,
+        memoryOperations,
+        SmPartition.NONE);
+  }
+
+  /**
+   * An interpreter whose matmuls on worker streams run on the matmul side of {@code partition};
+   * {@code communicators} should limit their worker communicators to its communication side.
+   */
+  public static HostIrInterpreter create(
+      Program program,
+      Device device,
+      StreamCommunicators communicators,
+      KeyValueStore store,
+      RankTopology topology,
+      Duration rendezvousTimeout,
+      Optional<StreamMemoryOperations> memoryOperations,
+      SmPartition partition) {
     return new HostIrInterpreter(
-        program, device, communicators, store, topology, rendezvousTimeout, memoryOperations);
+        program,
+        device,
+        communicators,
+        store,
+        topology,
+        rendezvousTimeout,
+        memoryOperations,
+        partition);
   }
 
   public Program program() {

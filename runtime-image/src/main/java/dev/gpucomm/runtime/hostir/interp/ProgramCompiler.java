@@ -155,10 +155,14 @@ final class ProgramCompiler {
     String outName = matmul.out().name();
     String aName = matmul.a().name();
     String bName = matmul.b().name();
+    dev.gpucomm.runtime.device.Matmul onMain = context.device().matmul();
+    SmPartition partition = context.partition();
+    // Worker streams run beside the communication of other iterations: their matmuls leave it the
+    // SMs of the partition. The main stream has nothing beside it and keeps every SM.
+    dev.gpucomm.runtime.device.Matmul onWorkers =
+        partition.partitioned() ? onMain.limitedTo(partition.matmulMultiprocessors()) : onMain;
     return s ->
-        context
-            .device()
-            .matmul()
+        (s.current.workerIndex() < 0 ? onMain : onWorkers)
             .multiply(
                 s.tensor(a, aName),
                 s.tensor(b, bName),

@@ -13,27 +13,46 @@ import java.util.List;
  * (named {@code <prefix>stream<i>}, the same on every rank because every rank runs the same
  * program); the main stream uses the rank's communicator. {@link #shared} uses one communicator
  * everywhere, for programs that post on a single stream.
+ *
+ * <p>Worker communicators can be limited to a number of thread blocks per kernel (the communication
+ * side of an {@link SmPartition}); the main communicator never is.
  */
 public final class StreamCommunicators implements AutoCloseable {
   private final Communicator main;
   private final CommunicatorFactory factory;
   private final String prefix;
+  private final int workerMaxBlocks;
   private final List<Communicator> workers = new ArrayList<>();
   private boolean closed;
 
-  private StreamCommunicators(Communicator main, CommunicatorFactory factory, String prefix) {
+  private StreamCommunicators(
+      Communicator main, CommunicatorFactory factory, String prefix, int workerMaxBlocks) {
+    if (workerMaxBlocks < 0) {
+      throw new IllegalArgumentException(
+          "worker communicators' block limit must not be negative, got " + workerMaxBlocks);
+    }
     this.main = main;
     this.factory = factory;
     this.prefix = prefix;
+    this.workerMaxBlocks = workerMaxBlocks;
   }
 
   public static StreamCommunicators shared(Communicator communicator) {
-    return new StreamCommunicators(communicator, null, "");
+    return new StreamCommunicators(communicator, null, "", CommunicatorFactory.UNLIMITED);
   }
 
   public static StreamCommunicators perStream(
       Communicator main, CommunicatorFactory factory, String prefix) {
-    return new StreamCommunicators(main, factory, prefix);
+    return perStream(main, factory, prefix, CommunicatorFactory.UNLIMITED);
+  }
+
+  /**
+   * Worker communicators whose kernels launch at most {@code workerMaxBlocks} thread blocks each
+   * ({@link CommunicatorFactory#UNLIMITED} for no limit).
+   */
+  public static StreamCommunicators perStream(
+      Communicator main, CommunicatorFactory factory, String prefix, int workerMaxBlocks) {
+    return new StreamCommunicators(main, factory, prefix, workerMaxBlocks);
   }
 
   public Communicator main() {
@@ -49,7 +68,7 @@ public final class StreamCommunicators implements AutoCloseable {
       return main;
     }
     while (workers.size() <= index) {
-      workers.add(factory.create(prefix + "stream" + workers.size()));
+      workers.add(factory.create(prefix + "stream" + workers.size(), workerMaxBlocks));
     }
     return workers.get(index);
   }

@@ -40,6 +40,9 @@ final class ProgramReports {
             times.computeOnlyMillis(),
             times.communicationOnlyMillis(),
             result.pipelinedTflops() == null ? 0 : result.pipelinedTflops()),
-        maxRelativeError);
+        maxRelativeError,
+        result.smPartition() == null
+            ? null
+            : "pipelined run: " + result.smPartition().description());
   }
 }

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.hostir.programs;
 
+import dev.gpucomm.runtime.hostir.interp.SmPartition;
 import java.util.List;
 
 /**
@@ -15,6 +16,9 @@ import java.util.List;
  * reach over the unpipelined one if it hid its shorter part entirely: unpipelined / max(compute,
  * communication); a speed-up far below it points at the implementation, one close to it at the
  * balance of the program.
+ *
+ * <p>{@code smPartition} is the split of the GPU's multiprocessors the pipelined run used (null
+ * when it shared them all): see {@link SmPartition}.
  */
 public record ProgramResult(
     int schemaVersion,
@@ -44,6 +48,7 @@ public record ProgramResult(
     List<String> transports,
     int extraCommunicators,
     int workerStreams,
+    SmPartition smPartition,
     List<String> notes,
     List<RankResult> ranks) {
   public static final int SCHEMA_VERSION = 1;

@@ -11,6 +11,7 @@ import dev.gpucomm.runtime.hostir.interp.CommunicatorFactory;
 import dev.gpucomm.runtime.hostir.interp.HostIrInterpreter;
 import dev.gpucomm.runtime.hostir.interp.MemoryOperationsLookup;
 import dev.gpucomm.runtime.hostir.interp.PrefixedKeyValueStore;
+import dev.gpucomm.runtime.hostir.interp.SmPartition;
 import dev.gpucomm.runtime.hostir.interp.StreamCommunicators;
 import dev.gpucomm.runtime.hostir.ir.Program;
 import dev.gpucomm.runtime.hostir.passes.PassOptions;
@@ -27,6 +28,10 @@ import java.util.Set;
  * One rank's run of a program workload. Each form of the program gets its own interpreter (its own
  * memory, one form at a time); worker streams get their own communicators from the factory (see
  * {@link StreamCommunicators}), shared by the forms since they never run at once.
+ *
+ * <p>With communicationSMs set on a GPU, every form runs under the same {@link SmPartition}; it
+ * only touches work on worker streams, so the unpipelined reference (one stream) keeps every SM,
+ * while the pipelined form and its compute and communication timed alone run split.
  */
 final class ProgramRunner {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,6 +46,7 @@ final class ProgramRunner {
   private final Duration rendezvousTimeout;
   private final List<String> notes = new ArrayList<>();
   private final Set<String> transports = new LinkedHashSet<>();
+  private final SmPartition partition;
   private int workerStreams;
   private int extraCommunicators;
 
@@ -60,6 +66,7 @@ final class ProgramRunner {
     this.store = store;
     this.topology = topology;
     this.rendezvousTimeout = rendezvousTimeout;
+    this.partition = settings.smPartition(device.multiprocessors());
   }
 
   ProgramResult run() {
@@ -80,6 +87,14 @@ final class ProgramRunner {
     if (factory == null) {
       notes.add("no communicator factory: every stream shares the rank's communicator");
     }
+    if (settings.communicationSMs() > 0 && !partition.partitioned()) {
+      notes.add(
+          "communicationSMs ("
+              + settings.communicationSMs()
+              + ") is ignored: "
+              + device.kind().wireName()
+              + " devices have no multiprocessors to partition");
+    }
     // Every rank counts its own workloads, so the n-th workload has the same keys on all ranks.
     long instance = store.add("hostir/workloads/rank-" + rank, 1);
     String namespace = "hostir/" + instance + "/";
@@ -92,7 +107,8 @@ final class ProgramRunner {
         StreamCommunicators communicators =
             factory == null
                 ? StreamCommunicators.shared(communicator)
-                : StreamCommunicators.perStream(communicator, factory, namespace)) {
+                : StreamCommunicators.perStream(
+                    communicator, factory, namespace, partition.communicationBlocks())) {
       Form forms = new Form(data, main, timer, communicators, namespace);
       MemorySegment[] referenceOutput = new MemorySegment[1];
       double unpipelined = forms.time("unpipelined", reference, referenceOutput);
@@ -148,7 +164,8 @@ final class ProgramRunner {
               new PrefixedKeyValueStore(store, namespace + name + "/"),
               topology,
               rendezvousTimeout,
-              MemoryOperationsLookup.of(device))) {
+              MemoryOperationsLookup.of(device),
+              partition)) {
         List<DeviceBuffer> inputs = form.inputs().stream().map(interpreter::buffer).toList();
         data.upload(device, inputs);
         // The first run creates streams, communicators and buffers and exchanges IPC handles; it
@@ -232,6 +249,7 @@ final class ProgramRunner {
         List.copyOf(transports),
         extraCommunicators,
         workerStreams,
+        partition.partitioned() ? partition : null,
         notes,
         ranks);
   }

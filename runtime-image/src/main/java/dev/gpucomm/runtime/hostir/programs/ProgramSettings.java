@@ -7,6 +7,7 @@ import dev.gpucomm.api.v1alpha1.PassName;
 import dev.gpucomm.api.v1alpha1.ProgramName;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
 import dev.gpucomm.api.v1alpha1.Shape;
+import dev.gpucomm.runtime.hostir.interp.SmPartition;
 import java.util.List;
 import java.util.Objects;
 
@@ -19,7 +20,8 @@ import java.util.Objects;
  * to a multiple of what the program divides them by; sizes of a few kilobytes on the CPU, so that
  * tests take seconds. Passes default to the program's pipelined form: assignStreams for
  * rowParallelLinear, p2pRingPipeline then assignStreams for columnParallelLinear,
- * collectivePermuteAllgather then assignStreams for collectivePermute.
+ * collectivePermuteAllgather then assignStreams for collectivePermute. communicationSMs defaults to
+ * 0: the pipelined run shares every SM between matmuls and communication.
  */
 public record ProgramSettings(
     ProgramName name,
@@ -32,9 +34,13 @@ public record ProgramSettings(
     DType dtype,
     CommBackend backend,
     int warmupIterations,
-    int iterations) {
+    int iterations,
+    int communicationSMs) {
 
   private static final String FIELD = "spec.workload.program.";
+
+  /** Most SMs a job may keep for communication: the most blocks a peer-memory kernel launches. */
+  public static final int MAX_COMMUNICATION_SMS = 160;
 
   public ProgramSettings {
     passes = List.copyOf(passes);
@@ -91,8 +97,50 @@ public record ProgramSettings(
       throw new ProgramSpecException(FIELD + "warmupIterations must be >= 0, got " + warmup);
     }
     int iterations = positive(spec.getIterations(), 20, "iterations");
+    int communicationSMs = spec.getCommunicationSMs() == null ? 0 : spec.getCommunicationSMs();
+    if (communicationSMs < 0 || communicationSMs > MAX_COMMUNICATION_SMS) {
+      throw new ProgramSpecException(
+          FIELD
+              + "communicationSMs must be between 0 and "
+              + MAX_COMMUNICATION_SMS
+              + ", got "
+              + communicationSMs);
+    }
     return new ProgramSettings(
-        name, m, n, k, chunks, streams, passes, dtype, backend, warmup, iterations);
+        name,
+        m,
+        n,
+        k,
+        chunks,
+        streams,
+        passes,
+        dtype,
+        backend,
+        warmup,
+        iterations,
+        communicationSMs);
+  }
+
+  /**
+   * The split of a GPU with {@code multiprocessors} that the pipelined run uses: none when
+   * communicationSMs is 0 or the device has no multiprocessors (the CPU).
+   *
+   * @throws ProgramSpecException when communicationSMs leaves the matmuls no multiprocessor
+   */
+  public SmPartition smPartition(int multiprocessors) {
+    if (communicationSMs == 0 || multiprocessors == 0) {
+      return SmPartition.NONE;
+    }
+    if (communicationSMs >= multiprocessors) {
+      throw new ProgramSpecException(
+          FIELD
+              + "communicationSMs ("
+              + communicationSMs
+              + ") must leave the matmuls at least 1 of the GPU's "
+              + multiprocessors
+              + " multiprocessors");
+    }
+    return SmPartition.keeping(communicationSMs, multiprocessors);
   }
 
   /** The passes that turn {@code name} into its pipelined form. */

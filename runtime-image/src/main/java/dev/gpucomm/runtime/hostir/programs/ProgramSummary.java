@@ -56,7 +56,14 @@ final class ProgramSummary {
             " (below 0: the pipelined program took longer than its parts one after the other)");
       }
     }
-    text.append(".\n\nResults ")
+    text.append('.');
+    if (report.smPartition() != null) {
+      text.append(
+          format(
+              "%n%nSM partition of the pipelined run: %s; the unpipelined run used every SM.",
+              report.smPartition().description()));
+    }
+    text.append("\n\nResults ")
         .append(report.validated() ? "match" : "DO NOT match")
         .append(" the unpipelined form and exact values on every rank.\n");
     if (!report.transports().isEmpty()) {

@@ -58,6 +58,7 @@ class DriverBindingSignatureTest {
           "cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId);",
           "cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace,"
               + " size_t workspaceSizeInBytes);",
+          "cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget);",
           "cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,"
               + " cublasOperation_t transb, int m, int n, int k, const void* alpha, const void* A,"
               + " cudaDataType Atype, int lda, const void* B, cudaDataType Btype, int ldb,"

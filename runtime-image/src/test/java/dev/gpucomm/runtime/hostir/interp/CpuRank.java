@@ -35,7 +35,9 @@ final class CpuRank implements AutoCloseable {
     CommunicatorFactory factory = CommunicatorFactory.of(backend, cpu, store, topology);
     this.communicators =
         StreamCommunicators.perStream(
-            counts, name -> new CountingCommunicator(factory.create(name), counts), "test/");
+            counts,
+            (name, maxBlocks) -> new CountingCommunicator(factory.create(name, maxBlocks), counts),
+            "test/");
   }
 
   /** A backend whose job name is unique to this test run, with small shared buffers. */

@@ -10,6 +10,7 @@ import dev.gpucomm.api.v1alpha1.PassName;
 import dev.gpucomm.api.v1alpha1.ProgramName;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
 import dev.gpucomm.api.v1alpha1.Shape;
+import dev.gpucomm.runtime.hostir.interp.SmPartition;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -94,5 +95,70 @@ class ProgramSettingsTest {
             2);
 
     assertThat(settings.passes()).isEmpty();
+  }
+
+  @Test
+  void communicationSmsDefaultToNoPartition() {
+    ProgramSettings settings =
+        ProgramSettings.resolve(
+            new ProgramSpec().withName(ProgramName.ROW_PARALLEL_LINEAR), DeviceKind.CUDA, 4);
+
+    assertThat(settings.communicationSMs()).isZero();
+    assertThat(settings.smPartition(132)).isEqualTo(SmPartition.NONE);
+  }
+
+  @Test
+  void keeping32SmsOfAn132SmGpuLeavesTheMatmuls100() {
+    ProgramSettings settings =
+        ProgramSettings.resolve(
+            new ProgramSpec().withName(ProgramName.ROW_PARALLEL_LINEAR).withCommunicationSMs(32),
+            DeviceKind.CUDA,
+            4);
+
+    SmPartition partition = settings.smPartition(132);
+
+    assertThat(settings.communicationSMs()).isEqualTo(32);
+    assertThat(partition).isEqualTo(new SmPartition(132, 100, 32));
+    assertThat(partition.description())
+        .isEqualTo("matmuls on 100 of 132 SMs, communication limited to 32 CTAs");
+  }
+
+  @Test
+  void onTheCpuThereIsNothingToPartition() {
+    ProgramSettings settings =
+        ProgramSettings.resolve(
+            new ProgramSpec().withName(ProgramName.ROW_PARALLEL_LINEAR).withCommunicationSMs(32),
+            DeviceKind.CPU,
+            2);
+
+    assertThat(settings.smPartition(0).partitioned()).isFalse();
+  }
+
+  @Test
+  void keepingEverySmForCommunicationIsRefusedNamingTheField() {
+    ProgramSettings settings =
+        ProgramSettings.resolve(
+            new ProgramSpec().withName(ProgramName.ROW_PARALLEL_LINEAR).withCommunicationSMs(132),
+            DeviceKind.CUDA,
+            4);
+
+    assertThatThrownBy(() -> settings.smPartition(132))
+        .isInstanceOf(ProgramSpecException.class)
+        .hasMessage(
+            "spec.workload.program.communicationSMs (132) must leave the matmuls at least 1 of"
+                + " the GPU's 132 multiprocessors");
+  }
+
+  @Test
+  void communicationSmsOutsideTheirRangeAreRefusedNamingTheField() {
+    assertThatThrownBy(
+            () ->
+                ProgramSettings.resolve(
+                    new ProgramSpec()
+                        .withName(ProgramName.ROW_PARALLEL_LINEAR)
+                        .withCommunicationSMs(161),
+                    DeviceKind.CUDA,
+                    4))
+        .hasMessage("spec.workload.program.communicationSMs must be between 0 and 160, got 161");
   }
 }

@@ -1,0 +1,53 @@
+package dev.gpucomm.runtime.hostir.interp;
+
+/**
+ * How a GPU's streaming multiprocessors are split on worker streams, so that a communication can
+ * run beside a matmul instead of waiting for it: matmuls posted on worker streams plan for {@code
+ * matmulMultiprocessors}, and the worker streams' communicators launch at most {@code
+ * communicationBlocks} thread blocks (CTAs) per kernel. Work on the main stream keeps every SM.
+ * {@link #NONE} splits nothing.
+ */
+public record SmPartition(int multiprocessors, int matmulMultiprocessors, int communicationBlocks) {
+  public static final SmPartition NONE = new SmPartition(0, 0, 0);
+
+  public SmPartition {
+    boolean none = multiprocessors == 0 && matmulMultiprocessors == 0 && communicationBlocks == 0;
+    if (!none
+        && (matmulMultiprocessors < 1
+            || communicationBlocks < 1
+            || matmulMultiprocessors + communicationBlocks != multiprocessors)) {
+      throw new IllegalArgumentException(
+          "an SM partition splits "
+              + multiprocessors
+              + " multiprocessors into at least 1 for matmuls and 1 for communication, got "
+              + matmulMultiprocessors
+              + " and "
+              + communicationBlocks);
+    }
+  }
+
+  /**
+   * {@code communicationSMs} of a GPU's {@code multiprocessors} kept for communication, the rest
+   * for matmuls.
+   */
+  public static SmPartition keeping(int communicationSMs, int multiprocessors) {
+    return new SmPartition(multiprocessors, multiprocessors - communicationSMs, communicationSMs);
+  }
+
+  public boolean partitioned() {
+    return multiprocessors > 0;
+  }
+
+  /** E.g. "matmuls on 100 of 132 SMs, communication limited to 32 CTAs". */
+  public String description() {
+    return partitioned()
+        ? "matmuls on "
+            + matmulMultiprocessors
+            + " of "
+            + multiprocessors
+            + " SMs, communication limited to "
+            + communicationBlocks
+            + " CTAs"
+        : "no SM partition";
+  }
+}
