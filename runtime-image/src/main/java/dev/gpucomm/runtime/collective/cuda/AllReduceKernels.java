@@ -7,6 +7,7 @@ import dev.gpucomm.runtime.device.cuda.CudaModule;
 import dev.gpucomm.runtime.device.cuda.KernelArguments;
 import dev.gpucomm.runtime.device.cuda.LaunchConfig;
 import java.lang.foreign.Arena;
+import java.util.OptionalInt;
 
 /**
  * The all-reduce kernels of one communicator with their parameter blocks prepared once: peer base
@@ -59,11 +60,9 @@ final class AllReduceKernels {
       long controlAddress,
       int rank,
       int world,
-      boolean programmaticLaunch) {
-    launchConfig =
-        programmaticLaunch
-            ? LaunchConfig.programmaticDependentLaunch(arena)
-            : LaunchConfig.ordinary(arena);
+      boolean programmaticLaunch,
+      OptionalInt priority) {
+    launchConfig = LaunchConfig.of(arena, programmaticLaunch, priority);
     Variant[] variants = Variant.values();
     DType[] dtypes = DType.values();
     kernels = new CudaKernel[variants.length][dtypes.length];

@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -160,7 +161,12 @@ public final class CudaCommunicator implements Communicator {
                   peerMemory.controlAddress(),
                   topology.localRank(),
                   topology.localWorldSize(),
-                  settings.programmaticLaunch());
+                  settings.programmaticLaunch(),
+                  // Kernels limited to a share of the SMs run beside matmuls on other streams:
+                  // the most urgent priority puts their blocks ahead of queued matmul blocks.
+                  settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
+                      ? OptionalInt.empty()
+                      : OptionalInt.of(device.greatestPriority()));
         } else {
           peerReason = peerMemory.verdict().reason();
           peerMemory.close();

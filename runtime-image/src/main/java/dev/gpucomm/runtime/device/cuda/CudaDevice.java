@@ -49,6 +49,7 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
   private final String name;
   private final ComputeCapability computeCapability;
   private final int multiprocessors;
+  private final int greatestPriority;
   private final NativeHandle state;
   private final OwnedResources owned = new OwnedResources();
   private final Map<String, PeerMapping> peerMappings = new HashMap<>();
@@ -77,6 +78,10 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
             attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
             attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     this.multiprocessors = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    int[] least = new int[1];
+    int[] greatest = new int[1];
+    check(JCudaDriver.cuCtxGetStreamPriorityRange(least, greatest), "cuCtxGetStreamPriorityRange");
+    this.greatestPriority = greatest[0];
     this.defaultStream = owned.add(new CudaStream(this));
   }
 
@@ -154,6 +159,14 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
   @Override
   public int multiprocessors() {
     return multiprocessors;
+  }
+
+  /**
+   * The most urgent stream or launch priority of this GPU (CUDA numbers priorities downwards: this
+   * is the lowest number; 0 is the default).
+   */
+  public int greatestPriority() {
+    return greatestPriority;
   }
 
   @Override

@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
+import java.util.OptionalInt;
 
 /**
  * A {@code CUlaunchConfig} for {@code cuLaunchKernelEx} with its attribute array, allocated once in
@@ -17,10 +18,16 @@ import java.lang.foreign.StructLayout;
  * latency overlaps the previous kernel's tail. Kernels launched this way must execute {@code
  * griddepcontrol.wait} before touching memory the previous kernel may write; gpucomm's all-reduce
  * kernels do so first thing.
+ *
+ * <p>A launch priority makes the block scheduler place this kernel's blocks ahead of blocks of
+ * lower-priority kernels that are waiting for SMs, such as a matmul queued on another stream.
  */
 public final class LaunchConfig {
   /** CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION. */
   static final int PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
+  /** CU_LAUNCH_ATTRIBUTE_PRIORITY. */
+  static final int PRIORITY = 8;
 
   /** {@code CUlaunchAttribute}: the id, padding to 8 bytes, a 64-byte value union. */
   static final StructLayout ATTRIBUTE =
@@ -53,14 +60,25 @@ public final class LaunchConfig {
 
   private final MemorySegment config;
   private final boolean programmatic;
+  private final OptionalInt priority;
 
-  private LaunchConfig(Arena arena, boolean programmatic) {
+  private LaunchConfig(Arena arena, boolean programmatic, OptionalInt priority) {
     this.programmatic = programmatic;
+    this.priority = priority;
     this.config = arena.allocate(CONFIG);
-    MemorySegment attributes = arena.allocate(ATTRIBUTE);
-    attributes.set(JAVA_INT, 0, PROGRAMMATIC_STREAM_SERIALIZATION);
-    attributes.set(
-        JAVA_INT, ATTRIBUTE.byteOffset(MemoryLayout.PathElement.groupElement("value")), 1);
+    MemorySegment attributes = arena.allocate(ATTRIBUTE, 2);
+    long valueOffset = ATTRIBUTE.byteOffset(MemoryLayout.PathElement.groupElement("value"));
+    int count = 0;
+    if (programmatic) {
+      MemorySegment attribute = attributes.asSlice(count++ * ATTRIBUTE.byteSize(), ATTRIBUTE);
+      attribute.set(JAVA_INT, 0, PROGRAMMATIC_STREAM_SERIALIZATION);
+      attribute.set(JAVA_INT, valueOffset, 1);
+    }
+    if (priority.isPresent()) {
+      MemorySegment attribute = attributes.asSlice(count++ * ATTRIBUTE.byteSize(), ATTRIBUTE);
+      attribute.set(JAVA_INT, 0, PRIORITY);
+      attribute.set(JAVA_INT, valueOffset, priority.getAsInt());
+    }
     config.set(JAVA_INT, 4, 1); // gridDimY
     config.set(JAVA_INT, 8, 1); // gridDimZ
     config.set(JAVA_INT, 16, 1); // blockDimY
@@ -68,19 +86,30 @@ public final class LaunchConfig {
     config.set(
         ADDRESS, CONFIG.byteOffset(MemoryLayout.PathElement.groupElement("attrs")), attributes);
     config.set(
-        JAVA_INT,
-        CONFIG.byteOffset(MemoryLayout.PathElement.groupElement("numAttrs")),
-        programmatic ? 1 : 0);
+        JAVA_INT, CONFIG.byteOffset(MemoryLayout.PathElement.groupElement("numAttrs")), count);
+  }
+
+  /**
+   * A configuration for launches that may overlap the previous kernel's tail on the stream when
+   * {@code programmatic}, at {@code priority} when present (a CUDA stream priority: lower numbers
+   * are more urgent; see {@link CudaDevice#greatestPriority()}).
+   */
+  public static LaunchConfig of(Arena arena, boolean programmatic, OptionalInt priority) {
+    return new LaunchConfig(arena, programmatic, priority);
   }
 
   /** A configuration whose launches may overlap the previous kernel's tail on the stream. */
   public static LaunchConfig programmaticDependentLaunch(Arena arena) {
-    return new LaunchConfig(arena, true);
+    return new LaunchConfig(arena, true, OptionalInt.empty());
   }
 
   /** A configuration with no attributes (an ordinary stream-ordered launch). */
   public static LaunchConfig ordinary(Arena arena) {
-    return new LaunchConfig(arena, false);
+    return new LaunchConfig(arena, false, OptionalInt.empty());
+  }
+
+  public OptionalInt priority() {
+    return priority;
   }
 
   public boolean programmatic() {

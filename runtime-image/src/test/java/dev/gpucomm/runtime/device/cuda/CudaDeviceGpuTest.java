@@ -45,6 +45,7 @@ class CudaDeviceGpuTest {
     assertThat(device.computeCapability())
         .hasValueSatisfying(cc -> assertThat(cc.major()).isGreaterThanOrEqualTo(7));
     assertThat(device.multiprocessors()).isPositive();
+    assertThat(device.greatestPriority()).as("CUDA priorities count down from 0").isNotPositive();
   }
 
   @Test

@@ -65,6 +65,29 @@ class LaunchConfigTest {
     }
   }
 
+  @Test
+  void aPriorityFollowsTheSerializationAttribute() {
+    try (Arena arena = Arena.ofConfined()) {
+      LaunchConfig config = LaunchConfig.of(arena, true, java.util.OptionalInt.of(-5));
+      MemorySegment struct = config.prepare(32, 512, MemorySegment.NULL);
+
+      assertThat(struct.get(JAVA_INT, 48)).isEqualTo(2);
+      MemorySegment attributes =
+          struct.get(ADDRESS, 40).reinterpret(2 * LaunchConfig.ATTRIBUTE.byteSize());
+      assertThat(attributes.get(JAVA_INT, 0))
+          .isEqualTo(LaunchConfig.PROGRAMMATIC_STREAM_SERIALIZATION);
+      assertThat(attributes.get(JAVA_INT, 72)).isEqualTo(LaunchConfig.PRIORITY);
+      assertThat(attributes.get(JAVA_INT, 72 + 8)).as("priority").isEqualTo(-5);
+
+      MemorySegment priorityOnly =
+          LaunchConfig.of(arena, false, java.util.OptionalInt.of(-2))
+              .prepare(1, 32, MemorySegment.NULL);
+      assertThat(priorityOnly.get(JAVA_INT, 48)).isOne();
+      assertThat(priorityOnly.get(ADDRESS, 40).reinterpret(72).get(JAVA_INT, 0))
+          .isEqualTo(LaunchConfig.PRIORITY);
+    }
+  }
+
   private static long offset(String field) {
     return LaunchConfig.CONFIG.byteOffset(PathElement.groupElement(field));
   }
