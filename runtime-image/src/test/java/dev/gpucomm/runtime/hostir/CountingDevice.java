@@ -11,10 +11,13 @@ import dev.gpucomm.runtime.device.IpcHandle;
 import dev.gpucomm.runtime.device.Matmul;
 import dev.gpucomm.runtime.device.ShareableBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -29,6 +32,12 @@ public final class CountingDevice implements Device {
   public final AtomicInteger streams = new AtomicInteger();
   public final AtomicInteger events = new AtomicInteger();
   public final AtomicInteger matmuls = new AtomicInteger();
+
+  /**
+   * When the wrapped device is a CPU device: when each limited product ran on its stream's worker,
+   * {start, end} in nanoseconds, in the order the products were posted.
+   */
+  public final List<long[]> limitedRuns = new CopyOnWriteArrayList<>();
 
   /** Products by the multiprocessors they were limited to; unlimited ones are not in it. */
   public final Map<Integer, AtomicInteger> limitedMatmuls = new ConcurrentHashMap<>();
@@ -161,6 +170,14 @@ public final class CountingDevice implements Device {
       matmuls.incrementAndGet();
       if (limit > 0) {
         limitedMatmuls.computeIfAbsent(limit, key -> new AtomicInteger()).incrementAndGet();
+      }
+      if (limit > 0 && delegate instanceof CpuDevice cpu) {
+        long[] run = new long[2];
+        limitedRuns.add(run);
+        cpu.streamOf(stream).launch("matmul start", () -> run[0] = System.nanoTime());
+        matmul.multiply(a, b, c, m, n, k, dtype, accumulate, stream);
+        cpu.streamOf(stream).launch("matmul end", () -> run[1] = System.nanoTime());
+        return;
       }
       matmul.multiply(a, b, c, m, n, k, dtype, accumulate, stream);
     }

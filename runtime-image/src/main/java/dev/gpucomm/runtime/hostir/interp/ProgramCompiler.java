@@ -41,6 +41,7 @@ final class ProgramCompiler {
   private final Map<Integer, DeviceBuffer> topLevelBuffers;
   private final Map<String, Integer> streamVariableSlots = new HashMap<>();
   private final Map<String, Integer> loopSlots = new HashMap<>();
+  private MatmulLane matmulLane;
 
   /**
    * @param topLevelBuffers where the memory of top-level allocations is registered (the program's
@@ -161,18 +162,38 @@ final class ProgramCompiler {
     // SMs of the partition. The main stream has nothing beside it and keeps every SM.
     dev.gpucomm.runtime.device.Matmul onWorkers =
         partition.partitioned() ? onMain.limitedTo(partition.matmulMultiprocessors()) : onMain;
-    return s ->
-        (s.current.workerIndex() < 0 ? onMain : onWorkers)
-            .multiply(
-                s.tensor(a, aName),
-                s.tensor(b, bName),
-                s.tensor(out, outName),
-                m,
-                n,
-                k,
-                dtype,
-                false,
-                s.current.stream());
+    // The partitioned run keeps its matmuls in one lane, so that they do not start together and
+    // starve the communication between them of SMs (see MatmulLane).
+    MatmulLane lane = partition.partitioned() ? matmulLane() : null;
+    return s -> {
+      boolean onWorker = s.current.workerIndex() >= 0;
+      Stream stream = s.current.stream();
+      if (onWorker && lane != null) {
+        lane.enter(stream);
+      }
+      (onWorker ? onWorkers : onMain)
+          .multiply(
+              s.tensor(a, aName),
+              s.tensor(b, bName),
+              s.tensor(out, outName),
+              m,
+              n,
+              k,
+              dtype,
+              false,
+              stream);
+      if (onWorker && lane != null) {
+        lane.leave(stream);
+      }
+    };
+  }
+
+  /** The one lane every partitioned matmul of this program goes through. */
+  private MatmulLane matmulLane() {
+    if (matmulLane == null) {
+      matmulLane = new MatmulLane(context.resources());
+    }
+    return matmulLane;
   }
 
   private int streamVariableSlot(String name) {

@@ -39,7 +39,8 @@ class SmPartitionOnCpuTest {
       ProgramResult result,
       int matmuls,
       Map<Integer, Integer> limitedMatmuls,
-      List<Integer> ctas) {}
+      List<Integer> ctas,
+      List<long[]> limitedRuns) {}
 
   @Test
   void
@@ -63,6 +64,22 @@ class SmPartitionOnCpuTest {
     ProgramReport report = ProgramReports.of(runs.getFirst().result(), "rpl", WORLD, "host", "t");
     assertThat(report.smPartition())
         .isEqualTo("pipelined run: matmuls on 100 of 132 SMs, communication limited to 32 CTAs");
+  }
+
+  @Test
+  void keepingSmsForCommunication_runsThePipelinedMatmulsOneAfterAnotherInProgramOrder() {
+    // Two worker streams: without the matmul lane, chunk 1's matmul could run beside chunk 0's.
+    List<RankRun> runs = run(spec().withCommunicationSMs(32));
+
+    for (RankRun run : runs) {
+      List<long[]> matmuls = run.limitedRuns();
+      assertThat(matmuls).hasSizeGreaterThan(2);
+      for (int i = 1; i < matmuls.size(); i++) {
+        assertThat(matmuls.get(i)[0])
+            .as("matmul %d starts after matmul %d ended", i, i - 1)
+            .isGreaterThanOrEqualTo(matmuls.get(i - 1)[1]);
+      }
+    }
   }
 
   @Test
@@ -118,7 +135,7 @@ class SmPartitionOnCpuTest {
             Map<Integer, Integer> limited =
                 device.limitedMatmuls.entrySet().stream()
                     .collect(Collectors.toMap(Map.Entry::getKey, entry -> entry.getValue().get()));
-            return new RankRun(result, device.matmuls.get(), limited, ctas);
+            return new RankRun(result, device.matmuls.get(), limited, ctas, device.limitedRuns);
           }
         });
   }
