@@ -65,6 +65,14 @@ public class ProgramSpec {
           + " the unpipelined run always uses every SM.")
   private Integer communicationSMs;
 
+  @Default("false")
+  @JsonPropertyDescription(
+      "With communicationSMs: run the pipelined run's matmuls one after another in program order,"
+          + " each on the SMs left to matmuls, so that a chunk's communication overlaps the next"
+          + " chunk's matmul instead of waiting for the matmuls queued beside it. Helps when the"
+          + " communication takes longer than the matmuls; costs matmul time otherwise.")
+  private Boolean serializeMatmuls;
+
   public ProgramName getName() {
     return name;
   }
@@ -192,6 +200,19 @@ public class ProgramSpec {
 
   public ProgramSpec withCommunicationSMs(Integer communicationSMs) {
     this.communicationSMs = communicationSMs;
+    return this;
+  }
+
+  public Boolean getSerializeMatmuls() {
+    return serializeMatmuls;
+  }
+
+  public void setSerializeMatmuls(Boolean serializeMatmuls) {
+    this.serializeMatmuls = serializeMatmuls;
+  }
+
+  public ProgramSpec withSerializeMatmuls(Boolean serializeMatmuls) {
+    this.serializeMatmuls = serializeMatmuls;
     return this;
   }
 }

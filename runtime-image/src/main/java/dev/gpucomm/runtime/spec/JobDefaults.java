@@ -52,6 +52,7 @@ public final class JobDefaults {
   public static final int PROGRAM_WARMUP = 3;
   public static final int PROGRAM_ITERATIONS = 20;
   public static final int PROGRAM_COMMUNICATION_SMS = 0;
+  public static final boolean PROGRAM_SERIALIZE_MATMULS = false;
 
   private JobDefaults() {}
 
@@ -117,6 +118,7 @@ public final class JobDefaults {
     orElse(program::getWarmupIterations, program::setWarmupIterations, PROGRAM_WARMUP);
     orElse(program::getIterations, program::setIterations, PROGRAM_ITERATIONS);
     orElse(program::getCommunicationSMs, program::setCommunicationSMs, PROGRAM_COMMUNICATION_SMS);
+    orElse(program::getSerializeMatmuls, program::setSerializeMatmuls, PROGRAM_SERIALIZE_MATMULS);
   }
 
   private static <T> void orElse(Supplier<T> getter, Consumer<T> setter, T fallback) {

@@ -216,11 +216,18 @@ public final class JobValidator {
         0,
         10000);
     range(at + ".iterations", required(at + ".iterations", program.getIterations()), 1, 100000);
-    range(
-        at + ".communicationSMs",
-        required(at + ".communicationSMs", program.getCommunicationSMs()),
-        0,
-        160);
+    int communicationSMs =
+        range(
+            at + ".communicationSMs",
+            required(at + ".communicationSMs", program.getCommunicationSMs()),
+            0,
+            160);
+    if (required(at + ".serializeMatmuls", program.getSerializeMatmuls())
+        && communicationSMs == 0) {
+      fail(
+          at + ".serializeMatmuls",
+          "needs communicationSMs above 0 (it orders the matmuls of an SM partition)");
+    }
   }
 
   private void checkHeuristic(Heuristic heuristic) {

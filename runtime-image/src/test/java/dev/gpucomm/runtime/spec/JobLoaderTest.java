@@ -196,6 +196,30 @@ class JobLoaderTest {
   }
 
   @Test
+  void serializedMatmulsNeedAnSmPartition() {
+    var program = loader.load(PROGRAM, "p.yaml").job().getSpec().getWorkload().getProgram();
+    String alone = PROGRAM.replace("backend: ipc", "backend: ipc\n      serializeMatmuls: true");
+    String partitioned =
+        alone.replace("serializeMatmuls", "communicationSMs: 48\n      serializeMatmuls");
+
+    assertThat(program.getSerializeMatmuls()).isFalse();
+    assertThat(
+            loader
+                .load(partitioned, "p.yaml")
+                .job()
+                .getSpec()
+                .getWorkload()
+                .getProgram()
+                .getSerializeMatmuls())
+        .isTrue();
+    assertThatThrownBy(() -> loader.load(alone, "p.yaml"))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessage(
+            "p.yaml: spec.workload.program.serializeMatmuls: needs communicationSMs above 0 (it"
+                + " orders the matmuls of an SM partition)");
+  }
+
+  @Test
   void malformedYamlNamesTheFileAndLine() {
     String yaml = VALID.replace("  ranksPerPod: 4", "   ranksPerPod: 4");
 

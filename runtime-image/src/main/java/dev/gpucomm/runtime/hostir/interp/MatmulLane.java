@@ -4,9 +4,9 @@ import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.Stream;
 
 /**
- * Keeps the matmuls of a partitioned run one after another in program order, whichever worker
- * stream each is posted on: before a matmul its stream waits for the previous matmul's event, after
- * it the stream records one.
+ * Keeps the matmuls of a partitioned run (with serializeMatmuls) one after another in program
+ * order, whichever worker stream each is posted on: before a matmul its stream waits for the
+ * previous matmul's event, after it the stream records one.
  *
  * <p>Why: the iterations of a stream-parallel loop have no data dependence between their matmuls,
  * so on separate streams chunk i+1's and i+2's matmuls start together with chunk i's, take every SM

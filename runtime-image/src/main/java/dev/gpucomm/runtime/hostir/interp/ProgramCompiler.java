@@ -162,9 +162,9 @@ final class ProgramCompiler {
     // SMs of the partition. The main stream has nothing beside it and keeps every SM.
     dev.gpucomm.runtime.device.Matmul onWorkers =
         partition.partitioned() ? onMain.limitedTo(partition.matmulMultiprocessors()) : onMain;
-    // The partitioned run keeps its matmuls in one lane, so that they do not start together and
-    // starve the communication between them of SMs (see MatmulLane).
-    MatmulLane lane = partition.partitioned() ? matmulLane() : null;
+    // serializeMatmuls keeps the partitioned matmuls in one lane, so that they do not start
+    // together and starve the communication between them of SMs (see MatmulLane).
+    MatmulLane lane = partition.matmulsInOrder() ? matmulLane() : null;
     return s -> {
       boolean onWorker = s.current.workerIndex() >= 0;
       Stream stream = s.current.stream();

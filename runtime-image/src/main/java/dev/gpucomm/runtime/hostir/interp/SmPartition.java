@@ -4,11 +4,16 @@ package dev.gpucomm.runtime.hostir.interp;
  * How a GPU's streaming multiprocessors are split on worker streams, so that a communication can
  * run beside a matmul instead of waiting for it: matmuls posted on worker streams plan for {@code
  * matmulMultiprocessors}, and the worker streams' communicators launch at most {@code
- * communicationBlocks} thread blocks (CTAs) per kernel. Work on the main stream keeps every SM.
- * {@link #NONE} splits nothing.
+ * communicationBlocks} thread blocks (CTAs) per kernel; with {@code matmulsInOrder} the matmuls
+ * also run one after another in program order ({@link MatmulLane}). Work on the main stream keeps
+ * every SM. {@link #NONE} splits nothing.
  */
-public record SmPartition(int multiprocessors, int matmulMultiprocessors, int communicationBlocks) {
-  public static final SmPartition NONE = new SmPartition(0, 0, 0);
+public record SmPartition(
+    int multiprocessors,
+    int matmulMultiprocessors,
+    int communicationBlocks,
+    boolean matmulsInOrder) {
+  public static final SmPartition NONE = new SmPartition(0, 0, 0, false);
 
   public SmPartition {
     boolean none = multiprocessors == 0 && matmulMultiprocessors == 0 && communicationBlocks == 0;
@@ -30,8 +35,10 @@ public record SmPartition(int multiprocessors, int matmulMultiprocessors, int co
    * {@code communicationSMs} of a GPU's {@code multiprocessors} kept for communication, the rest
    * for matmuls.
    */
-  public static SmPartition keeping(int communicationSMs, int multiprocessors) {
-    return new SmPartition(multiprocessors, multiprocessors - communicationSMs, communicationSMs);
+  public static SmPartition keeping(
+      int communicationSMs, int multiprocessors, boolean matmulsInOrder) {
+    return new SmPartition(
+        multiprocessors, multiprocessors - communicationSMs, communicationSMs, matmulsInOrder);
   }
 
   public boolean partitioned() {
@@ -45,7 +52,9 @@ public record SmPartition(int multiprocessors, int matmulMultiprocessors, int co
             + matmulMultiprocessors
             + " of "
             + multiprocessors
-            + " SMs, communication limited to "
+            + " SMs"
+            + (matmulsInOrder ? " one after another" : "")
+            + ", communication limited to "
             + communicationBlocks
             + " CTAs"
         : "no SM partition";

@@ -35,7 +35,8 @@ public record ProgramSettings(
     CommBackend backend,
     int warmupIterations,
     int iterations,
-    int communicationSMs) {
+    int communicationSMs,
+    boolean serializeMatmuls) {
 
   private static final String FIELD = "spec.workload.program.";
 
@@ -118,7 +119,8 @@ public record ProgramSettings(
         backend,
         warmup,
         iterations,
-        communicationSMs);
+        communicationSMs,
+        Boolean.TRUE.equals(spec.getSerializeMatmuls()));
   }
 
   /**
@@ -140,7 +142,7 @@ public record ProgramSettings(
               + multiprocessors
               + " multiprocessors");
     }
-    return SmPartition.keeping(communicationSMs, multiprocessors);
+    return SmPartition.keeping(communicationSMs, multiprocessors, serializeMatmuls);
   }
 
   /** The passes that turn {@code name} into its pipelined form. */

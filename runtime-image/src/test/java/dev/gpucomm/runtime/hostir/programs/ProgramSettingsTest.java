@@ -118,7 +118,7 @@ class ProgramSettingsTest {
     SmPartition partition = settings.smPartition(132);
 
     assertThat(settings.communicationSMs()).isEqualTo(32);
-    assertThat(partition).isEqualTo(new SmPartition(132, 100, 32));
+    assertThat(partition).isEqualTo(new SmPartition(132, 100, 32, false));
     assertThat(partition.description())
         .isEqualTo("matmuls on 100 of 132 SMs, communication limited to 32 CTAs");
   }

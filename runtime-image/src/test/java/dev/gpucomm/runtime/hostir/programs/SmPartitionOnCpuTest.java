@@ -59,7 +59,7 @@ class SmPartitionOnCpuTest {
           .as("one limited communicator per worker stream")
           .containsExactly(32, 32);
       assertThat(run.result().validated()).isTrue();
-      assertThat(run.result().smPartition()).isEqualTo(new SmPartition(132, 100, 32));
+      assertThat(run.result().smPartition()).isEqualTo(new SmPartition(132, 100, 32, false));
     }
     ProgramReport report = ProgramReports.of(runs.getFirst().result(), "rpl", WORLD, "host", "t");
     assertThat(report.smPartition())
@@ -67,9 +67,9 @@ class SmPartitionOnCpuTest {
   }
 
   @Test
-  void keepingSmsForCommunication_runsThePipelinedMatmulsOneAfterAnotherInProgramOrder() {
+  void serializedMatmuls_runOneAfterAnotherInProgramOrder() {
     // Two worker streams: without the matmul lane, chunk 1's matmul could run beside chunk 0's.
-    List<RankRun> runs = run(spec().withCommunicationSMs(32));
+    List<RankRun> runs = run(spec().withCommunicationSMs(32).withSerializeMatmuls(true));
 
     for (RankRun run : runs) {
       List<long[]> matmuls = run.limitedRuns();
@@ -79,7 +79,13 @@ class SmPartitionOnCpuTest {
             .as("matmul %d starts after matmul %d ended", i, i - 1)
             .isGreaterThanOrEqualTo(matmuls.get(i - 1)[1]);
       }
+      assertThat(run.result().smPartition()).isEqualTo(new SmPartition(132, 100, 32, true));
     }
+    ProgramReport report = ProgramReports.of(runs.getFirst().result(), "rpl", WORLD, "host", "t");
+    assertThat(report.smPartition())
+        .isEqualTo(
+            "pipelined run: matmuls on 100 of 132 SMs one after another, communication limited to"
+                + " 32 CTAs");
   }
 
   @Test
