@@ -68,7 +68,11 @@ public final class SweepPlanner {
         at + ".algorithms");
   }
 
-  /** A tune sweep measures all-reduce candidates, eagerly (graphs off: the table ranks kernels). */
+  /**
+   * A tune sweep measures all-reduce candidates eagerly and, where the device can capture them,
+   * from CUDA graphs; the table ranks by graph time where there is one (it times the kernels
+   * themselves, without the host's launch cost, which eager medians of close candidates mix in).
+   */
   public SweepPlan plan(TuneSpec tune, long seed) {
     String at = "spec.workload.tune";
     List<SweepPoint> points =
@@ -88,7 +92,7 @@ public final class SweepPlanner {
         false,
         tune.getWarmupIterations(),
         tune.getIterations(),
-        false,
+        true,
         seed,
         at + ".algorithms");
   }
