@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.device.cuda;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
@@ -34,8 +35,7 @@ public final class LaunchConfig {
       MemoryLayout.structLayout(
               JAVA_INT.withName("id"),
               MemoryLayout.paddingLayout(4),
-              MemoryLayout.sequenceLayout(64, java.lang.foreign.ValueLayout.JAVA_BYTE)
-                  .withName("value"))
+              MemoryLayout.sequenceLayout(64, JAVA_BYTE).withName("value"))
           .withByteAlignment(8);
 
   /** {@code CUlaunchConfig} (cuda.h, CUDA 12 and 13). */
@@ -96,16 +96,6 @@ public final class LaunchConfig {
    */
   public static LaunchConfig of(Arena arena, boolean programmatic, OptionalInt priority) {
     return new LaunchConfig(arena, programmatic, priority);
-  }
-
-  /** A configuration whose launches may overlap the previous kernel's tail on the stream. */
-  public static LaunchConfig programmaticDependentLaunch(Arena arena) {
-    return new LaunchConfig(arena, true, OptionalInt.empty());
-  }
-
-  /** A configuration with no attributes (an ordinary stream-ordered launch). */
-  public static LaunchConfig ordinary(Arena arena) {
-    return new LaunchConfig(arena, false, OptionalInt.empty());
   }
 
   public OptionalInt priority() {

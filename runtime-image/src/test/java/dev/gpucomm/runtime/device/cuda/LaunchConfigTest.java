@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /** The CUlaunchConfig written for cuLaunchKernelEx has cuda.h's layout and this launch's values. */
@@ -30,7 +31,7 @@ class LaunchConfigTest {
   @Test
   void aProgrammaticLaunchCarriesOneSerializationAttributeAndThisLaunchsShape() {
     try (Arena arena = Arena.ofConfined()) {
-      LaunchConfig config = LaunchConfig.programmaticDependentLaunch(arena);
+      LaunchConfig config = LaunchConfig.of(arena, true, OptionalInt.empty());
       MemorySegment stream = MemorySegment.ofAddress(0x7000);
       MemorySegment struct = config.prepare(132, 512, stream);
 
@@ -59,7 +60,7 @@ class LaunchConfigTest {
   @Test
   void anOrdinaryLaunchHasNoAttributes() {
     try (Arena arena = Arena.ofConfined()) {
-      LaunchConfig config = LaunchConfig.ordinary(arena);
+      LaunchConfig config = LaunchConfig.of(arena, false, OptionalInt.empty());
       assertThat(config.programmatic()).isFalse();
       assertThat(config.prepare(1, 32, MemorySegment.NULL).get(JAVA_INT, 48)).isZero();
     }
@@ -68,7 +69,7 @@ class LaunchConfigTest {
   @Test
   void aPriorityFollowsTheSerializationAttribute() {
     try (Arena arena = Arena.ofConfined()) {
-      LaunchConfig config = LaunchConfig.of(arena, true, java.util.OptionalInt.of(-5));
+      LaunchConfig config = LaunchConfig.of(arena, true, OptionalInt.of(-5));
       MemorySegment struct = config.prepare(32, 512, MemorySegment.NULL);
 
       assertThat(struct.get(JAVA_INT, 48)).isEqualTo(2);
@@ -80,8 +81,7 @@ class LaunchConfigTest {
       assertThat(attributes.get(JAVA_INT, 72 + 8)).as("priority").isEqualTo(-5);
 
       MemorySegment priorityOnly =
-          LaunchConfig.of(arena, false, java.util.OptionalInt.of(-2))
-              .prepare(1, 32, MemorySegment.NULL);
+          LaunchConfig.of(arena, false, OptionalInt.of(-2)).prepare(1, 32, MemorySegment.NULL);
       assertThat(priorityOnly.get(JAVA_INT, 48)).isOne();
       assertThat(priorityOnly.get(ADDRESS, 40).reinterpret(72).get(JAVA_INT, 0))
           .isEqualTo(LaunchConfig.PRIORITY);
