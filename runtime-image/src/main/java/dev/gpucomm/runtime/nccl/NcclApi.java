@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.gpucomm.runtime.device.cuda.LoadedOnce;
 import dev.gpucomm.runtime.device.cuda.NativeLibraries;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -71,7 +72,7 @@ public final class NcclApi {
     FUNCTIONS = Collections.unmodifiableMap(f);
   }
 
-  private static volatile Object loaded;
+  private static final LoadedOnce<NcclApi> BINDING = new LoadedOnce<>(NcclApi::tryLoad);
 
   private final String source;
   private final MethodHandle getVersion;
@@ -118,23 +119,10 @@ public final class NcclApi {
    * @throws IllegalStateException naming every place looked at when NCCL cannot be loaded
    */
   public static NcclApi get() {
-    Object state = loaded;
-    if (state == null) {
-      synchronized (NcclApi.class) {
-        state = loaded;
-        if (state == null) {
-          state = tryLoad();
-          loaded = state;
-        }
-      }
-    }
-    if (state instanceof NcclApi api) {
-      return api;
-    }
-    throw new IllegalStateException((String) state);
+    return BINDING.get();
   }
 
-  private static Object tryLoad() {
+  private static NcclApi tryLoad() {
     List<String> failures = new ArrayList<>();
     var library =
         NativeLibraries.load(
@@ -147,15 +135,12 @@ public final class NcclApi {
                 Path.of("/usr/lib64")),
             failures);
     if (library.isEmpty()) {
-      return "NCCL (libnccl.so.2) was not found; set NCCL_LIBRARY to its path ("
-          + String.join("; ", failures)
-          + ")";
+      throw new IllegalStateException(
+          "NCCL (libnccl.so.2) was not found; set NCCL_LIBRARY to its path ("
+              + String.join("; ", failures)
+              + ")");
     }
-    try {
-      return new NcclApi(library.get().lookup(), library.get().source());
-    } catch (IllegalStateException e) {
-      return e.getMessage();
-    }
+    return new NcclApi(library.get().lookup(), library.get().source());
   }
 
   /** Where libnccl was loaded from. */

@@ -48,7 +48,7 @@ public final class CublasApi {
     FUNCTIONS = Collections.unmodifiableMap(f);
   }
 
-  private static volatile Object loaded;
+  private static final LoadedOnce<CublasApi> BINDING = new LoadedOnce<>(CublasApi::tryLoad);
 
   private final String source;
   private final MethodHandle create;
@@ -77,23 +77,10 @@ public final class CublasApi {
    * @throws IllegalStateException naming every place looked at when cuBLAS cannot be loaded
    */
   public static CublasApi get() {
-    Object state = loaded;
-    if (state == null) {
-      synchronized (CublasApi.class) {
-        state = loaded;
-        if (state == null) {
-          state = tryLoad();
-          loaded = state;
-        }
-      }
-    }
-    if (state instanceof CublasApi api) {
-      return api;
-    }
-    throw new IllegalStateException((String) state);
+    return BINDING.get();
   }
 
-  private static Object tryLoad() {
+  private static CublasApi tryLoad() {
     List<String> failures = new ArrayList<>();
     var library =
         NativeLibraries.load(
@@ -105,15 +92,12 @@ public final class CublasApi {
                 Path.of("/usr/lib/x86_64-linux-gnu")),
             failures);
     if (library.isEmpty()) {
-      return "cuBLAS (libcublas.so.13) was not found; set GPUCOMM_CUBLAS_LIBRARY to its path ("
-          + String.join("; ", failures)
-          + ")";
+      throw new IllegalStateException(
+          "cuBLAS (libcublas.so.13) was not found; set GPUCOMM_CUBLAS_LIBRARY to its path ("
+              + String.join("; ", failures)
+              + ")");
     }
-    try {
-      return new CublasApi(library.get().lookup(), library.get().source());
-    } catch (IllegalStateException e) {
-      return e.getMessage();
-    }
+    return new CublasApi(library.get().lookup(), library.get().source());
   }
 
   public String source() {

@@ -85,7 +85,7 @@ public final class CudaDriverApi {
   private static final int CUDA_SUCCESS = 0;
   private static final int WAIT_VALUE_EQ = 0x1;
 
-  private static volatile Object loaded;
+  private static final LoadedOnce<CudaDriverApi> BINDING = new LoadedOnce<>(CudaDriverApi::tryLoad);
 
   private final String source;
   private final MethodHandle cuInit;
@@ -153,23 +153,10 @@ public final class CudaDriverApi {
    * @throws IllegalStateException naming why when libcuda.so.1 cannot be loaded or lacks a symbol
    */
   public static CudaDriverApi get() {
-    Object state = loaded;
-    if (state == null) {
-      synchronized (CudaDriverApi.class) {
-        state = loaded;
-        if (state == null) {
-          state = tryLoad();
-          loaded = state;
-        }
-      }
-    }
-    if (state instanceof CudaDriverApi api) {
-      return api;
-    }
-    throw new IllegalStateException((String) state);
+    return BINDING.get();
   }
 
-  private static Object tryLoad() {
+  private static CudaDriverApi tryLoad() {
     List<String> failures = new ArrayList<>();
     var library =
         NativeLibraries.load(
@@ -181,13 +168,10 @@ public final class CudaDriverApi {
                 Path.of("/usr/lib64")),
             failures);
     if (library.isEmpty()) {
-      return "the NVIDIA driver library libcuda.so.1 was not found (no NVIDIA driver on this host)";
+      throw new IllegalStateException(
+          "the NVIDIA driver library libcuda.so.1 was not found (no NVIDIA driver on this host)");
     }
-    try {
-      return new CudaDriverApi(library.get().lookup(), library.get().source());
-    } catch (IllegalStateException e) {
-      return e.getMessage();
-    }
+    return new CudaDriverApi(library.get().lookup(), library.get().source());
   }
 
   /** Where the driver library was loaded from. */
