@@ -514,7 +514,14 @@ __device__ void twoshot(const char* input, char* output, long long bytes, const 
 // until a peer's data lands; a data word equal to the sentinel is sent as 0 (+0.0 halves, or the
 // fp32 denormal -4.6e-41 flushed to +0.0), identically on every rank. Slot e % 3 receives call e
 // while the slot of call e - 1 is refilled with the sentinel: a peer can be at most one call ahead,
-// so it never writes the slot being refilled.
+// so it never writes the slot being refilled, and every write into the slot of call e - 1 landed
+// before this rank finished that call, so any thread may refill any part of it.
+//
+// Small calls have fewer vectors than the grid has threads. So that every multiprocessor shares
+// the NVLink stores, the sends and refills run over (destination, vector) pairs rather than over
+// vectors; and a thread that waits for several slots has all their loads in flight at once,
+// reissuing only those still holding the sentinel, so a wait costs one memory round trip rather
+// than one per rank.
 
 __device__ __forceinline__ uint4 lamport_sanitize(uint4 x) {
   x.x = x.x == GPUCOMM_LAMPORT_SENTINEL ? 0u : x.x;
@@ -529,25 +536,50 @@ __device__ __forceinline__ uint4 lamport_sentinel() {
                     GPUCOMM_LAMPORT_SENTINEL);
 }
 
-__device__ __forceinline__ bool lamport_pending(uint4 x);
-
-__device__ __forceinline__ uint4 lamport_poll(const uint4* src) {
-  uint4 x;
-  do {
-    x = ld_volatile_v4(src);
-  } while (lamport_pending(x));
-  return x;
-}
-
 __device__ __forceinline__ bool lamport_pending(uint4 x) {
   return x.x == GPUCOMM_LAMPORT_SENTINEL || x.y == GPUCOMM_LAMPORT_SENTINEL ||
          x.z == GPUCOMM_LAMPORT_SENTINEL || x.w == GPUCOMM_LAMPORT_SENTINEL;
+}
+
+// Waits until src[k] holds data for every k set in `active`: every load is issued before any is
+// checked, and only those still holding the sentinel are issued again.
+template <int N>
+__device__ __forceinline__ void lamport_poll_all(const uint4* const (&src)[N], uint4 (&vals)[N],
+                                                 unsigned active) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    if ((active >> k) & 1u) vals[k] = ld_volatile_v4(src[k]);
+  }
+  for (;;) {
+    bool pending = false;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      if (((active >> k) & 1u) && lamport_pending(vals[k])) {
+        vals[k] = ld_volatile_v4(src[k]);
+        pending = pending || lamport_pending(vals[k]);
+      }
+    }
+    if (!pending) break;
+  }
 }
 
 __device__ __forceinline__ uint4* lamport_area(char* base, const PeerLayout& layout, int world,
                                                int slot, int sender) {
   return reinterpret_cast<uint4*>(base + layout.lamportOffset +
                                   (slot * world + sender) * layout.lamportRankStride);
+}
+
+// Writes the sentinel over vectors [0, length) of `areas` consecutive receive areas starting at
+// `first`, `rankStride` bytes apart, spread over the whole grid. Peer buffers hold at most 256 MiB
+// (MAX_PEER_BUFFER_BYTES on the host), so indices over all ranks' areas (at most 8 x 16 Mi
+// vectors) fit in 32 bits, and so do the other Lamport indices divided below.
+__device__ __forceinline__ void lamport_refill(char* first, long long rankStride, int areas,
+                                               long long length) {
+  const uint32_t total = static_cast<uint32_t>(length * areas);
+  for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < total; j += gridDim.x * blockDim.x) {
+    const uint32_t area = j / static_cast<uint32_t>(length);
+    reinterpret_cast<uint4*>(first + area * rankStride)[j - area * length] = lamport_sentinel();
+  }
 }
 
 template <typename T>
@@ -564,40 +596,51 @@ __device__ void lamport(const char* input, char* output, long long bytes, const 
   const long long previousVectors = control->lamportVectors[blockIdx.x][previousSlot];
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-
-  for (long long v = first; v < vectors; v += stride) {
-    const uint4 x = lamport_sanitize(load_input(input, v, fullVectors, tailBytes));
-#pragma unroll
-    for (int s = 0; s < WORLD_BOUND; ++s) {
-      if (s < world) {
-        st_volatile_v4(lamport_area(peers.base[peer_at(rank, s, world)], layout, world, slot, rank) + v, x);
-      }
-    }
-  }
-
-  // Refill what this block received in the previous call (the same vectors it owns now) while
-  // this call's data is on its way.
   char* self = peers.base[rank];
-  for (long long v = first; v < previousVectors; v += stride) {
+
+  const long long sends = vectors * world;
+  if (sends <= 2 * stride) {
+    // At most two (destination, vector) pairs per thread: both loads before either store.
+    for (long long j = first; j < sends; j += 2 * stride) {
+      const long long j2 = j + stride;
+      const int s1 = static_cast<int>(static_cast<uint32_t>(j) / static_cast<uint32_t>(vectors));
+      const long long v1 = j - s1 * vectors;
+      const uint4 x1 = lamport_sanitize(load_input(input, v1, fullVectors, tailBytes));
+      int s2 = 0;
+      long long v2 = 0;
+      uint4 x2 = make_uint4(0, 0, 0, 0);
+      if (j2 < sends) {
+        s2 = static_cast<int>(static_cast<uint32_t>(j2) / static_cast<uint32_t>(vectors));
+        v2 = j2 - s2 * vectors;
+        x2 = lamport_sanitize(load_input(input, v2, fullVectors, tailBytes));
+      }
+      st_volatile_v4(lamport_area(peers.base[peer_at(rank, s1, world)], layout, world, slot, rank) + v1, x1);
+      if (j2 < sends) {
+        st_volatile_v4(lamport_area(peers.base[peer_at(rank, s2, world)], layout, world, slot, rank) + v2, x2);
+      }
+    }
+  } else {
+    for (long long v = first; v < vectors; v += stride) {
+      const uint4 x = lamport_sanitize(load_input(input, v, fullVectors, tailBytes));
 #pragma unroll
-    for (int q = 0; q < WORLD_BOUND; ++q) {
-      if (q < world) lamport_area(self, layout, world, previousSlot, q)[v] = lamport_sentinel();
+      for (int s = 0; s < WORLD_BOUND; ++s) {
+        if (s < world) {
+          st_volatile_v4(lamport_area(peers.base[peer_at(rank, s, world)], layout, world, slot, rank) + v, x);
+        }
+      }
     }
   }
 
+  // Refill what this rank received in the previous call while this call's data is on its way.
+  lamport_refill(reinterpret_cast<char*>(lamport_area(self, layout, world, previousSlot, 0)),
+                 layout.lamportRankStride, world, previousVectors);
+
   for (long long v = first; v < vectors; v += stride) {
-    uint4 vals[WORLD_BOUND];
+    const uint4* src[WORLD_BOUND];
 #pragma unroll
-    for (int q = 0; q < WORLD_BOUND; ++q) {
-      if (q < world) {
-        const uint4* src = lamport_area(self, layout, world, slot, q) + v;
-        uint4 x;
-        do {
-          x = ld_volatile_v4(src);
-        } while (lamport_pending(x));
-        vals[q] = x;
-      }
-    }
+    for (int q = 0; q < WORLD_BOUND; ++q) src[q] = lamport_area(self, layout, world, slot, q) + v;
+    uint4 vals[WORLD_BOUND];
+    lamport_poll_all<WORLD_BOUND>(src, vals, (1u << world) - 1u);
     store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals, world));
   }
 
@@ -610,13 +653,22 @@ __device__ void lamport(const char* input, char* output, long long bytes, const 
 // ---------------------------------------------------------------------------------------------
 // Lamport two-shot. Slice r of every rank's input lands in rank r's scatter slots; rank r polls
 // them, reduces its slice and pushes the (sanitized) result into every rank's gather slots, where
-// the ranks poll it. Same slot rotation and refill rule as the Lamport one-shot; the thread that
-// owns index i of a slice does every step for it on every rank.
+// the ranks poll it. Same slot rotation and refill rule as the Lamport one-shot. The scatter runs
+// over the input's vectors and the gather over (source, vector) pairs, each spread over the whole
+// grid; the reduction of a slice vector stays with one thread, which waits on all ranks' copies of
+// it at once.
 
 __device__ __forceinline__ uint4* lamport2_area(char* base, const PeerLayout& layout, int world,
                                                 int area, int slot, int sender) {
   return reinterpret_cast<uint4*>(base + layout.lamport2Offset +
                                   ((area * 3 + slot) * world + sender) * layout.lamport2RankStride);
+}
+
+// The rank whose slice holds vector v, and v's index within that slice.
+__device__ __forceinline__ int slice_owner(long long v, long long part, int world) {
+  if (part == 0) return world - 1;  // fewer vectors than ranks: the last rank owns them all
+  const uint32_t owner = static_cast<uint32_t>(v) / static_cast<uint32_t>(part);
+  return owner < static_cast<uint32_t>(world - 1) ? static_cast<int>(owner) : world - 1;
 }
 
 template <typename T>
@@ -637,40 +689,40 @@ __device__ void lamport2(const char* input, char* output, long long bytes, const
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   char* self = peers.base[rank];
 
-  // Scatter slice r to rank r (this rank's own slice into its own slots too).
-#pragma unroll
-  for (int s = 0; s < WORLD_BOUND; ++s) {
-    if (s < world) {
-      const int target = peer_at(rank, s, world);
-      const long long start = target * part;
-      const long long length = target == world - 1 ? vectors - start : part;
-      uint4* dst = lamport2_area(peers.base[target], layout, world, 0, slot, rank);
-      for (long long i = first; i < length; i += stride) {
-        st_volatile_v4(dst + i, lamport_sanitize(load_input(input, start + i, fullVectors, tailBytes)));
-      }
+  // Scatter: vector v goes to its slice owner's scatter slots (this rank's own slice to its own),
+  // two vectors per thread and round, both loaded before either is stored. Each rank starts at its
+  // own slice, so that in every round the ranks write to different owners rather than all to one.
+  const long long shift = rank * part;
+  for (long long j = first; j < vectors; j += 2 * stride) {
+    const long long j2 = j + stride;
+    const long long v1 = j + shift < vectors ? j + shift : j + shift - vectors;
+    const long long v2 = j2 + shift < vectors ? j2 + shift : j2 + shift - vectors;
+    const uint4 x1 = lamport_sanitize(load_input(input, v1, fullVectors, tailBytes));
+    uint4 x2 = make_uint4(0, 0, 0, 0);
+    if (j2 < vectors) x2 = lamport_sanitize(load_input(input, v2, fullVectors, tailBytes));
+    const int t1 = slice_owner(v1, part, world);
+    st_volatile_v4(lamport2_area(peers.base[t1], layout, world, 0, slot, rank) + (v1 - t1 * part), x1);
+    if (j2 < vectors) {
+      const int t2 = slice_owner(v2, part, world);
+      st_volatile_v4(lamport2_area(peers.base[t2], layout, world, 0, slot, rank) + (v2 - t2 * part), x2);
     }
   }
 
-  // Refill the previous call's slots while this call's slices travel.
-  for (long long i = first; i < previousLongest; i += stride) {
-#pragma unroll
-    for (int q = 0; q < WORLD_BOUND; ++q) {
-      if (q < world) {
-        lamport2_area(self, layout, world, 0, previousSlot, q)[i] = lamport_sentinel();
-        lamport2_area(self, layout, world, 1, previousSlot, q)[i] = lamport_sentinel();
-      }
-    }
-  }
+  // Refill the previous call's scatter and gather slots while this call's slices travel.
+  lamport_refill(reinterpret_cast<char*>(lamport2_area(self, layout, world, 0, previousSlot, 0)),
+                 layout.lamport2RankStride, world, previousLongest);
+  lamport_refill(reinterpret_cast<char*>(lamport2_area(self, layout, world, 1, previousSlot, 0)),
+                 layout.lamport2RankStride, world, previousLongest);
 
   // Reduce this rank's slice and push the result to every other rank.
   const long long myStart = rank * part;
   const long long myLength = rank == world - 1 ? vectors - myStart : part;
   for (long long i = first; i < myLength; i += stride) {
-    uint4 vals[WORLD_BOUND];
+    const uint4* src[WORLD_BOUND];
 #pragma unroll
-    for (int q = 0; q < WORLD_BOUND; ++q) {
-      if (q < world) vals[q] = lamport_poll(lamport2_area(self, layout, world, 0, slot, q) + i);
-    }
+    for (int q = 0; q < WORLD_BOUND; ++q) src[q] = lamport2_area(self, layout, world, 0, slot, q) + i;
+    uint4 vals[WORLD_BOUND];
+    lamport_poll_all<WORLD_BOUND>(src, vals, (1u << world) - 1u);
     const uint4 sum = lamport_sanitize(reduce_in_rank_order<T>(vals, world));
 #pragma unroll
     for (int s = 1; s < WORLD_BOUND; ++s) {
@@ -682,17 +734,33 @@ __device__ void lamport2(const char* input, char* output, long long bytes, const
     store_output(output, myStart + i, fullVectors, tailBytes, sum);
   }
 
-  // Gather the other ranks' reduced slices.
+  // Gather the other ranks' reduced slices: (source step, index) pairs over the whole grid, two
+  // per thread and round, polled together.
+  const long long gathers = (world - 1) * longest;
+  for (long long j = first; j < gathers; j += 2 * stride) {
+    const uint4* src[2] = {nullptr, nullptr};
+    long long out[2] = {0, 0};
+    unsigned active = 0;
 #pragma unroll
-  for (int s = 1; s < WORLD_BOUND; ++s) {
-    if (s < world) {
-      const int source = peer_at(rank, s, world);
-      const long long start = source * part;
-      const long long length = source == world - 1 ? vectors - start : part;
-      const uint4* src = lamport2_area(self, layout, world, 1, slot, source);
-      for (long long i = first; i < length; i += stride) {
-        store_output(output, start + i, fullVectors, tailBytes, lamport_poll(src + i));
+    for (int k = 0; k < 2; ++k) {
+      const long long jk = j + k * stride;
+      if (jk < gathers) {
+        const int step = 1 + static_cast<int>(static_cast<uint32_t>(jk) / static_cast<uint32_t>(longest));
+        const long long i = jk - (step - 1) * longest;
+        const int source = peer_at(rank, step, world);
+        const long long length = source == world - 1 ? vectors - source * part : part;
+        if (i < length) {
+          src[k] = lamport2_area(self, layout, world, 1, slot, source) + i;
+          out[k] = source * part + i;
+          active |= 1u << k;
+        }
       }
+    }
+    uint4 vals[2];
+    lamport_poll_all<2>(src, vals, active);
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      if ((active >> k) & 1u) store_output(output, out[k], fullVectors, tailBytes, vals[k]);
     }
   }
 
