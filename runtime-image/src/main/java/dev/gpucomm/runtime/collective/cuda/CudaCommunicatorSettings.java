@@ -13,9 +13,10 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_PEER_MEMORY=off} disables the IPC algorithms (NCCL only);
  *   <li>{@code GPUCOMM_PEER_BUFFER_BYTES}: largest all-reduce the IPC algorithms take (64 MiB);
  *   <li>{@code GPUCOMM_LAMPORT_MAX_BYTES}: one-shot calls up to this size use the flag-free Lamport
- *       kernel (0 turns it off; default 4 MiB below four ranks, 2 MiB from four);
+ *       kernel (0 turns it off; default 4 MiB below four ranks, 2 MiB from four; the Lamport
+ *       defaults never exceed the peer buffer size);
  *   <li>{@code GPUCOMM_LAMPORT2_MAX_BYTES}: two-shot calls up to this size use the flag-free
- *       Lamport two-shot kernel (0 turns it off; default 4 MiB);
+ *       Lamport two-shot kernel (0 turns it off; default 16 MiB);
  *   <li>{@code GPUCOMM_ONESHOT_BLOCKS}, {@code GPUCOMM_TWOSHOT_BLOCKS}, {@code
  *       GPUCOMM_LAMPORT_BLOCKS}: the thread blocks each kernel runs (a fixed grid per algorithm, at
  *       most 160 and at most the GPU's multiprocessors);
@@ -58,8 +59,12 @@ public record CudaCommunicatorSettings(
   /** From four ranks the Lamport one-shot wins only up to 2 MiB (measured on 4 H200s). */
   static final long LAMPORT_MAX_BYTES_FROM_FOUR_RANKS = 2L << 20;
 
-  /** Lamport two-shot buffer and limit: it beat the flag two-shot up to 4 MiB at 2 and 4 ranks. */
-  public static final long DEFAULT_LAMPORT2_MAX_BYTES = 4L << 20;
+  /**
+   * Lamport two-shot buffer and limit: with its work spread over the whole grid it beats the flag
+   * two-shot up to 16 MiB at 2 and 4 ranks, not at 32 (measured on 4 H200s). Its buffer is six
+   * times this size.
+   */
+  public static final long DEFAULT_LAMPORT2_MAX_BYTES = 16L << 20;
 
   /** {@link #maxBlocks()} when nothing limits the communicator's kernels as a whole. */
   public static final int NO_BLOCK_LIMIT = 0;
@@ -186,12 +191,13 @@ public record CudaCommunicatorSettings(
   /** Settings from these environment variables; unset ones keep their defaults. */
   public static CudaCommunicatorSettings from(Map<String, String> env) {
     CudaCommunicatorSettings d = defaults();
+    long peerBufferBytes = number(env, "GPUCOMM_PEER_BUFFER_BYTES", d.maxBytes());
     return new CudaCommunicatorSettings(
         onOff(env, "GPUCOMM_NCCL"),
         onOff(env, "GPUCOMM_PEER_MEMORY"),
-        number(env, "GPUCOMM_PEER_BUFFER_BYTES", d.maxBytes()),
-        number(env, "GPUCOMM_LAMPORT_MAX_BYTES", d.lamportMaxBytes()),
-        number(env, "GPUCOMM_LAMPORT2_MAX_BYTES", d.lamport2MaxBytes()),
+        peerBufferBytes,
+        number(env, "GPUCOMM_LAMPORT_MAX_BYTES", Math.min(d.lamportMaxBytes(), peerBufferBytes)),
+        number(env, "GPUCOMM_LAMPORT2_MAX_BYTES", Math.min(d.lamport2MaxBytes(), peerBufferBytes)),
         (int) number(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
         (int) number(env, "GPUCOMM_TWOSHOT_BLOCKS", d.twoShotBlocks()),
         (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),

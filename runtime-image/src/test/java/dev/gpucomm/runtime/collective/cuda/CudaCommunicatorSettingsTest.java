@@ -46,7 +46,8 @@ class CudaCommunicatorSettingsTest {
 
     assertThat(pair.lamportMaxBytes()).isEqualTo(4L << 20);
     assertThat(four.lamportMaxBytes()).isEqualTo(2L << 20);
-    assertThat(pair.lamport2MaxBytes()).isEqualTo(4L << 20);
+    assertThat(pair.lamport2MaxBytes()).isEqualTo(16L << 20);
+    assertThat(four.lamport2MaxBytes()).isEqualTo(16L << 20);
     assertThat(pair.twoShotChunks()).isEqualTo(8);
     assertThat(four.twoShotChunks()).isEqualTo(2);
     assertThat(four.oneShotChunks()).isEqualTo(16);
@@ -55,6 +56,22 @@ class CudaCommunicatorSettingsTest {
                 .kernelShape(4)
                 .lamportMaxBytes())
         .isEqualTo(1L << 20);
+  }
+
+  @Test
+  void aSmallPeerBufferCapsTheLamportDefaultsButNotWhatTheUserAskedFor() {
+    CudaCommunicatorSettings small =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_PEER_BUFFER_BYTES", "2097152"));
+
+    assertThat(small.lamportMaxBytes()).isEqualTo(2L << 20);
+    assertThat(small.lamport2MaxBytes()).isEqualTo(2L << 20);
+    assertThatThrownBy(
+            () ->
+                CudaCommunicatorSettings.from(
+                    Map.of(
+                        "GPUCOMM_PEER_BUFFER_BYTES", "2097152",
+                        "GPUCOMM_LAMPORT2_MAX_BYTES", "4194304")))
+        .hasMessageStartingWith("GPUCOMM_LAMPORT2_MAX_BYTES must be a multiple of 16 between 0");
   }
 
   @Test
