@@ -11,6 +11,9 @@ final class ExecutionState {
   final StreamSlot[] streamVariables;
   StreamSlot current;
 
+  /** Where traced statements record their events; null for an ordinary run. */
+  Timeline timeline;
+
   ExecutionState(int rank, int loopSlots, int tensorSlots, int streamSlots) {
     this.rank = rank;
     this.loopIndices = new long[loopSlots];

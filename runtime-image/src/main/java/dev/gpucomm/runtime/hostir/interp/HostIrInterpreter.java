@@ -221,6 +221,25 @@ public final class HostIrInterpreter implements AutoCloseable {
   }
 
   /**
+   * Runs the program once more with device events around every matmul, copy and communication,
+   * waits for it, and returns when and on which stream each ran: the timeline of one run. The
+   * events cost a little device time, so traced runs are kept apart from timed ones.
+   */
+  public List<TimelineSpan> runTraced(Stream stream) {
+    checkOpen();
+    try (Timeline timeline = new Timeline(resources.device(), stream)) {
+      state.timeline = timeline;
+      try {
+        run(stream);
+      } finally {
+        state.timeline = null;
+      }
+      synchronize(stream);
+      return timeline.spans();
+    }
+  }
+
+  /**
    * Blocks until the work of the runs enqueued so far is done, and reports a failure of any stream
    * the program used: {@code main} first (everything joins it), then every worker stream, whose
    * failures a wait on main alone would not surface on every backend.

@@ -4,7 +4,11 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.hostir.ir.AllReduce;
+import dev.gpucomm.runtime.hostir.ir.Allgather;
 import dev.gpucomm.runtime.hostir.ir.Allocate;
+import dev.gpucomm.runtime.hostir.ir.Broadcast;
+import dev.gpucomm.runtime.hostir.ir.CollectivePermute;
 import dev.gpucomm.runtime.hostir.ir.Communication;
 import dev.gpucomm.runtime.hostir.ir.Condition;
 import dev.gpucomm.runtime.hostir.ir.Copy;
@@ -13,6 +17,7 @@ import dev.gpucomm.runtime.hostir.ir.ForLoop;
 import dev.gpucomm.runtime.hostir.ir.GetCurrentStream;
 import dev.gpucomm.runtime.hostir.ir.IfThenElse;
 import dev.gpucomm.runtime.hostir.ir.Matmul;
+import dev.gpucomm.runtime.hostir.ir.P2PCommunication;
 import dev.gpucomm.runtime.hostir.ir.SetCurrentStream;
 import dev.gpucomm.runtime.hostir.ir.ShardByStream;
 import dev.gpucomm.runtime.hostir.ir.ShareMemHandles;
@@ -92,9 +97,11 @@ final class ProgramCompiler {
       }
       case Synchronize synchronize -> synchronize(synchronize, scope);
       case ShardByStream shard -> shard(shard, scope);
-      case Copy copy -> copy(copy);
-      case Matmul matmul -> matmul(matmul);
-      case Communication communication -> communications.communication(communication, scope);
+      case Copy copy -> traced("copy " + copy.out().name(), scope, copy(copy));
+      case Matmul matmul -> traced("matmul " + matmul.out().name(), scope, matmul(matmul));
+      case Communication communication ->
+          traced(
+              describe(communication), scope, communications.communication(communication, scope));
       case ShareMemHandles share -> communications.pointToPoint().share(share, scope);
       case Wait wait -> communications.waitFor(wait, waitOnItsStream);
       case StartCoalescing ignored -> communications.pointToPoint().startCoalescing();
@@ -185,6 +192,50 @@ final class ProgramCompiler {
       if (onWorker && lane != null) {
         lane.leave(stream);
       }
+    };
+  }
+
+  /**
+   * {@code step}, between two events of the run's {@link Timeline} when the run is traced: on the
+   * stream it posts to, labelled with {@code what} and the values of the loop indices around it.
+   */
+  private static Step traced(String what, CompileScope scope, Step step) {
+    List<Map.Entry<String, Integer>> indices =
+        scope.slots.entrySet().stream().sorted(Map.Entry.comparingByValue()).toList();
+    return s -> {
+      Timeline timeline = s.timeline;
+      if (timeline == null) {
+        step.execute(s);
+        return;
+      }
+      StreamSlot slot = s.current;
+      int span = timeline.begin(label(what, indices, s), slot);
+      step.execute(s);
+      timeline.end(span, slot);
+    };
+  }
+
+  private static String label(
+      String what, List<Map.Entry<String, Integer>> indices, ExecutionState state) {
+    if (indices.isEmpty()) {
+      return what;
+    }
+    StringBuilder label = new StringBuilder(what).append('[');
+    for (int index = 0; index < indices.size(); index++) {
+      Map.Entry<String, Integer> loop = indices.get(index);
+      label.append(index == 0 ? "" : ", ").append(loop.getKey()).append('=');
+      label.append(state.loopIndices[loop.getValue()]);
+    }
+    return label.append(']').toString();
+  }
+
+  private static String describe(Communication communication) {
+    return switch (communication) {
+      case AllReduce allReduce -> "allreduce " + allReduce.output().name();
+      case Allgather allgather -> "allgather " + allgather.output().name();
+      case Broadcast broadcast -> "broadcast " + broadcast.output().name();
+      case CollectivePermute permute -> "permute " + permute.output().name();
+      case P2PCommunication p2p -> p2p.direction().printed() + " " + p2p.buffer().name();
     };
   }
 

@@ -48,9 +48,9 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
 
   /**
    * Runs the job's program on this rank. Rank 0 returns the report (report.json and report.md of
-   * kind program, program.json with every figure, and host-ir.txt when the IR is dumped); the
-   * others return nothing. With {@code dumpIr}, rank 0 also prints the program before and after
-   * each pass.
+   * kind program, program.json with every figure, timeline.json with the timeline of one traced
+   * pipelined run of every rank, and host-ir.txt when the IR is dumped); the others return nothing.
+   * With {@code dumpIr}, rank 0 also prints the program before and after each pass.
    *
    * @throws ProgramSpecException when the spec cannot run (a one-line message naming the field)
    * @throws IllegalStateException when a rank's result is wrong, naming the rank and the element
@@ -98,6 +98,10 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
             result, context.job().name(), topology.localWorldSize(), hostName(), startedAt);
     Map<String, String> files = new LinkedHashMap<>(ReportFiles.render(jobReport));
     files.put(DETAILS, toJson(result));
+    String timeline = ProgramTimelines.chromeTrace(result.ranks());
+    if (timeline != null) {
+      files.put(ProgramTimelines.FILE, timeline);
+    }
     if (dump != null) {
       files.put(HOST_IR, dump);
     }

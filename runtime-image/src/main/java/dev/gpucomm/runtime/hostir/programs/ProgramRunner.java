@@ -13,6 +13,7 @@ import dev.gpucomm.runtime.hostir.interp.MemoryOperationsLookup;
 import dev.gpucomm.runtime.hostir.interp.PrefixedKeyValueStore;
 import dev.gpucomm.runtime.hostir.interp.SmPartition;
 import dev.gpucomm.runtime.hostir.interp.StreamCommunicators;
+import dev.gpucomm.runtime.hostir.interp.TimelineSpan;
 import dev.gpucomm.runtime.hostir.ir.Program;
 import dev.gpucomm.runtime.hostir.passes.PassOptions;
 import dev.gpucomm.runtime.hostir.passes.Passes;
@@ -101,6 +102,7 @@ final class ProgramRunner {
 
     Validation validation;
     FormTimes times;
+    List<TimelineSpan> timeline;
     try (HostData data = new HostData(program, reference.inputs(), rank);
         Stream main = device.createStream();
         ProgramTimer timer = new ProgramTimer(device, main);
@@ -113,7 +115,7 @@ final class ProgramRunner {
       MemorySegment[] referenceOutput = new MemorySegment[1];
       double unpipelined = forms.time("unpipelined", reference, referenceOutput);
       MemorySegment[] pipelinedOutput = new MemorySegment[1];
-      double pipelinedMillis = forms.time("pipelined", pipelined, pipelinedOutput);
+      double pipelinedMillis = forms.time("pipelined", pipelined, pipelinedOutput, true);
       workerStreams = forms.lastWorkerStreams;
       double computeOnly = forms.time("compute-only", ProgramVariants.computeOnly(pipelined), null);
       double communicationOnly =
@@ -125,8 +127,9 @@ final class ProgramRunner {
       validation =
           new OutputValidator(program).validate(rank, referenceOutput[0], pipelinedOutput[0]);
       times = new FormTimes(unpipelined, pipelinedMillis, computeOnly, communicationOnly);
+      timeline = forms.lastTimeline;
     }
-    return report(gather(namespace, new RankResult(rank, times, validation)));
+    return report(gather(namespace, new RankResult(rank, times, validation, timeline)));
   }
 
   /** Runs and times the forms of the program, one interpreter at a time. */
@@ -137,6 +140,7 @@ final class ProgramRunner {
     private final StreamCommunicators communicators;
     private final String namespace;
     int lastWorkerStreams;
+    List<TimelineSpan> lastTimeline = List.of();
 
     Form(
         HostData data,
@@ -156,6 +160,15 @@ final class ProgramRunner {
      * times it; returns the median in milliseconds.
      */
     double time(String name, Program form, MemorySegment[] output) {
+      return time(name, form, output, false);
+    }
+
+    /**
+     * As {@link #time(String, Program, MemorySegment[])}; with {@code traced}, also runs the form
+     * once more with events around its statements, after the timed runs, into {@link
+     * #lastTimeline}.
+     */
+    double time(String name, Program form, MemorySegment[] output, boolean traced) {
       try (HostIrInterpreter interpreter =
           HostIrInterpreter.create(
               form,
@@ -179,6 +192,9 @@ final class ProgramRunner {
         double millis =
             timer.medianMillis(interpreter, settings.warmupIterations(), settings.iterations());
         interpreter.synchronize(main);
+        if (traced) {
+          lastTimeline = interpreter.runTraced(main);
+        }
         transports.addAll(interpreter.transports());
         lastWorkerStreams = interpreter.workerStreams();
         return millis;

@@ -74,6 +74,9 @@ final class ProgramSummary {
       text.append("\nNotes:\n");
       report.notes().forEach(line -> text.append("- ").append(line).append('\n'));
     }
+    if (!report.ranks().isEmpty()) {
+      text.append(ProgramTimelines.markdown(report.ranks().getFirst()));
+    }
     return text.toString();
   }
 

@@ -83,7 +83,8 @@ class HostIrProgramWorkloadTest {
     assertThat(results.get(1).isEmpty()).isTrue();
     WorkloadResult result = results.get(0);
     assertThat(result.files())
-        .containsOnlyKeys("report.json", "report.md", "program.json", "host-ir.txt");
+        .containsOnlyKeys(
+            "report.json", "report.md", "program.json", "timeline.json", "host-ir.txt");
     assertThat(result.files().get("host-ir.txt"))
         .contains("// after assignStreams\n%HostIrContainer {");
     assertThat(result.summaryMarkdown())

@@ -12,11 +12,13 @@ import dev.gpucomm.runtime.device.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.hostir.ProgramWorld;
 import dev.gpucomm.runtime.hostir.TestPrograms;
+import dev.gpucomm.runtime.hostir.interp.TimelineSpan;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -111,6 +113,50 @@ class ProgramsOnCpuTest {
   static Stream<Arguments> programsAndTypes() {
     return Stream.of(ProgramName.values())
         .flatMap(name -> Stream.of(DType.FP16, DType.FP32).map(dtype -> Arguments.of(name, dtype)));
+  }
+
+  @Test
+  void theTracedPipelinedRunShowsEachChunksMatmulThenItsAllReduceOnTheChunksStream() {
+    int worldSize = 2;
+    ProgramSpec spec =
+        TestPrograms.spec(ProgramName.ROW_PARALLEL_LINEAR, 16, 8, 4L * worldSize, 4)
+            .withPasses(List.of(PassName.ASSIGN_STREAMS))
+            .withStreams(2)
+            .withWarmupIterations(1)
+            .withIterations(2);
+    ProgramSettings settings = ProgramSettings.resolve(spec, DeviceKind.CPU, worldSize);
+
+    List<ProgramResult> reports = ProgramWorld.run(backend(), worldSize, settings);
+
+    for (RankResult rank : reports.getFirst().ranks()) {
+      List<TimelineSpan> timeline = rank.timeline();
+      assertThat(timeline).extracting(TimelineSpan::stream).containsOnly("worker 0", "worker 1");
+      for (int chunk = 0; chunk < 4; chunk++) {
+        String iteration = "[i0=" + chunk + "]";
+        TimelineSpan matmul = only(timeline, "matmul", iteration);
+        TimelineSpan allReduce = only(timeline, "allreduce", iteration);
+        assertThat(matmul.stream()).isEqualTo("worker " + chunk % 2);
+        assertThat(allReduce.stream()).isEqualTo(matmul.stream());
+        assertThat(matmul.startMillis()).isLessThanOrEqualTo(matmul.endMillis());
+        // one stream runs its work in order: the all-reduce of a chunk follows its matmul
+        assertThat(allReduce.startMillis()).isGreaterThanOrEqualTo(matmul.endMillis());
+      }
+      assertThat(timeline).hasSize(8);
+    }
+    String trace = ProgramTimelines.chromeTrace(reports.getFirst().ranks());
+    assertThat(trace)
+        .contains("\"traceEvents\"", "\"thread_name\"", "\"rank 1\"", "\"ph\" : \"X\"");
+    assertThat(ProgramSummary.markdown(reports.getFirst()))
+        .contains("Timeline of one pipelined run on rank 0", "| worker 1 | matmul ");
+  }
+
+  private static TimelineSpan only(List<TimelineSpan> timeline, String kind, String iteration) {
+    List<TimelineSpan> found =
+        timeline.stream()
+            .filter(span -> span.what().startsWith(kind + " ") && span.what().endsWith(iteration))
+            .toList();
+    assertThat(found).as("%s %s in %s", kind, iteration, timeline).hasSize(1);
+    return found.getFirst();
   }
 
   @ParameterizedTest(name = "on {0} ranks")

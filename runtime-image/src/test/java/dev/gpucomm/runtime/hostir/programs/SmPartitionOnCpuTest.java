@@ -53,8 +53,10 @@ class SmPartitionOnCpuTest {
       assertThat(run.limitedMatmuls()).as("limits asked for").containsOnlyKeys(100);
       assertThat(unlimited).as("matmuls of the unpipelined run, on every SM").isPositive();
       assertThat(limited)
-          .as("the pipelined run and its compute alone, each run as often as the unpipelined")
-          .isEqualTo(2 * unlimited);
+          .as(
+              "the pipelined run and its compute alone, each run as often as the unpipelined,"
+                  + " and one traced pipelined run")
+          .isEqualTo(2 * unlimited + run.result().chunks());
       assertThat(run.ctas())
           .as("one limited communicator per worker stream")
           .containsExactly(32, 32);

@@ -1,0 +1,86 @@
+package dev.gpucomm.runtime.hostir.interp;
+
+import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.device.Event;
+import dev.gpucomm.runtime.device.Stream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Records, during one run, device events around every traced statement on the stream it posts to,
+ * so that the run can be read as a timeline ({@link TimelineSpan}s): which matmul ran beside which
+ * communication, and where a stream waited. Times are relative to an event recorded on the main
+ * stream before the run. The events are created on first use and closed with the timeline.
+ */
+final class Timeline implements AutoCloseable {
+  private final Device device;
+  private final Event origin;
+  private final List<Pending> pending = new ArrayList<>();
+  private final List<Event> events = new ArrayList<>();
+
+  private record Pending(String stream, String what, Event start, Event end) {}
+
+  Timeline(Device device, Stream main) {
+    this.device = device;
+    this.origin = device.createEvent();
+    events.add(origin);
+    origin.record(main);
+  }
+
+  /** Marks the start of a statement's work on {@code slot}; returns its handle for {@link #end}. */
+  int begin(String what, StreamSlot slot) {
+    Event start = newEvent();
+    Event end = newEvent();
+    start.record(slot.stream());
+    pending.add(new Pending(streamName(slot), what, start, end));
+    return pending.size() - 1;
+  }
+
+  void end(int handle, StreamSlot slot) {
+    pending.get(handle).end().record(slot.stream());
+  }
+
+  /** The spans in the order their statements were posted; the run's work must be done. */
+  List<TimelineSpan> spans() {
+    List<TimelineSpan> spans = new ArrayList<>(pending.size());
+    for (Pending entry : pending) {
+      entry.end().synchronize();
+      spans.add(
+          new TimelineSpan(
+              entry.stream(),
+              entry.what(),
+              entry.start().elapsedMillisSince(origin),
+              entry.end().elapsedMillisSince(origin)));
+    }
+    return spans;
+  }
+
+  static String streamName(StreamSlot slot) {
+    return slot.workerIndex() < 0 ? "main" : "worker " + slot.workerIndex();
+  }
+
+  private Event newEvent() {
+    Event event = device.createEvent();
+    events.add(event);
+    return event;
+  }
+
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    for (int index = events.size() - 1; index >= 0; index--) {
+      try {
+        events.get(index).close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}
