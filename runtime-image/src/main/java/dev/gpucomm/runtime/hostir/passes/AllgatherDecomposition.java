@@ -15,6 +15,7 @@ import dev.gpucomm.runtime.hostir.ir.Tensor;
 import dev.gpucomm.runtime.hostir.ir.Wait;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The common shape of the passes that decompose an all-gather whose output is stream-parallel: the
@@ -41,6 +42,25 @@ abstract class AllgatherDecomposition implements Pass {
       Tensor chunk,
       CommBackend backend,
       FreshNames names);
+
+  /**
+   * The body of iteration {@code index} after the chunk's ShardByStream: the transfer into {@code
+   * chunk}, then the moved matmuls reading it ({@code matmulsReading} gives them for an operand). A
+   * pass may let an iteration read another tensor instead.
+   */
+  List<Statement> iteration(
+      IndexExpr.LoopIndex index,
+      int teamSize,
+      Tensor input,
+      Tensor chunk,
+      CommBackend backend,
+      FreshNames names,
+      Function<Tensor, List<Statement>> matmulsReading) {
+    List<Statement> statements =
+        new ArrayList<>(transfer(index, teamSize, input, chunk, backend, names));
+    statements.addAll(matmulsReading.apply(chunk));
+    return statements;
+  }
 
   @Override
   public final Program apply(Program program) {
@@ -94,15 +114,26 @@ abstract class AllgatherDecomposition implements Pass {
     IndexExpr.LoopIndex index = names.loopIndex();
     IndexExpr chunkIndex = chunkIndex(index, teamSize);
     Tensor chunk = shardOf(gathered, names);
+    List<Tensor> outChunks = new ArrayList<>();
+    for (Matmul matmul : consumers) {
+      outChunks.add(shardOf(matmul.out(), names));
+    }
+    Function<Tensor, List<Statement>> matmulsReading =
+        operand -> {
+          List<Statement> statements = new ArrayList<>();
+          for (int consumer = 0; consumer < consumers.size(); consumer++) {
+            Matmul matmul = consumers.get(consumer);
+            Tensor outChunk = outChunks.get(consumer);
+            statements.add(new ShardByStream(outChunk, matmul.out(), chunkIndex));
+            statements.add(new Matmul(outChunk, operand, matmul.b()));
+          }
+          return statements;
+        };
     List<Statement> loopBody = new ArrayList<>();
     loopBody.add(new ShardByStream(chunk, gathered, chunkIndex));
     loopBody.addAll(
-        transfer(index, teamSize, allgather.input(), chunk, allgather.backend(), names));
-    for (Matmul matmul : consumers) {
-      Tensor outChunk = shardOf(matmul.out(), names);
-      loopBody.add(new ShardByStream(outChunk, matmul.out(), chunkIndex));
-      loopBody.add(new Matmul(outChunk, chunk, matmul.b()));
-    }
+        iteration(
+            index, teamSize, allgather.input(), chunk, allgather.backend(), names, matmulsReading));
     result.add(
         new ForLoop(index, IndexExpr.constant(0), IndexExpr.constant(teamSize), loopBody, true));
     return position;

@@ -3,7 +3,6 @@ package dev.gpucomm.runtime.hostir.passes;
 import dev.gpucomm.api.v1alpha1.CommBackend;
 import dev.gpucomm.api.v1alpha1.PassName;
 import dev.gpucomm.runtime.hostir.ir.Condition;
-import dev.gpucomm.runtime.hostir.ir.Copy;
 import dev.gpucomm.runtime.hostir.ir.FreshNames;
 import dev.gpucomm.runtime.hostir.ir.IfThenElse;
 import dev.gpucomm.runtime.hostir.ir.IndexExpr;
@@ -12,14 +11,19 @@ import dev.gpucomm.runtime.hostir.ir.ShareMemHandles;
 import dev.gpucomm.runtime.hostir.ir.Statement;
 import dev.gpucomm.runtime.hostir.ir.Tensor;
 import dev.gpucomm.runtime.hostir.ir.Wait;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Decomposes a stream-parallel all-gather (and the matmul reading it) into a ring of point-to-point
  * transfers over IPC, as nvFuser lowers it for its CUDA-IPC backend: at step i rank r gets the
  * chunk of rank (i + r) mod D straight from that rank's memory (the get protocol) while its own
- * chunk is read by rank (D + r − i) mod D; step 0 is a local copy. The handles of the buffers are
- * exchanged by ShareMemHandles, which caches them, so only the first run pays for the exchange.
+ * chunk is read by rank (D + r − i) mod D. At step 0 the chunk is the rank's own: the matmuls read
+ * the input in place, where nvFuser copies it into the gathered tensor first (a copy of the whole
+ * chunk that would delay the first matmul, the one every later step overlaps with). The handles of
+ * the buffers are exchanged by ShareMemHandles, which caches them, so only the first run pays for
+ * the exchange.
  *
  * <p>Its communications always use the IPC backend, whatever the all-gather used: that is the point
  * of the pass. Where a device cannot run the get protocol, the interpreter pairs each send with the
@@ -37,6 +41,26 @@ public final class P2pRingPipeline extends AllgatherDecomposition {
     return receivePeer(index, teamSize);
   }
 
+  @Override
+  List<Statement> iteration(
+      IndexExpr.LoopIndex index,
+      int teamSize,
+      Tensor input,
+      Tensor chunk,
+      CommBackend backend,
+      FreshNames names,
+      Function<Tensor, List<Statement>> matmulsReading) {
+    List<Statement> remote =
+        new ArrayList<>(transfer(index, teamSize, input, chunk, backend, names));
+    remote.addAll(matmulsReading.apply(chunk));
+    return List.of(
+        new IfThenElse(
+            new Condition(sendPeer(index, teamSize), IndexExpr.rank()),
+            matmulsReading.apply(input),
+            remote));
+  }
+
+  /** The get-protocol transfer of a remote chunk (the iterations other than the local one). */
   @Override
   List<Statement> transfer(
       IndexExpr.LoopIndex index,
@@ -61,14 +85,10 @@ public final class P2pRingPipeline extends AllgatherDecomposition {
             receivePeer(index, teamSize),
             CommBackend.IPC);
     return List.of(
-        new IfThenElse(
-            new Condition(sendPeer, IndexExpr.rank()),
-            List.of(new Copy(chunk, input)),
-            List.of(
-                new ShareMemHandles(List.of(send, recv)),
-                send,
-                recv,
-                new Wait(send.id()),
-                new Wait(recv.id()))));
+        new ShareMemHandles(List.of(send, recv)),
+        send,
+        recv,
+        new Wait(send.id()),
+        new Wait(recv.id()));
   }
 }

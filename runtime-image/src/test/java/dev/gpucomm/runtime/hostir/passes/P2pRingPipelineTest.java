@@ -17,8 +17,9 @@ class P2pRingPipelineTest {
 
     Program pipelined = new AssignStreams(3).apply(new P2pRingPipeline().apply(columnParallel));
 
-    // Step i: rank r copies rank (i + r) % 4's chunk straight out of its memory (its own at step
-    // 0) and multiplies it, while rank (4 + r - i) % 4 reads r's chunk; handles are shared first.
+    // Step i: rank r copies rank (i + r) % 4's chunk straight out of its memory and multiplies it,
+    // while rank (4 + r - i) % 4 reads r's chunk; handles are shared first. At step 0 the chunk is
+    // r's own, and the matmul reads it where it is.
     assertThat(HostIrPrinter.print(pipelined))
         .isEqualTo(
             """
@@ -31,17 +32,20 @@ class P2pRingPipelineTest {
                 Synchronize Stream main
                 T4_l___bfloat[iS{2}, iS{2}] = ShardByStream(T2_g___bfloat[istreamIdx{4}, iS{2}, iS{2}], stream_index = ( ( i0 + rank ) % 4 ))
                 IF ( ( ( 4 + ( rank - i0 ) ) % 4 ) == rank ):
-                  T4_l___bfloat[iS{2}, iS{2}] = Set( T0_g___bfloat[ideviceIdx.x{4}, iS{2}, iS{2}] )
+                  T5_l___bfloat[iS{2}, iS{2}, rS{2}] = ShardByStream(T3_g___bfloat[istreamIdx{4}, iS{2}, iS{2}, rS{2}], stream_index = ( ( i0 + rank ) % 4 ))
+                  T5_l___bfloat[iS{2}, iS{2}, rS{2}]
+                     = matmul(T0_g___bfloat[ideviceIdx.x{4}, iS{2}, iS{2}],
+                              T1_g___bfloat[iS{2}, iS{2}] )
                 ELSE:
                   ShareMemHandles(P2PCommunication 1 (type=send, buffer=T0_g___bfloat[ideviceIdx.x{4}, iS{2}, iS{2}], peer=( ( 4 + ( rank - i0 ) ) % 4 ), backend=IPC), P2PCommunication 2 (type=recv, buffer=T4_l___bfloat[iS{2}, iS{2}], peer=( ( i0 + rank ) % 4 ), backend=IPC))
                   P2PCommunication 1 (type=send, buffer=T0_g___bfloat[ideviceIdx.x{4}, iS{2}, iS{2}], peer=( ( 4 + ( rank - i0 ) ) % 4 ), backend=IPC)
                   P2PCommunication 2 (type=recv, buffer=T4_l___bfloat[iS{2}, iS{2}], peer=( ( i0 + rank ) % 4 ), backend=IPC)
                   Wait Communication 1
                   Wait Communication 2
-                T5_l___bfloat[iS{2}, iS{2}, rS{2}] = ShardByStream(T3_g___bfloat[istreamIdx{4}, iS{2}, iS{2}, rS{2}], stream_index = ( ( i0 + rank ) % 4 ))
-                T5_l___bfloat[iS{2}, iS{2}, rS{2}]
-                   = matmul(T4_l___bfloat[iS{2}, iS{2}],
-                            T1_g___bfloat[iS{2}, iS{2}] )
+                  T5_l___bfloat[iS{2}, iS{2}, rS{2}] = ShardByStream(T3_g___bfloat[istreamIdx{4}, iS{2}, iS{2}, rS{2}], stream_index = ( ( i0 + rank ) % 4 ))
+                  T5_l___bfloat[iS{2}, iS{2}, rS{2}]
+                     = matmul(T4_l___bfloat[iS{2}, iS{2}],
+                              T1_g___bfloat[iS{2}, iS{2}] )
               SetCurrentStream to Stream main
               FOR i0 from 0 to 3:
                 Synchronize Stream i0
