@@ -7,30 +7,38 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Records, during one run, device events around every traced statement on the stream it posts to,
- * so that the run can be read as a timeline ({@link TimelineSpan}s): which matmul ran beside which
+ * Records, during a run, device events around every traced statement on the stream it posts to, so
+ * that the run can be read as a timeline ({@link TimelineSpan}s): which matmul ran beside which
  * communication, and where a stream waited. Times are relative to an event recorded on the main
- * stream before the run. The events are created on first use and closed with the timeline.
+ * stream by {@link #start}. Events are created during the first run and reused by later ones, so
+ * that a run after the first posts its work as fast as an untraced run (creating events while
+ * posting would leave the device waiting for the host); they are closed with the timeline.
  */
 final class Timeline implements AutoCloseable {
   private final Device device;
   private final Event origin;
   private final List<Pending> pending = new ArrayList<>();
   private final List<Event> events = new ArrayList<>();
+  private int used;
 
   private record Pending(String stream, String what, Event start, Event end) {}
 
-  Timeline(Device device, Stream main) {
+  Timeline(Device device) {
     this.device = device;
     this.origin = device.createEvent();
-    events.add(origin);
+  }
+
+  /** Starts a run on {@code main}: forgets the spans of the previous one, keeps its events. */
+  void start(Stream main) {
+    pending.clear();
+    used = 0;
     origin.record(main);
   }
 
   /** Marks the start of a statement's work on {@code slot}; returns its handle for {@link #end}. */
   int begin(String what, StreamSlot slot) {
-    Event start = newEvent();
-    Event end = newEvent();
+    Event start = nextEvent();
+    Event end = nextEvent();
     start.record(slot.stream());
     pending.add(new Pending(streamName(slot), what, start, end));
     return pending.size() - 1;
@@ -59,18 +67,21 @@ final class Timeline implements AutoCloseable {
     return slot.workerIndex() < 0 ? "main" : "worker " + slot.workerIndex();
   }
 
-  private Event newEvent() {
-    Event event = device.createEvent();
-    events.add(event);
-    return event;
+  private Event nextEvent() {
+    if (used == events.size()) {
+      events.add(device.createEvent());
+    }
+    return events.get(used++);
   }
 
   @Override
   public void close() {
     RuntimeException failure = null;
-    for (int index = events.size() - 1; index >= 0; index--) {
+    List<Event> all = new ArrayList<>(events);
+    all.add(origin);
+    for (Event event : all) {
       try {
-        events.get(index).close();
+        event.close();
       } catch (RuntimeException e) {
         if (failure == null) {
           failure = e;

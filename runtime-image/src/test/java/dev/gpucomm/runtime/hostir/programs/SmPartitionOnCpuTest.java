@@ -55,8 +55,8 @@ class SmPartitionOnCpuTest {
       assertThat(limited)
           .as(
               "the pipelined run and its compute alone, each run as often as the unpipelined,"
-                  + " and one traced pipelined run")
-          .isEqualTo(2 * unlimited + run.result().chunks());
+                  + " and two traced pipelined runs")
+          .isEqualTo(2 * unlimited + 2 * run.result().chunks());
       assertThat(run.ctas())
           .as("one limited communicator per worker stream")
           .containsExactly(32, 32);
