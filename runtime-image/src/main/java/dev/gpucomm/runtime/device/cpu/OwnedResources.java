@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.device.cpu;
 
+import dev.gpucomm.runtime.device.Closing;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,28 +26,11 @@ final class OwnedResources {
    * is returned with the others suppressed, or null when all closed cleanly.
    */
   RuntimeException closeAll() {
-    List<AutoCloseable> newestFirst;
+    List<AutoCloseable> oldestFirst;
     synchronized (this) {
-      newestFirst = new ArrayList<>(open).reversed();
+      oldestFirst = new ArrayList<>(open);
       open.clear();
     }
-    RuntimeException failure = null;
-    for (AutoCloseable resource : newestFirst) {
-      try {
-        resource.close();
-      } catch (Exception e) {
-        RuntimeException wrapped =
-            e instanceof RuntimeException runtime
-                ? runtime
-                : new IllegalStateException(
-                    "closing " + resource + " failed: " + e.getMessage(), e);
-        if (failure == null) {
-          failure = wrapped;
-        } else {
-          failure.addSuppressed(wrapped);
-        }
-      }
-    }
-    return failure;
+    return Closing.newestFirst(oldestFirst);
   }
 }

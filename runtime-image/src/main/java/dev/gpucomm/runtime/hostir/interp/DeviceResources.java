@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.hostir.interp;
 
+import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Event;
@@ -104,20 +105,7 @@ final class DeviceResources implements AutoCloseable {
       return;
     }
     closed = true;
-    RuntimeException failure = null;
-    for (int index = owned.size() - 1; index >= 0; index--) {
-      try {
-        owned.get(index).close();
-      } catch (Exception e) {
-        RuntimeException wrapped =
-            e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
-        if (failure == null) {
-          failure = wrapped;
-        } else {
-          failure.addSuppressed(wrapped);
-        }
-      }
-    }
+    RuntimeException failure = Closing.newestFirst(owned);
     owned.clear();
     if (failure != null) {
       throw failure;

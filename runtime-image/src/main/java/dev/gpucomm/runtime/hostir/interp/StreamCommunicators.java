@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.hostir.interp;
 
 import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.device.Closing;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -85,18 +86,7 @@ public final class StreamCommunicators implements AutoCloseable {
       return;
     }
     closed = true;
-    RuntimeException failure = null;
-    for (int index = workers.size() - 1; index >= 0; index--) {
-      try {
-        workers.get(index).close();
-      } catch (RuntimeException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
+    RuntimeException failure = Closing.newestFirst(workers);
     if (failure != null) {
       throw failure;
     }

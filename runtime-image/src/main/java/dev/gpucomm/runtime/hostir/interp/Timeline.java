@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.hostir.interp;
 
+import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.Stream;
@@ -76,20 +77,10 @@ final class Timeline implements AutoCloseable {
 
   @Override
   public void close() {
-    RuntimeException failure = null;
-    List<Event> all = new ArrayList<>(events);
-    all.add(origin);
-    for (Event event : all) {
-      try {
-        event.close();
-      } catch (RuntimeException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
+    List<Event> oldestFirst = new ArrayList<>();
+    oldestFirst.add(origin);
+    oldestFirst.addAll(events);
+    RuntimeException failure = Closing.newestFirst(oldestFirst);
     if (failure != null) {
       throw failure;
     }
