@@ -67,10 +67,11 @@ public class ProgramSpec {
 
   @Default("false")
   @JsonPropertyDescription(
-      "With communicationSMs: run the pipelined run's matmuls one after another in program order,"
-          + " each on the SMs left to matmuls, so that a chunk's communication overlaps the next"
-          + " chunk's matmul instead of waiting for the matmuls queued beside it. Helps when the"
-          + " communication takes longer than the matmuls; costs matmul time otherwise.")
+      "Run the pipelined run's matmuls one after another in program order (each on the SMs"
+          + " left to matmuls when communicationSMs is set, on every SM otherwise), so that a"
+          + " chunk's communication overlaps the next chunk's matmul instead of waiting for the"
+          + " matmuls queued beside it. Helps when the communication takes longer than the"
+          + " matmuls; costs matmul time otherwise.")
   private Boolean serializeMatmuls;
 
   public ProgramName getName() {

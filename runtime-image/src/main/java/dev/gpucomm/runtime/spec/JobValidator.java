@@ -216,18 +216,12 @@ public final class JobValidator {
         0,
         10000);
     range(at + ".iterations", required(at + ".iterations", program.getIterations()), 1, 100000);
-    int communicationSMs =
-        range(
-            at + ".communicationSMs",
-            required(at + ".communicationSMs", program.getCommunicationSMs()),
-            0,
-            160);
-    if (required(at + ".serializeMatmuls", program.getSerializeMatmuls())
-        && communicationSMs == 0) {
-      fail(
-          at + ".serializeMatmuls",
-          "needs communicationSMs above 0 (it orders the matmuls of an SM partition)");
-    }
+    range(
+        at + ".communicationSMs",
+        required(at + ".communicationSMs", program.getCommunicationSMs()),
+        0,
+        160);
+    required(at + ".serializeMatmuls", program.getSerializeMatmuls());
   }
 
   private void checkHeuristic(Heuristic heuristic) {

@@ -39,6 +39,9 @@ public final class CountingDevice implements Device {
    */
   public final List<long[]> limitedRuns = new CopyOnWriteArrayList<>();
 
+  /** The same for every product, limited or not. */
+  public final List<long[]> runs = new CopyOnWriteArrayList<>();
+
   /** Products by the multiprocessors they were limited to; unlimited ones are not in it. */
   public final Map<Integer, AtomicInteger> limitedMatmuls = new ConcurrentHashMap<>();
 
@@ -171,9 +174,12 @@ public final class CountingDevice implements Device {
       if (limit > 0) {
         limitedMatmuls.computeIfAbsent(limit, key -> new AtomicInteger()).incrementAndGet();
       }
-      if (limit > 0 && delegate instanceof CpuDevice cpu) {
+      if (delegate instanceof CpuDevice cpu) {
         long[] run = new long[2];
-        limitedRuns.add(run);
+        runs.add(run);
+        if (limit > 0) {
+          limitedRuns.add(run);
+        }
         cpu.streamOf(stream).launch("matmul start", () -> run[0] = System.nanoTime());
         matmul.multiply(a, b, c, m, n, k, dtype, accumulate, stream);
         cpu.streamOf(stream).launch("matmul end", () -> run[1] = System.nanoTime());

@@ -6,7 +6,7 @@ package dev.gpucomm.runtime.hostir.interp;
  * matmulMultiprocessors}, and the worker streams' communicators launch at most {@code
  * communicationBlocks} thread blocks (CTAs) per kernel; with {@code matmulsInOrder} the matmuls
  * also run one after another in program order ({@link MatmulLane}). Work on the main stream keeps
- * every SM. {@link #NONE} splits nothing.
+ * every SM. {@link #NONE} splits nothing; {@link #IN_ORDER} splits nothing but orders the matmuls.
  */
 public record SmPartition(
     int multiprocessors,
@@ -14,6 +14,9 @@ public record SmPartition(
     int communicationBlocks,
     boolean matmulsInOrder) {
   public static final SmPartition NONE = new SmPartition(0, 0, 0, false);
+
+  /** No split of the SMs, but the worker streams' matmuls one after another in program order. */
+  public static final SmPartition IN_ORDER = new SmPartition(0, 0, 0, true);
 
   public SmPartition {
     boolean none = multiprocessors == 0 && matmulMultiprocessors == 0 && communicationBlocks == 0;
@@ -45,8 +48,16 @@ public record SmPartition(
     return multiprocessors > 0;
   }
 
+  /** Whether the pipelined run does anything differently from a plain one. */
+  public boolean changesAnything() {
+    return partitioned() || matmulsInOrder;
+  }
+
   /** E.g. "matmuls on 100 of 132 SMs, communication limited to 32 CTAs". */
   public String description() {
+    if (!partitioned() && matmulsInOrder) {
+      return "matmuls one after another on every SM";
+    }
     return partitioned()
         ? "matmuls on "
             + matmulMultiprocessors

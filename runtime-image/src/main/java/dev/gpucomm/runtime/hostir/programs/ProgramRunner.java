@@ -265,7 +265,7 @@ final class ProgramRunner {
         List.copyOf(transports),
         extraCommunicators,
         workerStreams,
-        partition.partitioned() ? partition : null,
+        partition.changesAnything() ? partition : null,
         notes,
         ranks);
   }

@@ -125,13 +125,14 @@ public record ProgramSettings(
 
   /**
    * The split of a GPU with {@code multiprocessors} that the pipelined run uses: none when
-   * communicationSMs is 0 or the device has no multiprocessors (the CPU).
+   * communicationSMs is 0 or the device has no multiprocessors (the CPU), in which case
+   * serializeMatmuls still orders the matmuls.
    *
    * @throws ProgramSpecException when communicationSMs leaves the matmuls no multiprocessor
    */
   public SmPartition smPartition(int multiprocessors) {
     if (communicationSMs == 0 || multiprocessors == 0) {
-      return SmPartition.NONE;
+      return serializeMatmuls ? SmPartition.IN_ORDER : SmPartition.NONE;
     }
     if (communicationSMs >= multiprocessors) {
       throw new ProgramSpecException(

@@ -60,7 +60,7 @@ final class ProgramSummary {
     if (report.smPartition() != null) {
       text.append(
           format(
-              "%n%nSM partition of the pipelined run: %s; the unpipelined run used every SM.",
+              "%n%nPipelined run: %s; the unpipelined run used every SM.",
               report.smPartition().description()));
     }
     text.append("\n\nResults ")

@@ -40,7 +40,8 @@ class SmPartitionOnCpuTest {
       int matmuls,
       Map<Integer, Integer> limitedMatmuls,
       List<Integer> ctas,
-      List<long[]> limitedRuns) {}
+      List<long[]> limitedRuns,
+      List<long[]> runs) {}
 
   @Test
   void
@@ -88,6 +89,27 @@ class SmPartitionOnCpuTest {
         .isEqualTo(
             "pipelined run: matmuls on 100 of 132 SMs one after another, communication limited to"
                 + " 32 CTAs");
+  }
+
+  @Test
+  void serializedMatmulsWithoutAPartition_runOneAfterAnotherOnEverySm() {
+    List<RankRun> runs = run(spec().withSerializeMatmuls(true));
+
+    for (RankRun run : runs) {
+      assertThat(run.limitedMatmuls()).isEmpty();
+      assertThat(run.ctas()).containsOnly(CommunicatorFactory.UNLIMITED).hasSize(2);
+      List<long[]> matmuls = run.runs();
+      assertThat(matmuls).hasSizeGreaterThan(2);
+      for (int i = 1; i < matmuls.size(); i++) {
+        assertThat(matmuls.get(i)[0])
+            .as("matmul %d starts after matmul %d ended", i, i - 1)
+            .isGreaterThanOrEqualTo(matmuls.get(i - 1)[1]);
+      }
+      assertThat(run.result().smPartition()).isEqualTo(SmPartition.IN_ORDER);
+    }
+    ProgramReport report = ProgramReports.of(runs.getFirst().result(), "rpl", WORLD, "host", "t");
+    assertThat(report.smPartition())
+        .isEqualTo("pipelined run: matmuls one after another on every SM");
   }
 
   @Test
@@ -143,7 +165,8 @@ class SmPartitionOnCpuTest {
             Map<Integer, Integer> limited =
                 device.limitedMatmuls.entrySet().stream()
                     .collect(Collectors.toMap(Map.Entry::getKey, entry -> entry.getValue().get()));
-            return new RankRun(result, device.matmuls.get(), limited, ctas, device.limitedRuns);
+            return new RankRun(
+                result, device.matmuls.get(), limited, ctas, device.limitedRuns, device.runs);
           }
         });
   }
