@@ -11,7 +11,6 @@ import dev.gpucomm.runtime.hostir.ir.ShareMemHandles;
 import dev.gpucomm.runtime.hostir.ir.Statement;
 import dev.gpucomm.runtime.hostir.ir.Tensor;
 import dev.gpucomm.runtime.hostir.ir.Wait;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -51,8 +50,7 @@ public final class P2pRingPipeline extends AllgatherDecomposition {
       FreshNames names,
       Function<Tensor, List<Statement>> matmulsReading) {
     List<Statement> remote =
-        new ArrayList<>(transfer(index, teamSize, input, chunk, backend, names));
-    remote.addAll(matmulsReading.apply(chunk));
+        super.iteration(index, teamSize, input, chunk, backend, names, matmulsReading);
     return List.of(
         new IfThenElse(
             new Condition(sendPeer(index, teamSize), IndexExpr.rank()),
