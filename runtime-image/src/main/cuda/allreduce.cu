@@ -12,6 +12,10 @@
 //             its own memory instead of waiting on flags; three slots rotate.
 //   lamport2  flag-free two-shot: the same sentinel slots for the scattered slices and for the
 //             reduced slices, so a call moves half the data of a one-shot with no flag round trip.
+//   oneshot_ws, twoshot_ws
+//             warp-specialized one-shot and two-shot for large calls: each step of the pipeline
+//             (push, reduce, gather) has its own team of warps working chunk after chunk, so that
+//             NVLink stores never wait for local reduction.
 //
 // Summation order is fixed (rank 0, 1, ..., n-1, accumulated in fp32), so every rank and every
 // algorithm produces bit-identical results for the same inputs.
@@ -47,6 +51,7 @@
 #define GPUCOMM_MAX_RANKS 8
 #define GPUCOMM_MAX_BLOCKS 160
 #define GPUCOMM_THREADS 512
+#define GPUCOMM_WS_MAX_THREADS 768
 #define GPUCOMM_LAMPORT_SENTINEL 0x80008000u
 
 #if GPUCOMM_WORLD > 0
@@ -233,6 +238,40 @@ __device__ __forceinline__ void store_output(char* output, long long v, long lon
 }
 
 // ---------------------------------------------------------------------------------------------
+// Teams. A team is a set of whole warps of one block with its own barrier: the whole block
+// (barrier 0, __syncthreads), or one of the equal teams of a warp-specialized kernel, which gives
+// each step of the pipeline (push, reduce, gather) its own warps so that the steps of different
+// chunks run at the same time instead of taking turns on the multiprocessor.
+
+struct Team {
+  int barrier;  // named barrier: 0 for the whole block, 1 + index for a specialized team
+  int threads;  // threads in the team, a multiple of the warp size
+  int thread;   // this thread's index in the team
+  int index;    // which team; `teams` for the warps left over, which have nothing to do
+};
+
+__device__ __forceinline__ Team whole_block() {
+  return Team{0, static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x), 0};
+}
+
+// The block's warps cut into `teams` equal teams of whole warps, in warp order.
+__device__ __forceinline__ Team specialized_team(int teams) {
+  const int threads = static_cast<int>(blockDim.x) / 32 / teams * 32;
+  const int index = static_cast<int>(threadIdx.x) / threads;
+  return Team{1 + index, threads, static_cast<int>(threadIdx.x) - index * threads, index};
+}
+
+// Orders the team's memory accesses before the barrier with those after it, for the team's
+// threads (the PTX barriers are CTA-scope release/acquire among the threads they count).
+__device__ __forceinline__ void team_sync(const Team& team) {
+  if (team.barrier == 0) {
+    __syncthreads();
+  } else {
+    asm volatile("bar.sync %0, %1;" ::"r"(team.barrier), "r"(team.threads) : "memory");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Flags.
 
 __device__ __forceinline__ int world_size(int runtimeWorld) {
@@ -252,42 +291,44 @@ __device__ __forceinline__ uint32_t* flag_row(char* base, long long offset, int 
   return reinterpret_cast<uint32_t*>(base + offset) + block * GPUCOMM_MAX_RANKS;
 }
 
-// Thread t < world raises this rank's flag in rank t's signal area after a system-scope fence
-// that (with the preceding __syncthreads) orders every store the block issued before it.
-__device__ __forceinline__ void raise_flags(const PeerBases& peers, long long offset,
-                                            uint32_t value, int rank, int world) {
-  __syncthreads();
-  if (threadIdx.x < world) {
-    st_release_sys(flag_row(peers.base[threadIdx.x], offset, blockIdx.x) + rank, value);
+// Team thread t < world raises this rank's flag in rank t's signal area with a system-scope
+// release that (after the team's barrier) orders every store the team issued before it.
+__device__ __forceinline__ void raise_flags(const Team& team, const PeerBases& peers,
+                                            long long offset, uint32_t value, int rank, int world) {
+  team_sync(team);
+  if (team.thread < world) {
+    st_release_sys(flag_row(peers.base[team.thread], offset, blockIdx.x) + rank, value);
   }
 }
 
-__device__ __forceinline__ void raise_two_flags(const PeerBases& peers, long long offset1,
-                                                bool raise1, uint32_t value1, long long offset2,
-                                                bool raise2, uint32_t value2, int rank,
-                                                int world) {
-  __syncthreads();
-  if (threadIdx.x < world) {
+__device__ __forceinline__ void raise_two_flags(const Team& team, const PeerBases& peers,
+                                                long long offset1, bool raise1, uint32_t value1,
+                                                long long offset2, bool raise2, uint32_t value2,
+                                                int rank, int world) {
+  team_sync(team);
+  if (team.thread < world) {
     fence_acq_rel_sys();
-    if (raise1) st_relaxed_sys(flag_row(peers.base[threadIdx.x], offset1, blockIdx.x) + rank, value1);
-    if (raise2) st_relaxed_sys(flag_row(peers.base[threadIdx.x], offset2, blockIdx.x) + rank, value2);
+    if (raise1) st_relaxed_sys(flag_row(peers.base[team.thread], offset1, blockIdx.x) + rank, value1);
+    if (raise2) st_relaxed_sys(flag_row(peers.base[team.thread], offset2, blockIdx.x) + rank, value2);
   }
 }
 
-// Thread t < world waits until rank t's flag here has reached `value`; the block then proceeds.
-__device__ __forceinline__ void wait_flags(const PeerBases& peers, long long offset,
-                                           uint32_t value, int rank, int world) {
-  if (threadIdx.x < world) {
-    const uint32_t* flag = flag_row(peers.base[rank], offset, blockIdx.x) + threadIdx.x;
+// Team thread t < world waits until rank t's flag here has reached `value`; the team then
+// proceeds.
+__device__ __forceinline__ void wait_flags(const Team& team, const PeerBases& peers,
+                                           long long offset, uint32_t value, int rank, int world) {
+  if (team.thread < world) {
+    const uint32_t* flag = flag_row(peers.base[rank], offset, blockIdx.x) + team.thread;
     while (static_cast<int>(ld_acquire_sys(flag) - value) < 0) {
     }
   }
-  __syncthreads();
+  team_sync(team);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Chunk plan: `length` vectors spread over the grid, `ROUNDS` vectors per thread per group, at
-// most `maxChunks` chunks of whole groups. The same on every rank for the same call.
+// most `maxChunks` chunks of whole groups. The same on every rank for the same call, and for every
+// team of a block as long as the teams are the same size.
 
 struct ChunkPlan {
   long long groupsPerChunk;
@@ -310,77 +351,176 @@ __device__ __forceinline__ long long chunk_group_end(const ChunkPlan& plan, int 
   return end < plan.groups ? end : plan.groups;
 }
 
+// How one team of this block walks a call: its thread's first vector, the distance between the
+// vectors of one thread, and the chunk plan. Group g of a thread covers vectors
+// first + g * stride * ROUNDS + r * stride for r < ROUNDS.
+struct Walk {
+  long long first;
+  long long stride;
+  ChunkPlan plan;
+};
+
+__device__ __forceinline__ Walk walk(const Team& team, long long length, int maxChunks) {
+  Walk w;
+  w.first = static_cast<long long>(blockIdx.x) * team.threads + team.thread;
+  w.stride = static_cast<long long>(gridDim.x) * team.threads;
+  w.plan = plan_chunks(length, w.stride, maxChunks);
+  return w;
+}
+
+__device__ __forceinline__ long long group_start(const Walk& w, long long group) {
+  return w.first + group * w.stride * ROUNDS;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One-shot.
 
+struct OneshotCall {
+  const char* input;
+  char* output;
+  long long fullVectors;
+  int tailBytes;
+  long long vectors;
+  long long parityOffset;  // this call's receive areas (they alternate by epoch parity)
+  int rank;
+  int world;
+};
+
+__device__ __forceinline__ OneshotCall oneshot_call(const char* input, char* output,
+                                                    long long bytes, const PeerLayout& layout,
+                                                    uint32_t epoch, int rank, int world) {
+  OneshotCall c;
+  c.input = input;
+  c.output = output;
+  c.fullVectors = bytes >> 4;
+  c.tailBytes = static_cast<int>(bytes & 15);
+  c.vectors = c.fullVectors + (c.tailBytes ? 1 : 0);
+  c.parityOffset = layout.oneshotRecvOffset + (epoch & 1) * world * layout.oneshotRankStride;
+  c.rank = rank;
+  c.world = world;
+  return c;
+}
+
+// Pushes the team's part of chunk `chunk` of the input into every peer's receive area, `Groups`
+// groups at a time: a thread has Groups * ROUNDS loads of the input in flight before it stores.
+template <int Groups>
+__device__ __forceinline__ void oneshot_push(const OneshotCall& c, const Walk& w,
+                                             const PeerBases& peers, const PeerLayout& layout,
+                                             int chunk) {
+  const long long end = chunk_group_end(w.plan, chunk);
+  for (long long g = chunk * w.plan.groupsPerChunk; g < end; g += Groups) {
+    uint4 x[Groups][ROUNDS];
+#pragma unroll
+    for (int k = 0; k < Groups; ++k) {
+      const long long v0 = group_start(w, g + k);
+#pragma unroll
+      for (int r = 0; r < ROUNDS; ++r) {
+        if (g + k < end && v0 + r * w.stride < c.vectors) x[k][r] = load_input(c.input, v0 + r * w.stride, c.fullVectors, c.tailBytes);
+      }
+    }
+#pragma unroll
+    for (int s = 1; s < WORLD_BOUND; ++s) {
+      if (s < c.world) {
+        const int peer = peer_at(c.rank, s, c.world);
+        uint4* dst = reinterpret_cast<uint4*>(peers.base[peer] + c.parityOffset +
+                                              c.rank * layout.oneshotRankStride);
+#pragma unroll
+        for (int k = 0; k < Groups; ++k) {
+          const long long v0 = group_start(w, g + k);
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (g + k < end && v0 + r * w.stride < c.vectors) dst[v0 + r * w.stride] = x[k][r];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Reduces the team's part of chunk `chunk` (every peer's copy has landed) into the output.
+template <typename T>
+__device__ __forceinline__ void oneshot_reduce(const OneshotCall& c, const Walk& w,
+                                               const PeerBases& peers, const PeerLayout& layout,
+                                               int chunk) {
+  const char* self = peers.base[c.rank];
+  for (long long g = chunk * w.plan.groupsPerChunk; g < chunk_group_end(w.plan, chunk); ++g) {
+    const long long v0 = group_start(w, g);
+    uint4 vals[ROUNDS][WORLD_BOUND];
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+      const long long v = v0 + r * w.stride;
+      if (v < c.vectors) {
+#pragma unroll
+        for (int q = 0; q < WORLD_BOUND; ++q) {
+          if (q < c.world) {
+            vals[r][q] = q == c.rank ? load_input(c.input, v, c.fullVectors, c.tailBytes)
+                                     : __ldcg(reinterpret_cast<const uint4*>(
+                                                  self + c.parityOffset + q * layout.oneshotRankStride) +
+                                              v);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+      const long long v = v0 + r * w.stride;
+      if (v < c.vectors) store_output(c.output, v, c.fullVectors, c.tailBytes, reduce_in_rank_order<T>(vals[r], c.world));
+    }
+  }
+}
+
+// The whole block takes turns: in step k it pushes chunk k, reduces chunk k - 1 (whose flags the
+// peers raised one step earlier), then raises its flags for chunk k.
 template <typename T>
 __device__ void oneshot(const char* input, char* output, long long bytes, const PeerBases& peers,
                         const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
                         int maxChunks) {
   const int world = world_size(runtimeWorld);
-  const long long fullVectors = bytes >> 4;
-  const int tailBytes = static_cast<int>(bytes & 15);
-  const long long vectors = fullVectors + (tailBytes ? 1 : 0);
-  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  const long long groupSpan = stride * ROUNDS;
-  const ChunkPlan plan = plan_chunks(vectors, stride, maxChunks);
-  const int chunks = plan.chunks;
   const uint32_t epoch = control->oneshotEpoch[blockIdx.x] + 1;
-  const long long parityOffset = layout.oneshotRecvOffset +
-                                 (epoch & 1) * world * layout.oneshotRankStride;
-  char* self = peers.base[rank];
+  const OneshotCall c = oneshot_call(input, output, bytes, layout, epoch, rank, world);
+  const Team block = whole_block();
+  const Walk w = walk(block, c.vectors, maxChunks);
+  const int chunks = w.plan.chunks;
 
   for (int step = 0; step <= chunks; ++step) {
-    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
-      uint4 x[ROUNDS];
-      const long long v0 = first + g * groupSpan;
-#pragma unroll
-      for (int r = 0; r < ROUNDS; ++r) {
-        if (v0 + r * stride < vectors) x[r] = load_input(input, v0 + r * stride, fullVectors, tailBytes);
-      }
-#pragma unroll
-      for (int s = 1; s < WORLD_BOUND; ++s) {
-        if (s < world) {
-          const int peer = peer_at(rank, s, world);
-          uint4* dst = reinterpret_cast<uint4*>(peers.base[peer] + parityOffset +
-                                                rank * layout.oneshotRankStride);
-#pragma unroll
-          for (int r = 0; r < ROUNDS; ++r) {
-            if (v0 + r * stride < vectors) dst[v0 + r * stride] = x[r];
-          }
-        }
-      }
-    }
+    if (step < chunks) oneshot_push<1>(c, w, peers, layout, step);
     if (step >= 1) {
-      wait_flags(peers, layout.oneshotFlagsOffset, flag_value(epoch, step - 1), rank, world);
-    }
-    for (long long g = (step - 1) * plan.groupsPerChunk; step >= 1 && g < chunk_group_end(plan, step - 1); ++g) {
-      const long long v0 = first + g * groupSpan;
-      uint4 vals[ROUNDS][WORLD_BOUND];
-#pragma unroll
-      for (int r = 0; r < ROUNDS; ++r) {
-        const long long v = v0 + r * stride;
-        if (v < vectors) {
-#pragma unroll
-          for (int q = 0; q < WORLD_BOUND; ++q) {
-            if (q < world) {
-              vals[r][q] = q == rank ? load_input(input, v, fullVectors, tailBytes)
-                                     : __ldcg(reinterpret_cast<const uint4*>(
-                                                  self + parityOffset + q * layout.oneshotRankStride) +
-                                              v);
-            }
-          }
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < ROUNDS; ++r) {
-        const long long v = v0 + r * stride;
-        if (v < vectors) store_output(output, v, fullVectors, tailBytes, reduce_in_rank_order<T>(vals[r], world));
-      }
+      wait_flags(block, peers, layout.oneshotFlagsOffset, flag_value(epoch, step - 1), rank, world);
+      oneshot_reduce<T>(c, w, peers, layout, step - 1);
     }
     if (step < chunks) {
-      raise_flags(peers, layout.oneshotFlagsOffset, flag_value(epoch, step), rank, world);
+      raise_flags(block, peers, layout.oneshotFlagsOffset, flag_value(epoch, step), rank, world);
+    }
+  }
+  if (threadIdx.x == 0) control->oneshotEpoch[blockIdx.x] = epoch;
+}
+
+// Warp-specialized one-shot: half the warps push chunk after chunk, raising flags as they go;
+// the other half wait for the peers' flags and reduce. Pushing never waits for reducing, so the
+// NVLink stores keep flowing while chunks are reduced. Same flags, epochs, receive areas and grid
+// as `oneshot`, so calls may alternate between the two.
+template <typename T>
+__device__ void oneshot_ws(const char* input, char* output, long long bytes,
+                           const PeerBases& peers, const PeerLayout& layout, Control* control,
+                           int rank, int runtimeWorld, int maxChunks) {
+  const int world = world_size(runtimeWorld);
+  const uint32_t epoch = control->oneshotEpoch[blockIdx.x] + 1;
+  // Every thread has read the epoch before thread 0 may store the next one.
+  __syncthreads();
+  const OneshotCall c = oneshot_call(input, output, bytes, layout, epoch, rank, world);
+  const Team team = specialized_team(2);
+  const Walk w = walk(team, c.vectors, maxChunks);
+  const int chunks = w.plan.chunks;
+
+  if (team.index == 0) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      oneshot_push<2>(c, w, peers, layout, chunk);
+      raise_flags(team, peers, layout.oneshotFlagsOffset, flag_value(epoch, chunk), rank, world);
+    }
+  } else if (team.index == 1) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      wait_flags(team, peers, layout.oneshotFlagsOffset, flag_value(epoch, chunk), rank, world);
+      oneshot_reduce<T>(c, w, peers, layout, chunk);
     }
   }
   if (threadIdx.x == 0) control->oneshotEpoch[blockIdx.x] = epoch;
@@ -391,119 +531,205 @@ __device__ void oneshot(const char* input, char* output, long long bytes, const 
 // remainder. Chunk k of every slice is the same per-thread index range, so one chunk count
 // (from the longest slice) drives all three phases.
 
+struct TwoshotCall {
+  const char* input;
+  char* output;
+  long long fullVectors;
+  int tailBytes;
+  long long vectors;
+  long long part;          // vectors of every slice but the last
+  long long parityOffset;  // this call's receive areas (they alternate by epoch parity)
+  long long scatterFlags;
+  long long reducedFlags;
+  int rank;
+  int world;
+};
+
+__device__ __forceinline__ TwoshotCall twoshot_call(const char* input, char* output,
+                                                    long long bytes, const PeerLayout& layout,
+                                                    uint32_t epoch, int rank, int world) {
+  TwoshotCall c;
+  c.input = input;
+  c.output = output;
+  c.fullVectors = bytes >> 4;
+  c.tailBytes = static_cast<int>(bytes & 15);
+  c.vectors = c.fullVectors + (c.tailBytes ? 1 : 0);
+  c.part = c.vectors / world;
+  c.parityOffset = layout.twoshotRecvOffset + (epoch & 1) * world * layout.twoshotRankStride;
+  c.scatterFlags = layout.twoshotFlagsOffset;
+  c.reducedFlags =
+      layout.twoshotFlagsOffset + GPUCOMM_MAX_BLOCKS * GPUCOMM_MAX_RANKS * sizeof(uint32_t);
+  c.rank = rank;
+  c.world = world;
+  return c;
+}
+
+__device__ __forceinline__ long long slice_start(const TwoshotCall& c, int r) {
+  return r * c.part;
+}
+
+__device__ __forceinline__ long long slice_length(const TwoshotCall& c, int r) {
+  return r == c.world - 1 ? c.vectors - r * c.part : c.part;
+}
+
+// Pushes the team's part of chunk `chunk` of slice r to rank r, for every peer r.
+__device__ __forceinline__ void twoshot_scatter(const TwoshotCall& c, const Walk& w,
+                                                const PeerBases& peers, const PeerLayout& layout,
+                                                int chunk) {
+  for (long long g = chunk * w.plan.groupsPerChunk; g < chunk_group_end(w.plan, chunk); ++g) {
+    const long long i0 = group_start(w, g);
+#pragma unroll
+    for (int s = 1; s < WORLD_BOUND; ++s) {
+      if (s < c.world) {
+        const int target = peer_at(c.rank, s, c.world);
+        const long long start = slice_start(c, target);
+        const long long length = slice_length(c, target);
+        uint4* dst = reinterpret_cast<uint4*>(peers.base[target] + c.parityOffset +
+                                              c.rank * layout.twoshotRankStride);
+        uint4 x[ROUNDS];
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+          if (i0 + r * w.stride < length) x[r] = load_input(c.input, start + i0 + r * w.stride, c.fullVectors, c.tailBytes);
+        }
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+          if (i0 + r * w.stride < length) dst[i0 + r * w.stride] = x[r];
+        }
+      }
+    }
+  }
+}
+
+// Reduces the team's part of chunk `chunk` of this rank's slice into scratch and the output.
+template <typename T>
+__device__ __forceinline__ void twoshot_reduce(const TwoshotCall& c, const Walk& w,
+                                               const PeerBases& peers, const PeerLayout& layout,
+                                               int chunk) {
+  char* self = peers.base[c.rank];
+  uint4* scratch = reinterpret_cast<uint4*>(self + layout.scratchOffset);
+  const long long myStart = slice_start(c, c.rank);
+  const long long myLength = slice_length(c, c.rank);
+  for (long long g = chunk * w.plan.groupsPerChunk; g < chunk_group_end(w.plan, chunk); ++g) {
+    const long long i0 = group_start(w, g);
+    uint4 vals[ROUNDS][WORLD_BOUND];
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+      const long long i = i0 + r * w.stride;
+      if (i < myLength) {
+#pragma unroll
+        for (int q = 0; q < WORLD_BOUND; ++q) {
+          if (q < c.world) {
+            vals[r][q] = q == c.rank ? load_input(c.input, myStart + i, c.fullVectors, c.tailBytes)
+                                     : __ldcg(reinterpret_cast<const uint4*>(
+                                                  self + c.parityOffset + q * layout.twoshotRankStride) +
+                                              i);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+      const long long i = i0 + r * w.stride;
+      if (i < myLength) {
+        uint4 sum = reduce_in_rank_order<T>(vals[r], c.world);
+        scratch[i] = sum;
+        store_output(c.output, myStart + i, c.fullVectors, c.tailBytes, sum);
+      }
+    }
+  }
+}
+
+// Pulls the team's part of chunk `chunk` of every other rank's reduced slice into the output.
+__device__ __forceinline__ void twoshot_gather(const TwoshotCall& c, const Walk& w,
+                                               const PeerBases& peers, const PeerLayout& layout,
+                                               int chunk) {
+  for (long long g = chunk * w.plan.groupsPerChunk; g < chunk_group_end(w.plan, chunk); ++g) {
+    const long long i0 = group_start(w, g);
+#pragma unroll
+    for (int s = 1; s < WORLD_BOUND; ++s) {
+      if (s < c.world) {
+        const int source = peer_at(c.rank, s, c.world);
+        const long long start = slice_start(c, source);
+        const long long length = slice_length(c, source);
+        const uint4* theirs = reinterpret_cast<const uint4*>(peers.base[source] + layout.scratchOffset);
+        uint4 x[ROUNDS];
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+          if (i0 + r * w.stride < length) x[r] = __ldcg(theirs + i0 + r * w.stride);
+        }
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+          if (i0 + r * w.stride < length) store_output(c.output, start + i0 + r * w.stride, c.fullVectors, c.tailBytes, x[r]);
+        }
+      }
+    }
+  }
+}
+
+// The whole block takes turns: in step k it scatters chunk k, reduces chunk k - 1 and gathers
+// chunk k - 2, then raises both flag sets with one fence.
 template <typename T>
 __device__ void twoshot(const char* input, char* output, long long bytes, const PeerBases& peers,
                         const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
                         int maxChunks) {
   const int world = world_size(runtimeWorld);
-  const long long fullVectors = bytes >> 4;
-  const int tailBytes = static_cast<int>(bytes & 15);
-  const long long vectors = fullVectors + (tailBytes ? 1 : 0);
-  const long long part = vectors / world;
-  const long long longest = vectors - (world - 1) * part;
-  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  const long long groupSpan = stride * ROUNDS;
-  const ChunkPlan plan = plan_chunks(longest, stride, maxChunks);
-  const int chunks = plan.chunks;
   const uint32_t epoch = control->twoshotEpoch[blockIdx.x] + 1;
-  const long long parityOffset = layout.twoshotRecvOffset +
-                                 (epoch & 1) * world * layout.twoshotRankStride;
-  const long long scatterFlags = layout.twoshotFlagsOffset;
-  const long long reducedFlags =
-      layout.twoshotFlagsOffset + GPUCOMM_MAX_BLOCKS * GPUCOMM_MAX_RANKS * sizeof(uint32_t);
-  char* self = peers.base[rank];
-  const long long myStart = rank * part;
-  const long long myLength = rank == world - 1 ? vectors - myStart : part;
-  uint4* scratch = reinterpret_cast<uint4*>(self + layout.scratchOffset);
+  const TwoshotCall c = twoshot_call(input, output, bytes, layout, epoch, rank, world);
+  const Team block = whole_block();
+  const Walk w = walk(block, c.vectors - (world - 1) * c.part, maxChunks);
+  const int chunks = w.plan.chunks;
 
   for (int step = 0; step <= chunks + 1; ++step) {
-    // Scatter chunk `step` of slice r to rank r.
-    for (long long g = step * plan.groupsPerChunk; step < chunks && g < chunk_group_end(plan, step); ++g) {
-      const long long i0 = first + g * groupSpan;
-#pragma unroll
-      for (int s = 1; s < WORLD_BOUND; ++s) {
-        if (s < world) {
-          const int target = peer_at(rank, s, world);
-          const long long start = target * part;
-          const long long length = target == world - 1 ? vectors - start : part;
-          uint4* dst = reinterpret_cast<uint4*>(peers.base[target] + parityOffset +
-                                                rank * layout.twoshotRankStride);
-          uint4 x[ROUNDS];
-#pragma unroll
-          for (int r = 0; r < ROUNDS; ++r) {
-            if (i0 + r * stride < length) x[r] = load_input(input, start + i0 + r * stride, fullVectors, tailBytes);
-          }
-#pragma unroll
-          for (int r = 0; r < ROUNDS; ++r) {
-            if (i0 + r * stride < length) dst[i0 + r * stride] = x[r];
-          }
-        }
-      }
-    }
-    // Reduce chunk `step - 1` of this rank's slice.
-    if (step >= 1 && step <= chunks) {
-      wait_flags(peers, scatterFlags, flag_value(epoch, step - 1), rank, world);
-    }
-    for (long long g = (step - 1) * plan.groupsPerChunk;
-         step >= 1 && step <= chunks && g < chunk_group_end(plan, step - 1); ++g) {
-      const long long i0 = first + g * groupSpan;
-      uint4 vals[ROUNDS][WORLD_BOUND];
-#pragma unroll
-      for (int r = 0; r < ROUNDS; ++r) {
-        const long long i = i0 + r * stride;
-        if (i < myLength) {
-#pragma unroll
-          for (int q = 0; q < WORLD_BOUND; ++q) {
-            if (q < world) {
-              vals[r][q] = q == rank ? load_input(input, myStart + i, fullVectors, tailBytes)
-                                     : __ldcg(reinterpret_cast<const uint4*>(
-                                                  self + parityOffset + q * layout.twoshotRankStride) +
-                                              i);
-            }
-          }
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < ROUNDS; ++r) {
-        const long long i = i0 + r * stride;
-        if (i < myLength) {
-          uint4 sum = reduce_in_rank_order<T>(vals[r], world);
-          scratch[i] = sum;
-          store_output(output, myStart + i, fullVectors, tailBytes, sum);
-        }
-      }
-    }
-    // Gather chunk `step - 2` of every other rank's reduced slice.
-    if (step >= 2) {
-      wait_flags(peers, reducedFlags, flag_value(epoch, step - 2), rank, world);
-    }
-    for (long long g = (step - 2) * plan.groupsPerChunk; step >= 2 && g < chunk_group_end(plan, step - 2); ++g) {
-      const long long i0 = first + g * groupSpan;
-#pragma unroll
-      for (int s = 1; s < WORLD_BOUND; ++s) {
-        if (s < world) {
-          const int source = peer_at(rank, s, world);
-          const long long start = source * part;
-          const long long length = source == world - 1 ? vectors - start : part;
-          const uint4* theirs = reinterpret_cast<const uint4*>(peers.base[source] + layout.scratchOffset);
-          uint4 x[ROUNDS];
-#pragma unroll
-          for (int r = 0; r < ROUNDS; ++r) {
-            if (i0 + r * stride < length) x[r] = __ldcg(theirs + i0 + r * stride);
-          }
-#pragma unroll
-          for (int r = 0; r < ROUNDS; ++r) {
-            if (i0 + r * stride < length) store_output(output, start + i0 + r * stride, fullVectors, tailBytes, x[r]);
-          }
-        }
-      }
-    }
     const bool scattered = step < chunks;
     const bool reduced = step >= 1 && step <= chunks;
+    if (scattered) twoshot_scatter(c, w, peers, layout, step);
+    if (reduced) {
+      wait_flags(block, peers, c.scatterFlags, flag_value(epoch, step - 1), rank, world);
+      twoshot_reduce<T>(c, w, peers, layout, step - 1);
+    }
+    if (step >= 2) {
+      wait_flags(block, peers, c.reducedFlags, flag_value(epoch, step - 2), rank, world);
+      twoshot_gather(c, w, peers, layout, step - 2);
+    }
     if (scattered || reduced) {
-      raise_two_flags(peers, scatterFlags, scattered, flag_value(epoch, step), reducedFlags,
-                      reduced, flag_value(epoch, step - 1), rank, world);
+      raise_two_flags(block, peers, c.scatterFlags, scattered, flag_value(epoch, step),
+                      c.reducedFlags, reduced, flag_value(epoch, step - 1), rank, world);
+    }
+  }
+  if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
+}
+
+// Warp-specialized two-shot: a third of the warps scatter, a third reduce, a third gather, each
+// chunk after chunk, handing chunks on through the flags; no team waits for another to finish a
+// different step. Same flags, epochs, buffers and grid as `twoshot`, so calls may alternate.
+template <typename T>
+__device__ void twoshot_ws(const char* input, char* output, long long bytes,
+                           const PeerBases& peers, const PeerLayout& layout, Control* control,
+                           int rank, int runtimeWorld, int maxChunks) {
+  const int world = world_size(runtimeWorld);
+  const uint32_t epoch = control->twoshotEpoch[blockIdx.x] + 1;
+  // Every thread has read the epoch before thread 0 may store the next one.
+  __syncthreads();
+  const TwoshotCall c = twoshot_call(input, output, bytes, layout, epoch, rank, world);
+  const Team team = specialized_team(3);
+  const Walk w = walk(team, c.vectors - (world - 1) * c.part, maxChunks);
+  const int chunks = w.plan.chunks;
+
+  if (team.index == 0) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      twoshot_scatter(c, w, peers, layout, chunk);
+      raise_flags(team, peers, c.scatterFlags, flag_value(epoch, chunk), rank, world);
+    }
+  } else if (team.index == 1) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      wait_flags(team, peers, c.scatterFlags, flag_value(epoch, chunk), rank, world);
+      twoshot_reduce<T>(c, w, peers, layout, chunk);
+      raise_flags(team, peers, c.reducedFlags, flag_value(epoch, chunk), rank, world);
+    }
+  } else if (team.index == 2) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      wait_flags(team, peers, c.reducedFlags, flag_value(epoch, chunk), rank, world);
+      twoshot_gather(c, w, peers, layout, chunk);
     }
   }
   if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
@@ -785,8 +1011,15 @@ __device__ __forceinline__ void wait_for_previous_grid() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
-#define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type)                                       \
-  extern "C" __global__ void __launch_bounds__(GPUCOMM_THREADS, 1)                              \
+#define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type) \
+  GPUCOMM_ALLREDUCE_KERNEL_OF(algorithm, suffix, type, GPUCOMM_THREADS)
+
+// The warp-specialized kernels may run with more threads (their teams need fewer registers).
+#define GPUCOMM_ALLREDUCE_WS_KERNEL(algorithm, suffix, type) \
+  GPUCOMM_ALLREDUCE_KERNEL_OF(algorithm, suffix, type, GPUCOMM_WS_MAX_THREADS)
+
+#define GPUCOMM_ALLREDUCE_KERNEL_OF(algorithm, suffix, type, threads)                           \
+  extern "C" __global__ void __launch_bounds__(threads, 1)                                      \
       gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
                                      const __grid_constant__ PeerBases peers,                   \
                                      const __grid_constant__ PeerLayout layout, Control* control, \
@@ -807,6 +1040,12 @@ GPUCOMM_ALLREDUCE_KERNEL(lamport, fp32, float)
 GPUCOMM_ALLREDUCE_KERNEL(lamport2, bf16, __nv_bfloat16)
 GPUCOMM_ALLREDUCE_KERNEL(lamport2, fp16, __half)
 GPUCOMM_ALLREDUCE_KERNEL(lamport2, fp32, float)
+GPUCOMM_ALLREDUCE_WS_KERNEL(oneshot_ws, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_WS_KERNEL(oneshot_ws, fp16, __half)
+GPUCOMM_ALLREDUCE_WS_KERNEL(oneshot_ws, fp32, float)
+GPUCOMM_ALLREDUCE_WS_KERNEL(twoshot_ws, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_WS_KERNEL(twoshot_ws, fp16, __half)
+GPUCOMM_ALLREDUCE_WS_KERNEL(twoshot_ws, fp32, float)
 
 // ---------------------------------------------------------------------------------------------
 // Peer-memory check, run once when a communicator is built: every rank writes a word into every

@@ -29,7 +29,11 @@ final class AllReduceKernels {
     ONESHOT("oneshot"),
     TWOSHOT("twoshot"),
     LAMPORT("lamport"),
-    LAMPORT2("lamport2");
+    LAMPORT2("lamport2"),
+    /** One-shot with its warps split into a pushing and a reducing team; shares ONESHOT's state. */
+    ONESHOT_WS("oneshot_ws"),
+    /** Two-shot with scatter, reduce and gather teams; shares TWOSHOT's state. */
+    TWOSHOT_WS("twoshot_ws");
 
     final String kernelPrefix;
 
@@ -96,9 +100,10 @@ final class AllReduceKernels {
   }
 
   /**
-   * Launches one all-reduce on {@code blocks} blocks, which must be the same for every call of a
-   * variant (the vector-to-block mapping has to stay fixed); callers serialize calls (the parameter
-   * block is shared).
+   * Launches one all-reduce on {@code blocks} blocks of {@code threads} ({@link #THREADS_PER_BLOCK}
+   * but for the warp-specialized kernels); the grid must be the same for every call of a variant
+   * (the vector-to-block mapping has to stay fixed); callers serialize calls (the parameter block
+   * is shared).
    */
   void launch(
       Variant variant,
@@ -107,12 +112,12 @@ final class AllReduceKernels {
       long output,
       long bytes,
       int blocks,
+      int threads,
       int maxChunks,
       Stream stream) {
     KernelArguments args = arguments[variant.ordinal()][dtype.ordinal()];
     args.setLong(INPUT, input).setLong(OUTPUT, output).setLong(BYTES, bytes);
     args.setInt(MAX_CHUNKS, maxChunks);
-    kernels[variant.ordinal()][dtype.ordinal()].launch(
-        blocks, THREADS_PER_BLOCK, stream, args, launchConfig);
+    kernels[variant.ordinal()][dtype.ordinal()].launch(blocks, threads, stream, args, launchConfig);
   }
 }

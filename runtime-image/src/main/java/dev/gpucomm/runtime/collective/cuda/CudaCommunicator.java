@@ -311,14 +311,18 @@ public final class CudaCommunicator implements Communicator {
         AllReduceKernels.Variant variant =
             bytes <= shape.lamportMaxBytes()
                 ? AllReduceKernels.Variant.LAMPORT
-                : AllReduceKernels.Variant.ONESHOT;
+                : bytes >= shape.oneShotWsMinBytes()
+                    ? AllReduceKernels.Variant.ONESHOT_WS
+                    : AllReduceKernels.Variant.ONESHOT;
         peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
       }
       case TWOSHOT -> {
         AllReduceKernels.Variant variant =
             bytes <= shape.lamport2MaxBytes()
                 ? AllReduceKernels.Variant.LAMPORT2
-                : AllReduceKernels.Variant.TWOSHOT;
+                : bytes >= shape.twoShotWsMinBytes()
+                    ? AllReduceKernels.Variant.TWOSHOT_WS
+                    : AllReduceKernels.Variant.TWOSHOT;
         peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
       }
       case AUTO ->
@@ -351,9 +355,12 @@ public final class CudaCommunicator implements Communicator {
           case "twoshot" -> AllReduceKernels.Variant.TWOSHOT;
           case "lamport" -> AllReduceKernels.Variant.LAMPORT;
           case "lamport2" -> AllReduceKernels.Variant.LAMPORT2;
+          case "oneshot_ws" -> AllReduceKernels.Variant.ONESHOT_WS;
+          case "twoshot_ws" -> AllReduceKernels.Variant.TWOSHOT_WS;
           default ->
               throw new IllegalArgumentException(
-                  "kernel variant must be oneshot, twoshot, lamport or lamport2, got '"
+                  "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws or"
+                      + " twoshot_ws, got '"
                       + variant
                       + "'");
         };
@@ -370,8 +377,8 @@ public final class CudaCommunicator implements Communicator {
   private int blocksOf(AllReduceKernels.Variant variant) {
     KernelShape current = shape;
     return switch (variant) {
-      case ONESHOT -> current.oneShotBlocks();
-      case TWOSHOT -> current.twoShotBlocks();
+      case ONESHOT, ONESHOT_WS -> current.oneShotBlocks();
+      case TWOSHOT, TWOSHOT_WS -> current.twoShotBlocks();
       case LAMPORT, LAMPORT2 -> current.lamportBlocks();
     };
   }
@@ -405,10 +412,16 @@ public final class CudaCommunicator implements Communicator {
     synchronized (kernels) {
       KernelShape current = shape;
       int chunks =
-          variant == AllReduceKernels.Variant.TWOSHOT
-              ? current.twoShotChunks()
-              : current.oneShotChunks();
-      kernels.launch(variant, dtype, in, out, bytes, blocks, chunks, stream);
+          switch (variant) {
+            case TWOSHOT, TWOSHOT_WS -> current.twoShotChunks();
+            default -> current.oneShotChunks();
+          };
+      int threads =
+          switch (variant) {
+            case ONESHOT_WS, TWOSHOT_WS -> current.wsThreads();
+            default -> AllReduceKernels.THREADS_PER_BLOCK;
+          };
+      kernels.launch(variant, dtype, in, out, bytes, blocks, threads, chunks, stream);
     }
   }
 

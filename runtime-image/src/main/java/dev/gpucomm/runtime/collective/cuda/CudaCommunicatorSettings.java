@@ -22,6 +22,12 @@ import java.util.Map;
  *       most 160 and at most the GPU's multiprocessors);
  *   <li>{@code GPUCOMM_PIPELINE_CHUNKS}: most chunks a large one-shot or two-shot call is cut into,
  *       so that NVLink transfers and local reduction overlap (8);
+ *   <li>{@code GPUCOMM_ONESHOT_WS_MIN_BYTES}, {@code GPUCOMM_TWOSHOT_WS_MIN_BYTES}: one-shot and
+ *       two-shot calls from this size run the warp-specialized kernels, whose pushing, reducing and
+ *       gathering warps work on different chunks at the same time (defaults, measured on H200s:
+ *       one-shot from 8 MiB and two-shot at 64 MiB on two ranks, never on more, where they have not
+ *       been measured; a value above the peer buffer size turns them off), and {@code
+ *       GPUCOMM_WS_THREADS}, their threads per block (512, at most 768);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
@@ -42,6 +48,9 @@ public record CudaCommunicatorSettings(
     int lamportBlocks,
     int oneShotChunks,
     int twoShotChunks,
+    long oneShotWsMinBytes,
+    long twoShotWsMinBytes,
+    int wsThreads,
     boolean programmaticLaunch,
     Duration rendezvousTimeout,
     int maxBlocks) {
@@ -65,6 +74,15 @@ public record CudaCommunicatorSettings(
    * times this size.
    */
   public static final long DEFAULT_LAMPORT2_MAX_BYTES = 16L << 20;
+
+  /**
+   * The warp-specialized size limits when no variable sets them: chosen by world size (see {@link
+   * #oneShotWsMinBytesFor} and {@link #twoShotWsMinBytesFor}).
+   */
+  public static final long AUTOMATIC_BYTES = -1;
+
+  /** A size limit no call reaches: the warp-specialized kernel is never chosen. */
+  public static final long NEVER = Long.MAX_VALUE;
 
   /** {@link #maxBlocks()} when nothing limits the communicator's kernels as a whole. */
   public static final int NO_BLOCK_LIMIT = 0;
@@ -94,6 +112,19 @@ public record CudaCommunicatorSettings(
     checkBlocks("GPUCOMM_ONESHOT_BLOCKS", oneShotBlocks);
     checkBlocks("GPUCOMM_TWOSHOT_BLOCKS", twoShotBlocks);
     checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
+    checkBytesOrAutomatic("GPUCOMM_ONESHOT_WS_MIN_BYTES", oneShotWsMinBytes);
+    checkBytesOrAutomatic("GPUCOMM_TWOSHOT_WS_MIN_BYTES", twoShotWsMinBytes);
+    if (wsThreads < KernelShape.MIN_WS_THREADS
+        || wsThreads > KernelShape.MAX_WS_THREADS
+        || wsThreads % 32 != 0) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_WS_THREADS must be a multiple of 32 between "
+              + KernelShape.MIN_WS_THREADS
+              + " and "
+              + KernelShape.MAX_WS_THREADS
+              + ", got "
+              + wsThreads);
+    }
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
     if (maxBlocks != NO_BLOCK_LIMIT) {
@@ -118,6 +149,9 @@ public record CudaCommunicatorSettings(
         lamportBlocks,
         oneShotChunks,
         twoShotChunks,
+        oneShotWsMinBytes,
+        twoShotWsMinBytes,
+        wsThreads,
         programmaticLaunch,
         rendezvousTimeout,
         maxBlocks);
@@ -128,11 +162,35 @@ public record CudaCommunicatorSettings(
     return maxBlocks == NO_BLOCK_LIMIT ? multiprocessors : Math.min(maxBlocks, multiprocessors);
   }
 
+  private static void checkBytesOrAutomatic(String name, long bytes) {
+    if (bytes < 0 && bytes != AUTOMATIC_BYTES) {
+      throw new IllegalArgumentException(name + " must not be negative, got " + bytes);
+    }
+  }
+
   private static void checkChunks(String name, int chunks) {
     if (chunks != AUTOMATIC && (chunks < 1 || chunks > KernelShape.MAX_PIPELINE_CHUNKS)) {
       throw new IllegalArgumentException(
           name + " must be between 1 and " + KernelShape.MAX_PIPELINE_CHUNKS + ", got " + chunks);
     }
+  }
+
+  /**
+   * Warp-specialized one-shot from 8 MiB at two ranks, where it beat the flag one-shot at 8, 16, 32
+   * and 64 MiB (by 3-5 %) and lost at 4 MiB, which the Lamport one-shot takes anyway (measured on 2
+   * H200s). Not measured on more ranks, where the one-shot is only chosen for small sizes: never
+   * there.
+   */
+  static long oneShotWsMinBytesFor(int world) {
+    return world == 2 ? 8L << 20 : NEVER;
+  }
+
+  /**
+   * Warp-specialized two-shot at two ranks only at 64 MiB, the one size where it beat the flag
+   * two-shot (by 4 %; measured on 2 H200s); not measured on more ranks: never there.
+   */
+  static long twoShotWsMinBytesFor(int world) {
+    return world == 2 ? 64L << 20 : NEVER;
   }
 
   /** Two-shot pipeline depth: 8 chunks below four ranks, 2 from four (measured on 4 H200s). */
@@ -157,7 +215,10 @@ public record CudaCommunicatorSettings(
         lamportLimit,
         lamport2MaxBytes,
         oneShotChunks == AUTOMATIC ? 16 : oneShotChunks,
-        twoShotChunks == AUTOMATIC ? twoShotChunksFor(world) : twoShotChunks);
+        twoShotChunks == AUTOMATIC ? twoShotChunksFor(world) : twoShotChunks,
+        oneShotWsMinBytes == AUTOMATIC_BYTES ? oneShotWsMinBytesFor(world) : oneShotWsMinBytes,
+        twoShotWsMinBytes == AUTOMATIC_BYTES ? twoShotWsMinBytesFor(world) : twoShotWsMinBytes,
+        wsThreads);
   }
 
   static void checkBlocks(String name, int blocks) {
@@ -179,6 +240,9 @@ public record CudaCommunicatorSettings(
         MAX_BLOCKS,
         AUTOMATIC,
         AUTOMATIC,
+        AUTOMATIC_BYTES,
+        AUTOMATIC_BYTES,
+        AllReduceKernels.THREADS_PER_BLOCK,
         true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT);
@@ -203,6 +267,9 @@ public record CudaCommunicatorSettings(
         (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
         (int) number(env, "GPUCOMM_ONESHOT_CHUNKS", d.oneShotChunks()),
         (int) number(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
+        bytes(env, "GPUCOMM_ONESHOT_WS_MIN_BYTES", d.oneShotWsMinBytes()),
+        bytes(env, "GPUCOMM_TWOSHOT_WS_MIN_BYTES", d.twoShotWsMinBytes()),
+        (int) number(env, "GPUCOMM_WS_THREADS", d.wsThreads()),
         onOff(env, "GPUCOMM_PDL"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
@@ -215,6 +282,15 @@ public record CudaCommunicatorSettings(
       throw new IllegalArgumentException(name + " must be on or off, got '" + value + "'");
     }
     return value.equals("on");
+  }
+
+  /** A size in bytes from the environment: a whole number, not negative. */
+  private static long bytes(Map<String, String> env, String name, long fallback) {
+    long value = number(env, name, fallback);
+    if (env.containsKey(name) && value < 0) {
+      throw new IllegalArgumentException(name + " must not be negative, got " + value);
+    }
+    return value;
   }
 
   private static long number(Map<String, String> env, String name, long fallback) {

@@ -3,7 +3,9 @@ package dev.gpucomm.runtime.collective.cuda;
 /**
  * How the peer-memory kernels run: the fixed grid (thread blocks) of each kernel family (both
  * Lamport kernels share one), the sizes up to which {@code oneshot} and {@code twoshot} use their
- * flag-free Lamport kernels, and the most pipeline chunks per one-shot and two-shot call.
+ * flag-free Lamport kernels, the most pipeline chunks per one-shot and two-shot call, and the sizes
+ * from which {@code oneshot} and {@code twoshot} run their warp-specialized kernels, and the
+ * threads per block of those.
  */
 public record KernelShape(
     int oneShotBlocks,
@@ -12,7 +14,18 @@ public record KernelShape(
     long lamportMaxBytes,
     long lamport2MaxBytes,
     int oneShotChunks,
-    int twoShotChunks) {
+    int twoShotChunks,
+    long oneShotWsMinBytes,
+    long twoShotWsMinBytes,
+    int wsThreads) {
+  /**
+   * Most threads per block of the warp-specialized kernels (their launch bound in allreduce.cu).
+   */
+  public static final int MAX_WS_THREADS = 768;
+
+  /** Fewest: three teams (scatter, reduce, gather) of two warps. */
+  public static final int MIN_WS_THREADS = 192;
+
   /** Most pipeline chunks: flag values keep the chunk number in 16 bits, and each costs a fence. */
   public static final int MAX_PIPELINE_CHUNKS = 64;
 
@@ -26,6 +39,22 @@ public record KernelShape(
               + lamportMaxBytes
               + " and "
               + lamport2MaxBytes);
+    }
+    if (oneShotWsMinBytes < 0 || twoShotWsMinBytes < 0) {
+      throw new IllegalArgumentException(
+          "warp-specialized size limits must not be negative, got "
+              + oneShotWsMinBytes
+              + " and "
+              + twoShotWsMinBytes);
+    }
+    if (wsThreads < MIN_WS_THREADS || wsThreads > MAX_WS_THREADS || wsThreads % 32 != 0) {
+      throw new IllegalArgumentException(
+          "warp-specialized threads per block must be a multiple of 32 between "
+              + MIN_WS_THREADS
+              + " and "
+              + MAX_WS_THREADS
+              + ", got "
+              + wsThreads);
     }
     for (int chunks : new int[] {oneShotChunks, twoShotChunks}) {
       if (chunks < 1 || chunks > MAX_PIPELINE_CHUNKS) {
@@ -44,6 +73,54 @@ public record KernelShape(
         lamportMaxBytes,
         lamport2MaxBytes,
         oneShotChunks,
-        twoShotChunks);
+        twoShotChunks,
+        oneShotWsMinBytes,
+        twoShotWsMinBytes,
+        wsThreads);
+  }
+
+  /** The same shape with these grids. */
+  public KernelShape withGrids(int oneShot, int twoShot, int lamport) {
+    return new KernelShape(
+        oneShot,
+        twoShot,
+        lamport,
+        lamportMaxBytes,
+        lamport2MaxBytes,
+        oneShotChunks,
+        twoShotChunks,
+        oneShotWsMinBytes,
+        twoShotWsMinBytes,
+        wsThreads);
+  }
+
+  /** The same shape with the warp-specialized kernels on this many threads per block. */
+  public KernelShape withWsThreads(int threads) {
+    return new KernelShape(
+        oneShotBlocks,
+        twoShotBlocks,
+        lamportBlocks,
+        lamportMaxBytes,
+        lamport2MaxBytes,
+        oneShotChunks,
+        twoShotChunks,
+        oneShotWsMinBytes,
+        twoShotWsMinBytes,
+        threads);
+  }
+
+  /** The same shape with these pipeline depths. */
+  public KernelShape withChunks(int oneShot, int twoShot) {
+    return new KernelShape(
+        oneShotBlocks,
+        twoShotBlocks,
+        lamportBlocks,
+        lamportMaxBytes,
+        lamport2MaxBytes,
+        oneShot,
+        twoShot,
+        oneShotWsMinBytes,
+        twoShotWsMinBytes,
+        wsThreads);
   }
 }

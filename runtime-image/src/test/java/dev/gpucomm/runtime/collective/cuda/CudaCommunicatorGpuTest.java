@@ -62,7 +62,11 @@ class CudaCommunicatorGpuTest {
     "twoshot, fp32, 1000003",
     "twoshot, bf16, 8",
     "lamport2, bf16, 4104",
-    "lamport2, fp32, 99999"
+    "lamport2, fp32, 99999",
+    "oneshot_ws, bf16, 1048584",
+    "oneshot_ws, fp16, 24",
+    "twoshot_ws, fp32, 1000003",
+    "twoshot_ws, bf16, 4104"
   })
   void eagerAndGraphCallsReturnTheInputBitForBit(String variant, String dtypeName, long count) {
     DType dtype = DType.fromWireName(dtypeName).orElseThrow();
@@ -79,8 +83,7 @@ class CudaCommunicatorGpuTest {
       // A different grid (and, for Lamport, refilled slots) between the eager and graph calls.
       stream.synchronize();
       KernelShape shape = communicator.kernelShape();
-      communicator.tune(
-          new KernelShape(16, 24, 8, shape.lamportMaxBytes(), shape.lamport2MaxBytes(), 3, 5));
+      communicator.tune(shape.withGrids(16, 24, 8).withChunks(3, 5).withWsThreads(768));
       Graph graph =
           device.capture(
               stream,

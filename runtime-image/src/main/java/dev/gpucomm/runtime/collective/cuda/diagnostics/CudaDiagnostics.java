@@ -41,7 +41,8 @@ import java.util.Map;
  *
  * <pre>
  * GPUCOMM_MAIN=dev.gpucomm.runtime.collective.cuda.diagnostics.CudaDiagnostics \
- *   gpucomm --rank R --world W --store HOST:PORT [--check] [--bench] [--tune] [--json FILE]
+ *   gpucomm --rank R --world W --store HOST:PORT [--check] [--bench] [--tune | --tune-chunks]
+ *   [--json FILE]
  * </pre>
  *
  * Rank 0 hosts the store. Exit status 1 when any check fails.
@@ -160,7 +161,10 @@ public final class CudaDiagnostics {
       bench(Integer.parseInt(options.getOrDefault("--samples", "100")));
     }
     if (options.containsKey("--tune")) {
-      tune();
+      tuneGrids();
+    }
+    if (options.containsKey("--tune") || options.containsKey("--tune-chunks")) {
+      tuneChunks();
     }
     writeJson();
     for (String failure : failures) {
@@ -179,6 +183,8 @@ public final class CudaDiagnostics {
       runners.add(AllReduceRunner.kernel("oneshot"));
       runners.add(AllReduceRunner.kernel("twoshot"));
       runners.add(AllReduceRunner.kernel("lamport2"));
+      runners.add(AllReduceRunner.kernel("oneshot_ws"));
+      runners.add(AllReduceRunner.kernel("twoshot_ws"));
     }
     return runners;
   }
@@ -707,11 +713,8 @@ public final class CudaDiagnostics {
         : (micros[micros.length / 2 - 1] + micros[micros.length / 2]) / 2;
   }
 
-  /**
-   * Sweeps of the IPC kernels' shape: each variant's grid, then the pipeline depth, changed on
-   * every rank at once (graph timing, 50 samples).
-   */
-  private void tune() {
+  /** Sweeps each IPC kernel's grid, changed on every rank at once (graph timing, 50 samples). */
+  private void tuneGrids() {
     if (!communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
       return;
     }
@@ -722,6 +725,8 @@ public final class CudaDiagnostics {
     sweeps.put("lamport2", new long[] {32, 64, 128});
     sweeps.put("oneshot", new long[] {128, 512, 4096});
     sweeps.put("twoshot", new long[] {128, 512, 4096});
+    sweeps.put("oneshot_ws", new long[] {1024, 4096});
+    sweeps.put("twoshot_ws", new long[] {1024, 4096});
     if (topology.rank() == 0) {
       out.println("tune: starting from " + original);
     }
@@ -732,14 +737,10 @@ public final class CudaDiagnostics {
           continue;
         }
         retune(
-            new KernelShape(
-                variant.equals("oneshot") ? grid : original.oneShotBlocks(),
-                variant.equals("twoshot") ? grid : original.twoShotBlocks(),
-                variant.startsWith("lamport") ? grid : original.lamportBlocks(),
-                original.lamportMaxBytes(),
-                original.lamport2MaxBytes(),
-                original.oneShotChunks(),
-                original.twoShotChunks()));
+            original.withGrids(
+                variant.startsWith("oneshot") ? grid : original.oneShotBlocks(),
+                variant.startsWith("twoshot") ? grid : original.twoShotBlocks(),
+                variant.startsWith("lamport") ? grid : original.lamportBlocks()));
         for (long tokens : sweep.getValue()) {
           AllReduceRunner runner =
               AllReduceRunner.kernel(variant).labelled(variant + "/" + grid + "b");
@@ -749,24 +750,36 @@ public final class CudaDiagnostics {
         }
       }
     }
-    for (int chunks : new int[] {2, 4, 8, 16, 32}) {
-      retune(
-          new KernelShape(
-              original.oneShotBlocks(),
-              original.twoShotBlocks(),
-              original.lamportBlocks(),
-              original.lamportMaxBytes(),
-              original.lamport2MaxBytes(),
-              chunks,
-              chunks));
-      for (String variant : List.of("oneshot", "twoshot")) {
-        for (long tokens : new long[] {1024, 4096}) {
-          time(
-              AllReduceRunner.kernel(variant).labelled(variant + "/" + chunks + "c"),
-              (int) tokens,
-              tokens * HIDDEN,
-              DType.BF16,
-              50);
+    retune(original);
+  }
+
+  /**
+   * Sweeps the pipeline depth of the flag kernels at 16 and 64 MiB, and of the warp-specialized
+   * ones with 512 and 768 threads per block (graph timing, 50 samples).
+   */
+  private void tuneChunks() {
+    if (!communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
+      return;
+    }
+    KernelShape original = communicator.kernelShape();
+    for (int chunks : new int[] {4, 8, 16, 24, 32}) {
+      for (int threads : new int[] {512, 768}) {
+        retune(original.withChunks(chunks, chunks).withWsThreads(threads));
+        List<String> variants =
+            threads == 512
+                ? List.of("oneshot", "twoshot", "oneshot_ws", "twoshot_ws")
+                : List.of("oneshot_ws", "twoshot_ws");
+        for (String variant : variants) {
+          String label =
+              variant + "/" + chunks + "c" + (variant.endsWith("_ws") ? "/" + threads + "t" : "");
+          for (long tokens : new long[] {1024, 4096}) {
+            time(
+                AllReduceRunner.kernel(variant).labelled(label),
+                (int) tokens,
+                tokens * HIDDEN,
+                DType.BF16,
+                50);
+          }
         }
       }
     }
