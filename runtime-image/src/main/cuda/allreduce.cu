@@ -51,7 +51,6 @@
 #define GPUCOMM_MAX_RANKS 8
 #define GPUCOMM_MAX_BLOCKS 160
 #define GPUCOMM_THREADS 512
-#define GPUCOMM_WS_MAX_THREADS 768
 #define GPUCOMM_LAMPORT_SENTINEL 0x80008000u
 
 #if GPUCOMM_WORLD > 0
@@ -1011,15 +1010,8 @@ __device__ __forceinline__ void wait_for_previous_grid() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
-#define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type) \
-  GPUCOMM_ALLREDUCE_KERNEL_OF(algorithm, suffix, type, GPUCOMM_THREADS)
-
-// The warp-specialized kernels may run with more threads (their teams need fewer registers).
-#define GPUCOMM_ALLREDUCE_WS_KERNEL(algorithm, suffix, type) \
-  GPUCOMM_ALLREDUCE_KERNEL_OF(algorithm, suffix, type, GPUCOMM_WS_MAX_THREADS)
-
-#define GPUCOMM_ALLREDUCE_KERNEL_OF(algorithm, suffix, type, threads)                           \
-  extern "C" __global__ void __launch_bounds__(threads, 1)                                      \
+#define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type)                                       \
+  extern "C" __global__ void __launch_bounds__(GPUCOMM_THREADS, 1)                              \
       gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
                                      const __grid_constant__ PeerBases peers,                   \
                                      const __grid_constant__ PeerLayout layout, Control* control, \
@@ -1040,12 +1032,12 @@ GPUCOMM_ALLREDUCE_KERNEL(lamport, fp32, float)
 GPUCOMM_ALLREDUCE_KERNEL(lamport2, bf16, __nv_bfloat16)
 GPUCOMM_ALLREDUCE_KERNEL(lamport2, fp16, __half)
 GPUCOMM_ALLREDUCE_KERNEL(lamport2, fp32, float)
-GPUCOMM_ALLREDUCE_WS_KERNEL(oneshot_ws, bf16, __nv_bfloat16)
-GPUCOMM_ALLREDUCE_WS_KERNEL(oneshot_ws, fp16, __half)
-GPUCOMM_ALLREDUCE_WS_KERNEL(oneshot_ws, fp32, float)
-GPUCOMM_ALLREDUCE_WS_KERNEL(twoshot_ws, bf16, __nv_bfloat16)
-GPUCOMM_ALLREDUCE_WS_KERNEL(twoshot_ws, fp16, __half)
-GPUCOMM_ALLREDUCE_WS_KERNEL(twoshot_ws, fp32, float)
+GPUCOMM_ALLREDUCE_KERNEL(oneshot_ws, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_KERNEL(oneshot_ws, fp16, __half)
+GPUCOMM_ALLREDUCE_KERNEL(oneshot_ws, fp32, float)
+GPUCOMM_ALLREDUCE_KERNEL(twoshot_ws, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_KERNEL(twoshot_ws, fp16, __half)
+GPUCOMM_ALLREDUCE_KERNEL(twoshot_ws, fp32, float)
 
 // ---------------------------------------------------------------------------------------------
 // Peer-memory check, run once when a communicator is built: every rank writes a word into every

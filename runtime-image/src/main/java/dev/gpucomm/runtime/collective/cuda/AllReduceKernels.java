@@ -100,10 +100,9 @@ final class AllReduceKernels {
   }
 
   /**
-   * Launches one all-reduce on {@code blocks} blocks of {@code threads} ({@link #THREADS_PER_BLOCK}
-   * but for the warp-specialized kernels); the grid must be the same for every call of a variant
-   * (the vector-to-block mapping has to stay fixed); callers serialize calls (the parameter block
-   * is shared).
+   * Launches one all-reduce on {@code blocks} blocks, which must be the same for every call of a
+   * variant (the vector-to-block mapping has to stay fixed); callers serialize calls (the parameter
+   * block is shared).
    */
   void launch(
       Variant variant,
@@ -112,12 +111,12 @@ final class AllReduceKernels {
       long output,
       long bytes,
       int blocks,
-      int threads,
       int maxChunks,
       Stream stream) {
     KernelArguments args = arguments[variant.ordinal()][dtype.ordinal()];
     args.setLong(INPUT, input).setLong(OUTPUT, output).setLong(BYTES, bytes);
     args.setInt(MAX_CHUNKS, maxChunks);
-    kernels[variant.ordinal()][dtype.ordinal()].launch(blocks, threads, stream, args, launchConfig);
+    kernels[variant.ordinal()][dtype.ordinal()].launch(
+        blocks, THREADS_PER_BLOCK, stream, args, launchConfig);
   }
 }

@@ -416,12 +416,7 @@ public final class CudaCommunicator implements Communicator {
             case TWOSHOT, TWOSHOT_WS -> current.twoShotChunks();
             default -> current.oneShotChunks();
           };
-      int threads =
-          switch (variant) {
-            case ONESHOT_WS, TWOSHOT_WS -> current.wsThreads();
-            default -> AllReduceKernels.THREADS_PER_BLOCK;
-          };
-      kernels.launch(variant, dtype, in, out, bytes, blocks, threads, chunks, stream);
+      kernels.launch(variant, dtype, in, out, bytes, blocks, chunks, stream);
     }
   }
 

@@ -26,8 +26,7 @@ import java.util.Map;
  *       two-shot calls from this size run the warp-specialized kernels, whose pushing, reducing and
  *       gathering warps work on different chunks at the same time (defaults, measured on H200s:
  *       one-shot from 8 MiB and two-shot at 64 MiB on two ranks, never on more, where they have not
- *       been measured; a value above the peer buffer size turns them off), and {@code
- *       GPUCOMM_WS_THREADS}, their threads per block (512, at most 768);
+ *       been measured; a value above the peer buffer size turns them off);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
@@ -50,7 +49,6 @@ public record CudaCommunicatorSettings(
     int twoShotChunks,
     long oneShotWsMinBytes,
     long twoShotWsMinBytes,
-    int wsThreads,
     boolean programmaticLaunch,
     Duration rendezvousTimeout,
     int maxBlocks) {
@@ -114,17 +112,6 @@ public record CudaCommunicatorSettings(
     checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
     checkBytesOrAutomatic("GPUCOMM_ONESHOT_WS_MIN_BYTES", oneShotWsMinBytes);
     checkBytesOrAutomatic("GPUCOMM_TWOSHOT_WS_MIN_BYTES", twoShotWsMinBytes);
-    if (wsThreads < KernelShape.MIN_WS_THREADS
-        || wsThreads > KernelShape.MAX_WS_THREADS
-        || wsThreads % 32 != 0) {
-      throw new IllegalArgumentException(
-          "GPUCOMM_WS_THREADS must be a multiple of 32 between "
-              + KernelShape.MIN_WS_THREADS
-              + " and "
-              + KernelShape.MAX_WS_THREADS
-              + ", got "
-              + wsThreads);
-    }
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
     if (maxBlocks != NO_BLOCK_LIMIT) {
@@ -151,7 +138,6 @@ public record CudaCommunicatorSettings(
         twoShotChunks,
         oneShotWsMinBytes,
         twoShotWsMinBytes,
-        wsThreads,
         programmaticLaunch,
         rendezvousTimeout,
         maxBlocks);
@@ -217,8 +203,7 @@ public record CudaCommunicatorSettings(
         oneShotChunks == AUTOMATIC ? 16 : oneShotChunks,
         twoShotChunks == AUTOMATIC ? twoShotChunksFor(world) : twoShotChunks,
         oneShotWsMinBytes == AUTOMATIC_BYTES ? oneShotWsMinBytesFor(world) : oneShotWsMinBytes,
-        twoShotWsMinBytes == AUTOMATIC_BYTES ? twoShotWsMinBytesFor(world) : twoShotWsMinBytes,
-        wsThreads);
+        twoShotWsMinBytes == AUTOMATIC_BYTES ? twoShotWsMinBytesFor(world) : twoShotWsMinBytes);
   }
 
   static void checkBlocks(String name, int blocks) {
@@ -242,7 +227,6 @@ public record CudaCommunicatorSettings(
         AUTOMATIC,
         AUTOMATIC_BYTES,
         AUTOMATIC_BYTES,
-        AllReduceKernels.THREADS_PER_BLOCK,
         true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT);
@@ -269,7 +253,6 @@ public record CudaCommunicatorSettings(
         (int) number(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
         bytes(env, "GPUCOMM_ONESHOT_WS_MIN_BYTES", d.oneShotWsMinBytes()),
         bytes(env, "GPUCOMM_TWOSHOT_WS_MIN_BYTES", d.twoShotWsMinBytes()),
-        (int) number(env, "GPUCOMM_WS_THREADS", d.wsThreads()),
         onOff(env, "GPUCOMM_PDL"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),

@@ -16,16 +16,7 @@ public record KernelShape(
     int oneShotChunks,
     int twoShotChunks,
     long oneShotWsMinBytes,
-    long twoShotWsMinBytes,
-    int wsThreads) {
-  /**
-   * Most threads per block of the warp-specialized kernels (their launch bound in allreduce.cu).
-   */
-  public static final int MAX_WS_THREADS = 768;
-
-  /** Fewest: three teams (scatter, reduce, gather) of two warps. */
-  public static final int MIN_WS_THREADS = 192;
-
+    long twoShotWsMinBytes) {
   /** Most pipeline chunks: flag values keep the chunk number in 16 bits, and each costs a fence. */
   public static final int MAX_PIPELINE_CHUNKS = 64;
 
@@ -47,15 +38,6 @@ public record KernelShape(
               + " and "
               + twoShotWsMinBytes);
     }
-    if (wsThreads < MIN_WS_THREADS || wsThreads > MAX_WS_THREADS || wsThreads % 32 != 0) {
-      throw new IllegalArgumentException(
-          "warp-specialized threads per block must be a multiple of 32 between "
-              + MIN_WS_THREADS
-              + " and "
-              + MAX_WS_THREADS
-              + ", got "
-              + wsThreads);
-    }
     for (int chunks : new int[] {oneShotChunks, twoShotChunks}) {
       if (chunks < 1 || chunks > MAX_PIPELINE_CHUNKS) {
         throw new IllegalArgumentException(
@@ -75,8 +57,7 @@ public record KernelShape(
         oneShotChunks,
         twoShotChunks,
         oneShotWsMinBytes,
-        twoShotWsMinBytes,
-        wsThreads);
+        twoShotWsMinBytes);
   }
 
   /** The same shape with these grids. */
@@ -90,23 +71,7 @@ public record KernelShape(
         oneShotChunks,
         twoShotChunks,
         oneShotWsMinBytes,
-        twoShotWsMinBytes,
-        wsThreads);
-  }
-
-  /** The same shape with the warp-specialized kernels on this many threads per block. */
-  public KernelShape withWsThreads(int threads) {
-    return new KernelShape(
-        oneShotBlocks,
-        twoShotBlocks,
-        lamportBlocks,
-        lamportMaxBytes,
-        lamport2MaxBytes,
-        oneShotChunks,
-        twoShotChunks,
-        oneShotWsMinBytes,
-        twoShotWsMinBytes,
-        threads);
+        twoShotWsMinBytes);
   }
 
   /** The same shape with these pipeline depths. */
@@ -120,7 +85,6 @@ public record KernelShape(
         oneShot,
         twoShot,
         oneShotWsMinBytes,
-        twoShotWsMinBytes,
-        wsThreads);
+        twoShotWsMinBytes);
   }
 }

@@ -83,7 +83,7 @@ class CudaCommunicatorGpuTest {
       // A different grid (and, for Lamport, refilled slots) between the eager and graph calls.
       stream.synchronize();
       KernelShape shape = communicator.kernelShape();
-      communicator.tune(shape.withGrids(16, 24, 8).withChunks(3, 5).withWsThreads(768));
+      communicator.tune(shape.withGrids(16, 24, 8).withChunks(3, 5));
       Graph graph =
           device.capture(
               stream,

@@ -69,7 +69,6 @@ class CudaCommunicatorSettingsTest {
     assertThat(pair.twoShotWsMinBytes()).isEqualTo(64L << 20);
     assertThat(four.oneShotWsMinBytes()).isEqualTo(CudaCommunicatorSettings.NEVER);
     assertThat(four.twoShotWsMinBytes()).isEqualTo(CudaCommunicatorSettings.NEVER);
-    assertThat(pair.wsThreads()).isEqualTo(512);
   }
 
   @Test
@@ -78,25 +77,19 @@ class CudaCommunicatorSettingsTest {
         CudaCommunicatorSettings.from(
             Map.of(
                 "GPUCOMM_ONESHOT_WS_MIN_BYTES", "0",
-                "GPUCOMM_TWOSHOT_WS_MIN_BYTES", "16777216",
-                "GPUCOMM_WS_THREADS", "768"));
+                "GPUCOMM_TWOSHOT_WS_MIN_BYTES", "16777216"));
 
     KernelShape four = settings.kernelShape(4);
 
     assertThat(four.oneShotWsMinBytes()).isZero();
     assertThat(four.twoShotWsMinBytes()).isEqualTo(16L << 20);
-    assertThat(four.wsThreads()).isEqualTo(768);
   }
 
   @Test
-  void badWarpSpecializedSettingsAreNamed() {
+  void aNegativeWarpSpecializedLimitIsNamed() {
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_WS_MIN_BYTES", "-1")))
         .hasMessage("GPUCOMM_ONESHOT_WS_MIN_BYTES must not be negative, got -1");
-    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_WS_THREADS", "1024")))
-        .hasMessage("GPUCOMM_WS_THREADS must be a multiple of 32 between 192 and 768, got 1024");
-    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_WS_THREADS", "500")))
-        .hasMessageStartingWith("GPUCOMM_WS_THREADS must be a multiple of 32");
   }
 
   @Test

@@ -753,33 +753,22 @@ public final class CudaDiagnostics {
     retune(original);
   }
 
-  /**
-   * Sweeps the pipeline depth of the flag kernels at 16 and 64 MiB, and of the warp-specialized
-   * ones with 512 and 768 threads per block (graph timing, 50 samples).
-   */
+  /** Sweeps the pipeline depth of the flag kernels at 16 and 64 MiB (graph timing, 50 samples). */
   private void tuneChunks() {
     if (!communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
       return;
     }
     KernelShape original = communicator.kernelShape();
-    for (int chunks : new int[] {4, 8, 16, 24, 32}) {
-      for (int threads : new int[] {512, 768}) {
-        retune(original.withChunks(chunks, chunks).withWsThreads(threads));
-        List<String> variants =
-            threads == 512
-                ? List.of("oneshot", "twoshot", "oneshot_ws", "twoshot_ws")
-                : List.of("oneshot_ws", "twoshot_ws");
-        for (String variant : variants) {
-          String label =
-              variant + "/" + chunks + "c" + (variant.endsWith("_ws") ? "/" + threads + "t" : "");
-          for (long tokens : new long[] {1024, 4096}) {
-            time(
-                AllReduceRunner.kernel(variant).labelled(label),
-                (int) tokens,
-                tokens * HIDDEN,
-                DType.BF16,
-                50);
-          }
+    for (int chunks : new int[] {8, 16, 24, 32, 48, 64}) {
+      retune(original.withChunks(chunks, chunks));
+      for (String variant : List.of("oneshot", "twoshot", "oneshot_ws", "twoshot_ws")) {
+        for (long tokens : new long[] {1024, 4096}) {
+          time(
+              AllReduceRunner.kernel(variant).labelled(variant + "/" + chunks + "c"),
+              (int) tokens,
+              tokens * HIDDEN,
+              DType.BF16,
+              50);
         }
       }
     }
