@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# 2 x H200: the warp-specialized one-shot with a signalling warp (oneshot_wsig) beside
+# oneshot_ws, 8-64 chunks. GPU tests, the CUDA diagnostics
+# (every kernel checked against a float64 reference and bit-for-bit against each other, then timed
+# with NCCL at 0.5-64 MiB), the pipeline-depth sweep, and selftest with the specialized kernels
+# forced at every size.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+B="$PWD/.gpurun"
+R=/tmp/r21
+mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
+G=/tmp/g/gpucomm/bin/gpucomm
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; nvidia-smi topo -m; source "$B/libs.sh"; } >"$R/host.txt" 2>&1
+source "$B/libs.sh" >/dev/null
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+step() {
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$R/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
+  tar -czf "$OUT/r21.tar.gz" -C /tmp r21
+}
+cd "$R"
+CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls /tmp/g/gpucomm/lib/*.jar | tr '\n' ':')"
+step junit 120 /tmp/g/gpucomm/jre/bin/java --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
+  --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest --details=tree
+mkdir -p diag-check diag-chunks
+step diag-check 200 bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/diag-check" --check --bench --samples 100 --json "$R/diag-check/bench.json"
+step diag-chunks 240 bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/diag-chunks" --tune-chunks --json "$R/diag-chunks/chunks.json"
+GPUCOMM_ONESHOT_WS_MIN_BYTES=16 GPUCOMM_TWOSHOT_WS_MIN_BYTES=16 GPUCOMM_LAMPORT_MAX_BYTES=0 GPUCOMM_LAMPORT2_MAX_BYTES=0 \
+  step selftest-ws-tp2 60 "$G" selftest --device cuda --world 2
+cp "$R/steps.txt" "$OUT/steps.txt"
+cat "$R/steps.txt"
+grep -E "tests (successful|failed|skipped)" "$R/junit.log"
+grep -E "check:|FAIL|diagnostics:" "$R/diag-check/tp2.rank0.log" | head -30
+grep -E "^ *(256|512|1024|2048|4096) +[0-9]+ " "$R/diag-check/tp2.rank0.log"
+grep -E "^ *[0-9]+ +[0-9]+ " "$R/diag-chunks/tp2.rank0.log" | grep -v "^ *1024"
+tail -3 "$R/selftest-ws-tp2.log"
