@@ -24,20 +24,8 @@ public record KernelShape(
     CudaCommunicatorSettings.checkBlocks("oneshot blocks", oneShotBlocks);
     CudaCommunicatorSettings.checkBlocks("twoshot blocks", twoShotBlocks);
     CudaCommunicatorSettings.checkBlocks("lamport blocks", lamportBlocks);
-    if (lamportMaxBytes < 0 || lamport2MaxBytes < 0) {
-      throw new IllegalArgumentException(
-          "lamport size limits must not be negative, got "
-              + lamportMaxBytes
-              + " and "
-              + lamport2MaxBytes);
-    }
-    if (oneShotWsMinBytes < 0 || twoShotWsMinBytes < 0) {
-      throw new IllegalArgumentException(
-          "warp-specialized size limits must not be negative, got "
-              + oneShotWsMinBytes
-              + " and "
-              + twoShotWsMinBytes);
-    }
+    checkSizeLimits("lamport", lamportMaxBytes, lamport2MaxBytes);
+    checkSizeLimits("warp-specialized", oneShotWsMinBytes, twoShotWsMinBytes);
     for (int chunks : new int[] {oneShotChunks, twoShotChunks}) {
       if (chunks < 1 || chunks > MAX_PIPELINE_CHUNKS) {
         throw new IllegalArgumentException(
@@ -46,18 +34,19 @@ public record KernelShape(
     }
   }
 
+  private static void checkSizeLimits(String kernels, long oneShot, long twoShot) {
+    if (oneShot < 0 || twoShot < 0) {
+      throw new IllegalArgumentException(
+          kernels + " size limits must not be negative, got " + oneShot + " and " + twoShot);
+    }
+  }
+
   /** The same shape with every grid at most {@code multiprocessors} (all blocks co-resident). */
   KernelShape fittedTo(int multiprocessors) {
-    return new KernelShape(
+    return withGrids(
         Math.min(oneShotBlocks, multiprocessors),
         Math.min(twoShotBlocks, multiprocessors),
-        Math.min(lamportBlocks, multiprocessors),
-        lamportMaxBytes,
-        lamport2MaxBytes,
-        oneShotChunks,
-        twoShotChunks,
-        oneShotWsMinBytes,
-        twoShotWsMinBytes);
+        Math.min(lamportBlocks, multiprocessors));
   }
 
   /** The same shape with these grids. */
