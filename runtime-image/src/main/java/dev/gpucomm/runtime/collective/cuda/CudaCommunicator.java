@@ -307,24 +307,10 @@ public final class CudaCommunicator implements Communicator {
                   NcclDataType.of(dtype),
                   NcclDataType.SUM,
                   CudaDevice.rawStream(stream));
-      case ONESHOT -> {
-        AllReduceKernels.Variant variant =
-            bytes <= shape.lamportMaxBytes()
-                ? AllReduceKernels.Variant.LAMPORT
-                : bytes >= shape.oneShotWsMinBytes()
-                    ? AllReduceKernels.Variant.ONESHOT_WS
-                    : AllReduceKernels.Variant.ONESHOT;
-        peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
-      }
-      case TWOSHOT -> {
-        AllReduceKernels.Variant variant =
-            bytes <= shape.lamport2MaxBytes()
-                ? AllReduceKernels.Variant.LAMPORT2
-                : bytes >= shape.twoShotWsMinBytes()
-                    ? AllReduceKernels.Variant.TWOSHOT_WS
-                    : AllReduceKernels.Variant.TWOSHOT;
-        peerAllReduce(variant, input, output, bytes, dtype, blocksOf(variant), stream);
-      }
+      case ONESHOT ->
+          peerAllReduce(shape.oneShotKernel(bytes), input, output, bytes, dtype, stream);
+      case TWOSHOT ->
+          peerAllReduce(shape.twoShotKernel(bytes), input, output, bytes, dtype, stream);
       case AUTO ->
           throw new IllegalArgumentException(
               "all-reduce algorithm auto must be resolved by a heuristic before the call");
@@ -371,16 +357,7 @@ public final class CudaCommunicator implements Communicator {
       throw new IllegalArgumentException(
           variant + " all-reduce of " + bytes + " bytes exceeds its buffer");
     }
-    peerAllReduce(chosen, input, output, bytes, dtype, blocksOf(chosen), stream);
-  }
-
-  private int blocksOf(AllReduceKernels.Variant variant) {
-    KernelShape current = shape;
-    return switch (variant) {
-      case ONESHOT, ONESHOT_WS -> current.oneShotBlocks();
-      case TWOSHOT, TWOSHOT_WS -> current.twoShotBlocks();
-      case LAMPORT, LAMPORT2 -> current.lamportBlocks();
-    };
+    peerAllReduce(chosen, input, output, bytes, dtype, stream);
   }
 
   private void peerAllReduce(
@@ -389,7 +366,6 @@ public final class CudaCommunicator implements Communicator {
       DeviceBuffer output,
       long bytes,
       DType dtype,
-      int blocks,
       Stream stream) {
     if (kernels == null) {
       throw new IllegalStateException(
@@ -411,12 +387,8 @@ public final class CudaCommunicator implements Communicator {
     long out = output.address();
     synchronized (kernels) {
       KernelShape current = shape;
-      int chunks =
-          switch (variant) {
-            case TWOSHOT, TWOSHOT_WS -> current.twoShotChunks();
-            default -> current.oneShotChunks();
-          };
-      kernels.launch(variant, dtype, in, out, bytes, blocks, chunks, stream);
+      kernels.launch(
+          variant, dtype, in, out, bytes, current.blocks(variant), current.chunks(variant), stream);
     }
   }
 

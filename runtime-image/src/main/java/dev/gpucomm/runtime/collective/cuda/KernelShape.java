@@ -49,6 +49,46 @@ public record KernelShape(
         Math.min(lamportBlocks, multiprocessors));
   }
 
+  /**
+   * The kernel a one-shot call of {@code bytes} runs: the Lamport kernel up to its limit, the
+   * warp-specialized kernel from its limit, the flag kernel in between.
+   */
+  AllReduceKernels.Variant oneShotKernel(long bytes) {
+    if (bytes <= lamportMaxBytes) {
+      return AllReduceKernels.Variant.LAMPORT;
+    }
+    return bytes >= oneShotWsMinBytes
+        ? AllReduceKernels.Variant.ONESHOT_WS
+        : AllReduceKernels.Variant.ONESHOT;
+  }
+
+  /** The kernel a two-shot call of {@code bytes} runs, chosen as for {@link #oneShotKernel}. */
+  AllReduceKernels.Variant twoShotKernel(long bytes) {
+    if (bytes <= lamport2MaxBytes) {
+      return AllReduceKernels.Variant.LAMPORT2;
+    }
+    return bytes >= twoShotWsMinBytes
+        ? AllReduceKernels.Variant.TWOSHOT_WS
+        : AllReduceKernels.Variant.TWOSHOT;
+  }
+
+  /** The grid of a kernel: the warp-specialized kernels share their flag kernel's flag rows. */
+  int blocks(AllReduceKernels.Variant variant) {
+    return switch (variant) {
+      case ONESHOT, ONESHOT_WS -> oneShotBlocks;
+      case TWOSHOT, TWOSHOT_WS -> twoShotBlocks;
+      case LAMPORT, LAMPORT2 -> lamportBlocks;
+    };
+  }
+
+  /** The most pipeline chunks of a kernel's call (the Lamport kernels do not cut calls). */
+  int chunks(AllReduceKernels.Variant variant) {
+    return switch (variant) {
+      case TWOSHOT, TWOSHOT_WS -> twoShotChunks;
+      case ONESHOT, ONESHOT_WS, LAMPORT, LAMPORT2 -> oneShotChunks;
+    };
+  }
+
   /** The same shape with these grids. */
   public KernelShape withGrids(int oneShot, int twoShot, int lamport) {
     return new KernelShape(
