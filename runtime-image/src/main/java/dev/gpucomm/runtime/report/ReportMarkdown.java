@@ -69,7 +69,9 @@ public final class ReportMarkdown {
     }
     md.append("\n## nccl-tests view\n\n")
         .append(
-            "Times in microseconds: CUDA-graph replay medians where measured, eager otherwise."
+            "Times in microseconds: "
+                + graphReplay(report)
+                + " medians where measured, eager otherwise."
                 + " algbw = size / time and busbw = algbw × ")
         .append(busFactorText(report))
         .append(" (nccl-tests' definitions), in GB/s of 10^9 bytes.\n\n");
@@ -127,13 +129,21 @@ public final class ReportMarkdown {
           "Eager medians (one launch per call) in microseconds (µs) per call; no CUDA-graph"
               + " times were measured.";
     } else if (allGraph) {
-      caption = "CUDA-graph replay medians in microseconds (µs) per call.";
+      caption = graphReplay(report) + " medians in microseconds (µs) per call.";
     } else {
       caption =
-          "CUDA-graph replay medians in microseconds (µs) per call where measured; cells marked *"
+          graphReplay(report)
+              + " medians in microseconds (µs) per call where measured; cells marked *"
               + " are eager medians (no graph was measured for them).";
     }
     return caption + " Tensor Size in MB of 2^20 bytes.";
+  }
+
+  /** What a graph time is on the report's device: a CUDA graph, or the CPU backend's replay. */
+  private static String graphReplay(BenchmarkReport report) {
+    return "cuda".equals(report.device())
+        ? "CUDA-graph replay"
+        : "Graph replay (the " + report.device() + " backend's recorded kernels)";
   }
 
   private static void latencyTable(

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +107,27 @@ class ReportMarkdownTest {
             "| --- | ---: | ---: | ---: | ---: | --- | --- |",
             "| (2048,) | 4 KB | 120.0 | 60.0 | 80.0 | oneshot (2.00x) | ring (+100% vs best) |",
             "| (32768,) | 0.06 MB | 300.0 | 420.0 | 310.0 | ring (1.00x) | ring |");
+  }
+
+  @Test
+  void graphTimesOfTheCpuBackendAreNotCalledCudaGraphs() {
+    SizeResult size =
+        new SizeResult(
+            4096,
+            null,
+            Algorithm.RING,
+            "fixed → ring",
+            List.of(Reports.measured(Algorithm.RING, 4096, 120.0, 90.0)));
+    String md = ReportMarkdown.write(Reports.report(List.of(size), "cpu", null));
+
+    assertThat(md)
+        .doesNotContain("CUDA-graph")
+        .contains(
+            "Graph replay (the cpu backend's recorded kernels) medians in microseconds (µs) per"
+                + " call.")
+        .contains(
+            "Times in microseconds: Graph replay (the cpu backend's recorded kernels) medians"
+                + " where measured, eager otherwise.");
   }
 
   @Test
