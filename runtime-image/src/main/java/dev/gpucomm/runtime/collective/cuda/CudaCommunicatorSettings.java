@@ -20,8 +20,9 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_ONESHOT_BLOCKS}, {@code GPUCOMM_TWOSHOT_BLOCKS}, {@code
  *       GPUCOMM_LAMPORT_BLOCKS}: the thread blocks each kernel runs (a fixed grid per algorithm, at
  *       most 160 and at most the GPU's multiprocessors);
- *   <li>{@code GPUCOMM_PIPELINE_CHUNKS}: most chunks a large one-shot or two-shot call is cut into,
- *       so that NVLink transfers and local reduction overlap (8);
+ *   <li>{@code GPUCOMM_ONESHOT_CHUNKS}, {@code GPUCOMM_TWOSHOT_CHUNKS}: most chunks a large
+ *       one-shot or two-shot call is cut into, so that NVLink transfers and local reduction overlap
+ *       (one-shot 16; two-shot 8 below four ranks, 2 from four);
  *   <li>{@code GPUCOMM_ONESHOT_WS_MIN_BYTES}, {@code GPUCOMM_TWOSHOT_WS_MIN_BYTES}: one-shot and
  *       two-shot calls from this size run the warp-specialized kernels, whose pushing, reducing and
  *       gathering warps work on different chunks at the same time (defaults, measured on H200s:
@@ -163,9 +164,9 @@ public record CudaCommunicatorSettings(
 
   /**
    * Warp-specialized one-shot from 8 MiB at two ranks, where it beat the flag one-shot at 8, 16, 32
-   * and 64 MiB (by 3-5 %) and lost at 4 MiB, which the Lamport one-shot takes anyway (measured on 2
-   * H200s). Not measured on more ranks, where the one-shot is only chosen for small sizes: never
-   * there.
+   * and 64 MiB (by 5.5, 2.5, 1.5 and 2.2 %) and lost at 4 MiB, which the Lamport one-shot takes
+   * anyway (measured on 2 H200s). Not measured on more ranks, where the one-shot is only chosen for
+   * small sizes: never there.
    */
   static long oneShotWsMinBytesFor(int world) {
     return world == 2 ? 8L << 20 : NEVER;

@@ -4,8 +4,7 @@ package dev.gpucomm.runtime.collective.cuda;
  * How the peer-memory kernels run: the fixed grid (thread blocks) of each kernel family (both
  * Lamport kernels share one), the sizes up to which {@code oneshot} and {@code twoshot} use their
  * flag-free Lamport kernels, the most pipeline chunks per one-shot and two-shot call, and the sizes
- * from which {@code oneshot} and {@code twoshot} run their warp-specialized kernels, and the
- * threads per block of those.
+ * from which {@code oneshot} and {@code twoshot} run their warp-specialized kernels.
  */
 public record KernelShape(
     int oneShotBlocks,
