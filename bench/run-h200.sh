@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CUDA measurements of bench/results, on one host with four NVLink-connected GPUs:
-# kernel comparison (diagnostics), gpucomm bench with the trtllm and vllm heuristics, selftest,
+# kernel comparison (diagnostics: every kernel, the warp-specialized ones included, then their
+# pipeline depths at 16 and 64 MiB), gpucomm bench with the trtllm and vllm heuristics, selftest,
 # tune and the PyTorch comparison, at TP2 and TP4.
 #
 #   bench/run-h200.sh GPUCOMM_BUNDLE.tar.xz OUTPUT_DIR
@@ -28,6 +29,9 @@ for world in 4 2; do
   GPUCOMM_LAMPORT_MAX_BYTES=4194304 GPUCOMM_LAMPORT2_MAX_BYTES=4194304 \
     step "diagnostics-tp$world" 300 bash "$here/cuda-diagnostics.sh" "$G" "$world" "$out" \
     --check --bench --json "$out/diagnostics-tp$world.json"
+  mkdir -p "$out/chunks"
+  step "chunks-tp$world" 300 bash "$here/cuda-diagnostics.sh" "$G" "$world" "$out/chunks" \
+    --tune-chunks --json "$out/chunks-tp$world.json"
   step "bench-tp$world-trtllm" 300 "$G" bench --device cuda --world "$world" "${T[@]}" \
     --algorithms auto,nccl,oneshot,twoshot --heuristic trtllm --name "tp$world-trtllm" --out "$out/tp$world-trtllm"
   step "bench-tp$world-vllm" 300 "$G" bench --device cuda --world "$world" "${T[@]}" \
