@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Runs a host program on one rank's device and communicators. Every statement enqueues work on the
@@ -224,14 +225,16 @@ public final class HostIrInterpreter implements AutoCloseable {
    * Runs the program twice more with device events around every matmul, copy and communication, and
    * returns when and on which stream each ran in the second run: the timeline of one run. The first
    * run creates the events, so that the second posts its work as fast as an untraced run. Recording
-   * the events costs a little device time, so traced runs are kept apart from timed ones.
+   * the events costs a little device time, so traced runs are kept apart from timed ones. {@code
+   * beforeRun} queues what each run should follow on {@code stream} (e.g. a rank alignment).
    */
-  public List<TimelineSpan> runTraced(Stream stream) {
+  public List<TimelineSpan> runTraced(Stream stream, Consumer<Stream> beforeRun) {
     checkOpen();
     try (Timeline timeline = new Timeline(resources.device())) {
       state.timeline = timeline;
       try {
         for (int run = 0; run < 2; run++) {
+          beforeRun.accept(stream);
           timeline.start(stream);
           run(stream);
           synchronize(stream);

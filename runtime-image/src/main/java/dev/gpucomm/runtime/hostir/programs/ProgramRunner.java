@@ -105,7 +105,11 @@ final class ProgramRunner {
     List<TimelineSpan> timeline;
     try (HostData data = new HostData(program, reference.inputs(), rank);
         Stream main = device.createStream();
-        ProgramTimer timer = new ProgramTimer(device, main);
+        RankAlignment alignment =
+            "off".equals(System.getenv("GPUCOMM_PROGRAM_ALIGN"))
+                ? null
+                : RankAlignment.of(device, communicator);
+        ProgramTimer timer = new ProgramTimer(device, main, alignment);
         StreamCommunicators communicators =
             factory == null
                 ? StreamCommunicators.shared(communicator)
@@ -193,7 +197,7 @@ final class ProgramRunner {
             timer.medianMillis(interpreter, settings.warmupIterations(), settings.iterations());
         interpreter.synchronize(main);
         if (traced) {
-          lastTimeline = interpreter.runTraced(main);
+          lastTimeline = interpreter.runTraced(main, timer::alignRanks);
         }
         transports.addAll(interpreter.transports());
         lastWorkerStreams = interpreter.workerStreams();

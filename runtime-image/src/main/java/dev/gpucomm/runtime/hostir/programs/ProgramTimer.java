@@ -8,15 +8,19 @@ import java.util.Arrays;
 
 /**
  * Times runs of a program with device events recorded on its main stream around each run: the end
- * event follows the join of every worker stream, so it marks the end of all the run's work.
+ * event follows the join of every worker stream, so it marks the end of all the run's work. Before
+ * each timed run, when it has one, the alignment lines the ranks up (untimed), so that no rank's
+ * time includes waiting for a rank whose host started it later.
  */
 final class ProgramTimer implements AutoCloseable {
   private final Stream stream;
+  private final RankAlignment alignment;
   private final Event start;
   private final Event end;
 
-  ProgramTimer(Device device, Stream stream) {
+  ProgramTimer(Device device, Stream stream, RankAlignment alignment) {
     this.stream = stream;
+    this.alignment = alignment;
     this.start = device.createEvent();
     Event created;
     try {
@@ -36,6 +40,7 @@ final class ProgramTimer implements AutoCloseable {
     stream.synchronize();
     double[] millis = new double[iterations];
     for (int run = 0; run < iterations; run++) {
+      alignRanks(stream);
       start.record(stream);
       interpreter.run(stream);
       end.record(stream);
@@ -45,6 +50,13 @@ final class ProgramTimer implements AutoCloseable {
     Arrays.sort(millis);
     int middle = iterations / 2;
     return iterations % 2 == 1 ? millis[middle] : (millis[middle - 1] + millis[middle]) / 2;
+  }
+
+  /** Queues the rank alignment on {@code on}, when there is one. */
+  void alignRanks(Stream on) {
+    if (alignment != null) {
+      alignment.align(on);
+    }
   }
 
   @Override
