@@ -106,9 +106,7 @@ final class ProgramRunner {
     try (HostData data = new HostData(program, reference.inputs(), rank);
         Stream main = device.createStream();
         RankAlignment alignment =
-            "off".equals(System.getenv("GPUCOMM_PROGRAM_ALIGN"))
-                ? null
-                : RankAlignment.of(device, communicator);
+            RankAlignment.wanted(System.getenv()) ? RankAlignment.of(device, communicator) : null;
         ProgramTimer timer = new ProgramTimer(device, main, alignment);
         StreamCommunicators communicators =
             factory == null

@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -24,6 +25,19 @@ final class RankAlignment implements AutoCloseable {
     this.communicator = communicator;
     this.algorithm = algorithm;
     this.word = word;
+  }
+
+  /**
+   * Whether runs are lined up: {@code GPUCOMM_PROGRAM_ALIGN} is {@code on} (the default) or {@code
+   * off}.
+   */
+  static boolean wanted(Map<String, String> env) {
+    String value = env.getOrDefault("GPUCOMM_PROGRAM_ALIGN", "on").trim();
+    if (!value.equals("on") && !value.equals("off")) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_PROGRAM_ALIGN must be on or off, got '" + value + "'");
+    }
+    return value.equals("on");
   }
 
   static RankAlignment of(Device device, Communicator communicator) {
