@@ -28,6 +28,7 @@ class HelmChartTest {
         rendezvousPort: 29600
         runAsUser: 2000
       watchNamespaces: [ml-team-a, ml-team-b]
+      regression: {baselineRecheckInterval: 2m}
       leaderElection: {enabled: false, leaseName: unused}
       logging: {format: json, level: DEBUG}
       metrics: {enabled: false, port: 8080}
@@ -63,6 +64,7 @@ class HelmChartTest {
         .isEqualTo("ghcr.io/gpucomm/gpucomm-runtime:0.1.0");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_DEFAULT_SHARED_MEMORY_SIZE")).isEqualTo("8Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("300s");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("30s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED")).isEqualTo("true");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_LEASE_NAMESPACE"))
         .contains("metadata.namespace");
@@ -138,6 +140,7 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("10m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RENDEZVOUS_PORT")).isEqualTo("29600");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RUN_AS_USER")).isEqualTo("2000");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("2m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED")).isEqualTo("false");
     assertThat(env(deployment, "QUARKUS_LOG_CONSOLE_JSON_ENABLED")).isEqualTo("true");
     assertThat(env(deployment, "QUARKUS_LOG_LEVEL")).isEqualTo("DEBUG");

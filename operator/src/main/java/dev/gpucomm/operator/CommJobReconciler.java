@@ -17,8 +17,11 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -64,13 +67,18 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   private final JobOutcomeJudge judge;
   private final CommJobStatusAggregator aggregator;
   private final CommJobMetrics metrics;
+  private final Duration baselineRecheck;
 
   @Inject
   public CommJobReconciler(
-      JobOutcomeJudge judge, CommJobStatusAggregator aggregator, CommJobMetrics metrics) {
+      JobOutcomeJudge judge,
+      CommJobStatusAggregator aggregator,
+      CommJobMetrics metrics,
+      OperatorConfig config) {
     this.judge = judge;
     this.aggregator = aggregator;
     this.metrics = metrics;
+    this.baselineRecheck = config.baselineRecheckInterval();
   }
 
   @Override
@@ -101,13 +109,31 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       }
       patchStatusIfChanged(job, aggregate.status(), context);
       UpdateControl<CommJob> control = UpdateControl.noUpdate();
-      judge
-          .nextCheck(plan, aggregate.status().getStartTime(), now)
-          .ifPresent(wait -> control.rescheduleAfter(wait.plus(DEADLINE_SLACK)));
+      Stream.concat(
+              judge.nextCheck(plan, aggregate.status().getStartTime(), now).stream()
+                  .map(wait -> wait.plus(DEADLINE_SLACK)),
+              baselineToLookAtAgain(aggregate.status()).stream())
+          .min(Comparator.naturalOrder())
+          .ifPresent(control::rescheduleAfter);
       return control;
     } finally {
       metrics.recordReconcile(Duration.ofNanos(System.nanoTime() - startNanos));
     }
+  }
+
+  /**
+   * When the regression verdict waits for a baseline ConfigMap that is missing or unreadable: look
+   * again after the recheck interval (the ConfigMap is not the operator's, so no event says it
+   * changed).
+   */
+  private Optional<Duration> baselineToLookAtAgain(CommJobStatus status) {
+    return ConditionList.find(status.getConditions(), Reasons.REGRESSED)
+        .filter(c -> ConditionList.UNKNOWN.equals(c.getStatus()))
+        .filter(
+            c ->
+                Reasons.BASELINE_NOT_FOUND.equals(c.getReason())
+                    || Reasons.BASELINE_UNREADABLE.equals(c.getReason()))
+        .map(c -> baselineRecheck);
   }
 
   /**

@@ -33,6 +33,14 @@ public interface OperatorConfig {
   @WithDefault("1000")
   long runAsUser();
 
+  /**
+   * How often a finished job whose baseline ConfigMap is missing or unreadable looks at it again:
+   * the operator does not watch ConfigMaps it does not own, and a CI pipeline may create the
+   * baseline after the job.
+   */
+  @WithDefault("30s")
+  Duration baselineRecheckInterval();
+
   /** Leader election among operator replicas. */
   LeaderElection leaderElection();
 

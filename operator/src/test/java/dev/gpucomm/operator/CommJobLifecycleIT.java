@@ -368,6 +368,41 @@ class CommJobLifecycleIT {
   }
 
   @Test
+  void aBaselineCreatedAfterTheJobFinishedIsComparedOnceItAppears() {
+    runToSuccess(
+        "early",
+        "{configMapRef: late-baseline, maxSlowdownPercent: 5}",
+        TestReports.allreduce("early")
+            .size(
+                524288,
+                32,
+                "oneshot",
+                timing("oneshot", 6.0, 5.1, 39.0),
+                timing("nccl", 14.0, 12.0, 20.0)));
+    CommJobStatus waiting =
+        cluster.awaitStatus(
+            "early", s -> hasCondition(s, "Regressed", "Unknown", "BaselineNotFound"));
+    assertThat(waiting.getPhase()).isEqualTo(Phase.SUCCEEDED);
+
+    cluster.createConfigMap(
+        "late-baseline",
+        "report.json",
+        TestReports.allreduce("nightly")
+            .size(
+                524288,
+                32,
+                "oneshot",
+                timing("oneshot", 6.0, 5.0, 40.0),
+                timing("nccl", 14.0, 12.0, 20.0))
+            .json());
+
+    CommJobStatus compared =
+        cluster.awaitStatus("early", s -> hasCondition(s, "Regressed", "False", "WithinBaseline"));
+    assertThat(condition(compared, "Regressed").getMessage())
+        .isEqualTo("all 1 sizes within 5% of baseline late-baseline (best latency per size)");
+  }
+
+  @Test
   void aFailedRankFailsTheJobNamingItAndTheOtherPodsAreDeleted() {
     cluster.apply(
         """
