@@ -339,27 +339,11 @@ class CommJobLifecycleIT {
 
   @Test
   void aRunWithinItsBaselineIsNotRegressed() {
-    cluster.createConfigMap(
-        "steady-baseline",
-        "report.json",
-        TestReports.allreduce("nightly")
-            .size(
-                524288,
-                32,
-                "oneshot",
-                timing("oneshot", 6.0, 5.0, 40.0),
-                timing("nccl", 14.0, 12.0, 20.0))
-            .json());
+    cluster.createConfigMap("steady-baseline", "report.json", halfMiBAt("nightly", 5.0).json());
     runToSuccess(
         "steady",
         "{configMapRef: steady-baseline, maxSlowdownPercent: 5}",
-        TestReports.allreduce("steady")
-            .size(
-                524288,
-                32,
-                "oneshot",
-                timing("oneshot", 6.0, 5.2, 39.0),
-                timing("nccl", 14.0, 12.0, 20.0)));
+        halfMiBAt("steady", 5.2));
 
     CommJobStatus status =
         cluster.awaitStatus("steady", s -> hasCondition(s, "Regressed", "False", "WithinBaseline"));
@@ -370,31 +354,13 @@ class CommJobLifecycleIT {
   @Test
   void aBaselineCreatedAfterTheJobFinishedIsComparedOnceItAppears() {
     runToSuccess(
-        "early",
-        "{configMapRef: late-baseline, maxSlowdownPercent: 5}",
-        TestReports.allreduce("early")
-            .size(
-                524288,
-                32,
-                "oneshot",
-                timing("oneshot", 6.0, 5.1, 39.0),
-                timing("nccl", 14.0, 12.0, 20.0)));
+        "early", "{configMapRef: late-baseline, maxSlowdownPercent: 5}", halfMiBAt("early", 5.1));
     CommJobStatus waiting =
         cluster.awaitStatus(
             "early", s -> hasCondition(s, "Regressed", "Unknown", "BaselineNotFound"));
     assertThat(waiting.getPhase()).isEqualTo(Phase.SUCCEEDED);
 
-    cluster.createConfigMap(
-        "late-baseline",
-        "report.json",
-        TestReports.allreduce("nightly")
-            .size(
-                524288,
-                32,
-                "oneshot",
-                timing("oneshot", 6.0, 5.0, 40.0),
-                timing("nccl", 14.0, 12.0, 20.0))
-            .json());
+    cluster.createConfigMap("late-baseline", "report.json", halfMiBAt("nightly", 5.0).json());
 
     CommJobStatus compared =
         cluster.awaitStatus("early", s -> hasCondition(s, "Regressed", "False", "WithinBaseline"));
@@ -585,6 +551,17 @@ class CommJobLifecycleIT {
               assertThat(cluster.job("idle").getStatus().getConditions())
                   .isEqualTo(status.getConditions());
             });
+  }
+
+  /** A report of one size, 0.5 MiB, whose best algorithm (oneshot) takes {@code micros}. */
+  private static TestReports halfMiBAt(String job, double micros) {
+    return TestReports.allreduce(job)
+        .size(
+            524288,
+            32,
+            "oneshot",
+            timing("oneshot", 6.0, micros, 40.0),
+            timing("nccl", 14.0, 12.0, 20.0));
   }
 
   private void runToSuccess(String name, String baseline, TestReports report) {
