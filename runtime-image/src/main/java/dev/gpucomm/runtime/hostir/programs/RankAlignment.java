@@ -45,8 +45,13 @@ final class RankAlignment implements AutoCloseable {
     Algorithm algorithm =
         algorithms.contains(Algorithm.NCCL) ? Algorithm.NCCL : algorithms.iterator().next();
     DeviceBuffer word = device.allocate(16);
-    device.fill(word, 0, 16, (byte) 0, device.defaultStream());
-    device.defaultStream().synchronize();
+    try {
+      device.fill(word, 0, 16, (byte) 0, device.defaultStream());
+      device.defaultStream().synchronize();
+    } catch (RuntimeException e) {
+      word.close();
+      throw e;
+    }
     return new RankAlignment(communicator, algorithm, word);
   }
 
