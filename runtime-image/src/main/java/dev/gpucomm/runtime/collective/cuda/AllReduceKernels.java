@@ -7,6 +7,8 @@ import dev.gpucomm.runtime.device.cuda.CudaModule;
 import dev.gpucomm.runtime.device.cuda.KernelArguments;
 import dev.gpucomm.runtime.device.cuda.LaunchConfig;
 import java.lang.foreign.Arena;
+import java.util.Arrays;
+import java.util.List;
 import java.util.OptionalInt;
 
 /**
@@ -39,6 +41,28 @@ final class AllReduceKernels {
 
     Variant(String kernelPrefix) {
       this.kernelPrefix = kernelPrefix;
+    }
+
+    /**
+     * The variant whose kernels are named {@code gpucomm_<name>_<dtype>}.
+     *
+     * @throws IllegalArgumentException naming the variants when there is none of that name
+     */
+    static Variant named(String name) {
+      for (Variant variant : values()) {
+        if (variant.kernelPrefix.equals(name)) {
+          return variant;
+        }
+      }
+      List<String> names = Arrays.stream(values()).map(v -> v.kernelPrefix).toList();
+      throw new IllegalArgumentException(
+          "kernel variant must be "
+              + String.join(", ", names.subList(0, names.size() - 1))
+              + " or "
+              + names.getLast()
+              + ", got '"
+              + name
+              + "'");
     }
   }
 

@@ -335,21 +335,7 @@ public final class CudaCommunicator implements Communicator {
     long bytes = count * dtype.bytes();
     requireCapacity("input", input, bytes);
     requireCapacity("output", output, bytes);
-    AllReduceKernels.Variant chosen =
-        switch (variant) {
-          case "oneshot" -> AllReduceKernels.Variant.ONESHOT;
-          case "twoshot" -> AllReduceKernels.Variant.TWOSHOT;
-          case "lamport" -> AllReduceKernels.Variant.LAMPORT;
-          case "lamport2" -> AllReduceKernels.Variant.LAMPORT2;
-          case "oneshot_ws" -> AllReduceKernels.Variant.ONESHOT_WS;
-          case "twoshot_ws" -> AllReduceKernels.Variant.TWOSHOT_WS;
-          default ->
-              throw new IllegalArgumentException(
-                  "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws or"
-                      + " twoshot_ws, got '"
-                      + variant
-                      + "'");
-        };
+    AllReduceKernels.Variant chosen = AllReduceKernels.Variant.named(variant);
     long lamportCapacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
     long lamport2Capacity = peerMemory == null ? 0 : peerMemory.layout().lamport2MaxBytes();
     if ((chosen == AllReduceKernels.Variant.LAMPORT && bytes > lamportCapacity)

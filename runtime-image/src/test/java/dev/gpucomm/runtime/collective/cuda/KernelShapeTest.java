@@ -53,6 +53,15 @@ class KernelShapeTest {
   }
 
   @Test
+  void aKernelIsFoundByTheNameOfItsFamilyAndAnUnknownNameListsThem() {
+    assertThat(Variant.named("twoshot_ws")).isEqualTo(Variant.TWOSHOT_WS);
+    assertThatThrownBy(() -> Variant.named("threeshot"))
+        .hasMessage(
+            "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws or twoshot_ws,"
+                + " got 'threeshot'");
+  }
+
+  @Test
   void gridsAreFittedToTheMultiprocessorsAndNegativeLimitsRefused() {
     KernelShape fitted = pair.fittedTo(132);
 

@@ -753,13 +753,16 @@ public final class CudaDiagnostics {
     retune(original);
   }
 
-  /** Sweeps the pipeline depth of the flag kernels at 16 and 64 MiB (graph timing, 50 samples). */
+  /**
+   * Sweeps the pipeline depth of the flag kernels and their warp-specialized variants at 16 and 64
+   * MiB, from the 2 chunks of the four-rank two-shot default up (graph timing, 50 samples).
+   */
   private void tuneChunks() {
     if (!communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
       return;
     }
     KernelShape original = communicator.kernelShape();
-    for (int chunks : new int[] {8, 16, 24, 32, 48, 64}) {
+    for (int chunks : new int[] {2, 4, 8, 16, 32, 64}) {
       retune(original.withChunks(chunks, chunks));
       for (String variant : List.of("oneshot", "twoshot", "oneshot_ws", "twoshot_ws")) {
         for (long tokens : new long[] {1024, 4096}) {
