@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# 2 x H200: NVLink write bandwidth by SM stores, TMA bulk stores and copy engines (one way and
+# both ways), then the power drawn by transfers alone (copy engines, then SM stores), sampled by
+# nvidia-smi every 20 ms.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+B="$PWD/.gpurun"
+R=/tmp/r29
+mkdir -p "$R"
+{ date -u; nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
+P="$B/probes/nvlink-stores"
+timeout 240 "$P" --mib 64 --calls 10 --samples 30 >"$R/stores-64mib.txt" 2>&1
+echo "stores: exit $?" >>"$R/steps.txt"
+for mode in ce sm; do
+  nvidia-smi --query-gpu=timestamp,index,power.draw,power.draw.instant,clocks.sm,clocks.mem,utilization.gpu \
+    --format=csv,nounits -lms 20 >"$R/smi-$mode.csv" 2>&1 &
+  S=$!
+  sleep 1
+  timeout 60 "$P" --mib 64 --power-seconds 8 --power-mode $mode >"$R/power-$mode.txt" 2>&1
+  echo "power $mode: exit $?" >>"$R/steps.txt"
+  sleep 1
+  kill $S
+done
+tar -czf "$OUT/r29.tar.gz" -C /tmp r29
+cat "$R/steps.txt" "$R/stores-64mib.txt" "$R"/power-*.txt
