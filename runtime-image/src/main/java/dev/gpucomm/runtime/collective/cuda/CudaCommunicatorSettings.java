@@ -26,8 +26,8 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_ONESHOT_WS_MIN_BYTES}, {@code GPUCOMM_TWOSHOT_WS_MIN_BYTES}: one-shot and
  *       two-shot calls from this size run the warp-specialized kernels, whose pushing, reducing and
  *       gathering warps work on different chunks at the same time (defaults, measured on H200s:
- *       one-shot from 8 MiB and two-shot at 64 MiB on two ranks, never on more, where they have not
- *       been measured; a value above the peer buffer size turns them off);
+ *       one-shot from 8 MiB on two ranks; two-shot at 64 MiB on two ranks and from 32 MiB on four;
+ *       never otherwise; a value above the peer buffer size turns them off);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
@@ -165,8 +165,9 @@ public record CudaCommunicatorSettings(
   /**
    * Warp-specialized one-shot from 8 MiB at two ranks, where it beat the flag one-shot at 8, 16, 32
    * and 64 MiB (by 5.5, 2.5, 1.5 and 2.2 %) and lost at 4 MiB, which the Lamport one-shot takes
-   * anyway (measured on 2 H200s). Not measured on more ranks, where the one-shot is only chosen for
-   * small sizes: never there.
+   * anyway (measured on 2 H200s). Never from four ranks: on 4 H200s it was within 1.5 % of the flag
+   * one-shot from 8 to 64 MiB (slower at 64), and at those sizes the two-shot is twice as fast
+   * there anyway. Not measured on more ranks.
    */
   static long oneShotWsMinBytesFor(int world) {
     return world == 2 ? 8L << 20 : NEVER;
@@ -174,10 +175,16 @@ public record CudaCommunicatorSettings(
 
   /**
    * Warp-specialized two-shot at two ranks only at 64 MiB, the one size where it beat the flag
-   * two-shot (by 4 %; measured on 2 H200s); not measured on more ranks: never there.
+   * two-shot (by 4 %; measured on 2 H200s); at four ranks from 32 MiB, where it beat the flag
+   * two-shot by 2.2 % at 32 and 64 MiB (they tie at 16 MiB, which the Lamport two-shot takes by
+   * default anyway; measured on 4 H200s, 2 chunks both). Not measured on more ranks: never there.
    */
   static long twoShotWsMinBytesFor(int world) {
-    return world == 2 ? 64L << 20 : NEVER;
+    return switch (world) {
+      case 2 -> 64L << 20;
+      case 4 -> 32L << 20;
+      default -> NEVER;
+    };
   }
 
   /** Two-shot pipeline depth: 8 chunks below four ranks, 2 from four (measured on 4 H200s). */

@@ -59,16 +59,19 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
-  void theWarpSpecializedKernelsTakeLargeCallsOnTwoRanksOnly() {
+  void theWarpSpecializedKernelsTakeLargeCallsWhereTheyWereMeasuredFaster() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 
     KernelShape pair = defaults.kernelShape(2);
     KernelShape four = defaults.kernelShape(4);
+    KernelShape eight = defaults.kernelShape(8);
 
     assertThat(pair.oneShotWsMinBytes()).isEqualTo(8L << 20);
     assertThat(pair.twoShotWsMinBytes()).isEqualTo(64L << 20);
     assertThat(four.oneShotWsMinBytes()).isEqualTo(CudaCommunicatorSettings.NEVER);
-    assertThat(four.twoShotWsMinBytes()).isEqualTo(CudaCommunicatorSettings.NEVER);
+    assertThat(four.twoShotWsMinBytes()).isEqualTo(32L << 20);
+    assertThat(eight.oneShotWsMinBytes()).isEqualTo(CudaCommunicatorSettings.NEVER);
+    assertThat(eight.twoShotWsMinBytes()).isEqualTo(CudaCommunicatorSettings.NEVER);
   }
 
   @Test

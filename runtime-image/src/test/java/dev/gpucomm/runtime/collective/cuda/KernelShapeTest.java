@@ -30,11 +30,14 @@ class KernelShapeTest {
   }
 
   @Test
-  void fromFourRanksTheWarpSpecializedKernelsAreNeverChosen() {
+  void onFourRanksOnlyTwoShotCallsFrom32MiBRunAWarpSpecializedKernel() {
     KernelShape four = CudaCommunicatorSettings.defaults().kernelShape(4);
 
     assertThat(four.oneShotKernel(64 * MIB)).isEqualTo(Variant.ONESHOT);
-    assertThat(four.twoShotKernel(64 * MIB)).isEqualTo(Variant.TWOSHOT);
+    assertThat(four.twoShotKernel(16 * MIB)).isEqualTo(Variant.LAMPORT2);
+    assertThat(four.twoShotKernel(32 * MIB - 16)).isEqualTo(Variant.TWOSHOT);
+    assertThat(four.twoShotKernel(32 * MIB)).isEqualTo(Variant.TWOSHOT_WS);
+    assertThat(four.twoShotKernel(64 * MIB)).isEqualTo(Variant.TWOSHOT_WS);
   }
 
   @Test
