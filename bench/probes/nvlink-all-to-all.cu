@@ -1,0 +1,234 @@
+// NVLink write bandwidth when every GPU of the host writes to every other at once: the traffic of
+// a two-shot all-reduce's scatter (and gather) phase. Each GPU sends `--mib` / n MiB to each of
+// its n - 1 peers, by SM stores (the grid's blocks split among the peers) or by the copy engines
+// (one stream per peer). The figure is each GPU's outbound GB/s (10^9 bytes), the median of
+// `--samples` samples of `--calls` back-to-back transfers, the slowest GPU of each sample; every
+// destination is compared with its source afterwards.
+//
+// An all-reduce of S bytes on n ranks moves 2 (n - 1) / n x S out of every GPU, so its bus
+// bandwidth (nccl-tests' definition) cannot exceed the outbound rate measured here.
+//
+//   nvcc -O3 -arch=sm_90 -cudart static -o nvlink-all-to-all bench/probes/nvlink-all-to-all.cu
+//   ./nvlink-all-to-all [--mib 64] [--calls 10] [--samples 30]
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#define CHECK(call)                                                                            \
+  do {                                                                                         \
+    cudaError_t err_ = (call);                                                                 \
+    if (err_ != cudaSuccess) {                                                                 \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
+      exit(1);                                                                                 \
+    }                                                                                          \
+  } while (0)
+
+constexpr int MAX_GPUS = 8;
+
+struct Destinations {
+  uint4* to[MAX_GPUS - 1];
+};
+
+__global__ void wait_for_release(volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+
+// Block b writes to peer b % peers; the blocks of one peer share its part grid-stride, 4 loads
+// in flight per thread.
+__global__ void push_to_all(const uint4* __restrict__ src, Destinations dst, int peers,
+                            long long partVectors) {
+  const int peer = blockIdx.x % peers;
+  const int blocksPerPeer = gridDim.x / peers;
+  const long long stride = static_cast<long long>(blocksPerPeer) * blockDim.x;
+  const uint4* from = src + peer * partVectors;
+  uint4* to = dst.to[peer];
+  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < partVectors; i += 4 * stride) {
+    uint4 x[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) x[u] = __ldg(from + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
+  }
+  for (; i < partVectors; i += stride) to[i] = from[i];
+}
+
+struct Gpu {
+  int device;
+  cudaStream_t stream;
+  cudaStream_t copies[MAX_GPUS - 1];
+  cudaEvent_t fork, joins[MAX_GPUS - 1];
+  char* src;  // n - 1 parts: part p goes to peer_of(device, p)
+  char* dst;  // n - 1 parts: one per sender, at slot(sender, device)
+};
+
+// Where GPU `from` writes in GPU `to`'s receive buffer: one part-sized slot per sender.
+static long long slot(int from, int to, long long part) {
+  return (from < to ? from : from - 1) * part;
+}
+
+static int peer_of(int g, int p, int n) { return (g + 1 + p) % n; }
+
+static void enqueue(std::vector<Gpu>& gpus, int g, long long part, bool copyEngines, int blocks) {
+  const int n = static_cast<int>(gpus.size());
+  Gpu& self = gpus[g];
+  if (copyEngines) {
+    CHECK(cudaEventRecord(self.fork, self.stream));
+    for (int p = 0; p < n - 1; ++p) {
+      const int peer = peer_of(g, p, n);
+      CHECK(cudaStreamWaitEvent(self.copies[p], self.fork, 0));
+      CHECK(cudaMemcpyPeerAsync(gpus[peer].dst + slot(g, peer, part), peer, self.src + p * part,
+                                self.device, part, self.copies[p]));
+      CHECK(cudaEventRecord(self.joins[p], self.copies[p]));
+      CHECK(cudaStreamWaitEvent(self.stream, self.joins[p], 0));
+    }
+  } else {
+    Destinations d{};
+    for (int p = 0; p < n - 1; ++p) {
+      const int peer = peer_of(g, p, n);
+      d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part));
+    }
+    push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d, n - 1,
+                                                 part / 16);
+  }
+}
+
+static double measure(std::vector<Gpu>& gpus, long long part, bool copyEngines, int blocks,
+                      int calls, int samples) {
+  const int n = static_cast<int>(gpus.size());
+  volatile int* flag;
+  CHECK(cudaHostAlloc(const_cast<int**>(&flag), sizeof(int),
+                      cudaHostAllocMapped | cudaHostAllocPortable));
+  int* deviceFlag;
+  CHECK(cudaHostGetDevicePointer(&deviceFlag, const_cast<int*>(flag), 0));
+  std::vector<double> rates;
+  for (int sample = -3; sample < samples; ++sample) {
+    *flag = 0;
+    std::vector<cudaEvent_t> start(n), stop(n);
+    for (int g = 0; g < n; ++g) {
+      CHECK(cudaSetDevice(g));
+      CHECK(cudaEventCreate(&start[g]));
+      CHECK(cudaEventCreate(&stop[g]));
+      wait_for_release<<<1, 1, 0, gpus[g].stream>>>(deviceFlag);
+      CHECK(cudaEventRecord(start[g], gpus[g].stream));
+      for (int k = 0; k < calls; ++k) enqueue(gpus, g, part, copyEngines, blocks);
+      CHECK(cudaEventRecord(stop[g], gpus[g].stream));
+      CHECK(cudaGetLastError());
+    }
+    *flag = 1;
+    float slowest = 0;
+    for (int g = 0; g < n; ++g) {
+      CHECK(cudaSetDevice(g));
+      CHECK(cudaEventSynchronize(stop[g]));
+      float ms;
+      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
+      slowest = std::max(slowest, ms);
+      CHECK(cudaEventDestroy(start[g]));
+      CHECK(cudaEventDestroy(stop[g]));
+    }
+    if (sample >= 0) rates.push_back(static_cast<double>(part) * (n - 1) * calls / (slowest * 1e-3) / 1e9);
+  }
+  CHECK(cudaFreeHost(const_cast<int*>(flag)));
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
+}
+
+static bool destinations_match(std::vector<Gpu>& gpus, long long part) {
+  const int n = static_cast<int>(gpus.size());
+  std::vector<char> a(part), b(part);
+  for (int g = 0; g < n; ++g) {
+    for (int p = 0; p < n - 1; ++p) {
+      const int peer = peer_of(g, p, n);
+      CHECK(cudaSetDevice(g));
+      CHECK(cudaMemcpy(a.data(), gpus[g].src + p * part, part, cudaMemcpyDeviceToHost));
+      CHECK(cudaSetDevice(peer));
+      CHECK(cudaMemcpy(b.data(), gpus[peer].dst + slot(g, peer, part), part,
+                       cudaMemcpyDeviceToHost));
+      if (memcmp(a.data(), b.data(), part) != 0) return false;
+    }
+  }
+  return true;
+}
+
+int main(int argc, char** argv) {
+  long long bytes = 64ll << 20;
+  int calls = 10, samples = 30;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i + 1 >= argc) {
+      fprintf(stderr, "nvlink-all-to-all: %s needs a value\n", a.c_str());
+      return 2;
+    }
+    if (a == "--mib") bytes = atoll(argv[++i]) << 20;
+    else if (a == "--calls") calls = atoi(argv[++i]);
+    else if (a == "--samples") samples = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "nvlink-all-to-all: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  int n = 0;
+  CHECK(cudaGetDeviceCount(&n));
+  if (n < 2 || n > MAX_GPUS) {
+    fprintf(stderr, "nvlink-all-to-all: needs 2 to %d GPUs, found %d\n", MAX_GPUS, n);
+    return 2;
+  }
+  const long long part = bytes / n / 16 * 16;
+  std::vector<Gpu> gpus(n);
+  for (int g = 0; g < n; ++g) {
+    Gpu& gpu = gpus[g];
+    gpu.device = g;
+    CHECK(cudaSetDevice(g));
+    for (int q = 0; q < n; ++q)
+      if (q != g) CHECK(cudaDeviceEnablePeerAccess(q, 0));
+    CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&gpu.fork, cudaEventDisableTiming));
+    for (int p = 0; p < n - 1; ++p) {
+      CHECK(cudaStreamCreateWithFlags(&gpu.copies[p], cudaStreamNonBlocking));
+      CHECK(cudaEventCreateWithFlags(&gpu.joins[p], cudaEventDisableTiming));
+    }
+    CHECK(cudaMalloc(&gpu.src, part * (n - 1)));
+    CHECK(cudaMalloc(&gpu.dst, part * (n - 1)));
+    std::vector<uint32_t> random(part * (n - 1) / 4);
+    uint64_t x = 0x9E3779B97F4A7C15ull * (g + 1);
+    for (auto& r : random) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      r = static_cast<uint32_t>(x);
+    }
+    CHECK(cudaMemcpy(gpu.src, random.data(), part * (n - 1), cudaMemcpyHostToDevice));
+  }
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  printf("# %s x %d: every GPU sends %.2f MiB to each of %d peers at once (%lld MiB / %d), %d "
+         "transfers per sample, median of %d\n",
+         prop.name, n, part / 1048576.0, n - 1, bytes >> 20, n, calls, samples);
+  const int sms = prop.multiProcessorCount;
+  const int perPeer = sms / (n - 1);
+  for (int blocks : {perPeer * (n - 1), 2 * perPeer * (n - 1)}) {
+    for (auto& gpu : gpus) {
+      CHECK(cudaSetDevice(gpu.device));
+      CHECK(cudaMemset(gpu.dst, 0, part * (n - 1)));
+    }
+    const double rate = measure(gpus, part, false, blocks, calls, samples);
+    const bool ok = destinations_match(gpus, part);
+    printf("sm  blocks=%-4d threads=512  %7.1f GB/s out of each GPU  %s\n", blocks, rate,
+           ok ? "checked" : "MISMATCH");
+    if (!ok) return 3;
+  }
+  for (auto& gpu : gpus) {
+    CHECK(cudaSetDevice(gpu.device));
+    CHECK(cudaMemset(gpu.dst, 0, part * (n - 1)));
+  }
+  const double rate = measure(gpus, part, true, 0, calls, samples);
+  const bool ok = destinations_match(gpus, part);
+  printf("ce  one stream per peer        %7.1f GB/s out of each GPU  %s\n", rate,
+         ok ? "checked" : "MISMATCH");
+  return ok ? 0 : 3;
+}
