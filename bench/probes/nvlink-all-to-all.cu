@@ -1,7 +1,9 @@
 // NVLink write bandwidth when every GPU of the host writes to every other at once: the traffic of
 // a two-shot all-reduce's scatter (and gather) phase. Each GPU sends `--mib` / n MiB to each of
 // its n - 1 peers, by SM stores (the grid's blocks split among the peers) or by the copy engines
-// (one stream per peer). The figure is each GPU's outbound GB/s (10^9 bytes), the median of
+// (one stream per peer); or each GPU reads its parts from every peer (remote loads), or does both
+// at once (the traffic of a pulling gather beside a scatter). The figure is each GPU's GB/s
+// (10^9 bytes; for push + pull, out and in added), the median of
 // `--samples` samples of `--calls` back-to-back transfers, the slowest GPU of each sample; every
 // destination is compared with its source afterwards.
 //
@@ -60,6 +62,26 @@ __global__ void push_to_all(const uint4* __restrict__ src, Destinations dst, int
   for (; i < partVectors; i += stride) to[i] = from[i];
 }
 
+// Block b reads its part from peer b % peers' buffer (remote loads) into local memory: a two-shot
+// gather that pulls.
+__global__ void pull_from_all(const Destinations src, uint4* dst, int peers,
+                              long long partVectors) {
+  const int peer = blockIdx.x % peers;
+  const int blocksPerPeer = gridDim.x / peers;
+  const long long stride = static_cast<long long>(blocksPerPeer) * blockDim.x;
+  const uint4* from = src.to[peer];
+  uint4* to = dst + peer * partVectors;
+  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < partVectors; i += 4 * stride) {
+    uint4 x[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) x[u] = __ldcg(from + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
+  }
+  for (; i < partVectors; i += stride) to[i] = __ldcg(from + i);
+}
+
 struct Gpu {
   int device;
   cudaStream_t stream;
@@ -67,7 +89,12 @@ struct Gpu {
   cudaEvent_t fork, joins[MAX_GPUS - 1];
   char* src;  // n - 1 parts: part p goes to peer_of(device, p)
   char* dst;  // n - 1 parts: one per sender, at slot(sender, device)
+  char* pulled;  // n - 1 parts read from the peers' src (pull mode)
+  cudaStream_t second;  // the pulling kernel beside the pushing one (push+pull mode)
+  cudaEvent_t pullFork, pullJoin;
 };
+
+enum class Mode { PUSH, COPY_ENGINES, PULL, PUSH_AND_PULL };
 
 // Where GPU `from` writes in GPU `to`'s receive buffer: one part-sized slot per sender.
 static long long slot(int from, int to, long long part) {
@@ -76,10 +103,46 @@ static long long slot(int from, int to, long long part) {
 
 static int peer_of(int g, int p, int n) { return (g + 1 + p) % n; }
 
-static void enqueue(std::vector<Gpu>& gpus, int g, long long part, bool copyEngines, int blocks) {
+// Peer p's part of GPU g's pull: the part peer p sends to g in push mode.
+static Destinations pull_sources(std::vector<Gpu>& gpus, int g, long long part) {
+  const int n = static_cast<int>(gpus.size());
+  Destinations d{};
+  for (int p = 0; p < n - 1; ++p) {
+    const int peer = peer_of(g, p, n);
+    int index = 0;  // which of the peer's parts goes to g
+    while (peer_of(peer, index, n) != g) ++index;
+    d.to[p] = reinterpret_cast<uint4*>(gpus[peer].src + index * part);
+  }
+  return d;
+}
+
+static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, int blocks) {
   const int n = static_cast<int>(gpus.size());
   Gpu& self = gpus[g];
-  if (copyEngines) {
+  if (mode == Mode::PULL) {
+    pull_from_all<<<blocks, 512, 0, self.stream>>>(pull_sources(gpus, g, part),
+                                                   reinterpret_cast<uint4*>(self.pulled), n - 1,
+                                                   part / 16);
+    return;
+  }
+  if (mode == Mode::PUSH_AND_PULL) {
+    CHECK(cudaEventRecord(self.pullFork, self.stream));
+    CHECK(cudaStreamWaitEvent(self.second, self.pullFork, 0));
+    pull_from_all<<<blocks / 2, 512, 0, self.second>>>(pull_sources(gpus, g, part),
+                                                       reinterpret_cast<uint4*>(self.pulled),
+                                                       n - 1, part / 16);
+    CHECK(cudaEventRecord(self.pullJoin, self.second));
+    Destinations d{};
+    for (int p = 0; p < n - 1; ++p) {
+      const int peer = peer_of(g, p, n);
+      d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part));
+    }
+    push_to_all<<<blocks / 2, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
+                                                     n - 1, part / 16);
+    CHECK(cudaStreamWaitEvent(self.stream, self.pullJoin, 0));
+    return;
+  }
+  if (mode == Mode::COPY_ENGINES) {
     CHECK(cudaEventRecord(self.fork, self.stream));
     for (int p = 0; p < n - 1; ++p) {
       const int peer = peer_of(g, p, n);
@@ -100,8 +163,9 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, bool copyEngi
   }
 }
 
-static double measure(std::vector<Gpu>& gpus, long long part, bool copyEngines, int blocks,
-                      int calls, int samples) {
+// Outbound GB/s of each GPU (for PULL: inbound; for PUSH_AND_PULL: out + in, each n - 1 parts).
+static double measure(std::vector<Gpu>& gpus, long long part, Mode mode, int blocks, int calls,
+                      int samples) {
   const int n = static_cast<int>(gpus.size());
   volatile int* flag;
   CHECK(cudaHostAlloc(const_cast<int**>(&flag), sizeof(int),
@@ -118,7 +182,7 @@ static double measure(std::vector<Gpu>& gpus, long long part, bool copyEngines, 
       CHECK(cudaEventCreate(&stop[g]));
       wait_for_release<<<1, 1, 0, gpus[g].stream>>>(deviceFlag);
       CHECK(cudaEventRecord(start[g], gpus[g].stream));
-      for (int k = 0; k < calls; ++k) enqueue(gpus, g, part, copyEngines, blocks);
+      for (int k = 0; k < calls; ++k) enqueue(gpus, g, part, mode, blocks);
       CHECK(cudaEventRecord(stop[g], gpus[g].stream));
       CHECK(cudaGetLastError());
     }
@@ -133,14 +197,15 @@ static double measure(std::vector<Gpu>& gpus, long long part, bool copyEngines, 
       CHECK(cudaEventDestroy(start[g]));
       CHECK(cudaEventDestroy(stop[g]));
     }
-    if (sample >= 0) rates.push_back(static_cast<double>(part) * (n - 1) * calls / (slowest * 1e-3) / 1e9);
+    const double moved = static_cast<double>(part) * (n - 1) * (mode == Mode::PUSH_AND_PULL ? 2 : 1);
+    if (sample >= 0) rates.push_back(moved * calls / (slowest * 1e-3) / 1e9);
   }
   CHECK(cudaFreeHost(const_cast<int*>(flag)));
   std::sort(rates.begin(), rates.end());
   return rates[rates.size() / 2];
 }
 
-static bool destinations_match(std::vector<Gpu>& gpus, long long part) {
+static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode) {
   const int n = static_cast<int>(gpus.size());
   std::vector<char> a(part), b(part);
   for (int g = 0; g < n; ++g) {
@@ -148,13 +213,33 @@ static bool destinations_match(std::vector<Gpu>& gpus, long long part) {
       const int peer = peer_of(g, p, n);
       CHECK(cudaSetDevice(g));
       CHECK(cudaMemcpy(a.data(), gpus[g].src + p * part, part, cudaMemcpyDeviceToHost));
-      CHECK(cudaSetDevice(peer));
-      CHECK(cudaMemcpy(b.data(), gpus[peer].dst + slot(g, peer, part), part,
-                       cudaMemcpyDeviceToHost));
-      if (memcmp(a.data(), b.data(), part) != 0) return false;
+      if (mode != Mode::PULL) {
+        CHECK(cudaSetDevice(peer));
+        CHECK(cudaMemcpy(b.data(), gpus[peer].dst + slot(g, peer, part), part,
+                         cudaMemcpyDeviceToHost));
+        if (memcmp(a.data(), b.data(), part) != 0) return false;
+      }
+      if (mode == Mode::PULL || mode == Mode::PUSH_AND_PULL) {
+        // peer pulled this part into its pulled buffer at the index of g among its peers
+        int index = 0;
+        while (peer_of(peer, index, n) != g) ++index;
+        CHECK(cudaSetDevice(peer));
+        CHECK(cudaMemcpy(b.data(), gpus[peer].pulled + index * part, part,
+                         cudaMemcpyDeviceToHost));
+        if (memcmp(a.data(), b.data(), part) != 0) return false;
+      }
     }
   }
   return true;
+}
+
+static void clear(std::vector<Gpu>& gpus, long long bytes) {
+  for (auto& gpu : gpus) {
+    CHECK(cudaSetDevice(gpu.device));
+    CHECK(cudaMemset(gpu.dst, 0, bytes));
+    CHECK(cudaMemset(gpu.pulled, 0, bytes));
+    CHECK(cudaDeviceSynchronize());
+  }
 }
 
 int main(int argc, char** argv) {
@@ -196,6 +281,10 @@ int main(int argc, char** argv) {
     }
     CHECK(cudaMalloc(&gpu.src, part * (n - 1)));
     CHECK(cudaMalloc(&gpu.dst, part * (n - 1)));
+    CHECK(cudaMalloc(&gpu.pulled, part * (n - 1)));
+    CHECK(cudaStreamCreateWithFlags(&gpu.second, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&gpu.pullFork, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&gpu.pullJoin, cudaEventDisableTiming));
     std::vector<uint32_t> random(part * (n - 1) / 4);
     uint64_t x = 0x9E3779B97F4A7C15ull * (g + 1);
     for (auto& r : random) {
@@ -211,24 +300,27 @@ int main(int argc, char** argv) {
          prop.name, n, part / 1048576.0, n - 1, bytes >> 20, n, calls, samples);
   const int sms = prop.multiProcessorCount;
   const int perPeer = sms / (n - 1);
+  const long long total = part * (n - 1);
   for (int blocks : {perPeer * (n - 1), 2 * perPeer * (n - 1)}) {
-    for (auto& gpu : gpus) {
-      CHECK(cudaSetDevice(gpu.device));
-      CHECK(cudaMemset(gpu.dst, 0, part * (n - 1)));
+    struct Row {
+      Mode mode;
+      const char* label;
+    };
+    for (Row row : {Row{Mode::PUSH, "push (stores)"}, Row{Mode::PULL, "pull (loads)"},
+                    Row{Mode::PUSH_AND_PULL, "push + pull at once, half the blocks each"}}) {
+      clear(gpus, total);
+      const double rate = measure(gpus, part, row.mode, blocks, calls, samples);
+      const bool ok = destinations_match(gpus, part, row.mode);
+      printf("sm  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", row.label, blocks, rate,
+             ok ? "checked" : "MISMATCH");
+      fflush(stdout);
+      if (!ok) return 3;
     }
-    const double rate = measure(gpus, part, false, blocks, calls, samples);
-    const bool ok = destinations_match(gpus, part);
-    printf("sm  blocks=%-4d threads=512  %7.1f GB/s out of each GPU  %s\n", blocks, rate,
-           ok ? "checked" : "MISMATCH");
-    if (!ok) return 3;
   }
-  for (auto& gpu : gpus) {
-    CHECK(cudaSetDevice(gpu.device));
-    CHECK(cudaMemset(gpu.dst, 0, part * (n - 1)));
-  }
-  const double rate = measure(gpus, part, true, 0, calls, samples);
-  const bool ok = destinations_match(gpus, part);
-  printf("ce  one stream per peer        %7.1f GB/s out of each GPU  %s\n", rate,
+  clear(gpus, total);
+  const double rate = measure(gpus, part, Mode::COPY_ENGINES, 0, calls, samples);
+  const bool ok = destinations_match(gpus, part, Mode::COPY_ENGINES);
+  printf("ce  %-42s            %7.1f GB/s per GPU  %s\n", "one stream per peer", rate,
          ok ? "checked" : "MISMATCH");
   return ok ? 0 : 3;
 }
