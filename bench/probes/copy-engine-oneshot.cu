@@ -17,25 +17,10 @@
 //   nvcc -O3 -arch=sm_90 -cudart static -o copy-engine-oneshot bench/probes/copy-engine-oneshot.cu
 //   ./copy-engine-oneshot [--mib 64] [--calls 10] [--samples 30]
 #include <cuda.h>
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <algorithm>
 #include <string>
-#include <vector>
 
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
+#include "probe.h"
 
 #define CHECK_CU(call)                                                    \
   do {                                                                    \
@@ -58,11 +43,6 @@ struct Words {
   uint32_t free;               // written by the peer's reduce kernel
   uint32_t done;               // blocks of this GPU's reduce kernel that finished
 };
-
-__global__ void wait_for_release(volatile int* flag) {
-  while (*flag == 0) {
-  }
-}
 
 __device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
   uint32_t v;
@@ -157,21 +137,10 @@ static void enqueue_call(Gpu& g, long long bytes, int chunks, int streams) {
   for (int s = 0; s < streams; ++s) CHECK(cudaStreamWaitEvent(g.main, g.join[s], 0));
 }
 
-struct Options {
-  long long bytes = 64ll << 20;
-  int calls = 10;
-  int samples = 30;
-};
-
 // Median microseconds per call (the slower GPU of each sample), eager or replaying a graph of
 // `calls` calls.
 static double measure(std::vector<Gpu>& gpus, int chunks, int streams, bool graph,
-                      const Options& o) {
-  volatile int* flag;
-  CHECK(cudaHostAlloc(const_cast<int**>(&flag), sizeof(int),
-                      cudaHostAllocMapped | cudaHostAllocPortable));
-  int* deviceFlag;
-  CHECK(cudaHostGetDevicePointer(&deviceFlag, const_cast<int*>(flag), 0));
+                      const ProbeOptions& o) {
   std::vector<cudaGraphExec_t> execs(2);
   if (graph) {
     for (int g = 0; g < 2; ++g) {
@@ -184,96 +153,25 @@ static double measure(std::vector<Gpu>& gpus, int chunks, int streams, bool grap
       CHECK(cudaGraphDestroy(captured));
     }
   }
-  std::vector<double> times;
-  for (int sample = -3; sample < o.samples; ++sample) {
-    *flag = 0;
-    cudaEvent_t start[2], stop[2];
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventCreate(&start[g]));
-      CHECK(cudaEventCreate(&stop[g]));
-      wait_for_release<<<1, 1, 0, gpus[g].main>>>(deviceFlag);
-      CHECK(cudaEventRecord(start[g], gpus[g].main));
-      if (graph) {
-        CHECK(cudaGraphLaunch(execs[g], gpus[g].main));
-      } else {
-        for (int k = 0; k < o.calls; ++k) enqueue_call(gpus[g], o.bytes, chunks, streams);
-      }
-      CHECK(cudaEventRecord(stop[g], gpus[g].main));
+  const std::vector<cudaStream_t> mains{gpus[0].main, gpus[1].main};
+  const double ms = median_slowest_ms(2, mains, o.samples, [&](int g) {
+    if (graph) {
+      CHECK(cudaGraphLaunch(execs[g], gpus[g].main));
+    } else {
+      for (int k = 0; k < o.calls; ++k) enqueue_call(gpus[g], o.bytes, chunks, streams);
     }
-    *flag = 1;
-    float slowest = 0;
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventSynchronize(stop[g]));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
-      slowest = std::max(slowest, ms);
-      CHECK(cudaEventDestroy(start[g]));
-      CHECK(cudaEventDestroy(stop[g]));
-    }
-    if (sample >= 0) times.push_back(slowest * 1000.0 / o.calls);
-  }
+  });
   if (graph) {
     for (int g = 0; g < 2; ++g) {
       CHECK(cudaSetDevice(gpus[g].device));
       CHECK(cudaGraphExecDestroy(execs[g]));
     }
   }
-  CHECK(cudaFreeHost(const_cast<int*>(flag)));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-static float bf16_to_float(uint16_t bits) {
-  uint32_t word = static_cast<uint32_t>(bits) << 16;
-  float f;
-  memcpy(&f, &word, 4);
-  return f;
-}
-
-// Both outputs against the sums of the inputs computed in double and rounded to bf16 (two
-// addends: the fp32 sum is exact, so the kernel's rounding must match bit for bit).
-static bool outputs_match(std::vector<Gpu>& gpus, long long bytes) {
-  const size_t n = bytes / 2;
-  std::vector<uint16_t> a(n), b(n), out(n);
-  CHECK(cudaSetDevice(0));
-  CHECK(cudaMemcpy(a.data(), gpus[0].input, bytes, cudaMemcpyDeviceToHost));
-  CHECK(cudaSetDevice(1));
-  CHECK(cudaMemcpy(b.data(), gpus[1].input, bytes, cudaMemcpyDeviceToHost));
-  for (int g = 0; g < 2; ++g) {
-    CHECK(cudaSetDevice(g));
-    CHECK(cudaMemcpy(out.data(), gpus[g].output, bytes, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < n; ++i) {
-      const double sum = static_cast<double>(bf16_to_float(a[i])) + bf16_to_float(b[i]);
-      const __nv_bfloat16 expected = __float2bfloat16(static_cast<float>(sum));
-      uint16_t bits;
-      memcpy(&bits, &expected, 2);
-      if (bits != out[i]) {
-        fprintf(stderr, "GPU %d element %zu: got %04x, expected %04x\n", g, i, out[i], bits);
-        return false;
-      }
-    }
-  }
-  return true;
+  return ms * 1000.0 / o.calls;
 }
 
 int main(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (i + 1 >= argc) {
-      fprintf(stderr, "copy-engine-oneshot: %s needs a value\n", a.c_str());
-      return 2;
-    }
-    if (a == "--mib") o.bytes = atoll(argv[++i]) << 20;
-    else if (a == "--calls") o.calls = atoi(argv[++i]);
-    else if (a == "--samples") o.samples = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "copy-engine-oneshot: unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  const ProbeOptions o = parse_probe_options("copy-engine-oneshot", argc, argv);
   cudaDriverEntryPointQueryResult found;
   CHECK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32",
                                          reinterpret_cast<void**>(&writeValue32), 12000,
@@ -303,13 +201,7 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, g));
     gpu.blocks = prop.multiProcessorCount;
-    std::vector<uint16_t> random(o.bytes / 2);
-    uint64_t x = 0x9E3779B97F4A7C15ull * (g + 1);
-    for (auto& r : random) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      // bf16 in [-4, 4): sign, exponent 125..128, random mantissa
-      r = static_cast<uint16_t>(((x >> 20) & 0x8000) | ((125 + (x & 3)) << 7) | ((x >> 8) & 0x7f));
-    }
+    const std::vector<uint16_t> random = random_bf16(o.bytes, g + 1);
     CHECK(cudaMemcpy(gpu.input, random.data(), o.bytes, cudaMemcpyHostToDevice));
     CHECK(cudaDeviceSynchronize());
   }

@@ -9,32 +9,11 @@
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o lamport-oneshot-ws bench/probes/lamport-oneshot-ws.cu
 //   ./lamport-oneshot-ws [--mib 64] [--calls 10] [--samples 30]
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <algorithm>
 #include <string>
-#include <vector>
 
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
+#include "probe.h"
 
 constexpr uint32_t SENTINEL = 0x80008000u;  // two bf16 -0.0
-
-__global__ void wait_for_release(volatile int* flag) {
-  while (*flag == 0) {
-  }
-}
 
 __global__ void fill_sentinel(uint32_t* words, long long count) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
@@ -163,93 +142,20 @@ static void enqueue(Gpu& g, long long vectors, const Config& c) {
                                          g.epoch, g.device, c.pushWarps, c.sleepNs);
 }
 
+// Median microseconds per call (the slower GPU of each sample).
 static double measure(std::vector<Gpu>& gpus, long long vectors, const Config& c, int calls,
                       int samples) {
-  volatile int* flag;
-  CHECK(cudaHostAlloc(const_cast<int**>(&flag), sizeof(int),
-                      cudaHostAllocMapped | cudaHostAllocPortable));
-  int* deviceFlag;
-  CHECK(cudaHostGetDevicePointer(&deviceFlag, const_cast<int*>(flag), 0));
-  std::vector<double> times;
-  for (int sample = -3; sample < samples; ++sample) {
-    *flag = 0;
-    cudaEvent_t start[2], stop[2];
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(g));
-      CHECK(cudaEventCreate(&start[g]));
-      CHECK(cudaEventCreate(&stop[g]));
-      wait_for_release<<<1, 1, 0, gpus[g].stream>>>(deviceFlag);
-      CHECK(cudaEventRecord(start[g], gpus[g].stream));
-      for (int k = 0; k < calls; ++k) enqueue(gpus[g], vectors, c);
-      CHECK(cudaEventRecord(stop[g], gpus[g].stream));
-      CHECK(cudaGetLastError());
-    }
-    *flag = 1;
-    float slowest = 0;
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(g));
-      CHECK(cudaEventSynchronize(stop[g]));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
-      slowest = std::max(slowest, ms);
-      CHECK(cudaEventDestroy(start[g]));
-      CHECK(cudaEventDestroy(stop[g]));
-    }
-    if (sample >= 0) times.push_back(slowest * 1000.0 / calls);
-  }
-  CHECK(cudaFreeHost(const_cast<int*>(flag)));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-static float bf16_to_float(uint16_t bits) {
-  uint32_t word = static_cast<uint32_t>(bits) << 16;
-  float f;
-  memcpy(&f, &word, 4);
-  return f;
-}
-
-static bool outputs_match(std::vector<Gpu>& gpus, long long bytes) {
-  const size_t n = bytes / 2;
-  std::vector<uint16_t> a(n), b(n), out(n);
-  CHECK(cudaSetDevice(0));
-  CHECK(cudaMemcpy(a.data(), gpus[0].input, bytes, cudaMemcpyDeviceToHost));
-  CHECK(cudaSetDevice(1));
-  CHECK(cudaMemcpy(b.data(), gpus[1].input, bytes, cudaMemcpyDeviceToHost));
-  for (int g = 0; g < 2; ++g) {
-    CHECK(cudaSetDevice(g));
-    CHECK(cudaMemcpy(out.data(), gpus[g].output, bytes, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < n; ++i) {
-      const double sum = static_cast<double>(bf16_to_float(a[i])) + bf16_to_float(b[i]);
-      const __nv_bfloat16 expected = __float2bfloat16(static_cast<float>(sum));
-      uint16_t bits;
-      memcpy(&bits, &expected, 2);
-      if (bits != out[i]) {
-        fprintf(stderr, "GPU %d element %zu: got %04x, expected %04x\n", g, i, out[i], bits);
-        return false;
-      }
-    }
-  }
-  return true;
+  const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
+  const double ms = median_slowest_ms(2, streams, samples, [&](int g) {
+    for (int k = 0; k < calls; ++k) enqueue(gpus[g], vectors, c);
+  });
+  return ms * 1000.0 / calls;
 }
 
 int main(int argc, char** argv) {
-  long long bytes = 64ll << 20;
-  int calls = 10, samples = 30;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (i + 1 >= argc) {
-      fprintf(stderr, "lamport-oneshot-ws: %s needs a value\n", a.c_str());
-      return 2;
-    }
-    if (a == "--mib") bytes = atoll(argv[++i]) << 20;
-    else if (a == "--calls") calls = atoi(argv[++i]);
-    else if (a == "--samples") samples = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "lamport-oneshot-ws: unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  const ProbeOptions options = parse_probe_options("lamport-oneshot-ws", argc, argv);
+  const long long bytes = options.bytes;
+  const int calls = options.calls, samples = options.samples;
   const long long vectors = bytes / 16;
   std::vector<Gpu> gpus(2);
   for (int g = 0; g < 2; ++g) {
@@ -262,12 +168,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&gpu.output, bytes));
     CHECK(cudaMalloc(&gpu.slots, 3 * bytes));
     fill_sentinel<<<264, 512>>>(reinterpret_cast<uint32_t*>(gpu.slots), 3 * bytes / 4);
-    std::vector<uint16_t> random(bytes / 2);
-    uint64_t x = 0x9E3779B97F4A7C15ull * (g + 1);
-    for (auto& r : random) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      r = static_cast<uint16_t>(((x >> 20) & 0x8000) | ((125 + (x & 3)) << 7) | ((x >> 8) & 0x7f));
-    }
+    const std::vector<uint16_t> random = random_bf16(bytes, g + 1);
     CHECK(cudaMemcpy(gpu.input, random.data(), bytes, cudaMemcpyHostToDevice));
     CHECK(cudaDeviceSynchronize());
   }

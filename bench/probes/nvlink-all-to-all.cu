@@ -12,35 +12,15 @@
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o nvlink-all-to-all bench/probes/nvlink-all-to-all.cu
 //   ./nvlink-all-to-all [--mib 64] [--calls 10] [--samples 30]
-#include <cuda_runtime.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <algorithm>
 #include <string>
-#include <vector>
 
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
+#include "probe.h"
 
 constexpr int MAX_GPUS = 8;
 
 struct Destinations {
   uint4* to[MAX_GPUS - 1];
 };
-
-__global__ void wait_for_release(volatile int* flag) {
-  while (*flag == 0) {
-  }
-}
 
 // Block b writes to peer b % peers; the blocks of one peer share its part grid-stride, 4 loads
 // in flight per thread.
@@ -167,42 +147,13 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
 static double measure(std::vector<Gpu>& gpus, long long part, Mode mode, int blocks, int calls,
                       int samples) {
   const int n = static_cast<int>(gpus.size());
-  volatile int* flag;
-  CHECK(cudaHostAlloc(const_cast<int**>(&flag), sizeof(int),
-                      cudaHostAllocMapped | cudaHostAllocPortable));
-  int* deviceFlag;
-  CHECK(cudaHostGetDevicePointer(&deviceFlag, const_cast<int*>(flag), 0));
-  std::vector<double> rates;
-  for (int sample = -3; sample < samples; ++sample) {
-    *flag = 0;
-    std::vector<cudaEvent_t> start(n), stop(n);
-    for (int g = 0; g < n; ++g) {
-      CHECK(cudaSetDevice(g));
-      CHECK(cudaEventCreate(&start[g]));
-      CHECK(cudaEventCreate(&stop[g]));
-      wait_for_release<<<1, 1, 0, gpus[g].stream>>>(deviceFlag);
-      CHECK(cudaEventRecord(start[g], gpus[g].stream));
-      for (int k = 0; k < calls; ++k) enqueue(gpus, g, part, mode, blocks);
-      CHECK(cudaEventRecord(stop[g], gpus[g].stream));
-      CHECK(cudaGetLastError());
-    }
-    *flag = 1;
-    float slowest = 0;
-    for (int g = 0; g < n; ++g) {
-      CHECK(cudaSetDevice(g));
-      CHECK(cudaEventSynchronize(stop[g]));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
-      slowest = std::max(slowest, ms);
-      CHECK(cudaEventDestroy(start[g]));
-      CHECK(cudaEventDestroy(stop[g]));
-    }
-    const double moved = static_cast<double>(part) * (n - 1) * (mode == Mode::PUSH_AND_PULL ? 2 : 1);
-    if (sample >= 0) rates.push_back(moved * calls / (slowest * 1e-3) / 1e9);
-  }
-  CHECK(cudaFreeHost(const_cast<int*>(flag)));
-  std::sort(rates.begin(), rates.end());
-  return rates[rates.size() / 2];
+  std::vector<cudaStream_t> streams;
+  for (const Gpu& gpu : gpus) streams.push_back(gpu.stream);
+  const double ms = median_slowest_ms(n, streams, samples, [&](int g) {
+    for (int k = 0; k < calls; ++k) enqueue(gpus, g, part, mode, blocks);
+  });
+  const double moved = static_cast<double>(part) * (n - 1) * (mode == Mode::PUSH_AND_PULL ? 2 : 1);
+  return moved * calls / (ms * 1e-3) / 1e9;
 }
 
 static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode) {
@@ -243,22 +194,9 @@ static void clear(std::vector<Gpu>& gpus, long long bytes) {
 }
 
 int main(int argc, char** argv) {
-  long long bytes = 64ll << 20;
-  int calls = 10, samples = 30;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (i + 1 >= argc) {
-      fprintf(stderr, "nvlink-all-to-all: %s needs a value\n", a.c_str());
-      return 2;
-    }
-    if (a == "--mib") bytes = atoll(argv[++i]) << 20;
-    else if (a == "--calls") calls = atoi(argv[++i]);
-    else if (a == "--samples") samples = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "nvlink-all-to-all: unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  const ProbeOptions options = parse_probe_options("nvlink-all-to-all", argc, argv);
+  const long long bytes = options.bytes;
+  const int calls = options.calls, samples = options.samples;
   int n = 0;
   CHECK(cudaGetDeviceCount(&n));
   if (n < 2 || n > MAX_GPUS) {
@@ -285,12 +223,7 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamCreateWithFlags(&gpu.second, cudaStreamNonBlocking));
     CHECK(cudaEventCreateWithFlags(&gpu.pullFork, cudaEventDisableTiming));
     CHECK(cudaEventCreateWithFlags(&gpu.pullJoin, cudaEventDisableTiming));
-    std::vector<uint32_t> random(part * (n - 1) / 4);
-    uint64_t x = 0x9E3779B97F4A7C15ull * (g + 1);
-    for (auto& r : random) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      r = static_cast<uint32_t>(x);
-    }
+    const std::vector<uint32_t> random = random_words(part * (n - 1), g + 1);
     CHECK(cudaMemcpy(gpu.src, random.data(), part * (n - 1), cudaMemcpyHostToDevice));
   }
   cudaDeviceProp prop;

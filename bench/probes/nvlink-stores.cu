@@ -19,34 +19,13 @@
 //                                          stores at the same time)
 //   ./nvlink-stores --power-seconds 10 --power-mode ce|sm   (transfers only, both ways, for a
 //                                                            power sampler running beside it)
-#include <cuda_runtime.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <algorithm>
 #include <chrono>
 #include <string>
-#include <vector>
 
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    cudaError_t err_ = (call);                                                       \
-    if (err_ != cudaSuccess) {                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-              cudaGetErrorString(err_));                                             \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
+#include "probe.h"
 
 // ---------------------------------------------------------------------------------------------
 // Kernels.
-
-__global__ void wait_for_release(volatile int* flag) {
-  while (*flag == 0) {
-  }
-}
 
 // Grid-stride 16-byte copies, Unroll loads in flight per thread before the stores.
 template <int Unroll>
@@ -234,42 +213,11 @@ static void enqueue_mix(const Gpu& self, const Gpu& peer, long long bytes, const
 // Median GB/s per direction of `calls` back-to-back transfers, on GPU 0 only or on both at once.
 static double measure(std::vector<Gpu>& gpus, bool bothWays, Enqueue enqueue, const void* cfg,
                       const Options& o) {
-  const int active = bothWays ? 2 : 1;
-  volatile int* flag;
-  CHECK(cudaHostAlloc(const_cast<int**>(&flag), sizeof(int), cudaHostAllocMapped |
-                                                                  cudaHostAllocPortable));
-  std::vector<double> rates;
-  for (int sample = -3; sample < o.samples; ++sample) {
-    *flag = 0;
-    std::vector<cudaEvent_t> start(active), stop(active);
-    for (int g = 0; g < active; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventCreate(&start[g]));
-      CHECK(cudaEventCreate(&stop[g]));
-      int* deviceFlag;
-      CHECK(cudaHostGetDevicePointer(&deviceFlag, const_cast<int*>(flag), 0));
-      wait_for_release<<<1, 1, 0, gpus[g].stream>>>(deviceFlag);
-      CHECK(cudaEventRecord(start[g], gpus[g].stream));
-      for (int k = 0; k < o.calls; ++k) enqueue(gpus[g], gpus[1 - g], o.bytes, cfg);
-      CHECK(cudaEventRecord(stop[g], gpus[g].stream));
-      CHECK(cudaGetLastError());
-    }
-    *flag = 1;
-    float slowest = 0;
-    for (int g = 0; g < active; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventSynchronize(stop[g]));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
-      slowest = std::max(slowest, ms);
-      CHECK(cudaEventDestroy(start[g]));
-      CHECK(cudaEventDestroy(stop[g]));
-    }
-    if (sample >= 0) rates.push_back(o.bytes * o.calls / (slowest * 1e-3) / 1e9);
-  }
-  CHECK(cudaFreeHost(const_cast<int*>(flag)));
-  std::sort(rates.begin(), rates.end());
-  return rates[rates.size() / 2];
+  const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
+  const double ms = median_slowest_ms(bothWays ? 2 : 1, streams, o.samples, [&](int g) {
+    for (int k = 0; k < o.calls; ++k) enqueue(gpus[g], gpus[1 - g], o.bytes, cfg);
+  });
+  return static_cast<double>(o.bytes) * o.calls / (ms * 1e-3) / 1e9;
 }
 
 static bool destinations_match(std::vector<Gpu>& gpus, long long bytes, bool bothWays) {
@@ -370,12 +318,7 @@ int main(int argc, char** argv) {
     CHECK(cudaEventCreateWithFlags(&gpus[g].join, cudaEventDisableTiming));
     CHECK(cudaMalloc(&gpus[g].src, o.bytes));
     CHECK(cudaMalloc(&gpus[g].dst, o.bytes));
-    std::vector<uint32_t> random(o.bytes / 4);
-    uint64_t x = 0x9E3779B97F4A7C15ull * (g + 1);
-    for (auto& r : random) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      r = static_cast<uint32_t>(x);
-    }
+    const std::vector<uint32_t> random = random_words(o.bytes, g + 1);
     CHECK(cudaMemcpy(gpus[g].src, random.data(), o.bytes, cudaMemcpyHostToDevice));
   }
   cudaDeviceProp prop;
