@@ -165,9 +165,9 @@ public record CudaCommunicatorSettings(
   /**
    * Warp-specialized one-shot from 8 MiB at two ranks, where it beat the flag one-shot at 8, 16, 32
    * and 64 MiB (by 5.5, 2.5, 1.5 and 2.2 %) and lost at 4 MiB, which the Lamport one-shot takes
-   * anyway (measured on 2 H200s). Never from four ranks: on 4 H200s it was within 1.5 % of the flag
-   * one-shot from 8 to 64 MiB (slower at 64), and at those sizes the two-shot is twice as fast
-   * there anyway. Not measured on more ranks.
+   * anyway (measured on 2 H200s). Never from four ranks, where it was within 1.5 % of the flag
+   * one-shot from 8 to 64 MiB (slower at 64) and the two-shot is twice as fast at those sizes
+   * anyway (measured on 4 H200s); not measured on more ranks.
    */
   static long oneShotWsMinBytesFor(int world) {
     return world == 2 ? 8L << 20 : NEVER;
