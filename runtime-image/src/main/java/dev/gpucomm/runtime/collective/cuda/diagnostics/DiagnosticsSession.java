@@ -1,0 +1,150 @@
+package dev.gpucomm.runtime.collective.cuda.diagnostics;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
+import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What every part of one rank's diagnostics shares: the device, its default stream and the
+ * communicator, the store the ranks meet at, the failures found so far, and the rows of the JSON
+ * file (rank 0 writes it).
+ */
+final class DiagnosticsSession {
+  static final Duration TIMEOUT = Duration.ofMinutes(3);
+  static final int HIDDEN = 8192;
+
+  final RankTopology topology;
+  final CudaDevice device;
+  final CudaCommunicator communicator;
+  final Stream stream;
+  final PrintStream out = System.out;
+  private final KeyValueStore store;
+  private final List<String> failures = new ArrayList<>();
+  private final List<Map<String, Object>> rows = new ArrayList<>();
+  private final Path jsonPath;
+  private int barriers;
+
+  DiagnosticsSession(
+      RankTopology topology,
+      KeyValueStore store,
+      CudaDevice device,
+      CudaCommunicator communicator,
+      Path jsonPath) {
+    this.topology = topology;
+    this.store = store;
+    this.device = device;
+    this.communicator = communicator;
+    this.stream = device.defaultStream();
+    this.jsonPath = topology.rank() == 0 ? jsonPath : null;
+  }
+
+  boolean isRankZero() {
+    return topology.rank() == 0;
+  }
+
+  /** Every IPC kernel variant, forced by name; empty when peer memory is unavailable. */
+  List<AllReduceRunner> customRunners() {
+    List<AllReduceRunner> runners = new ArrayList<>();
+    if (communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
+      for (String variant :
+          List.of("lamport", "oneshot", "twoshot", "lamport2", "oneshot_ws", "twoshot_ws")) {
+        runners.add(AllReduceRunner.kernel(variant));
+      }
+    }
+    return runners;
+  }
+
+  /** The custom kernels, then NCCL when it is available. */
+  List<AllReduceRunner> customRunnersAndNccl() {
+    List<AllReduceRunner> runners = new ArrayList<>(customRunners());
+    if (communicator.allReduceAlgorithms().contains(Algorithm.NCCL)) {
+      runners.add(AllReduceRunner.algorithm(Algorithm.NCCL));
+    }
+    return runners;
+  }
+
+  /** Whether a runner can take {@code bytes} (the Lamport kernels have small buffers). */
+  boolean fits(AllReduceRunner runner, long bytes) {
+    if (runner.variant() == null) {
+      return runner.isNccl() || bytes <= communicator.maxPeerMemoryBytes();
+    }
+    return switch (runner.variant()) {
+      case "lamport" ->
+          bytes
+              <= capacity(
+                  "GPUCOMM_LAMPORT_MAX_BYTES", CudaCommunicatorSettings.DEFAULT_LAMPORT_MAX_BYTES);
+      case "lamport2" ->
+          bytes
+              <= capacity(
+                  "GPUCOMM_LAMPORT2_MAX_BYTES",
+                  CudaCommunicatorSettings.DEFAULT_LAMPORT2_MAX_BYTES);
+      default -> bytes <= communicator.maxPeerMemoryBytes();
+    };
+  }
+
+  private static long capacity(String variable, long defaultBytes) {
+    return Long.parseLong(System.getenv().getOrDefault(variable, Long.toString(defaultBytes)));
+  }
+
+  /** All ranks meet (each call a fresh key). */
+  void barrier() {
+    store.barrier("diagnostics/" + barriers++, topology.worldSize(), TIMEOUT);
+  }
+
+  void fail(String failure) {
+    failures.add(failure);
+  }
+
+  List<String> failures() {
+    return List.copyOf(failures);
+  }
+
+  /** Ends a check: the ranks meet, rank 0 prints whether anything failed so far. */
+  void report(String check) {
+    barrier();
+    if (isRankZero()) {
+      out.println("check: " + check + (failures.isEmpty() ? ": ok" : ": FAILURES so far"));
+    }
+  }
+
+  /** Adds a row and rewrites the JSON file, so that an interrupted run keeps its rows. */
+  void addRow(Map<String, Object> row) {
+    rows.add(row);
+    writeJson();
+  }
+
+  void writeJson() {
+    if (jsonPath == null) {
+      return;
+    }
+    StringBuilder json = new StringBuilder("[\n");
+    for (int i = 0; i < rows.size(); i++) {
+      json.append("  {");
+      int field = 0;
+      for (Map.Entry<String, Object> entry : rows.get(i).entrySet()) {
+        json.append(field++ == 0 ? "" : ", ").append('"').append(entry.getKey()).append("\": ");
+        Object value = entry.getValue();
+        json.append(value instanceof String ? "\"" + value + "\"" : String.valueOf(value));
+      }
+      json.append(i + 1 < rows.size() ? "},\n" : "}\n");
+    }
+    try {
+      Files.writeString(jsonPath, json.append("]\n"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + jsonPath, e);
+    }
+  }
+}
