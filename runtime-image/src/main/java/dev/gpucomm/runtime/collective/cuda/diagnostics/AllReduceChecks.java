@@ -48,7 +48,7 @@ final class AllReduceChecks {
             }
             session.barrier();
             session.device.fill(output, 0, bytes, (byte) 0x7f, session.stream);
-            runner.run(session.communicator, input, output, count, dtype, session.stream);
+            session.allReduce(runner, input, output, count, dtype);
             session.device.download(output, 0, result, session.stream);
             String what = "allreduce " + runner.label() + " " + dtype + " x " + count;
             RankInputs.Verdict verdict = reference.validate(result, runner.algorithm());
@@ -104,15 +104,8 @@ final class AllReduceChecks {
       for (int round = 0; round < 40; round++) {
         for (int p = 0; p < plan.size(); p++) {
           int size = (int) plan.get(p)[0];
-          runners
-              .get((int) plan.get(p)[1])
-              .run(
-                  session.communicator,
-                  inputs[size],
-                  outputs[p],
-                  counts[size],
-                  dtype,
-                  session.stream);
+          session.allReduce(
+              runners.get((int) plan.get(p)[1]), inputs[size], outputs[p], counts[size], dtype);
           calls++;
         }
       }
@@ -168,41 +161,15 @@ final class AllReduceChecks {
               session.stream,
               () -> {
                 for (int repeat = 0; repeat < 2; repeat++) {
-                  runners
-                      .get(0)
-                      .run(
-                          session.communicator,
-                          inputs[0],
-                          outputs[0],
-                          counts[0],
-                          dtype,
-                          session.stream);
-                  runners
-                      .get(1)
-                      .run(
-                          session.communicator,
-                          inputs[1],
-                          outputs[1],
-                          counts[1],
-                          dtype,
-                          session.stream);
-                  runners
-                      .get(2)
-                      .run(
-                          session.communicator,
-                          inputs[2],
-                          outputs[2],
-                          counts[2],
-                          dtype,
-                          session.stream);
+                  for (int i = 0; i < counts.length; i++) {
+                    session.allReduce(runners.get(i), inputs[i], outputs[i], counts[i], dtype);
+                  }
                 }
               });
       for (int replay = 0; replay < 50; replay++) {
         graph.replay(session.stream);
         if (replay % 10 == 0) {
-          runners
-              .get(replay % 3)
-              .run(session.communicator, inputs[0], outputs[0], counts[0], dtype, session.stream);
+          session.allReduce(runners.get(replay % 3), inputs[0], outputs[0], counts[0], dtype);
         }
       }
       session.stream.synchronize();

@@ -43,7 +43,7 @@ final class AllReduceTiming {
           session.stream.synchronize();
           for (int i = 0; i < nanos.length; i++) {
             long start = System.nanoTime();
-            runner.run(session.communicator, input, output, count, DType.BF16, session.stream);
+            session.allReduce(runner, input, output, count, DType.BF16);
             nanos[i] = System.nanoTime() - start;
           }
           session.stream.synchronize();
@@ -119,14 +119,14 @@ final class AllReduceTiming {
       }
       session.barrier();
       for (int i = 0; i < 20; i++) {
-        runner.run(session.communicator, input, output, count, dtype, session.stream);
+        session.allReduce(runner, input, output, count, dtype);
       }
       session.stream.synchronize();
       session.barrier();
       events[0].record(session.stream);
       for (int s = 0; s < samples; s++) {
         for (int i = 0; i < perSample; i++) {
-          runner.run(session.communicator, input, output, count, dtype, session.stream);
+          session.allReduce(runner, input, output, count, dtype);
         }
         events[s + 1].record(session.stream);
       }
@@ -139,7 +139,7 @@ final class AllReduceTiming {
               session.stream,
               () -> {
                 for (int i = 0; i < perSample; i++) {
-                  runner.run(session.communicator, input, output, count, dtype, session.stream);
+                  session.allReduce(runner, input, output, count, dtype);
                 }
               });
       for (int i = 0; i < 3; i++) {

@@ -1,9 +1,11 @@
 package dev.gpucomm.runtime.collective.cuda.diagnostics;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
+import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
@@ -74,6 +76,12 @@ final class DiagnosticsSession {
       runners.add(AllReduceRunner.algorithm(Algorithm.NCCL));
     }
     return runners;
+  }
+
+  /** Runs one all-reduce with {@code runner} on the default stream. */
+  void allReduce(
+      AllReduceRunner runner, DeviceBuffer input, DeviceBuffer output, long count, DType dtype) {
+    runner.run(communicator, input, output, count, dtype, stream);
   }
 
   /** Whether a runner can take {@code bytes} (the Lamport kernels have small buffers). */
