@@ -1,8 +1,9 @@
 // NVLink write bandwidth when every GPU of the host writes to every other at once: the traffic of
 // a two-shot all-reduce's scatter (and gather) phase. Each GPU sends `--mib` / n MiB to each of
 // its n - 1 peers, by SM stores (the grid's blocks split among the peers) or by the copy engines
-// (one stream per peer); or each GPU reads its parts from every peer (remote loads), or does both
-// at once (the traffic of a pulling gather beside a scatter). The figure is each GPU's GB/s
+// (one stream per peer), or a share of every part by the copy engines and the rest by SM stores at
+// once; or each GPU reads its parts from every peer (remote loads), or does both at once (the
+// traffic of a pulling gather beside a scatter). The figure is each GPU's GB/s
 // (10^9 bytes; for push + pull, out and in added), the median of
 // `--samples` samples of `--calls` back-to-back transfers, the slowest GPU of each sample; every
 // destination is compared with its source afterwards.
@@ -30,6 +31,25 @@ __global__ void push_to_all(const uint4* __restrict__ src, Destinations dst, int
   const int blocksPerPeer = gridDim.x / peers;
   const long long stride = static_cast<long long>(blocksPerPeer) * blockDim.x;
   const uint4* from = src + peer * partVectors;
+  uint4* to = dst.to[peer];
+  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < partVectors; i += 4 * stride) {
+    uint4 x[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) x[u] = __ldg(from + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
+  }
+  for (; i < partVectors; i += stride) to[i] = from[i];
+}
+
+// push_to_all where part p starts at src + p * partStride and is `partVectors` long.
+__global__ void push_to_all_strided(const uint4* __restrict__ src, Destinations dst, int peers,
+                                    long long partVectors, long long partStride) {
+  const int peer = blockIdx.x % peers;
+  const int blocksPerPeer = gridDim.x / peers;
+  const long long stride = static_cast<long long>(blocksPerPeer) * blockDim.x;
+  const uint4* from = src + peer * partStride;
   uint4* to = dst.to[peer];
   long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
   for (; i + 3 * stride < partVectors; i += 4 * stride) {
@@ -74,7 +94,7 @@ struct Gpu {
   cudaEvent_t pullFork, pullJoin;
 };
 
-enum class Mode { PUSH, COPY_ENGINES, PULL, PUSH_AND_PULL };
+enum class Mode { PUSH, COPY_ENGINES, MIXED, PULL, PUSH_AND_PULL };
 
 // Where GPU `from` writes in GPU `to`'s receive buffer: one part-sized slot per sender.
 static long long slot(int from, int to, long long part) {
@@ -94,6 +114,32 @@ static Destinations pull_sources(std::vector<Gpu>& gpus, int g, long long part) 
     d.to[p] = reinterpret_cast<uint4*>(gpus[peer].src + index * part);
   }
   return d;
+}
+
+// The first `copyBytes` of every part go by the copy engines (one stream per peer), the rest by SM
+// stores, at the same time.
+static void enqueue_mixed(std::vector<Gpu>& gpus, int g, long long part, long long copyBytes,
+                          int blocks) {
+  const int n = static_cast<int>(gpus.size());
+  Gpu& self = gpus[g];
+  CHECK(cudaEventRecord(self.fork, self.stream));
+  for (int p = 0; p < n - 1; ++p) {
+    const int peer = peer_of(g, p, n);
+    CHECK(cudaStreamWaitEvent(self.copies[p], self.fork, 0));
+    CHECK(cudaMemcpyPeerAsync(gpus[peer].dst + slot(g, peer, part), peer, self.src + p * part,
+                              self.device, copyBytes, self.copies[p]));
+    CHECK(cudaEventRecord(self.joins[p], self.copies[p]));
+  }
+  Destinations d{};
+  for (int p = 0; p < n - 1; ++p) {
+    const int peer = peer_of(g, p, n);
+    d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part) + copyBytes);
+  }
+  // push_to_all reads part p at src + p * part; shift by copyBytes and keep the part stride.
+  push_to_all_strided<<<blocks, 512, 0, self.stream>>>(
+      reinterpret_cast<const uint4*>(self.src + copyBytes), d, n - 1, (part - copyBytes) / 16,
+      part / 16);
+  for (int p = 0; p < n - 1; ++p) CHECK(cudaStreamWaitEvent(self.stream, self.joins[p], 0));
 }
 
 static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, int blocks) {
@@ -145,12 +191,18 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
 
 // Outbound GB/s of each GPU (for PULL: inbound; for PUSH_AND_PULL: out + in, each n - 1 parts).
 static double measure(std::vector<Gpu>& gpus, long long part, Mode mode, int blocks, int calls,
-                      int samples) {
+                      int samples, long long copyBytes = 0) {
   const int n = static_cast<int>(gpus.size());
   std::vector<cudaStream_t> streams;
   for (const Gpu& gpu : gpus) streams.push_back(gpu.stream);
   const double ms = median_slowest_ms(n, streams, samples, [&](int g) {
-    for (int k = 0; k < calls; ++k) enqueue(gpus, g, part, mode, blocks);
+    for (int k = 0; k < calls; ++k) {
+      if (mode == Mode::MIXED) {
+        enqueue_mixed(gpus, g, part, copyBytes, blocks);
+      } else {
+        enqueue(gpus, g, part, mode, blocks);
+      }
+    }
   });
   const double moved = static_cast<double>(part) * (n - 1) * (mode == Mode::PUSH_AND_PULL ? 2 : 1);
   return moved * calls / (ms * 1e-3) / 1e9;
@@ -255,5 +307,21 @@ int main(int argc, char** argv) {
   const bool ok = destinations_match(gpus, part, Mode::COPY_ENGINES);
   printf("ce  %-42s            %7.1f GB/s per GPU  %s\n", "one stream per peer", rate,
          ok ? "checked" : "MISMATCH");
-  return ok ? 0 : 3;
+  if (!ok) return 3;
+  for (int blocks : {perPeer * (n - 1), 2 * perPeer * (n - 1)}) {
+    for (double share : {0.1, 0.2, 0.3, 0.4, 0.5}) {
+      const long long copyBytes = static_cast<long long>(part * share) / 16 * 16;
+      clear(gpus, total);
+      const double mixed =
+          measure(gpus, part, Mode::MIXED, blocks, calls, samples, copyBytes);
+      const bool same = destinations_match(gpus, part, Mode::MIXED);
+      char label[64];
+      snprintf(label, sizeof label, "copy-engine share %.1f, SM stores the rest", share);
+      printf("mix %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", label, blocks, mixed,
+             same ? "checked" : "MISMATCH");
+      fflush(stdout);
+      if (!same) return 3;
+    }
+  }
+  return 0;
 }
