@@ -20,8 +20,13 @@
 // (0 or 1), so a CUDA graph replays the call unchanged.
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o hybrid-oneshot-ws bench/probes/hybrid-oneshot-ws.cu
-//   ./hybrid-oneshot-ws [--mib 64] [--calls 10] [--samples 30] [--flags]
-// --flags times only the SM one-shot (no copy engine) with three ways of raising the chunk flags.
+//   ./hybrid-oneshot-ws [--mib 64] [--calls 10] [--samples 30] [--flags | --host | --host-words]
+// --flags times only the SM one-shot (no copy engine) with four ways of raising the chunk flags.
+// --host sends the copy share GPU -> pinned host memory -> peer (the PCIe links, each GPU's copy
+// engines) instead of over NVLink; eager only (the hand-off is an event across the two GPUs).
+// --host-words hands each staged chunk on through a word that the sender's copy stream writes into
+// the receiver's memory and the receiver's inbound stream waits for (cuStreamWriteValue32 /
+// cuStreamWaitValue32), as two processes must, instead of an event.
 #include <cuda.h>
 
 #include "probe.h"
@@ -66,6 +71,7 @@ struct Words {
   uint32_t flags[MAX_BLOCKS][PUSH_WARPS];  // the peer's chunk flags (per warp for WARP_FLAGS)
   uint32_t epochs[MAX_BLOCKS];      // this GPU's call counter, one per block
   uint32_t ownFlags[MAX_BLOCKS];    // this GPU's pushing warps' flags for its own reducing warps
+  uint32_t staged[MAX_COPY_CHUNKS]; // --host-words: written by the peer's copy stream
 };
 
 __device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
@@ -350,6 +356,9 @@ struct Gpu {
   int device;
   cudaStream_t main, copy;
   cudaEvent_t fork, join;
+  cudaStream_t in;  // --host: the peer's share onward from pinned host memory into this GPU
+  cudaEvent_t inJoin, outDone[MAX_COPY_CHUNKS];
+  char* staging;  // --host: pinned host memory this GPU's copy engine fills for the peer
   char *input, *output, *received, *copyReceived;
   Words* words;
   char *peerReceived, *peerCopyReceived;
@@ -366,7 +375,7 @@ struct Shape {
   bool pdl = false;
 };
 
-static void enqueue_call(Gpu& g, long long bytes, const Shape& s) {
+static Call make_call(Gpu& g, long long bytes, const Shape& s) {
   const long long vectors = bytes / 16;
   Call c{};
   c.input = reinterpret_cast<const uint4*>(g.input);
@@ -383,6 +392,25 @@ static void enqueue_call(Gpu& g, long long bytes, const Shape& s) {
   c.copyReceived = reinterpret_cast<const uint4*>(g.copyReceived);
   c.mine = g.words;
   c.peer = g.peerWords;
+  c.ownFlag = s.ownFlag;
+  return c;
+}
+
+static void launch(Gpu& g, const Call& c, const Shape& s) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = g.blocks;
+  config.blockDim = THREADS + (s.flags == FLAG_WARP || s.flags == FLAG_WARP_BAR ? 32 : 0);
+  config.stream = g.main;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = s.pdl ? 1 : 0;
+  CHECK(cudaLaunchKernelEx(&config, hybrid_oneshot, c, s.flags, s.pdl));
+}
+
+static void enqueue_call(Gpu& g, long long bytes, const Shape& s) {
+  const Call c = make_call(g, bytes, s);
   if (c.copyChunks > 0) {
     CHECK(cudaEventRecord(g.fork, g.main));
     CHECK(cudaStreamWaitEvent(g.copy, g.fork, 0));
@@ -398,18 +426,111 @@ static void enqueue_call(Gpu& g, long long bytes, const Shape& s) {
     }
     CHECK(cudaEventRecord(g.join, g.copy));
   }
-  c.ownFlag = s.ownFlag;
-  cudaLaunchConfig_t config{};
-  config.gridDim = g.blocks;
-  config.blockDim = THREADS + (s.flags == FLAG_WARP || s.flags == FLAG_WARP_BAR ? 32 : 0);
-  config.stream = g.main;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = s.pdl ? 1 : 0;
-  CHECK(cudaLaunchKernelEx(&config, hybrid_oneshot, c, s.flags, s.pdl));
+  launch(g, c, s);
   if (c.copyChunks > 0) CHECK(cudaStreamWaitEvent(g.main, g.join, 0));
+}
+
+// --host: one call on both GPUs, the copy share going GPU -> pinned host memory -> peer on the
+// two GPUs' copy engines (the peer's inbound copy of chunk k waits for the outbound one; events
+// across devices, so eager only). The same words as the NVLink copy share: the sender waits for
+// its free word, the receiver's inbound stream sets each ready word after its copy, and the
+// receiver's kernel frees the sender once it has reduced them.
+static bool hostWords = false;  // --host-words: the hand-off through words, as across processes
+
+static void enqueue_host_call(std::vector<Gpu>& gpus, long long bytes, const Shape& s) {
+  Call calls[2];
+  for (int g = 0; g < 2; ++g) {
+    Gpu& self = gpus[g];
+    calls[g] = make_call(self, bytes, s);
+    const Call& c = calls[g];
+    CHECK(cudaSetDevice(self.device));
+    CHECK(cudaEventRecord(self.fork, self.main));
+    if (c.copyChunks == 0) continue;
+    CHECK(cudaStreamWaitEvent(self.copy, self.fork, 0));
+    CHECK_CU(waitValue32(self.copy, reinterpret_cast<CUdeviceptr>(&self.words->free), 1,
+                         CU_STREAM_WAIT_VALUE_EQ));
+    CHECK_CU(writeValue32(self.copy, reinterpret_cast<CUdeviceptr>(&self.words->free), 0, 0));
+    for (int k = 0; k < c.copyChunks; ++k) {
+      const long long begin = k * c.copyChunkVectors * 16;
+      const long long length = std::min(c.copyVectors * 16, begin + c.copyChunkVectors * 16) - begin;
+      CHECK(cudaMemcpyAsync(self.staging + begin, self.input + begin, length,
+                            cudaMemcpyDeviceToHost, self.copy));
+      if (hostWords) {
+        CHECK_CU(writeValue32(self.copy, reinterpret_cast<CUdeviceptr>(&self.peerWords->staged[k]),
+                              1, 0));
+      } else {
+        CHECK(cudaEventRecord(self.outDone[k], self.copy));
+      }
+    }
+    CHECK(cudaEventRecord(self.join, self.copy));
+  }
+  for (int g = 0; g < 2; ++g) {
+    Gpu& self = gpus[g];
+    const Gpu& sender = gpus[1 - g];
+    const Call& c = calls[g];
+    CHECK(cudaSetDevice(self.device));
+    if (c.copyChunks > 0) {
+      CHECK(cudaStreamWaitEvent(self.in, self.fork, 0));
+      for (int k = 0; k < c.copyChunks; ++k) {
+        const long long begin = k * c.copyChunkVectors * 16;
+        const long long length = std::min(c.copyVectors * 16, begin + c.copyChunkVectors * 16) - begin;
+        if (hostWords) {
+          CHECK_CU(waitValue32(self.in, reinterpret_cast<CUdeviceptr>(&self.words->staged[k]), 1,
+                               CU_STREAM_WAIT_VALUE_EQ));
+          CHECK_CU(writeValue32(self.in, reinterpret_cast<CUdeviceptr>(&self.words->staged[k]), 0,
+                                0));
+        } else {
+          CHECK(cudaStreamWaitEvent(self.in, sender.outDone[k], 0));
+        }
+        CHECK(cudaMemcpyAsync(self.copyReceived + begin, sender.staging + begin, length,
+                              cudaMemcpyHostToDevice, self.in));
+        CHECK_CU(writeValue32(self.in, reinterpret_cast<CUdeviceptr>(&self.words->ready[k]), 1, 0));
+      }
+      CHECK(cudaEventRecord(self.inJoin, self.in));
+    }
+    launch(self, c, s);
+    if (c.copyChunks > 0) {
+      CHECK(cudaStreamWaitEvent(self.main, self.join, 0));
+      CHECK(cudaStreamWaitEvent(self.main, self.inJoin, 0));
+    }
+  }
+}
+
+// --host: median microseconds per call, eager, the slower GPU of each sample.
+static double measure_host(std::vector<Gpu>& gpus, const Shape& s, const ProbeOptions& o) {
+  ReleaseFlag flag;
+  std::vector<double> times;
+  for (int sample = -3; sample < o.samples; ++sample) {
+    flag.rearm();
+    cudaEvent_t start[2], stop[2];
+    for (int g = 0; g < 2; ++g) {
+      CHECK(cudaSetDevice(gpus[g].device));
+      CHECK(cudaEventCreate(&start[g]));
+      CHECK(cudaEventCreate(&stop[g]));
+      flag.hold(gpus[g].main);
+      CHECK(cudaEventRecord(start[g], gpus[g].main));
+    }
+    for (int k = 0; k < o.calls; ++k) enqueue_host_call(gpus, o.bytes, s);
+    for (int g = 0; g < 2; ++g) {
+      CHECK(cudaSetDevice(gpus[g].device));
+      CHECK(cudaEventRecord(stop[g], gpus[g].main));
+      CHECK(cudaGetLastError());
+    }
+    flag.release();
+    float slowest = 0;
+    for (int g = 0; g < 2; ++g) {
+      CHECK(cudaSetDevice(gpus[g].device));
+      CHECK(cudaEventSynchronize(stop[g]));
+      float ms;
+      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
+      slowest = std::max(slowest, ms);
+      CHECK(cudaEventDestroy(start[g]));
+      CHECK(cudaEventDestroy(stop[g]));
+    }
+    if (sample >= 0) times.push_back(slowest);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2] * 1000.0 / o.calls;
 }
 
 // Median microseconds per call (the slower GPU of each sample), eager or replaying a graph of
@@ -446,8 +567,11 @@ static double measure(std::vector<Gpu>& gpus, const Shape& s, bool graph, const 
 
 int main(int argc, char** argv) {
   // --flags: time the pushing warps' flag modes (no copy engine) instead of the copy-engine shares.
-  bool flagSweep = false;
+  // --host: the copy share goes through pinned host memory (PCIe) instead of over NVLink.
+  bool flagSweep = false, viaHost = false;
   if (argc > 1 && std::string(argv[argc - 1]) == "--flags") flagSweep = true, --argc;
+  if (argc > 1 && std::string(argv[argc - 1]) == "--host-words") viaHost = hostWords = true, --argc;
+  if (argc > 1 && std::string(argv[argc - 1]) == "--host") viaHost = true, --argc;
   const ProbeOptions o = parse_probe_options("hybrid-oneshot-ws", argc, argv);
   cudaDriverEntryPointQueryResult found;
   CHECK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32",
@@ -470,6 +594,10 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&gpu.output, o.bytes));
     CHECK(cudaMalloc(&gpu.received, 2 * o.bytes));
     CHECK(cudaMalloc(&gpu.copyReceived, o.bytes));
+    CHECK(cudaStreamCreateWithFlags(&gpu.in, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&gpu.inJoin, cudaEventDisableTiming));
+    for (auto& e : gpu.outDone) CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CHECK(cudaHostAlloc(&gpu.staging, viaHost ? o.bytes : 16, cudaHostAllocPortable));
     CHECK(cudaMalloc(&gpu.words, sizeof(Words)));
     CHECK(cudaMemset(gpu.words, 0, sizeof(Words)));
     const uint32_t one = 1;
@@ -492,7 +620,14 @@ int main(int argc, char** argv) {
          "median of %d\n",
          prop.name, o.bytes >> 20, o.calls, o.samples);
   std::vector<Shape> shapes;
-  if (flagSweep) {
+  if (viaHost) {
+    for (int maxChunks : {16, 24}) shapes.push_back({0, 0, maxChunks, TEAM_RELEASE});
+    for (double share : {0.01, 0.03, 0.05, 0.06, 0.07, 0.08, 0.10}) {
+      for (int copyChunks : {2, 4, 8}) {
+        for (int maxChunks : {16, 24}) shapes.push_back({share, copyChunks, maxChunks, TEAM_RELEASE});
+      }
+    }
+  } else if (flagSweep) {
     for (FlagMode mode : {TEAM_RELEASE, FLAG_WARP_BAR}) {
       for (int maxChunks : {8, 12, 16, 24, 32, 64}) shapes.push_back({0, 0, maxChunks, mode});
     }
@@ -511,18 +646,20 @@ int main(int argc, char** argv) {
   }
   for (const Shape& s : shapes) {
     for (bool graph : {true, false}) {
+      if (viaHost && graph) continue;
       for (int g = 0; g < 2; ++g) {
         CHECK(cudaSetDevice(g));
         CHECK(cudaMemset(gpus[g].output, 0, o.bytes));
         CHECK(cudaDeviceSynchronize());
       }
-      const double us = measure(gpus, s, graph, o);
+      const double us = viaHost ? measure_host(gpus, s, o) : measure(gpus, s, graph, o);
       const bool ok = outputs_match(gpus, o.bytes);
       static const char* const flagNames[] = {"team-release", "warp-flags", "flag-warp",
                                               "flag-warp-bar"};
-      printf("copy-share=%.1f copy-chunks=%d sm-chunks=%-3d flags=%-13s own-flag=%d pdl=%d %-6s "
+      printf("%scopy-share=%.2f copy-chunks=%d sm-chunks=%-3d flags=%-13s own-flag=%d pdl=%d %-6s "
              "%8.1f us  %6.1f GB/s busbw  %s\n",
-             s.copyShare, s.copyChunks, s.maxChunks, flagNames[s.flags], s.ownFlag, s.pdl,
+             viaHost ? "host " : "", s.copyShare, s.copyChunks, s.maxChunks, flagNames[s.flags],
+             s.ownFlag, s.pdl,
              graph ? "graph" : "eager", us,
              o.bytes / (us * 1e-6) / 1e9, ok ? "checked" : "MISMATCH");
       fflush(stdout);

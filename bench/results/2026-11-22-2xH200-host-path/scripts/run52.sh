@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# 2 x H200: why the runtime's host path is slower than the prototype: the host-path copies with
+# staging in a registered /dev/shm file against cudaHostAlloc memory, and the runtime's one-shot
+# with the host path at other shares and chunk counts.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+B="$PWD/.gpurun"
+R=/tmp/r52
+mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
+G=/tmp/g/gpucomm/bin/gpucomm
+source "$B/libs.sh" >/dev/null
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+step() {
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$R/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
+  tar -czf "$OUT/r52.tar.gz" -C /tmp r52
+}
+cd "$R"
+step pcie-hostalloc 60 "$B/probes/pcie-beside-nvlink" --mib 64 --samples 20
+step pcie-shm 60 "$B/probes/pcie-beside-nvlink" --mib 64 --samples 20 --shm
+for v in "SHARE=0.03" "SHARE=0.01" "CHUNKS=1" "CHUNKS=4"; do
+  mkdir -p "$R/diag-$v"
+  env "GPUCOMM_HOST_PATH_$v" bash -c "true" && \
+  GPUCOMM_HOST_PATH_MIN_BYTES=33554432 env "GPUCOMM_HOST_PATH_$v" bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/diag-$v" --bench --samples 30 >"$R/diag-$v.log" 2>&1
+  echo "diag-$v: exit $? (total $SECONDS s)" >>"$R/steps.txt"
+  tar -czf "$OUT/r52.tar.gz" -C /tmp r52
+done
+cat "$R/steps.txt"
+grep -h "share=1.00 chunks=16\|share=0.06\|share=0.00" "$R"/pcie-*.log
+for v in "SHARE=0.03" "SHARE=0.01" "CHUNKS=1" "CHUNKS=4"; do
+  echo "== $v"; grep -E "^ *(2048|4096) +[0-9]+ .*(oneshot_ws|oneshot_wsh|oneshot ) " "$R/diag-$v/tp2.rank0.log"
+done
