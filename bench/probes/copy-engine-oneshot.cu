@@ -44,16 +44,6 @@ struct Words {
   uint32_t done;               // blocks of this GPU's reduce kernel that finished
 };
 
-__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
 __device__ __forceinline__ uint4 add_bf16(uint4 first, uint4 second) {
   const __nv_bfloat16* a = reinterpret_cast<const __nv_bfloat16*>(&first);
   const __nv_bfloat16* b = reinterpret_cast<const __nv_bfloat16*>(&second);
@@ -141,33 +131,9 @@ static void enqueue_call(Gpu& g, long long bytes, int chunks, int streams) {
 // `calls` calls.
 static double measure(std::vector<Gpu>& gpus, int chunks, int streams, bool graph,
                       const ProbeOptions& o) {
-  std::vector<cudaGraphExec_t> execs(2);
-  if (graph) {
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      cudaGraph_t captured;
-      CHECK(cudaStreamBeginCapture(gpus[g].main, cudaStreamCaptureModeThreadLocal));
-      for (int k = 0; k < o.calls; ++k) enqueue_call(gpus[g], o.bytes, chunks, streams);
-      CHECK(cudaStreamEndCapture(gpus[g].main, &captured));
-      CHECK(cudaGraphInstantiate(&execs[g], captured, 0));
-      CHECK(cudaGraphDestroy(captured));
-    }
-  }
-  const std::vector<cudaStream_t> mains{gpus[0].main, gpus[1].main};
-  const double ms = median_slowest_ms(2, mains, o.samples, [&](int g) {
-    if (graph) {
-      CHECK(cudaGraphLaunch(execs[g], gpus[g].main));
-    } else {
-      for (int k = 0; k < o.calls; ++k) enqueue_call(gpus[g], o.bytes, chunks, streams);
-    }
+  return median_us_per_call({gpus[0].main, gpus[1].main}, graph, o.calls, o.samples, [&](int g) {
+    enqueue_call(gpus[g], o.bytes, chunks, streams);
   });
-  if (graph) {
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaGraphExecDestroy(execs[g]));
-    }
-  }
-  return ms * 1000.0 / o.calls;
 }
 
 int main(int argc, char** argv) {

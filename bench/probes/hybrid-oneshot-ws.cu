@@ -74,16 +74,6 @@ struct Words {
   uint32_t staged[MAX_COPY_CHUNKS]; // --host-words: written by the peer's copy stream
 };
 
-__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
 __device__ __forceinline__ void team_sync(int barrier) {
   asm volatile("bar.sync %0, %1;" ::"r"(barrier), "r"(TEAM) : "memory");
 }
@@ -100,17 +90,7 @@ __device__ __forceinline__ void bar_arrive_with_flag_warp(int barrier) {
 
 // fp32 sum of rank 0's and rank 1's bf16 vectors, in that order on both GPUs.
 __device__ __forceinline__ uint4 add_in_rank_order(uint4 mine, uint4 theirs, int rank) {
-  const uint4 first = rank == 0 ? mine : theirs, second = rank == 0 ? theirs : mine;
-  const __nv_bfloat162* a = reinterpret_cast<const __nv_bfloat162*>(&first);
-  const __nv_bfloat162* b = reinterpret_cast<const __nv_bfloat162*>(&second);
-  uint4 out;
-  __nv_bfloat162* o = reinterpret_cast<__nv_bfloat162*>(&out);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 x = __bfloat1622float2(a[i]), y = __bfloat1622float2(b[i]);
-    o[i] = __floats2bfloat162_rn(x.x + y.x, x.y + y.y);
-  }
-  return out;
+  return rank == 0 ? sum_bf16(mine, theirs) : sum_bf16(theirs, mine);
 }
 
 struct Call {
@@ -498,71 +478,18 @@ static void enqueue_host_call(std::vector<Gpu>& gpus, long long bytes, const Sha
 
 // --host: median microseconds per call, eager, the slower GPU of each sample.
 static double measure_host(std::vector<Gpu>& gpus, const Shape& s, const ProbeOptions& o) {
-  ReleaseFlag flag;
-  std::vector<double> times;
-  for (int sample = -3; sample < o.samples; ++sample) {
-    flag.rearm();
-    cudaEvent_t start[2], stop[2];
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventCreate(&start[g]));
-      CHECK(cudaEventCreate(&stop[g]));
-      flag.hold(gpus[g].main);
-      CHECK(cudaEventRecord(start[g], gpus[g].main));
-    }
-    for (int k = 0; k < o.calls; ++k) enqueue_host_call(gpus, o.bytes, s);
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventRecord(stop[g], gpus[g].main));
-      CHECK(cudaGetLastError());
-    }
-    flag.release();
-    float slowest = 0;
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventSynchronize(stop[g]));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
-      slowest = std::max(slowest, ms);
-      CHECK(cudaEventDestroy(start[g]));
-      CHECK(cudaEventDestroy(stop[g]));
-    }
-    if (sample >= 0) times.push_back(slowest);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2] * 1000.0 / o.calls;
+  const double ms =
+      median_slowest_ms_together(2, {gpus[0].main, gpus[1].main}, o.samples, [&]() {
+        for (int k = 0; k < o.calls; ++k) enqueue_host_call(gpus, o.bytes, s);
+      });
+  return ms * 1000.0 / o.calls;
 }
 
 // Median microseconds per call (the slower GPU of each sample), eager or replaying a graph of
 // `calls` calls.
 static double measure(std::vector<Gpu>& gpus, const Shape& s, bool graph, const ProbeOptions& o) {
-  std::vector<cudaGraphExec_t> execs(2);
-  if (graph) {
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      cudaGraph_t captured;
-      CHECK(cudaStreamBeginCapture(gpus[g].main, cudaStreamCaptureModeThreadLocal));
-      for (int k = 0; k < o.calls; ++k) enqueue_call(gpus[g], o.bytes, s);
-      CHECK(cudaStreamEndCapture(gpus[g].main, &captured));
-      CHECK(cudaGraphInstantiate(&execs[g], captured, 0));
-      CHECK(cudaGraphDestroy(captured));
-    }
-  }
-  const std::vector<cudaStream_t> mains{gpus[0].main, gpus[1].main};
-  const double ms = median_slowest_ms(2, mains, o.samples, [&](int g) {
-    if (graph) {
-      CHECK(cudaGraphLaunch(execs[g], gpus[g].main));
-    } else {
-      for (int k = 0; k < o.calls; ++k) enqueue_call(gpus[g], o.bytes, s);
-    }
-  });
-  if (graph) {
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaGraphExecDestroy(execs[g]));
-    }
-  }
-  return ms * 1000.0 / o.calls;
+  return median_us_per_call({gpus[0].main, gpus[1].main}, graph, o.calls, o.samples,
+                            [&](int g) { enqueue_call(gpus[g], o.bytes, s); });
 }
 
 int main(int argc, char** argv) {

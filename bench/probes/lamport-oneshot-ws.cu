@@ -48,19 +48,6 @@ __device__ __forceinline__ bool pending(uint4 x) {
   return x.x == SENTINEL || x.y == SENTINEL || x.z == SENTINEL || x.w == SENTINEL;
 }
 
-__device__ __forceinline__ uint4 add_bf16(uint4 first, uint4 second) {
-  const __nv_bfloat162* a = reinterpret_cast<const __nv_bfloat162*>(&first);
-  const __nv_bfloat162* b = reinterpret_cast<const __nv_bfloat162*>(&second);
-  uint4 out;
-  __nv_bfloat162* o = reinterpret_cast<__nv_bfloat162*>(&out);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 x = __bfloat1622float2(a[i]), y = __bfloat1622float2(b[i]);
-    o[i] = __floats2bfloat162_rn(x.x + y.x, x.y + y.y);
-  }
-  return out;
-}
-
 // Warps [0, pushWarps) push, the rest reduce; Rounds vectors per thread in flight.
 template <int Rounds>
 __global__ void __launch_bounds__(512, 1)
@@ -116,7 +103,7 @@ __global__ void __launch_bounds__(512, 1)
 #pragma unroll
       for (int r = 0; r < Rounds; ++r) {
         if (v + r * stride < vectors) {
-          output[v + r * stride] = rank == 0 ? add_bf16(mine[r], got[r]) : add_bf16(got[r], mine[r]);
+          output[v + r * stride] = rank == 0 ? sum_bf16(mine[r], got[r]) : sum_bf16(got[r], mine[r]);
           old[v + r * stride] = sentinel;
         }
       }

@@ -24,27 +24,8 @@ struct Destinations {
 };
 
 // Block b writes to peer b % peers; the blocks of one peer share its part grid-stride, 4 loads
-// in flight per thread.
+// in flight per thread. Part p starts at src + p * partStride and is `partVectors` long.
 __global__ void push_to_all(const uint4* __restrict__ src, Destinations dst, int peers,
-                            long long partVectors) {
-  const int peer = blockIdx.x % peers;
-  const int blocksPerPeer = gridDim.x / peers;
-  const long long stride = static_cast<long long>(blocksPerPeer) * blockDim.x;
-  const uint4* from = src + peer * partVectors;
-  uint4* to = dst.to[peer];
-  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < partVectors; i += 4 * stride) {
-    uint4 x[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = __ldg(from + i + u * stride);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
-  }
-  for (; i < partVectors; i += stride) to[i] = from[i];
-}
-
-// push_to_all where part p starts at src + p * partStride and is `partVectors` long.
-__global__ void push_to_all_strided(const uint4* __restrict__ src, Destinations dst, int peers,
                                     long long partVectors, long long partStride) {
   const int peer = blockIdx.x % peers;
   const int blocksPerPeer = gridDim.x / peers;
@@ -135,8 +116,8 @@ static void enqueue_mixed(std::vector<Gpu>& gpus, int g, long long part, long lo
     const int peer = peer_of(g, p, n);
     d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part) + copyBytes);
   }
-  // push_to_all reads part p at src + p * part; shift by copyBytes and keep the part stride.
-  push_to_all_strided<<<blocks, 512, 0, self.stream>>>(
+  // Part p's SM share starts copyBytes into it; the parts stay `part` apart.
+  push_to_all<<<blocks, 512, 0, self.stream>>>(
       reinterpret_cast<const uint4*>(self.src + copyBytes), d, n - 1, (part - copyBytes) / 16,
       part / 16);
   for (int p = 0; p < n - 1; ++p) CHECK(cudaStreamWaitEvent(self.stream, self.joins[p], 0));
@@ -164,7 +145,7 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
       d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part));
     }
     push_to_all<<<blocks / 2, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
-                                                     n - 1, part / 16);
+                                                     n - 1, part / 16, part / 16);
     CHECK(cudaStreamWaitEvent(self.stream, self.pullJoin, 0));
     return;
   }
@@ -185,7 +166,7 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
       d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part));
     }
     push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d, n - 1,
-                                                 part / 16);
+                                                 part / 16, part / 16);
   }
 }
 

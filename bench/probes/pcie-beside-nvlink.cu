@@ -105,39 +105,10 @@ static void enqueue_transfer(std::vector<Gpu>& gpus, long long bytes, const Conf
 // Median GB/s per direction; each sample holds both main streams until everything is enqueued.
 static double measure(std::vector<Gpu>& gpus, long long bytes, const Config& c,
                       const ProbeOptions& o) {
-  ReleaseFlag flag;
-  std::vector<double> times;
-  for (int sample = -3; sample < o.samples; ++sample) {
-    flag.rearm();
-    cudaEvent_t start[2], stop[2];
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventCreate(&start[g]));
-      CHECK(cudaEventCreate(&stop[g]));
-      flag.hold(gpus[g].main);
-      CHECK(cudaEventRecord(start[g], gpus[g].main));
-    }
-    for (int k = 0; k < o.calls; ++k) enqueue_transfer(gpus, bytes, c);
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventRecord(stop[g], gpus[g].main));
-      CHECK(cudaGetLastError());
-    }
-    flag.release();
-    float slowest = 0;
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(gpus[g].device));
-      CHECK(cudaEventSynchronize(stop[g]));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, start[g], stop[g]));
-      slowest = std::max(slowest, ms);
-      CHECK(cudaEventDestroy(start[g]));
-      CHECK(cudaEventDestroy(stop[g]));
-    }
-    if (sample >= 0) times.push_back(slowest);
-  }
-  std::sort(times.begin(), times.end());
-  const double ms = times[times.size() / 2];
+  const double ms =
+      median_slowest_ms_together(2, {gpus[0].main, gpus[1].main}, o.samples, [&]() {
+        for (int k = 0; k < o.calls; ++k) enqueue_transfer(gpus, bytes, c);
+      });
   return static_cast<double>(bytes) * o.calls / (ms * 1e-3) / 1e9;
 }
 

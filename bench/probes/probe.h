@@ -52,12 +52,12 @@ class ReleaseFlag {
   int* device_;
 };
 
-// The median over `samples` samples (after 3 warm-up ones) of the slowest GPU's milliseconds:
-// in each sample every GPU g in [0, gpus) records a start event on streams[g], runs enqueue(g),
-// records a stop event, and all start together.
-template <typename Enqueue>
-double median_slowest_ms(int gpus, const std::vector<cudaStream_t>& streams, int samples,
-                         Enqueue enqueue) {
+// median_slowest_ms for work that must be enqueued on all GPUs at once (one GPU's stream waits for
+// events of another's): every GPU records its start, enqueue_all() enqueues everything, every GPU
+// records its stop, and all start together.
+template <typename EnqueueAll>
+double median_slowest_ms_together(int gpus, const std::vector<cudaStream_t>& streams, int samples,
+                                  EnqueueAll enqueue_all) {
   ReleaseFlag flag;
   std::vector<double> times;
   for (int sample = -3; sample < samples; ++sample) {
@@ -69,7 +69,10 @@ double median_slowest_ms(int gpus, const std::vector<cudaStream_t>& streams, int
       CHECK(cudaEventCreate(&stop[g]));
       flag.hold(streams[g]);
       CHECK(cudaEventRecord(start[g], streams[g]));
-      enqueue(g);
+    }
+    enqueue_all();
+    for (int g = 0; g < gpus; ++g) {
+      CHECK(cudaSetDevice(g));
       CHECK(cudaEventRecord(stop[g], streams[g]));
       CHECK(cudaGetLastError());
     }
@@ -88,6 +91,80 @@ double median_slowest_ms(int gpus, const std::vector<cudaStream_t>& streams, int
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// The median over `samples` samples (after 3 warm-up ones) of the slowest GPU's milliseconds:
+// in each sample every GPU g in [0, gpus) records a start event on streams[g], runs enqueue(g),
+// records a stop event, and all start together.
+template <typename Enqueue>
+double median_slowest_ms(int gpus, const std::vector<cudaStream_t>& streams, int samples,
+                         Enqueue enqueue) {
+  return median_slowest_ms_together(gpus, streams, samples, [&]() {
+    for (int g = 0; g < gpus; ++g) {
+      CHECK(cudaSetDevice(g));
+      enqueue(g);
+    }
+  });
+}
+
+// Median microseconds per call on GPUs 0..n-1 (the slowest GPU of each sample): `calls` calls of
+// enqueue_call(g) on streams[g] back to back, eager or captured once per GPU into a CUDA graph and
+// replayed.
+template <typename EnqueueCall>
+double median_us_per_call(const std::vector<cudaStream_t>& streams, bool graph, int calls,
+                          int samples, EnqueueCall enqueue_call) {
+  const int gpus = static_cast<int>(streams.size());
+  std::vector<cudaGraphExec_t> execs(gpus);
+  if (graph) {
+    for (int g = 0; g < gpus; ++g) {
+      CHECK(cudaSetDevice(g));
+      cudaGraph_t captured;
+      CHECK(cudaStreamBeginCapture(streams[g], cudaStreamCaptureModeThreadLocal));
+      for (int k = 0; k < calls; ++k) enqueue_call(g);
+      CHECK(cudaStreamEndCapture(streams[g], &captured));
+      CHECK(cudaGraphInstantiate(&execs[g], captured, 0));
+      CHECK(cudaGraphDestroy(captured));
+    }
+  }
+  const double ms = median_slowest_ms(gpus, streams, samples, [&](int g) {
+    if (graph) {
+      CHECK(cudaGraphLaunch(execs[g], streams[g]));
+    } else {
+      for (int k = 0; k < calls; ++k) enqueue_call(g);
+    }
+  });
+  if (graph) {
+    for (int g = 0; g < gpus; ++g) {
+      CHECK(cudaSetDevice(g));
+      CHECK(cudaGraphExecDestroy(execs[g]));
+    }
+  }
+  return ms * 1000.0 / calls;
+}
+
+// System-scope acquire load and release store of a 32-bit word (flags between GPUs).
+__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+// first + second, eight bf16 lanes each, summed in fp32 and rounded to nearest.
+__device__ __forceinline__ uint4 sum_bf16(uint4 first, uint4 second) {
+  const __nv_bfloat162* a = reinterpret_cast<const __nv_bfloat162*>(&first);
+  const __nv_bfloat162* b = reinterpret_cast<const __nv_bfloat162*>(&second);
+  uint4 out;
+  __nv_bfloat162* o = reinterpret_cast<__nv_bfloat162*>(&out);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 x = __bfloat1622float2(a[i]), y = __bfloat1622float2(b[i]);
+    o[i] = __floats2bfloat162_rn(x.x + y.x, x.y + y.y);
+  }
+  return out;
 }
 
 // Random bf16 values in [-4, 4) (never the -0.0 pair a Lamport sentinel uses), `bytes` of them.
