@@ -35,7 +35,12 @@ final class AllReduceKernels {
     /** One-shot with its warps split into a pushing and a reducing team; shares ONESHOT's state. */
     ONESHOT_WS("oneshot_ws"),
     /** Two-shot with scatter, reduce and gather teams; shares TWOSHOT's state. */
-    TWOSHOT_WS("twoshot_ws");
+    TWOSHOT_WS("twoshot_ws"),
+    /**
+     * ONESHOT_WS on two ranks whose first bytes come through host memory ({@link HostPath}); shares
+     * ONESHOT's state.
+     */
+    ONESHOT_WSH("oneshot_wsh");
 
     final String kernelPrefix;
 
@@ -75,6 +80,8 @@ final class AllReduceKernels {
   private static final int RANK = 6;
   private static final int WORLD = 7;
   private static final int MAX_CHUNKS = 8;
+  private static final int HOST_BYTES = 9;
+  private static final int HOST_CHUNKS = 10;
 
   private final CudaKernel[][] kernels;
   private final KernelArguments[][] arguments;
@@ -110,6 +117,8 @@ final class AllReduceKernels {
                 8,
                 4,
                 4,
+                4,
+                8,
                 4);
         for (int i = 0; i < PeerMemoryLayout.MAX_RANKS; i++) {
           args.setStructLong(PEERS, i, peerBases[i]);
@@ -118,6 +127,7 @@ final class AllReduceKernels {
           args.setStructLong(LAYOUT, i, layoutStruct[i]);
         }
         args.setLong(CONTROL, controlAddress).setInt(RANK, rank).setInt(WORLD, world);
+        args.setLong(HOST_BYTES, 0).setInt(HOST_CHUNKS, 0);
         arguments[variant.ordinal()][dtype.ordinal()] = args;
       }
     }
@@ -137,9 +147,28 @@ final class AllReduceKernels {
       int blocks,
       int maxChunks,
       Stream stream) {
+    launch(variant, dtype, input, output, bytes, blocks, maxChunks, 0, 0, stream);
+  }
+
+  /**
+   * {@link #launch} with the host path's share: the first {@code hostBytes} (whole vectors, equal
+   * {@code hostChunks}) come through host memory; only {@link Variant#ONESHOT_WSH} reads them.
+   */
+  void launch(
+      Variant variant,
+      DType dtype,
+      long input,
+      long output,
+      long bytes,
+      int blocks,
+      int maxChunks,
+      long hostBytes,
+      int hostChunks,
+      Stream stream) {
     KernelArguments args = arguments[variant.ordinal()][dtype.ordinal()];
     args.setLong(INPUT, input).setLong(OUTPUT, output).setLong(BYTES, bytes);
     args.setInt(MAX_CHUNKS, maxChunks);
+    args.setLong(HOST_BYTES, hostBytes).setInt(HOST_CHUNKS, hostChunks);
     kernels[variant.ordinal()][dtype.ordinal()].launch(
         blocks, THREADS_PER_BLOCK, stream, args, launchConfig);
   }

@@ -7,6 +7,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclDataType;
@@ -49,9 +50,12 @@ public final class CudaCommunicator implements Communicator {
   private final PeerMemory peerMemory;
   private final String peerReason;
   private final AllReduceKernels kernels;
+  private final HostPath hostPath;
+  private final String hostPathReason;
   private final Arena arena;
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile CallTimeline timeline;
   private final int blockLimit;
   private volatile KernelShape shape;
 
@@ -63,6 +67,8 @@ public final class CudaCommunicator implements Communicator {
       PeerMemory peerMemory,
       String peerReason,
       AllReduceKernels kernels,
+      HostPath hostPath,
+      String hostPathReason,
       Arena arena,
       CudaCommunicatorSettings settings) {
     this.device = device;
@@ -72,6 +78,8 @@ public final class CudaCommunicator implements Communicator {
     this.peerMemory = peerMemory;
     this.peerReason = peerReason;
     this.kernels = kernels;
+    this.hostPath = hostPath;
+    this.hostPathReason = hostPathReason;
     this.arena = arena;
     this.blockLimit = settings.blockLimit(device.multiprocessors());
     this.shape = settings.kernelShape(topology.localWorldSize()).fittedTo(blockLimit);
@@ -133,6 +141,8 @@ public final class CudaCommunicator implements Communicator {
 
     PeerMemory peerMemory = null;
     AllReduceKernels kernels = null;
+    HostPath hostPath = null;
+    String hostPathReason = "";
     Arena arena = Arena.ofShared();
     String peerReason = peerMemoryRefusal(topology, settings);
     try {
@@ -173,7 +183,21 @@ public final class CudaCommunicator implements Communicator {
           peerMemory = null;
         }
       }
+      if (kernels != null) {
+        hostPathReason = hostPathRefusal(topology, settings, peerMemory.layout().maxBytes());
+        if (hostPathReason.isEmpty()) {
+          try {
+            hostPath = createHostPath(device, store, prefix, topology, settings, peerMemory);
+          } catch (HostStaging.HostPathUnavailable e) {
+            hostPathReason = e.getMessage();
+            LOG.warning("rank " + topology.rank() + ": one-shot host path off: " + hostPathReason);
+          }
+        }
+      }
     } catch (RuntimeException e) {
+      if (hostPath != null) {
+        hostPath.close();
+      }
       if (peerMemory != null) {
         peerMemory.close();
       }
@@ -192,7 +216,77 @@ public final class CudaCommunicator implements Communicator {
           "no collective path on rank " + topology.rank() + ": " + ncclReason + "; " + peerReason);
     }
     return new CudaCommunicator(
-        device, topology, nccl, ncclReason, peerMemory, peerReason, kernels, arena, settings);
+        device,
+        topology,
+        nccl,
+        ncclReason,
+        peerMemory,
+        peerReason,
+        kernels,
+        hostPath,
+        hostPathReason,
+        arena,
+        settings);
+  }
+
+  /** Why the one-shot's host path is not even tried; empty when it is. */
+  static String hostPathRefusal(
+      RankTopology topology, CudaCommunicatorSettings settings, long peerBufferBytes) {
+    HostPathSettings host = settings.hostPath();
+    if (!host.enabled()) {
+      return "turned off (GPUCOMM_HOST_PATH=off)";
+    }
+    if (topology.localWorldSize() != 2) {
+      return "it joins two ranks, this node has " + topology.localWorldSize();
+    }
+    if (host.stagingBytes(peerBufferBytes) == 0) {
+      return "the peer buffer ("
+          + peerBufferBytes
+          + " bytes) is below GPUCOMM_HOST_PATH_MIN_BYTES ("
+          + host.minBytes()
+          + ")";
+    }
+    return "";
+  }
+
+  private static HostPath createHostPath(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings,
+      PeerMemory peerMemory) {
+    HostPathSettings host = settings.hostPath();
+    int rank = topology.localRank();
+    int peer = 1 - rank;
+    CudaDriverApi api = CudaDriverApi.get();
+    HostStaging staging =
+        HostStaging.create(
+            host.folder(),
+            host.stagingBytes(peerMemory.layout().maxBytes()),
+            store,
+            prefix + "/node-" + topology.nodeIndex() + "/host-path",
+            rank,
+            peer,
+            settings.rendezvousTimeout(),
+            new HostStaging.Registrar() {
+              @Override
+              public void register(long address, long bytes) {
+                api.registerHost(address, bytes, device.ordinal());
+              }
+
+              @Override
+              public void unregister(long address) {
+                api.unregisterHost(address);
+              }
+            });
+    long[] bases = peerMemory.bases();
+    return new HostPath(device, staging, peerMemory.layout(), bases[rank], rank, host);
+  }
+
+  /** Why the one-shot's host path is off (empty when it is on). */
+  public String hostPathReason() {
+    return hostPathReason;
   }
 
   /** Why peer memory is not even tried for this topology; empty when it is. */
@@ -307,8 +401,14 @@ public final class CudaCommunicator implements Communicator {
                   NcclDataType.of(dtype),
                   NcclDataType.SUM,
                   CudaDevice.rawStream(stream));
-      case ONESHOT ->
+      case ONESHOT -> {
+        long hostBytes = hostPath == null ? 0 : hostPath.settings().hostBytes(bytes);
+        if (hostBytes > 0) {
+          hostAllReduce(input, output, bytes, hostBytes, dtype, stream);
+        } else {
           peerAllReduce(shape.oneShotKernel(bytes), input, output, bytes, dtype, stream);
+        }
+      }
       case TWOSHOT ->
           peerAllReduce(shape.twoShotKernel(bytes), input, output, bytes, dtype, stream);
       case AUTO ->
@@ -336,6 +436,17 @@ public final class CudaCommunicator implements Communicator {
     requireCapacity("input", input, bytes);
     requireCapacity("output", output, bytes);
     AllReduceKernels.Variant chosen = AllReduceKernels.Variant.named(variant);
+    if (chosen == AllReduceKernels.Variant.ONESHOT_WSH) {
+      if (hostPath == null) {
+        throw new IllegalStateException("the one-shot host path is off: " + hostPathReason);
+      }
+      long hostBytes = hostPath.settings().shareOf(bytes);
+      if (hostBytes > 0 && bytes <= peerMemory.layout().maxBytes()) {
+        hostAllReduce(input, output, bytes, hostBytes, dtype, stream);
+        return;
+      }
+      chosen = AllReduceKernels.Variant.ONESHOT_WS;
+    }
     long lamportCapacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
     long lamport2Capacity = peerMemory == null ? 0 : peerMemory.layout().lamport2MaxBytes();
     if ((chosen == AllReduceKernels.Variant.LAMPORT && bytes > lamportCapacity)
@@ -371,10 +482,69 @@ public final class CudaCommunicator implements Communicator {
     }
     long in = input.address();
     long out = output.address();
+    CallTimeline recording = timeline;
     synchronized (kernels) {
+      if (recording != null) {
+        recording.beginCall(stream);
+      }
       KernelShape current = shape;
       kernels.launch(
           variant, dtype, in, out, bytes, current.blocks(variant), current.chunks(variant), stream);
+      if (recording != null) {
+        recording.mark("kernel end", stream);
+      }
+    }
+  }
+
+  /** Records where each following call's time goes on this GPU; null stops recording. */
+  public void attachTimeline(CallTimeline newTimeline) {
+    timeline = newTimeline;
+  }
+
+  /** One-shot whose first {@code hostBytes} go through host memory (two ranks). */
+  private void hostAllReduce(
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long bytes,
+      long hostBytes,
+      DType dtype,
+      Stream stream) {
+    if (bytes > peerMemory.layout().maxBytes() || hostBytes > hostPath.capacity()) {
+      throw new IllegalArgumentException(
+          "all-reduce of "
+              + bytes
+              + " bytes exceeds the peer buffer of "
+              + peerMemory.layout().maxBytes()
+              + " bytes (GPUCOMM_PEER_BUFFER_BYTES)");
+    }
+    long in = input.address();
+    long out = output.address();
+    int hostChunks = hostPath.settings().chunks();
+    CallTimeline recording = timeline;
+    synchronized (kernels) {
+      if (recording != null) {
+        recording.beginCall(stream);
+      }
+      KernelShape current = shape;
+      AllReduceKernels.Variant variant = AllReduceKernels.Variant.ONESHOT_WSH;
+      hostPath.allReduce(
+          in,
+          hostBytes,
+          hostChunks,
+          stream,
+          () ->
+              kernels.launch(
+                  variant,
+                  dtype,
+                  in,
+                  out,
+                  bytes,
+                  current.blocks(variant),
+                  current.chunks(variant),
+                  hostBytes,
+                  hostChunks,
+                  stream),
+          recording);
     }
   }
 

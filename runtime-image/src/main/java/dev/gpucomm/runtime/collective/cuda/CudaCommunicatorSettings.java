@@ -31,7 +31,10 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
- *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation.
+ *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
+ *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
+ *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the one-shot's host path on two
+ *       ranks (see {@link HostPathSettings}).
  * </ul>
  *
  * <p>{@link #maxBlocks()} is not read from the environment: a program sets it through {@link
@@ -52,7 +55,8 @@ public record CudaCommunicatorSettings(
     long twoShotWsMinBytes,
     boolean programmaticLaunch,
     Duration rendezvousTimeout,
-    int maxBlocks) {
+    int maxBlocks,
+    HostPathSettings hostPath) {
   /** Most blocks a kernel may use: the flag areas have one row per block. */
   public static final int MAX_BLOCKS = 160;
 
@@ -141,7 +145,8 @@ public record CudaCommunicatorSettings(
         twoShotWsMinBytes,
         programmaticLaunch,
         rendezvousTimeout,
-        maxBlocks);
+        maxBlocks,
+        hostPath);
   }
 
   /** The most blocks a kernel may launch on a GPU with {@code multiprocessors}. */
@@ -237,7 +242,8 @@ public record CudaCommunicatorSettings(
         AUTOMATIC_BYTES,
         true,
         Duration.ofMinutes(5),
-        NO_BLOCK_LIMIT);
+        NO_BLOCK_LIMIT,
+        HostPathSettings.defaults());
   }
 
   public static CudaCommunicatorSettings fromEnvironment() {
@@ -264,7 +270,8 @@ public record CudaCommunicatorSettings(
         onOff(env, "GPUCOMM_PDL"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
-        d.maxBlocks());
+        d.maxBlocks(),
+        HostPathSettings.from(env));
   }
 
   private static boolean onOff(Map<String, String> env, String name) {

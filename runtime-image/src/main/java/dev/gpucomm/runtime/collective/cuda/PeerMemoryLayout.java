@@ -8,6 +8,7 @@ package dev.gpucomm.runtime.collective.cuda;
  * oneshot flags  uint32 [160 blocks][8 ranks]
  * twoshot flags  uint32 [2 barriers][160 blocks][8 ranks]
  * check          uint32 [8]                                 peer-memory write/read check
+ * host words     uint32 [16 staged][16 ready][busy][done]   the one-shot host path's hand-offs
  * oneshot recv   [2 parity][world][maxBytes]
  * twoshot recv   [2 parity][world][maxBytes / world + 16 · world]
  * scratch        [maxBytes / world + 16 · world]              two-shot reduced slice
@@ -22,6 +23,7 @@ public record PeerMemoryLayout(
     long oneshotFlagsOffset,
     long twoshotFlagsOffset,
     long checkOffset,
+    long hostWordsOffset,
     long oneshotRecvOffset,
     long oneshotRankStride,
     long twoshotRecvOffset,
@@ -36,6 +38,13 @@ public record PeerMemoryLayout(
   public static final int MAX_BLOCKS = CudaCommunicatorSettings.MAX_BLOCKS;
   static final long FLAG_SET_BYTES = (long) MAX_BLOCKS * MAX_RANKS * Integer.BYTES;
   static final long CHECK_BYTES = MAX_RANKS * Integer.BYTES;
+
+  /** Most chunks the one-shot's host path is cut into (HostWords in allreduce.cu). */
+  public static final int HOST_CHUNKS_MAX = 16;
+
+  static final long HOST_WORDS_BYTES = (HOST_CHUNKS_MAX + 2L) * Integer.BYTES;
+  static final long HOST_READY_OFFSET = 0;
+  static final long HOST_BUSY_OFFSET = (long) HOST_CHUNKS_MAX * Integer.BYTES;
   private static final long ALIGNMENT = 256;
 
   /** The word every Lamport receive slot holds until data lands: two bf16/fp16 -0.0 halves. */
@@ -50,7 +59,8 @@ public record PeerMemoryLayout(
     long oneshotFlagsOffset = 0;
     long twoshotFlagsOffset = align(oneshotFlagsOffset + FLAG_SET_BYTES);
     long checkOffset = align(twoshotFlagsOffset + 2 * FLAG_SET_BYTES);
-    long oneshotRecvOffset = align(checkOffset + CHECK_BYTES);
+    long hostWordsOffset = align(checkOffset + CHECK_BYTES);
+    long oneshotRecvOffset = align(hostWordsOffset + HOST_WORDS_BYTES);
     long oneshotRankStride = align(maxBytes);
     long twoshotRecvOffset = oneshotRecvOffset + 2 * world * oneshotRankStride;
     // The last rank's two-shot slice is the largest: vectors/world plus fewer than world vectors.
@@ -66,6 +76,7 @@ public record PeerMemoryLayout(
         oneshotFlagsOffset,
         twoshotFlagsOffset,
         checkOffset,
+        hostWordsOffset,
         oneshotRecvOffset,
         oneshotRankStride,
         twoshotRecvOffset,
@@ -96,11 +107,30 @@ public record PeerMemoryLayout(
       lamportOffset,
       lamportRankStride,
       lamport2Offset,
-      lamport2RankStride
+      lamport2RankStride,
+      hostWordsOffset
     };
   }
 
-  /** Bytes at the start of the allocation (flags and check words) that start at zero. */
+  /** Where the host path's word {@code ready[chunk]} sits in a rank's allocation. */
+  public long hostReadyOffset(int chunk) {
+    return hostWordsOffset + HOST_READY_OFFSET + (long) chunk * Integer.BYTES;
+  }
+
+  /** Where the host path's word {@code busy} sits in a rank's allocation. */
+  public long hostBusyOffset() {
+    return hostWordsOffset + HOST_BUSY_OFFSET;
+  }
+
+  /**
+   * Where the host path lands the peer's host share in this rank's allocation: this rank's own
+   * one-shot receive slot of parity 0, which no peer ever writes.
+   */
+  public long hostReceiveOffset(int rank) {
+    return oneshotRecvOffset + rank * oneshotRankStride;
+  }
+
+  /** Bytes at the start of the allocation (flags, check and host words) that start at zero. */
   public long flagBytes() {
     return oneshotRecvOffset;
   }

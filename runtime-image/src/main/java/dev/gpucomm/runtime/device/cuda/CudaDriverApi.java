@@ -79,11 +79,15 @@ public final class CudaDriverApi {
     f.put("cuIpcOpenMemHandle_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, IPC_HANDLE, JAVA_INT));
     f.put("cuIpcCloseMemHandle", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     f.put("cuMemGetAddressRange_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    f.put("cuMemHostRegister_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    f.put("cuMemHostUnregister", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     FUNCTIONS = Collections.unmodifiableMap(f);
   }
 
   private static final int CUDA_SUCCESS = 0;
   private static final int WAIT_VALUE_EQ = 0x1;
+  private static final int MEMHOSTREGISTER_PORTABLE = 0x1;
+  private static final int MEMHOSTREGISTER_DEVICEMAP = 0x2;
 
   private static final LoadedOnce<CudaDriverApi> BINDING = new LoadedOnce<>(CudaDriverApi::tryLoad);
 
@@ -107,6 +111,8 @@ public final class CudaDriverApi {
   private final MethodHandle cuIpcOpenMemHandle;
   private final MethodHandle cuIpcCloseMemHandle;
   private final MethodHandle cuMemGetAddressRange;
+  private final MethodHandle cuMemHostRegister;
+  private final MethodHandle cuMemHostUnregister;
 
   private CudaDriverApi(SymbolLookup lookup, String source) {
     this.source = source;
@@ -145,6 +151,8 @@ public final class CudaDriverApi {
     cuIpcOpenMemHandle = handles.get("cuIpcOpenMemHandle_v2");
     cuIpcCloseMemHandle = handles.get("cuIpcCloseMemHandle");
     cuMemGetAddressRange = handles.get("cuMemGetAddressRange_v2");
+    cuMemHostRegister = handles.get("cuMemHostRegister_v2");
+    cuMemHostUnregister = handles.get("cuMemHostUnregister");
   }
 
   /**
@@ -388,6 +396,38 @@ public final class CudaDriverApi {
   public int ipcClose(long mappedBase) {
     try {
       return (int) cuIpcCloseMemHandle.invokeExact(mappedBase);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * Page-locks {@code bytes} of host memory at {@code address} (page-aligned) for every CUDA
+   * context of the process (CU_MEMHOSTREGISTER_PORTABLE), so that async copies use it directly, and
+   * maps it for the device (CU_MEMHOSTREGISTER_DEVICEMAP; with unified addressing the host address
+   * is the device address), so that streams can write and wait for words in it.
+   */
+  public void registerHost(long address, long bytes, int device) {
+    try {
+      check(
+          (int)
+              cuMemHostRegister.invokeExact(
+                  MemorySegment.ofAddress(address),
+                  bytes,
+                  MEMHOSTREGISTER_PORTABLE | MEMHOSTREGISTER_DEVICEMAP),
+          "cuMemHostRegister",
+          device);
+    } catch (CudaException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Undoes {@link #registerHost}; returns the CUresult. */
+  public int unregisterHost(long address) {
+    try {
+      return (int) cuMemHostUnregister.invokeExact(MemorySegment.ofAddress(address));
     } catch (Throwable t) {
       throw rethrow(t);
     }

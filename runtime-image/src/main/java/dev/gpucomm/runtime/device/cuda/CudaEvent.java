@@ -5,7 +5,10 @@ import dev.gpucomm.runtime.device.Stream;
 import java.lang.foreign.MemorySegment;
 import jcuda.driver.JCudaDriver;
 
-/** A CUDA event with timing enabled; recording goes through the FFM hot path. */
+/**
+ * A CUDA event, with timing enabled or (for events that only order streams) disabled; recording
+ * goes through the FFM hot path.
+ */
 final class CudaEvent implements Event {
   private final CudaDevice device;
   private final JCudaHandles.Event event;
@@ -13,11 +16,17 @@ final class CudaEvent implements Event {
   private final NativeHandle state;
   private final float[] elapsed = new float[1];
 
+  private static final int DISABLE_TIMING = 0x2;
+
   CudaEvent(CudaDevice device) {
+    this(device, true);
+  }
+
+  CudaEvent(CudaDevice device, boolean timing) {
     this.device = device;
     device.bind();
     this.event = new JCudaHandles.Event();
-    device.check(JCudaDriver.cuEventCreate(event, 0), "cuEventCreate");
+    device.check(JCudaDriver.cuEventCreate(event, timing ? 0 : DISABLE_TIMING), "cuEventCreate");
     this.segment = event.segment();
     this.state =
         new NativeHandle("cuda event " + segment.address() + " on device " + device.ordinal());

@@ -60,8 +60,8 @@ class KernelShapeTest {
     assertThat(Variant.named("twoshot_ws")).isEqualTo(Variant.TWOSHOT_WS);
     assertThatThrownBy(() -> Variant.named("threeshot"))
         .hasMessage(
-            "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws or twoshot_ws,"
-                + " got 'threeshot'");
+            "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws, twoshot_ws or"
+                + " oneshot_wsh, got 'threeshot'");
   }
 
   @Test

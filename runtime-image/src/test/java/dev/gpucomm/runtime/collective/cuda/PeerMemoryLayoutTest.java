@@ -19,6 +19,7 @@ class PeerMemoryLayoutTest {
       {layout.oneshotFlagsOffset(), PeerMemoryLayout.FLAG_SET_BYTES},
       {layout.twoshotFlagsOffset(), 2 * PeerMemoryLayout.FLAG_SET_BYTES},
       {layout.checkOffset(), PeerMemoryLayout.CHECK_BYTES},
+      {layout.hostWordsOffset(), PeerMemoryLayout.HOST_WORDS_BYTES},
       {layout.oneshotRecvOffset(), 2 * world * layout.oneshotRankStride()},
       {layout.twoshotRecvOffset(), 2 * world * layout.twoshotRankStride()},
       {layout.scratchOffset(), layout.twoshotRankStride()},
@@ -76,6 +77,23 @@ class PeerMemoryLayoutTest {
             layout.lamportOffset(),
             layout.lamportRankStride(),
             layout.lamport2Offset(),
-            layout.lamport2RankStride());
+            layout.lamport2RankStride(),
+            layout.hostWordsOffset());
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {2, 4})
+  void theHostPathWordsStartAtZeroAndItsDataLandsInTheRanksOwnOneshotSlot(int world) {
+    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT);
+
+    long lastWord = layout.hostBusyOffset() + 2 * Integer.BYTES;
+    assertThat(layout.hostReadyOffset(0)).isEqualTo(layout.hostWordsOffset());
+    assertThat(layout.hostBusyOffset())
+        .isEqualTo(layout.hostReadyOffset(PeerMemoryLayout.HOST_CHUNKS_MAX - 1) + Integer.BYTES);
+    assertThat(lastWord).isLessThanOrEqualTo(layout.flagBytes());
+    for (int rank = 0; rank < world; rank++) {
+      assertThat(layout.hostReceiveOffset(rank))
+          .isEqualTo(layout.oneshotRecvOffset() + rank * layout.oneshotRankStride());
+    }
   }
 }

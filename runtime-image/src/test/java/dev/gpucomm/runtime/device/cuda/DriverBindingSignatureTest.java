@@ -48,7 +48,9 @@ class DriverBindingSignatureTest {
           "CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,"
               + " unsigned int Flags);",
           "CUresult cuIpcCloseMemHandle(CUdeviceptr dptr);",
-          "CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);");
+          "CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);",
+          "CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags);",
+          "CUresult cuMemHostUnregister(void *p);");
 
   /** From cublas_api.h. */
   private static final List<String> CUBLAS_API_H =

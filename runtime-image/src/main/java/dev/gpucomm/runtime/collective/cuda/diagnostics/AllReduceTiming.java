@@ -69,6 +69,14 @@ final class AllReduceTiming {
 
   /** Every runner at every size of the sweep, eager and graph-replayed. */
   void bench(int samples) {
+    bench(samples, List.of(), TOKENS);
+  }
+
+  /**
+   * The sweep restricted to runners whose labels are in {@code only} (all when empty) and to {@code
+   * tokenCounts}.
+   */
+  void bench(int samples, List<String> only, int[] tokenCounts) {
     List<AllReduceRunner> runners = new ArrayList<>();
     if (session.communicator.allReduceAlgorithms().contains(Algorithm.NCCL)) {
       runners.add(AllReduceRunner.algorithm(Algorithm.NCCL));
@@ -90,10 +98,10 @@ final class AllReduceTiming {
       session.out.println(
           "tokens      bytes  runner           eager     graph   busbw(GB/s)  maxRelErr");
     }
-    for (int tokens : TOKENS) {
+    for (int tokens : tokenCounts) {
       long count = (long) tokens * DiagnosticsSession.HIDDEN;
       for (AllReduceRunner runner : runners) {
-        if (session.fits(runner, count * 2)) {
+        if (session.fits(runner, count * 2) && (only.isEmpty() || only.contains(runner.label()))) {
           time(runner, tokens, count, DType.BF16, samples);
         }
       }

@@ -24,11 +24,15 @@ import java.util.Map;
  *
  * <pre>
  * GPUCOMM_MAIN=dev.gpucomm.runtime.collective.cuda.diagnostics.CudaDiagnostics \
- *   gpucomm --rank R --world W --store HOST:PORT [--check] [--bench] [--tune | --tune-chunks]
- *   [--json FILE]
+ *   gpucomm --rank R --world W --store HOST:PORT [--check] [--bench [--samples N]
+ *   [--runners LABEL,...] [--tokens T,...]] [--timeline] [--tune | --tune-chunks] [--json FILE]
  * </pre>
  *
- * Rank 0 hosts the store. Exit status 1 when any check fails.
+ * {@code --runners} and {@code --tokens} restrict the bench to those runners (labels as printed,
+ * e.g. {@code kernel:oneshot_wsh}) and token counts; {@code --timeline} prints, per rank, where the
+ * time of back-to-back one-shot calls goes step by step (the host path's copies included).
+ *
+ * <p>Rank 0 hosts the store. Exit status 1 when any check fails.
  */
 public final class CudaDiagnostics {
   private final DiagnosticsSession session;
@@ -104,12 +108,15 @@ public final class CudaDiagnostics {
         session.topology.worldSize());
     session.out.printf(
         Locale.ROOT,
-        "communicator: %s in %.2f s; unavailable: %s%n",
+        "communicator: %s in %.2f s; unavailable: %s; one-shot host path: %s%n",
         session.communicator.allReduceAlgorithms(),
         creationSeconds,
         session.communicator.unavailableReason().isEmpty()
             ? "none"
-            : session.communicator.unavailableReason());
+            : session.communicator.unavailableReason(),
+        session.communicator.hostPathReason().isEmpty()
+            ? "on"
+            : "off (" + session.communicator.hostPathReason() + ")");
   }
 
   private int run(Map<String, String> options) {
@@ -120,7 +127,21 @@ public final class CudaDiagnostics {
       timing.measureHostCost();
     }
     if (options.containsKey("--bench")) {
-      timing.bench(Integer.parseInt(options.getOrDefault("--samples", "100")));
+      int samples = Integer.parseInt(options.getOrDefault("--samples", "100"));
+      if (options.containsKey("--runners") || options.containsKey("--tokens")) {
+        String runners = options.getOrDefault("--runners", "");
+        timing.bench(
+            samples,
+            runners.isEmpty() ? List.of() : List.of(runners.split(",")),
+            java.util.Arrays.stream(options.getOrDefault("--tokens", "4096").split(","))
+                .mapToInt(Integer::parseInt)
+                .toArray());
+      } else {
+        timing.bench(samples);
+      }
+    }
+    if (options.containsKey("--timeline")) {
+      new CallTimelines(session).run();
     }
     ShapeSweeps sweeps = new ShapeSweeps(session, timing);
     if (options.containsKey("--tune")) {

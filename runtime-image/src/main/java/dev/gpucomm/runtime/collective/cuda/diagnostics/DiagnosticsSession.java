@@ -57,13 +57,19 @@ final class DiagnosticsSession {
     return topology.rank() == 0;
   }
 
-  /** Every IPC kernel variant, forced by name; empty when peer memory is unavailable. */
+  /**
+   * Every IPC kernel variant, forced by name (the one-shot with its host path where that is on);
+   * empty when peer memory is unavailable.
+   */
   List<AllReduceRunner> customRunners() {
     List<AllReduceRunner> runners = new ArrayList<>();
     if (communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
       for (String variant :
           List.of("lamport", "oneshot", "twoshot", "lamport2", "oneshot_ws", "twoshot_ws")) {
         runners.add(AllReduceRunner.kernel(variant));
+      }
+      if (communicator.hostPathReason().isEmpty()) {
+        runners.add(AllReduceRunner.kernel("oneshot_wsh"));
       }
     }
     return runners;

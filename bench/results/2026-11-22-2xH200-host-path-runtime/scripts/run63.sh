@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# 2 x H200: the runtime's one-shot host path (oneshot_wsh: the pushing warps reduce the host
+# chunks once they have pushed; default share 0.06 in 2 chunks from 64 MiB): GPU tests, selftests
+# (defaults, and the host path forced from 16 bytes at half the bytes), the all-reduce sweeps
+# (trtllm, vllm, tune, measured), the CUDA diagnostics (checks and bench), the diagnostics bench
+# with the host path off, three repeats of the 64 MiB comparison, and the per-step timeline.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+B="$PWD/.gpurun"
+R=/tmp/r63
+mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
+G=/tmp/g/gpucomm/bin/gpucomm
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv; nvidia-smi topo -m; source "$B/libs.sh"; } >"$R/host.txt" 2>&1
+source "$B/libs.sh" >/dev/null
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+T=(--tokens 32,64,128,256,512,1024,2048,4096 --hidden 8192)
+step() {
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$R/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
+  tar -czf "$OUT/r63.tar.gz" -C /tmp r63
+}
+cd "$R"
+CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls /tmp/g/gpucomm/lib/*.jar | tr '\n' ':')"
+step junit 120 /tmp/g/gpucomm/jre/bin/java --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
+  --select-class dev.gpucomm.runtime.device.cuda.CudaDeviceGpuTest --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest \
+  --select-class dev.gpucomm.runtime.hostir.programs.ProgramsOnCudaTest --details=tree
+step selftest-tp2 60 "$G" selftest --device cuda --world 2
+GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
+  step selftest-host-tp2 60 "$G" selftest --device cuda --world 2
+step bench-tp2-trtllm 60 "$G" bench --device cuda --world 2 "${T[@]}" --algorithms auto,nccl,oneshot,twoshot --heuristic trtllm --name tp2-trtllm --out "$R/tp2-trtllm"
+step bench-tp2-vllm 30 "$G" bench --device cuda --world 2 "${T[@]}" --algorithms auto --heuristic vllm --name tp2-vllm --out "$R/tp2-vllm"
+step tune-tp2 70 "$G" tune -f "$B/tune-tp2.yaml" --out "$R/tune-tp2"
+step bench-tp2-measured 30 "$G" bench --device cuda --world 2 "${T[@]}" --algorithms auto --heuristic measured --tuning-ref "$R/tune-tp2/tuning.json" --name tp2-measured --out "$R/tp2-measured"
+mkdir -p diag diag-off timeline
+step diag 150 bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/diag" --check --bench --samples 100 --json "$R/diag/bench.json"
+GPUCOMM_HOST_PATH=off step diag-off 60 bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/diag-off" --bench --samples 100 --runners nccl,kernel:oneshot_ws,oneshot --tokens 2048,4096 --json "$R/diag-off/bench.json"
+for i in 1 2 3; do
+  mkdir -p "repeat-$i"
+  step "repeat-$i" 60 bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/repeat-$i" --bench --samples 100 --runners nccl,kernel:oneshot_ws,kernel:oneshot_wsh,oneshot --tokens 4096 --json "$R/repeat-$i/bench.json"
+done
+step timeline 60 bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/timeline" --timeline
+cat "$R/steps.txt"
+grep -E "tests (successful|failed|skipped)" "$R/junit.log"
+grep -h "selftest" "$R/selftest-tp2.log" "$R/selftest-host-tp2.log" | tail -4
+grep -E "communicator:|check:|diagnostics:" "$R/diag/tp2.rank0.log" | head -20
+for d in tp2-trtllm tp2-measured tune-tp2; do echo "== $d"; sed -n '/## Latency/,/## Eager/p' "$R/$d/report.md" | grep "^| (" | tail -3; done
+grep -E "^ *(1024|2048|4096) +[0-9]+ .*(nccl|oneshot_ws|oneshot_wsh|oneshot ) " "$R/diag/tp2.rank0.log"
+echo "== host path off"; grep -E "^ *(2048|4096) +[0-9]+ " "$R/diag-off/tp2.rank0.log"
+for i in 1 2 3; do echo "== repeat $i"; grep -E "^ *4096 +[0-9]+ " "$R/repeat-$i/tp2.rank0.log"; done

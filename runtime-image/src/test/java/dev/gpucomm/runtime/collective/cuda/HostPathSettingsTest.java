@@ -1,0 +1,104 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gpucomm.runtime.collective.RankTopology;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class HostPathSettingsTest {
+  private static final long MIB = 1L << 20;
+
+  @Test
+  void byDefaultSixPercentOfCallsFrom64MibGoThroughHostMemoryInTwoEqualChunks() {
+    HostPathSettings settings = HostPathSettings.defaults();
+
+    long host = settings.hostBytes(64 * MIB);
+    assertThat(host).isEqualTo(2 * 256 * (long) Math.floor(64 * MIB * 0.06 / 256 / 2));
+    assertThat(host % (256 * 2)).as("two chunks of whole 256-byte blocks").isZero();
+    assertThat(host).isBetween((long) (64 * MIB * 0.0599), (long) (64 * MIB * 0.06));
+    assertThat(settings.hostBytes(64 * MIB - 16)).isZero();
+    assertThat(settings.hostBytes(32 * MIB)).isZero();
+    assertThat(settings.shareOf(32 * MIB))
+        .as("the share of a call below the minimum, for forced runs")
+        .isBetween(settings.hostBytes(64 * MIB) / 2 - 512, settings.hostBytes(64 * MIB) / 2);
+  }
+
+  @Test
+  void anOddSizeLeavesItsPartialVectorToTheNvlinkPart() {
+    HostPathSettings settings = HostPathSettings.defaults();
+    long bytes = 64 * MIB + 2;
+
+    long host = settings.hostBytes(bytes);
+    assertThat(host % 512).isZero();
+    assertThat(bytes - host).isPositive();
+  }
+
+  @Test
+  void stagingHoldsTheShareOfTheLargestCallOrNothingWhenNoCallReachesTheMinimum() {
+    HostPathSettings settings = HostPathSettings.defaults();
+
+    assertThat(settings.stagingBytes(64 * MIB)).isEqualTo(settings.hostBytes(64 * MIB));
+    assertThat(settings.stagingBytes(32 * MIB)).isZero();
+  }
+
+  @Test
+  void theEnvironmentSetsEveryKnob() {
+    HostPathSettings settings =
+        CudaCommunicatorSettings.from(
+                Map.of(
+                    "GPUCOMM_HOST_PATH_MIN_BYTES", "33554432",
+                    "GPUCOMM_HOST_PATH_SHARE", "0.1",
+                    "GPUCOMM_HOST_PATH_CHUNKS", "4"))
+            .hostPath();
+
+    assertThat(settings.enabled()).isTrue();
+    assertThat(settings.minBytes()).isEqualTo(32 * MIB);
+    assertThat(settings.share()).isEqualTo(0.1);
+    assertThat(settings.chunks()).isEqualTo(4);
+    assertThat(CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "off")).hostPath())
+        .extracting(HostPathSettings::enabled)
+        .isEqualTo(false);
+  }
+
+  @Test
+  void badValuesAreRefusedNamingTheVariable() {
+    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "yes")))
+        .hasMessage("GPUCOMM_HOST_PATH must be on or off, got 'yes'");
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH_SHARE", "0.7")))
+        .hasMessage("GPUCOMM_HOST_PATH_SHARE must be a fraction above 0 and at most 0.5, got 0.7");
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH_SHARE", "six")))
+        .hasMessage("GPUCOMM_HOST_PATH_SHARE must be a fraction such as 0.06, got 'six'");
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH_CHUNKS", "17")))
+        .hasMessage("GPUCOMM_HOST_PATH_CHUNKS must be between 1 and 16, got 17");
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH_MIN_BYTES", "-1")))
+        .hasMessage("GPUCOMM_HOST_PATH_MIN_BYTES must not be negative, got -1");
+  }
+
+  @Test
+  void theHostPathIsTriedOnlyForTwoRanksOfANodeWithABufferThatReachesTheMinimum() {
+    CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
+
+    assertThat(CudaCommunicator.hostPathRefusal(topology(2), defaults, 64 * MIB)).isEmpty();
+    assertThat(CudaCommunicator.hostPathRefusal(topology(4), defaults, 64 * MIB))
+        .isEqualTo("it joins two ranks, this node has 4");
+    assertThat(CudaCommunicator.hostPathRefusal(topology(2), defaults, 32 * MIB))
+        .isEqualTo(
+            "the peer buffer (33554432 bytes) is below GPUCOMM_HOST_PATH_MIN_BYTES (67108864)");
+    assertThat(
+            CudaCommunicator.hostPathRefusal(
+                topology(2),
+                CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "off")),
+                64 * MIB))
+        .isEqualTo("turned off (GPUCOMM_HOST_PATH=off)");
+  }
+
+  private static RankTopology topology(int world) {
+    return new RankTopology(0, world, 0, world);
+  }
+}
