@@ -468,14 +468,7 @@ public final class CudaCommunicator implements Communicator {
       throw new IllegalStateException(
           "all-reduce " + variant.kernelPrefix + " is unavailable: " + peerReason);
     }
-    if (bytes > peerMemory.layout().maxBytes()) {
-      throw new IllegalArgumentException(
-          "all-reduce of "
-              + bytes
-              + " bytes exceeds the peer buffer of "
-              + peerMemory.layout().maxBytes()
-              + " bytes (GPUCOMM_PEER_BUFFER_BYTES)");
-    }
+    requireFitsPeerBuffer(bytes);
     if (bytes == 0) {
       // Nothing to reduce, and the kernels must not advance their epochs without meeting peers.
       return;
@@ -501,6 +494,17 @@ public final class CudaCommunicator implements Communicator {
     timeline = newTimeline;
   }
 
+  private void requireFitsPeerBuffer(long bytes) {
+    if (bytes > peerMemory.layout().maxBytes()) {
+      throw new IllegalArgumentException(
+          "all-reduce of "
+              + bytes
+              + " bytes exceeds the peer buffer of "
+              + peerMemory.layout().maxBytes()
+              + " bytes (GPUCOMM_PEER_BUFFER_BYTES)");
+    }
+  }
+
   /** One-shot whose first {@code hostBytes} go through host memory (two ranks). */
   private void hostAllReduce(
       DeviceBuffer input,
@@ -509,14 +513,8 @@ public final class CudaCommunicator implements Communicator {
       long hostBytes,
       DType dtype,
       Stream stream) {
-    if (bytes > peerMemory.layout().maxBytes() || hostBytes > hostPath.capacity()) {
-      throw new IllegalArgumentException(
-          "all-reduce of "
-              + bytes
-              + " bytes exceeds the peer buffer of "
-              + peerMemory.layout().maxBytes()
-              + " bytes (GPUCOMM_PEER_BUFFER_BYTES)");
-    }
+    // The staging holds the share of the largest call the peer buffer takes.
+    requireFitsPeerBuffer(bytes);
     long in = input.address();
     long out = output.address();
     int hostChunks = hostPath.settings().chunks();

@@ -54,11 +54,6 @@ final class HostPath implements AutoCloseable {
     return settings;
   }
 
-  /** The most bytes one call may send this way. */
-  long capacity() {
-    return staging.bytes();
-  }
-
   /**
    * Sends the first {@code hostBytes} of {@code input} (equal chunks of whole vectors) through host
    * memory and receives the peer's, around {@code launchKernel}, which launches the kernel on
