@@ -1134,8 +1134,9 @@ __device__ __forceinline__ void wait_for_previous_grid() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
-// Every entry point takes the host path's two parameters; only oneshot_wsh uses them.
-#define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type)                                       \
+// Every entry point takes the host path's two parameters; only oneshot_wsh uses them. `call` is
+// the parenthesized call of the algorithm with the entry point's parameters.
+#define GPUCOMM_ENTRY_POINT(algorithm, suffix, call)                                            \
   extern "C" __global__ void __launch_bounds__(GPUCOMM_THREADS, 1)                              \
       gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
                                      const __grid_constant__ PeerBases peers,                   \
@@ -1143,20 +1144,17 @@ __device__ __forceinline__ void wait_for_previous_grid() {
                                      int rank, int world, int maxChunks, long long hostBytes,   \
                                      int hostChunks) {                                          \
     wait_for_previous_grid();                                                                   \
-    algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks);      \
+    call;                                                                                       \
   }
 
-#define GPUCOMM_ALLREDUCE_HOST_KERNEL(algorithm, suffix, type)                                  \
-  extern "C" __global__ void __launch_bounds__(GPUCOMM_THREADS, 1)                              \
-      gpucomm_##algorithm##_##suffix(const char* input, char* output, long long bytes,          \
-                                     const __grid_constant__ PeerBases peers,                   \
-                                     const __grid_constant__ PeerLayout layout, Control* control, \
-                                     int rank, int world, int maxChunks, long long hostBytes,   \
-                                     int hostChunks) {                                          \
-    wait_for_previous_grid();                                                                   \
-    algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks,       \
-                    hostBytes, hostChunks);                                                     \
-  }
+#define GPUCOMM_ALLREDUCE_KERNEL(algorithm, suffix, type) \
+  GPUCOMM_ENTRY_POINT(algorithm, suffix,                  \
+                      (algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks)))
+
+#define GPUCOMM_ALLREDUCE_HOST_KERNEL(algorithm, suffix, type)                                 \
+  GPUCOMM_ENTRY_POINT(algorithm, suffix,                                                       \
+                      (algorithm<type>(input, output, bytes, peers, layout, control, rank, world, \
+                                       maxChunks, hostBytes, hostChunks)))
 
 GPUCOMM_ALLREDUCE_KERNEL(oneshot, bf16, __nv_bfloat16)
 GPUCOMM_ALLREDUCE_KERNEL(oneshot, fp16, __half)
