@@ -525,24 +525,25 @@ public final class CudaCommunicator implements Communicator {
       }
       KernelShape current = shape;
       AllReduceKernels.Variant variant = AllReduceKernels.Variant.ONESHOT_WSH;
-      hostPath.allReduce(
+      hostPath.startCopies(in, hostBytes, hostChunks, stream, recording);
+      if (recording != null) {
+        recording.mark("kernel start", stream);
+      }
+      kernels.launch(
+          variant,
+          dtype,
           in,
+          out,
+          bytes,
+          current.blocks(variant),
+          current.chunks(variant),
           hostBytes,
           hostChunks,
-          stream,
-          () ->
-              kernels.launch(
-                  variant,
-                  dtype,
-                  in,
-                  out,
-                  bytes,
-                  current.blocks(variant),
-                  current.chunks(variant),
-                  hostBytes,
-                  hostChunks,
-                  stream),
-          recording);
+          stream);
+      if (recording != null) {
+        recording.mark("kernel end", stream);
+      }
+      hostPath.joinCopies(stream);
     }
   }
 

@@ -291,7 +291,8 @@ public record CudaCommunicatorSettings(
     return value;
   }
 
-  private static long number(Map<String, String> env, String name, long fallback) {
+  /** A whole number from the environment, {@code fallback} when unset or blank. */
+  static long number(Map<String, String> env, String name, long fallback) {
     String text = env.get(name);
     if (text == null || text.isBlank()) {
       return fallback;

@@ -55,18 +55,12 @@ final class HostPath implements AutoCloseable {
   }
 
   /**
-   * Sends the first {@code hostBytes} of {@code input} (equal chunks of whole vectors) through host
-   * memory and receives the peer's, around {@code launchKernel}, which launches the kernel on
-   * {@code stream}; {@code stream} then waits for both copy streams. With a {@code timeline}, each
-   * step is marked on the stream that runs it.
+   * Starts sending the first {@code hostBytes} of {@code input} (equal chunks of whole vectors)
+   * through host memory and receiving the peer's, on the copy streams forked from {@code stream};
+   * the caller then launches the kernel on {@code stream} and calls {@link #joinCopies}. With a
+   * {@code timeline}, each step is marked on the stream that runs it.
    */
-  void allReduce(
-      long input,
-      long hostBytes,
-      int chunks,
-      Stream stream,
-      Runnable launchKernel,
-      CallTimeline timeline) {
+  void startCopies(long input, long hostBytes, int chunks, Stream stream, CallTimeline timeline) {
     long chunk = hostBytes / chunks;
     MemorySegment out = CudaDevice.rawStream(outbound);
     MemorySegment in = CudaDevice.rawStream(inbound);
@@ -83,7 +77,7 @@ final class HostPath implements AutoCloseable {
       check(
           api.copyAsync(staging.ownAddress() + k * chunk, input + k * chunk, chunk, out),
           "cuMemcpyAsync");
-      mark(timeline, "out: staged " + k, outbound);
+      mark(timeline, STAGED[k], outbound);
       check(
           api.streamWriteValue32(out, staging.ownWordsAddress() + 4L * k, 1),
           "cuStreamWriteValue32");
@@ -96,22 +90,35 @@ final class HostPath implements AutoCloseable {
       long staged = staging.peerWordsAddress() + 4L * k;
       check(api.streamWaitValue32Equal(in, staged, 1), "cuStreamWaitValue32");
       check(api.streamWriteValue32(in, staged, 0), "cuStreamWriteValue32");
-      mark(timeline, "in: peer staged " + k, inbound);
+      mark(timeline, PEER_STAGED[k], inbound);
       check(
           api.copyAsync(received + k * chunk, staging.peerAddress() + k * chunk, chunk, in),
           "cuMemcpyAsync");
-      mark(timeline, "in: received " + k, inbound);
+      mark(timeline, RECEIVED[k], inbound);
       check(
           api.streamWriteValue32(in, ownBase + layout.hostReadyOffset(k), 1),
           "cuStreamWriteValue32");
     }
     inboundDone.record(inbound);
+  }
 
-    mark(timeline, "kernel start", stream);
-    launchKernel.run();
-    mark(timeline, "kernel end", stream);
+  /** Makes {@code stream} wait for both copy streams of the call {@link #startCopies} started. */
+  void joinCopies(Stream stream) {
     stream.waitFor(outboundDone);
     stream.waitFor(inboundDone);
+  }
+
+  // Step names per chunk, built once: a call allocates nothing.
+  private static final String[] STAGED = stepNames("out: staged ");
+  private static final String[] PEER_STAGED = stepNames("in: peer staged ");
+  private static final String[] RECEIVED = stepNames("in: received ");
+
+  private static String[] stepNames(String prefix) {
+    String[] names = new String[PeerMemoryLayout.HOST_CHUNKS_MAX];
+    for (int k = 0; k < names.length; k++) {
+      names[k] = prefix + k;
+    }
+    return names;
   }
 
   private static void mark(CallTimeline timeline, String step, Stream stream) {

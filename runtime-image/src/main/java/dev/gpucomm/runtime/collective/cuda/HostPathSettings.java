@@ -63,9 +63,9 @@ public record HostPathSettings(
     }
     return new HostPathSettings(
         onOff.equals("on"),
-        whole(env, "GPUCOMM_HOST_PATH_MIN_BYTES", d.minBytes()),
+        CudaCommunicatorSettings.number(env, "GPUCOMM_HOST_PATH_MIN_BYTES", d.minBytes()),
         fraction(env, "GPUCOMM_HOST_PATH_SHARE", d.share()),
-        (int) whole(env, "GPUCOMM_HOST_PATH_CHUNKS", d.chunks()),
+        (int) CudaCommunicatorSettings.number(env, "GPUCOMM_HOST_PATH_CHUNKS", d.chunks()),
         d.folder());
   }
 
@@ -94,18 +94,6 @@ public record HostPathSettings(
    */
   public long stagingBytes(long maxBytes) {
     return !enabled || maxBytes < minBytes ? 0 : shareOf(maxBytes);
-  }
-
-  private static long whole(Map<String, String> env, String name, long fallback) {
-    String text = env.get(name);
-    if (text == null || text.isBlank()) {
-      return fallback;
-    }
-    try {
-      return Long.parseLong(text.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a whole number, got '" + text + "'");
-    }
   }
 
   private static double fraction(Map<String, String> env, String name, double fallback) {
