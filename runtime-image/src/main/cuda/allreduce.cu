@@ -20,6 +20,10 @@
 //             oneshot_ws for two ranks whose first `hostBytes` travel through pinned host memory
 //             (the PCIe links) instead of NVLink: the host moves them with the copy engines on
 //             side streams (HostWords below), and the pushing warps reduce them once pushed.
+//   twoshot_wsh
+//             twoshot_ws whose first `hostBytes` are scattered through pinned host memory: each
+//             rank's part of them reaches its owner over the PCIe links, the scattering warps
+//             reduce it once they have scattered, and the peers pull the reduced parts over NVLink.
 //
 // Summation order is fixed (rank 0, 1, ..., n-1, accumulated in fp32), so every rank and every
 // algorithm produces bit-identical results for the same inputs.
@@ -80,7 +84,8 @@ struct PeerBases {
 // Byte offsets inside every rank's peer-memory allocation; identical on all ranks.
 struct PeerLayout {
   long long oneshotFlagsOffset;  // uint32 [MAX_BLOCKS][MAX_RANKS]
-  long long twoshotFlagsOffset;  // uint32 [2 barrier][MAX_BLOCKS][MAX_RANKS]
+  long long twoshotFlagsOffset;  // uint32 [3 barrier][MAX_BLOCKS][MAX_RANKS]: scatter, reduced,
+                                 // host part reduced (twoshot_wsh)
   long long checkOffset;         // uint32 [MAX_RANKS], the peer-memory write/read check
   long long oneshotRecvOffset;   // [2 parity][world][oneshotRankStride]
   long long oneshotRankStride;
@@ -94,18 +99,15 @@ struct PeerLayout {
   long long hostWordsOffset;     // HostWords
 };
 
-// The words of oneshot_wsh's host path in every rank's peer memory, all zero at the start. Chunk k
-// of a rank's host share goes: its outbound copy stream waits until its own `busy` is 0 and sets
-// it, copies the chunk into pinned host memory and sets the chunk's staged word there (host
-// memory, see HostStaging); the peer's inbound copy stream waits for that word, clears it, copies
-// the chunk into the peer's own one-shot receive slot (parity 0; no rank ever writes into another's
-// own slot) and sets the peer's `ready[k]`; the peer's pushing warps, once they have pushed
-// everything, reduce the chunk as soon as `ready[k]` is set, and its last block clears the ready
-// words and then the sender's `busy`. Every word the streams write holds a constant, so CUDA graphs
-// replay the protocol unchanged.
+// The words of the host path (oneshot_wsh, twoshot_wsh) in every rank's peer memory, all zero at
+// the start. The copy streams move a call's host bytes chunk by chunk (HostPath on the host: the
+// sender's outbound stream stages each chunk in pinned host memory and says so in host memory; the
+// receiver's inbound stream copies it on into its own peer memory and, once chunk k has come from
+// every sender, sets its `ready[k]`). The kernel reduces chunk k once `ready[k]` is set, and the last
+// block to finish clears the ready words for the next call. The streams write only constants, so
+// CUDA graphs replay the protocol unchanged.
 struct HostWords {
   uint32_t ready[GPUCOMM_HOST_CHUNKS_MAX];
-  uint32_t busy;
   uint32_t done;  // blocks of this rank's kernel that have reduced every host chunk
 };
 
@@ -565,6 +567,20 @@ __device__ __forceinline__ void wait_host_chunk(const Team& team, const HostWord
   team_sync(team);
 }
 
+// After the team has reduced every host chunk: the last block of the grid clears the ready words,
+// which the next call's inbound copies set again (they start after this kernel ends).
+__device__ __forceinline__ void host_chunks_consumed(const Team& team, HostWords* words,
+                                                     int hostChunks) {
+  team_sync(team);
+  if (team.thread == 0) {
+    __threadfence();
+    if (atomicAdd(&words->done, 1u) == gridDim.x - 1) {
+      words->done = 0;
+      for (int k = 0; k < hostChunks; ++k) words->ready[k] = 0;
+    }
+  }
+}
+
 // Reduces the team's part of host chunk `chunk`: this rank's input and the peer's copy.
 template <typename T>
 __device__ __forceinline__ void host_reduce(const Team& team, const char* input, char* output,
@@ -629,17 +645,7 @@ __device__ void oneshot_wsh(const char* input, char* output, long long bytes,
       wait_host_chunk(team, words, next);
       host_reduce<T>(team, input, output, received, chunkVectors, next, rank, world);
     }
-    // The last block to finish frees the sender: its next call may stage and send again.
-    team_sync(team);
-    if (team.thread == 0) {
-      __threadfence();
-      if (atomicAdd(&words->done, 1u) == gridDim.x - 1) {
-        words->done = 0;
-        for (int k = 0; k < hostChunks; ++k) words->ready[k] = 0;
-        fence_acq_rel_sys();
-        st_relaxed_sys(&host_words(peers.base[peer_at(rank, 1, world)], layout)->busy, 0u);
-      }
-    }
+    host_chunks_consumed(team, words, hostChunks);
   } else if (team.index == 1) {
     for (int chunk = 0; chunk < chunks; ++chunk) {
       wait_flags(team, peers, layout.oneshotFlagsOffset, flag_value(epoch, chunk), rank, world);
@@ -822,6 +828,31 @@ __device__ void twoshot(const char* input, char* output, long long bytes, const 
   if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
 }
 
+// The three teams of the warp-specialized two-shot, each chunk after chunk.
+template <typename T>
+__device__ __forceinline__ void twoshot_ws_steps(const TwoshotCall& c, const Walk& w,
+                                                 const Team& team, const PeerBases& peers,
+                                                 const PeerLayout& layout, uint32_t epoch) {
+  const int chunks = w.plan.chunks;
+  if (team.index == 0) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      twoshot_scatter(c, w, peers, layout, chunk);
+      raise_flags(team, peers, c.scatterFlags, flag_value(epoch, chunk), c.rank, c.world);
+    }
+  } else if (team.index == 1) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      wait_flags(team, peers, c.scatterFlags, flag_value(epoch, chunk), c.rank, c.world);
+      twoshot_reduce<T>(c, w, peers, layout, chunk);
+      raise_flags(team, peers, c.reducedFlags, flag_value(epoch, chunk), c.rank, c.world);
+    }
+  } else if (team.index == 2) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      wait_flags(team, peers, c.reducedFlags, flag_value(epoch, chunk), c.rank, c.world);
+      twoshot_gather(c, w, peers, layout, chunk);
+    }
+  }
+}
+
 // Warp-specialized two-shot: a third of the warps scatter, a third reduce, a third gather, each
 // chunk after chunk, handing chunks on through the flags; no team waits for another to finish a
 // different step. Same flags, epochs, buffers and grid as `twoshot`, so calls may alternate.
@@ -836,24 +867,132 @@ __device__ void twoshot_ws(const char* input, char* output, long long bytes,
   const TwoshotCall c = twoshot_call(input, output, bytes, layout, epoch, rank, world);
   const Team team = specialized_team(3);
   const Walk w = walk(team, c.vectors - (world - 1) * c.part, maxChunks);
-  const int chunks = w.plan.chunks;
+  twoshot_ws_steps<T>(c, w, team, peers, layout, epoch);
+  if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
+}
 
+// ---------------------------------------------------------------------------------------------
+// Two-shot with a host path. The NVLink part is twoshot_ws over the bytes after `hostBytes`. The
+// host part is cut into `world` equal parts of whole vectors, part r owned by rank r, each sent in
+// `hostChunks` equal chunks: the copy streams (HostWords) bring every peer's copy of part r into
+// rank r's own one-shot receive slot of parity 1 (no peer ever writes there), at sender * part
+// bytes. Once the scattering warps have scattered their NVLink chunks, they reduce the own part
+// chunk by chunk as it lands, into the output and into that slot at rank * part bytes, raise the
+// host flags, and pull the peers' reduced parts over NVLink. The reducing and pulling walk the
+// vectors the same way on every rank, so block b of a rank pulls what block b of the owner reduced.
+
+__device__ __forceinline__ char* host_part_area(char* base, const PeerLayout& layout, int world,
+                                                int owner) {
+  return base + layout.oneshotRecvOffset + (world + owner) * layout.oneshotRankStride;
+}
+
+// Reduces the team's vectors of chunk `chunk` of the own host part: the own input and every peer's
+// copy in rank order.
+template <typename T>
+__device__ __forceinline__ void host_part_reduce(const Team& team, const char* input, char* output,
+                                                 char* area, long long partVectors,
+                                                 long long chunkVectors, int chunk, int rank,
+                                                 int world) {
+  const long long begin = chunk * chunkVectors;
+  const long long end = begin + chunkVectors;
+  const long long stride = static_cast<long long>(gridDim.x) * team.threads;
+  const uint4* in = reinterpret_cast<const uint4*>(input) + rank * partVectors;
+  uint4* out = reinterpret_cast<uint4*>(output) + rank * partVectors;
+  uint4* reduced = reinterpret_cast<uint4*>(area) + rank * partVectors;
+  for (long long v0 = begin + static_cast<long long>(blockIdx.x) * team.threads + team.thread;
+       v0 < end; v0 += ROUNDS * stride) {
+    uint4 vals[ROUNDS][WORLD_BOUND];
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+      const long long v = v0 + r * stride;
+      if (v < end) {
+#pragma unroll
+        for (int q = 0; q < WORLD_BOUND; ++q) {
+          if (q < world) {
+            vals[r][q] = q == rank ? in[v]
+                                   : __ldcg(reinterpret_cast<const uint4*>(area) +
+                                            q * partVectors + v);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+      const long long v = v0 + r * stride;
+      if (v < end) {
+        const uint4 sum = reduce_in_rank_order<T>(vals[r], world);
+        reduced[v] = sum;
+        out[v] = sum;
+      }
+    }
+  }
+}
+
+// Pulls the team's vectors of every peer's reduced host part into the output, chunk by chunk as
+// host_part_reduce walked them.
+__device__ __forceinline__ void host_part_gather(const Team& team, char* output,
+                                                 const PeerBases& peers, const PeerLayout& layout,
+                                                 long long partVectors, long long chunkVectors,
+                                                 int hostChunks, int rank, int world) {
+  const long long stride = static_cast<long long>(gridDim.x) * team.threads;
+#pragma unroll
+  for (int s = 1; s < WORLD_BOUND; ++s) {
+    if (s < world) {
+      const int source = peer_at(rank, s, world);
+      const uint4* theirs =
+          reinterpret_cast<const uint4*>(host_part_area(peers.base[source], layout, world, source)) +
+          source * partVectors;
+      uint4* out = reinterpret_cast<uint4*>(output) + source * partVectors;
+      for (int chunk = 0; chunk < hostChunks; ++chunk) {
+        const long long end = (chunk + 1) * chunkVectors;
+        for (long long v0 = chunk * chunkVectors +
+                            static_cast<long long>(blockIdx.x) * team.threads + team.thread;
+             v0 < end; v0 += ROUNDS * stride) {
+          uint4 x[ROUNDS];
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (v0 + r * stride < end) x[r] = __ldcg(theirs + v0 + r * stride);
+          }
+#pragma unroll
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (v0 + r * stride < end) out[v0 + r * stride] = x[r];
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+__device__ void twoshot_wsh(const char* input, char* output, long long bytes,
+                            const PeerBases& peers, const PeerLayout& layout, Control* control,
+                            int rank, int runtimeWorld, int maxChunks, long long hostBytes,
+                            int hostChunks) {
+  const int world = world_size(runtimeWorld);
+  const uint32_t epoch = control->twoshotEpoch[blockIdx.x] + 1;
+  // Every thread has read the epoch before thread 0 may store the next one.
+  __syncthreads();
+  const TwoshotCall c = twoshot_call(input + hostBytes, output + hostBytes, bytes - hostBytes,
+                                     layout, epoch, rank, world);
+  const Team team = specialized_team(3);
+  const Walk w = walk(team, c.vectors - (world - 1) * c.part, maxChunks);
+  twoshot_ws_steps<T>(c, w, team, peers, layout, epoch);
   if (team.index == 0) {
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-      twoshot_scatter(c, w, peers, layout, chunk);
-      raise_flags(team, peers, c.scatterFlags, flag_value(epoch, chunk), rank, world);
+    const long long hostFlags =
+        layout.twoshotFlagsOffset + 2 * GPUCOMM_MAX_BLOCKS * GPUCOMM_MAX_RANKS * sizeof(uint32_t);
+    const long long partVectors = (hostBytes >> 4) / world;
+    const long long chunkVectors = partVectors / hostChunks;
+    HostWords* words = host_words(peers.base[rank], layout);
+    char* area = host_part_area(peers.base[rank], layout, world, rank);
+    for (int chunk = 0; chunk < hostChunks; ++chunk) {
+      wait_host_chunk(team, words, chunk);
+      host_part_reduce<T>(team, input, output, area, partVectors, chunkVectors, chunk, rank, world);
     }
-  } else if (team.index == 1) {
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-      wait_flags(team, peers, c.scatterFlags, flag_value(epoch, chunk), rank, world);
-      twoshot_reduce<T>(c, w, peers, layout, chunk);
-      raise_flags(team, peers, c.reducedFlags, flag_value(epoch, chunk), rank, world);
-    }
-  } else if (team.index == 2) {
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-      wait_flags(team, peers, c.reducedFlags, flag_value(epoch, chunk), rank, world);
-      twoshot_gather(c, w, peers, layout, chunk);
-    }
+    raise_flags(team, peers, hostFlags, flag_value(epoch, 0), rank, world);
+    host_chunks_consumed(team, words, hostChunks);
+    wait_flags(team, peers, hostFlags, flag_value(epoch, 0), rank, world);
+    host_part_gather(team, output, peers, layout, partVectors, chunkVectors, hostChunks, rank,
+                     world);
   }
   if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
 }
@@ -1134,7 +1273,7 @@ __device__ __forceinline__ void wait_for_previous_grid() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
-// Every entry point takes the host path's two parameters; only oneshot_wsh uses them. `call` is
+// Every entry point takes the host path's two parameters; only the *_wsh kernels use them. `call` is
 // the parenthesized call of the algorithm with the entry point's parameters.
 #define GPUCOMM_ENTRY_POINT(algorithm, suffix, call)                                            \
   extern "C" __global__ void __launch_bounds__(GPUCOMM_THREADS, 1)                              \
@@ -1177,6 +1316,9 @@ GPUCOMM_ALLREDUCE_KERNEL(twoshot_ws, fp32, float)
 GPUCOMM_ALLREDUCE_HOST_KERNEL(oneshot_wsh, bf16, __nv_bfloat16)
 GPUCOMM_ALLREDUCE_HOST_KERNEL(oneshot_wsh, fp16, __half)
 GPUCOMM_ALLREDUCE_HOST_KERNEL(oneshot_wsh, fp32, float)
+GPUCOMM_ALLREDUCE_HOST_KERNEL(twoshot_wsh, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_HOST_KERNEL(twoshot_wsh, fp16, __half)
+GPUCOMM_ALLREDUCE_HOST_KERNEL(twoshot_wsh, fp32, float)
 
 // ---------------------------------------------------------------------------------------------
 // Peer-memory check, run once when a communicator is built: every rank writes a word into every

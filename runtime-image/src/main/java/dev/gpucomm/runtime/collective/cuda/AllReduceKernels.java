@@ -40,12 +40,39 @@ final class AllReduceKernels {
      * ONESHOT_WS on two ranks whose first bytes come through host memory ({@link HostPath}); shares
      * ONESHOT's state.
      */
-    ONESHOT_WSH("oneshot_wsh");
+    ONESHOT_WSH("oneshot_wsh"),
+    /**
+     * TWOSHOT_WS whose first bytes are scattered through host memory ({@link HostPath}); shares
+     * TWOSHOT's state.
+     */
+    TWOSHOT_WSH("twoshot_wsh");
 
     final String kernelPrefix;
 
     Variant(String kernelPrefix) {
       this.kernelPrefix = kernelPrefix;
+    }
+
+    /** The host path's route of a {@code *_wsh} kernel; null for the others. */
+    HostPath.Route hostRoute() {
+      return switch (this) {
+        case ONESHOT_WSH -> HostPath.Route.ONE_SHOT;
+        case TWOSHOT_WSH -> HostPath.Route.TWO_SHOT;
+        default -> null;
+      };
+    }
+
+    /** The kernel a {@code *_wsh} call runs when its share rounds to nothing. */
+    Variant withoutHostPath() {
+      return switch (this) {
+        case ONESHOT_WSH -> ONESHOT_WS;
+        case TWOSHOT_WSH -> TWOSHOT_WS;
+        default -> this;
+      };
+    }
+
+    static Variant withHostPath(HostPath.Route route) {
+      return route == HostPath.Route.ONE_SHOT ? ONESHOT_WSH : TWOSHOT_WSH;
     }
 
     /**
@@ -152,7 +179,7 @@ final class AllReduceKernels {
 
   /**
    * {@link #launch} with the host path's share: the first {@code hostBytes} (whole vectors, equal
-   * {@code hostChunks}) come through host memory; only {@link Variant#ONESHOT_WSH} reads them.
+   * {@code hostChunks}) come through host memory; only the {@code *_wsh} variants read them.
    */
   void launch(
       Variant variant,

@@ -190,7 +190,7 @@ public final class CudaCommunicator implements Communicator {
             hostPath = createHostPath(device, store, prefix, topology, settings, peerMemory);
           } catch (HostStaging.HostPathUnavailable e) {
             hostPathReason = e.getMessage();
-            LOG.warning("rank " + topology.rank() + ": one-shot host path off: " + hostPathReason);
+            LOG.warning("rank " + topology.rank() + ": host path off: " + hostPathReason);
           }
         }
       }
@@ -229,15 +229,19 @@ public final class CudaCommunicator implements Communicator {
         settings);
   }
 
-  /** Why the one-shot's host path is not even tried; empty when it is. */
+  /** Why the host path is not even tried; empty when it is. */
   static String hostPathRefusal(
       RankTopology topology, CudaCommunicatorSettings settings, long peerBufferBytes) {
     HostPathSettings host = settings.hostPath();
+    int world = topology.localWorldSize();
     if (!host.enabled()) {
       return "turned off (GPUCOMM_HOST_PATH=off)";
     }
-    if (topology.localWorldSize() != 2) {
-      return "it joins two ranks, this node has " + topology.localWorldSize();
+    if (!host.takes(HostPath.Route.ONE_SHOT, world)
+        && !host.takes(HostPath.Route.TWO_SHOT, world)) {
+      return "measured to pay on 2 and 4 ranks of a node, this node has "
+          + world
+          + " (GPUCOMM_HOST_PATH=on forces it)";
     }
     if (host.stagingBytes(peerBufferBytes) == 0) {
       return "the peer buffer ("
@@ -258,7 +262,6 @@ public final class CudaCommunicator implements Communicator {
       PeerMemory peerMemory) {
     HostPathSettings host = settings.hostPath();
     int rank = topology.localRank();
-    int peer = 1 - rank;
     CudaDriverApi api = CudaDriverApi.get();
     HostStaging staging =
         HostStaging.create(
@@ -267,7 +270,7 @@ public final class CudaCommunicator implements Communicator {
             store,
             prefix + "/node-" + topology.nodeIndex() + "/host-path",
             rank,
-            peer,
+            topology.localWorldSize(),
             settings.rendezvousTimeout(),
             new HostStaging.Registrar() {
               @Override
@@ -280,13 +283,33 @@ public final class CudaCommunicator implements Communicator {
                 api.unregisterHost(address);
               }
             });
-    long[] bases = peerMemory.bases();
-    return new HostPath(device, staging, peerMemory.layout(), bases[rank], rank, host);
+    return new HostPath(device, staging, peerMemory.layout(), peerMemory.bases()[rank], host);
   }
 
-  /** Why the one-shot's host path is off (empty when it is on). */
+  /** Why the host path is off (empty when it is on). */
   public String hostPathReason() {
     return hostPathReason;
+  }
+
+  /**
+   * The kernels with a host path that this communicator runs when forced by name ({@link
+   * #allReduceWith}), the ones its calls take by default first; empty when the host path is off.
+   */
+  public List<String> hostPathKernels() {
+    if (hostPath == null) {
+      return List.of();
+    }
+    List<String> taken = new ArrayList<>();
+    List<String> forcedOnly = new ArrayList<>();
+    for (HostPath.Route route : HostPath.Route.values()) {
+      // The one-shot's host kernel reduces one peer's share.
+      if (route == HostPath.Route.TWO_SHOT || topology.localWorldSize() == 2) {
+        String name = AllReduceKernels.Variant.withHostPath(route).kernelPrefix;
+        (hostPath.takes(route) ? taken : forcedOnly).add(name);
+      }
+    }
+    taken.addAll(forcedOnly);
+    return List.copyOf(taken);
   }
 
   /** Why peer memory is not even tried for this topology; empty when it is. */
@@ -402,15 +425,21 @@ public final class CudaCommunicator implements Communicator {
                   NcclDataType.SUM,
                   CudaDevice.rawStream(stream));
       case ONESHOT -> {
-        long hostBytes = hostPath == null ? 0 : hostPath.settings().hostBytes(bytes);
+        long hostBytes = hostPath == null ? 0 : hostPath.hostBytes(HostPath.Route.ONE_SHOT, bytes);
         if (hostBytes > 0) {
-          hostAllReduce(input, output, bytes, hostBytes, dtype, stream);
+          hostAllReduce(HostPath.Route.ONE_SHOT, input, output, bytes, hostBytes, dtype, stream);
         } else {
           peerAllReduce(shape.oneShotKernel(bytes), input, output, bytes, dtype, stream);
         }
       }
-      case TWOSHOT ->
+      case TWOSHOT -> {
+        long hostBytes = hostPath == null ? 0 : hostPath.hostBytes(HostPath.Route.TWO_SHOT, bytes);
+        if (hostBytes > 0) {
+          hostAllReduce(HostPath.Route.TWO_SHOT, input, output, bytes, hostBytes, dtype, stream);
+        } else {
           peerAllReduce(shape.twoShotKernel(bytes), input, output, bytes, dtype, stream);
+        }
+      }
       case AUTO ->
           throw new IllegalArgumentException(
               "all-reduce algorithm auto must be resolved by a heuristic before the call");
@@ -436,16 +465,21 @@ public final class CudaCommunicator implements Communicator {
     requireCapacity("input", input, bytes);
     requireCapacity("output", output, bytes);
     AllReduceKernels.Variant chosen = AllReduceKernels.Variant.named(variant);
-    if (chosen == AllReduceKernels.Variant.ONESHOT_WSH) {
+    HostPath.Route route = chosen.hostRoute();
+    if (route != null) {
       if (hostPath == null) {
-        throw new IllegalStateException("the one-shot host path is off: " + hostPathReason);
+        throw new IllegalStateException("the host path is off: " + hostPathReason);
       }
-      long hostBytes = hostPath.settings().shareOf(bytes);
+      if (route == HostPath.Route.ONE_SHOT && topology.localWorldSize() != 2) {
+        throw new IllegalArgumentException(
+            "oneshot_wsh joins two ranks, this node has " + topology.localWorldSize());
+      }
+      long hostBytes = hostPath.shareOf(route, bytes);
       if (hostBytes > 0 && bytes <= peerMemory.layout().maxBytes()) {
-        hostAllReduce(input, output, bytes, hostBytes, dtype, stream);
+        hostAllReduce(route, input, output, bytes, hostBytes, dtype, stream);
         return;
       }
-      chosen = AllReduceKernels.Variant.ONESHOT_WS;
+      chosen = chosen.withoutHostPath();
     }
     long lamportCapacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
     long lamport2Capacity = peerMemory == null ? 0 : peerMemory.layout().lamport2MaxBytes();
@@ -505,8 +539,9 @@ public final class CudaCommunicator implements Communicator {
     }
   }
 
-  /** One-shot whose first {@code hostBytes} go through host memory (two ranks). */
+  /** The one-shot or two-shot kernel whose first {@code hostBytes} go through host memory. */
   private void hostAllReduce(
+      HostPath.Route route,
       DeviceBuffer input,
       DeviceBuffer output,
       long bytes,
@@ -518,14 +553,14 @@ public final class CudaCommunicator implements Communicator {
     long in = input.address();
     long out = output.address();
     int hostChunks = hostPath.settings().chunks();
+    AllReduceKernels.Variant variant = AllReduceKernels.Variant.withHostPath(route);
     CallTimeline recording = timeline;
     synchronized (kernels) {
       if (recording != null) {
         recording.beginCall(stream);
       }
       KernelShape current = shape;
-      AllReduceKernels.Variant variant = AllReduceKernels.Variant.ONESHOT_WSH;
-      hostPath.startCopies(in, hostBytes, hostChunks, stream, recording);
+      hostPath.startCopies(route, in, hostBytes, hostChunks, stream, recording);
       if (recording != null) {
         recording.mark("kernel start", stream);
       }

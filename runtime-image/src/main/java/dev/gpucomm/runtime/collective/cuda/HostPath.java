@@ -7,15 +7,30 @@ import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The copies of the one-shot's host path on one of two ranks (see {@code HostWords} in
- * allreduce.cu): around each {@code oneshot_wsh} kernel, an outbound stream stages this rank's host
- * share in host memory chunk by chunk and tells the peer, and an inbound stream copies the peer's
- * staged chunks into this GPU and tells the kernel. Both streams fork from and join the caller's
- * stream, and every word they write holds a constant, so a call captured in a CUDA graph replays.
+ * The copies of the host path on one rank of a node (see {@code HostWords} in allreduce.cu): around
+ * each {@code *_wsh} kernel, an outbound stream stages this rank's host bytes in pinned host memory
+ * chunk by chunk and tells each peer, and an inbound stream copies what each peer staged for this
+ * rank into this GPU and, once a chunk has come from every peer, tells the kernel. Both streams
+ * fork from and join the caller's stream, and every word they write holds a constant, so a call
+ * captured in a CUDA graph replays.
  *
  * <p>Owns its two streams, three events and the host staging.
  */
 final class HostPath implements AutoCloseable {
+  /** Which bytes of a call's host share go to which peer, and where they land. */
+  enum Route {
+    /**
+     * {@code oneshot_wsh} on two ranks: the whole share goes to the peer, staged once, and lands in
+     * the receiver's own one-shot slot of parity 0.
+     */
+    ONE_SHOT,
+    /**
+     * {@code twoshot_wsh}: the share is cut into one part per rank; part r goes to rank r and lands
+     * in its own one-shot slot of parity 1, at the sender's index.
+     */
+    TWO_SHOT
+  }
+
   private final CudaDriverApi api;
   private final int deviceOrdinal;
   private final Stream outbound;
@@ -27,6 +42,7 @@ final class HostPath implements AutoCloseable {
   private final PeerMemoryLayout layout;
   private final long ownBase;
   private final int rank;
+  private final int world;
   private final HostPathSettings settings;
 
   HostPath(
@@ -34,14 +50,14 @@ final class HostPath implements AutoCloseable {
       HostStaging staging,
       PeerMemoryLayout layout,
       long ownBase,
-      int rank,
       HostPathSettings settings) {
     this.api = CudaDriverApi.get();
     this.deviceOrdinal = device.ordinal();
     this.staging = staging;
     this.layout = layout;
     this.ownBase = ownBase;
-    this.rank = rank;
+    this.rank = staging.localRank();
+    this.world = staging.world();
     this.settings = settings;
     this.outbound = device.createStream();
     this.inbound = device.createStream();
@@ -54,49 +70,105 @@ final class HostPath implements AutoCloseable {
     return settings;
   }
 
+  /** Whether {@code route}'s calls take the host path by default on this node. */
+  boolean takes(Route route) {
+    return settings.takes(route, world);
+  }
+
+  /** Bytes of a call of {@code bytes} that {@code route} sends by the host path by default. */
+  long hostBytes(Route route, long bytes) {
+    return takes(route) ? settings.hostBytes(bytes, parts(route)) : 0;
+  }
+
+  /** Bytes of a call of {@code bytes} that {@code route} sends when the host path is forced. */
+  long shareOf(Route route, long bytes) {
+    return settings.shareOf(bytes, parts(route));
+  }
+
+  private int parts(Route route) {
+    return route == Route.ONE_SHOT ? 1 : world;
+  }
+
   /**
-   * Starts sending the first {@code hostBytes} of {@code input} (equal chunks of whole vectors)
-   * through host memory and receiving the peer's, on the copy streams forked from {@code stream};
-   * the caller then launches the kernel on {@code stream} and calls {@link #joinCopies}. With a
-   * {@code timeline}, each step is marked on the stream that runs it.
+   * Starts sending the first {@code hostBytes} of {@code input} through host memory along {@code
+   * route} and receiving the peers', on the copy streams forked from {@code stream}; the caller
+   * then launches the kernel on {@code stream} and calls {@link #joinCopies}. With a {@code
+   * timeline}, each step is marked on the stream that runs it.
    */
-  void startCopies(long input, long hostBytes, int chunks, Stream stream, CallTimeline timeline) {
-    long chunk = hostBytes / chunks;
+  void startCopies(
+      Route route, long input, long hostBytes, int chunks, Stream stream, CallTimeline timeline) {
+    // One-shot: every receiver gets all of it (one staged copy); two-shot: receiver r gets part r.
+    long part = route == Route.ONE_SHOT ? 0 : hostBytes / world;
+    long chunk = (route == Route.ONE_SHOT ? hostBytes : part) / chunks;
     MemorySegment out = CudaDevice.rawStream(outbound);
     MemorySegment in = CudaDevice.rawStream(inbound);
     fork.record(stream);
     outbound.waitFor(fork);
     inbound.waitFor(fork);
 
-    // Outbound: once the peer has reduced the previous call's share, stage this one.
-    long busy = ownBase + layout.hostBusyOffset();
-    check(api.streamWaitValue32Equal(out, busy, 0), "cuStreamWaitValue32");
-    check(api.streamWriteValue32(out, busy, 1), "cuStreamWriteValue32");
-    mark(timeline, "out: peer freed", outbound);
+    // Outbound: once every peer has copied on the previous call's bytes, stage this call's. On more
+    // than two ranks only the two-shot takes the host path, and it needs no words for that: this
+    // rank's previous kernel waited for every peer's host flag, raised after that peer had received
+    // every chunk (its ready words), and these copies fork after that kernel. On two ranks the
+    // one-shot's kernel, which waits for no peer's host chunks, may have run last.
+    boolean guardStaging = world == 2;
+    if (guardStaging) {
+      for (int step = 1; step < world; step++) {
+        long inUse = staging.inUseWordAddress(rank, peerAt(step));
+        check(api.streamWaitValue32Equal(out, inUse, 0), "cuStreamWaitValue32");
+        check(api.streamWriteValue32(out, inUse, 1), "cuStreamWriteValue32");
+      }
+      mark(timeline, "out: peers freed", outbound);
+    }
+    long ownStaging = staging.stagingAddress(rank);
     for (int k = 0; k < chunks; k++) {
-      check(
-          api.copyAsync(staging.ownAddress() + k * chunk, input + k * chunk, chunk, out),
-          "cuMemcpyAsync");
+      if (route == Route.ONE_SHOT) {
+        copy(ownStaging + k * chunk, input + k * chunk, chunk, out);
+      } else {
+        for (int step = 1; step < world; step++) {
+          long offset = peerAt(step) * part + k * chunk;
+          copy(ownStaging + offset, input + offset, chunk, out);
+        }
+      }
       mark(timeline, STAGED[k], outbound);
-      check(
-          api.streamWriteValue32(out, staging.ownWordsAddress() + 4L * k, 1),
-          "cuStreamWriteValue32");
+      for (int step = 1; step < world; step++) {
+        check(
+            api.streamWriteValue32(out, staging.stagedWordAddress(rank, peerAt(step), k), 1),
+            "cuStreamWriteValue32");
+      }
     }
     outboundDone.record(outbound);
 
-    // Inbound: each of the peer's chunks, once staged, into this rank's own receive slot.
-    long received = ownBase + layout.hostReceiveOffset(rank);
+    // Inbound: chunk k from every peer, each once staged, then tell the kernel.
+    long landing =
+        ownBase
+            + (route == Route.ONE_SHOT
+                ? layout.hostReceiveOffset(rank)
+                : layout.hostPartsOffset(rank));
+    long sourceOffset = route == Route.ONE_SHOT ? 0 : rank * part;
     for (int k = 0; k < chunks; k++) {
-      long staged = staging.peerWordsAddress() + 4L * k;
-      check(api.streamWaitValue32Equal(in, staged, 1), "cuStreamWaitValue32");
-      check(api.streamWriteValue32(in, staged, 0), "cuStreamWriteValue32");
-      mark(timeline, PEER_STAGED[k], inbound);
-      check(
-          api.copyAsync(received + k * chunk, staging.peerAddress() + k * chunk, chunk, in),
-          "cuMemcpyAsync");
+      for (int step = 1; step < world; step++) {
+        int sender = peerAt(step);
+        long staged = staging.stagedWordAddress(sender, rank, k);
+        check(api.streamWaitValue32Equal(in, staged, 1), "cuStreamWaitValue32");
+        check(api.streamWriteValue32(in, staged, 0), "cuStreamWriteValue32");
+        if (step == 1) {
+          mark(timeline, PEER_STAGED[k], inbound);
+        }
+        copy(
+            landing + sender * part + k * chunk,
+            staging.stagingAddress(sender) + sourceOffset + k * chunk,
+            chunk,
+            in);
+      }
       mark(timeline, RECEIVED[k], inbound);
       check(
           api.streamWriteValue32(in, ownBase + layout.hostReadyOffset(k), 1),
+          "cuStreamWriteValue32");
+    }
+    for (int step = 1; guardStaging && step < world; step++) {
+      check(
+          api.streamWriteValue32(in, staging.inUseWordAddress(peerAt(step), rank), 0),
           "cuStreamWriteValue32");
     }
     inboundDone.record(inbound);
@@ -106,6 +178,15 @@ final class HostPath implements AutoCloseable {
   void joinCopies(Stream stream) {
     stream.waitFor(outboundDone);
     stream.waitFor(inboundDone);
+  }
+
+  /** The rank {@code step} places after this one, as the kernels order peers. */
+  private int peerAt(int step) {
+    return (rank + step) % world;
+  }
+
+  private void copy(long destination, long source, long bytes, MemorySegment stream) {
+    check(api.copyAsync(destination, source, bytes, stream), "cuMemcpyAsync");
   }
 
   // Step names per chunk, built once: a call allocates nothing.

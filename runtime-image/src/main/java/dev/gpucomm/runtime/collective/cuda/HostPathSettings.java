@@ -1,22 +1,25 @@
 package dev.gpucomm.runtime.collective.cuda;
 
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * The one-shot's host path on two ranks: from {@code minBytes}, a {@code share} of a call's bytes,
- * cut into {@code chunks}, travels GPU → pinned host memory → peer on the copy engines (the two
- * GPUs' PCIe links) while the rest goes over NVLink. The PCIe links add bandwidth that NVLink alone
- * does not have: on 2 × H200 both GPUs together moved 380–387 GB/s each way with 6–8 % of the bytes
- * through host memory, against 358 by SM stores over NVLink alone, and a 64 MiB all-reduce took 186
- * µs instead of 194 (32 MiB: slower, so the default starts at 64 MiB).
+ * The host path: from {@code minBytes}, a {@code share} of a call's bytes, cut into {@code chunks},
+ * travels GPU → pinned host memory → peer on the copy engines (the GPUs' PCIe links) while the rest
+ * goes over NVLink. The PCIe links add bandwidth that NVLink alone does not have: on 2 × H200 both
+ * GPUs together moved 380–387 GB/s each way with 6–8 % of the bytes through host memory, against
+ * 358 by SM stores over NVLink alone, and a 64 MiB one-shot took 190 µs instead of 194. On 4 × H200
+ * the four GPUs share about 165 GB/s of host memory traffic (20 GB/s each way per GPU when all copy
+ * at once), so the two-shot sends only its scatter's share that way.
  *
- * <p>Environment: {@code GPUCOMM_HOST_PATH=off} turns it off; {@code GPUCOMM_HOST_PATH_MIN_BYTES}
+ * <p>Environment: {@code GPUCOMM_HOST_PATH} is {@code auto} (the default: the one-shot on two ranks
+ * of a node and the two-shot on four, where it was measured to pay), {@code on} (also the two-shot
+ * on any other number of ranks of a node) or {@code off}; {@code GPUCOMM_HOST_PATH_MIN_BYTES}
  * (default 64 MiB), {@code GPUCOMM_HOST_PATH_SHARE} (a fraction, default 0.06, at most 0.5), {@code
  * GPUCOMM_HOST_PATH_CHUNKS} (1 to 16, default 2). The staging files live in {@code /dev/shm}.
  */
-public record HostPathSettings(
-    boolean enabled, long minBytes, double share, int chunks, Path folder) {
+public record HostPathSettings(Mode mode, long minBytes, double share, int chunks, Path folder) {
   public static final long DEFAULT_MIN_BYTES = 64L << 20;
   public static final double DEFAULT_SHARE = 0.06;
   public static final int DEFAULT_CHUNKS = 2;
@@ -27,7 +30,17 @@ public record HostPathSettings(
   /** Where the ranks' staging files live: memory-backed and shared by the ranks of a pod. */
   public static final Path DEFAULT_FOLDER = Path.of("/dev/shm");
 
+  /** {@code GPUCOMM_HOST_PATH}. */
+  public enum Mode {
+    AUTO,
+    ON,
+    OFF
+  }
+
   public HostPathSettings {
+    if (mode == null) {
+      throw new IllegalArgumentException("GPUCOMM_HOST_PATH must be auto, on or off");
+    }
     if (minBytes < 0) {
       throw new IllegalArgumentException(
           "GPUCOMM_HOST_PATH_MIN_BYTES must not be negative, got " + minBytes);
@@ -50,50 +63,77 @@ public record HostPathSettings(
 
   public static HostPathSettings defaults() {
     return new HostPathSettings(
-        true, DEFAULT_MIN_BYTES, DEFAULT_SHARE, DEFAULT_CHUNKS, DEFAULT_FOLDER);
+        Mode.AUTO, DEFAULT_MIN_BYTES, DEFAULT_SHARE, DEFAULT_CHUNKS, DEFAULT_FOLDER);
   }
 
   /** Settings from these environment variables; unset ones keep their defaults. */
   static HostPathSettings from(Map<String, String> env) {
     HostPathSettings d = defaults();
-    String onOff = env.getOrDefault("GPUCOMM_HOST_PATH", "on").trim();
-    if (!onOff.equals("on") && !onOff.equals("off")) {
-      throw new IllegalArgumentException(
-          "GPUCOMM_HOST_PATH must be on or off, got '" + onOff + "'");
-    }
+    String text = env.getOrDefault("GPUCOMM_HOST_PATH", "auto").trim();
+    Mode mode =
+        switch (text) {
+          case "auto" -> Mode.AUTO;
+          case "on" -> Mode.ON;
+          case "off" -> Mode.OFF;
+          default ->
+              throw new IllegalArgumentException(
+                  "GPUCOMM_HOST_PATH must be auto, on or off, got '" + text + "'");
+        };
     return new HostPathSettings(
-        onOff.equals("on"),
+        mode,
         CudaCommunicatorSettings.number(env, "GPUCOMM_HOST_PATH_MIN_BYTES", d.minBytes()),
         fraction(env, "GPUCOMM_HOST_PATH_SHARE", d.share()),
         (int) CudaCommunicatorSettings.number(env, "GPUCOMM_HOST_PATH_CHUNKS", d.chunks()),
         d.folder());
   }
 
-  /**
-   * Bytes of a call of {@code bytes} that take the host path: none below {@code minBytes}, else
-   * {@link #shareOf}.
-   */
-  public long hostBytes(long bytes) {
-    return !enabled || bytes < minBytes ? 0 : shareOf(bytes);
+  public boolean enabled() {
+    return mode != Mode.OFF;
   }
 
   /**
-   * The share of a call of {@code bytes}, whatever its size: equal chunks of whole 256-byte blocks,
-   * so that the NVLink part, which starts right after it, starts on whole cache lines in the input,
-   * the output and the peer's receive area.
+   * Whether calls of {@code route} take the host path on a node of {@code world} ranks: the
+   * one-shot's only on two ranks (its kernel reduces one peer's share); the two-shot's on four
+   * ranks, or on any number when forced on.
    */
-  public long shareOf(long bytes) {
-    long unit = ALIGNMENT * chunks;
+  boolean takes(HostPath.Route route, int world) {
+    return switch (mode) {
+      case OFF -> false;
+      case AUTO -> route == HostPath.Route.ONE_SHOT ? world == 2 : world == 4;
+      case ON -> route == HostPath.Route.ONE_SHOT ? world == 2 : world >= 2;
+    };
+  }
+
+  /** What {@code GPUCOMM_HOST_PATH} is set to, as a user writes it. */
+  String modeName() {
+    return mode.name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Bytes of a call of {@code bytes} that take the host path, cut into {@code parts} equal parts
+   * (one per receiving rank, or 1): none below {@code minBytes}, else {@link #shareOf}.
+   */
+  public long hostBytes(long bytes, int parts) {
+    return !enabled() || bytes < minBytes ? 0 : shareOf(bytes, parts);
+  }
+
+  /**
+   * The share of a call of {@code bytes}, whatever its size: {@code parts} equal parts of equal
+   * chunks of whole 256-byte blocks, so that the NVLink part, which starts right after it, starts
+   * on whole cache lines in the input, the output and the peers' receive areas.
+   */
+  public long shareOf(long bytes, int parts) {
+    long unit = ALIGNMENT * chunks * parts;
     return (long) Math.floor(bytes * share / unit) * unit;
   }
 
   /**
-   * The most bytes any call of at most {@code maxBytes} sends by the host path, forced or not
-   * ({@link #shareOf} grows with the call): what each rank stages in host memory; 0 when no call
-   * that large takes the host path by default.
+   * The most bytes any call of at most {@code maxBytes} stages in host memory, forced or not
+   * ({@link #shareOf} grows with the call and is largest undivided): what each rank stages; 0 when
+   * no call that large takes the host path by default.
    */
   public long stagingBytes(long maxBytes) {
-    return !enabled || maxBytes < minBytes ? 0 : shareOf(maxBytes);
+    return !enabled() || maxBytes < minBytes ? 0 : shareOf(maxBytes, 1);
   }
 
   private static double fraction(Map<String, String> env, String name, double fallback) {

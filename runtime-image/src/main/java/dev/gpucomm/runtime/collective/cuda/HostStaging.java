@@ -14,14 +14,19 @@ import java.time.Duration;
 import java.util.UUID;
 
 /**
- * The pinned host memory of the one-shot's host path on two ranks of a node, which run in separate
- * processes: each rank creates a file in a memory-backed folder ({@code /dev/shm}, which the ranks
- * of a pod share), maps it and registers it with CUDA; it stages its host share there, and the peer
- * maps and registers the same file to copy the share on into its GPU. Once both have mapped both
- * files, each rank deletes its own (the mappings stay), so nothing is left behind when a process
+ * The pinned host memory of the host path on the ranks of a node, which run in separate processes:
+ * each rank creates a file in a memory-backed folder ({@code /dev/shm}, which the ranks of a pod
+ * share), maps it and registers it with CUDA; it stages the bytes it sends there, and every peer
+ * maps and registers the same file to copy them on into its GPU. Once every rank has mapped every
+ * file, each rank deletes its own (the mappings stay), so nothing is left behind when a process
  * dies.
  *
- * <p>The ranks agree through the store: both use the host path, or neither does.
+ * <p>Each file starts with a page of hand-off words that the copy streams write and wait on (see
+ * {@link HostPath}): {@code staged[receiver][chunk]}, set by the sender once the chunk is staged
+ * and cleared by the receiver before it copies the chunk on; {@code inUse[receiver]}, set by the
+ * sender before it stages and cleared by the receiver once it has copied every chunk.
+ *
+ * <p>The ranks agree through the store: all of them use the host path, or none does.
  */
 final class HostStaging implements AutoCloseable {
   /** Page-locks host memory for CUDA; undone at close. */
@@ -34,23 +39,26 @@ final class HostStaging implements AutoCloseable {
   private static final String OK = "ok:";
   private static final String FAILED = "failed:";
   private static final long PAGE = 4096;
+  private static final int RANKS = PeerMemoryLayout.MAX_RANKS;
+  private static final int CHUNKS = PeerMemoryLayout.HOST_CHUNKS_MAX;
+  private static final long IN_USE_OFFSET = (long) RANKS * CHUNKS * Integer.BYTES;
 
   private final Arena arena;
   private final Registrar registrar;
-  private final MemorySegment own;
-  private final MemorySegment peer;
+  private final int localRank;
+  private final MemorySegment[] files;
 
-  private HostStaging(Arena arena, Registrar registrar, MemorySegment own, MemorySegment peer) {
+  private HostStaging(Arena arena, Registrar registrar, int localRank, MemorySegment[] files) {
     this.arena = arena;
     this.registrar = registrar;
-    this.own = own;
-    this.peer = peer;
+    this.localRank = localRank;
+    this.files = files;
   }
 
   /**
-   * Creates both ranks' staging together (every rank of the pair calls this).
+   * Creates the staging of all {@code world} ranks of the node together (every rank calls this).
    *
-   * @throws HostPathUnavailable with the reason, on both ranks, when either cannot set it up
+   * @throws HostPathUnavailable with the reason, on every rank, when any cannot set it up
    */
   static HostStaging create(
       Path folder,
@@ -58,54 +66,49 @@ final class HostStaging implements AutoCloseable {
       KeyValueStore store,
       String keyPrefix,
       int localRank,
-      int peerRank,
+      int world,
       Duration timeout,
       Registrar registrar) {
     // A page of hand-off words, then the staged bytes.
     long size = PAGE + (Math.max(bytes, 1) + PAGE - 1) / PAGE * PAGE;
     Arena arena = Arena.ofShared();
     Path ownPath = folder.resolve("gpucomm-host-" + UUID.randomUUID() + "-" + localRank);
-    MemorySegment own = null;
-    MemorySegment peer = null;
-    boolean ownRegistered = false;
-    boolean peerRegistered = false;
+    MemorySegment[] files = new MemorySegment[world];
+    boolean[] registered = new boolean[world];
     try {
       String ownOutcome;
       try {
-        own = map(ownPath, size, arena, true);
-        registrar.register(own.address(), size);
-        ownRegistered = true;
+        files[localRank] = map(ownPath, size, arena, true);
+        registrar.register(files[localRank].address(), size);
+        registered[localRank] = true;
         ownOutcome = OK + ownPath;
       } catch (RuntimeException | IOException e) {
         ownOutcome = FAILED + "rank " + localRank + ": " + describe(e);
       }
-      String peerOutcome =
-          exchange(store, keyPrefix + "/file", localRank, peerRank, ownOutcome, timeout);
-      if (!ownOutcome.startsWith(OK) || !peerOutcome.startsWith(OK)) {
-        throw new HostPathUnavailable(failure(localRank, ownOutcome, peerRank, peerOutcome));
-      }
-      String mappedOutcome;
+      String[] created =
+          exchange(store, keyPrefix + "/file", localRank, world, ownOutcome, timeout);
+      requireAllOk(created);
+      String mappedOutcome = OK;
       try {
-        peer = map(Path.of(peerOutcome.substring(OK.length())), size, arena, false);
-        registrar.register(peer.address(), size);
-        peerRegistered = true;
-        mappedOutcome = OK;
+        for (int peer = 0; peer < world; peer++) {
+          if (peer != localRank) {
+            files[peer] = map(Path.of(created[peer].substring(OK.length())), size, arena, false);
+            registrar.register(files[peer].address(), size);
+            registered[peer] = true;
+          }
+        }
       } catch (RuntimeException | IOException e) {
         mappedOutcome = FAILED + "rank " + localRank + ": " + describe(e);
       }
-      String peerMapped =
-          exchange(store, keyPrefix + "/mapped", localRank, peerRank, mappedOutcome, timeout);
-      if (!mappedOutcome.startsWith(OK) || !peerMapped.startsWith(OK)) {
-        throw new HostPathUnavailable(failure(localRank, mappedOutcome, peerRank, peerMapped));
-      }
+      requireAllOk(
+          exchange(store, keyPrefix + "/mapped", localRank, world, mappedOutcome, timeout));
       Files.deleteIfExists(ownPath);
-      return new HostStaging(arena, registrar, own, peer);
+      return new HostStaging(arena, registrar, localRank, files);
     } catch (IOException | RuntimeException e) {
-      if (peerRegistered) {
-        registrar.unregister(peer.address());
-      }
-      if (ownRegistered) {
-        registrar.unregister(own.address());
+      for (int rank = world - 1; rank >= 0; rank--) {
+        if (registered[rank]) {
+          registrar.unregister(files[rank].address());
+        }
       }
       arena.close();
       try {
@@ -120,37 +123,39 @@ final class HostStaging implements AutoCloseable {
     }
   }
 
-  /** Where this rank stages its share (host address, registered). */
-  long ownAddress() {
-    return own.address() + PAGE;
+  /** Where {@code rank} stages what it sends (host address, registered in this process). */
+  long stagingAddress(int rank) {
+    return files[rank].address() + PAGE;
   }
 
-  /** Where the peer stages its share, mapped and registered in this process. */
-  long peerAddress() {
-    return peer.address() + PAGE;
+  /** The word that says chunk {@code chunk} from {@code sender} to {@code receiver} is staged. */
+  long stagedWordAddress(int sender, int receiver, int chunk) {
+    return files[sender].address() + ((long) receiver * CHUNKS + chunk) * Integer.BYTES;
   }
 
-  /**
-   * This rank's hand-off words (zero at the start): word k says that chunk k is staged; this rank's
-   * copy stream sets it, the peer's clears it.
-   */
-  long ownWordsAddress() {
-    return own.address();
+  /** The word that says {@code receiver} has yet to copy on what {@code sender} staged for it. */
+  long inUseWordAddress(int sender, int receiver) {
+    return files[sender].address() + IN_USE_OFFSET + (long) receiver * Integer.BYTES;
   }
 
-  /** The peer's hand-off words, as mapped in this process. */
-  long peerWordsAddress() {
-    return peer.address();
+  /** The ranks whose staging this one has mapped, itself included. */
+  int world() {
+    return files.length;
+  }
+
+  int localRank() {
+    return localRank;
   }
 
   long bytes() {
-    return own.byteSize() - PAGE;
+    return files[localRank].byteSize() - PAGE;
   }
 
   @Override
   public void close() {
-    registrar.unregister(peer.address());
-    registrar.unregister(own.address());
+    for (int rank = files.length - 1; rank >= 0; rank--) {
+      registrar.unregister(files[rank].address());
+    }
     arena.close();
   }
 
@@ -177,30 +182,39 @@ final class HostStaging implements AutoCloseable {
     }
   }
 
-  private static String exchange(
+  /** Publishes this rank's outcome and returns every rank's, by rank. */
+  private static String[] exchange(
       KeyValueStore store,
       String keyPrefix,
       int localRank,
-      int peerRank,
+      int world,
       String outcome,
       Duration timeout) {
     store.set(keyPrefix + "/" + localRank, outcome.getBytes(StandardCharsets.UTF_8));
-    return new String(store.get(keyPrefix + "/" + peerRank, timeout), StandardCharsets.UTF_8);
+    String[] outcomes = new String[world];
+    for (int rank = 0; rank < world; rank++) {
+      outcomes[rank] =
+          rank == localRank
+              ? outcome
+              : new String(store.get(keyPrefix + "/" + rank, timeout), StandardCharsets.UTF_8);
+    }
+    return outcomes;
   }
 
-  /** The failure both ranks report: the lower rank's when both failed. */
-  private static String failure(int localRank, String own, int peerRank, String peer) {
-    boolean ownFailed = own.startsWith(FAILED);
-    boolean peerFailed = peer.startsWith(FAILED);
-    String first = ownFailed && (!peerFailed || localRank < peerRank) ? own : peer;
-    return "host staging failed, " + first.substring(FAILED.length());
+  /** Throws the lowest failing rank's reason, the same on every rank. */
+  private static void requireAllOk(String[] outcomes) {
+    for (String outcome : outcomes) {
+      if (outcome.startsWith(FAILED)) {
+        throw new HostPathUnavailable("host staging failed, " + outcome.substring(FAILED.length()));
+      }
+    }
   }
 
   private static String describe(Exception e) {
     return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 
-  /** Why the host path is off; both ranks of the pair get it. */
+  /** Why the host path is off; every rank of the node gets it. */
   static final class HostPathUnavailable extends RuntimeException {
     HostPathUnavailable(String reason) {
       super(reason);

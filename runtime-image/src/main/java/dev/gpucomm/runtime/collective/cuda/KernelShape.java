@@ -75,7 +75,7 @@ public record KernelShape(
   int blocks(AllReduceKernels.Variant variant) {
     return switch (variant) {
       case ONESHOT, ONESHOT_WS, ONESHOT_WSH -> oneShotBlocks;
-      case TWOSHOT, TWOSHOT_WS -> twoShotBlocks;
+      case TWOSHOT, TWOSHOT_WS, TWOSHOT_WSH -> twoShotBlocks;
       case LAMPORT, LAMPORT2 -> lamportBlocks;
     };
   }
@@ -83,7 +83,7 @@ public record KernelShape(
   /** The most pipeline chunks of a kernel's call (the Lamport kernels do not cut calls). */
   int chunks(AllReduceKernels.Variant variant) {
     return switch (variant) {
-      case TWOSHOT, TWOSHOT_WS -> twoShotChunks;
+      case TWOSHOT, TWOSHOT_WS, TWOSHOT_WSH -> twoShotChunks;
       case ONESHOT, ONESHOT_WS, ONESHOT_WSH, LAMPORT, LAMPORT2 -> oneShotChunks;
     };
   }

@@ -6,10 +6,10 @@ package dev.gpucomm.runtime.collective.cuda;
  *
  * <pre>
  * oneshot flags  uint32 [160 blocks][8 ranks]
- * twoshot flags  uint32 [2 barriers][160 blocks][8 ranks]
+ * twoshot flags  uint32 [3 barriers][160 blocks][8 ranks]  scatter, reduced, host part reduced
  * check          uint32 [8]                                 peer-memory write/read check
- * host words     uint32 [16 staged][16 ready][busy][done]   the one-shot host path's hand-offs
- * oneshot recv   [2 parity][world][maxBytes]
+ * host words     uint32 [16 ready][done]                    the host path's hand-offs to the kernel
+ * oneshot recv   [2 parity][world][maxBytes]                a rank's own slots: host path landings
  * twoshot recv   [2 parity][world][maxBytes / world + 16 · world]
  * scratch        [maxBytes / world + 16 · world]              two-shot reduced slice
  * lamport        [3 slot][world][lamportMaxBytes]             sentinel-filled receive slots
@@ -39,12 +39,11 @@ public record PeerMemoryLayout(
   static final long FLAG_SET_BYTES = (long) MAX_BLOCKS * MAX_RANKS * Integer.BYTES;
   static final long CHECK_BYTES = MAX_RANKS * Integer.BYTES;
 
-  /** Most chunks the one-shot's host path is cut into (HostWords in allreduce.cu). */
+  /** Most chunks the host path is cut into (HostWords in allreduce.cu). */
   public static final int HOST_CHUNKS_MAX = 16;
 
-  static final long HOST_WORDS_BYTES = (HOST_CHUNKS_MAX + 2L) * Integer.BYTES;
+  static final long HOST_WORDS_BYTES = (HOST_CHUNKS_MAX + 1L) * Integer.BYTES;
   static final long HOST_READY_OFFSET = 0;
-  static final long HOST_BUSY_OFFSET = (long) HOST_CHUNKS_MAX * Integer.BYTES;
   private static final long ALIGNMENT = 256;
 
   /** The word every Lamport receive slot holds until data lands: two bf16/fp16 -0.0 halves. */
@@ -58,7 +57,7 @@ public record PeerMemoryLayout(
     }
     long oneshotFlagsOffset = 0;
     long twoshotFlagsOffset = align(oneshotFlagsOffset + FLAG_SET_BYTES);
-    long checkOffset = align(twoshotFlagsOffset + 2 * FLAG_SET_BYTES);
+    long checkOffset = align(twoshotFlagsOffset + 3 * FLAG_SET_BYTES);
     long hostWordsOffset = align(checkOffset + CHECK_BYTES);
     long oneshotRecvOffset = align(hostWordsOffset + HOST_WORDS_BYTES);
     long oneshotRankStride = align(maxBytes);
@@ -117,17 +116,21 @@ public record PeerMemoryLayout(
     return hostWordsOffset + HOST_READY_OFFSET + (long) chunk * Integer.BYTES;
   }
 
-  /** Where the host path's word {@code busy} sits in a rank's allocation. */
-  public long hostBusyOffset() {
-    return hostWordsOffset + HOST_BUSY_OFFSET;
-  }
-
   /**
-   * Where the host path lands the peer's host share in this rank's allocation: this rank's own
-   * one-shot receive slot of parity 0, which no peer ever writes.
+   * Where the one-shot's host path (two ranks) lands the peer's host share in this rank's
+   * allocation: this rank's own one-shot receive slot of parity 0, which no peer ever writes.
    */
   public long hostReceiveOffset(int rank) {
     return oneshotRecvOffset + rank * oneshotRankStride;
+  }
+
+  /**
+   * Where the two-shot's host path keeps this rank's host part: its own one-shot receive slot of
+   * parity 1 (no peer ever writes there), sender s's copy at s part sizes in, the reduced part at
+   * this rank's own index, where the peers pull it from.
+   */
+  public long hostPartsOffset(int rank) {
+    return oneshotRecvOffset + (world + rank) * oneshotRankStride;
   }
 
   /** Bytes at the start of the allocation (flags, check and host words) that start at zero. */

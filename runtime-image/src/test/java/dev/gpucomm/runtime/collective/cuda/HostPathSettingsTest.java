@@ -14,15 +14,15 @@ class HostPathSettingsTest {
   void byDefaultSixPercentOfCallsFrom64MibGoThroughHostMemoryInTwoEqualChunks() {
     HostPathSettings settings = HostPathSettings.defaults();
 
-    long host = settings.hostBytes(64 * MIB);
+    long host = settings.hostBytes(64 * MIB, 1);
     assertThat(host).isEqualTo(2 * 256 * (long) Math.floor(64 * MIB * 0.06 / 256 / 2));
     assertThat(host % (256 * 2)).as("two chunks of whole 256-byte blocks").isZero();
     assertThat(host).isBetween((long) (64 * MIB * 0.0599), (long) (64 * MIB * 0.06));
-    assertThat(settings.hostBytes(64 * MIB - 16)).isZero();
-    assertThat(settings.hostBytes(32 * MIB)).isZero();
-    assertThat(settings.shareOf(32 * MIB))
+    assertThat(settings.hostBytes(64 * MIB - 16, 1)).isZero();
+    assertThat(settings.hostBytes(32 * MIB, 1)).isZero();
+    assertThat(settings.shareOf(32 * MIB, 1))
         .as("the share of a call below the minimum, for forced runs")
-        .isBetween(settings.hostBytes(64 * MIB) / 2 - 512, settings.hostBytes(64 * MIB) / 2);
+        .isBetween(settings.hostBytes(64 * MIB, 1) / 2 - 512, settings.hostBytes(64 * MIB, 1) / 2);
   }
 
   @Test
@@ -30,7 +30,7 @@ class HostPathSettingsTest {
     HostPathSettings settings = HostPathSettings.defaults();
     long bytes = 64 * MIB + 2;
 
-    long host = settings.hostBytes(bytes);
+    long host = settings.hostBytes(bytes, 1);
     assertThat(host % 512).isZero();
     assertThat(bytes - host).isPositive();
   }
@@ -39,7 +39,7 @@ class HostPathSettingsTest {
   void stagingHoldsTheShareOfTheLargestCallOrNothingWhenNoCallReachesTheMinimum() {
     HostPathSettings settings = HostPathSettings.defaults();
 
-    assertThat(settings.stagingBytes(64 * MIB)).isEqualTo(settings.hostBytes(64 * MIB));
+    assertThat(settings.stagingBytes(64 * MIB)).isEqualTo(settings.hostBytes(64 * MIB, 1));
     assertThat(settings.stagingBytes(32 * MIB)).isZero();
   }
 
@@ -65,7 +65,7 @@ class HostPathSettingsTest {
   @Test
   void badValuesAreRefusedNamingTheVariable() {
     assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "yes")))
-        .hasMessage("GPUCOMM_HOST_PATH must be on or off, got 'yes'");
+        .hasMessage("GPUCOMM_HOST_PATH must be auto, on or off, got 'yes'");
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH_SHARE", "0.7")))
         .hasMessage("GPUCOMM_HOST_PATH_SHARE must be a fraction above 0 and at most 0.5, got 0.7");
@@ -81,12 +81,51 @@ class HostPathSettingsTest {
   }
 
   @Test
-  void theHostPathIsTriedOnlyForTwoRanksOfANodeWithABufferThatReachesTheMinimum() {
+  void theTwoshotCutsItsShareIntoOneEqualPartPerRankOfWholeChunks() {
+    HostPathSettings settings = HostPathSettings.defaults();
+
+    long host = settings.hostBytes(64 * MIB, 4);
+    assertThat(host % (4 * 2 * 256)).as("4 parts of 2 chunks of whole 256-byte blocks").isZero();
+    assertThat(host).isBetween((long) (64 * MIB * 0.0599), (long) (64 * MIB * 0.06));
+    assertThat(settings.stagingBytes(64 * MIB)).isGreaterThanOrEqualTo(host);
+  }
+
+  @Test
+  void byDefaultTheOneshotTakesItOnTwoRanksAndTheTwoshotOnFourWhereItWasMeasured() {
+    HostPathSettings auto = HostPathSettings.defaults();
+    HostPathSettings on =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "on")).hostPath();
+    HostPathSettings off =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "off")).hostPath();
+
+    assertThat(auto.takes(HostPath.Route.ONE_SHOT, 2)).isTrue();
+    assertThat(auto.takes(HostPath.Route.TWO_SHOT, 2)).isFalse();
+    assertThat(auto.takes(HostPath.Route.TWO_SHOT, 4)).isTrue();
+    assertThat(auto.takes(HostPath.Route.ONE_SHOT, 4)).as("its kernel reduces one peer").isFalse();
+    assertThat(auto.takes(HostPath.Route.TWO_SHOT, 8)).as("not measured on 8").isFalse();
+    assertThat(on.takes(HostPath.Route.TWO_SHOT, 8)).isTrue();
+    assertThat(on.takes(HostPath.Route.TWO_SHOT, 2)).isTrue();
+    assertThat(on.takes(HostPath.Route.ONE_SHOT, 4)).isFalse();
+    assertThat(off.takes(HostPath.Route.ONE_SHOT, 2)).isFalse();
+    assertThat(off.takes(HostPath.Route.TWO_SHOT, 4)).isFalse();
+  }
+
+  @Test
+  void theHostPathIsTriedOnTwoOrFourRanksOfANodeWithABufferThatReachesTheMinimum() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 
     assertThat(CudaCommunicator.hostPathRefusal(topology(2), defaults, 64 * MIB)).isEmpty();
-    assertThat(CudaCommunicator.hostPathRefusal(topology(4), defaults, 64 * MIB))
-        .isEqualTo("it joins two ranks, this node has 4");
+    assertThat(CudaCommunicator.hostPathRefusal(topology(4), defaults, 64 * MIB)).isEmpty();
+    assertThat(CudaCommunicator.hostPathRefusal(topology(8), defaults, 64 * MIB))
+        .isEqualTo(
+            "measured to pay on 2 and 4 ranks of a node, this node has 8"
+                + " (GPUCOMM_HOST_PATH=on forces it)");
+    assertThat(
+            CudaCommunicator.hostPathRefusal(
+                topology(8),
+                CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "on")),
+                64 * MIB))
+        .isEmpty();
     assertThat(CudaCommunicator.hostPathRefusal(topology(2), defaults, 32 * MIB))
         .isEqualTo(
             "the peer buffer (33554432 bytes) is below GPUCOMM_HOST_PATH_MIN_BYTES (67108864)");

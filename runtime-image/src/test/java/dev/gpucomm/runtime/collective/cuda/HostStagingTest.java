@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.collective.cuda;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,7 +21,7 @@ import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Two ranks (threads here, processes in a pod) setting up the host path's shared staging. */
+/** The ranks of a node (threads here, processes in a pod) setting up the host path's staging. */
 class HostStagingTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
@@ -52,37 +53,63 @@ class HostStagingTest {
   }
 
   @Test
-  void eachRankSeesThePeersStagedBytesAndNoFileIsLeftBehind() throws Exception {
-    RecordingRegistrar[] registrars = {
-      new RecordingRegistrar(false), new RecordingRegistrar(false)
-    };
-    List<HostStaging> stagings = createBoth(rank -> registrars[rank]);
+  void eachRankSeesEveryPeersStagedBytesAndWordsAndNoFileIsLeftBehind() throws Exception {
+    int world = 4;
+    RecordingRegistrar[] registrars = new RecordingRegistrar[world];
+    for (int rank = 0; rank < world; rank++) {
+      registrars[rank] = new RecordingRegistrar(false);
+    }
+    List<HostStaging> stagings = createAll(world, rank -> registrars[rank]);
     try {
       HostStaging rank0 = stagings.get(0);
-      HostStaging rank1 = stagings.get(1);
-      MemorySegment staged0 = MemorySegment.ofAddress(rank0.ownAddress()).reinterpret(1 << 20);
-      MemorySegment seenBy1 = MemorySegment.ofAddress(rank1.peerAddress()).reinterpret(1 << 20);
+      HostStaging rank2 = stagings.get(2);
+      MemorySegment staged0 = MemorySegment.ofAddress(rank0.stagingAddress(0)).reinterpret(1 << 20);
+      MemorySegment seenBy2 = MemorySegment.ofAddress(rank2.stagingAddress(0)).reinterpret(1 << 20);
       staged0.set(JAVA_LONG, 4096, 0x1234_5678_9abc_def0L);
 
-      assertThat(seenBy1.get(JAVA_LONG, 4096)).isEqualTo(0x1234_5678_9abc_def0L);
+      assertThat(seenBy2.get(JAVA_LONG, 4096)).isEqualTo(0x1234_5678_9abc_def0L);
       assertThat(rank0.bytes()).isEqualTo(1 << 20);
-      MemorySegment words0 = MemorySegment.ofAddress(rank0.ownWordsAddress()).reinterpret(64);
-      MemorySegment wordsSeenBy1 =
-          MemorySegment.ofAddress(rank1.peerWordsAddress()).reinterpret(64);
-      words0.set(JAVA_LONG, 8, 1L);
-      assertThat(wordsSeenBy1.get(JAVA_LONG, 8)).as("hand-off words are shared too").isEqualTo(1L);
-      assertThat(wordsSeenBy1.get(JAVA_LONG, 0)).as("and start at zero").isZero();
-      assertThat(registrars[0].registered)
-          .as("both whole mappings, words and data")
-          .containsExactlyInAnyOrder(rank0.ownWordsAddress(), rank0.peerWordsAddress());
+      assertThat(rank2.world()).isEqualTo(world);
+      assertThat(rank2.localRank()).isEqualTo(2);
+
+      MemorySegment stagedWord =
+          MemorySegment.ofAddress(rank0.stagedWordAddress(0, 2, 1)).reinterpret(4);
+      MemorySegment stagedWordSeenBy2 =
+          MemorySegment.ofAddress(rank2.stagedWordAddress(0, 2, 1)).reinterpret(4);
+      assertThat(stagedWordSeenBy2.get(JAVA_INT, 0)).as("hand-off words start at zero").isZero();
+      stagedWord.set(JAVA_INT, 0, 1);
+      assertThat(stagedWordSeenBy2.get(JAVA_INT, 0)).as("and are shared").isEqualTo(1);
+      MemorySegment inUseSeenBy0 =
+          MemorySegment.ofAddress(rank0.inUseWordAddress(0, 3)).reinterpret(4);
+      MemorySegment.ofAddress(stagings.get(3).inUseWordAddress(0, 3))
+          .reinterpret(4)
+          .set(JAVA_INT, 0, 1);
+      assertThat(inUseSeenBy0.get(JAVA_INT, 0)).isEqualTo(1);
+
+      Set<Long> words = new java.util.HashSet<>();
+      for (int sender = 0; sender < world; sender++) {
+        for (int receiver = 0; receiver < PeerMemoryLayout.MAX_RANKS; receiver++) {
+          words.add(rank0.inUseWordAddress(sender, receiver));
+          for (int chunk = 0; chunk < PeerMemoryLayout.HOST_CHUNKS_MAX; chunk++) {
+            long word = rank0.stagedWordAddress(sender, receiver, chunk);
+            words.add(word);
+            assertThat(word).isLessThan(rank0.stagingAddress(sender));
+          }
+        }
+      }
+      assertThat(words)
+          .as("one word each, all in the page before the staged bytes")
+          .hasSize(world * PeerMemoryLayout.MAX_RANKS * (PeerMemoryLayout.HOST_CHUNKS_MAX + 1));
+      assertThat(registrars[0].registered).as("every rank's whole mapping").hasSize(world);
       try (var files = Files.list(folder)) {
-        assertThat(files).as("staging files, deleted once both ranks mapped them").isEmpty();
+        assertThat(files).as("staging files, deleted once every rank mapped them").isEmpty();
       }
     } finally {
       stagings.forEach(HostStaging::close);
     }
-    assertThat(registrars[0].registered).isEmpty();
-    assertThat(registrars[1].registered).isEmpty();
+    for (RecordingRegistrar registrar : registrars) {
+      assertThat(registrar.registered).isEmpty();
+    }
   }
 
   @Test
@@ -134,7 +161,7 @@ class HostStagingTest {
                         sharedStore,
                         "job/node-0/host-path",
                         localRank,
-                        1 - localRank,
+                        2,
                         TIMEOUT,
                         new RecordingRegistrar(false))));
       }
@@ -154,13 +181,13 @@ class HostStagingTest {
         .contains("no-such-folder");
   }
 
-  private List<HostStaging> createBoth(IntFunction<HostStaging.Registrar> registrars)
+  private List<HostStaging> createAll(int world, IntFunction<HostStaging.Registrar> registrars)
       throws Exception {
     List<HostStaging> stagings = new ArrayList<>();
-    try (ExecutorService ranks = Executors.newFixedThreadPool(2)) {
+    try (ExecutorService ranks = Executors.newFixedThreadPool(world)) {
       List<Future<HostStaging>> futures = new ArrayList<>();
       InMemoryStore store = new InMemoryStore();
-      for (int rank = 0; rank < 2; rank++) {
+      for (int rank = 0; rank < world; rank++) {
         int localRank = rank;
         futures.add(
             ranks.submit(
@@ -171,7 +198,7 @@ class HostStagingTest {
                         store,
                         "job/node-0/host-path",
                         localRank,
-                        1 - localRank,
+                        world,
                         TIMEOUT,
                         registrars.apply(localRank))));
       }
@@ -186,6 +213,6 @@ class HostStagingTest {
 
   private HostStaging create(int rank, HostStaging.Registrar registrar) {
     return HostStaging.create(
-        folder, 1 << 20, sharedStore, "job/node-0/host-path", rank, 1 - rank, TIMEOUT, registrar);
+        folder, 1 << 20, sharedStore, "job/node-0/host-path", rank, 2, TIMEOUT, registrar);
   }
 }

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.collective.cuda;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -83,17 +84,27 @@ class PeerMemoryLayoutTest {
 
   @ParameterizedTest
   @ValueSource(ints = {2, 4})
-  void theHostPathWordsStartAtZeroAndItsDataLandsInTheRanksOwnOneshotSlot(int world) {
+  void theHostPathWordsStartAtZeroAndItsDataLandsInTheRanksOwnOneshotSlots(int world) {
     PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT);
 
-    long lastWord = layout.hostBusyOffset() + 2 * Integer.BYTES;
+    long doneWord = layout.hostReadyOffset(PeerMemoryLayout.HOST_CHUNKS_MAX - 1) + Integer.BYTES;
     assertThat(layout.hostReadyOffset(0)).isEqualTo(layout.hostWordsOffset());
-    assertThat(layout.hostBusyOffset())
-        .isEqualTo(layout.hostReadyOffset(PeerMemoryLayout.HOST_CHUNKS_MAX - 1) + Integer.BYTES);
-    assertThat(lastWord).isLessThanOrEqualTo(layout.flagBytes());
+    assertThat(doneWord + Integer.BYTES).isLessThanOrEqualTo(layout.flagBytes());
     for (int rank = 0; rank < world; rank++) {
       assertThat(layout.hostReceiveOffset(rank))
+          .as("parity 0, own index")
           .isEqualTo(layout.oneshotRecvOffset() + rank * layout.oneshotRankStride());
+      assertThat(layout.hostPartsOffset(rank))
+          .as("parity 1, own index")
+          .isEqualTo(layout.oneshotRecvOffset() + (world + rank) * layout.oneshotRankStride());
     }
+  }
+
+  @Test
+  void theTwoshotHasThreeFlagSetsBeforeTheCheckWords() {
+    PeerMemoryLayout layout = PeerMemoryLayout.of(4, MAX, LAMPORT, LAMPORT);
+
+    assertThat(layout.checkOffset() - layout.twoshotFlagsOffset())
+        .isGreaterThanOrEqualTo(3 * PeerMemoryLayout.FLAG_SET_BYTES);
   }
 }

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * Where the time of back-to-back eager calls goes, step by step on each GPU (CUDA events at each
- * step of the call, on the stream that runs it): the one-shot with and without its host path, at a
+ * step of the call, on the stream that runs it): a kernel with and without its host path, at a
  * small and at the large sizes. Every rank prints its own timeline.
  */
 final class CallTimelines {
@@ -24,18 +24,21 @@ final class CallTimelines {
   }
 
   void run() {
-    List<String> variants =
-        session.communicator.hostPathReason().isEmpty()
-            ? List.of("oneshot_ws", "oneshot_wsh")
-            : List.of("oneshot_ws");
+    // The kernel whose host path this node's calls take by default, beside the same kernel
+    // without it; the one-shot on two ranks when the host path is off.
+    List<String> host = session.communicator.hostPathKernels();
+    String withHost = host.isEmpty() ? null : host.getFirst();
+    String plain = withHost == null ? "oneshot_ws" : withHost.substring(0, withHost.length() - 1);
+    List<String> variants = withHost == null ? List.of(plain) : List.of(plain, withHost);
     for (int tokens : new int[] {32, 2048, 4096}) {
       long count = (long) tokens * DiagnosticsSession.HIDDEN;
       for (String variant : variants) {
         trace(AllReduceRunner.kernel(variant), tokens, count);
       }
-      if (tokens == 4096) {
-        // The one-shot alone over the bytes that the host path leaves to NVLink at this size.
-        trace(AllReduceRunner.kernel("oneshot_ws"), tokens, count * 94 / 100 / 256 * 256);
+      if (tokens == 4096 && withHost != null) {
+        // The kernel alone over the bytes that the host path leaves to NVLink at this size.
+        long nvlinkCount = count * 94 / 100 / 256 * 256;
+        trace(AllReduceRunner.kernel(plain), tokens, nvlinkCount);
       }
     }
   }

@@ -108,14 +108,14 @@ public final class CudaDiagnostics {
         session.topology.worldSize());
     session.out.printf(
         Locale.ROOT,
-        "communicator: %s in %.2f s; unavailable: %s; one-shot host path: %s%n",
+        "communicator: %s in %.2f s; unavailable: %s; host path: %s%n",
         session.communicator.allReduceAlgorithms(),
         creationSeconds,
         session.communicator.unavailableReason().isEmpty()
             ? "none"
             : session.communicator.unavailableReason(),
         session.communicator.hostPathReason().isEmpty()
-            ? "on"
+            ? "on (" + String.join(", ", session.communicator.hostPathKernels()) + ")"
             : "off (" + session.communicator.hostPathReason() + ")");
   }
 

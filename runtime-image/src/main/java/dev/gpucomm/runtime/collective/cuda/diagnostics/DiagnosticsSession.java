@@ -58,8 +58,8 @@ final class DiagnosticsSession {
   }
 
   /**
-   * Every IPC kernel variant, forced by name (the one-shot with its host path where that is on);
-   * empty when peer memory is unavailable.
+   * Every IPC kernel variant, forced by name (those with a host path where that is on); empty when
+   * peer memory is unavailable.
    */
   List<AllReduceRunner> customRunners() {
     List<AllReduceRunner> runners = new ArrayList<>();
@@ -68,8 +68,8 @@ final class DiagnosticsSession {
           List.of("lamport", "oneshot", "twoshot", "lamport2", "oneshot_ws", "twoshot_ws")) {
         runners.add(AllReduceRunner.kernel(variant));
       }
-      if (communicator.hostPathReason().isEmpty()) {
-        runners.add(AllReduceRunner.kernel("oneshot_wsh"));
+      for (String variant : communicator.hostPathKernels()) {
+        runners.add(AllReduceRunner.kernel(variant));
       }
     }
     return runners;
