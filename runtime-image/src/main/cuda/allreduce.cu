@@ -100,15 +100,20 @@ struct PeerLayout {
 };
 
 // The words of the host path (oneshot_wsh, twoshot_wsh) in every rank's peer memory, all zero at
-// the start. The copy streams move a call's host bytes chunk by chunk (HostPath on the host: the
-// sender's outbound stream stages each chunk in pinned host memory and says so in host memory; the
-// receiver's inbound stream copies it on into its own peer memory and, once chunk k has come from
-// every sender, sets its `ready[k]`). The kernel reduces chunk k once `ready[k]` is set, and the last
-// block to finish clears the ready words for the next call. The streams write only constants, so
-// CUDA graphs replay the protocol unchanged.
+// the start. The copy streams move a call's host bytes chunk by chunk (HostPath on the host): the
+// sender's outbound stream stages each chunk in pinned host memory and sets `staged[sender][k]` in
+// the receiver's words over the peer mapping; the receiver's inbound stream waits for it in its own
+// memory, clears it, copies the chunk on into its own peer memory and, once chunk k has come from
+// every sender, sets its `ready[k]`. The kernel reduces chunk k once `ready[k]` is set, and the last
+// block to finish clears the ready words for the next call. On two ranks `inUse[receiver]` in the
+// sender's words keeps the sender from restaging before the receiver has copied. The streams write
+// only constants, so CUDA graphs replay the protocol unchanged; the kernels touch only `ready`
+// and `done`.
 struct HostWords {
   uint32_t ready[GPUCOMM_HOST_CHUNKS_MAX];
   uint32_t done;  // blocks of this rank's kernel that have reduced every host chunk
+  uint32_t staged[GPUCOMM_MAX_RANKS][GPUCOMM_HOST_CHUNKS_MAX];
+  uint32_t inUse[GPUCOMM_MAX_RANKS];
 };
 
 // Per-communicator state in this rank's own (not shared) device memory, one entry per block.

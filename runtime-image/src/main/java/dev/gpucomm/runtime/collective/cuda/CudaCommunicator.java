@@ -283,12 +283,24 @@ public final class CudaCommunicator implements Communicator {
                 api.unregisterHost(address);
               }
             });
-    return new HostPath(device, staging, peerMemory.layout(), peerMemory.bases()[rank], host);
+    return new HostPath(device, staging, peerMemory.layout(), peerMemory.bases(), host);
   }
 
   /** Why the host path is off (empty when it is on). */
   public String hostPathReason() {
     return hostPathReason;
+  }
+
+  /**
+   * Bytes of a call of {@code bytes} that {@code kernel} (one of {@link #hostPathKernels}) sends
+   * through host memory when forced by name.
+   */
+  public long hostPathShareOf(String kernel, long bytes) {
+    HostPath.Route route = AllReduceKernels.Variant.named(kernel).hostRoute();
+    if (hostPath == null || route == null) {
+      throw new IllegalArgumentException(kernel + " takes no host path here");
+    }
+    return hostPath.shareOf(route, bytes);
   }
 
   /**

@@ -11,17 +11,21 @@ import java.util.Map;
  * GPUs together moved 380–387 GB/s each way with 6–8 % of the bytes through host memory, against
  * 358 by SM stores over NVLink alone, and a 64 MiB one-shot took 190 µs instead of 194. On 4 × H200
  * the four GPUs share about 165 GB/s of host memory traffic (20 GB/s each way per GPU when all copy
- * at once), so the two-shot sends only its scatter's share that way.
+ * at once), so the two-shot sends only a share of its scatter that way: 8 % of a 64 MiB two-shot
+ * took it from 305 to 297 µs.
  *
  * <p>Environment: {@code GPUCOMM_HOST_PATH} is {@code auto} (the default: the one-shot on two ranks
  * of a node and the two-shot on four, where it was measured to pay), {@code on} (also the two-shot
  * on any other number of ranks of a node) or {@code off}; {@code GPUCOMM_HOST_PATH_MIN_BYTES}
- * (default 64 MiB), {@code GPUCOMM_HOST_PATH_SHARE} (a fraction, default 0.06, at most 0.5), {@code
+ * (default 64 MiB), {@code GPUCOMM_HOST_PATH_SHARE} (a fraction at most 0.5, for both kernels;
+ * default 0.06 for the one-shot and 0.08 for the two-shot, the best measured), {@code
  * GPUCOMM_HOST_PATH_CHUNKS} (1 to 16, default 2). The staging files live in {@code /dev/shm}.
  */
-public record HostPathSettings(Mode mode, long minBytes, double share, int chunks, Path folder) {
+public record HostPathSettings(
+    Mode mode, long minBytes, double oneShotShare, double twoShotShare, int chunks, Path folder) {
   public static final long DEFAULT_MIN_BYTES = 64L << 20;
-  public static final double DEFAULT_SHARE = 0.06;
+  public static final double DEFAULT_ONE_SHOT_SHARE = 0.06;
+  public static final double DEFAULT_TWO_SHOT_SHARE = 0.08;
   public static final int DEFAULT_CHUNKS = 2;
 
   /** Every host chunk is a whole number of these bytes. */
@@ -45,9 +49,11 @@ public record HostPathSettings(Mode mode, long minBytes, double share, int chunk
       throw new IllegalArgumentException(
           "GPUCOMM_HOST_PATH_MIN_BYTES must not be negative, got " + minBytes);
     }
-    if (!(share > 0 && share <= 0.5)) {
-      throw new IllegalArgumentException(
-          "GPUCOMM_HOST_PATH_SHARE must be a fraction above 0 and at most 0.5, got " + share);
+    for (double share : new double[] {oneShotShare, twoShotShare}) {
+      if (!(share > 0 && share <= 0.5)) {
+        throw new IllegalArgumentException(
+            "GPUCOMM_HOST_PATH_SHARE must be a fraction above 0 and at most 0.5, got " + share);
+      }
     }
     if (folder == null) {
       throw new IllegalArgumentException("host path folder must be set");
@@ -63,7 +69,12 @@ public record HostPathSettings(Mode mode, long minBytes, double share, int chunk
 
   public static HostPathSettings defaults() {
     return new HostPathSettings(
-        Mode.AUTO, DEFAULT_MIN_BYTES, DEFAULT_SHARE, DEFAULT_CHUNKS, DEFAULT_FOLDER);
+        Mode.AUTO,
+        DEFAULT_MIN_BYTES,
+        DEFAULT_ONE_SHOT_SHARE,
+        DEFAULT_TWO_SHOT_SHARE,
+        DEFAULT_CHUNKS,
+        DEFAULT_FOLDER);
   }
 
   /** Settings from these environment variables; unset ones keep their defaults. */
@@ -79,10 +90,12 @@ public record HostPathSettings(Mode mode, long minBytes, double share, int chunk
               throw new IllegalArgumentException(
                   "GPUCOMM_HOST_PATH must be auto, on or off, got '" + text + "'");
         };
+    String share = env.get("GPUCOMM_HOST_PATH_SHARE");
     return new HostPathSettings(
         mode,
         CudaCommunicatorSettings.number(env, "GPUCOMM_HOST_PATH_MIN_BYTES", d.minBytes()),
-        fraction(env, "GPUCOMM_HOST_PATH_SHARE", d.share()),
+        fraction("GPUCOMM_HOST_PATH_SHARE", share, d.oneShotShare()),
+        fraction("GPUCOMM_HOST_PATH_SHARE", share, d.twoShotShare()),
         (int) CudaCommunicatorSettings.number(env, "GPUCOMM_HOST_PATH_CHUNKS", d.chunks()),
         d.folder());
   }
@@ -110,34 +123,38 @@ public record HostPathSettings(Mode mode, long minBytes, double share, int chunk
   }
 
   /**
-   * Bytes of a call of {@code bytes} that take the host path, cut into {@code parts} equal parts
-   * (one per receiving rank, or 1): none below {@code minBytes}, else {@link #shareOf}.
+   * Bytes of a call of {@code bytes} that take the host path along {@code route} on {@code world}
+   * ranks: none below {@code minBytes}, else {@link #shareOf}.
    */
-  public long hostBytes(long bytes, int parts) {
-    return !enabled() || bytes < minBytes ? 0 : shareOf(bytes, parts);
+  public long hostBytes(HostPath.Route route, long bytes, int world) {
+    return !enabled() || bytes < minBytes ? 0 : shareOf(route, bytes, world);
   }
 
   /**
-   * The share of a call of {@code bytes}, whatever its size: {@code parts} equal parts of equal
-   * chunks of whole 256-byte blocks, so that the NVLink part, which starts right after it, starts
-   * on whole cache lines in the input, the output and the peers' receive areas.
+   * The share of a call of {@code bytes}, whatever its size: equal parts (one per rank for the
+   * two-shot) of equal chunks of whole 256-byte blocks, so that the NVLink part, which starts right
+   * after it, starts on whole cache lines in the input, the output and the peers' receive areas.
    */
-  public long shareOf(long bytes, int parts) {
-    long unit = ALIGNMENT * chunks * parts;
-    return (long) Math.floor(bytes * share / unit) * unit;
+  public long shareOf(HostPath.Route route, long bytes, int world) {
+    boolean oneShot = route == HostPath.Route.ONE_SHOT;
+    long unit = ALIGNMENT * chunks * (oneShot ? 1 : world);
+    return (long) Math.floor(bytes * (oneShot ? oneShotShare : twoShotShare) / unit) * unit;
   }
 
   /**
    * The most bytes any call of at most {@code maxBytes} stages in host memory, forced or not
-   * ({@link #shareOf} grows with the call and is largest undivided): what each rank stages; 0 when
-   * no call that large takes the host path by default.
+   * ({@link #shareOf} grows with the call): what each rank stages; 0 when no call that large takes
+   * the host path by default.
    */
   public long stagingBytes(long maxBytes) {
-    return !enabled() || maxBytes < minBytes ? 0 : shareOf(maxBytes, 1);
+    if (!enabled() || maxBytes < minBytes) {
+      return 0;
+    }
+    long unit = ALIGNMENT * chunks;
+    return (long) Math.ceil(maxBytes * Math.max(oneShotShare, twoShotShare) / unit) * unit;
   }
 
-  private static double fraction(Map<String, String> env, String name, double fallback) {
-    String text = env.get(name);
+  private static double fraction(String name, String text, double fallback) {
     if (text == null || text.isBlank()) {
       return fallback;
     }

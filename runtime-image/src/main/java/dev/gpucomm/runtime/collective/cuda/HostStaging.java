@@ -21,10 +21,9 @@ import java.util.UUID;
  * file, each rank deletes its own (the mappings stay), so nothing is left behind when a process
  * dies.
  *
- * <p>Each file starts with a page of hand-off words that the copy streams write and wait on (see
- * {@link HostPath}): {@code staged[receiver][chunk]}, set by the sender once the chunk is staged
- * and cleared by the receiver before it copies the chunk on; {@code inUse[receiver]}, set by the
- * sender before it stages and cleared by the receiver once it has copied every chunk.
+ * <p>The files hold bytes only: the hand-off words live in the ranks' peer memory, where a copy
+ * stream waits on its own GPU's memory ({@link PeerMemoryLayout#hostStagedOffset}), which answers
+ * faster than host memory.
  *
  * <p>The ranks agree through the store: all of them use the host path, or none does.
  */
@@ -39,9 +38,6 @@ final class HostStaging implements AutoCloseable {
   private static final String OK = "ok:";
   private static final String FAILED = "failed:";
   private static final long PAGE = 4096;
-  private static final int RANKS = PeerMemoryLayout.MAX_RANKS;
-  private static final int CHUNKS = PeerMemoryLayout.HOST_CHUNKS_MAX;
-  private static final long IN_USE_OFFSET = (long) RANKS * CHUNKS * Integer.BYTES;
 
   private final Arena arena;
   private final Registrar registrar;
@@ -69,8 +65,7 @@ final class HostStaging implements AutoCloseable {
       int world,
       Duration timeout,
       Registrar registrar) {
-    // A page of hand-off words, then the staged bytes.
-    long size = PAGE + (Math.max(bytes, 1) + PAGE - 1) / PAGE * PAGE;
+    long size = (Math.max(bytes, 1) + PAGE - 1) / PAGE * PAGE;
     Arena arena = Arena.ofShared();
     Path ownPath = folder.resolve("gpucomm-host-" + UUID.randomUUID() + "-" + localRank);
     MemorySegment[] files = new MemorySegment[world];
@@ -125,17 +120,7 @@ final class HostStaging implements AutoCloseable {
 
   /** Where {@code rank} stages what it sends (host address, registered in this process). */
   long stagingAddress(int rank) {
-    return files[rank].address() + PAGE;
-  }
-
-  /** The word that says chunk {@code chunk} from {@code sender} to {@code receiver} is staged. */
-  long stagedWordAddress(int sender, int receiver, int chunk) {
-    return files[sender].address() + ((long) receiver * CHUNKS + chunk) * Integer.BYTES;
-  }
-
-  /** The word that says {@code receiver} has yet to copy on what {@code sender} staged for it. */
-  long inUseWordAddress(int sender, int receiver) {
-    return files[sender].address() + IN_USE_OFFSET + (long) receiver * Integer.BYTES;
+    return files[rank].address();
   }
 
   /** The ranks whose staging this one has mapped, itself included. */
@@ -148,7 +133,7 @@ final class HostStaging implements AutoCloseable {
   }
 
   long bytes() {
-    return files[localRank].byteSize() - PAGE;
+    return files[localRank].byteSize();
   }
 
   @Override

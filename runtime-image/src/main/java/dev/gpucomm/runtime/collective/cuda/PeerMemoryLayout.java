@@ -8,7 +8,7 @@ package dev.gpucomm.runtime.collective.cuda;
  * oneshot flags  uint32 [160 blocks][8 ranks]
  * twoshot flags  uint32 [3 barriers][160 blocks][8 ranks]  scatter, reduced, host part reduced
  * check          uint32 [8]                                 peer-memory write/read check
- * host words     uint32 [16 ready][done]                    the host path's hand-offs to the kernel
+ * host words     uint32 [16 ready][done][8 senders][16 staged][8 in use]  the host path's hand-offs
  * oneshot recv   [2 parity][world][maxBytes]                a rank's own slots: host path landings
  * twoshot recv   [2 parity][world][maxBytes / world + 16 · world]
  * scratch        [maxBytes / world + 16 · world]              two-shot reduced slice
@@ -42,8 +42,11 @@ public record PeerMemoryLayout(
   /** Most chunks the host path is cut into (HostWords in allreduce.cu). */
   public static final int HOST_CHUNKS_MAX = 16;
 
-  static final long HOST_WORDS_BYTES = (HOST_CHUNKS_MAX + 1L) * Integer.BYTES;
   static final long HOST_READY_OFFSET = 0;
+  static final long HOST_STAGED_OFFSET = (HOST_CHUNKS_MAX + 1L) * Integer.BYTES;
+  static final long HOST_IN_USE_OFFSET =
+      HOST_STAGED_OFFSET + (long) MAX_RANKS * HOST_CHUNKS_MAX * Integer.BYTES;
+  static final long HOST_WORDS_BYTES = HOST_IN_USE_OFFSET + (long) MAX_RANKS * Integer.BYTES;
   private static final long ALIGNMENT = 256;
 
   /** The word every Lamport receive slot holds until data lands: two bf16/fp16 -0.0 halves. */
@@ -114,6 +117,26 @@ public record PeerMemoryLayout(
   /** Where the host path's word {@code ready[chunk]} sits in a rank's allocation. */
   public long hostReadyOffset(int chunk) {
     return hostWordsOffset + HOST_READY_OFFSET + (long) chunk * Integer.BYTES;
+  }
+
+  /**
+   * Where the host path's word {@code staged[sender][chunk]} sits in a receiving rank's allocation:
+   * the sender's outbound copy stream sets it over the peer mapping once the chunk is in host
+   * memory, the receiver's inbound copy stream waits for it in its own memory and clears it.
+   */
+  public long hostStagedOffset(int sender, int chunk) {
+    return hostWordsOffset
+        + HOST_STAGED_OFFSET
+        + ((long) sender * HOST_CHUNKS_MAX + chunk) * Integer.BYTES;
+  }
+
+  /**
+   * Where the host path's word {@code inUse[receiver]} sits in a sending rank's allocation: the
+   * sender sets it before it stages, the receiver clears it over the peer mapping once it has
+   * copied every chunk on.
+   */
+  public long hostInUseOffset(int receiver) {
+    return hostWordsOffset + HOST_IN_USE_OFFSET + (long) receiver * Integer.BYTES;
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.gpucomm.runtime.collective.cuda;
 
+import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.ONE_SHOT;
+import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.TWO_SHOT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,18 +13,20 @@ class HostPathSettingsTest {
   private static final long MIB = 1L << 20;
 
   @Test
-  void byDefaultSixPercentOfCallsFrom64MibGoThroughHostMemoryInTwoEqualChunks() {
+  void byDefaultSixPercentOfOneshotsFrom64MibGoThroughHostMemoryInTwoEqualChunks() {
     HostPathSettings settings = HostPathSettings.defaults();
 
-    long host = settings.hostBytes(64 * MIB, 1);
+    long host = settings.hostBytes(ONE_SHOT, 64 * MIB, 2);
     assertThat(host).isEqualTo(2 * 256 * (long) Math.floor(64 * MIB * 0.06 / 256 / 2));
     assertThat(host % (256 * 2)).as("two chunks of whole 256-byte blocks").isZero();
     assertThat(host).isBetween((long) (64 * MIB * 0.0599), (long) (64 * MIB * 0.06));
-    assertThat(settings.hostBytes(64 * MIB - 16, 1)).isZero();
-    assertThat(settings.hostBytes(32 * MIB, 1)).isZero();
-    assertThat(settings.shareOf(32 * MIB, 1))
+    assertThat(settings.hostBytes(ONE_SHOT, 64 * MIB - 16, 2)).isZero();
+    assertThat(settings.hostBytes(ONE_SHOT, 32 * MIB, 2)).isZero();
+    assertThat(settings.shareOf(ONE_SHOT, 32 * MIB, 2))
         .as("the share of a call below the minimum, for forced runs")
-        .isBetween(settings.hostBytes(64 * MIB, 1) / 2 - 512, settings.hostBytes(64 * MIB, 1) / 2);
+        .isBetween(
+            settings.hostBytes(ONE_SHOT, 64 * MIB, 2) / 2 - 512,
+            settings.hostBytes(ONE_SHOT, 64 * MIB, 2) / 2);
   }
 
   @Test
@@ -30,7 +34,7 @@ class HostPathSettingsTest {
     HostPathSettings settings = HostPathSettings.defaults();
     long bytes = 64 * MIB + 2;
 
-    long host = settings.hostBytes(bytes, 1);
+    long host = settings.hostBytes(ONE_SHOT, bytes, 2);
     assertThat(host % 512).isZero();
     assertThat(bytes - host).isPositive();
   }
@@ -39,7 +43,10 @@ class HostPathSettingsTest {
   void stagingHoldsTheShareOfTheLargestCallOrNothingWhenNoCallReachesTheMinimum() {
     HostPathSettings settings = HostPathSettings.defaults();
 
-    assertThat(settings.stagingBytes(64 * MIB)).isEqualTo(settings.hostBytes(64 * MIB, 1));
+    assertThat(settings.stagingBytes(64 * MIB))
+        .isGreaterThanOrEqualTo(settings.hostBytes(ONE_SHOT, 64 * MIB, 2))
+        .isGreaterThanOrEqualTo(settings.hostBytes(TWO_SHOT, 64 * MIB, 4))
+        .isLessThanOrEqualTo((long) (64 * MIB * 0.08) + 512);
     assertThat(settings.stagingBytes(32 * MIB)).isZero();
   }
 
@@ -55,7 +62,7 @@ class HostPathSettingsTest {
 
     assertThat(settings.enabled()).isTrue();
     assertThat(settings.minBytes()).isEqualTo(32 * MIB);
-    assertThat(settings.share()).isEqualTo(0.1);
+    assertThat(settings.oneShotShare()).isEqualTo(0.1);
     assertThat(settings.chunks()).isEqualTo(4);
     assertThat(CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "off")).hostPath())
         .extracting(HostPathSettings::enabled)
@@ -81,13 +88,21 @@ class HostPathSettingsTest {
   }
 
   @Test
-  void theTwoshotCutsItsShareIntoOneEqualPartPerRankOfWholeChunks() {
+  void theTwoshotSendsEightPercentInOneEqualPartPerRankOfWholeChunks() {
     HostPathSettings settings = HostPathSettings.defaults();
 
-    long host = settings.hostBytes(64 * MIB, 4);
+    long host = settings.hostBytes(TWO_SHOT, 64 * MIB, 4);
     assertThat(host % (4 * 2 * 256)).as("4 parts of 2 chunks of whole 256-byte blocks").isZero();
-    assertThat(host).isBetween((long) (64 * MIB * 0.0599), (long) (64 * MIB * 0.06));
-    assertThat(settings.stagingBytes(64 * MIB)).isGreaterThanOrEqualTo(host);
+    assertThat(host).isBetween((long) (64 * MIB * 0.0799), (long) (64 * MIB * 0.08));
+  }
+
+  @Test
+  void oneShareFromTheEnvironmentSetsBothKernels() {
+    HostPathSettings settings =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH_SHARE", "0.1")).hostPath();
+
+    assertThat(settings.oneShotShare()).isEqualTo(0.1);
+    assertThat(settings.twoShotShare()).isEqualTo(0.1);
   }
 
   @Test

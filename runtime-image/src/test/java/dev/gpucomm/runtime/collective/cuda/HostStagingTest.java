@@ -1,6 +1,5 @@
 package dev.gpucomm.runtime.collective.cuda;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,7 +52,7 @@ class HostStagingTest {
   }
 
   @Test
-  void eachRankSeesEveryPeersStagedBytesAndWordsAndNoFileIsLeftBehind() throws Exception {
+  void eachRankSeesEveryPeersStagedBytesAndNoFileIsLeftBehind() throws Exception {
     int world = 4;
     RecordingRegistrar[] registrars = new RecordingRegistrar[world];
     for (int rank = 0; rank < world; rank++) {
@@ -72,34 +71,6 @@ class HostStagingTest {
       assertThat(rank2.world()).isEqualTo(world);
       assertThat(rank2.localRank()).isEqualTo(2);
 
-      MemorySegment stagedWord =
-          MemorySegment.ofAddress(rank0.stagedWordAddress(0, 2, 1)).reinterpret(4);
-      MemorySegment stagedWordSeenBy2 =
-          MemorySegment.ofAddress(rank2.stagedWordAddress(0, 2, 1)).reinterpret(4);
-      assertThat(stagedWordSeenBy2.get(JAVA_INT, 0)).as("hand-off words start at zero").isZero();
-      stagedWord.set(JAVA_INT, 0, 1);
-      assertThat(stagedWordSeenBy2.get(JAVA_INT, 0)).as("and are shared").isEqualTo(1);
-      MemorySegment inUseSeenBy0 =
-          MemorySegment.ofAddress(rank0.inUseWordAddress(0, 3)).reinterpret(4);
-      MemorySegment.ofAddress(stagings.get(3).inUseWordAddress(0, 3))
-          .reinterpret(4)
-          .set(JAVA_INT, 0, 1);
-      assertThat(inUseSeenBy0.get(JAVA_INT, 0)).isEqualTo(1);
-
-      Set<Long> words = new java.util.HashSet<>();
-      for (int sender = 0; sender < world; sender++) {
-        for (int receiver = 0; receiver < PeerMemoryLayout.MAX_RANKS; receiver++) {
-          words.add(rank0.inUseWordAddress(sender, receiver));
-          for (int chunk = 0; chunk < PeerMemoryLayout.HOST_CHUNKS_MAX; chunk++) {
-            long word = rank0.stagedWordAddress(sender, receiver, chunk);
-            words.add(word);
-            assertThat(word).isLessThan(rank0.stagingAddress(sender));
-          }
-        }
-      }
-      assertThat(words)
-          .as("one word each, all in the page before the staged bytes")
-          .hasSize(world * PeerMemoryLayout.MAX_RANKS * (PeerMemoryLayout.HOST_CHUNKS_MAX + 1));
       assertThat(registrars[0].registered).as("every rank's whole mapping").hasSize(world);
       try (var files = Files.list(folder)) {
         assertThat(files).as("staging files, deleted once every rank mapped them").isEmpty();

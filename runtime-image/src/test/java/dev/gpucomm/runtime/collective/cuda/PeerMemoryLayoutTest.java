@@ -88,8 +88,15 @@ class PeerMemoryLayoutTest {
     PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT);
 
     long doneWord = layout.hostReadyOffset(PeerMemoryLayout.HOST_CHUNKS_MAX - 1) + Integer.BYTES;
+    int last = PeerMemoryLayout.MAX_RANKS - 1;
     assertThat(layout.hostReadyOffset(0)).isEqualTo(layout.hostWordsOffset());
-    assertThat(doneWord + Integer.BYTES).isLessThanOrEqualTo(layout.flagBytes());
+    assertThat(layout.hostStagedOffset(0, 0)).isEqualTo(doneWord + Integer.BYTES);
+    assertThat(layout.hostInUseOffset(0))
+        .isEqualTo(
+            layout.hostStagedOffset(last, PeerMemoryLayout.HOST_CHUNKS_MAX - 1) + Integer.BYTES);
+    assertThat(layout.hostInUseOffset(last) + Integer.BYTES)
+        .as("every word in the part that starts at zero")
+        .isLessThanOrEqualTo(layout.flagBytes());
     for (int rank = 0; rank < world; rank++) {
       assertThat(layout.hostReceiveOffset(rank))
           .as("parity 0, own index")

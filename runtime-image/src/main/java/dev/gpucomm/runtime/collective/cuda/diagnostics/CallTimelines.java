@@ -37,7 +37,9 @@ final class CallTimelines {
       }
       if (tokens == 4096 && withHost != null) {
         // The kernel alone over the bytes that the host path leaves to NVLink at this size.
-        long nvlinkCount = count * 94 / 100 / 256 * 256;
+        int elementBytes = DType.BF16.bytes();
+        long hostBytes = session.communicator.hostPathShareOf(withHost, count * elementBytes);
+        long nvlinkCount = count - hostBytes / elementBytes;
         trace(AllReduceRunner.kernel(plain), tokens, nvlinkCount);
       }
     }
