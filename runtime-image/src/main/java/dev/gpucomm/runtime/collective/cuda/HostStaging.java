@@ -21,9 +21,8 @@ import java.util.UUID;
  * file, each rank deletes its own (the mappings stay), so nothing is left behind when a process
  * dies.
  *
- * <p>The files hold bytes only: the hand-off words live in the ranks' peer memory, where a copy
- * stream waits on its own GPU's memory ({@link PeerMemoryLayout#hostStagedOffset}), which answers
- * faster than host memory.
+ * <p>The files hold bytes only: the hand-off words live in the ranks' peer memory ({@link
+ * PeerMemoryLayout#hostStagedOffset}).
  *
  * <p>The ranks agree through the store: all of them use the host path, or none does.
  */

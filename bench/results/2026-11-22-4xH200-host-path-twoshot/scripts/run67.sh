@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# 4 x H200: the two-shot's host path without in-use words on four ranks. TP4: GPU tests,
+# selftests (defaults; host path forced), the README sweeps (trtllm, vllm, tune, measured),
+# diagnostics checks and bench, host path off, share x chunks sweep, repeats, timeline. TP2 (GPUs 0
+# and 1): selftest with the host path forced on both kernels, checks, the 64 MiB one-shot.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+B="$PWD/.gpurun"
+R=/tmp/r67
+mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
+G=/tmp/g/gpucomm/bin/gpucomm
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv; nvidia-smi topo -m; source "$B/libs.sh"; } >"$R/host.txt" 2>&1
+source "$B/libs.sh" >/dev/null
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+T=(--tokens 32,64,128,256,512,1024,2048,4096 --hidden 8192)
+step() {
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$R/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
+  tar -czf "$OUT/r67.tar.gz" -C /tmp r67
+}
+cd "$R"
+D="bash $B/cuda-diagnostics.sh $G"
+mkdir -p diag diag-off timeline diag2 bench2
+step diag 150 $D 4 "$R/diag" --check --bench --samples 100 --json "$R/diag/bench.json"
+GPUCOMM_HOST_PATH=off step diag-off 60 $D 4 "$R/diag-off" --bench --samples 100 --runners nccl,kernel:twoshot_ws,twoshot --tokens 2048,4096 --json "$R/diag-off/bench.json"
+for cfg in 0.05:2 0.07:2 0.08:2 0.07:1 0.06:1; do
+  share=${cfg%:*} chunks=${cfg#*:}
+  mkdir -p "sweep/s$share-c$chunks"
+  GPUCOMM_HOST_PATH_SHARE=$share GPUCOMM_HOST_PATH_CHUNKS=$chunks \
+    step "sweep-s$share-c$chunks" 60 $D 4 "$R/sweep/s$share-c$chunks" --bench --samples 100 --runners kernel:twoshot_ws,kernel:twoshot_wsh --tokens 4096
+done
+for i in 1 2 3; do
+  mkdir -p "repeat-$i"
+  step "repeat-$i" 60 $D 4 "$R/repeat-$i" --bench --samples 100 --runners nccl,kernel:twoshot_ws,kernel:twoshot_wsh,twoshot --tokens 4096 --json "$R/repeat-$i/bench.json"
+done
+step timeline 60 $D 4 "$R/timeline" --timeline
+step selftest-tp4 90 "$G" selftest --device cuda --world 4
+GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
+  step selftest-host-tp4 90 "$G" selftest --device cuda --world 4
+step bench-tp4-trtllm 90 "$G" bench --device cuda --world 4 "${T[@]}" --algorithms auto,nccl,oneshot,twoshot --heuristic trtllm --name tp4-trtllm --out "$R/tp4-trtllm"
+step bench-tp4-vllm 60 "$G" bench --device cuda --world 4 "${T[@]}" --algorithms auto --heuristic vllm --name tp4-vllm --out "$R/tp4-vllm"
+step tune-tp4 90 "$G" tune -f "$B/tune-tp4.yaml" --out "$R/tune-tp4"
+step bench-tp4-measured 60 "$G" bench --device cuda --world 4 "${T[@]}" --algorithms auto,nccl --heuristic measured --tuning-ref "$R/tune-tp4/tuning.json" --name tp4-measured --out "$R/tp4-measured"
+GPUCOMM_HOST_PATH=on GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
+  step selftest-host-tp2 60 "$G" selftest --device cuda --world 2
+step diag2 90 $D 2 "$R/diag2" --check
+step bench2 60 $D 2 "$R/bench2" --bench --samples 100 --runners nccl,kernel:oneshot_ws,kernel:oneshot_wsh,oneshot --tokens 4096 --json "$R/bench2/bench.json"
+CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls /tmp/g/gpucomm/lib/*.jar | tr '\n' ':')"
+step junit 120 /tmp/g/gpucomm/jre/bin/java --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
+  --select-class dev.gpucomm.runtime.device.cuda.CudaDeviceGpuTest --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest \
+  --select-class dev.gpucomm.runtime.hostir.programs.ProgramsOnCudaTest --details=tree
+cat "$R/steps.txt"
+grep -E "communicator:|check:|diagnostics:" "$R/diag/tp4.rank0.log" | head -12
+grep -E "check:|diagnostics:" "$R/diag2/tp2.rank0.log" | tail -3
+grep -E "^ *(2048|4096) +[0-9]+ .*(nccl|twoshot)" "$R/diag/tp4.rank0.log"
+echo "== host path off"; grep -E "^ *(2048|4096) +[0-9]+ " "$R/diag-off/tp4.rank0.log"
+for f in "$R"/sweep/*/tp4.rank0.log; do echo "== $f"; grep -E "^ *4096 +[0-9]+ " "$f"; done
+for i in 1 2 3; do echo "== repeat $i"; grep -E "^ *4096 +[0-9]+ " "$R/repeat-$i/tp4.rank0.log"; done
+for d in tp4-trtllm tp4-measured tune-tp4; do echo "== $d"; sed -n '/## Latency/,/## Eager/p' "$R/$d/report.md" | grep "^| (" | tail -3; done
+grep -E "^ *4096 +[0-9]+ " "$R/bench2/tp2.rank0.log"
+grep -h "selftest" "$R"/selftest-*.log | tail -3
+grep -E "tests (successful|failed|skipped)" "$R/junit.log"
+grep -A12 "twoshot_wsh, 4096" "$R/timeline/tp4.rank0.log"
