@@ -16,52 +16,7 @@
 #include <string>
 
 #include "probe.h"
-
-constexpr int MAX_GPUS = 8;
-
-struct Destinations {
-  uint4* to[MAX_GPUS - 1];
-};
-
-// Block b writes to peer b % peers; the blocks of one peer share its part grid-stride, 4 loads
-// in flight per thread. Part p starts at src + p * partStride and is `partVectors` long.
-__global__ void push_to_all(const uint4* __restrict__ src, Destinations dst, int peers,
-                                    long long partVectors, long long partStride) {
-  const int peer = blockIdx.x % peers;
-  const int blocksPerPeer = gridDim.x / peers;
-  const long long stride = static_cast<long long>(blocksPerPeer) * blockDim.x;
-  const uint4* from = src + peer * partStride;
-  uint4* to = dst.to[peer];
-  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < partVectors; i += 4 * stride) {
-    uint4 x[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = __ldg(from + i + u * stride);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
-  }
-  for (; i < partVectors; i += stride) to[i] = from[i];
-}
-
-// Block b reads its part from peer b % peers' buffer (remote loads) into local memory: a two-shot
-// gather that pulls.
-__global__ void pull_from_all(const Destinations src, uint4* dst, int peers,
-                              long long partVectors) {
-  const int peer = blockIdx.x % peers;
-  const int blocksPerPeer = gridDim.x / peers;
-  const long long stride = static_cast<long long>(blocksPerPeer) * blockDim.x;
-  const uint4* from = src.to[peer];
-  uint4* to = dst + peer * partVectors;
-  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < partVectors; i += 4 * stride) {
-    uint4 x[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = __ldcg(from + i + u * stride);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
-  }
-  for (; i < partVectors; i += stride) to[i] = __ldcg(from + i);
-}
+#include "all-to-all.h"
 
 struct Gpu {
   int device;
@@ -77,21 +32,13 @@ struct Gpu {
 
 enum class Mode { PUSH, COPY_ENGINES, MIXED, PULL, PUSH_AND_PULL };
 
-// Where GPU `from` writes in GPU `to`'s receive buffer: one part-sized slot per sender.
-static long long slot(int from, int to, long long part) {
-  return (from < to ? from : from - 1) * part;
-}
-
-static int peer_of(int g, int p, int n) { return (g + 1 + p) % n; }
-
 // Peer p's part of GPU g's pull: the part peer p sends to g in push mode.
 static Destinations pull_sources(std::vector<Gpu>& gpus, int g, long long part) {
   const int n = static_cast<int>(gpus.size());
   Destinations d{};
   for (int p = 0; p < n - 1; ++p) {
     const int peer = peer_of(g, p, n);
-    int index = 0;  // which of the peer's parts goes to g
-    while (peer_of(peer, index, n) != g) ++index;
+    const int index = index_of(peer, g, n);
     d.to[p] = reinterpret_cast<uint4*>(gpus[peer].src + index * part);
   }
   return d;
@@ -129,7 +76,7 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
   if (mode == Mode::PULL) {
     pull_from_all<<<blocks, 512, 0, self.stream>>>(pull_sources(gpus, g, part),
                                                    reinterpret_cast<uint4*>(self.pulled), n - 1,
-                                                   part / 16);
+                                                   part / 16, part / 16);
     return;
   }
   if (mode == Mode::PUSH_AND_PULL) {
@@ -137,7 +84,7 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
     CHECK(cudaStreamWaitEvent(self.second, self.pullFork, 0));
     pull_from_all<<<blocks / 2, 512, 0, self.second>>>(pull_sources(gpus, g, part),
                                                        reinterpret_cast<uint4*>(self.pulled),
-                                                       n - 1, part / 16);
+                                                       n - 1, part / 16, part / 16);
     CHECK(cudaEventRecord(self.pullJoin, self.second));
     Destinations d{};
     for (int p = 0; p < n - 1; ++p) {
@@ -205,8 +152,7 @@ static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode
       }
       if (mode == Mode::PULL || mode == Mode::PUSH_AND_PULL) {
         // peer pulled this part into its pulled buffer at the index of g among its peers
-        int index = 0;
-        while (peer_of(peer, index, n) != g) ++index;
+        const int index = index_of(peer, g, n);
         CHECK(cudaSetDevice(peer));
         CHECK(cudaMemcpy(b.data(), gpus[peer].pulled + index * part, part,
                          cudaMemcpyDeviceToHost));
@@ -215,15 +161,6 @@ static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode
     }
   }
   return true;
-}
-
-static void clear(std::vector<Gpu>& gpus, long long bytes) {
-  for (auto& gpu : gpus) {
-    CHECK(cudaSetDevice(gpu.device));
-    CHECK(cudaMemset(gpu.dst, 0, bytes));
-    CHECK(cudaMemset(gpu.pulled, 0, bytes));
-    CHECK(cudaDeviceSynchronize());
-  }
 }
 
 int main(int argc, char** argv) {
@@ -274,7 +211,7 @@ int main(int argc, char** argv) {
     };
     for (Row row : {Row{Mode::PUSH, "push (stores)"}, Row{Mode::PULL, "pull (loads)"},
                     Row{Mode::PUSH_AND_PULL, "push + pull at once, half the blocks each"}}) {
-      clear(gpus, total);
+      clear_receive_buffers(gpus, total);
       const double rate = measure(gpus, part, row.mode, blocks, calls, samples);
       const bool ok = destinations_match(gpus, part, row.mode);
       printf("sm  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", row.label, blocks, rate,
@@ -283,7 +220,7 @@ int main(int argc, char** argv) {
       if (!ok) return 3;
     }
   }
-  clear(gpus, total);
+  clear_receive_buffers(gpus, total);
   const double rate = measure(gpus, part, Mode::COPY_ENGINES, 0, calls, samples);
   const bool ok = destinations_match(gpus, part, Mode::COPY_ENGINES);
   printf("ce  %-42s            %7.1f GB/s per GPU  %s\n", "one stream per peer", rate,
@@ -292,7 +229,7 @@ int main(int argc, char** argv) {
   for (int blocks : {perPeer * (n - 1), 2 * perPeer * (n - 1)}) {
     for (double share : {0.1, 0.2, 0.3, 0.4, 0.5}) {
       const long long copyBytes = static_cast<long long>(part * share) / 16 * 16;
-      clear(gpus, total);
+      clear_receive_buffers(gpus, total);
       const double mixed =
           measure(gpus, part, Mode::MIXED, blocks, calls, samples, copyBytes);
       const bool same = destinations_match(gpus, part, Mode::MIXED);

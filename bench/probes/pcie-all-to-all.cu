@@ -17,49 +17,9 @@
 #include <functional>
 
 #include "probe.h"
+#include "all-to-all.h"
 
-constexpr int MAX_GPUS = 8;
 constexpr int MAX_CHUNKS = 8;
-
-struct Destinations {
-  uint4* to[MAX_GPUS - 1];
-};
-
-// Block b writes to peer b % peers; part p starts at src + p * partStride and is `vectors` long.
-__global__ void push_to_all(const uint4* __restrict__ src, Destinations dst, int peers,
-                            long long vectors, long long partStride) {
-  const int peer = blockIdx.x % peers;
-  const long long stride = static_cast<long long>(gridDim.x / peers) * blockDim.x;
-  const uint4* from = src + peer * partStride;
-  uint4* to = dst.to[peer];
-  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < vectors; i += 4 * stride) {
-    uint4 x[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = __ldg(from + i + u * stride);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
-  }
-  for (; i < vectors; i += stride) to[i] = from[i];
-}
-
-// Block b reads part p = b % peers from src.to[p] into dst + p * partStride (remote loads).
-__global__ void pull_from_all(Destinations src, uint4* dst, int peers, long long vectors,
-                              long long partStride) {
-  const int peer = blockIdx.x % peers;
-  const long long stride = static_cast<long long>(gridDim.x / peers) * blockDim.x;
-  const uint4* from = src.to[peer];
-  uint4* to = dst + peer * partStride;
-  long long i = static_cast<long long>(blockIdx.x / peers) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < vectors; i += 4 * stride) {
-    uint4 x[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = __ldcg(from + i + u * stride);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
-  }
-  for (; i < vectors; i += stride) to[i] = __ldcg(from + i);
-}
 
 struct Gpu {
   int device;
@@ -74,12 +34,6 @@ struct Gpu {
   char* staging;  // pinned host memory: n - 1 parts' host shares, filled by this GPU
   char* landing;  // device memory the host-alone copies write (part 1)
 };
-
-static int peer_of(int g, int p, int n) { return (g + 1 + p) % n; }
-static int index_of(int g, int peer, int n) { return (peer - g - 1 + n) % n; }
-static long long slot(int from, int to, long long part) {
-  return (from < to ? from : from - 1) * part;
-}
 
 // Microseconds of the slowest GPU in `devices`, median of `samples`: every listed GPU's main
 // stream is held until enqueue_all() has enqueued everything.
@@ -250,15 +204,6 @@ static bool destinations_match(std::vector<Gpu>& gpus, long long part, bool gath
   return true;
 }
 
-static void clear(std::vector<Gpu>& gpus, long long bytes) {
-  for (auto& gpu : gpus) {
-    CHECK(cudaSetDevice(gpu.device));
-    CHECK(cudaMemset(gpu.dst, 0, bytes));
-    CHECK(cudaMemset(gpu.pulled, 0, bytes));
-    CHECK(cudaDeviceSynchronize());
-  }
-}
-
 int main(int argc, char** argv) {
   const ProbeOptions o = parse_probe_options("pcie-all-to-all", argc, argv);
   int n = 0;
@@ -333,7 +278,7 @@ int main(int argc, char** argv) {
     for (double share : {0.04, 0.06, 0.08, 0.10, 0.12, 0.15})
       for (int chunks : {1, 2, 4}) splits.push_back({share, chunks, gather});
     for (const Split& s : splits) {
-      clear(gpus, total);
+      clear_receive_buffers(gpus, total);
       const double us = median_us(gpus, all, o.samples, o.calls, [&]() {
         for (int k = 0; k < o.calls; ++k) enqueue_split(gpus, part, s);
       });
