@@ -436,22 +436,24 @@ public final class CudaCommunicator implements Communicator {
                   NcclDataType.of(dtype),
                   NcclDataType.SUM,
                   CudaDevice.rawStream(stream));
-      case ONESHOT -> {
-        long hostBytes = hostPath == null ? 0 : hostPath.hostBytes(HostPath.Route.ONE_SHOT, bytes);
-        if (hostBytes > 0) {
-          hostAllReduce(HostPath.Route.ONE_SHOT, input, output, bytes, hostBytes, dtype, stream);
-        } else {
-          peerAllReduce(shape.oneShotKernel(bytes), input, output, bytes, dtype, stream);
-        }
-      }
-      case TWOSHOT -> {
-        long hostBytes = hostPath == null ? 0 : hostPath.hostBytes(HostPath.Route.TWO_SHOT, bytes);
-        if (hostBytes > 0) {
-          hostAllReduce(HostPath.Route.TWO_SHOT, input, output, bytes, hostBytes, dtype, stream);
-        } else {
-          peerAllReduce(shape.twoShotKernel(bytes), input, output, bytes, dtype, stream);
-        }
-      }
+      case ONESHOT ->
+          ipcAllReduce(
+              HostPath.Route.ONE_SHOT,
+              shape.oneShotKernel(bytes),
+              input,
+              output,
+              bytes,
+              dtype,
+              stream);
+      case TWOSHOT ->
+          ipcAllReduce(
+              HostPath.Route.TWO_SHOT,
+              shape.twoShotKernel(bytes),
+              input,
+              output,
+              bytes,
+              dtype,
+              stream);
       case AUTO ->
           throw new IllegalArgumentException(
               "all-reduce algorithm auto must be resolved by a heuristic before the call");
@@ -501,6 +503,23 @@ public final class CudaCommunicator implements Communicator {
           variant + " all-reduce of " + bytes + " bytes exceeds its buffer");
     }
     peerAllReduce(chosen, input, output, bytes, dtype, stream);
+  }
+
+  /** {@code kernel}, or its host-path variant along {@code route} where the call takes that. */
+  private void ipcAllReduce(
+      HostPath.Route route,
+      AllReduceKernels.Variant kernel,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long bytes,
+      DType dtype,
+      Stream stream) {
+    long hostBytes = hostPath == null ? 0 : hostPath.hostBytes(route, bytes);
+    if (hostBytes > 0) {
+      hostAllReduce(route, input, output, bytes, hostBytes, dtype, stream);
+    } else {
+      peerAllReduce(kernel, input, output, bytes, dtype, stream);
+    }
   }
 
   private void peerAllReduce(

@@ -1,7 +1,6 @@
 package dev.gpucomm.runtime.collective.cuda;
 
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -115,11 +114,6 @@ public record HostPathSettings(
       case AUTO -> route == HostPath.Route.ONE_SHOT ? world == 2 : world == 4;
       case ON -> route == HostPath.Route.ONE_SHOT ? world == 2 : world >= 2;
     };
-  }
-
-  /** What {@code GPUCOMM_HOST_PATH} is set to, as a user writes it. */
-  String modeName() {
-    return mode.name().toLowerCase(Locale.ROOT);
   }
 
   /**
