@@ -60,8 +60,20 @@ class KernelShapeTest {
     assertThat(Variant.named("twoshot_ws")).isEqualTo(Variant.TWOSHOT_WS);
     assertThatThrownBy(() -> Variant.named("threeshot"))
         .hasMessage(
-            "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws, twoshot_ws or"
-                + " oneshot_wsh, got 'threeshot'");
+            "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws, twoshot_ws,"
+                + " oneshot_wsh or twoshot_wsh, got 'threeshot'");
+  }
+
+  @Test
+  void theHostPathKernelsShareTheGridOfTheirFamilyAndFallBackToItsWarpSpecializedKernel() {
+    assertThat(Variant.TWOSHOT_WSH.hostRoute()).isEqualTo(HostPath.Route.TWO_SHOT);
+    assertThat(Variant.ONESHOT_WSH.hostRoute()).isEqualTo(HostPath.Route.ONE_SHOT);
+    assertThat(Variant.TWOSHOT_WS.hostRoute()).isNull();
+    assertThat(Variant.TWOSHOT_WSH.withoutHostPath()).isEqualTo(Variant.TWOSHOT_WS);
+    assertThat(Variant.ONESHOT_WSH.withoutHostPath()).isEqualTo(Variant.ONESHOT_WS);
+    assertThat(Variant.withHostPath(HostPath.Route.TWO_SHOT)).isEqualTo(Variant.TWOSHOT_WSH);
+    assertThat(pair.blocks(Variant.TWOSHOT_WSH)).isEqualTo(pair.blocks(Variant.TWOSHOT));
+    assertThat(pair.chunks(Variant.TWOSHOT_WSH)).isEqualTo(pair.chunks(Variant.TWOSHOT));
   }
 
   @Test
