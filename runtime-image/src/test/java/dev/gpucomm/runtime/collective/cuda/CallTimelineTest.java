@@ -17,9 +17,13 @@ class CallTimelineTest {
         CallTimeline timeline = new CallTimeline(device)) {
       Stream stream = device.defaultStream();
       for (int call = 0; call < 5; call++) {
+        // The CPU stream's worker stamps each mark when it runs it: wait for it before sleeping,
+        // so that a worker slow to start cannot shorten the gaps.
         timeline.beginCall(stream);
+        stream.synchronize();
         Thread.sleep(3);
         timeline.mark("copy", stream);
+        stream.synchronize();
         Thread.sleep(2);
         timeline.mark("kernel end", stream);
       }
