@@ -883,9 +883,8 @@ __device__ void twoshot_ws(const char* input, char* output, long long bytes,
 // rank r's own one-shot receive slot of parity 1 (no peer ever writes there), at sender * part
 // bytes. Once the scattering warps have scattered their NVLink chunks, they reduce the own part
 // chunk by chunk as it lands, into the output and into that slot at rank * part bytes, raise the
-// host flags for the chunk, and pull that chunk of the peers' reduced parts over NVLink. The
-// reducing and pulling walk the vectors the same way on every rank, so block b of a rank pulls
-// what block b of the owner reduced.
+// host flags, and pull the peers' reduced parts over NVLink. The reducing and pulling walk the
+// vectors the same way on every rank, so block b of a rank pulls what block b of the owner reduced.
 
 __device__ __forceinline__ char* host_part_area(char* base, const PeerLayout& layout, int world,
                                                 int owner) {
@@ -934,14 +933,13 @@ __device__ __forceinline__ void host_part_reduce(const Team& team, const char* i
   }
 }
 
-// Pulls the team's vectors of chunk `chunk` of every peer's reduced host part into the output, as
+// Pulls the team's vectors of every peer's reduced host part into the output, chunk by chunk as
 // host_part_reduce walked them.
 __device__ __forceinline__ void host_part_gather(const Team& team, char* output,
                                                  const PeerBases& peers, const PeerLayout& layout,
                                                  long long partVectors, long long chunkVectors,
-                                                 int chunk, int rank, int world) {
+                                                 int hostChunks, int rank, int world) {
   const long long stride = static_cast<long long>(gridDim.x) * team.threads;
-  const long long end = (chunk + 1) * chunkVectors;
 #pragma unroll
   for (int s = 1; s < WORLD_BOUND; ++s) {
     if (s < world) {
@@ -950,17 +948,20 @@ __device__ __forceinline__ void host_part_gather(const Team& team, char* output,
           reinterpret_cast<const uint4*>(host_part_area(peers.base[source], layout, world, source)) +
           source * partVectors;
       uint4* out = reinterpret_cast<uint4*>(output) + source * partVectors;
-      for (long long v0 = chunk * chunkVectors +
-                          static_cast<long long>(blockIdx.x) * team.threads + team.thread;
-           v0 < end; v0 += ROUNDS * stride) {
-        uint4 x[ROUNDS];
+      for (int chunk = 0; chunk < hostChunks; ++chunk) {
+        const long long end = (chunk + 1) * chunkVectors;
+        for (long long v0 = chunk * chunkVectors +
+                            static_cast<long long>(blockIdx.x) * team.threads + team.thread;
+             v0 < end; v0 += ROUNDS * stride) {
+          uint4 x[ROUNDS];
 #pragma unroll
-        for (int r = 0; r < ROUNDS; ++r) {
-          if (v0 + r * stride < end) x[r] = __ldcg(theirs + v0 + r * stride);
-        }
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (v0 + r * stride < end) x[r] = __ldcg(theirs + v0 + r * stride);
+          }
 #pragma unroll
-        for (int r = 0; r < ROUNDS; ++r) {
-          if (v0 + r * stride < end) out[v0 + r * stride] = x[r];
+          for (int r = 0; r < ROUNDS; ++r) {
+            if (v0 + r * stride < end) out[v0 + r * stride] = x[r];
+          }
         }
       }
     }
@@ -988,15 +989,15 @@ __device__ void twoshot_wsh(const char* input, char* output, long long bytes,
     const long long chunkVectors = partVectors / hostChunks;
     HostWords* words = host_words(peers.base[rank], layout);
     char* area = host_part_area(peers.base[rank], layout, world, rank);
-    // Each chunk is pulled as soon as every rank has reduced it, while the next one is on its way.
     for (int chunk = 0; chunk < hostChunks; ++chunk) {
       wait_host_chunk(team, words, chunk);
       host_part_reduce<T>(team, input, output, area, partVectors, chunkVectors, chunk, rank, world);
-      raise_flags(team, peers, hostFlags, flag_value(epoch, chunk), rank, world);
-      wait_flags(team, peers, hostFlags, flag_value(epoch, chunk), rank, world);
-      host_part_gather(team, output, peers, layout, partVectors, chunkVectors, chunk, rank, world);
     }
+    raise_flags(team, peers, hostFlags, flag_value(epoch, 0), rank, world);
     host_chunks_consumed(team, words, hostChunks);
+    wait_flags(team, peers, hostFlags, flag_value(epoch, 0), rank, world);
+    host_part_gather(team, output, peers, layout, partVectors, chunkVectors, hostChunks, rank,
+                     world);
   }
   if (threadIdx.x == 0) control->twoshotEpoch[blockIdx.x] = epoch;
 }
