@@ -14,8 +14,7 @@ import java.lang.foreign.MemorySegment;
  * fork from and join the caller's stream, and every word they write holds a constant, so a call
  * captured in a CUDA graph replays. The words live in the ranks' peer memory beside the kernel's
  * ready words: each stream waits on its own GPU's memory and writes its peers' over the peer
- * mapping. (Words in host memory measured the same; a hand-off from one copy stream to the next
- * takes 20–35 µs either way.)
+ * mapping (words in host memory measured the same).
  *
  * <p>Owns its two streams, three events and the host staging.
  */
