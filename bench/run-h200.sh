@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The CUDA measurements of bench/results, on one host with four NVLink-connected GPUs:
 # kernel comparison (diagnostics: every kernel, the warp-specialized ones included, then their
-# pipeline depths at 16 and 64 MiB), gpucomm bench with the trtllm and vllm heuristics, selftest,
-# tune and the PyTorch comparison, at TP2 and TP4.
+# pipeline depths at 16 and 64 MiB; 32 and 64 MiB with the host path off), gpucomm bench with the
+# trtllm and vllm heuristics, selftest, tune and the PyTorch comparison, at TP2 and TP4.
 #
 #   bench/run-h200.sh GPUCOMM_BUNDLE.tar.xz OUTPUT_DIR
 #
@@ -29,6 +29,11 @@ for world in 4 2; do
   GPUCOMM_LAMPORT_MAX_BYTES=4194304 GPUCOMM_LAMPORT2_MAX_BYTES=4194304 \
     step "diagnostics-tp$world" 300 bash "$here/cuda-diagnostics.sh" "$G" "$world" "$out" \
     --check --bench --json "$out/diagnostics-tp$world.json"
+  # The same large calls with the host path off (PCIe beside NVLink), to see what it adds here.
+  mkdir -p "$out/host-path-off"
+  GPUCOMM_HOST_PATH=off \
+    step "host-path-off-tp$world" 120 bash "$here/cuda-diagnostics.sh" "$G" "$world" "$out/host-path-off" \
+    --bench --tokens 2048,4096 --json "$out/host-path-off-tp$world.json"
   mkdir -p "$out/chunks"
   step "chunks-tp$world" 300 bash "$here/cuda-diagnostics.sh" "$G" "$world" "$out/chunks" \
     --tune-chunks --json "$out/chunks-tp$world.json"
