@@ -100,19 +100,31 @@ final class HostPath implements AutoCloseable {
     // One-shot: every receiver gets all of it (one staged copy); two-shot: receiver r gets part r.
     long part = route == Route.ONE_SHOT ? 0 : hostBytes / world;
     long chunk = (route == Route.ONE_SHOT ? hostBytes : part) / chunks;
-    MemorySegment out = CudaDevice.rawStream(outbound);
-    MemorySegment in = CudaDevice.rawStream(inbound);
     fork.record(stream);
     outbound.waitFor(fork);
     inbound.waitFor(fork);
+    enqueueOutbound(route, input, part, chunk, chunks, timeline);
+    outboundDone.record(outbound);
+    enqueueInbound(route, part, chunk, chunks, timeline);
+    inboundDone.record(inbound);
+  }
 
-    // Outbound: once every peer has copied on the previous call's bytes, stage this call's. On more
-    // than two ranks only the two-shot takes the host path, and it needs no words for that: this
-    // rank's previous kernel waited for every peer's host flag, raised after that peer had received
-    // every chunk (its ready words), and these copies fork after that kernel. On two ranks the
-    // one-shot's kernel, which waits for no peer's host chunks, may have run last.
-    boolean guardStaging = world == 2;
-    if (guardStaging) {
+  /**
+   * On two ranks the outbound stream must see every peer's in-use word cleared before it restages:
+   * the one-shot's kernel, which waits for no peer's host chunks, may have run last. On more ranks
+   * only the two-shot takes the host path, and it needs no words for that: this rank's previous
+   * kernel waited for every peer's host flag, raised after that peer had received every chunk (its
+   * ready words), and the copies fork after that kernel.
+   */
+  private boolean guardsStaging() {
+    return world == 2;
+  }
+
+  /** Stages this rank's chunks in its host memory and tells each receiver, chunk by chunk. */
+  private void enqueueOutbound(
+      Route route, long input, long part, long chunk, int chunks, CallTimeline timeline) {
+    MemorySegment out = CudaDevice.rawStream(outbound);
+    if (guardsStaging()) {
       for (int step = 1; step < world; step++) {
         long inUse = ownBase + layout.hostInUseOffset(peerAt(step));
         check(api.streamWaitValue32Equal(out, inUse, 0), "cuStreamWaitValue32");
@@ -137,9 +149,12 @@ final class HostPath implements AutoCloseable {
             "cuStreamWriteValue32");
       }
     }
-    outboundDone.record(outbound);
+  }
 
-    // Inbound: chunk k from every peer, each once staged, then tell the kernel.
+  /** Copies chunk k from every peer, each once staged, into this GPU, then tells the kernel. */
+  private void enqueueInbound(
+      Route route, long part, long chunk, int chunks, CallTimeline timeline) {
+    MemorySegment in = CudaDevice.rawStream(inbound);
     long landing =
         ownBase
             + (route == Route.ONE_SHOT
@@ -166,12 +181,11 @@ final class HostPath implements AutoCloseable {
           api.streamWriteValue32(in, ownBase + layout.hostReadyOffset(k), 1),
           "cuStreamWriteValue32");
     }
-    for (int step = 1; guardStaging && step < world; step++) {
+    for (int step = 1; guardsStaging() && step < world; step++) {
       check(
           api.streamWriteValue32(in, bases[peerAt(step)] + layout.hostInUseOffset(rank), 0),
           "cuStreamWriteValue32");
     }
-    inboundDone.record(inbound);
   }
 
   /** Makes {@code stream} wait for both copy streams of the call {@link #startCopies} started. */
