@@ -586,16 +586,17 @@ __device__ __forceinline__ void host_chunks_consumed(const Team& team, HostWords
   }
 }
 
-// Reduces the team's part of host chunk `chunk`: this rank's input and the peer's copy.
+// Reduces the team's vectors of host chunk `chunk` into `out` (and `kept`, when not null): this
+// rank's `in` and sender q's copy at `copies + q * copyStride` (stride 0: the one peer's copy of a
+// one-shot on two ranks), in rank order.
 template <typename T>
-__device__ __forceinline__ void host_reduce(const Team& team, const char* input, char* output,
-                                            const uint4* received, long long chunkVectors,
+__device__ __forceinline__ void host_reduce(const Team& team, const uint4* in, uint4* out,
+                                            uint4* kept, const uint4* copies,
+                                            long long copyStride, long long chunkVectors,
                                             int chunk, int rank, int world) {
   const long long begin = chunk * chunkVectors;
   const long long end = begin + chunkVectors;
   const long long stride = static_cast<long long>(gridDim.x) * team.threads;
-  const uint4* in = reinterpret_cast<const uint4*>(input);
-  uint4* out = reinterpret_cast<uint4*>(output);
   for (long long v0 = begin + static_cast<long long>(blockIdx.x) * team.threads + team.thread;
        v0 < end; v0 += ROUNDS * stride) {
     uint4 vals[ROUNDS][WORLD_BOUND];
@@ -605,14 +606,18 @@ __device__ __forceinline__ void host_reduce(const Team& team, const char* input,
       if (v < end) {
 #pragma unroll
         for (int q = 0; q < WORLD_BOUND; ++q) {
-          if (q < world) vals[r][q] = q == rank ? in[v] : __ldcg(received + v);
+          if (q < world) vals[r][q] = q == rank ? in[v] : __ldcg(copies + q * copyStride + v);
         }
       }
     }
 #pragma unroll
     for (int r = 0; r < ROUNDS; ++r) {
       const long long v = v0 + r * stride;
-      if (v < end) out[v] = reduce_in_rank_order<T>(vals[r], world);
+      if (v < end) {
+        const uint4 sum = reduce_in_rank_order<T>(vals[r], world);
+        if (kept != nullptr) kept[v] = sum;
+        out[v] = sum;
+      }
     }
   }
 }
@@ -648,7 +653,8 @@ __device__ void oneshot_wsh(const char* input, char* output, long long bytes,
     }
     for (int next = 0; next < hostChunks; ++next) {
       wait_host_chunk(team, words, next);
-      host_reduce<T>(team, input, output, received, chunkVectors, next, rank, world);
+      host_reduce<T>(team, reinterpret_cast<const uint4*>(input), reinterpret_cast<uint4*>(output),
+                     nullptr, received, 0, chunkVectors, next, rank, world);
     }
     host_chunks_consumed(team, words, hostChunks);
   } else if (team.index == 1) {
@@ -891,50 +897,8 @@ __device__ __forceinline__ char* host_part_area(char* base, const PeerLayout& la
   return base + layout.oneshotRecvOffset + (world + owner) * layout.oneshotRankStride;
 }
 
-// Reduces the team's vectors of chunk `chunk` of the own host part: the own input and every peer's
-// copy in rank order.
-template <typename T>
-__device__ __forceinline__ void host_part_reduce(const Team& team, const char* input, char* output,
-                                                 char* area, long long partVectors,
-                                                 long long chunkVectors, int chunk, int rank,
-                                                 int world) {
-  const long long begin = chunk * chunkVectors;
-  const long long end = begin + chunkVectors;
-  const long long stride = static_cast<long long>(gridDim.x) * team.threads;
-  const uint4* in = reinterpret_cast<const uint4*>(input) + rank * partVectors;
-  uint4* out = reinterpret_cast<uint4*>(output) + rank * partVectors;
-  uint4* reduced = reinterpret_cast<uint4*>(area) + rank * partVectors;
-  for (long long v0 = begin + static_cast<long long>(blockIdx.x) * team.threads + team.thread;
-       v0 < end; v0 += ROUNDS * stride) {
-    uint4 vals[ROUNDS][WORLD_BOUND];
-#pragma unroll
-    for (int r = 0; r < ROUNDS; ++r) {
-      const long long v = v0 + r * stride;
-      if (v < end) {
-#pragma unroll
-        for (int q = 0; q < WORLD_BOUND; ++q) {
-          if (q < world) {
-            vals[r][q] = q == rank ? in[v]
-                                   : __ldcg(reinterpret_cast<const uint4*>(area) +
-                                            q * partVectors + v);
-          }
-        }
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < ROUNDS; ++r) {
-      const long long v = v0 + r * stride;
-      if (v < end) {
-        const uint4 sum = reduce_in_rank_order<T>(vals[r], world);
-        reduced[v] = sum;
-        out[v] = sum;
-      }
-    }
-  }
-}
-
 // Pulls the team's vectors of every peer's reduced host part into the output, chunk by chunk as
-// host_part_reduce walked them.
+// host_reduce walked them.
 __device__ __forceinline__ void host_part_gather(const Team& team, char* output,
                                                  const PeerBases& peers, const PeerLayout& layout,
                                                  long long partVectors, long long chunkVectors,
@@ -991,7 +955,11 @@ __device__ void twoshot_wsh(const char* input, char* output, long long bytes,
     char* area = host_part_area(peers.base[rank], layout, world, rank);
     for (int chunk = 0; chunk < hostChunks; ++chunk) {
       wait_host_chunk(team, words, chunk);
-      host_part_reduce<T>(team, input, output, area, partVectors, chunkVectors, chunk, rank, world);
+      uint4* parts = reinterpret_cast<uint4*>(area);
+      host_reduce<T>(team, reinterpret_cast<const uint4*>(input) + rank * partVectors,
+                     reinterpret_cast<uint4*>(output) + rank * partVectors,
+                     parts + rank * partVectors, parts, partVectors, chunkVectors, chunk, rank,
+                     world);
     }
     raise_flags(team, peers, hostFlags, flag_value(epoch, 0), rank, world);
     host_chunks_consumed(team, words, hostChunks);
