@@ -33,8 +33,8 @@ import java.util.Map;
  *       its stream finishes; on by default);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
- *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the one-shot's host path on two
- *       ranks (see {@link HostPathSettings}).
+ *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
+ *       on two ranks and the two-shot on four (see {@link HostPathSettings}).
  * </ul>
  *
  * <p>{@link #maxBlocks()} is not read from the environment: a program sets it through {@link

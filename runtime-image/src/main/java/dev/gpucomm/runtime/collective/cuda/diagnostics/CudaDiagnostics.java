@@ -11,6 +11,7 @@ import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,7 +31,8 @@ import java.util.Map;
  *
  * {@code --runners} and {@code --tokens} restrict the bench to those runners (labels as printed,
  * e.g. {@code kernel:oneshot_wsh}) and token counts; {@code --timeline} prints, per rank, where the
- * time of back-to-back one-shot calls goes step by step (the host path's copies included).
+ * time of back-to-back calls of the kernel with the host path goes step by step (its copies
+ * included), beside the same kernel without it.
  *
  * <p>Rank 0 hosts the store. Exit status 1 when any check fails.
  */
@@ -133,7 +135,7 @@ public final class CudaDiagnostics {
         timing.bench(
             samples,
             runners.isEmpty() ? List.of() : List.of(runners.split(",")),
-            java.util.Arrays.stream(options.getOrDefault("--tokens", "4096").split(","))
+            Arrays.stream(options.getOrDefault("--tokens", "4096").split(","))
                 .mapToInt(Integer::parseInt)
                 .toArray());
       } else {
