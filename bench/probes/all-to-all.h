@@ -40,6 +40,33 @@ __global__ void push_to_all(const uint4* __restrict__ src, Destinations dst, int
   for (; i < vectors; i += stride) to[i] = from[i];
 }
 
+// Every block goes through the peers in turn, `rounds` times over slices of each part: round r
+// sends slice r of part 0, then of part 1, ... With peer_of(g, p) = g + 1 + p, while the GPUs keep
+// pace every GPU sends to one peer and receives from one (a permutation of the GPUs), where
+// push_to_all has every GPU send to and receive from all of its peers at once.
+__global__ void push_rotating(const uint4* __restrict__ src, Destinations dst, int peers,
+                              long long vectors, long long partStride, int rounds) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long slice = (vectors + rounds - 1) / rounds;
+  for (int r = 0; r < rounds; ++r) {
+    const long long begin = r * slice;
+    const long long end = begin + slice < vectors ? begin + slice : vectors;
+    for (int peer = 0; peer < peers; ++peer) {
+      const uint4* from = src + peer * partStride;
+      uint4* to = dst.to[peer];
+      long long i = begin + static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+      for (; i + 3 * stride < end; i += 4 * stride) {
+        uint4 x[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) x[u] = __ldg(from + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) to[i + u * stride] = x[u];
+      }
+      for (; i < end; i += stride) to[i] = from[i];
+    }
+  }
+}
+
 // Block b reads part p = b % peers from src.to[p] (remote loads) into dst + p * partStride: a
 // two-shot gather that pulls.
 __global__ void pull_from_all(Destinations src, uint4* dst, int peers, long long vectors,

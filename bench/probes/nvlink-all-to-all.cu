@@ -1,12 +1,13 @@
 // NVLink write bandwidth when every GPU of the host writes to every other at once: the traffic of
 // a two-shot all-reduce's scatter (and gather) phase. Each GPU sends `--mib` / n MiB to each of
-// its n - 1 peers, by SM stores (the grid's blocks split among the peers) or by the copy engines
-// (one stream per peer), or a share of every part by the copy engines and the rest by SM stores at
-// once; or each GPU reads its parts from every peer (remote loads), or does both at once (the
-// traffic of a pulling gather beside a scatter). The figure is each GPU's GB/s
-// (10^9 bytes; for push + pull, out and in added), the median of
-// `--samples` samples of `--calls` back-to-back transfers, the slowest GPU of each sample; every
-// destination is compared with its source afterwards.
+// its n - 1 peers, by SM stores (the grid's blocks split among the peers; or all blocks going
+// through the peers in turn, in 1 to 64 rounds of slices, so that every GPU sends to one peer and
+// receives from one at a time), or by the copy engines (one stream per peer), or a share of every
+// part by the copy engines and the rest by SM stores at once; or each GPU reads its parts from
+// every peer (remote loads), or does both at once (the traffic of a pulling gather beside a
+// scatter). The figure is each GPU's GB/s (10^9 bytes; for push + pull, out and in added), the
+// median of `--samples` samples of `--calls` back-to-back transfers, the slowest GPU of each
+// sample; every destination is compared with its source afterwards.
 //
 // An all-reduce of S bytes on n ranks moves 2 (n - 1) / n x S out of every GPU, so its bus
 // bandwidth (nccl-tests' definition) cannot exceed the outbound rate measured here.
@@ -30,7 +31,7 @@ struct Gpu {
   cudaEvent_t pullFork, pullJoin;
 };
 
-enum class Mode { PUSH, COPY_ENGINES, MIXED, PULL, PUSH_AND_PULL };
+enum class Mode { PUSH, PUSH_ROTATING, COPY_ENGINES, MIXED, PULL, PUSH_AND_PULL };
 
 // Peer p's part of GPU g's pull: the part peer p sends to g in push mode.
 static Destinations pull_sources(std::vector<Gpu>& gpus, int g, long long part) {
@@ -70,7 +71,8 @@ static void enqueue_mixed(std::vector<Gpu>& gpus, int g, long long part, long lo
   for (int p = 0; p < n - 1; ++p) CHECK(cudaStreamWaitEvent(self.stream, self.joins[p], 0));
 }
 
-static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, int blocks) {
+static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, int blocks,
+                    int rounds = 1) {
   const int n = static_cast<int>(gpus.size());
   Gpu& self = gpus[g];
   if (mode == Mode::PULL) {
@@ -112,14 +114,19 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
       const int peer = peer_of(g, p, n);
       d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part));
     }
-    push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d, n - 1,
-                                                 part / 16, part / 16);
+    if (mode == Mode::PUSH_ROTATING) {
+      push_rotating<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
+                                                     n - 1, part / 16, part / 16, rounds);
+    } else {
+      push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
+                                                   n - 1, part / 16, part / 16);
+    }
   }
 }
 
 // Outbound GB/s of each GPU (for PULL: inbound; for PUSH_AND_PULL: out + in, each n - 1 parts).
 static double measure(std::vector<Gpu>& gpus, long long part, Mode mode, int blocks, int calls,
-                      int samples, long long copyBytes = 0) {
+                      int samples, long long copyBytes = 0, int rounds = 1) {
   const int n = static_cast<int>(gpus.size());
   std::vector<cudaStream_t> streams;
   for (const Gpu& gpu : gpus) streams.push_back(gpu.stream);
@@ -128,7 +135,7 @@ static double measure(std::vector<Gpu>& gpus, long long part, Mode mode, int blo
       if (mode == Mode::MIXED) {
         enqueue_mixed(gpus, g, part, copyBytes, blocks);
       } else {
-        enqueue(gpus, g, part, mode, blocks);
+        enqueue(gpus, g, part, mode, blocks, rounds);
       }
     }
   });
@@ -215,6 +222,20 @@ int main(int argc, char** argv) {
       const double rate = measure(gpus, part, row.mode, blocks, calls, samples);
       const bool ok = destinations_match(gpus, part, row.mode);
       printf("sm  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", row.label, blocks, rate,
+             ok ? "checked" : "MISMATCH");
+      fflush(stdout);
+      if (!ok) return 3;
+    }
+  }
+  for (int blocks : {sms, 2 * sms}) {
+    for (int rounds : {1, 4, 16, 64}) {
+      clear_receive_buffers(gpus, total);
+      const double rate =
+          measure(gpus, part, Mode::PUSH_ROTATING, blocks, calls, samples, 0, rounds);
+      const bool ok = destinations_match(gpus, part, Mode::PUSH_ROTATING);
+      char label[64];
+      snprintf(label, sizeof label, "push, one peer at a time, %d rounds", rounds);
+      printf("sm  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", label, blocks, rate,
              ok ? "checked" : "MISMATCH");
       fflush(stdout);
       if (!ok) return 3;

@@ -172,7 +172,8 @@ public record CudaCommunicatorSettings(
    * and 64 MiB (by 5.5, 2.5, 1.5 and 2.2 %) and lost at 4 MiB, which the Lamport one-shot takes
    * anyway (measured on 2 H200s). Never from four ranks, where it was within 1.5 % of the flag
    * one-shot from 8 to 64 MiB (slower at 64) and the two-shot is twice as fast at those sizes
-   * anyway (measured on 4 H200s); not measured on more ranks.
+   * anyway (measured on 4 H200s); nor at eight, where it was slower than the flag one-shot at 16
+   * and 64 MiB and the two-shot is four times as fast (measured on 8 H200s).
    */
   static long oneShotWsMinBytesFor(int world) {
     return world == 2 ? 8L << 20 : NEVER;
@@ -182,7 +183,9 @@ public record CudaCommunicatorSettings(
    * Warp-specialized two-shot at two ranks only at 64 MiB, the one size where it beat the flag
    * two-shot (by 4 %; measured on 2 H200s); at four ranks from 32 MiB, where it beat the flag
    * two-shot by 2.2 % at 32 and 64 MiB (they tie at 16 MiB, which the Lamport two-shot takes by
-   * default anyway; measured on 4 H200s, 2 chunks both). Not measured on more ranks: never there.
+   * default anyway; measured on 4 H200s, 2 chunks both). Never at eight ranks, where it lost to the
+   * flag two-shot at every size from 1 MiB (16 MiB: 109.7 against 101.4 µs, 64 MiB: 393.8 against
+   * 372.5; measured on 8 H200s); other world sizes are not measured: never there either.
    */
   static long twoShotWsMinBytesFor(int world) {
     return switch (world) {
@@ -192,7 +195,10 @@ public record CudaCommunicatorSettings(
     };
   }
 
-  /** Two-shot pipeline depth: 8 chunks below four ranks, 2 from four (measured on 4 H200s). */
+  /**
+   * Two-shot pipeline depth: 8 chunks below four ranks, 2 from four (measured on 4 H200s; on 8
+   * H200s 2 chunks took 372 µs at 64 MiB against 394–395 at 4 to 64, and all tie at 16 MiB).
+   */
   static int twoShotChunksFor(int world) {
     return world >= 4 ? 2 : 8;
   }

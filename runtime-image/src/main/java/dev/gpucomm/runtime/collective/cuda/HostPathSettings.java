@@ -11,7 +11,9 @@ import java.util.Map;
  * 358 by SM stores over NVLink alone, and a 64 MiB one-shot took 190 µs instead of 194. On 4 × H200
  * the four GPUs share about 165 GB/s of host memory traffic (20 GB/s each way per GPU when all copy
  * at once), so the two-shot sends only a share of its scatter that way: 8 % of a 64 MiB two-shot
- * took it from 305 to 297 µs.
+ * took it from 305 to 297 µs. On 8 × H200 each GPU gets only 8.7 GB/s each way when all eight copy
+ * both ways: forced on, a 64 MiB two-shot took 394 µs with 4 % sent that way (as without) and 520
+ * with 8 %, against the 372 of the flag two-shot that eight ranks run; auto leaves it off.
  *
  * <p>Environment: {@code GPUCOMM_HOST_PATH} is {@code auto} (the default: the one-shot on two ranks
  * of a node and the two-shot on four, where it was measured to pay), {@code on} (also the two-shot
