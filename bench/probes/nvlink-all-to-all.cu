@@ -31,7 +31,7 @@ struct Gpu {
   cudaEvent_t pullFork, pullJoin;
 };
 
-enum class Mode { PUSH, PUSH_ROTATING, COPY_ENGINES, MIXED, PULL, PUSH_AND_PULL };
+enum class Mode { PUSH, PUSH_ROTATING, RING, RING2, COPY_ENGINES, MIXED, PULL, PUSH_AND_PULL };
 
 // Peer p's part of GPU g's pull: the part peer p sends to g in push mode.
 static Destinations pull_sources(std::vector<Gpu>& gpus, int g, long long part) {
@@ -79,6 +79,24 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
     pull_from_all<<<blocks, 512, 0, self.stream>>>(pull_sources(gpus, g, part),
                                                    reinterpret_cast<uint4*>(self.pulled), n - 1,
                                                    part / 16, part / 16);
+    return;
+  }
+  if (mode == Mode::RING || mode == Mode::RING2) {
+    // The same bytes as the all-to-all, all to the next GPU (RING), or the first half to the next
+    // and the second half to the previous GPU (RING2): the traffic of a ring's steps.
+    const long long total = part * (n - 1);
+    const int next = (g + 1) % n, previous = (g + n - 1) % n;
+    Destinations d{};
+    if (mode == Mode::RING) {
+      d.to[0] = reinterpret_cast<uint4*>(gpus[next].dst);
+      push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
+                                                   1, total / 16, 0);
+    } else {
+      d.to[0] = reinterpret_cast<uint4*>(gpus[next].dst);
+      d.to[1] = reinterpret_cast<uint4*>(gpus[previous].dst + total / 2);
+      push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
+                                                   2, total / 32, total / 32);
+    }
     return;
   }
   if (mode == Mode::PUSH_AND_PULL) {
@@ -145,6 +163,24 @@ static double measure(std::vector<Gpu>& gpus, long long part, Mode mode, int blo
 
 static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode) {
   const int n = static_cast<int>(gpus.size());
+  if (mode == Mode::RING || mode == Mode::RING2) {
+    const long long total = part * (n - 1), half = total / 2;
+    std::vector<char> a(total), b(total);
+    for (int g = 0; g < n; ++g) {
+      CHECK(cudaSetDevice(g));
+      CHECK(cudaMemcpy(a.data(), gpus[g].src, total, cudaMemcpyDeviceToHost));
+      const int next = (g + 1) % n, previous = (g + n - 1) % n;
+      CHECK(cudaSetDevice(next));
+      CHECK(cudaMemcpy(b.data(), gpus[next].dst, total, cudaMemcpyDeviceToHost));
+      if (memcmp(a.data(), b.data(), mode == Mode::RING ? total : half) != 0) return false;
+      if (mode == Mode::RING2) {
+        CHECK(cudaSetDevice(previous));
+        CHECK(cudaMemcpy(b.data(), gpus[previous].dst, total, cudaMemcpyDeviceToHost));
+        if (memcmp(a.data() + half, b.data() + half, total - half) != 0) return false;
+      }
+    }
+    return true;
+  }
   std::vector<char> a(part), b(part);
   for (int g = 0; g < n; ++g) {
     for (int p = 0; p < n - 1; ++p) {
@@ -236,6 +272,22 @@ int main(int argc, char** argv) {
       char label[64];
       snprintf(label, sizeof label, "push, one peer at a time, %d rounds", rounds);
       printf("sm  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", label, blocks, rate,
+             ok ? "checked" : "MISMATCH");
+      fflush(stdout);
+      if (!ok) return 3;
+    }
+  }
+  for (int blocks : {sms, 2 * sms}) {
+    struct Row {
+      Mode mode;
+      const char* label;
+    };
+    for (Row row : {Row{Mode::RING, "push, all to the next GPU (ring)"},
+                    Row{Mode::RING2, "push, half to the next, half to the previous"}}) {
+      clear_receive_buffers(gpus, total);
+      const double rate = measure(gpus, part, row.mode, blocks, calls, samples);
+      const bool ok = destinations_match(gpus, part, row.mode);
+      printf("sm  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", row.label, blocks, rate,
              ok ? "checked" : "MISMATCH");
       fflush(stdout);
       if (!ok) return 3;
