@@ -2,9 +2,10 @@
 // a two-shot all-reduce's scatter (and gather) phase. Each GPU sends `--mib` / n MiB to each of
 // its n - 1 peers, by SM stores (the grid's blocks split among the peers; or all blocks going
 // through the peers in turn, in 1 to 64 rounds of slices, so that every GPU sends to one peer and
-// receives from one at a time), or by the copy engines (one stream per peer), or a share of every
-// part by the copy engines and the rest by SM stores at once; or each GPU reads its parts from
-// every peer (remote loads), or does both at once (the traffic of a pulling gather beside a
+// receives from one at a time; or all of it to the next GPU only, or half to the next and half to
+// the previous, the traffic of a ring), or by the copy engines (one stream per peer), or a share
+// of every part by the copy engines and the rest by SM stores at once; or each GPU reads its parts
+// from every peer (remote loads), or does both at once (the traffic of a pulling gather beside a
 // scatter). The figure is each GPU's GB/s (10^9 bytes; for push + pull, out and in added), the
 // median of `--samples` samples of `--calls` back-to-back transfers, the slowest GPU of each
 // sample; every destination is compared with its source afterwards.

@@ -314,14 +314,23 @@ public final class CudaCommunicator implements Communicator {
     List<String> taken = new ArrayList<>();
     List<String> forcedOnly = new ArrayList<>();
     for (HostPath.Route route : HostPath.Route.values()) {
-      // The one-shot's host kernel reduces one peer's share.
-      if (route == HostPath.Route.TWO_SHOT || topology.localWorldSize() == 2) {
+      if (route.runsOn(topology.localWorldSize())) {
         String name = AllReduceKernels.Variant.withHostPath(route).kernelPrefix;
         (hostPath.takes(route) ? taken : forcedOnly).add(name);
       }
     }
     taken.addAll(forcedOnly);
     return List.copyOf(taken);
+  }
+
+  /**
+   * The kernel that {@code kernel} (one of {@link #hostPathKernels}) runs over NVLink alone, e.g.
+   * {@code twoshot_ws} for {@code twoshot_wsh}; any other kernel is its own.
+   *
+   * @throws IllegalArgumentException when no kernel has that name
+   */
+  public static String withoutHostPath(String kernel) {
+    return AllReduceKernels.Variant.named(kernel).withoutHostPath().kernelPrefix;
   }
 
   /** Why peer memory is not even tried for this topology; empty when it is. */
@@ -484,9 +493,9 @@ public final class CudaCommunicator implements Communicator {
       if (hostPath == null) {
         throw new IllegalStateException("the host path is off: " + hostPathReason);
       }
-      if (route == HostPath.Route.ONE_SHOT && topology.localWorldSize() != 2) {
+      if (!route.runsOn(topology.localWorldSize())) {
         throw new IllegalArgumentException(
-            "oneshot_wsh joins two ranks, this node has " + topology.localWorldSize());
+            chosen.kernelPrefix + " joins two ranks, this node has " + topology.localWorldSize());
       }
       long hostBytes = hostPath.shareOf(route, bytes);
       if (hostBytes > 0 && bytes <= peerMemory.layout().maxBytes()) {

@@ -30,7 +30,15 @@ final class HostPath implements AutoCloseable {
      * {@code twoshot_wsh}: the share is cut into one part per rank; part r goes to rank r and lands
      * in its own one-shot slot of parity 1, at the sender's index.
      */
-    TWO_SHOT
+    TWO_SHOT;
+
+    /**
+     * Whether this route's kernel runs on a node of {@code world} ranks: the one-shot's only on two
+     * (its kernel reduces one peer's share), the two-shot's on any number from two.
+     */
+    boolean runsOn(int world) {
+      return this == ONE_SHOT ? world == 2 : world >= 2;
+    }
   }
 
   private final CudaDriverApi api;

@@ -111,10 +111,13 @@ public record HostPathSettings(
    * ranks, or on any number when forced on.
    */
   boolean takes(HostPath.Route route, int world) {
+    if (!route.runsOn(world)) {
+      return false;
+    }
     return switch (mode) {
       case OFF -> false;
-      case AUTO -> route == HostPath.Route.ONE_SHOT ? world == 2 : world == 4;
-      case ON -> route == HostPath.Route.ONE_SHOT ? world == 2 : world >= 2;
+      case AUTO -> route == HostPath.Route.ONE_SHOT || world == 4;
+      case ON -> true;
     };
   }
 

@@ -117,12 +117,21 @@ class HostPathSettingsTest {
     assertThat(auto.takes(HostPath.Route.TWO_SHOT, 2)).isFalse();
     assertThat(auto.takes(HostPath.Route.TWO_SHOT, 4)).isTrue();
     assertThat(auto.takes(HostPath.Route.ONE_SHOT, 4)).as("its kernel reduces one peer").isFalse();
-    assertThat(auto.takes(HostPath.Route.TWO_SHOT, 8)).as("not measured on 8").isFalse();
+    assertThat(auto.takes(HostPath.Route.TWO_SHOT, 8)).as("measured slower on 8").isFalse();
     assertThat(on.takes(HostPath.Route.TWO_SHOT, 8)).isTrue();
     assertThat(on.takes(HostPath.Route.TWO_SHOT, 2)).isTrue();
     assertThat(on.takes(HostPath.Route.ONE_SHOT, 4)).isFalse();
     assertThat(off.takes(HostPath.Route.ONE_SHOT, 2)).isFalse();
     assertThat(off.takes(HostPath.Route.TWO_SHOT, 4)).isFalse();
+  }
+
+  @Test
+  void theOneshotsHostKernelRunsOnTwoRanksOnlyAndTheTwoshotsOnAnyNumber() {
+    assertThat(HostPath.Route.ONE_SHOT.runsOn(2)).isTrue();
+    assertThat(HostPath.Route.ONE_SHOT.runsOn(4)).isFalse();
+    assertThat(HostPath.Route.TWO_SHOT.runsOn(2)).isTrue();
+    assertThat(HostPath.Route.TWO_SHOT.runsOn(8)).isTrue();
+    assertThat(HostPath.Route.TWO_SHOT.runsOn(1)).as("nothing to exchange").isFalse();
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.collective.cuda.diagnostics;
 
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.cuda.CallTimeline;
+import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,7 +29,7 @@ final class CallTimelines {
     // without it; the one-shot on two ranks when the host path is off.
     List<String> host = session.communicator.hostPathKernels();
     String withHost = host.isEmpty() ? null : host.getFirst();
-    String plain = withHost == null ? "oneshot_ws" : withHost.substring(0, withHost.length() - 1);
+    String plain = withHost == null ? "oneshot_ws" : CudaCommunicator.withoutHostPath(withHost);
     List<String> variants = withHost == null ? List.of(plain) : List.of(plain, withHost);
     for (int tokens : new int[] {32, 2048, 4096}) {
       long count = (long) tokens * DiagnosticsSession.HIDDEN;
