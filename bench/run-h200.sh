@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The CUDA measurements of bench/results, on one host with four NVLink-connected GPUs:
-# kernel comparison (diagnostics: every kernel, the warp-specialized ones included, then their
-# pipeline depths at 16 and 64 MiB; 32 and 64 MiB with the host path off), gpucomm bench with the
-# trtllm and vllm heuristics, selftest, tune and the PyTorch comparison, at TP2 and TP4.
+# The CUDA measurements of bench/results, on one host with NVLink-connected GPUs: kernel
+# comparison (diagnostics: every kernel, the warp-specialized ones included, then their pipeline
+# depths at 16 and 64 MiB; 32 and 64 MiB with the host path off), gpucomm bench with the trtllm
+# and vllm heuristics, selftest, tune and the PyTorch comparison, at each of TP8, TP4 and TP2 that
+# the host has GPUs for (GPUs 0 to TP - 1; GPUCOMM_WORLDS="4 2" picks others).
 #
 #   bench/run-h200.sh GPUCOMM_BUNDLE.tar.xz OUTPUT_DIR
 #
@@ -24,7 +25,18 @@ step() { # name, timeout seconds, command...
   echo "$name: exit $? after $((SECONDS - start)) s" | tee -a "$out/steps.txt"
 }
 cd "$out"
-for world in 4 2; do
+worlds="${GPUCOMM_WORLDS:-}"
+if [ -z "$worlds" ]; then
+  gpus="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+  for world in 8 4 2; do
+    if [ "$world" -le "$gpus" ]; then worlds="$worlds $world"; fi
+  done
+fi
+if [ -z "$worlds" ]; then
+  echo "run-h200.sh: needs at least 2 GPUs (nvidia-smi lists ${gpus:-none})" >&2
+  exit 2
+fi
+for world in $worlds; do
   # Lamport buffers of 4 MiB so that every kernel is measured up to 4 MiB.
   GPUCOMM_LAMPORT_MAX_BYTES=4194304 GPUCOMM_LAMPORT2_MAX_BYTES=4194304 \
     step "diagnostics-tp$world" 300 bash "$here/cuda-diagnostics.sh" "$G" "$world" "$out" \
