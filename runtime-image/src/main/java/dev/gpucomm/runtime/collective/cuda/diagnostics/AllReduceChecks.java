@@ -24,6 +24,32 @@ final class AllReduceChecks {
     everyAlgorithmAtManySizes();
     backToBack();
     graphReplay();
+    oneShotHostKernelRefusedBeyondTwoRanks();
+  }
+
+  /**
+   * Where the host path is on with more than two ranks, forcing the one-shot's host kernel (which
+   * reduces one peer's share) is refused on every rank before anything is enqueued.
+   */
+  private void oneShotHostKernelRefusedBeyondTwoRanks() {
+    int world = session.topology.localWorldSize();
+    if (world == 2 || session.communicator.hostPathKernels().isEmpty()) {
+      return;
+    }
+    long count = 4096;
+    long bytes = count * DType.BF16.bytes();
+    try (DeviceBuffer input = session.device.allocate(bytes);
+        DeviceBuffer output = session.device.allocate(bytes)) {
+      session.communicator.allReduceWith(
+          "oneshot_wsh", input, output, count, DType.BF16, session.stream);
+      session.fail("oneshot_wsh on " + world + " ranks: ran instead of being refused");
+    } catch (IllegalArgumentException refused) {
+      if (!refused.getMessage().contains("joins two ranks")) {
+        session.fail("oneshot_wsh on " + world + " ranks: refused for " + refused.getMessage());
+      }
+    }
+    session.stream.synchronize();
+    session.report("oneshot_wsh refused on " + world + " ranks");
   }
 
   /** Every algorithm and kernel at odd and even sizes in every dtype, against float64. */
