@@ -7,22 +7,17 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
-import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclDataType;
-import dev.gpucomm.runtime.nccl.NcclUniqueId;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 
 /**
  * The collectives of one rank on NVIDIA GPUs: NCCL for {@code nccl} and for every collective other
@@ -40,19 +35,15 @@ import java.util.logging.Logger;
  * deadlock. Close the communicator on every rank after its last collective has completed.
  */
 public final class CudaCommunicator implements Communicator {
-  private static final Logger LOG = Logger.getLogger(CudaCommunicator.class.getName());
   private static final AtomicInteger CREATED = new AtomicInteger();
 
   private final CudaDevice device;
   private final RankTopology topology;
+  private final CudaCommunicatorParts parts;
   private final NcclComm nccl;
-  private final String ncclReason;
   private final PeerMemory peerMemory;
-  private final String peerReason;
   private final AllReduceKernels kernels;
   private final HostPath hostPath;
-  private final String hostPathReason;
-  private final Arena arena;
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile CallTimeline timeline;
@@ -62,25 +53,15 @@ public final class CudaCommunicator implements Communicator {
   private CudaCommunicator(
       CudaDevice device,
       RankTopology topology,
-      NcclComm nccl,
-      String ncclReason,
-      PeerMemory peerMemory,
-      String peerReason,
-      AllReduceKernels kernels,
-      HostPath hostPath,
-      String hostPathReason,
-      Arena arena,
+      CudaCommunicatorParts parts,
       CudaCommunicatorSettings settings) {
     this.device = device;
     this.topology = topology;
-    this.nccl = nccl;
-    this.ncclReason = ncclReason;
-    this.peerMemory = peerMemory;
-    this.peerReason = peerReason;
-    this.kernels = kernels;
-    this.hostPath = hostPath;
-    this.hostPathReason = hostPathReason;
-    this.arena = arena;
+    this.parts = parts;
+    this.nccl = parts.nccl();
+    this.peerMemory = parts.peerMemory();
+    this.kernels = parts.kernels();
+    this.hostPath = parts.hostPath();
     this.blockLimit = settings.blockLimit(device.multiprocessors());
     this.shape = settings.kernelShape(topology.localWorldSize()).fittedTo(blockLimit);
     this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
@@ -112,183 +93,14 @@ public final class CudaCommunicator implements Communicator {
       CudaCommunicatorSettings settings) {
     String prefix = "gpucomm/cuda/communicator-" + CREATED.incrementAndGet();
     device.bind();
-
-    NcclComm nccl = null;
-    String ncclReason = "";
-    NcclApi ncclApi = null;
-    if (!settings.ncclEnabled()) {
-      ncclReason = "NCCL is turned off (GPUCOMM_NCCL=off)";
-    } else {
-      try {
-        ncclApi = NcclApi.get();
-      } catch (IllegalStateException e) {
-        ncclReason = e.getMessage();
-      }
-    }
-    if (ncclApi != null) {
-      NcclUniqueId id;
-      if (topology.rank() == 0) {
-        id = ncclApi.uniqueId();
-        store.set(prefix + "/nccl-id", id.bytes());
-      } else {
-        id = new NcclUniqueId(store.get(prefix + "/nccl-id", settings.rendezvousTimeout()));
-      }
-      nccl =
-          settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
-              ? ncclApi.initRank(topology.worldSize(), id, topology.rank())
-              : ncclApi.initRank(topology.worldSize(), id, topology.rank(), settings.maxBlocks());
-    }
-
-    PeerMemory peerMemory = null;
-    AllReduceKernels kernels = null;
-    HostPath hostPath = null;
-    String hostPathReason = "";
-    Arena arena = Arena.ofShared();
-    String peerReason = peerMemoryRefusal(topology, settings);
-    try {
-      if (peerReason.isEmpty()) {
-        PeerMemoryLayout layout =
-            PeerMemoryLayout.of(
-                topology.localWorldSize(),
-                settings.maxBytes(),
-                settings.lamportMaxBytes(),
-                settings.lamport2MaxBytes());
-        peerMemory =
-            PeerMemory.create(
-                device,
-                store,
-                prefix + "/node-" + topology.nodeIndex(),
-                topology.localRank(),
-                layout,
-                settings);
-        if (peerMemory.verdict().available()) {
-          kernels =
-              new AllReduceKernels(
-                  device.module(AllReduceKernels.ptxResource(topology.localWorldSize())),
-                  arena,
-                  peerMemory.bases(),
-                  layout.kernelStruct(),
-                  peerMemory.controlAddress(),
-                  topology.localRank(),
-                  topology.localWorldSize(),
-                  settings.programmaticLaunch(),
-                  // Kernels limited to a share of the SMs run beside matmuls on other streams:
-                  // the most urgent priority puts their blocks ahead of queued matmul blocks.
-                  settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
-                      ? OptionalInt.empty()
-                      : OptionalInt.of(device.greatestPriority()));
-        } else {
-          peerReason = peerMemory.verdict().reason();
-          peerMemory.close();
-          peerMemory = null;
-        }
-      }
-      if (kernels != null) {
-        hostPathReason = hostPathRefusal(topology, settings, peerMemory.layout().maxBytes());
-        if (hostPathReason.isEmpty()) {
-          try {
-            hostPath = createHostPath(device, store, prefix, topology, settings, peerMemory);
-          } catch (HostStaging.HostPathUnavailable e) {
-            hostPathReason = e.getMessage();
-            LOG.warning("rank " + topology.rank() + ": host path off: " + hostPathReason);
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      if (hostPath != null) {
-        hostPath.close();
-      }
-      if (peerMemory != null) {
-        peerMemory.close();
-      }
-      if (nccl != null) {
-        nccl.abort();
-      }
-      arena.close();
-      throw e;
-    }
-    if (!peerReason.isEmpty()) {
-      LOG.warning("rank " + topology.rank() + ": oneshot and twoshot disabled: " + peerReason);
-    }
-    if (nccl == null && kernels == null) {
-      arena.close();
-      throw new IllegalStateException(
-          "no collective path on rank " + topology.rank() + ": " + ncclReason + "; " + peerReason);
-    }
-    return new CudaCommunicator(
-        device,
-        topology,
-        nccl,
-        ncclReason,
-        peerMemory,
-        peerReason,
-        kernels,
-        hostPath,
-        hostPathReason,
-        arena,
-        settings);
-  }
-
-  /** Why the host path is not even tried; empty when it is. */
-  static String hostPathRefusal(
-      RankTopology topology, CudaCommunicatorSettings settings, long peerBufferBytes) {
-    HostPathSettings host = settings.hostPath();
-    int world = topology.localWorldSize();
-    if (!host.enabled()) {
-      return "turned off (GPUCOMM_HOST_PATH=off)";
-    }
-    if (!host.takes(HostPath.Route.ONE_SHOT, world)
-        && !host.takes(HostPath.Route.TWO_SHOT, world)) {
-      return "measured to pay on 2 and 4 ranks of a node, this node has "
-          + world
-          + " (GPUCOMM_HOST_PATH=on forces it)";
-    }
-    if (host.stagingBytes(peerBufferBytes) == 0) {
-      return "the peer buffer ("
-          + peerBufferBytes
-          + " bytes) is below GPUCOMM_HOST_PATH_MIN_BYTES ("
-          + host.minBytes()
-          + ")";
-    }
-    return "";
-  }
-
-  private static HostPath createHostPath(
-      CudaDevice device,
-      KeyValueStore store,
-      String prefix,
-      RankTopology topology,
-      CudaCommunicatorSettings settings,
-      PeerMemory peerMemory) {
-    HostPathSettings host = settings.hostPath();
-    int rank = topology.localRank();
-    CudaDriverApi api = CudaDriverApi.get();
-    HostStaging staging =
-        HostStaging.create(
-            host.folder(),
-            host.stagingBytes(peerMemory.layout().maxBytes()),
-            store,
-            prefix + "/node-" + topology.nodeIndex() + "/host-path",
-            rank,
-            topology.localWorldSize(),
-            settings.rendezvousTimeout(),
-            new HostStaging.Registrar() {
-              @Override
-              public void register(long address, long bytes) {
-                api.registerHost(address, bytes, device.ordinal());
-              }
-
-              @Override
-              public void unregister(long address) {
-                api.unregisterHost(address);
-              }
-            });
-    return new HostPath(device, staging, peerMemory.layout(), peerMemory.bases(), host);
+    CudaCommunicatorParts parts =
+        CudaCommunicatorParts.open(device, store, prefix, topology, settings);
+    return new CudaCommunicator(device, topology, parts, settings);
   }
 
   /** Why the host path is off (empty when it is on). */
   public String hostPathReason() {
-    return hostPathReason;
+    return parts.hostPathReason();
   }
 
   /**
@@ -333,25 +145,6 @@ public final class CudaCommunicator implements Communicator {
     return AllReduceKernels.Variant.named(kernel).withoutHostPath().kernelPrefix;
   }
 
-  /** Why peer memory is not even tried for this topology; empty when it is. */
-  static String peerMemoryRefusal(RankTopology topology, CudaCommunicatorSettings settings) {
-    if (!settings.enabled()) {
-      return "peer memory is turned off (GPUCOMM_PEER_MEMORY=off)";
-    }
-    if (!topology.singleNode()) {
-      return "the ranks span "
-          + topology.nodeCount()
-          + " nodes and peer memory (CUDA IPC) only reaches the ranks of one node";
-    }
-    if (topology.localWorldSize() > PeerMemoryLayout.MAX_RANKS) {
-      return "peer memory supports at most "
-          + PeerMemoryLayout.MAX_RANKS
-          + " ranks per node, this node has "
-          + topology.localWorldSize();
-    }
-    return "";
-  }
-
   @Override
   public RankTopology topology() {
     return topology;
@@ -366,10 +159,10 @@ public final class CudaCommunicator implements Communicator {
   public String unavailableReason() {
     List<String> reasons = new ArrayList<>();
     if (nccl == null) {
-      reasons.add("nccl: " + ncclReason);
+      reasons.add("nccl: " + parts.ncclReason());
     }
     if (kernels == null) {
-      reasons.add("oneshot, twoshot: " + peerReason);
+      reasons.add("oneshot, twoshot: " + parts.peerReason());
     }
     return String.join("; ", reasons);
   }
@@ -491,7 +284,7 @@ public final class CudaCommunicator implements Communicator {
     HostPath.Route route = chosen.hostRoute();
     if (route != null) {
       if (hostPath == null) {
-        throw new IllegalStateException("the host path is off: " + hostPathReason);
+        throw new IllegalStateException("the host path is off: " + parts.hostPathReason());
       }
       if (!route.runsOn(topology.localWorldSize())) {
         throw new IllegalArgumentException(
@@ -540,7 +333,7 @@ public final class CudaCommunicator implements Communicator {
       Stream stream) {
     if (kernels == null) {
       throw new IllegalStateException(
-          "all-reduce " + variant.kernelPrefix + " is unavailable: " + peerReason);
+          "all-reduce " + variant.kernelPrefix + " is unavailable: " + parts.peerReason());
     }
     requireFitsPeerBuffer(bytes);
     if (bytes == 0) {
@@ -751,7 +544,7 @@ public final class CudaCommunicator implements Communicator {
 
   private NcclComm nccl() {
     if (nccl == null) {
-      throw new IllegalStateException("NCCL is unavailable: " + ncclReason);
+      throw new IllegalStateException("NCCL is unavailable: " + parts.ncclReason());
     }
     return nccl;
   }
@@ -786,19 +579,7 @@ public final class CudaCommunicator implements Communicator {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      try {
-        if (nccl != null) {
-          nccl.close();
-        }
-      } finally {
-        try {
-          if (peerMemory != null) {
-            peerMemory.close();
-          }
-        } finally {
-          arena.close();
-        }
-      }
+      parts.close();
     }
   }
 

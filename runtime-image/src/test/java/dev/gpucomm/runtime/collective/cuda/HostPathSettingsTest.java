@@ -138,23 +138,23 @@ class HostPathSettingsTest {
   void theHostPathIsTriedOnTwoOrFourRanksOfANodeWithABufferThatReachesTheMinimum() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 
-    assertThat(CudaCommunicator.hostPathRefusal(topology(2), defaults, 64 * MIB)).isEmpty();
-    assertThat(CudaCommunicator.hostPathRefusal(topology(4), defaults, 64 * MIB)).isEmpty();
-    assertThat(CudaCommunicator.hostPathRefusal(topology(8), defaults, 64 * MIB))
+    assertThat(CudaCommunicatorParts.hostPathRefusal(topology(2), defaults, 64 * MIB)).isEmpty();
+    assertThat(CudaCommunicatorParts.hostPathRefusal(topology(4), defaults, 64 * MIB)).isEmpty();
+    assertThat(CudaCommunicatorParts.hostPathRefusal(topology(8), defaults, 64 * MIB))
         .isEqualTo(
             "measured to pay on 2 and 4 ranks of a node, this node has 8"
                 + " (GPUCOMM_HOST_PATH=on forces it)");
     assertThat(
-            CudaCommunicator.hostPathRefusal(
+            CudaCommunicatorParts.hostPathRefusal(
                 topology(8),
                 CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "on")),
                 64 * MIB))
         .isEmpty();
-    assertThat(CudaCommunicator.hostPathRefusal(topology(2), defaults, 32 * MIB))
+    assertThat(CudaCommunicatorParts.hostPathRefusal(topology(2), defaults, 32 * MIB))
         .isEqualTo(
             "the peer buffer (33554432 bytes) is below GPUCOMM_HOST_PATH_MIN_BYTES (67108864)");
     assertThat(
-            CudaCommunicator.hostPathRefusal(
+            CudaCommunicatorParts.hostPathRefusal(
                 topology(2),
                 CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "off")),
                 64 * MIB))

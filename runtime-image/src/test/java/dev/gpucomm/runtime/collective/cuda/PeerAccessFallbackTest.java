@@ -71,7 +71,8 @@ class PeerAccessFallbackTest {
   void ranksOnSeveralNodesNeverTryPeerMemory() {
     RankTopology twoNodes = new RankTopology(5, 8, 1, 4);
 
-    assertThat(CudaCommunicator.peerMemoryRefusal(twoNodes, CudaCommunicatorSettings.defaults()))
+    assertThat(
+            CudaCommunicatorParts.peerMemoryRefusal(twoNodes, CudaCommunicatorSettings.defaults()))
         .isEqualTo(
             "the ranks span 2 nodes and peer memory (CUDA IPC) only reaches the ranks of one node");
   }
@@ -81,14 +82,14 @@ class PeerAccessFallbackTest {
     CudaCommunicatorSettings off =
         CudaCommunicatorSettings.from(java.util.Map.of("GPUCOMM_PEER_MEMORY", "off"));
 
-    assertThat(CudaCommunicator.peerMemoryRefusal(new RankTopology(0, 2, 0, 2), off))
+    assertThat(CudaCommunicatorParts.peerMemoryRefusal(new RankTopology(0, 2, 0, 2), off))
         .contains("GPUCOMM_PEER_MEMORY=off");
     assertThat(
-            CudaCommunicator.peerMemoryRefusal(
+            CudaCommunicatorParts.peerMemoryRefusal(
                 new RankTopology(0, 16, 0, 16), CudaCommunicatorSettings.defaults()))
         .contains("at most 8 ranks per node");
     assertThat(
-            CudaCommunicator.peerMemoryRefusal(
+            CudaCommunicatorParts.peerMemoryRefusal(
                 new RankTopology(0, 4, 0, 4), CudaCommunicatorSettings.defaults()))
         .isEmpty();
   }

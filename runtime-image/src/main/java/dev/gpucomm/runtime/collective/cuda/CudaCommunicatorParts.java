@@ -1,0 +1,315 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
+import dev.gpucomm.runtime.nccl.NcclApi;
+import dev.gpucomm.runtime.nccl.NcclComm;
+import dev.gpucomm.runtime.nccl.NcclUniqueId;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.lang.foreign.Arena;
+import java.util.OptionalInt;
+import java.util.logging.Logger;
+
+/**
+ * What one rank's {@link CudaCommunicator} is built from, set up on every rank together: NCCL, peer
+ * memory with its all-reduce kernels, and the host path, each with the reason when it is off. It
+ * owns them: {@link #close} releases them in order, and a part that fails to set up releases the
+ * ones before it.
+ */
+final class CudaCommunicatorParts implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(CudaCommunicatorParts.class.getName());
+
+  private final Arena arena = Arena.ofShared();
+  private NcclComm nccl;
+  private String ncclReason = "";
+  private PeerMemory peerMemory;
+  private AllReduceKernels kernels;
+  private String peerReason = "";
+  private HostPath hostPath;
+  private String hostPathReason = "";
+
+  private CudaCommunicatorParts() {}
+
+  /**
+   * Sets up every part on this rank; the ranks meet in {@code store} under {@code prefix}.
+   *
+   * @throws IllegalStateException when neither NCCL nor peer memory can be used
+   */
+  static CudaCommunicatorParts open(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    CudaCommunicatorParts parts = new CudaCommunicatorParts();
+    try {
+      parts.openNccl(store, prefix, topology, settings);
+      parts.openPeerMemory(device, store, prefix, topology, settings);
+      parts.openHostPath(device, store, prefix, topology, settings);
+    } catch (RuntimeException e) {
+      parts.abandon();
+      throw e;
+    }
+    if (!parts.peerReason.isEmpty()) {
+      LOG.warning(
+          "rank " + topology.rank() + ": oneshot and twoshot disabled: " + parts.peerReason);
+    }
+    if (parts.nccl == null && parts.kernels == null) {
+      parts.abandon();
+      throw new IllegalStateException(
+          "no collective path on rank "
+              + topology.rank()
+              + ": "
+              + parts.ncclReason
+              + "; "
+              + parts.peerReason);
+    }
+    return parts;
+  }
+
+  /** NCCL from a unique id that global rank 0 puts in the store, unless it is off or missing. */
+  private void openNccl(
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    if (!settings.ncclEnabled()) {
+      ncclReason = "NCCL is turned off (GPUCOMM_NCCL=off)";
+      return;
+    }
+    NcclApi api;
+    try {
+      api = NcclApi.get();
+    } catch (IllegalStateException e) {
+      ncclReason = e.getMessage();
+      return;
+    }
+    NcclUniqueId id;
+    if (topology.rank() == 0) {
+      id = api.uniqueId();
+      store.set(prefix + "/nccl-id", id.bytes());
+    } else {
+      id = new NcclUniqueId(store.get(prefix + "/nccl-id", settings.rendezvousTimeout()));
+    }
+    nccl =
+        settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
+            ? api.initRank(topology.worldSize(), id, topology.rank())
+            : api.initRank(topology.worldSize(), id, topology.rank(), settings.maxBlocks());
+  }
+
+  /**
+   * Peer memory among the ranks of this rank's node and the kernels over it, unless refused for
+   * this topology or the ranks cannot reach each other's memory (the verdict's reason).
+   */
+  private void openPeerMemory(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    peerReason = peerMemoryRefusal(topology, settings);
+    if (!peerReason.isEmpty()) {
+      return;
+    }
+    PeerMemoryLayout layout =
+        PeerMemoryLayout.of(
+            topology.localWorldSize(),
+            settings.maxBytes(),
+            settings.lamportMaxBytes(),
+            settings.lamport2MaxBytes());
+    peerMemory =
+        PeerMemory.create(
+            device,
+            store,
+            prefix + "/node-" + topology.nodeIndex(),
+            topology.localRank(),
+            layout,
+            settings);
+    if (!peerMemory.verdict().available()) {
+      peerReason = peerMemory.verdict().reason();
+      peerMemory.close();
+      peerMemory = null;
+      return;
+    }
+    kernels =
+        new AllReduceKernels(
+            device.module(AllReduceKernels.ptxResource(topology.localWorldSize())),
+            arena,
+            peerMemory.bases(),
+            layout.kernelStruct(),
+            peerMemory.controlAddress(),
+            topology.localRank(),
+            topology.localWorldSize(),
+            settings.programmaticLaunch(),
+            // Kernels limited to a share of the SMs run beside matmuls on other streams: the most
+            // urgent priority puts their blocks ahead of queued matmul blocks.
+            settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
+                ? OptionalInt.empty()
+                : OptionalInt.of(device.greatestPriority()));
+  }
+
+  /**
+   * The host path beside the kernels, where the settings take it on this node and every rank can
+   * set up its staging; otherwise off with the reason (a staging failure is logged).
+   */
+  private void openHostPath(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    if (kernels == null) {
+      return;
+    }
+    hostPathReason = hostPathRefusal(topology, settings, peerMemory.layout().maxBytes());
+    if (!hostPathReason.isEmpty()) {
+      return;
+    }
+    HostPathSettings host = settings.hostPath();
+    CudaDriverApi api = CudaDriverApi.get();
+    try {
+      HostStaging staging =
+          HostStaging.create(
+              host.folder(),
+              host.stagingBytes(peerMemory.layout().maxBytes()),
+              store,
+              prefix + "/node-" + topology.nodeIndex() + "/host-path",
+              topology.localRank(),
+              topology.localWorldSize(),
+              settings.rendezvousTimeout(),
+              new HostStaging.Registrar() {
+                @Override
+                public void register(long address, long bytes) {
+                  api.registerHost(address, bytes, device.ordinal());
+                }
+
+                @Override
+                public void unregister(long address) {
+                  api.unregisterHost(address);
+                }
+              });
+      hostPath = new HostPath(device, staging, peerMemory.layout(), peerMemory.bases(), host);
+    } catch (HostStaging.HostPathUnavailable e) {
+      hostPathReason = e.getMessage();
+      LOG.warning("rank " + topology.rank() + ": host path off: " + hostPathReason);
+    }
+  }
+
+  /** Why peer memory is not even tried for this topology; empty when it is. */
+  static String peerMemoryRefusal(RankTopology topology, CudaCommunicatorSettings settings) {
+    if (!settings.enabled()) {
+      return "peer memory is turned off (GPUCOMM_PEER_MEMORY=off)";
+    }
+    if (!topology.singleNode()) {
+      return "the ranks span "
+          + topology.nodeCount()
+          + " nodes and peer memory (CUDA IPC) only reaches the ranks of one node";
+    }
+    if (topology.localWorldSize() > PeerMemoryLayout.MAX_RANKS) {
+      return "peer memory supports at most "
+          + PeerMemoryLayout.MAX_RANKS
+          + " ranks per node, this node has "
+          + topology.localWorldSize();
+    }
+    return "";
+  }
+
+  /** Why the host path is not even tried; empty when it is. */
+  static String hostPathRefusal(
+      RankTopology topology, CudaCommunicatorSettings settings, long peerBufferBytes) {
+    HostPathSettings host = settings.hostPath();
+    int world = topology.localWorldSize();
+    if (!host.enabled()) {
+      return "turned off (GPUCOMM_HOST_PATH=off)";
+    }
+    if (!host.takes(HostPath.Route.ONE_SHOT, world)
+        && !host.takes(HostPath.Route.TWO_SHOT, world)) {
+      return "measured to pay on 2 and 4 ranks of a node, this node has "
+          + world
+          + " (GPUCOMM_HOST_PATH=on forces it)";
+    }
+    if (host.stagingBytes(peerBufferBytes) == 0) {
+      return "the peer buffer ("
+          + peerBufferBytes
+          + " bytes) is below GPUCOMM_HOST_PATH_MIN_BYTES ("
+          + host.minBytes()
+          + ")";
+    }
+    return "";
+  }
+
+  NcclComm nccl() {
+    return nccl;
+  }
+
+  String ncclReason() {
+    return ncclReason;
+  }
+
+  PeerMemory peerMemory() {
+    return peerMemory;
+  }
+
+  AllReduceKernels kernels() {
+    return kernels;
+  }
+
+  String peerReason() {
+    return peerReason;
+  }
+
+  HostPath hostPath() {
+    return hostPath;
+  }
+
+  String hostPathReason() {
+    return hostPathReason;
+  }
+
+  Arena arena() {
+    return arena;
+  }
+
+  /**
+   * Releases every part after the communicator's last collective has completed on every rank: NCCL,
+   * then the host path (its copies read and write peer memory), then peer memory.
+   */
+  @Override
+  public void close() {
+    try {
+      if (nccl != null) {
+        nccl.close();
+      }
+    } finally {
+      releaseMemory();
+    }
+  }
+
+  /** Releases what was set up when a later part failed: NCCL is aborted, not finalized. */
+  private void abandon() {
+    try {
+      if (nccl != null) {
+        nccl.abort();
+      }
+    } finally {
+      releaseMemory();
+    }
+  }
+
+  private void releaseMemory() {
+    try {
+      if (hostPath != null) {
+        hostPath.close();
+      }
+    } finally {
+      try {
+        if (peerMemory != null) {
+          peerMemory.close();
+        }
+      } finally {
+        arena.close();
+      }
+    }
+  }
+}
