@@ -16,25 +16,12 @@
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o copy-engine-oneshot bench/probes/copy-engine-oneshot.cu
 //   ./copy-engine-oneshot [--mib 64] [--calls 10] [--samples 30]
-#include <cuda.h>
-
 #include <string>
 
 #include "probe.h"
+#include "stream-memops.h"
 
-#define CHECK_CU(call)                                                    \
-  do {                                                                    \
-    CUresult r_ = (call);                                                 \
-    if (r_ != CUDA_SUCCESS) {                                             \
-      fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, r_); \
-      exit(1);                                                            \
-    }                                                                     \
-  } while (0)
 
-using WriteValue = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-using WaitValue = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-static WriteValue writeValue32;
-static WaitValue waitValue32;
 
 constexpr int MAX_CHUNKS = 64;
 
@@ -138,13 +125,7 @@ static double measure(std::vector<Gpu>& gpus, int chunks, int streams, bool grap
 
 int main(int argc, char** argv) {
   const ProbeOptions o = parse_probe_options("copy-engine-oneshot", argc, argv);
-  cudaDriverEntryPointQueryResult found;
-  CHECK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32",
-                                         reinterpret_cast<void**>(&writeValue32), 12000,
-                                         cudaEnableDefault, &found));
-  CHECK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32",
-                                         reinterpret_cast<void**>(&waitValue32), 12000,
-                                         cudaEnableDefault, &found));
+  load_stream_memory_operations();
   std::vector<Gpu> gpus(2);
   for (int g = 0; g < 2; ++g) {
     Gpu& gpu = gpus[g];

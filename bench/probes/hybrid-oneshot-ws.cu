@@ -27,22 +27,10 @@
 // --host-words hands each staged chunk on through a word that the sender's copy stream writes into
 // the receiver's memory and the receiver's inbound stream waits for (cuStreamWriteValue32 /
 // cuStreamWaitValue32), as two processes must, instead of an event.
-#include <cuda.h>
-
 #include "probe.h"
+#include "stream-memops.h"
 
-#define CHECK_CU(call)                                                              \
-  do {                                                                              \
-    CUresult r_ = (call);                                                           \
-    if (r_ != CUDA_SUCCESS) {                                                       \
-      fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, r_); \
-      exit(1);                                                                      \
-    }                                                                               \
-  } while (0)
 
-using StreamValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-static StreamValue32 writeValue32;
-static StreamValue32 waitValue32;
 
 constexpr int MAX_BLOCKS = 160;
 constexpr int MAX_COPY_CHUNKS = 16;
@@ -500,13 +488,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[argc - 1]) == "--host-words") viaHost = hostWords = true, --argc;
   if (argc > 1 && std::string(argv[argc - 1]) == "--host") viaHost = true, --argc;
   const ProbeOptions o = parse_probe_options("hybrid-oneshot-ws", argc, argv);
-  cudaDriverEntryPointQueryResult found;
-  CHECK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32",
-                                         reinterpret_cast<void**>(&writeValue32), 12000,
-                                         cudaEnableDefault, &found));
-  CHECK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32",
-                                         reinterpret_cast<void**>(&waitValue32), 12000,
-                                         cudaEnableDefault, &found));
+  load_stream_memory_operations();
   std::vector<Gpu> gpus(2);
   for (int g = 0; g < 2; ++g) {
     Gpu& gpu = gpus[g];

@@ -16,35 +16,14 @@
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o stream-handoff bench/probes/stream-handoff.cu
 //   ./stream-handoff [--calls 200] [--samples 30] [--chunk-kib 2048]
-#include <cuda.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "probe.h"
+#include "stream-memops.h"
 
-#define CHECK_CU(call)                                                              \
-  do {                                                                              \
-    CUresult r_ = (call);                                                           \
-    if (r_ != CUDA_SUCCESS) {                                                       \
-      fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, (int)r_); \
-      exit(1);                                                                      \
-    }                                                                               \
-  } while (0)
-
-static CUresult (*writeValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-static CUresult (*waitValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-
-static void load_stream_memory_operations() {
-  cudaDriverEntryPointQueryResult found;
-  CHECK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32",
-                                         reinterpret_cast<void**>(&writeValue32), 12000,
-                                         cudaEnableDefault, &found));
-  CHECK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32",
-                                         reinterpret_cast<void**>(&waitValue32), 12000,
-                                         cudaEnableDefault, &found));
-}
 
 // One side of the ping-pong: its stream, the word it waits on, the word it writes, and (with
 // copies) its device buffer and the shared staging it copies to or from.

@@ -89,7 +89,7 @@ final class HostPath implements AutoCloseable {
 
   /** Bytes of a call of {@code bytes} that {@code route} sends by the host path by default. */
   long hostBytes(Route route, long bytes) {
-    return takes(route) ? settings.hostBytes(route, bytes, world) : 0;
+    return settings.hostBytes(route, bytes, world);
   }
 
   /** Bytes of a call of {@code bytes} that {@code route} sends when the host path is forced. */

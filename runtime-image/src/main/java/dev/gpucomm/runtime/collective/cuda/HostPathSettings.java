@@ -123,10 +123,11 @@ public record HostPathSettings(
 
   /**
    * Bytes of a call of {@code bytes} that take the host path along {@code route} on {@code world}
-   * ranks: none below {@code minBytes}, else {@link #shareOf}.
+   * ranks: none where the route does not {@link #takes} it or below {@code minBytes}, else {@link
+   * #shareOf}.
    */
   public long hostBytes(HostPath.Route route, long bytes, int world) {
-    return !enabled() || bytes < minBytes ? 0 : shareOf(route, bytes, world);
+    return !takes(route, world) || bytes < minBytes ? 0 : shareOf(route, bytes, world);
   }
 
   /**
