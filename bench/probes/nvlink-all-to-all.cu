@@ -32,7 +32,23 @@ struct Gpu {
   cudaEvent_t pullFork, pullJoin;
 };
 
-enum class Mode { PUSH, PUSH_ROTATING, RING, RING2, COPY_ENGINES, MIXED, PULL, PUSH_AND_PULL };
+enum class Mode {
+  PUSH,
+  PUSH_ROTATING,
+  RING,
+  RING2,
+  COPY_ENGINES,
+  MIXED,
+  PULL,
+  PUSH_AND_PULL,
+  CE_ROUNDS,       // copy engine, one stream: part p to peer_of(g, p), one peer after another
+  CE_ROUNDS_PULL,  // copy engine, one stream: read peer after peer's part (into `pulled`)
+  CE_RING,         // copy engine: all n - 1 parts to GPU g + k (k = 1: the next) in one copy
+  MIXED_NEXT,      // part 0 (to the next GPU) by the copy engine, the others by SM stores, at once
+  SM_TWICE,        // push_to_all twice: a two-shot's scatter and gather, both by SM stores
+  SM_THEN_CE,      // push_to_all, then CE_ROUNDS: the gather by the copy engine
+  SM_THEN_CE_PULL,  // push_to_all, then CE_ROUNDS_PULL
+};
 
 // Peer p's part of GPU g's pull: the part peer p sends to g in push mode.
 static Destinations pull_sources(std::vector<Gpu>& gpus, int g, long long part) {
@@ -76,6 +92,58 @@ static void enqueue(std::vector<Gpu>& gpus, int g, long long part, Mode mode, in
                     int rounds = 1) {
   const int n = static_cast<int>(gpus.size());
   Gpu& self = gpus[g];
+  if (mode == Mode::CE_ROUNDS || mode == Mode::CE_ROUNDS_PULL || mode == Mode::SM_THEN_CE ||
+      mode == Mode::SM_THEN_CE_PULL || mode == Mode::SM_TWICE) {
+    if (mode == Mode::SM_THEN_CE || mode == Mode::SM_THEN_CE_PULL || mode == Mode::SM_TWICE) {
+      Destinations d{};
+      for (int p = 0; p < n - 1; ++p) {
+        const int peer = peer_of(g, p, n);
+        d.to[p] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part));
+      }
+      push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
+                                                   n - 1, part / 16, part / 16);
+      if (mode == Mode::SM_TWICE) {
+        push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src), d,
+                                                     n - 1, part / 16, part / 16);
+        return;
+      }
+    }
+    for (int p = 0; p < n - 1; ++p) {
+      const int peer = peer_of(g, p, n);
+      if (mode == Mode::CE_ROUNDS_PULL || mode == Mode::SM_THEN_CE_PULL) {
+        const int index = index_of(peer, g, n);
+        CHECK(cudaMemcpyPeerAsync(self.pulled + p * part, self.device,
+                                  gpus[peer].src + index * part, peer, part, self.stream));
+      } else {
+        CHECK(cudaMemcpyPeerAsync(gpus[peer].dst + slot(g, peer, part), peer,
+                                  self.src + p * part, self.device, part, self.stream));
+      }
+    }
+    return;
+  }
+  if (mode == Mode::MIXED_NEXT) {
+    CHECK(cudaEventRecord(self.fork, self.stream));
+    CHECK(cudaStreamWaitEvent(self.copies[0], self.fork, 0));
+    const int next = peer_of(g, 0, n);
+    CHECK(cudaMemcpyPeerAsync(gpus[next].dst + slot(g, next, part), next, self.src, self.device,
+                              part, self.copies[0]));
+    CHECK(cudaEventRecord(self.joins[0], self.copies[0]));
+    Destinations d{};
+    for (int p = 1; p < n - 1; ++p) {
+      const int peer = peer_of(g, p, n);
+      d.to[p - 1] = reinterpret_cast<uint4*>(gpus[peer].dst + slot(g, peer, part));
+    }
+    push_to_all<<<blocks, 512, 0, self.stream>>>(reinterpret_cast<const uint4*>(self.src + part),
+                                                 d, n - 2, part / 16, part / 16);
+    CHECK(cudaStreamWaitEvent(self.stream, self.joins[0], 0));
+    return;
+  }
+  if (mode == Mode::CE_RING) {
+    const int next = (g + rounds) % n;  // `rounds` holds k
+    CHECK(cudaMemcpyPeerAsync(gpus[next].dst, next, self.src, self.device, part * (n - 1),
+                              self.stream));
+    return;
+  }
   if (mode == Mode::PULL) {
     pull_from_all<<<blocks, 512, 0, self.stream>>>(pull_sources(gpus, g, part),
                                                    reinterpret_cast<uint4*>(self.pulled), n - 1,
@@ -158,22 +226,25 @@ static double measure(std::vector<Gpu>& gpus, long long part, Mode mode, int blo
       }
     }
   });
-  const double moved = static_cast<double>(part) * (n - 1) * (mode == Mode::PUSH_AND_PULL ? 2 : 1);
+  const bool twice =
+      mode == Mode::PUSH_AND_PULL || mode == Mode::SM_TWICE || mode == Mode::SM_THEN_CE ||
+      mode == Mode::SM_THEN_CE_PULL;
+  const double moved = static_cast<double>(part) * (n - 1) * (twice ? 2 : 1);
   return moved * calls / (ms * 1e-3) / 1e9;
 }
 
-static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode) {
+static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode, int k = 1) {
   const int n = static_cast<int>(gpus.size());
-  if (mode == Mode::RING || mode == Mode::RING2) {
+  if (mode == Mode::RING || mode == Mode::RING2 || mode == Mode::CE_RING) {
     const long long total = part * (n - 1), half = total / 2;
     std::vector<char> a(total), b(total);
     for (int g = 0; g < n; ++g) {
       CHECK(cudaSetDevice(g));
       CHECK(cudaMemcpy(a.data(), gpus[g].src, total, cudaMemcpyDeviceToHost));
-      const int next = (g + 1) % n, previous = (g + n - 1) % n;
+      const int next = (g + (mode == Mode::CE_RING ? k : 1)) % n, previous = (g + n - 1) % n;
       CHECK(cudaSetDevice(next));
       CHECK(cudaMemcpy(b.data(), gpus[next].dst, total, cudaMemcpyDeviceToHost));
-      if (memcmp(a.data(), b.data(), mode == Mode::RING ? total : half) != 0) return false;
+      if (memcmp(a.data(), b.data(), mode == Mode::RING2 ? half : total) != 0) return false;
       if (mode == Mode::RING2) {
         CHECK(cudaSetDevice(previous));
         CHECK(cudaMemcpy(b.data(), gpus[previous].dst, total, cudaMemcpyDeviceToHost));
@@ -188,13 +259,14 @@ static bool destinations_match(std::vector<Gpu>& gpus, long long part, Mode mode
       const int peer = peer_of(g, p, n);
       CHECK(cudaSetDevice(g));
       CHECK(cudaMemcpy(a.data(), gpus[g].src + p * part, part, cudaMemcpyDeviceToHost));
-      if (mode != Mode::PULL) {
+      if (mode != Mode::PULL && mode != Mode::CE_ROUNDS_PULL) {
         CHECK(cudaSetDevice(peer));
         CHECK(cudaMemcpy(b.data(), gpus[peer].dst + slot(g, peer, part), part,
                          cudaMemcpyDeviceToHost));
         if (memcmp(a.data(), b.data(), part) != 0) return false;
       }
-      if (mode == Mode::PULL || mode == Mode::PUSH_AND_PULL) {
+      if (mode == Mode::PULL || mode == Mode::PUSH_AND_PULL || mode == Mode::CE_ROUNDS_PULL ||
+          mode == Mode::SM_THEN_CE_PULL) {
         // peer pulled this part into its pulled buffer at the index of g among its peers
         const int index = index_of(peer, g, n);
         CHECK(cudaSetDevice(peer));
@@ -290,6 +362,49 @@ int main(int argc, char** argv) {
       const bool ok = destinations_match(gpus, part, row.mode);
       printf("sm  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", row.label, blocks, rate,
              ok ? "checked" : "MISMATCH");
+      fflush(stdout);
+      if (!ok) return 3;
+    }
+  }
+  {
+    struct Row {
+      Mode mode;
+      const char* label;
+      int blocks;
+    };
+    for (Row row : {Row{Mode::CE_ROUNDS, "one stream, one peer after another (push)", 0},
+                    Row{Mode::CE_ROUNDS_PULL, "one stream, one peer after another (pull)", 0},
+                    Row{Mode::SM_TWICE, "sm push twice (scatter, gather)", perPeer * (n - 1)},
+                    Row{Mode::SM_THEN_CE, "sm push, then ce push peer after peer",
+                        perPeer * (n - 1)},
+                    Row{Mode::SM_THEN_CE_PULL, "sm push, then ce pull peer after peer",
+                        perPeer * (n - 1)}}) {
+      clear_receive_buffers(gpus, total);
+      const double rate = measure(gpus, part, row.mode, row.blocks, calls, samples);
+      const bool ok = destinations_match(gpus, part, row.mode);
+      printf("ce  %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", row.label, row.blocks, rate,
+             ok ? "checked" : "MISMATCH");
+      fflush(stdout);
+      if (!ok) return 3;
+    }
+  }
+  for (int k = 1; k < n; ++k) {
+    clear_receive_buffers(gpus, total);
+    const double rate = measure(gpus, part, Mode::CE_RING, 0, calls, samples, 0, k);
+    const bool ok = destinations_match(gpus, part, Mode::CE_RING, k);
+    char label[64];
+    snprintf(label, sizeof label, "all to GPU g + %d%s", k, k == 1 ? " (ring)" : "");
+    printf("ce  %-42s            %7.1f GB/s per GPU  %s\n", label, rate, ok ? "checked" : "MISMATCH");
+    fflush(stdout);
+    if (!ok) return 3;
+  }
+  if (n > 2) {
+    for (int blocks : {sms, 2 * sms}) {
+      clear_receive_buffers(gpus, total);
+      const double rate = measure(gpus, part, Mode::MIXED_NEXT, blocks, calls, samples);
+      const bool ok = destinations_match(gpus, part, Mode::MIXED_NEXT);
+      printf("mix %-42s blocks=%-4d %7.1f GB/s per GPU  %s\n", "ce to the next GPU, sm to the others",
+             blocks, rate, ok ? "checked" : "MISMATCH");
       fflush(stdout);
       if (!ok) return 3;
     }
