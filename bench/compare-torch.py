@@ -18,6 +18,7 @@ import json
 import os
 import statistics
 import sys
+import warnings
 
 import torch
 import torch.distributed as dist
@@ -97,7 +98,10 @@ def worker(rank, world, args, queue):
     try:
         import torch.distributed._symmetric_memory as symm_mem
         if hasattr(symm_mem, "enable_symm_mem_for_group"):
-            symm_mem.enable_symm_mem_for_group(group_name)
+            # Needed before PyTorch 2.10; later releases enable it themselves and warn.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                symm_mem.enable_symm_mem_for_group(group_name)
         symm = symm_mem
     except ImportError as e:  # pragma: no cover - depends on the PyTorch build
         print(f"symmetric memory unavailable: {e}", file=sys.stderr)

@@ -40,13 +40,6 @@ public final class BenchmarkSweep {
   /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
   static final int CALLS_PER_GRAPH = 10;
 
-  /**
-   * Untimed calls before the first point of each algorithm, besides the plan's warm-up: enough for
-   * the JIT to compile the per-call host path, so that the first size's eager time measures the
-   * launch path a long-running job has, not the interpreter.
-   */
-  static final int FIRST_POINT_WARMUP_CALLS = 500;
-
   /** Root of broadcasts. */
   static final int BROADCAST_ROOT = 0;
 
@@ -177,7 +170,7 @@ public final class BenchmarkSweep {
           Runnable call = bind(plan, algorithm, input, output, point.bytes() / codec.bytes());
           ValidatedRun run =
               new ValidatedRun(shape, algorithm, pointIndex, call, output, hostOutput, validator);
-          PointFigures measured = measure(algorithm, pointIndex, call, run);
+          PointFigures measured = measure(algorithm, point.bytes(), pointIndex, call, run);
           figures.add(measured);
           progress.measured(
               p + 1,
@@ -191,11 +184,11 @@ public final class BenchmarkSweep {
 
     /** Validate, warm up, time eagerly, then validate again and time the graph replays. */
     private PointFigures measure(
-        Algorithm algorithm, int pointIndex, Runnable call, ValidatedRun run) {
+        Algorithm algorithm, long bytes, int pointIndex, Runnable call, ValidatedRun run) {
       double relativeError = run.check();
       int warmup = plan.warmupIterations();
       if (warmedUp.add(algorithm)) {
-        warmup += FIRST_POINT_WARMUP_CALLS;
+        warmup += FirstPointWarmup.calls(device.kind(), bytes);
       }
       for (int w = 0; w < warmup; w++) {
         call.run();

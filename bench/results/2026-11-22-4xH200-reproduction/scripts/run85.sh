@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# 4 x H200, the tree after the host path's take-rule moved into HostPathSettings.hostBytes: GPU JUnit
+# tests, selftests with the host path forced, then bench/run-h200.sh end to end at TP4 and TP2 (results tarred into $OUT, which keeps few files).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+REPO="$PWD"
+B="$PWD/.gpurun"
+RUN="${RUN:-85}"
+R="/tmp/r$RUN"
+mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
+G=/tmp/g/gpucomm/bin/gpucomm
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
+source "$B/libs.sh" >"$R/libs.txt"
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+step() {
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$R/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" | tee -a "$R/steps.txt"
+  tar -czf "$OUT/r$RUN.tar.gz" -C /tmp "r$RUN"
+}
+if [ "${JUNIT:-1}" = 1 ]; then
+  CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls /tmp/g/gpucomm/lib/*.jar | tr '\n' ':')"
+  step junit 120 /tmp/g/gpucomm/jre/bin/java --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
+    --select-class dev.gpucomm.runtime.device.cuda.CudaDeviceGpuTest --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest \
+    --select-class dev.gpucomm.runtime.hostir.programs.ProgramsOnCudaTest --details=tree
+  GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
+    step selftest-host-tp4 90 "$G" selftest --device cuda --world 4
+  GPUCOMM_HOST_PATH=on GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
+    step selftest-host-tp2 60 "$G" selftest --device cuda --world 2
+  grep -E "tests (successful|failed|skipped)" "$R/junit.log"
+  grep -h "selftest" "$R"/selftest-*.log | tail -2
+fi
+GPUCOMM_WORLDS="${WORLDS:-4 2}" step run-h200 540 bash "$REPO/bench/run-h200.sh" "$B/gpucomm-bundle.tar.xz" "$R/run-h200"
+cat "$R/run-h200/steps.txt"
