@@ -118,7 +118,8 @@ class HelmChartTest {
         .containsExactly(Map.entry("apiextensions.k8s.io/customresourcedefinitions", "get"));
     assertThat(crdReader.at("/rules/0/resourceNames/0").asText()).isEqualTo("commjobs.gpucomm.dev");
     assertThat(rules(find(objects, "Role", "ops-gpucomm-operator-leader-election")))
-        .containsExactly(Map.entry("coordination.k8s.io/leases", "get,create,update"));
+        // patch: Fabric8's leader election renews the Lease with a merge patch.
+        .containsExactly(Map.entry("coordination.k8s.io/leases", "get,create,update,patch"));
     assertThat(objects.toString()).doesNotContain("\"*\"");
   }
 
