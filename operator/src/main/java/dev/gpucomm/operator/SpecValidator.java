@@ -27,7 +27,11 @@ public class SpecValidator {
   static final long MIN_SHARED_MEMORY_BYTES = 64L << 20;
   static final int MAX_DNS_LABEL = 63;
 
-  private static final Pattern DNS_LABEL_START = Pattern.compile("^[a-z].*");
+  /**
+   * A DNS-1035 label: the job's name also names its headless Service (a DNS-1035 label) and is the
+   * pods' subdomain (a DNS-1123 label), stricter than the DNS subdomain a CommJob name may be.
+   */
+  private static final Pattern DNS_LABEL = Pattern.compile("^[a-z]([-a-z0-9]*[a-z0-9])?$");
 
   private final TemplateOverlayValidator templateValidator;
   private final OperatorConfig config;
@@ -62,9 +66,10 @@ public class SpecValidator {
 
   private static void checkName(
       String name, CommJobSpec spec, int ranksPerPod, List<String> problems) {
-    if (!DNS_LABEL_START.matcher(name).matches()) {
+    if (!DNS_LABEL.matcher(name).matches()) {
       problems.add(
-          "metadata.name \"%s\" must start with a lowercase letter: it also names the job's headless Service"
+          ("metadata.name \"%s\" must start with a lowercase letter and hold only lowercase letters,"
+                  + " digits and '-': it also names the job's headless Service")
               .formatted(name));
     }
     if (spec.getWorldSize() != null && spec.getWorldSize() > 0 && ranksPerPod > 0) {

@@ -211,8 +211,13 @@ class InvalidSpecIT {
         invalid(
             "8gpu-sweep",
             "worldSize: 8\n" + BENCHMARK,
-            "metadata.name \"8gpu-sweep\" must start with a lowercase letter: it also names the"
-                + " job's headless Service"),
+            "metadata.name \"8gpu-sweep\" must start with a lowercase letter and hold only"
+                + " lowercase letters, digits and '-': it also names the job's headless Service"),
+        invalid(
+            "llama-3.1-sweep",
+            "worldSize: 8\n" + BENCHMARK,
+            "metadata.name \"llama-3.1-sweep\" must start with a lowercase letter and hold only"
+                + " lowercase letters, digits and '-': it also names the job's headless Service"),
         invalid(
             "a-very-long-name-for-a-sweep-of-all-reduce-over-every-gpu-here",
             "worldSize: 4096\nranksPerPod: 8\n" + BENCHMARK,
