@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 @ApplicationScoped
 public class JobOutcomeJudge {
   private static final String POD_SCHEDULED = "PodScheduled";
+  private static final String SCHEDULING_GATED = "SchedulingGated";
 
   private final SpecValidator validator;
   private final OperatorConfig config;
@@ -183,8 +184,11 @@ public class JobOutcomeJudge {
         || pod.getStatus().getConditions() == null) {
       return Optional.empty();
     }
+    // A pod held back by scheduling gates (a queue such as Kueue admitting it later) is waiting by
+    // design, not refused by the scheduler.
     return pod.getStatus().getConditions().stream()
         .filter(c -> POD_SCHEDULED.equals(c.getType()) && "False".equals(c.getStatus()))
+        .filter(c -> !SCHEDULING_GATED.equals(c.getReason()))
         .findFirst();
   }
 

@@ -5,35 +5,46 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * One line on why a pod failed: its container's exit code and termination message (the failing
- * rank's error, or with FallbackToLogsOnError the last log line), else the pod's own reason.
+ * One line on why a pod failed. A reason of the pod itself (Evicted, DeadlineExceeded) comes first:
+ * the kubelet's verdict says more than the exit code its killing left. Otherwise the container's
+ * exit code, the kubelet's reason for it where that says something (OOMKilled), and its termination
+ * message (the failing rank's error, or with FallbackToLogsOnError the last log line).
  */
 final class PodFailureDescriber {
   static final int MAX_MESSAGE = 300;
 
+  /** Container termination reasons that add nothing to the exit code. */
+  private static final Set<String> GENERIC_REASONS = Set.of("Error", "Completed");
+
   private PodFailureDescriber() {}
 
   static String describe(Pod pod) {
-    Optional<ContainerStateTerminated> terminated = terminated(pod);
-    if (terminated.isPresent()) {
-      String message = lastLine(terminated.get().getMessage());
-      if (message.isEmpty()) {
-        message =
-            Objects.requireNonNullElse(terminated.get().getReason(), "no termination message");
-      }
-      return "exit code " + terminated.get().getExitCode() + ": " + message;
-    }
     PodStatus status = pod.getStatus();
     if (status == null) {
       return "failed";
     }
-    String reason = Objects.requireNonNullElse(status.getReason(), "Failed");
-    String message = lastLine(status.getMessage());
-    return message.isEmpty() ? reason : reason + ": " + message;
+    if (status.getReason() != null && !status.getReason().isEmpty()) {
+      String message = lastLine(status.getMessage());
+      return message.isEmpty() ? status.getReason() : status.getReason() + ": " + message;
+    }
+    Optional<ContainerStateTerminated> terminated = terminated(pod);
+    if (terminated.isEmpty()) {
+      String message = lastLine(status.getMessage());
+      return message.isEmpty() ? "Failed" : "Failed: " + message;
+    }
+    String reason = terminated.get().getReason();
+    boolean telling = reason != null && !reason.isEmpty() && !GENERIC_REASONS.contains(reason);
+    String exit =
+        "exit code " + terminated.get().getExitCode() + (telling ? " (" + reason + ")" : "");
+    String message = lastLine(terminated.get().getMessage());
+    if (message.isEmpty()) {
+      return telling ? exit : exit + ": no termination message";
+    }
+    return exit + ": " + message;
   }
 
   /** When the pod's container finished; the latest instant when unknown. */

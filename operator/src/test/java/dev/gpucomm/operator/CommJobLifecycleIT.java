@@ -458,6 +458,29 @@ class CommJobLifecycleIT {
   }
 
   @Test
+  void aPodHeldBackBySchedulingGatesKeepsWaitingPastTheUnschedulableLimit() {
+    cluster.apply(
+        """
+        metadata: {name: queued}
+        spec:
+          worldSize: 8
+          ranksPerPod: 4
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("queued", "queued-0", "queued-1");
+    // a queue (Kueue) gates the pod until it admits the job: longer than the 300 s after which a
+    // pod the scheduler refuses fails the job
+    cluster.kubelet.gated("queued-1", Instant.now().minusSeconds(600));
+    cluster.kubelet.run("queued-0");
+
+    CommJobStatus waiting = cluster.awaitStatus("queued", s -> s.getPhase() == Phase.RUNNING);
+    assertThat(condition(waiting, "Failed").getStatus()).isEqualTo("False");
+    assertThat(cluster.pods("queued")).hasSize(2);
+  }
+
+  @Test
   void aSpecEditedAfterTheStartIsNotAppliedAndSaysSo() {
     cluster.apply(
         """

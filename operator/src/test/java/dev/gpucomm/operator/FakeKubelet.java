@@ -57,6 +57,21 @@ final class FakeKubelet {
             .build());
   }
 
+  /** The pod has been held back by scheduling gates (a queue admits it) since {@code since}. */
+  void gated(String pod, Instant since) {
+    setStatus(
+        pod,
+        new PodStatusBuilder()
+            .withPhase("Pending")
+            .addToConditions(
+                scheduled(
+                    "False",
+                    "SchedulingGated",
+                    "Scheduling is blocked due to non-empty" + " scheduling gates",
+                    since))
+            .build());
+  }
+
   private void terminate(String pod, String phase, int exitCode, String message) {
     setStatus(
         pod,

@@ -41,6 +41,31 @@ class PodFailureDescriberTest {
   }
 
   @Test
+  void anEvictionIsNamedEvenThoughTheKilledContainerLeftAnExitCode() {
+    // what a kubelet really reports: the pod's reason, and a container terminated by the eviction
+    Pod pod = terminated(137, "ContainerStatusUnknown", "rank 3 joined");
+    pod.getStatus().setReason("Evicted");
+    pod.getStatus().setMessage("The node was low on resource: memory.");
+    assertThat(PodFailureDescriber.describe(pod))
+        .isEqualTo("Evicted: The node was low on resource: memory.");
+  }
+
+  @Test
+  void anOutOfMemoryKillIsNamedBesideTheLastLogLine() {
+    Pod pod = terminated(137, "OOMKilled", "rank 0 joined\nsize 3/8 (2 MB)\n");
+    assertThat(PodFailureDescriber.describe(pod))
+        .isEqualTo("exit code 137 (OOMKilled): size 3/8 (2 MB)");
+  }
+
+  @Test
+  void aGenericReasonAddsNothingAndAMissingMessageIsSaid() {
+    assertThat(PodFailureDescriber.describe(terminated(1, "Error", "")))
+        .isEqualTo("exit code 1: no termination message");
+    assertThat(PodFailureDescriber.describe(terminated(137, "OOMKilled", "")))
+        .isEqualTo("exit code 137 (OOMKilled)");
+  }
+
+  @Test
   void aVeryLongMessageIsShortened() {
     String line = "x".repeat(1000);
     assertThat(PodFailureDescriber.describe(terminated(1, line)))
@@ -53,6 +78,10 @@ class PodFailureDescriberTest {
   }
 
   private static Pod terminated(int exitCode, String message) {
+    return terminated(exitCode, exitCode == 0 ? "Completed" : "Error", message);
+  }
+
+  private static Pod terminated(int exitCode, String reason, String message) {
     return new PodBuilder()
         .withNewStatus()
         .withPhase("Failed")
@@ -61,6 +90,7 @@ class PodFailureDescriberTest {
         .withNewState()
         .withNewTerminated()
         .withExitCode(exitCode)
+        .withReason(reason)
         .withMessage(message)
         .endTerminated()
         .endState()
