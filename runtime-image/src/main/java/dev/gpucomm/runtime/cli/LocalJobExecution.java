@@ -1,10 +1,12 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.device.DeviceBackends;
 import dev.gpucomm.runtime.launch.JavaCommand;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
+import dev.gpucomm.runtime.launch.StagedReportDirectory;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -26,11 +28,22 @@ final class LocalJobExecution {
       RankMode mode,
       boolean dumpIr,
       CliContext context) {
+    reportDir.ifPresent(dir -> requireReportTarget(command, dir));
     DeviceKind device =
         new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
     LocalRun run =
         new LocalRun(JavaCommand.ofCurrentJvm(), context.rankEnvironment(), context.out());
     return run.run(new LocalRun.Request(job, device, reportDir, mode, dumpIr, context.progress()));
+  }
+
+  /** Refuses, before anything runs, a report directory that would replace the user's files. */
+  static void requireReportTarget(String command, Path dir) {
+    StagedReportDirectory.refusal(dir)
+        .ifPresent(
+            problem -> {
+              throw new UsageException(
+                  "gpucomm " + command + ": report directory '" + dir + "' (--out) " + problem);
+            });
   }
 
   /** Prints where the report went, or the failing rank; returns the exit code. */

@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -43,6 +44,30 @@ final class TuneCommand implements Command {
         Option.value("out", "DIR", "report directory (default reports/<job>)"));
   }
 
+  /** The --table file must be an existing tuning table, or a new file in a writable directory. */
+  private static void requireMergeableTable(Path table) {
+    if (Files.isDirectory(table)) {
+      throw new UsageException("gpucomm tune: --table " + table + ": is a directory");
+    }
+    if (Files.exists(table)) {
+      try {
+        TuningTableJson.read(table);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("gpucomm tune: --table " + table + ": " + e.getMessage());
+      }
+      return;
+    }
+    Path parent = table.toAbsolutePath().normalize().getParent();
+    if (parent == null || !Files.isDirectory(parent) || !Files.isWritable(parent)) {
+      throw new UsageException(
+          "gpucomm tune: --table "
+              + table
+              + ": its directory "
+              + parent
+              + " does not exist or is not writable");
+    }
+  }
+
   @Override
   public int run(ParsedArgs args, CliContext context) {
     args.noPositional();
@@ -56,6 +81,9 @@ final class TuneCommand implements Command {
               + " (use gpucomm run)");
     }
     Path reportDir = args.path("out").orElse(LocalJobExecution.defaultReportDir(job));
+    Optional<Path> tableFile = args.path("table");
+    // Checked before the run: a table that cannot take the curve must not cost a whole sweep.
+    tableFile.ifPresent(TuneCommand::requireMergeableTable);
     LocalRun.Result result =
         LocalJobExecution.execute(
             name(),
@@ -70,7 +98,6 @@ final class TuneCommand implements Command {
       return exit;
     }
     Path produced = result.report().orElseThrow().resolve(TuneWorkload.TABLE_FILE);
-    Optional<Path> tableFile = args.path("table");
     if (tableFile.isPresent()) {
       try {
         TuningTableJson.writeMerged(TuningTableJson.read(produced), tableFile.get());

@@ -61,8 +61,15 @@ public final class LocalRun {
     job.getSpec().setDevice(request.device());
     int worldSize = job.getSpec().getWorldSize();
     int ranksPerPod = job.getSpec().getRanksPerPod();
-    Path workDir = createWorkDir();
+    // The report's staging first: a target that cannot be made leaves no work directory behind.
     Optional<StagedReportDirectory> staged = request.reportDir().map(StagedReportDirectory::create);
+    Path workDir;
+    try {
+      workDir = createWorkDir();
+    } catch (RuntimeException e) {
+      staged.ifPresent(StagedReportDirectory::discard);
+      throw e;
+    }
     boolean succeeded = false;
     try (TcpStoreServer store = TcpStoreServer.start(InetAddress.getLoopbackAddress(), 0)) {
       Path jobFile = Files.writeString(workDir.resolve("job.json"), JobJson.write(job));

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.launch;
 
+import dev.gpucomm.runtime.report.ReportFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -9,10 +10,15 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Optional;
 
 /**
  * A report directory that appears whole or not at all: rank 0 writes into a hidden sibling, and the
  * launcher renames it into place only when every rank succeeded (replacing an older report).
+ *
+ * <p>Only an earlier report (a directory holding report.json) or an empty directory is replaced:
+ * {@link #refusal} says why any other target is not, so that a report never deletes the user's
+ * files ({@code --out .} in a home directory).
  */
 public final class StagedReportDirectory {
   private final Path target;
@@ -23,6 +29,50 @@ public final class StagedReportDirectory {
     this.target = target;
     this.staging = staging;
     this.createdParent = createdParent;
+  }
+
+  /**
+   * Why {@code target} cannot take a report, as the end of a sentence naming it; empty when it can
+   * (it does not exist yet, is empty, or holds an earlier report).
+   */
+  public static Optional<String> refusal(Path target) {
+    if (target.toString().isEmpty()) {
+      return Optional.of("is empty");
+    }
+    Path absolute = target.toAbsolutePath().normalize();
+    if (absolute.getParent() == null) {
+      return Optional.of("is the root directory");
+    }
+    if (Files.exists(absolute)) {
+      if (!Files.isDirectory(absolute)) {
+        return Optional.of("is a file, not a directory");
+      }
+      if (!Files.isRegularFile(absolute.resolve(ReportFiles.JSON)) && !isEmpty(absolute)) {
+        return Optional.of(
+            "holds files that are not a gpucomm report (no "
+                + ReportFiles.JSON
+                + "); name a new or empty directory");
+      }
+    }
+    Path ancestor = absolute.getParent();
+    while (!Files.exists(ancestor)) {
+      ancestor = ancestor.getParent();
+    }
+    if (!Files.isDirectory(ancestor)) {
+      return Optional.of("cannot be created: " + ancestor + " is a file");
+    }
+    if (!Files.isWritable(ancestor)) {
+      return Optional.of("cannot be created: " + ancestor + " is not writable");
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isEmpty(Path directory) {
+    try (var entries = Files.list(directory)) {
+      return entries.findAny().isEmpty();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** Creates the hidden staging directory next to {@code target} (and its parents). */

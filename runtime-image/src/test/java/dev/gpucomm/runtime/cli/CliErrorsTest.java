@@ -82,6 +82,75 @@ class CliErrorsTest {
   }
 
   @Test
+  void aReportNeverReplacesADirectoryOfOtherFiles() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+    Path mine = Files.createDirectories(dir.resolve("mine"));
+    Files.writeString(mine.resolve("notes.txt"), "keep me");
+
+    CliRun run = CliRun.of("run", "-f", job.toString(), "--out", mine.toString());
+
+    assertUsageError(
+        run,
+        "gpucomm run: report directory '"
+            + mine
+            + "' (--out) holds files that are not a gpucomm report (no report.json); name a new"
+            + " or empty directory");
+    assertThat(mine.resolve("notes.txt")).hasContent("keep me");
+    assertThat(dir).isDirectoryNotContaining("glob:**/.mine.partial-*");
+  }
+
+  @Test
+  void aReportNeverReplacesAFile() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+    Path file = Files.writeString(dir.resolve("keep.txt"), "keep me");
+
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--sizes", "4K", "--out", file.toString()),
+        "gpucomm bench: report directory '" + file + "' (--out) is a file, not a directory");
+    assertThat(file).hasContent("keep me");
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString(), "--out", file.resolve("sub").toString()),
+        "gpucomm run: report directory '"
+            + file.resolve("sub")
+            + "' (--out) cannot be created: "
+            + file
+            + " is a file");
+  }
+
+  @Test
+  void anEmptyOrRootReportDirectoryIsRefused() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString(), "--out", ""),
+        "gpucomm run: report directory '' (--out) is empty");
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString(), "--out", "/"),
+        "gpucomm run: report directory '/' (--out) is the root directory");
+  }
+
+  @Test
+  void aTuneTableThatCannotTakeTheCurveIsRefusedBeforeTheSweep() throws Exception {
+    Path job =
+        Files.writeString(
+            dir.resolve("tune.yaml"),
+            VALID.replace(
+                "kind: benchmark\n    benchmark: {sizes: [4096], dtype: bf16}",
+                "kind: tune\n    tune: {sizes: [4096], tableName: t}"));
+    Path corrupt = Files.writeString(dir.resolve("table.json"), "{ not json");
+    Path out = dir.resolve("tune-report");
+
+    CliRun run =
+        CliRun.of(
+            "tune", "-f", job.toString(), "--table", corrupt.toString(), "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err()).startsWith("gpucomm tune: --table " + corrupt + ": ");
+    assertThat(run.err().lines()).hasSize(1);
+    assertThat(out).doesNotExist();
+    assertThat(corrupt).hasContent("{ not json");
+  }
+
+  @Test
   void malformedYamlNamesTheLine() throws Exception {
     Path job =
         Files.writeString(

@@ -1,0 +1,57 @@
+package dev.gpucomm.runtime.launch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StagedReportDirectoryTest {
+  @TempDir Path dir;
+
+  @Test
+  void aNewOrEmptyDirectoryTakesAReport() throws Exception {
+    assertThat(StagedReportDirectory.refusal(dir.resolve("reports/new"))).isEmpty();
+    assertThat(StagedReportDirectory.refusal(Files.createDirectory(dir.resolve("empty"))))
+        .isEmpty();
+  }
+
+  @Test
+  void anEarlierReportIsReplacedWhole() throws Exception {
+    Path target = Files.createDirectories(dir.resolve("reports/sweep"));
+    Files.writeString(target.resolve("report.json"), "{\"old\": true}");
+    Files.writeString(target.resolve("latency.svg"), "<svg/>");
+    assertThat(StagedReportDirectory.refusal(target)).isEmpty();
+
+    StagedReportDirectory staged = StagedReportDirectory.create(target);
+    Files.writeString(staged.staging().resolve("report.json"), "{\"new\": true}");
+    staged.commit();
+
+    assertThat(target.resolve("report.json")).hasContent("{\"new\": true}");
+    assertThat(target.resolve("latency.svg")).doesNotExist();
+    try (var left = Files.list(target.getParent())) {
+      assertThat(left).containsExactly(target);
+    }
+  }
+
+  @Test
+  void otherFilesAreNeverReplaced() throws Exception {
+    Path home = Files.createDirectories(dir.resolve("home"));
+    Files.writeString(home.resolve("thesis.tex"), "years of work");
+    assertThat(StagedReportDirectory.refusal(home))
+        .hasValue(
+            "holds files that are not a gpucomm report (no report.json); name a new or empty"
+                + " directory");
+    Path file = Files.writeString(dir.resolve("notes.txt"), "x");
+    assertThat(StagedReportDirectory.refusal(file)).hasValue("is a file, not a directory");
+    assertThat(StagedReportDirectory.refusal(file.resolve("a/b")))
+        .hasValue("cannot be created: " + file + " is a file");
+  }
+
+  @Test
+  void anEmptyPathOrTheRootIsRefused() {
+    assertThat(StagedReportDirectory.refusal(Path.of(""))).hasValue("is empty");
+    assertThat(StagedReportDirectory.refusal(Path.of("/"))).hasValue("is the root directory");
+  }
+}
