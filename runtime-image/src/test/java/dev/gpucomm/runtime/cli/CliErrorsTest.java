@@ -2,8 +2,11 @@ package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,6 +61,26 @@ class CliErrorsTest {
     Path missing = dir.resolve("missing.yaml");
     assertUsageError(
         CliRun.of("run", "-f", missing.toString()), "gpucomm run: " + missing + ": no such file");
+  }
+
+  @Test
+  void anEmptyJobFileNameIsSaid() {
+    assertUsageError(CliRun.of("run", "-f", ""), "gpucomm run: job file '': the name is empty");
+  }
+
+  @Test
+  void anEndlessOrHugeJobFileIsRefusedInOneLine() throws Exception {
+    assertUsageError(
+        CliRun.of("run", "-f", "/dev/zero"),
+        "gpucomm run: /dev/zero: larger than 1 MiB; a CommJob file is a few kilobytes");
+    Path big = dir.resolve("big.yaml");
+    try (var file =
+        FileChannel.open(big, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      file.write(ByteBuffer.wrap(new byte[] {'#'}), 3L << 30); // sparse, 3 GiB
+    }
+    assertUsageError(
+        CliRun.of("run", "-f", big.toString()),
+        "gpucomm run: " + big + ": larger than 1 MiB; a CommJob file is a few kilobytes");
   }
 
   @Test
