@@ -18,7 +18,19 @@ public final class CpuBuffer implements CpuMemory {
       throw new IllegalArgumentException("cannot allocate " + bytes + " bytes");
     }
     this.arena = Arena.ofShared();
-    this.memory = arena.allocate(bytes, ALIGNMENT);
+    try {
+      this.memory = arena.allocate(bytes, ALIGNMENT);
+    } catch (OutOfMemoryError e) {
+      // An Error would escape the rank's error report as a stack trace; a size too large for this
+      // host is the user's input, so say it in one line.
+      arena.close();
+      throw new IllegalArgumentException(
+          "the cpu backend cannot allocate "
+              + bytes
+              + " bytes of host memory ("
+              + e.getMessage()
+              + ")");
+    }
     this.onClose = onClose;
   }
 

@@ -40,6 +40,16 @@ class CpuDeviceTest {
   }
 
   @Test
+  void aBufferLargerThanTheHostCanHoldIsRefusedInOneLine() {
+    long exabyte = 1L << 60;
+    assertThatThrownBy(() -> device.allocate(exabyte))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "the cpu backend cannot allocate " + exabyte + " bytes of host memory")
+        .hasMessageNotContaining("\n");
+  }
+
+  @Test
   void describesItselfAsACpuDeviceOfItsLocalRank() {
     assertThat(backend.kind()).isEqualTo(DeviceKind.CPU);
     assertThat(backend.deviceCount()).isEqualTo(1);
