@@ -10,6 +10,7 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.RetryInfo;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
@@ -137,8 +138,17 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   }
 
   /**
+   * After JOSDK's last retry of a failed reconciliation the job is looked at again this long after,
+   * instead of after the maximal reconciliation interval (hours): a refused pod (a quota, an
+   * admission policy) must neither keep its peers' GPUs past the job's timeout nor miss quota freed
+   * meanwhile.
+   */
+  static final Duration ERROR_RECHECK = Duration.ofSeconds(60);
+
+  /**
    * A failed reconciliation (an object the API server refused, say) is shown as Ready=False with
-   * reason ReconcileError while JOSDK retries; the phase is left as it was.
+   * reason ReconcileError while JOSDK retries; the phase is left as it was. Once the retries are
+   * spent, the job is reconciled again after {@link #ERROR_RECHECK}, where its timeout applies.
    */
   @Override
   public ErrorStatusUpdateControl<CommJob> updateErrorStatus(
@@ -163,7 +173,11 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             Instant.now()));
     status.setConditions(conditions);
     job.setStatus(status);
-    return ErrorStatusUpdateControl.patchStatus(job);
+    ErrorStatusUpdateControl<CommJob> control = ErrorStatusUpdateControl.patchStatus(job);
+    if (context.getRetryInfo().map(RetryInfo::isLastAttempt).orElse(false)) {
+      control = control.withNoRetry().rescheduleAfter(ERROR_RECHECK);
+    }
+    return control;
   }
 
   private static String rootMessage(Throwable error) {

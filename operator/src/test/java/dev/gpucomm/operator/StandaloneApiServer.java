@@ -52,7 +52,7 @@ final class StandaloneApiServer implements AutoCloseable {
                 .addNewResourceRule()
                 .withApiGroups("coordination.k8s.io")
                 .withResources("leases")
-                .withVerbs("get", "create", "update")
+                .withVerbs("get", "create", "update", "patch")
                 .endResourceRule()
                 .withIncomplete(false)
                 .endStatus()
