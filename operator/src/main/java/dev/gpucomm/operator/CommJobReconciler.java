@@ -89,6 +89,9 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       metrics.watch(context.getPrimaryCache());
       Instant now = Instant.now();
       JobObservation before = JobObservation.of(job, context);
+      if (before.predecessorObjects() > 0) {
+        return awaitPredecessorCleanup(job, before.predecessorObjects(), context);
+      }
       JobPlan plan = judge.plan(job, before, now);
       LOG.debugf(
           "%s/%s: pods %s -> %s",
@@ -123,6 +126,33 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   }
 
   /**
+   * A CommJob deleted and created again under the same name finds the first one's pods and
+   * ConfigMaps, which carry its names, until the garbage collector removes them; taking them for
+   * its own would run the old spec or report the old result. So the new job waits: their deletions
+   * reconcile it again, and so does a recheck in case an event is missed.
+   */
+  private UpdateControl<CommJob> awaitPredecessorCleanup(
+      CommJob job, int objects, Context<CommJob> context) {
+    // a copy: the job is the cache's, and the patch is made only if the copy differs from it
+    CommJobStatus status =
+        job.getStatus() == null
+            ? new CommJobStatus()
+            : SERIALIZATION.convertValue(job.getStatus(), CommJobStatus.class);
+    CommJobStatus next =
+        withReady(
+            status,
+            Reasons.PREDECESSOR_TERMINATING,
+            "waiting for %d pods and ConfigMaps of a deleted CommJob named %s to be deleted"
+                .formatted(objects, job.getMetadata().getName()),
+            job);
+    patchStatusIfChanged(job, next, context);
+    return UpdateControl.<CommJob>noUpdate().rescheduleAfter(PREDECESSOR_RECHECK);
+  }
+
+  /** How soon a job waiting for its predecessor's objects looks again without an event. */
+  static final Duration PREDECESSOR_RECHECK = Duration.ofSeconds(5);
+
+  /**
    * When the regression verdict waits for a baseline ConfigMap that is missing or unreadable: look
    * again after the recheck interval (the ConfigMap is not the operator's, so no event says it
    * changed).
@@ -154,6 +184,22 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   public ErrorStatusUpdateControl<CommJob> updateErrorStatus(
       CommJob job, Context<CommJob> context, Exception error) {
     CommJobStatus status = Objects.requireNonNullElseGet(job.getStatus(), CommJobStatus::new);
+    job.setStatus(
+        withReady(
+            status,
+            Reasons.RECONCILE_ERROR,
+            PodFailureDescriber.lastLine(rootMessage(error)),
+            job));
+    ErrorStatusUpdateControl<CommJob> control = ErrorStatusUpdateControl.patchStatus(job);
+    if (context.getRetryInfo().map(RetryInfo::isLastAttempt).orElse(false)) {
+      control = control.withNoRetry().rescheduleAfter(ERROR_RECHECK);
+    }
+    return control;
+  }
+
+  /** {@code status} (changed in place) with Ready=False for {@code reason} first. */
+  private static CommJobStatus withReady(
+      CommJobStatus status, String reason, String message, CommJob job) {
     long generation = Objects.requireNonNullElse(job.getMetadata().getGeneration(), 0L);
     List<Condition> conditions = new ArrayList<>();
     if (status.getConditions() != null) {
@@ -167,17 +213,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             status.getConditions(),
             Reasons.READY,
             ConditionList.FALSE,
-            Reasons.RECONCILE_ERROR,
-            PodFailureDescriber.lastLine(rootMessage(error)),
+            reason,
+            message,
             generation,
             Instant.now()));
     status.setConditions(conditions);
-    job.setStatus(status);
-    ErrorStatusUpdateControl<CommJob> control = ErrorStatusUpdateControl.patchStatus(job);
-    if (context.getRetryInfo().map(RetryInfo::isLastAttempt).orElse(false)) {
-      control = control.withNoRetry().rescheduleAfter(ERROR_RECHECK);
-    }
-    return control;
+    return status;
   }
 
   private static String rootMessage(Throwable error) {

@@ -3,6 +3,7 @@ package dev.gpucomm.operator;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -15,34 +16,60 @@ import java.util.TreeMap;
  * What exists of a job in the operator's caches: its pods by index and its two ConfigMaps.
  * Everything the operator decides is derived from this and the CommJob, so a restarted operator
  * reaches the same decisions.
+ *
+ * <p>Objects that a deleted CommJob of the same name owned (its UID, not this one's) are not this
+ * job's, though they carry its name and labels until the garbage collector removes them: they are
+ * only counted, in {@code predecessorObjects}.
  */
 public record JobObservation(
-    Map<Integer, Pod> podsByIndex, Optional<ConfigMap> specConfigMap, Optional<ConfigMap> results) {
+    Map<Integer, Pod> podsByIndex,
+    Optional<ConfigMap> specConfigMap,
+    Optional<ConfigMap> results,
+    int predecessorObjects) {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   public static JobObservation of(CommJob job, Context<CommJob> context) {
     JobNames names = JobNames.of(job);
+    String uid = job.getMetadata().getUid();
+    int predecessorObjects = 0;
     Map<Integer, Pod> pods = new TreeMap<>();
-    context
-        .getSecondaryResourcesAsStream(Pod.class)
-        .forEach(
-            pod -> {
-              String index = pod.getMetadata().getLabels().get(JobNames.POD_INDEX_LABEL);
-              if (index != null && index.matches("\\d{1,6}")) {
-                pods.put(Integer.parseInt(index), pod);
-              }
-            });
+    for (Pod pod : context.getSecondaryResources(Pod.class)) {
+      if (ownedByAnother(pod, uid)) {
+        predecessorObjects++;
+        continue;
+      }
+      String index = pod.getMetadata().getLabels().get(JobNames.POD_INDEX_LABEL);
+      if (index != null && index.matches("\\d{1,6}")) {
+        pods.put(Integer.parseInt(index), pod);
+      }
+    }
     Optional<ConfigMap> spec = Optional.empty();
     Optional<ConfigMap> results = Optional.empty();
     for (ConfigMap configMap : context.getSecondaryResources(ConfigMap.class)) {
       String name = configMap.getMetadata().getName();
-      if (name.equals(names.specConfigMap())) {
+      if (!name.equals(names.specConfigMap()) && !name.equals(names.resultsConfigMap())) {
+        continue;
+      }
+      if (ownedByAnother(configMap, uid)) {
+        predecessorObjects++;
+      } else if (name.equals(names.specConfigMap())) {
         spec = Optional.of(configMap);
-      } else if (name.equals(names.resultsConfigMap())) {
+      } else {
         results = Optional.of(configMap);
       }
     }
-    return new JobObservation(pods, spec, results);
+    return new JobObservation(pods, spec, results, predecessorObjects);
+  }
+
+  /** Whether {@code object}'s controller is a CommJob other than the one of {@code uid}. */
+  private static boolean ownedByAnother(HasMetadata object, String uid) {
+    if (uid == null || object.getMetadata().getOwnerReferences() == null) {
+      return false;
+    }
+    return object.getMetadata().getOwnerReferences().stream()
+        .filter(owner -> Boolean.TRUE.equals(owner.getController()))
+        .filter(owner -> "CommJob".equals(owner.getKind()))
+        .anyMatch(owner -> owner.getUid() != null && !owner.getUid().equals(uid));
   }
 
   /** "{0=Running, 1=Pending}", for debug logs. */

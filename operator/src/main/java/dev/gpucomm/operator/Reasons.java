@@ -16,6 +16,7 @@ public final class Reasons {
   public static final String PODS_RUNNING = "PodsRunning";
   public static final String NOT_FINISHED = "NotFinished";
   public static final String RECONCILE_ERROR = "ReconcileError";
+  public static final String PREDECESSOR_TERMINATING = "PredecessorTerminating";
 
   // when it has finished
   public static final String JOB_FINISHED = "JobFinished";

@@ -481,6 +481,56 @@ class CommJobLifecycleIT {
   }
 
   @Test
+  void aJobCreatedAgainUnderItsNameWaitsForTheOldOnesPodsInsteadOfTakingThemOver() {
+    runToSuccess(
+        "again",
+        "null",
+        TestReports.allreduce("again")
+            .size(524288, 32, "oneshot", timing("oneshot", 6.0, 5.6, 36.0)));
+    cluster.awaitStatus("again", s -> s.getPhase() == Phase.SUCCEEDED);
+    // kubectl delete + kubectl apply: the garbage collector has not removed the old pod and
+    // ConfigMaps yet (the mock API server has no garbage collector at all)
+    client.resources(CommJob.class).withName("again").delete();
+    await().atMost(TestCluster.PATIENCE).until(() -> cluster.job("again") == null);
+    String oldPodUid = cluster.pods("again").getFirst().getMetadata().getUid();
+    CommJob second =
+        cluster.apply(
+            """
+            metadata: {name: again}
+            spec:
+              worldSize: 1
+              device: cpu
+              workload:
+                kind: benchmark
+                benchmark: {tokens: [64]}
+            """);
+
+    CommJobStatus waiting =
+        cluster.awaitStatus(
+            "again", s -> hasCondition(s, "Ready", "False", "PredecessorTerminating"));
+    assertThat(waiting.getPhase()).isNull();
+    assertThat(condition(waiting, "Ready").getMessage())
+        .isEqualTo(
+            "waiting for 3 pods and ConfigMaps of a deleted CommJob named again to be deleted");
+    assertThat(cluster.pods("again"))
+        .extracting(p -> p.getMetadata().getUid())
+        .containsExactly(oldPodUid);
+
+    // the garbage collector catches up
+    client.pods().withName("again-0").delete();
+    client.configMaps().withName("again-spec").delete();
+    client.configMaps().withName("again-results").delete();
+
+    Pod fresh = cluster.awaitPods("again", "again-0").getFirst();
+    assertOwnedBy(fresh.getMetadata().getOwnerReferences().getFirst(), cluster.job("again"));
+    assertThat(cluster.configMap("again-spec").getData().get("job.json")).contains("[64]");
+    CommJobStatus running = cluster.awaitStatus("again", s -> s.getPhase() == Phase.PENDING);
+    assertThat(running.getConditions())
+        .noneMatch(c -> "PredecessorTerminating".equals(c.getReason()));
+    assertThat(second.getMetadata().getUid()).isNotEqualTo(oldPodUid);
+  }
+
+  @Test
   void aSpecEditedAfterTheStartIsNotAppliedAndSaysSo() {
     cluster.apply(
         """
