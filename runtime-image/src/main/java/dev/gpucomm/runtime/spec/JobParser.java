@@ -38,6 +38,8 @@ public final class JobParser {
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
         .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+        // text after the job (a second YAML document, JSON followed by more) is not ignored
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
         // "4" is not an integer to the API server either.
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
@@ -59,6 +61,16 @@ public final class JobParser {
     JsonNode tree;
     try {
       tree = mapper.readTree(text);
+    } catch (MismatchedInputException e) {
+      if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Trailing token")) {
+        throw new InvalidJobException(
+            where(source, e),
+            "",
+            isJson
+                ? "text after the CommJob object"
+                : "more than one YAML document (a file holds one CommJob)");
+      }
+      throw malformed(source, isJson ? "JSON" : "YAML", e);
     } catch (JsonProcessingException e) {
       throw malformed(source, isJson ? "JSON" : "YAML", e);
     }
@@ -71,6 +83,7 @@ public final class JobParser {
     // The API types fill apiVersion and kind in from their annotations, so check the text's own.
     checkHeader(tree, "apiVersion", CommJob.API_VERSION, source);
     checkHeader(tree, "kind", "CommJob", source);
+    checkMetadata(tree.path("metadata"), source);
     try {
       return mapper.treeToValue(tree, CommJob.class);
     } catch (UnrecognizedPropertyException e) {
@@ -99,6 +112,45 @@ public final class JobParser {
       throw new InvalidJobException(
           source, field, "unknown value '" + value.asText() + "' (expected " + expected + ")");
     }
+  }
+
+  /** The metadata fields a local job uses; the model would take any other into a side map. */
+  private static final List<String> METADATA_FIELDS =
+      List.of("name", "namespace", "labels", "annotations");
+
+  /**
+   * The API server's checks of what the model would accept silently: metadata's fields are known
+   * ones, and its name a string (YAML's {@code name: 123} is a number to the API server too).
+   */
+  private static void checkMetadata(JsonNode metadata, String source) {
+    if (metadata.isMissingNode() || metadata.isNull()) {
+      return;
+    }
+    if (!metadata.isObject()) {
+      throw new InvalidJobException(source, "metadata", "expected an object");
+    }
+    for (String field : (Iterable<String>) metadata::fieldNames) {
+      if (!METADATA_FIELDS.contains(field)) {
+        throw new InvalidJobException(
+            source,
+            "metadata",
+            "unknown field '" + field + "' (known: " + String.join(", ", METADATA_FIELDS) + ")");
+      }
+    }
+    for (String field : List.of("name", "namespace")) {
+      JsonNode value = metadata.get(field);
+      if (value != null && !value.isNull() && !value.isTextual()) {
+        throw new InvalidJobException(
+            source, "metadata." + field, "expected a string, got '" + value.asText() + "'");
+      }
+    }
+  }
+
+  private static String where(String source, JsonProcessingException e) {
+    JsonLocation location = e.getLocation();
+    return location != null && location.getLineNr() > 0
+        ? source + ":" + location.getLineNr()
+        : source;
   }
 
   /** ", got 'x'" for a scalar that has the wrong type, empty when the culprit is not a scalar. */

@@ -135,6 +135,8 @@ class JobLoaderTest {
           wrong kind                     | kind: CommJob         | kind: Job                       | x.yaml: kind: unknown value 'Job' (expected CommJob)
           bad job name                   | name: ar-tp4          | name: AR_tp4                    | x.yaml: metadata.name: 'AR_tp4' is not a valid job name (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 52 characters)
           missing job name               | name: ar-tp4          | labels: {a: b}                  | x.yaml: metadata.name: required
+          job name is a number           | name: ar-tp4          | name: 123                       | x.yaml: metadata.name: expected a string, got '123'
+          unknown metadata field         | name: ar-tp4          | name: ar-tp4\\n  frob: 1       | x.yaml: metadata: unknown field 'frob' (known: name, namespace, labels, annotations)
           """)
   void aBadJobIsOneLineNamingTheField(
       String whatIsWrong, String replace, String with, String message) {
@@ -225,6 +227,30 @@ class JobLoaderTest {
         .isInstanceOf(InvalidJobException.class)
         .hasMessageStartingWith("x.yaml:7: malformed YAML: ")
         .hasMessageNotContaining("\n");
+  }
+
+  @Test
+  void aSecondYamlDocumentIsNotIgnored() {
+    assertThatThrownBy(() -> loader.load(VALID + "---\nfoo: [unclosed\n", "x.yaml"))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessage(
+            "x.yaml:"
+                + (VALID.lines().count() + 2) // the second document's first line, after "---"
+                + ": more than one YAML document (a file holds one CommJob)");
+  }
+
+  @Test
+  void textAfterAJsonJobIsNotIgnored() {
+    String json =
+        "{\"apiVersion\": \"gpucomm.dev/v1alpha1\", \"kind\": \"CommJob\", \"metadata\":"
+            + " {\"name\": \"j\"}, \"spec\": {\"worldSize\": 2, \"workload\": {\"kind\":"
+            + " \"benchmark\", \"benchmark\": {\"sizes\": [4096]}}}}";
+    assertThatThrownBy(() -> loader.load(json + " {\"a\": 1}", "x.json"))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessage("x.json:1: text after the CommJob object");
+    assertThatThrownBy(() -> loader.load(json + " this is not json }}}", "x.json"))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessageStartingWith("x.json:1: malformed JSON: ");
   }
 
   @Test
