@@ -156,11 +156,31 @@ final class BenchCommand implements Command {
                                         + Algorithm.wireNames()
                                         + ")"))));
     args.value("tuning-ref").ifPresent(heuristic::setTuningRef);
+    requirePairedFlags(args, heuristic.getName());
     spec.setHeuristic(heuristic);
     CommJob job = new CommJob();
     job.setMetadata(new ObjectMetaBuilder().withName(args.value("name").orElse("bench")).build());
     job.setSpec(spec);
     return job;
+  }
+
+  /**
+   * --fixed belongs to --heuristic fixed and --tuning-ref to --heuristic measured, each needing the
+   * other: a flag that the chosen heuristic would ignore is a mistake, said here by its flag name.
+   */
+  private static void requirePairedFlags(ParsedArgs args, HeuristicName name) {
+    if (args.value("fixed").isPresent() && name != HeuristicName.FIXED) {
+      throw args.bad("fixed", "is for --heuristic fixed");
+    }
+    if (args.value("tuning-ref").isPresent() && name != HeuristicName.MEASURED) {
+      throw args.bad("tuning-ref", "is for --heuristic measured");
+    }
+    if (name == HeuristicName.FIXED && args.value("fixed").isEmpty()) {
+      throw args.bad("heuristic", "fixed needs --fixed ALGO");
+    }
+    if (name == HeuristicName.MEASURED && args.value("tuning-ref").isEmpty()) {
+      throw args.bad("heuristic", "measured needs --tuning-ref FILE (a table from gpucomm tune)");
+    }
   }
 
   /** All GPUs of the host (at most 8) when there are some; else 2 CPU ranks. */

@@ -84,6 +84,22 @@ class CliErrorsTest {
   }
 
   @Test
+  void benchFlagsOfAnotherHeuristicAreRefusedByName() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--fixed", "ring"),
+        "gpucomm bench: --fixed: is for --heuristic fixed");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--heuristic", "vllm", "--tuning-ref", "t.json"),
+        "gpucomm bench: --tuning-ref: is for --heuristic measured");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--heuristic", "fixed"),
+        "gpucomm bench: --heuristic: fixed needs --fixed ALGO");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--heuristic", "measured"),
+        "gpucomm bench: --heuristic: measured needs --tuning-ref FILE (a table from gpucomm tune)");
+  }
+
+  @Test
   void anOptionWithoutItsValue() {
     assertUsageError(CliRun.of("run", "-f"), "gpucomm run: -f needs a value (FILE)");
   }
