@@ -55,17 +55,28 @@ public final class Gpucomm {
     }
     String name = arguments.removeFirst();
     if (name.equals("--help") || name.equals("-h") || name.equals("help")) {
+      if (arguments.size() > 1) {
+        err.println("gpucomm: help takes one command at most (see gpucomm --help)");
+        return 2;
+      }
       if (!arguments.isEmpty()) {
         Optional<Command> command = find(arguments.getFirst());
-        if (command.isPresent()) {
-          out.print(Help.of(command.get()));
-          return 0;
+        if (command.isEmpty()) {
+          err.println(
+              "gpucomm: unknown command '" + arguments.getFirst() + "' (see gpucomm --help)");
+          return 2;
         }
+        out.print(Help.of(command.get()));
+        return 0;
       }
       out.print(Help.overview(COMMANDS));
       return 0;
     }
     if (name.equals("--version")) {
+      if (!arguments.isEmpty()) {
+        err.println("gpucomm: --version takes no arguments");
+        return 2;
+      }
       out.println("gpucomm " + version());
       return 0;
     }

@@ -45,6 +45,13 @@ class CliErrorsTest {
   }
 
   @Test
+  void helpForAnUnknownCommandOrVersionWithArgumentsIsAMistake() {
+    assertUsageError(
+        CliRun.of("help", "frob"), "gpucomm: unknown command 'frob' (see gpucomm --help)");
+    assertUsageError(CliRun.of("--version", "extra"), "gpucomm: --version takes no arguments");
+  }
+
+  @Test
   void unknownOption() {
     assertUsageError(
         CliRun.of("run", "-f", "x.yaml", "--devcie", "cpu"),
