@@ -11,13 +11,17 @@ import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
 import dev.gpucomm.api.v1alpha1.Workload;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.device.DeviceBackends;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
+import dev.gpucomm.runtime.spec.InvalidJobException;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -76,7 +80,12 @@ final class BenchCommand implements Command {
   @Override
   public int run(ParsedArgs args, CliContext context) {
     args.noPositional();
-    LoadedJob job = new JobLoader().complete(job(args), "gpucomm bench");
+    LoadedJob job;
+    try {
+      job = new JobLoader().complete(job(args), "gpucomm bench");
+    } catch (InvalidJobException e) {
+      throw flagError(args, e);
+    }
     LocalRun.Result result =
         LocalJobExecution.execute(
             name(),
@@ -87,6 +96,43 @@ final class BenchCommand implements Command {
             false,
             context);
     return LocalJobExecution.conclude(name(), result, context);
+  }
+
+  /** The job's fields that bench's flags fill, most specific first. */
+  private static final Map<String, String> FLAGS_OF_FIELDS =
+      orderedMap(
+          "spec.workload.benchmark.sizes", "sizes",
+          "spec.workload.benchmark.tokens", "tokens",
+          "spec.workload.benchmark.hiddenSize", "hidden",
+          "spec.workload.benchmark.iterations", "iterations",
+          "spec.workload.benchmark.warmupIterations", "warmup",
+          "spec.workload.benchmark.algorithms", "algorithms",
+          "spec.workload.benchmark.dtype", "dtype",
+          "spec.workload.benchmark.collective", "collective",
+          "spec.ranksPerPod", "ranks-per-pod",
+          "spec.worldSize", "world",
+          "spec.heuristic", "heuristic",
+          "metadata.name", "name");
+
+  /**
+   * The job was built from flags, so a problem with one of its fields is said with the flag the
+   * user typed (--sizes, not spec.workload.benchmark.sizes[0]).
+   */
+  private static UsageException flagError(ParsedArgs args, InvalidJobException e) {
+    for (Map.Entry<String, String> field : FLAGS_OF_FIELDS.entrySet()) {
+      if (e.fieldPath().startsWith(field.getKey())) {
+        return args.bad(field.getValue(), e.problem());
+      }
+    }
+    return e;
+  }
+
+  private static Map<String, String> orderedMap(String... keysAndValues) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      map.put(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return map;
   }
 
   private CommJob job(ParsedArgs args) {
