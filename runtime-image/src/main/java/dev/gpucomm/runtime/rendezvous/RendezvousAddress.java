@@ -26,6 +26,9 @@ public record RendezvousAddress(String host, int port) {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
+    if (host.isBlank()) {
+      throw new UsageException(origin + ": '" + text + "' has no host");
+    }
     int port;
     try {
       port = Integer.parseInt(text.substring(colon + 1));

@@ -280,6 +280,9 @@ class CliErrorsTest {
     assertUsageError(
         CliRun.of(Map.of("WORLD_SIZE", "2", "RANK", "0", "GPUCOMM_RENDEZVOUS", "store"), "rank"),
         "gpucomm rank: GPUCOMM_RENDEZVOUS: 'store' is not host:port");
+    assertUsageError(
+        CliRun.of(Map.of("WORLD_SIZE", "2", "RANK", "0", "GPUCOMM_RENDEZVOUS", "[]:80"), "rank"),
+        "gpucomm rank: GPUCOMM_RENDEZVOUS: '[]:80' has no host");
   }
 
   @Test
