@@ -110,17 +110,23 @@ public final class ReportLookup {
                             + " (it has "
                             + String.join(", ", results.files().keySet())
                             + ")"));
+    if (format == ReportFormat.JSON) {
+      parsed(source, results.job()); // a corrupt report.json must not be printed as a report
+    }
     String text = format == ReportFormat.CSV ? csv(source, results.job()) : source;
     return text.endsWith("\n") ? text : text + "\n";
   }
 
-  private static String csv(String reportJson, String job) {
-    Report report;
+  private static Report parsed(String reportJson, String job) {
     try {
-      report = ReportJson.parse(reportJson, job + " report.json");
+      return ReportJson.parse(reportJson, job + " report.json");
     } catch (IllegalArgumentException e) {
       throw new ReportUnavailableException(e.getMessage());
     }
+  }
+
+  private static String csv(String reportJson, String job) {
+    Report report = parsed(reportJson, job);
     if (!(report instanceof BenchmarkReport benchmark)) {
       throw new UsageException(
           "the report of "

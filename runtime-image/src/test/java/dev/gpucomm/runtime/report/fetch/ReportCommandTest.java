@@ -130,6 +130,19 @@ class ReportCommandTest {
   }
 
   @Test
+  void aCorruptJsonReportIsNotPrintedAsOne() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("broken"));
+    Files.writeString(directory.resolve(ReportFiles.JSON), "{\"collective\": \"allred");
+
+    Result result = report(directory.toString(), "--format", "json");
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.out()).isEmpty();
+    assertThat(result.err()).startsWith("gpucomm report: ").contains("report.json");
+    assertThat(result.err().lines()).hasSize(1);
+  }
+
+  @Test
   void inAPodItReadsTheApiServerOfGpucommKubeApiAndTheJobsNamespace() throws Exception {
     try (FakeApiServer open = FakeApiServer.http(Optional.empty())) {
       open.putResults("team-a", "ar-tp2", ReportFiles.forConfigMap(REPORT));
