@@ -94,9 +94,21 @@ public final class LocalRun {
                 request.dumpIr(),
                 true));
       }
+      Path work = workDir;
       SupervisionResult result =
           new RankSupervisor(java, rankEnvironment, output)
-              .supervise(ranks, Duration.ofSeconds(job.getSpec().getTimeoutSeconds()));
+              .supervise(
+                  ranks,
+                  Duration.ofSeconds(job.getSpec().getTimeoutSeconds()),
+                  () -> {
+                    // Ctrl-C or SIGTERM: the finally below never runs
+                    staged.ifPresent(StagedReportDirectory::discard);
+                    deleteWorkDir(work);
+                    System.err.println(
+                        System.lineSeparator()
+                            + "gpucomm: interrupted; the ranks were stopped and no report was"
+                            + " written");
+                  });
       if (result instanceof SupervisionResult.Succeeded) {
         staged.ifPresent(StagedReportDirectory::commit);
         succeeded = true;

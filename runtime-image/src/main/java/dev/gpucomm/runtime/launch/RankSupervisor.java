@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.launch;
 
+import dev.gpucomm.runtime.device.cpu.SharedMemoryLeftovers;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -9,11 +10,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -54,16 +55,32 @@ public final class RankSupervisor {
 
   /** Runs the ranks to completion (or failure, or {@code timeLimit}); blocks until all are gone. */
   public SupervisionResult supervise(List<RankSettings> ranks, Duration timeLimit) {
+    return supervise(ranks, timeLimit, () -> {});
+  }
+
+  /**
+   * {@link #supervise(List, Duration)}; if this process is stopped meanwhile (Ctrl-C, SIGTERM), the
+   * ranks are killed, what they leave is removed, and then {@code onShutdown} runs (the caller's
+   * own cleanup): no code after a signal runs otherwise.
+   */
+  public SupervisionResult supervise(
+      List<RankSettings> ranks, Duration timeLimit, Runnable onShutdown) {
     Path errorDir;
     try {
       errorDir = Files.createTempDirectory("gpucomm-ranks-");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a directory for rank error files", e);
     }
-    Map<Integer, Running> running = new LinkedHashMap<>();
+    // read by the shutdown hook's thread while ranks are still being started
+    Map<Integer, Running> running = new ConcurrentSkipListMap<>();
     BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
     Thread stopOnShutdown =
-        new Thread(() -> running.values().forEach(r -> r.process().destroyForcibly()));
+        new Thread(
+            () -> {
+              kill(running);
+              deleteQuietly(errorDir);
+              onShutdown.run();
+            });
     Runtime.getRuntime().addShutdownHook(stopOnShutdown);
     try {
       for (RankSettings rank : ranks) {
@@ -85,7 +102,7 @@ public final class RankSupervisor {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while supervising the ranks", e);
     } finally {
-      running.values().forEach(r -> r.process().destroyForcibly());
+      kill(running);
       try {
         Runtime.getRuntime().removeShutdownHook(stopOnShutdown);
       } catch (IllegalStateException shuttingDown) {
@@ -270,6 +287,21 @@ public final class RankSupervisor {
         Thread.currentThread().interrupt();
         r.process().destroyForcibly();
       }
+    }
+  }
+
+  /**
+   * Kills every rank still running, waits for it to be gone, and removes the shared-memory files of
+   * every rank: one that died before its peers opened them could not.
+   */
+  private static void kill(Map<Integer, Running> running) {
+    for (Running rank : running.values()) {
+      try {
+        rank.process().destroyForcibly().waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      SharedMemoryLeftovers.removeFilesOf(rank.process().pid());
     }
   }
 

@@ -2,9 +2,11 @@ package dev.gpucomm.runtime.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,6 +105,19 @@ class RankSupervisorIT {
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.message())
         .startsWith("rank 0 failed: job.yaml: spec.workload.benchmark.algorithms[1]");
+  }
+
+  @Test
+  void theSharedMemoryFilesOfARankThatDiedAreRemoved() throws Exception {
+    String job = "supervisor-it-" + ProcessHandle.current().pid();
+    SupervisionResult result =
+        supervise(Map.of("STAND_IN_RANK_1", "shm-crash:" + job), 2, Duration.ofSeconds(30));
+
+    assertThat(result.message()).contains("rank 1").contains("137");
+    try (var files = Files.list(CpuBackendConfig.defaultSharedMemoryDirectory())) {
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .noneMatch(name -> name.startsWith("gpucomm-" + job + "-"));
+    }
   }
 
   @Test

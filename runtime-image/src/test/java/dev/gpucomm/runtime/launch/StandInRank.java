@@ -1,17 +1,20 @@
 package dev.gpucomm.runtime.launch;
 
+import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * A rank process for supervisor tests: does what STAND_IN_RANK_&lt;rank&gt; says (succeed,
- * fail:msg, peer:msg, usage:msg, crash, hang) instead of running a workload, so that supervision is
- * tested with real processes but without devices.
+ * fail:msg, peer:msg, usage:msg, crash, shm-crash:job, hang) instead of running a workload, so that
+ * supervision is tested with real processes but without devices.
  */
 public final class StandInRank {
   private StandInRank() {}
 
-  public static void main(String[] args) throws InterruptedException {
+  public static void main(String[] args) throws InterruptedException, IOException {
     String rank = System.getenv(EnvVars.RANK);
     String behaviour = System.getenv().getOrDefault("STAND_IN_RANK_" + rank, "succeed");
     Path errorFile = Path.of(System.getenv(EnvVars.ERROR_FILE));
@@ -33,6 +36,21 @@ public final class StandInRank {
         System.exit(1);
       }
       case "crash" -> Runtime.getRuntime().halt(134);
+      case "shm-crash" -> {
+        // leaves a shared-memory file as a rank killed while its communicator is set up does
+        Path file =
+            CpuBackendConfig.defaultSharedMemoryDirectory()
+                .resolve(
+                    "gpucomm-"
+                        + message
+                        + "-l"
+                        + rank
+                        + "-p"
+                        + ProcessHandle.current().pid()
+                        + "-1");
+        Files.write(file, new byte[4096]);
+        Runtime.getRuntime().halt(137);
+      }
       case "hang" -> new CountDownLatch(1).await(); // until the supervisor stops it
       default -> throw new IllegalArgumentException(behaviour);
     }
