@@ -5,6 +5,7 @@ import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.device.DeviceBackends;
 import dev.gpucomm.runtime.launch.JavaCommand;
 import dev.gpucomm.runtime.launch.LocalRun;
+import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.launch.StagedReportDirectory;
 import dev.gpucomm.runtime.spec.LoadedJob;
@@ -49,6 +50,9 @@ final class LocalJobExecution {
   /** Prints where the report went, or the failing rank; returns the exit code. */
   static int conclude(String command, LocalRun.Result result, CliContext context) {
     if (result.supervision().exitCode() != 0) {
+      if (context.progress() == ProgressStyle.LIVE) {
+        context.err().println(); // end rank 0's progress line, which has no newline of its own
+      }
       context.err().println("gpucomm " + command + ": " + result.supervision().message());
       return result.supervision().exitCode();
     }

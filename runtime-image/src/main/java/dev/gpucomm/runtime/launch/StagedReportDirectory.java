@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 
 /**
@@ -112,12 +114,23 @@ public final class StagedReportDirectory {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(staging, target);
       }
+      readableByAll(target);
       if (old != null) {
         deleteTree(old);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot move the report into " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The staging directory was a temporary one (owner only); a report is readable like any directory
+   * a user creates.
+   */
+  private static void readableByAll(Path directory) throws IOException {
+    if (Files.getFileStore(directory).supportsFileAttributeView(PosixFileAttributeView.class)) {
+      Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
   }
 

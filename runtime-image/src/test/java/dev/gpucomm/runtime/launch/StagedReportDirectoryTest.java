@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,8 @@ class StagedReportDirectoryTest {
     staged.commit();
 
     assertThat(target.resolve("report.json")).hasContent("{\"new\": true}");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+        .isEqualTo("rwxr-xr-x");
     assertThat(target.resolve("latency.svg")).doesNotExist();
     try (var left = Files.list(target.getParent())) {
       assertThat(left).containsExactly(target);
