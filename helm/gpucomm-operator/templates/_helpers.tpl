@@ -52,3 +52,21 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- "JOSDK_ALL_NAMESPACES" }}
 {{- end }}
 {{- end }}
+
+{{/*
+Name of the metrics Service: a DNS-1035 label (at most 63 characters, a letter first, no dots),
+which a Service name must be and a release name (up to 53 characters, dots allowed) need not give.
+*/}}
+{{- define "gpucomm-operator.metricsServiceName" -}}
+{{- $name := printf "%s-metrics" (include "gpucomm-operator.fullname" . | replace "." "-" | trunc 55 | trimSuffix "-") }}
+{{- if regexMatch "^[a-z]" $name }}
+{{- $name }}
+{{- else }}
+{{- printf "gpucomm-%s" $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* The Lease of leader election: one per release, so that two releases never share it. */}}
+{{- define "gpucomm-operator.leaseName" -}}
+{{- default (printf "%s-leader" (include "gpucomm-operator.fullname" . | trunc 56 | trimSuffix "-")) .Values.leaderElection.leaseName }}
+{{- end }}

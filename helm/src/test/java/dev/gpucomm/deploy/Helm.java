@@ -37,7 +37,13 @@ final class Helm {
 
   /** The objects {@code helm template} renders, with the given extra arguments. */
   List<JsonNode> template(String... arguments) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("template", "ops", chart.toString()));
+    return templateRelease("ops", arguments);
+  }
+
+  /** {@link #template} for a release named {@code release}. */
+  List<JsonNode> templateRelease(String release, String... arguments)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("template", release, chart.toString()));
     command.add("--namespace=gpucomm-system");
     command.addAll(List.of(arguments));
     Result result = run(command.toArray(String[]::new));

@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The chart as helm lints and renders it, with default and with other values. */
 class HelmChartTest {
@@ -121,6 +123,38 @@ class HelmChartTest {
         // patch: Fabric8's leader election renews the Lease with a merge patch.
         .containsExactly(Map.entry("coordination.k8s.io/leases", "get,create,update,patch"));
     assertThat(objects.toString()).doesNotContain("\"*\"");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"a-very-long-release-name-for-testing-the-name-limits", "9lives", "gpucomm.v2"})
+  void theMetricsServiceIsNamedAsAServiceMustBeWhateverTheReleaseName(String release)
+      throws Exception {
+    List<JsonNode> services = all(helm.templateRelease(release), "Service");
+    assertThat(services).hasSize(1);
+    assertThat(services.getFirst().at("/metadata/name").asText())
+        .matches("[a-z]([-a-z0-9]*[a-z0-9])?")
+        .hasSizeLessThanOrEqualTo(63)
+        .endsWith("-metrics");
+  }
+
+  @Test
+  void prometheusScrapesTheContainersPortWhateverTheServicesPort() throws Exception {
+    JsonNode metrics =
+        find(
+            helm.template("--set", "metrics.port=9090"), "Service", "ops-gpucomm-operator-metrics");
+    assertThat(metrics.at("/spec/ports/0/port").asInt()).isEqualTo(9090);
+    assertThat(metrics.at("/metadata/annotations/prometheus.io~1port").asText()).isEqualTo("8080");
+  }
+
+  @Test
+  void everyReleaseElectsItsLeaderThroughALeaseOfItsOwn() throws Exception {
+    JsonNode ops = find(helm.template(), "Deployment", "ops-gpucomm-operator");
+    JsonNode other = find(helm.templateRelease("team-b"), "Deployment", "team-b-gpucomm-operator");
+    assertThat(env(ops, "GPUCOMM_OPERATOR_LEADER_ELECTION_LEASE_NAME"))
+        .isEqualTo("ops-gpucomm-operator-leader");
+    assertThat(env(other, "GPUCOMM_OPERATOR_LEADER_ELECTION_LEASE_NAME"))
+        .isEqualTo("team-b-gpucomm-operator-leader");
   }
 
   @Test

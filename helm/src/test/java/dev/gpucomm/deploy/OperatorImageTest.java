@@ -32,6 +32,13 @@ class OperatorImageTest {
         new ObjectMapper(new YAMLFactory())
             .readTree(Path.of(System.getProperty("chart"), "values.yaml").toFile());
     assertThat(values.at("/image/repository").asText()).isEqualTo(image);
+    // the chart pulls <repository>:<appVersion> unless told otherwise
+    assertThat(values.at("/image/tag").asText()).isEmpty();
+    JsonNode chart =
+        new ObjectMapper(new YAMLFactory())
+            .readTree(Path.of(System.getProperty("chart"), "Chart.yaml").toFile());
+    assertThat(quarkus.getProperty("quarkus.container-image.tag"))
+        .isEqualTo(chart.at("/appVersion").asText());
   }
 
   @Test
