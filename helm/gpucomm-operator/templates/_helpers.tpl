@@ -70,3 +70,12 @@ which a Service name must be and a release name (up to 53 characters, dots allow
 {{- define "gpucomm-operator.leaseName" -}}
 {{- default (printf "%s-leader" (include "gpucomm-operator.fullname" . | trunc 56 | trimSuffix "-")) .Values.leaderElection.leaseName }}
 {{- end }}
+
+{{/*
+Name of the release's cluster-scoped objects (ClusterRoles, ClusterRoleBindings): the release
+namespace is part of it, since releases of one name in two namespaces (an operator per team) must
+not claim the same cluster-wide objects.
+*/}}
+{{- define "gpucomm-operator.clusterName" -}}
+{{- printf "%s-%s" (include "gpucomm-operator.fullname" .) .Release.Namespace }}
+{{- end }}

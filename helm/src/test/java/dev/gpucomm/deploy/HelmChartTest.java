@@ -84,8 +84,9 @@ class HelmChartTest {
         .isEqualTo("RuntimeDefault");
     assertThat(container.at("/resources/limits/memory").asText()).isEqualTo("512Mi");
 
-    JsonNode binding = find(objects, "ClusterRoleBinding", "ops-gpucomm-operator");
-    assertThat(binding.at("/roleRef/name").asText()).isEqualTo("ops-gpucomm-operator");
+    JsonNode binding = find(objects, "ClusterRoleBinding", "ops-gpucomm-operator-gpucomm-system");
+    assertThat(binding.at("/roleRef/name").asText())
+        .isEqualTo("ops-gpucomm-operator-gpucomm-system");
     assertThat(binding.at("/subjects/0/name").asText()).isEqualTo("ops-gpucomm-operator");
     assertThat(binding.at("/subjects/0/namespace").asText()).isEqualTo("gpucomm-system");
     assertThat(all(objects, "RoleBinding"))
@@ -102,7 +103,7 @@ class HelmChartTest {
   void theClusterRoleGrantsOnlyWhatTheOperatorDoes() throws Exception {
     List<JsonNode> objects = helm.template();
 
-    assertThat(rules(find(objects, "ClusterRole", "ops-gpucomm-operator")))
+    assertThat(rules(find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system")))
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(
                 "gpucomm.dev/commjobs", "get,list,watch",
@@ -115,7 +116,8 @@ class HelmChartTest {
                 "/serviceaccounts", "get,list,watch,create,update,patch",
                 "rbac.authorization.k8s.io/roles", "get,list,watch,create,update,patch",
                 "rbac.authorization.k8s.io/rolebindings", "get,list,watch,create,update,patch"));
-    JsonNode crdReader = find(objects, "ClusterRole", "ops-gpucomm-operator-crd-reader");
+    JsonNode crdReader =
+        find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system-crd-reader");
     assertThat(rules(crdReader))
         .containsExactly(Map.entry("apiextensions.k8s.io/customresourcedefinitions", "get"));
     assertThat(crdReader.at("/rules/0/resourceNames/0").asText()).isEqualTo("commjobs.gpucomm.dev");
@@ -136,6 +138,20 @@ class HelmChartTest {
         .matches("[a-z]([-a-z0-9]*[a-z0-9])?")
         .hasSizeLessThanOrEqualTo(63)
         .endsWith("-metrics");
+  }
+
+  @Test
+  void releasesOfOneNameInTwoNamespacesClaimDifferentClusterWideObjects() throws Exception {
+    List<String> teamA = clusterScopedNames(helm.template("--namespace=team-a"));
+    List<String> teamB = clusterScopedNames(helm.template("--namespace=team-b"));
+    assertThat(teamA).hasSize(4).doesNotContainAnyElementsOf(teamB);
+  }
+
+  private static List<String> clusterScopedNames(List<JsonNode> objects) {
+    return objects.stream()
+        .filter(o -> o.path("kind").asText().startsWith("ClusterRole"))
+        .map(o -> o.path("kind").asText() + "/" + o.at("/metadata/name").asText())
+        .toList();
   }
 
   @Test
@@ -191,10 +207,11 @@ class HelmChartTest {
         .extracting(
             b -> b.at("/metadata/namespace").asText() + "/" + b.at("/roleRef/name").asText())
         .containsExactlyInAnyOrder(
-            "ml-team-a/ops-gpucomm-operator", "ml-team-b/ops-gpucomm-operator");
+            "ml-team-a/ops-gpucomm-operator-gpucomm-system",
+            "ml-team-b/ops-gpucomm-operator-gpucomm-system");
     assertThat(all(objects, "ClusterRoleBinding"))
         .extracting(b -> b.at("/metadata/name").asText())
-        .containsExactly("ops-gpucomm-operator-crd-reader");
+        .containsExactly("ops-gpucomm-operator-gpucomm-system-crd-reader");
     assertThat(all(objects, "Role")).as("no lease without leader election").isEmpty();
     assertThat(all(objects, "Service")).as("no metrics Service when disabled").isEmpty();
   }
