@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs a CommJob as a CI gate: installs (or upgrades) the gpucomm operator chart, creates the job,
 # waits until it Succeeded or Failed, saves its Markdown report, JSON report and latency plot as
-# artifacts, and fails when the job failed or its Regressed condition is True.
+# artifacts, and fails when the job failed or, for a job with spec.baseline, unless its Regressed
+# condition is False: True (slower) and Unknown (no verdict: no common sizes, a size missing, an
+# unreadable or missing baseline) both fail, since a gate that cannot compare has not passed.
 #
-# Exit codes: 0 passed, 1 job failed or timed out, 2 usage error, 3 performance regressed.
+# Exit codes: 0 passed, 1 job failed or timed out, 2 usage error, 3 performance regressed,
+# 4 no verdict against the baseline.
 set -euo pipefail
 
 usage() {
@@ -118,10 +121,29 @@ fi
 "$gpucomm" report "$job" --namespace "$namespace" --format svg --output "$artifacts/latency.svg"
 log "report saved in $artifacts/"
 
-regressed="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].status}')"
-if [ "$regressed" = "True" ]; then
-  message="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].message}')"
-  echo "gpucomm-ci: performance regressed: $message" >&2
-  exit 3
+if [ -z "$(jsonpath '{.spec.baseline.configMapRef}')" ]; then
+  log "CommJob $job succeeded (no spec.baseline: no performance gate)"
+  exit 0
 fi
-log "CommJob $job succeeded${regressed:+ (Regressed=$regressed)}"
+# The verdict follows the report (the operator may see Succeeded before report.json): wait for it.
+verdict_deadline=$((SECONDS + 120))
+while :; do
+  regressed="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].status}')"
+  reason="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].reason}')"
+  message="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].message}')"
+  case "$regressed" in
+    False)
+      log "CommJob $job succeeded: $message"
+      exit 0
+      ;;
+    True)
+      echo "gpucomm-ci: performance regressed: $message" >&2
+      exit 3
+      ;;
+  esac
+  if [ "$reason" != "AwaitingReport" ] && [ -n "$reason" ] || [ "$SECONDS" -ge "$verdict_deadline" ]; then
+    echo "gpucomm-ci: no verdict against the baseline: Regressed=${regressed:-missing} (${reason:-no reason}): ${message:-no message}" >&2
+    exit 4
+  fi
+  sleep 2
+done

@@ -13,11 +13,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The CI examples stay usable: the workflow parses and names only files that exist, the script is
@@ -29,7 +33,7 @@ class CiExamplesTest {
   private static final Pattern REPO_PATH =
       Pattern.compile(
           "(?<![\\w/.-])(?:\\./)?((?:examples|helm|runtime-image|crds)/[\\w./-]*[\\w-]|mvnw|gpucomm)(?![\\w/-])");
-  private static final Pattern CHART_VALUE = Pattern.compile("--set \"([\\w.]+)=");
+  private static final Pattern CHART_VALUE = Pattern.compile("--set(?:-string)? \"([\\w.]+)=");
   private static final Pattern ACTION = Pattern.compile("[\\w.-]+/[\\w.-]+(/[\\w./-]+)?@[\\w.-]+");
 
   @Test
@@ -123,6 +127,68 @@ class CiExamplesTest {
     assertThat(help.stdout()).startsWith("usage: gpucomm-ci.sh -f <commjob.yaml>");
   }
 
+  /**
+   * kubectl, helm and the CLI stood in by scripts: the job succeeds at once, and the Regressed
+   * condition reads as STUB_STATUS / STUB_REASON / STUB_MESSAGE say.
+   */
+  private static final String STUB_KUBECTL =
+      """
+      #!/usr/bin/env bash
+      args="$*"
+      case "$args" in
+        "get namespace"*) exit 0 ;;
+        *"wait "*"condition=Succeeded"*) exit 0 ;;
+        *"wait "*"condition=Failed"*) sleep 20; exit 1 ;;
+        "create --namespace"*"jsonpath={.metadata.name}"*) printf gate-x ;;
+        *"-o yaml"*) echo "kind: CommJob" ;;
+        *"jsonpath={.status.phase}"*) printf Succeeded ;;
+        *"jsonpath={.spec.baseline.configMapRef}"*) printf ar-gate-baseline ;;
+        *'type=="Regressed")].status'*) printf '%s' "$STUB_STATUS" ;;
+        *'type=="Regressed")].reason'*) printf '%s' "$STUB_REASON" ;;
+        *'type=="Regressed")].message'*) printf '%s' "$STUB_MESSAGE" ;;
+        *) echo "stub kubectl: unexpected: $args" >&2; exit 1 ;;
+      esac
+      """;
+
+  @ParameterizedTest(name = "Regressed={0} ({1}): exit {3}")
+  @CsvSource({
+    "False, WithinBaseline, all 8 sizes within 5% of baseline, 0",
+    "True, SlowerThanBaseline, 1 of 8 sizes slower than baseline, 3",
+    "Unknown, NoCommonSizes, the report and baseline share no measured size, 4",
+    "Unknown, MissingSizes, 3 of the baseline's sizes were not measured, 4"
+  })
+  void theGatePassesOnlyOnAVerdictOfNoRegression(
+      String status, String reason, String message, int exitCode, @TempDir Path dir)
+      throws Exception {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    for (String tool : List.of("kubectl", "helm", "gpucomm")) {
+      Path stub =
+          Files.writeString(
+              bin.resolve(tool), tool.equals("kubectl") ? STUB_KUBECTL : "#!/usr/bin/env bash\n");
+      stub.toFile().setExecutable(true);
+    }
+    Map<String, String> env =
+        Map.of(
+            "PATH", bin + ":" + System.getenv("PATH"),
+            "GPUCOMM_CLI", bin.resolve("gpucomm").toString(),
+            "STUB_STATUS", status,
+            "STUB_REASON", reason,
+            "STUB_MESSAGE", message);
+
+    Result result =
+        bash(
+            env,
+            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
+            "-f",
+            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
+            "--skip-install",
+            "--artifacts",
+            dir.resolve("artifacts").toString());
+
+    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(exitCode);
+    assertThat(result.stdout() + result.stderr()).contains(message);
+  }
+
   @Test
   void theExampleJobsAreCommJobsThatTheGateCanJudge() throws IOException {
     KubernetesSerialization serialization = new KubernetesSerialization();
@@ -150,16 +216,21 @@ class CiExamplesTest {
   private record Result(int exitCode, String stdout, String stderr) {}
 
   private static Result bash(String... args) throws Exception {
+    return bash(Map.of(), args);
+  }
+
+  private static Result bash(Map<String, String> env, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("bash"));
     command.addAll(List.of(args));
     Path out = Files.createTempFile("bash", ".out");
     Path err = Files.createTempFile("bash", ".err");
-    Process process =
+    ProcessBuilder builder =
         new ProcessBuilder(command)
             .directory(REPO.toFile())
             .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
+            .redirectError(err.toFile());
+    builder.environment().putAll(env);
+    Process process = builder.start();
     assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("bash finished").isTrue();
     Result result =
         new Result(

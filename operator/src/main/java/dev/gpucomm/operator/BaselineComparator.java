@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * Compares a finished job's per-size best latencies with those of a baseline report (a ConfigMap
@@ -75,6 +76,18 @@ public class BaselineComparator {
     }
     List<String> slower = new ArrayList<>();
     int compared = 0;
+    // a size the baseline measured and this run did not: the gate cannot vouch for it
+    Map<Long, Double> measuredNow = new HashMap<>();
+    for (SizeSummary size : current.sizes()) {
+      if (size.getLatencyMicros() != null) {
+        measuredNow.put(size.getBytes(), size.getLatencyMicros());
+      }
+    }
+    List<Long> missing =
+        referenceMicros.keySet().stream()
+            .filter(b -> !measuredNow.containsKey(b))
+            .sorted()
+            .toList();
     for (SizeSummary size : current.sizes()) {
       Double before = referenceMicros.get(size.getBytes());
       if (before == null || size.getLatencyMicros() == null || before <= 0) {
@@ -93,6 +106,16 @@ public class BaselineComparator {
                 before,
                 size.getLatencyMicros()));
       }
+    }
+    if (slower.isEmpty() && compared > 0 && !missing.isEmpty()) {
+      return new RegressionVerdict(
+          ConditionList.UNKNOWN,
+          Reasons.MISSING_SIZES,
+          "%d of baseline %s's sizes were not measured: %s"
+              .formatted(
+                  missing.size(),
+                  baselineName,
+                  missing.stream().map(b -> b + " B").collect(Collectors.joining(", "))));
     }
     if (compared == 0) {
       return new RegressionVerdict(

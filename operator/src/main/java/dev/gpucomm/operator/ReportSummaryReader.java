@@ -77,6 +77,7 @@ public class ReportSummaryReader {
     long bytes = size.get("bytes").asLong();
     String chosen = size.path("chosen").isTextual() ? size.get("chosen").asText() : null;
     JsonNode best = null;
+    JsonNode auto = null;
     JsonNode chosenMeasurement = null;
     JsonNode nccl = null;
     JsonNode ring = null;
@@ -100,9 +101,15 @@ public class ReportSummaryReader {
         chosenMeasurement = measurement;
       }
       // auto runs one of the others, so it never counts as the best algorithm
-      if (!algorithm.equals(AUTO) && (best == null || micros < micros(best))) {
+      if (algorithm.equals(AUTO)) {
+        auto = measurement;
+      } else if (best == null || micros < micros(best)) {
         best = measurement;
       }
+    }
+    // ... unless it is all that was measured (a gate on what the heuristic picks)
+    if (best == null) {
+      best = auto;
     }
     SizeSummary row =
         new SizeSummary()

@@ -35,6 +35,34 @@ class BaselineComparatorTest {
     assertThat(verdict.reason()).isEqualTo("NoCommonSizes");
   }
 
+  @Test
+  void aBaselineSizeThisRunDidNotMeasureLeavesNoVerdict() throws Exception {
+    ReportSummary baseline =
+        reader.read(
+            TestReports.allreduce("j")
+                .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
+                .size(4096, null, "nccl", timing("nccl", 20.0, null, 1.0))
+                .json(),
+            "r");
+    RegressionVerdict verdict = BaselineComparator.verdict("base", 5, report(1024, 10.0), baseline);
+    assertThat(verdict.status()).isEqualTo("Unknown");
+    assertThat(verdict.reason()).isEqualTo("MissingSizes");
+    assertThat(verdict.message()).isEqualTo("1 of baseline base's sizes were not measured: 4096 B");
+  }
+
+  @Test
+  void aSlowerSizeIsARegressionEvenWhenAnotherIsMissing() throws Exception {
+    ReportSummary baseline =
+        reader.read(
+            TestReports.allreduce("j")
+                .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
+                .size(4096, null, "nccl", timing("nccl", 20.0, null, 1.0))
+                .json(),
+            "r");
+    RegressionVerdict verdict = BaselineComparator.verdict("base", 5, report(1024, 12.0), baseline);
+    assertThat(verdict.status()).isEqualTo("True");
+  }
+
   private ReportSummary report(long bytes, double micros) throws ReportFormatException {
     return reader.read(
         TestReports.allreduce("j")

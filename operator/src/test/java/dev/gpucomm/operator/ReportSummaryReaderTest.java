@@ -53,7 +53,7 @@ class ReportSummaryReaderTest {
   }
 
   @Test
-  void autoIsNeverTheBestEvenWhenItIsTheFastestTiming() throws Exception {
+  void autoIsNotTheBestWhenTheAlgorithmItRanWasMeasuredToo() throws Exception {
     ReportSummary summary =
         reader.read(
             TestReports.allreduce("ar")
@@ -67,6 +67,19 @@ class ReportSummaryReaderTest {
             "r");
     assertThat(summary.sizes().get(0).getBest()).isEqualTo("oneshot");
     assertThat(summary.sizes().get(0).getTokens()).isNull();
+  }
+
+  @Test
+  void aRunOfAutoAloneIsSummarizedByAutosTimes() throws Exception {
+    // a gate on what the heuristic picks measures auto only; it must still have a latency
+    ReportSummary summary =
+        reader.read(
+            TestReports.allreduce("ar")
+                .size(1024, null, "oneshot", timing("auto", 4.0, 3.5, 1.0))
+                .json(),
+            "r");
+    assertThat(summary.sizes().get(0).getBest()).isEqualTo("auto");
+    assertThat(summary.sizes().get(0).getLatencyMicros()).isEqualTo(3.5);
   }
 
   @Test
