@@ -68,6 +68,15 @@ public class BaselineComparator {
       double maxSlowdownPercent,
       ReportSummary current,
       ReportSummary reference) {
+    if (!Objects.equals(current.setup(), reference.setup())) {
+      // a TP2 run against a TP4 baseline, eager against CUDA-graph times: any verdict would be
+      // noise
+      return new RegressionVerdict(
+          ConditionList.UNKNOWN,
+          Reasons.NOT_COMPARABLE,
+          "the report measures %s, baseline %s measures %s"
+              .formatted(current.setup(), baselineName, reference.setup()));
+    }
     Map<Long, Double> referenceMicros = new HashMap<>();
     for (SizeSummary size : reference.sizes()) {
       if (size.getLatencyMicros() != null) {

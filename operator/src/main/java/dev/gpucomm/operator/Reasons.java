@@ -39,6 +39,7 @@ public final class Reasons {
   public static final String BASELINE_UNREADABLE = "BaselineUnreadable";
   public static final String NO_COMMON_SIZES = "NoCommonSizes";
   public static final String MISSING_SIZES = "MissingSizes";
+  public static final String NOT_COMPARABLE = "NotComparable";
   public static final String REPORT_UNREADABLE = "ReportUnreadable";
 
   // spec edits after start

@@ -6,11 +6,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What the operator takes from a job's report.json: one status row per size and every algorithm's
- * figures (for metrics).
+ * What the operator takes from a job's report.json: one status row per size, every algorithm's
+ * figures (for metrics), and what was measured ({@code setup}: collective, dtype, ranks, device and
+ * whether times are CUDA-graph or eager ones), which two reports must share to be compared.
  */
 public record ReportSummary(
-    String collective, List<SizeSummary> sizes, List<AlgorithmFigure> figures) {
+    String collective, String setup, List<SizeSummary> sizes, List<AlgorithmFigure> figures) {
   public ReportSummary {
     sizes = List.copyOf(sizes);
     figures = List.copyOf(figures);

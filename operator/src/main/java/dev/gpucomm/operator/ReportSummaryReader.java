@@ -47,7 +47,7 @@ public class ReportSummaryReader {
     // a program (host-IR) report has no sizes: nothing to summarize per size
     String kind = root.path("kind").asText(BENCHMARK);
     if (!kind.equals(BENCHMARK)) {
-      return new ReportSummary(null, List.of(), List.of());
+      return new ReportSummary(null, kind, List.of(), List.of());
     }
     String collective = root.path("collective").asText(null);
     JsonNode sizes = root.path("sizes");
@@ -61,7 +61,26 @@ public class ReportSummaryReader {
       rows.add(
           readSize(sizes.get(i), collective, busFactor, source + " sizes[" + i + "]", figures));
     }
-    return new ReportSummary(collective, rows, figures);
+    return new ReportSummary(collective, setup(root, collective), rows, figures);
+  }
+
+  /**
+   * "allreduce bf16 on 8 ranks (cuda, CUDA-graph times)": what a baseline must have measured too.
+   */
+  private static String setup(JsonNode root, String collective) {
+    boolean graphs = false;
+    for (JsonNode size : root.path("sizes")) {
+      for (JsonNode measurement : size.path("measurements")) {
+        graphs |= measurement.path("graphMicros").isNumber();
+      }
+    }
+    return "%s %s on %s ranks (%s, %s times)"
+        .formatted(
+            collective,
+            root.path("dtype").asText("?"),
+            root.path("worldSize").asText("?"),
+            root.path("device").asText("?"),
+            graphs ? "CUDA-graph" : "eager");
   }
 
   private static SizeSummary readSize(

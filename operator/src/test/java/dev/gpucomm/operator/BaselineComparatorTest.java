@@ -63,6 +63,24 @@ class BaselineComparatorTest {
     assertThat(verdict.status()).isEqualTo("True");
   }
 
+  @Test
+  void aBaselineOfAnotherSetupIsNotComparedWith() throws Exception {
+    ReportSummary eagerOnly = report(1024, 10.0);
+    ReportSummary withGraphs =
+        reader.read(
+            TestReports.allreduce("j")
+                .size(1024, null, "nccl", timing("nccl", 12.0, 8.0, 1.0))
+                .json(),
+            "r");
+    RegressionVerdict verdict = BaselineComparator.verdict("base", 5, eagerOnly, withGraphs);
+    assertThat(verdict.status()).isEqualTo("Unknown");
+    assertThat(verdict.reason()).isEqualTo("NotComparable");
+    assertThat(verdict.message())
+        .isEqualTo(
+            "the report measures allreduce bf16 on 8 ranks (cuda, eager times), baseline base"
+                + " measures allreduce bf16 on 8 ranks (cuda, CUDA-graph times)");
+  }
+
   private ReportSummary report(long bytes, double micros) throws ReportFormatException {
     return reader.read(
         TestReports.allreduce("j")
