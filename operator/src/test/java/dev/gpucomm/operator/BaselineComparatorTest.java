@@ -37,13 +37,7 @@ class BaselineComparatorTest {
 
   @Test
   void aBaselineSizeThisRunDidNotMeasureLeavesNoVerdict() throws Exception {
-    ReportSummary baseline =
-        reader.read(
-            TestReports.allreduce("j")
-                .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
-                .size(4096, null, "nccl", timing("nccl", 20.0, null, 1.0))
-                .json(),
-            "r");
+    ReportSummary baseline = baselineOf1024And4096();
     RegressionVerdict verdict = BaselineComparator.verdict("base", 5, report(1024, 10.0), baseline);
     assertThat(verdict.status()).isEqualTo("Unknown");
     assertThat(verdict.reason()).isEqualTo("MissingSizes");
@@ -52,13 +46,7 @@ class BaselineComparatorTest {
 
   @Test
   void aSlowerSizeIsARegressionEvenWhenAnotherIsMissing() throws Exception {
-    ReportSummary baseline =
-        reader.read(
-            TestReports.allreduce("j")
-                .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
-                .size(4096, null, "nccl", timing("nccl", 20.0, null, 1.0))
-                .json(),
-            "r");
+    ReportSummary baseline = baselineOf1024And4096();
     RegressionVerdict verdict = BaselineComparator.verdict("base", 5, report(1024, 12.0), baseline);
     assertThat(verdict.status()).isEqualTo("True");
   }
@@ -79,6 +67,15 @@ class BaselineComparatorTest {
         .isEqualTo(
             "the report measures allreduce bf16 on 8 ranks (cuda, eager times), baseline base"
                 + " measures allreduce bf16 on 8 ranks (cuda, CUDA-graph times)");
+  }
+
+  private ReportSummary baselineOf1024And4096() throws ReportFormatException {
+    return reader.read(
+        TestReports.allreduce("j")
+            .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
+            .size(4096, null, "nccl", timing("nccl", 20.0, null, 1.0))
+            .json(),
+        "r");
   }
 
   private ReportSummary report(long bytes, double micros) throws ReportFormatException {
