@@ -55,7 +55,13 @@ public class PodTemplateFactory {
           ENV_RENDEZVOUS,
           "RANK",
           "LOCAL_RANK",
-          "WORLD_SIZE");
+          "WORLD_SIZE",
+          // read by the launcher or the ranks: set in a pod they would move the report out of the
+          // results ConfigMap, or change the device or the API server the ranks use
+          "GPUCOMM_REPORT_DIR",
+          "GPUCOMM_DEVICE",
+          "GPUCOMM_KUBE_API",
+          "GPUCOMM_TEST_FAIL_RANK");
 
   public static final Set<String> RESERVED_MOUNT_PATHS = Set.of(SHM_PATH, SPEC_DIR);
   public static final Set<String> RESERVED_VOLUMES = Set.of(SHM_VOLUME, SPEC_VOLUME);

@@ -25,7 +25,9 @@ import java.util.regex.Pattern;
 @ApplicationScoped
 public class SpecValidator {
   static final long MIN_SHARED_MEMORY_BYTES = 64L << 20;
-  static final int MAX_DNS_LABEL = 63;
+
+  /** The ranks' own limit (their derived names, e.g. {@code <job>-reporter}, must stay labels). */
+  static final int MAX_NAME_LENGTH = 52;
 
   /**
    * A DNS-1035 label: the job's name also names its headless Service (a DNS-1035 label) and is the
@@ -52,10 +54,18 @@ public class SpecValidator {
     }
     int ranksPerPod =
         Objects.requireNonNullElse(spec.getRanksPerPod(), JobLayout.DEFAULT_RANKS_PER_POD);
-    checkName(job.getMetadata().getName(), spec, ranksPerPod, problems);
+    checkName(job.getMetadata().getName(), problems);
     checkWorld(spec, ranksPerPod, problems);
     FieldChecks.inRange(problems, "spec.timeoutSeconds", spec.getTimeoutSeconds(), 1, 86400);
     DeviceKind device = Objects.requireNonNullElse(spec.getDevice(), DeviceKind.CUDA);
+    if (device == DeviceKind.CPU
+        && spec.getWorldSize() != null
+        && ranksPerPod > 0
+        && spec.getWorldSize() > ranksPerPod) {
+      problems.add(
+          "spec.device cpu runs every rank in one pod (shared memory): spec.ranksPerPod (%d) must equal spec.worldSize (%d)"
+              .formatted(ranksPerPod, spec.getWorldSize()));
+    }
     WorkloadValidator.check(spec, podSpan(spec, ranksPerPod), device, problems);
     checkHeuristic(spec.getHeuristic(), problems);
     checkBaseline(spec, problems);
@@ -64,22 +74,18 @@ public class SpecValidator {
     return problems;
   }
 
-  private static void checkName(
-      String name, CommJobSpec spec, int ranksPerPod, List<String> problems) {
+  private static void checkName(String name, List<String> problems) {
     if (!DNS_LABEL.matcher(name).matches()) {
       problems.add(
           ("metadata.name \"%s\" must start with a lowercase letter and hold only lowercase letters,"
                   + " digits and '-': it also names the job's headless Service")
               .formatted(name));
     }
-    if (spec.getWorldSize() != null && spec.getWorldSize() > 0 && ranksPerPod > 0) {
-      int lastPodIndex = Math.max(0, spec.getWorldSize() / ranksPerPod - 1);
-      String lastHostname = name + "-" + lastPodIndex;
-      if (lastHostname.length() > MAX_DNS_LABEL) {
-        problems.add(
-            "metadata.name is too long: pod hostname \"%s\" would exceed %d characters"
-                .formatted(lastHostname, MAX_DNS_LABEL));
-      }
+    // 52 also keeps every pod's hostname, <name>-<index> with at most 4096 pods, within 63
+    if (name.length() > MAX_NAME_LENGTH) {
+      problems.add(
+          "metadata.name is too long: %d characters, at most %d (the ranks refuse longer names)"
+              .formatted(name.length(), MAX_NAME_LENGTH));
     }
   }
 

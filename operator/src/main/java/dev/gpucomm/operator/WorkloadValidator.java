@@ -122,7 +122,12 @@ final class WorkloadValidator {
           problems.add(entry + " (" + count + ") must be positive");
         } else if (hiddenSize > 0) {
           long bytes = (long) count * hiddenSize * dtype.bytes();
-          if (bytes > MAX_BYTES_PER_RANK) {
+          // the ranks move 16-byte vectors and refuse other sizes: refused here, before any pod
+          if (bytes % 16 != 0) {
+            problems.add(
+                "%s (%d) x hiddenSize (%d) x %d bytes (%s) = %d bytes is not a multiple of 16"
+                    .formatted(entry, count, hiddenSize, dtype.bytes(), dtype.wireName(), bytes));
+          } else if (bytes > MAX_BYTES_PER_RANK) {
             problems.add(
                 "%s (%d) x hiddenSize (%d) x %d bytes (%s) = %d bytes exceeds the %d-byte limit of one rank's buffer"
                     .formatted(

@@ -221,9 +221,27 @@ class InvalidSpecIT {
         invalid(
             "a-very-long-name-for-a-sweep-of-all-reduce-over-every-gpu-here",
             "worldSize: 4096\nranksPerPod: 8\n" + BENCHMARK,
-            "metadata.name is too long: pod hostname"
-                + " \"a-very-long-name-for-a-sweep-of-all-reduce-over-every-gpu-here-511\" would"
-                + " exceed 63 characters"));
+            "metadata.name is too long: 62 characters, at most 52 (the ranks refuse longer names)"),
+        invalid(
+            "a-name-for-a-sweep-of-all-reduce-that-the-ranks-refuse",
+            "worldSize: 8\n" + BENCHMARK,
+            "metadata.name is too long: 54 characters, at most 52 (the ranks refuse longer names)"),
+        invalid(
+            "odd-hidden",
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [1], hiddenSize: 7}}",
+            "spec.workload.benchmark.tokens[0] (1) x hiddenSize (7) x 2 bytes (bf16) = 14 bytes is"
+                + " not a multiple of 16"),
+        invalid(
+            "cpu-two-pods",
+            "worldSize: 2\nranksPerPod: 1\ndevice: cpu\n" + BENCHMARK,
+            "spec.device cpu runs every rank in one pod (shared memory): spec.ranksPerPod (1) must"
+                + " equal spec.worldSize (2)"),
+        invalid(
+            "report-dir-env",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{env: [{name: GPUCOMM_REPORT_DIR, value: /x}]}]}}",
+            "spec.template.spec.containers[0].env[0] (GPUCOMM_REPORT_DIR) is set by the operator"));
   }
 
   @ParameterizedTest(name = "{0}")
