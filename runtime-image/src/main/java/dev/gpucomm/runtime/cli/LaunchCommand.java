@@ -61,14 +61,24 @@ final class LaunchCommand implements Command {
     }
   }
 
+  /** {@code text} as UTF-8, cut to at most {@code limit} bytes at a character boundary. */
+  static byte[] withinBytes(String text, int limit) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length <= limit) {
+      return bytes;
+    }
+    int end = limit;
+    while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
+      end--; // bytes[end] continues a character that starts before it: cut before that character
+    }
+    return java.util.Arrays.copyOf(bytes, end);
+  }
+
   /** Best effort: a pod without the file (or a local test) still gets the error on stderr. */
   static void writeTerminationMessage(CliContext context, String message) {
     Path file =
         Path.of(context.env().getOrDefault(EnvVars.TERMINATION_LOG, DEFAULT_TERMINATION_LOG));
-    byte[] bytes = RankError.oneLine(message).getBytes(StandardCharsets.UTF_8);
-    if (bytes.length > TERMINATION_MESSAGE_LIMIT) {
-      bytes = java.util.Arrays.copyOf(bytes, TERMINATION_MESSAGE_LIMIT);
-    }
+    byte[] bytes = withinBytes(RankError.oneLine(message), TERMINATION_MESSAGE_LIMIT);
     try {
       Files.write(file, bytes);
     } catch (IOException | SecurityException ignored) {
