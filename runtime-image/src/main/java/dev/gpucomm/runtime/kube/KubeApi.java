@@ -112,12 +112,47 @@ public final class KubeApi {
     ObjectNode patch = JSON.createObjectNode();
     ObjectNode values = patch.putObject("data");
     data.forEach(values::put);
-    HttpRequest request =
-        request(namespace, name)
-            .header("Content-Type", "application/merge-patch+json")
-            .method("PATCH", HttpRequest.BodyPublishers.ofString(patch.toString()))
-            .build();
-    expectOk(send(request, "patch", namespace, name), "patch", namespace, name);
+    // This is how a finished job's results leave the pod: an API server that is briefly
+    // unreachable or overloaded (429, 5xx) must not lose hours of measurements, so try again.
+    for (int attempt = 1; ; attempt++) {
+      HttpRequest request =
+          request(namespace, name)
+              .header("Content-Type", "application/merge-patch+json")
+              .method("PATCH", HttpRequest.BodyPublishers.ofString(patch.toString()))
+              .build();
+      boolean last = attempt == PATCH_ATTEMPTS;
+      HttpResponse<String> response = null;
+      try {
+        response = send(request, "patch", namespace, name);
+      } catch (KubeApiException unreachable) {
+        if (last || Thread.currentThread().isInterrupted()) {
+          throw unreachable;
+        }
+      }
+      if (response != null && (last || !isTransient(response.statusCode()))) {
+        expectOk(response, "patch", namespace, name); // an answer that retrying cannot change
+        return;
+      }
+      pause(PATCH_BACKOFF.multipliedBy(1L << (attempt - 1)));
+    }
+  }
+
+  /** Patches tried before giving up: waits of 0.5, 1, 2, 4 and 8 s between them. */
+  static final int PATCH_ATTEMPTS = 6;
+
+  static final Duration PATCH_BACKOFF = Duration.ofMillis(500);
+
+  private static boolean isTransient(int status) {
+    return status == 429 || status >= 500;
+  }
+
+  private static void pause(Duration wait) {
+    try {
+      Thread.sleep(wait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubeApiException("interrupted while waiting to call the API server again", e);
+    }
   }
 
   private HttpRequest.Builder request(String namespace, String name) {

@@ -51,6 +51,17 @@ class KubeApiIT {
   }
 
   @Test
+  void anApiServerBrieflyUnavailableDoesNotLoseTheReport() {
+    server.createConfigMap("ar-tp4-results", Map.of());
+    server.failNextPatches(2);
+
+    api.mergeConfigMapData("ml", "ar-tp4-results", Map.of("report.json", "{}"));
+
+    assertThat(server.configMap("ar-tp4-results")).containsEntry("report.json", "{}");
+    assertThat(server.requests()).hasSize(3);
+  }
+
+  @Test
   void readingAConfigMap() {
     server.createConfigMap("h200-nvlink", Map.of("tuning.json", "{}"));
 

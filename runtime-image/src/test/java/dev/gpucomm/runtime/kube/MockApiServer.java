@@ -25,6 +25,7 @@ public final class MockApiServer implements AutoCloseable {
   private final Map<String, Map<String, String>> configMaps = new LinkedHashMap<>();
   private final List<String> requests = new ArrayList<>();
   private volatile boolean forbidPatches;
+  private int unavailablePatches;
 
   public MockApiServer(String namespace) throws IOException {
     this.namespace = namespace;
@@ -55,6 +56,11 @@ public final class MockApiServer implements AutoCloseable {
     forbidPatches = true;
   }
 
+  /** The next {@code count} patches are answered 503, as an API server under load may. */
+  public synchronized void failNextPatches(int count) {
+    unavailablePatches = count;
+  }
+
   private synchronized void handle(HttpExchange exchange) throws IOException {
     String prefix = "/api/v1/namespaces/" + namespace + "/configmaps/";
     String name = exchange.getRequestURI().getPath().substring(prefix.length());
@@ -75,6 +81,11 @@ public final class MockApiServer implements AutoCloseable {
     if (method.equals("PATCH")) {
       if (forbidPatches) {
         respond(exchange, 403, status("configmaps \"" + name + "\" is forbidden"));
+        return;
+      }
+      if (unavailablePatches > 0) {
+        unavailablePatches--;
+        respond(exchange, 503, status("the server is currently unable to handle the request"));
         return;
       }
       JsonNode patch = JSON.readTree(exchange.getRequestBody());
