@@ -46,14 +46,16 @@ final class RankCommand implements Command {
           .parent()
           .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(1)));
     }
-    RankMain rank =
-        new RankMain(
-            site(settings, context),
-            FaultInjection.fromEnv(context.env()),
-            context.out(),
-            context.err(),
-            message -> peerFailed(settings, context, message));
     try {
+      // inside the try: a site that cannot be set up (no service-account CA, say) is this rank's
+      // error, reported through its error file like any other
+      RankMain rank =
+          new RankMain(
+              site(settings, context),
+              FaultInjection.fromEnv(context.env()),
+              context.out(),
+              context.err(),
+              message -> peerFailed(settings, context, message));
       rank.run(settings);
       return 0;
     } catch (RuntimeException e) {
