@@ -58,14 +58,6 @@ public class SpecValidator {
     checkWorld(spec, ranksPerPod, problems);
     FieldChecks.inRange(problems, "spec.timeoutSeconds", spec.getTimeoutSeconds(), 1, 86400);
     DeviceKind device = Objects.requireNonNullElse(spec.getDevice(), DeviceKind.CUDA);
-    if (device == DeviceKind.CPU
-        && spec.getWorldSize() != null
-        && ranksPerPod > 0
-        && spec.getWorldSize() > ranksPerPod) {
-      problems.add(
-          "spec.device cpu runs every rank in one pod (shared memory): spec.ranksPerPod (%d) must equal spec.worldSize (%d)"
-              .formatted(ranksPerPod, spec.getWorldSize()));
-    }
     WorkloadValidator.check(spec, podSpan(spec, ranksPerPod), device, problems);
     checkHeuristic(spec.getHeuristic(), problems);
     checkBaseline(spec, problems);

@@ -232,11 +232,6 @@ class InvalidSpecIT {
             "spec.workload.benchmark.tokens[0] (1) x hiddenSize (7) x 2 bytes (bf16) = 14 bytes is"
                 + " not a multiple of 16"),
         invalid(
-            "cpu-two-pods",
-            "worldSize: 2\nranksPerPod: 1\ndevice: cpu\n" + BENCHMARK,
-            "spec.device cpu runs every rank in one pod (shared memory): spec.ranksPerPod (1) must"
-                + " equal spec.worldSize (2)"),
-        invalid(
             "report-dir-env",
             "worldSize: 2\n"
                 + BENCHMARK
