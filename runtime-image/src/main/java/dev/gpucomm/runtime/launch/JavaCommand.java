@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.launch;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The command line that starts a child JVM running the gpucomm CLI: the same java executable and
@@ -16,18 +17,30 @@ public record JavaCommand(
     jvmOptions = List.copyOf(jvmOptions);
   }
 
+  /** Extra JVM options of the launcher script, which its ranks get too. */
+  public static final String JAVA_OPTS_ENV = "GPUCOMM_JAVA_OPTS";
+
   /** The java and class path of the running JVM. */
   public static JavaCommand ofCurrentJvm() {
+    return ofCurrentJvm(System.getenv());
+  }
+
+  /**
+   * The java and class path of the running JVM, with the options of {@value #JAVA_OPTS_ENV} in
+   * {@code env} last (so that, say, -Xmx16g sizes the ranks' heaps as it sizes the launcher's).
+   */
+  static JavaCommand ofCurrentJvm(Map<String, String> env) {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return new JavaCommand(
-        java,
-        System.getProperty("java.class.path"),
-        List.of(
-            "--enable-native-access=ALL-UNNAMED",
-            // Ranks are short-lived and many share a host: a small, quickly started heap is enough
-            // for the host side (device memory is off-heap).
-            "-XX:+UseSerialGC"),
-        MAIN_CLASS);
+    List<String> options = new ArrayList<>();
+    options.add("--enable-native-access=ALL-UNNAMED");
+    // Ranks are short-lived and many share a host: a small, quickly started heap is enough for
+    // the host side (device memory is off-heap).
+    options.add("-XX:+UseSerialGC");
+    String extra = env.getOrDefault(JAVA_OPTS_ENV, "").strip();
+    if (!extra.isEmpty()) {
+      options.addAll(List.of(extra.split("\\s+")));
+    }
+    return new JavaCommand(java, System.getProperty("java.class.path"), options, MAIN_CLASS);
   }
 
   /** The same JVM running another main class (tests start stand-in ranks this way). */

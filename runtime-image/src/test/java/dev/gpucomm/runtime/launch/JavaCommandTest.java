@@ -1,0 +1,24 @@
+package dev.gpucomm.runtime.launch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class JavaCommandTest {
+  @Test
+  void theLaunchersJavaOptionsReachItsRanks() {
+    JavaCommand rank = JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", " -Xmx16g  -Dx=1 "));
+    assertThat(rank.jvmOptions())
+        .containsExactly(
+            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx16g", "-Dx=1");
+    assertThat(rank.command(List.of("rank"))).endsWith(JavaCommand.MAIN_CLASS, "rank");
+  }
+
+  @Test
+  void withoutThemRanksGetTheDefaults() {
+    assertThat(JavaCommand.ofCurrentJvm(Map.of()).jvmOptions())
+        .containsExactly("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC");
+  }
+}
