@@ -155,6 +155,23 @@ class HelmChartTest {
   }
 
   @Test
+  void podLabelsCannotUnselectTheOperatorsPods() throws Exception {
+    JsonNode deployment =
+        find(
+            helm.template(
+                "--set",
+                "podLabels.team=infra",
+                "--set",
+                "podLabels.app\\.kubernetes\\.io/instance=x"),
+            "Deployment",
+            "ops-gpucomm-operator");
+    assertThat(deployment.at("/spec/template/metadata/labels/team").asText()).isEqualTo("infra");
+    assertThat(deployment.at("/spec/template/metadata/labels/app.kubernetes.io~1instance").asText())
+        .isEqualTo(
+            deployment.at("/spec/selector/matchLabels/app.kubernetes.io~1instance").asText());
+  }
+
+  @Test
   void prometheusScrapesTheContainersPortWhateverTheServicesPort() throws Exception {
     JsonNode metrics =
         find(
