@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -86,17 +87,13 @@ public class BaselineComparator {
     List<String> slower = new ArrayList<>();
     int compared = 0;
     // a size the baseline measured and this run did not: the gate cannot vouch for it
-    Map<Long, Double> measuredNow = new HashMap<>();
-    for (SizeSummary size : current.sizes()) {
-      if (size.getLatencyMicros() != null) {
-        measuredNow.put(size.getBytes(), size.getLatencyMicros());
-      }
-    }
+    Set<Long> measuredNow =
+        current.sizes().stream()
+            .filter(size -> size.getLatencyMicros() != null)
+            .map(SizeSummary::getBytes)
+            .collect(Collectors.toSet());
     List<Long> missing =
-        referenceMicros.keySet().stream()
-            .filter(b -> !measuredNow.containsKey(b))
-            .sorted()
-            .toList();
+        referenceMicros.keySet().stream().filter(b -> !measuredNow.contains(b)).sorted().toList();
     for (SizeSummary size : current.sizes()) {
       Double before = referenceMicros.get(size.getBytes());
       if (before == null || size.getLatencyMicros() == null || before <= 0) {

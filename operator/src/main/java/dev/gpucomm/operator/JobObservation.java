@@ -68,7 +68,7 @@ public record JobObservation(
     }
     return object.getMetadata().getOwnerReferences().stream()
         .filter(owner -> Boolean.TRUE.equals(owner.getController()))
-        .filter(owner -> "CommJob".equals(owner.getKind()))
+        .filter(owner -> HasMetadata.getKind(CommJob.class).equals(owner.getKind()))
         .anyMatch(owner -> owner.getUid() != null && !owner.getUid().equals(uid));
   }
 

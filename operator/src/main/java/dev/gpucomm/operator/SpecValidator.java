@@ -27,7 +27,7 @@ public class SpecValidator {
   static final long MIN_SHARED_MEMORY_BYTES = 64L << 20;
 
   /** The ranks' own limit (their derived names, e.g. {@code <job>-reporter}, must stay labels). */
-  static final int MAX_NAME_LENGTH = 52;
+  static final int MAX_NAME_LENGTH = CommJob.MAX_NAME_LENGTH;
 
   /**
    * A DNS-1035 label: the job's name also names its headless Service (a DNS-1035 label) and is the

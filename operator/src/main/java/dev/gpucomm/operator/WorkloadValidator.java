@@ -3,6 +3,7 @@ package dev.gpucomm.operator;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.CommBackend;
+import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
@@ -123,7 +124,7 @@ final class WorkloadValidator {
         } else if (hiddenSize > 0) {
           long bytes = (long) count * hiddenSize * dtype.bytes();
           // the ranks move 16-byte vectors and refuse other sizes: refused here, before any pod
-          if (bytes % 16 != 0) {
+          if (bytes % CommJob.MESSAGE_ALIGNMENT_BYTES != 0) {
             problems.add(
                 "%s (%d) x hiddenSize (%d) x %d bytes (%s) = %d bytes is not a multiple of 16"
                     .formatted(entry, count, hiddenSize, dtype.bytes(), dtype.wireName(), bytes));
@@ -147,7 +148,7 @@ final class WorkloadValidator {
       for (int i = 0; i < sizes.size(); i++) {
         Long bytes = sizes.get(i);
         String entry = field + ".sizes[" + i + "]";
-        if (bytes == null || bytes <= 0 || bytes % 16 != 0) {
+        if (bytes == null || bytes <= 0 || bytes % CommJob.MESSAGE_ALIGNMENT_BYTES != 0) {
           problems.add(entry + " (" + bytes + ") must be a positive multiple of 16 bytes");
         } else if (bytes > MAX_BYTES_PER_RANK) {
           problems.add(

@@ -42,6 +42,16 @@ public class CommJob extends CustomResource<CommJobSpec, CommJobStatus> implemen
   /** Label put on every object the operator creates for a job; its value is the job's name. */
   public static final String JOB_LABEL = GROUP + "/job";
 
+  /**
+   * The longest job name: the objects named after it (pods {@code <job>-<n>}, ConfigMaps {@code
+   * <job>-results}, {@code <job>-reporter}) stay DNS labels. The operator and the ranks both check
+   * it.
+   */
+  public static final int MAX_NAME_LENGTH = 52;
+
+  /** Kernels move 16-byte vectors: every message is a whole number of them. */
+  public static final int MESSAGE_ALIGNMENT_BYTES = 16;
+
   @Override
   @JsonPropertyDescription("What the job runs, on how many ranks, and how its results are judged.")
   public CommJobSpec getSpec() {

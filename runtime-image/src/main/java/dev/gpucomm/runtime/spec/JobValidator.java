@@ -24,10 +24,10 @@ import java.util.regex.Pattern;
  */
 public final class JobValidator {
   /** Kernels move 16-byte vectors, so every message is a whole number of them. */
-  public static final int SIZE_ALIGNMENT_BYTES = 16;
+  public static final int SIZE_ALIGNMENT_BYTES = CommJob.MESSAGE_ALIGNMENT_BYTES;
 
   /** Object names become DNS labels (pods {@code <job>-<n>}, ConfigMaps {@code <job>-results}). */
-  public static final int MAX_NAME_LENGTH = 52;
+  public static final int MAX_NAME_LENGTH = CommJob.MAX_NAME_LENGTH;
 
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Pattern QUANTITY =
