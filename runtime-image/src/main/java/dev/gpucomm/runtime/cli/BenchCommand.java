@@ -19,7 +19,6 @@ import dev.gpucomm.runtime.spec.InvalidJobException;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -98,21 +97,21 @@ final class BenchCommand implements Command {
     return LocalJobExecution.conclude(name(), result, context);
   }
 
-  /** The job's fields that bench's flags fill, most specific first. */
+  /** The job's fields that bench's flags fill (no field path is a prefix of another). */
   private static final Map<String, String> FLAGS_OF_FIELDS =
-      orderedMap(
-          "spec.workload.benchmark.sizes", "sizes",
-          "spec.workload.benchmark.tokens", "tokens",
-          "spec.workload.benchmark.hiddenSize", "hidden",
-          "spec.workload.benchmark.iterations", "iterations",
-          "spec.workload.benchmark.warmupIterations", "warmup",
-          "spec.workload.benchmark.algorithms", "algorithms",
-          "spec.workload.benchmark.dtype", "dtype",
-          "spec.workload.benchmark.collective", "collective",
-          "spec.ranksPerPod", "ranks-per-pod",
-          "spec.worldSize", "world",
-          "spec.heuristic", "heuristic",
-          "metadata.name", "name");
+      Map.ofEntries(
+          Map.entry("spec.workload.benchmark.sizes", "sizes"),
+          Map.entry("spec.workload.benchmark.tokens", "tokens"),
+          Map.entry("spec.workload.benchmark.hiddenSize", "hidden"),
+          Map.entry("spec.workload.benchmark.iterations", "iterations"),
+          Map.entry("spec.workload.benchmark.warmupIterations", "warmup"),
+          Map.entry("spec.workload.benchmark.algorithms", "algorithms"),
+          Map.entry("spec.workload.benchmark.dtype", "dtype"),
+          Map.entry("spec.workload.benchmark.collective", "collective"),
+          Map.entry("spec.ranksPerPod", "ranks-per-pod"),
+          Map.entry("spec.worldSize", "world"),
+          Map.entry("spec.heuristic", "heuristic"),
+          Map.entry("metadata.name", "name"));
 
   /**
    * The job was built from flags, so a problem with one of its fields is said with the flag the
@@ -125,14 +124,6 @@ final class BenchCommand implements Command {
       }
     }
     return e;
-  }
-
-  private static Map<String, String> orderedMap(String... keysAndValues) {
-    Map<String, String> map = new LinkedHashMap<>();
-    for (int i = 0; i < keysAndValues.length; i += 2) {
-      map.put(keysAndValues[i], keysAndValues[i + 1]);
-    }
-    return map;
   }
 
   private CommJob job(ParsedArgs args) {
