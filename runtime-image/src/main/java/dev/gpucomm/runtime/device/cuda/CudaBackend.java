@@ -8,15 +8,12 @@ import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBackend;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import java.util.logging.Logger;
 
 /**
  * The NVIDIA GPU backend: one GPU per rank process, chosen by the rank's local rank among the GPUs
  * this process sees (after CUDA_VISIBLE_DEVICES).
  */
 public final class CudaBackend implements DeviceBackend {
-  private static final Logger LOG = Logger.getLogger(CudaBackend.class.getName());
-
   /** What the driver probe found: device count, and why it is 0 when it is. */
   record Probe(int devices, String reason) {}
 
@@ -73,21 +70,30 @@ public final class CudaBackend implements DeviceBackend {
     if (count == 0) {
       throw new IllegalStateException("no CUDA device: " + unavailableReason());
     }
-    if (localRank < 0) {
-      throw new IllegalArgumentException("local rank must not be negative, got " + localRank);
-    }
-    int ordinal = localRank % count;
-    if (ordinal != localRank) {
-      LOG.warning(
-          "local rank "
-              + localRank
-              + " shares GPU "
-              + ordinal
-              + " ("
-              + count
-              + " visible): fine for tests, not for measurements");
-    }
+    int ordinal = visibleOrdinal(localRank, count, System.getenv("CUDA_VISIBLE_DEVICES"));
     return CudaDevice.open(CudaDriverApi.get(), ordinal);
+  }
+
+  /**
+   * The GPU a rank opens. Two ranks on one GPU are refused rather than wrapped around: NCCL refuses
+   * them anyway (with a less helpful error), and the peer-memory kernels would time a GPU talking
+   * to itself. In a pod this means the pod was given fewer GPUs than ranksPerPod.
+   */
+  static int visibleOrdinal(int ordinal, int visible, String visibleDevices) {
+    if (ordinal < 0) {
+      throw new IllegalArgumentException("device ordinal must not be negative, got " + ordinal);
+    }
+    if (ordinal >= visible) {
+      throw new IllegalStateException(
+          "GPU "
+              + ordinal
+              + " is not visible: this process sees "
+              + visible
+              + (visible == 1 ? " GPU" : " GPUs")
+              + (visibleDevices == null ? "" : " (CUDA_VISIBLE_DEVICES=" + visibleDevices + ")")
+              + "; every rank needs its own GPU, so give the pod at least spec.ranksPerPod GPUs");
+    }
+    return ordinal;
   }
 
   @Override

@@ -35,6 +35,25 @@ class CudaBackendTest {
   }
 
   @Test
+  void eachRankOpensItsOwnVisibleGpu() {
+    assertThat(CudaBackend.visibleOrdinal(0, 4, null)).isZero();
+    assertThat(CudaBackend.visibleOrdinal(3, 4, "4,5,6,7")).isEqualTo(3);
+  }
+
+  @Test
+  void aPodWithFewerGpusThanRanksIsRefusedInsteadOfSharingOne() {
+    assertThatThrownBy(() -> CudaBackend.visibleOrdinal(2, 2, "0,1"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "GPU 2 is not visible: this process sees 2 GPUs (CUDA_VISIBLE_DEVICES=0,1); every rank"
+                + " needs its own GPU, so give the pod at least spec.ranksPerPod GPUs");
+    assertThatThrownBy(() -> CudaBackend.visibleOrdinal(1, 1, null))
+        .hasMessageStartingWith("GPU 1 is not visible: this process sees 1 GPU;");
+    assertThatThrownBy(() -> CudaBackend.visibleOrdinal(-1, 1, null))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void errorsNameTheCallTheCudaErrorAndTheDevice() {
     CudaException e = new CudaException("cuMemAlloc(1024 B)", "CUDA_ERROR_OUT_OF_MEMORY", 3);
 

@@ -8,19 +8,25 @@ import dev.gpucomm.runtime.device.Stream;
 
 /**
  * One way of running an all-reduce: through the communicator's public algorithm, or forcing one IPC
- * kernel variant (to compare the Lamport and flag one-shot kernels at the same size).
+ * kernel variant (to compare the Lamport and flag one-shot kernels at the same size). An in-place
+ * runner passes its input buffer as the output too, as {@code torch.distributed.all_reduce} does.
  */
-record AllReduceRunner(String label, Algorithm algorithm, String variant) {
+record AllReduceRunner(String label, Algorithm algorithm, String variant, boolean inPlace) {
   static AllReduceRunner algorithm(Algorithm algorithm) {
-    return new AllReduceRunner(algorithm.wireName(), algorithm, null);
+    return new AllReduceRunner(algorithm.wireName(), algorithm, null, false);
   }
 
   static AllReduceRunner kernel(String variant) {
-    return new AllReduceRunner("kernel:" + variant, null, variant);
+    return new AllReduceRunner("kernel:" + variant, null, variant, false);
+  }
+
+  /** NCCL with the output in the input's buffer: the form PyTorch's NCCL comparison times. */
+  static AllReduceRunner ncclInPlace() {
+    return new AllReduceRunner("nccl-inplace", Algorithm.NCCL, null, true);
   }
 
   AllReduceRunner labelled(String newLabel) {
-    return new AllReduceRunner(newLabel, algorithm, variant);
+    return new AllReduceRunner(newLabel, algorithm, variant, inPlace);
   }
 
   void run(

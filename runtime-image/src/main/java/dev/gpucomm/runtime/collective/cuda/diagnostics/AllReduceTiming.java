@@ -80,6 +80,7 @@ final class AllReduceTiming {
     List<AllReduceRunner> runners = new ArrayList<>();
     if (session.communicator.allReduceAlgorithms().contains(Algorithm.NCCL)) {
       runners.add(AllReduceRunner.algorithm(Algorithm.NCCL));
+      runners.add(AllReduceRunner.ncclInPlace());
     }
     runners.addAll(session.customRunners());
     if (session.communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
@@ -110,17 +111,27 @@ final class AllReduceTiming {
 
   /**
    * Times one runner at one size: eager calls, then a captured graph of the same calls, each the
-   * median of {@code samples} samples of 10 calls; checks the last result and adds a row.
+   * median of {@code samples} samples of 10 calls; checks the last result and adds a row. An
+   * in-place runner's result is checked after its first call instead: every later call sums the
+   * previous sums, so its timed calls run on values that grow until they overflow (as PyTorch's
+   * repeated in-place calls do; bf16 arithmetic takes the same time on any value).
    */
   void time(AllReduceRunner runner, int tokens, long count, DType dtype, int samples) {
     int perSample = 10;
     long bytes = count * dtype.bytes();
     try (Arena arena = Arena.ofConfined();
         DeviceBuffer input = session.device.allocate(bytes);
-        DeviceBuffer output = session.device.allocate(bytes)) {
+        DeviceBuffer separateOutput = session.device.allocate(runner.inPlace() ? 16 : bytes)) {
+      DeviceBuffer output = runner.inPlace() ? input : separateOutput;
       MemorySegment host = RankInputs.allocateHost(arena, count, dtype);
       RankInputs.fill(host, session.topology.rank(), count, dtype);
       session.device.upload(host, input, 0);
+      RankInputs.Verdict verdict = null;
+      if (runner.inPlace()) {
+        session.barrier();
+        session.allReduce(runner, input, output, count, dtype);
+        verdict = validate(runner, output, count, dtype, arena);
+      }
       Event[] events = new Event[samples + 1];
       for (int i = 0; i < events.length; i++) {
         events[i] = session.device.createEvent();
@@ -167,10 +178,9 @@ final class AllReduceTiming {
         event.close();
       }
 
-      MemorySegment result = RankInputs.allocateHost(arena, count, dtype);
-      session.device.download(output, 0, result, session.stream);
-      RankInputs.Verdict verdict =
-          benchReference(dtype, count).validate(result, runner.algorithm());
+      if (!runner.inPlace()) {
+        verdict = validate(runner, output, count, dtype, arena);
+      }
       if (!verdict.passed()) {
         session.fail("bench " + runner.label() + " x " + count + ": " + verdict.failure());
       }
@@ -203,6 +213,13 @@ final class AllReduceTiming {
       row.put("callsPerSample", perSample);
       session.addRow(row);
     }
+  }
+
+  private RankInputs.Verdict validate(
+      AllReduceRunner runner, DeviceBuffer output, long count, DType dtype, Arena arena) {
+    MemorySegment result = RankInputs.allocateHost(arena, count, dtype);
+    session.device.download(output, 0, result, session.stream);
+    return benchReference(dtype, count).validate(result, runner.algorithm());
   }
 
   /** The bench's bf16 reference for one size, computed once. */
