@@ -2,8 +2,9 @@
 # The CUDA measurements of bench/results, on one host with NVLink-connected GPUs: kernel
 # comparison (diagnostics: every kernel, the warp-specialized ones included, then their pipeline
 # depths at 16 and 64 MiB; 32 and 64 MiB with the host path off), gpucomm bench with the trtllm
-# and vllm heuristics, selftest, tune and the PyTorch comparison, at each of TP8, TP4 and TP2 that
-# the host has GPUs for (GPUs 0 to TP - 1; GPUCOMM_WORLDS="4 2" picks others).
+# and vllm heuristics and NCCL in place, selftest, tune and the PyTorch comparison, at each of
+# TP8, TP4 and TP2 that the host has GPUs for (GPUs 0 to TP - 1; GPUCOMM_WORLDS="4 2" picks
+# others).
 #
 #   bench/run-h200.sh GPUCOMM_BUNDLE.tar.xz OUTPUT_DIR
 #
@@ -51,6 +52,9 @@ for world in $worlds; do
     --tune-chunks --json "$out/chunks-tp$world.json"
   step "bench-tp$world-trtllm" 300 "$G" bench --device cuda --world "$world" "${T[@]}" \
     --algorithms auto,nccl,oneshot,twoshot --heuristic trtllm --name "tp$world-trtllm" --out "$out/tp$world-trtllm"
+  # NCCL as torch.distributed.all_reduce runs it (output over input), to set beside compare-torch.
+  step "bench-tp$world-nccl-in-place" 300 "$G" bench --device cuda --world "$world" "${T[@]}" \
+    --algorithms nccl --in-place --name "tp$world-nccl-in-place" --out "$out/tp$world-nccl-in-place"
   step "bench-tp$world-vllm" 300 "$G" bench --device cuda --world "$world" "${T[@]}" \
     --algorithms auto --heuristic vllm --name "tp$world-vllm" --out "$out/tp$world-vllm"
   step "selftest-tp$world" 300 "$G" selftest --device cuda --world "$world"

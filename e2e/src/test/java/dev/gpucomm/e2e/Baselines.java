@@ -45,6 +45,7 @@ final class Baselines {
             Collective.ALLREDUCE,
             DType.BF16,
             JobManifests.SWEEP_HIDDEN,
+            false,
             2,
             1,
             "cpu",

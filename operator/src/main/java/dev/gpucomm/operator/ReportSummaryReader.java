@@ -65,7 +65,8 @@ public class ReportSummaryReader {
   }
 
   /**
-   * "allreduce bf16 on 8 ranks (cuda, CUDA-graph times)": what a baseline must have measured too.
+   * "allreduce bf16 on 8 ranks (cuda, CUDA-graph times)", or "(..., in place)": what a baseline
+   * must have measured too.
    */
   private static String setup(JsonNode root, String collective) {
     boolean graphs = false;
@@ -74,13 +75,15 @@ public class ReportSummaryReader {
         graphs |= measurement.path("graphMicros").isNumber();
       }
     }
-    return "%s %s on %s ranks (%s, %s times)"
+    return "%s %s on %s ranks (%s, %s times%s)"
         .formatted(
             collective,
             root.path("dtype").asText("?"),
             root.path("worldSize").asText("?"),
             root.path("device").asText("?"),
-            graphs ? "CUDA-graph" : "eager");
+            graphs ? "CUDA-graph" : "eager",
+            // absent from reports written before in-place runs existed: those were out of place
+            root.path("inPlace").asBoolean(false) ? ", in place" : "");
   }
 
   private static SizeSummary readSize(

@@ -61,6 +61,12 @@ final class TestReports {
     return this;
   }
 
+  /** Marks the calls as in place ({@code inPlace: true}; reports without the field were not). */
+  TestReports inPlace() {
+    root.put("inPlace", true);
+    return this;
+  }
+
   static Object[] timing(String algorithm, double eagerMicros, Double graphMicros, double busBw) {
     return new Object[] {algorithm, eagerMicros, graphMicros, busBw};
   }

@@ -14,6 +14,10 @@ import java.util.List;
 @ValidationRule(
     value = "has(self.tokens) != has(self.sizes)",
     message = "benchmark needs exactly one of tokens and sizes")
+@ValidationRule(
+    value =
+        "!has(self.inPlace) || !self.inPlace || !has(self.collective) || self.collective == 'allreduce'",
+    message = "benchmark.inPlace applies to allreduce only")
 public class BenchmarkSpec {
   @Default("allreduce")
   @JsonPropertyDescription(
@@ -59,6 +63,11 @@ public class BenchmarkSpec {
   @JsonPropertyDescription(
       "Also time the calls captured in a CUDA graph and replayed (eager times are always reported).")
   private Boolean cudaGraph;
+
+  @Default("false")
+  @JsonPropertyDescription(
+      "All-reduce only: the output is the input buffer, as torch.distributed.all_reduce runs it (nccl-tests' in-place column); false times a separate output buffer, as vLLM's custom all-reduce runs it.")
+  private Boolean inPlace;
 
   @JsonPropertyDescription("Seed of the random inputs; a fresh seed per run when omitted.")
   private Long seed;
@@ -177,6 +186,19 @@ public class BenchmarkSpec {
 
   public BenchmarkSpec withCudaGraph(Boolean cudaGraph) {
     this.cudaGraph = cudaGraph;
+    return this;
+  }
+
+  public Boolean getInPlace() {
+    return inPlace;
+  }
+
+  public void setInPlace(Boolean inPlace) {
+    this.inPlace = inPlace;
+  }
+
+  public BenchmarkSpec withInPlace(Boolean inPlace) {
+    this.inPlace = inPlace;
     return this;
   }
 

@@ -33,8 +33,12 @@ import java.util.Set;
  * and returns one {@link SizeResult} per size; a wrong result anywhere fails the sweep.
  *
  * <p>Outputs are poisoned (all bits set: NaN in every dtype) before each validated call, so an
- * element a kernel never writes cannot pass. The timed loops allocate nothing: the call is a lambda
- * bound once to the size's buffers, events and result arrays exist before timing starts.
+ * element a kernel never writes cannot pass. An in-place sweep's output is its input, so each
+ * validated call runs on a fresh upload of the input instead (an element never written keeps this
+ * rank's input, not the sum), and its timed calls sum the previous call's sums, as PyTorch's and
+ * nccl-tests' in-place loops do: the values grow until they overflow, which costs no time. The
+ * timed loops allocate nothing: the call is a lambda bound once to the size's buffers, events and
+ * result arrays exist before timing starts.
  */
 public final class BenchmarkSweep {
   /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
@@ -44,6 +48,9 @@ public final class BenchmarkSweep {
   static final int BROADCAST_ROOT = 0;
 
   private static final byte POISON = (byte) 0xFF;
+
+  /** Store barrier before an in-place input is uploaded again (rounds count per name). */
+  private static final String IN_PLACE_BARRIER = "sweep/in-place-upload";
 
   private final Device device;
   private final Communicator communicator;
@@ -80,7 +87,8 @@ public final class BenchmarkSweep {
    * @throws ResultMismatchException when any rank's output of any call is wrong (on that rank)
    */
   public Outcome run(SweepPlan plan, String name) {
-    Set<Algorithm> available = CollectiveAlgorithms.available(communicator, plan.collective());
+    Set<Algorithm> available =
+        CollectiveAlgorithms.available(communicator, plan.collective(), plan.inPlace());
     List<Decision> decisions = new ArrayList<>();
     for (SweepPoint point : plan.points()) {
       decisions.add(heuristic.choose(query(plan, point, available)));
@@ -155,8 +163,10 @@ public final class BenchmarkSweep {
       CollectiveShape shape =
           new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
       try (DeviceBuffer input = device.allocate(shape.inputBytes());
-          DeviceBuffer output = device.allocate(shape.outputBytes());
+          DeviceBuffer separateOutput =
+              plan.inPlace() ? null : device.allocate(shape.outputBytes());
           Arena arena = Arena.ofConfined()) {
+        DeviceBuffer output = plan.inPlace() ? input : separateOutput;
         MemorySegment hostInput = arena.allocate(shape.inputBytes(), 64);
         MemorySegment hostOutput = arena.allocate(shape.outputBytes(), 64);
         for (int a = 0; a < algorithms.size(); a++) {
@@ -169,7 +179,15 @@ public final class BenchmarkSweep {
           device.upload(hostInput, input, 0);
           Runnable call = bind(plan, algorithm, input, output, point.bytes() / codec.bytes());
           ValidatedRun run =
-              new ValidatedRun(shape, algorithm, pointIndex, call, output, hostOutput, validator);
+              new ValidatedRun(
+                  shape,
+                  algorithm,
+                  pointIndex,
+                  call,
+                  plan.inPlace() ? hostInput : null,
+                  output,
+                  hostOutput,
+                  validator);
           PointFigures measured = measure(algorithm, point.bytes(), pointIndex, call, run);
           figures.add(measured);
           progress.measured(
@@ -278,12 +296,16 @@ public final class BenchmarkSweep {
     }
   }
 
-  /** Poisons the output, runs the call (or a replay), downloads and validates. */
+  /**
+   * Poisons the output (or, in place, uploads the input again), runs the call (or a replay),
+   * downloads and validates.
+   */
   private final class ValidatedRun {
     private final CollectiveShape shape;
     private final Algorithm algorithm;
     private final int pointIndex;
     private final Runnable call;
+    private final MemorySegment inPlaceInput;
     private final DeviceBuffer output;
     private final MemorySegment hostOutput;
     private final ResultValidator validator;
@@ -293,6 +315,7 @@ public final class BenchmarkSweep {
         Algorithm algorithm,
         int pointIndex,
         Runnable call,
+        MemorySegment inPlaceInput,
         DeviceBuffer output,
         MemorySegment hostOutput,
         ResultValidator validator) {
@@ -300,21 +323,43 @@ public final class BenchmarkSweep {
       this.algorithm = algorithm;
       this.pointIndex = pointIndex;
       this.call = call;
+      this.inPlaceInput = inPlaceInput;
       this.output = output;
       this.hostOutput = hostOutput;
       this.validator = validator;
     }
 
     double check() {
-      device.fill(output, 0, shape.outputBytes(), POISON, stream);
+      prepareOutput();
       call.run();
       return downloadAndValidate();
     }
 
-    double checkReplay(Graph graph) {
-      device.fill(output, 0, shape.outputBytes(), POISON, stream);
-      graph.replay(stream);
+    /**
+     * Validates a replay. In place, the timed graph's calls each sum the previous one's result, so
+     * a graph of one captured call is replayed on a fresh input instead.
+     */
+    double checkReplay(Graph timedGraph) {
+      prepareOutput();
+      if (inPlaceInput == null) {
+        timedGraph.replay(stream);
+      } else {
+        try (Graph once = capture(call, 1)) {
+          once.replay(stream);
+        }
+      }
       return downloadAndValidate();
+    }
+
+    private void prepareOutput() {
+      if (inPlaceInput == null) {
+        device.fill(output, 0, shape.outputBytes(), POISON, stream);
+        return;
+      }
+      // Every rank's earlier calls on this buffer must be over: a peer may still read it.
+      stream.synchronize();
+      store.barrier(IN_PLACE_BARRIER, topology.worldSize(), peerTimeout);
+      device.upload(inPlaceInput, output, 0);
     }
 
     private double downloadAndValidate() {

@@ -60,6 +60,7 @@ public final class BenchmarkWorkload implements RankWorkload {
             plan.collective(),
             plan.dtype(),
             plan.hiddenSize(),
+            plan.inPlace(),
             topology.worldSize(),
             topology.localWorldSize(),
             context.device().kind().wireName(),

@@ -20,10 +20,32 @@ public final class CollectiveAlgorithms {
     Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT
   };
 
+  /**
+   * The all-reduce algorithms that may write their output over their input. NCCL's and the CPU
+   * ring's reduce-scatter reads every part of the input before their all-gather writes it; the
+   * peer-memory kernels do not order a rank's own sends before its writes (the Lamport one-shot's
+   * sending and reducing threads are different threads), so they always take a separate output.
+   */
+  private static final Set<Algorithm> IN_PLACE = EnumSet.of(Algorithm.NCCL, Algorithm.RING);
+
   private CollectiveAlgorithms() {}
 
   /** What a sweep measures when the job lists no algorithms, and what auto may choose from. */
   public static Set<Algorithm> available(Communicator communicator, Collective collective) {
+    return available(communicator, collective, false);
+  }
+
+  /** {@link #available(Communicator, Collective)}, only those that run in place when asked. */
+  public static Set<Algorithm> available(
+      Communicator communicator, Collective collective, boolean inPlace) {
+    Set<Algorithm> algorithms = allAvailable(communicator, collective);
+    if (inPlace) {
+      algorithms.retainAll(IN_PLACE);
+    }
+    return algorithms;
+  }
+
+  private static Set<Algorithm> allAvailable(Communicator communicator, Collective collective) {
     if (collective == Collective.COLLECTIVEPERMUTE) {
       return EnumSet.of(libraryAlgorithm(communicator));
     }
@@ -37,8 +59,9 @@ public final class CollectiveAlgorithms {
   }
 
   /** What a job may list: {@link #available} and nccl. */
-  public static Set<Algorithm> accepted(Communicator communicator, Collective collective) {
-    Set<Algorithm> algorithms = EnumSet.copyOf(available(communicator, collective));
+  public static Set<Algorithm> accepted(
+      Communicator communicator, Collective collective, boolean inPlace) {
+    Set<Algorithm> algorithms = EnumSet.copyOf(available(communicator, collective, inPlace));
     if (collective != Collective.COLLECTIVEPERMUTE) {
       algorithms.add(Algorithm.NCCL);
     }
@@ -50,6 +73,11 @@ public final class CollectiveAlgorithms {
     return communicator.allReduceAlgorithms().contains(Algorithm.RING)
         ? Algorithm.RING
         : Algorithm.NCCL;
+  }
+
+  /** Whether {@code algorithm} may be asked to write its output over its input. */
+  public static boolean runsInPlace(Algorithm algorithm) {
+    return IN_PLACE.contains(algorithm);
   }
 
   /** {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot. */

@@ -10,6 +10,7 @@ import java.util.List;
  * algorithms}; with {@code measureAuto}, also with whatever the heuristic chooses at that point.
  *
  * @param graphs also time calls captured in a graph and replayed
+ * @param inPlace all-reduce only: the output is the input buffer (only algorithms that allow it)
  * @param algorithmsField the job field listing the algorithms, for error messages
  */
 public record SweepPlan(
@@ -22,6 +23,7 @@ public record SweepPlan(
     int warmupIterations,
     int iterations,
     boolean graphs,
+    boolean inPlace,
     long seed,
     String algorithmsField) {
   public SweepPlan {
@@ -29,6 +31,12 @@ public record SweepPlan(
     algorithms = List.copyOf(algorithms);
     if (algorithms.contains(Algorithm.AUTO)) {
       throw new IllegalArgumentException("auto is resolved per point (measureAuto), not listed");
+    }
+    if (inPlace && collective != Collective.ALLREDUCE) {
+      throw new IllegalArgumentException("only all-reduce runs in place, not " + collective);
+    }
+    if (inPlace && !algorithms.stream().allMatch(CollectiveAlgorithms::runsInPlace)) {
+      throw new IllegalArgumentException("not every one of " + algorithms + " runs in place");
     }
   }
 }

@@ -48,11 +48,12 @@ public final class SweepPlanner {
             benchmark.getDtype());
     List<Algorithm> listed = benchmark.getAlgorithms();
     boolean measureAuto = listed == null || listed.contains(Algorithm.AUTO);
+    boolean inPlace = Boolean.TRUE.equals(benchmark.getInPlace());
     List<Algorithm> algorithms =
         listed == null
             ? CollectiveAlgorithms.inReportOrder(
-                CollectiveAlgorithms.available(communicator, collective))
-            : checked(at + ".algorithms", listed, collective);
+                CollectiveAlgorithms.available(communicator, collective, inPlace))
+            : checked(at + ".algorithms", listed, collective, inPlace);
     checkSizes(at, points, algorithms, benchmark.getCollective());
     return new SweepPlan(
         benchmark.getCollective(),
@@ -64,6 +65,7 @@ public final class SweepPlanner {
         benchmark.getWarmupIterations(),
         benchmark.getIterations(),
         benchmark.getCudaGraph(),
+        inPlace,
         seed,
         at + ".algorithms");
   }
@@ -81,7 +83,7 @@ public final class SweepPlanner {
         tune.getAlgorithms() == null
             ? CollectiveAlgorithms.inReportOrder(
                 CollectiveAlgorithms.available(communicator, Collective.ALLREDUCE))
-            : checked(at + ".algorithms", tune.getAlgorithms(), Collective.ALLREDUCE);
+            : checked(at + ".algorithms", tune.getAlgorithms(), Collective.ALLREDUCE, false);
     checkSizes(at, points, algorithms, Collective.ALLREDUCE);
     return new SweepPlan(
         Collective.ALLREDUCE,
@@ -93,6 +95,7 @@ public final class SweepPlanner {
         tune.getWarmupIterations(),
         tune.getIterations(),
         true,
+        false,
         seed,
         at + ".algorithms");
   }
@@ -116,8 +119,9 @@ public final class SweepPlanner {
     return points;
   }
 
-  private List<Algorithm> checked(String field, List<Algorithm> listed, Collective collective) {
-    Set<Algorithm> accepted = CollectiveAlgorithms.accepted(communicator, collective);
+  private List<Algorithm> checked(
+      String field, List<Algorithm> listed, Collective collective, boolean inPlace) {
+    Set<Algorithm> accepted = CollectiveAlgorithms.accepted(communicator, collective, inPlace);
     List<Algorithm> algorithms = new ArrayList<>();
     for (int i = 0; i < listed.size(); i++) {
       Algorithm algorithm = listed.get(i);
@@ -126,20 +130,30 @@ public final class SweepPlanner {
       }
       if (!accepted.contains(algorithm)) {
         throw new InvalidJobException(
-            source, field + "[" + i + "]", unavailable(algorithm, accepted, collective));
+            source,
+            field + "[" + i + "]",
+            inPlace && !CollectiveAlgorithms.runsInPlace(algorithm)
+                ? algorithm
+                    + " does not run in place (a rank's peers read its input while it would"
+                    + " overwrite it); with inPlace, list "
+                    + offered(accepted)
+                : unavailable(algorithm, accepted, collective));
       }
       algorithms.add(algorithm);
     }
     return algorithms;
   }
 
+  private static String offered(Set<Algorithm> available) {
+    return available.isEmpty()
+        ? "none"
+        : CollectiveAlgorithms.inReportOrder(available).stream()
+            .map(Algorithm::wireName)
+            .collect(Collectors.joining(", "));
+  }
+
   private String unavailable(Algorithm algorithm, Set<Algorithm> available, Collective collective) {
-    String offered =
-        available.isEmpty()
-            ? "none"
-            : CollectiveAlgorithms.inReportOrder(available).stream()
-                .map(Algorithm::wireName)
-                .collect(Collectors.joining(", "));
+    String offered = offered(available);
     String hint = "";
     if (algorithm == Algorithm.RING) {
       hint = "; ring is the CPU backend's stand-in for nccl";

@@ -64,6 +64,7 @@ public final class TuneWorkload implements RankWorkload {
             plan.collective(),
             plan.dtype(),
             plan.hiddenSize(),
+            false,
             topology.worldSize(),
             topology.localWorldSize(),
             context.device().kind().wireName(),

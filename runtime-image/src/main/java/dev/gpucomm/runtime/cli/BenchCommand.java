@@ -66,6 +66,10 @@ final class BenchCommand implements Command {
         Option.value("iterations", "N", "timed calls per point (default 200)"),
         Option.value("warmup", "N", "untimed calls per point (default 20)"),
         Option.flag("no-graph", "time eager calls only"),
+        Option.flag(
+            "in-place",
+            "all-reduce with the output in the input's buffer, as torch.distributed.all_reduce"
+                + " (nccl and ring only)"),
         Option.value("heuristic", "NAME", "trtllm (default), vllm, measured, fixed"),
         Option.value("fixed", "ALGO", "the algorithm of --heuristic fixed"),
         Option.value("tuning-ref", "FILE", "the tuning table of --heuristic measured"),
@@ -108,6 +112,7 @@ final class BenchCommand implements Command {
           Map.entry("spec.workload.benchmark.algorithms", "algorithms"),
           Map.entry("spec.workload.benchmark.dtype", "dtype"),
           Map.entry("spec.workload.benchmark.collective", "collective"),
+          Map.entry("spec.workload.benchmark.inPlace", "in-place"),
           Map.entry("spec.ranksPerPod", "ranks-per-pod"),
           Map.entry("spec.worldSize", "world"),
           Map.entry("spec.heuristic", "heuristic"),
@@ -138,6 +143,9 @@ final class BenchCommand implements Command {
             .withSeed(args.value("seed").map(text -> parseSeed(args, text)).orElse(null));
     if (args.flag("no-graph")) {
       benchmark.setCudaGraph(false);
+    }
+    if (args.flag("in-place")) {
+      benchmark.setInPlace(true);
     }
     Optional<String> tokens = args.value("tokens");
     Optional<String> sizes = args.value("sizes");

@@ -7,6 +7,9 @@ import java.util.List;
 /**
  * The result of one benchmark sweep, as rank 0 gathers it: what ran where, and one {@link
  * SizeResult} per size. Serialized as report.json (schema {@value #SCHEMA_VERSION}).
+ *
+ * @param inPlace whether each call's output was its input buffer (absent from reports written
+ *     before the field existed, which read as false: out of place was all they ran)
  */
 public record BenchmarkReport(
     int schemaVersion,
@@ -14,6 +17,7 @@ public record BenchmarkReport(
     Collective collective,
     DType dtype,
     int hiddenSize,
+    boolean inPlace,
     int worldSize,
     int ranksPerPod,
     String device,

@@ -42,6 +42,9 @@ public final class ReportJson {
   /** The one field of a program report that may be absent: it came after schema version 1. */
   private static final String PROGRAM_SM_PARTITION = "smPartition";
 
+  /** The one field of a benchmark report that may be absent: it came after schema version 1. */
+  private static final String BENCHMARK_IN_PLACE = "inPlace";
+
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
 
@@ -158,6 +161,10 @@ public final class ReportJson {
     if (type == ProgramReport.class && !root.has(PROGRAM_SM_PARTITION)) {
       // Written before the field existed: those runs did not partition the SMs.
       ((ObjectNode) root).putNull(PROGRAM_SM_PARTITION);
+    }
+    if (type == BenchmarkReport.class && !root.has(BENCHMARK_IN_PLACE)) {
+      // Written before the field existed: those runs were all out of place.
+      ((ObjectNode) root).put(BENCHMARK_IN_PLACE, false);
     }
     try {
       return READER.treeToValue(root, type);

@@ -40,6 +40,7 @@ public final class ReportMarkdown {
         .append(report.dtype())
         .append(" · world ")
         .append(report.worldSize())
+        .append(inPlace(report))
         .append("\n\n");
     md.append("Job `")
         .append(report.job())
@@ -102,6 +103,7 @@ public final class ReportMarkdown {
         .append(report.dtype())
         .append(" · world ")
         .append(report.worldSize())
+        .append(inPlace(report))
         .append(" · heuristic ")
         .append(report.heuristic())
         .append("\n\n")
@@ -279,6 +281,11 @@ public final class ReportMarkdown {
       return "(" + size.tokens() + ", " + report.hiddenSize() + ")";
     }
     return "(" + size.bytes() / report.dtype().bytes() + ",)";
+  }
+
+  /** Says so in headings when the calls wrote their output over their input. */
+  private static String inPlace(BenchmarkReport report) {
+    return report.inPlace() ? " · in place" : "";
   }
 
   static String program(ProgramReport report) {

@@ -40,6 +40,9 @@ public final class JobDefaults {
   public static final int BENCHMARK_ITERATIONS = 200;
   public static final boolean CUDA_GRAPH = true;
 
+  /** Benchmarks time a separate output buffer unless asked to run in place. */
+  public static final boolean IN_PLACE = false;
+
   public static final int TUNE_WARMUP = 10;
   public static final int TUNE_ITERATIONS = 100;
 
@@ -98,6 +101,7 @@ public final class JobDefaults {
     orElse(benchmark::getWarmupIterations, benchmark::setWarmupIterations, BENCHMARK_WARMUP);
     orElse(benchmark::getIterations, benchmark::setIterations, BENCHMARK_ITERATIONS);
     orElse(benchmark::getCudaGraph, benchmark::setCudaGraph, CUDA_GRAPH);
+    orElse(benchmark::getInPlace, benchmark::setInPlace, IN_PLACE);
   }
 
   private static void applyTune(TuneSpec tune) {

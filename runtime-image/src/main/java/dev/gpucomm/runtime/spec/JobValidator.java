@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.spec;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Baseline;
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.DType;
@@ -135,7 +136,7 @@ public final class JobValidator {
 
   private void checkBenchmark(BenchmarkSpec benchmark) {
     String at = "spec.workload.benchmark";
-    required(at + ".collective", benchmark.getCollective());
+    Collective collective = required(at + ".collective", benchmark.getCollective());
     DType dtype = required(at + ".dtype", benchmark.getDtype());
     int hidden =
         range(
@@ -159,6 +160,13 @@ public final class JobValidator {
         100000);
     range(at + ".iterations", required(at + ".iterations", benchmark.getIterations()), 1, 1000000);
     required(at + ".cudaGraph", benchmark.getCudaGraph());
+    if (required(at + ".inPlace", benchmark.getInPlace()) && collective != Collective.ALLREDUCE) {
+      fail(
+          at + ".inPlace",
+          "applies to allreduce only ("
+              + collective.wireName()
+              + "'s output is not the shape of its input)");
+    }
   }
 
   private void checkTune(TuneSpec tune) {

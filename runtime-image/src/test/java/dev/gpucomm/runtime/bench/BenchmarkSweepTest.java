@@ -26,10 +26,31 @@ class BenchmarkSweepTest {
       List<Long> sizes,
       List<Algorithm> algorithms,
       boolean auto) {
+    return plan(collective, dtype, sizes, algorithms, auto, false);
+  }
+
+  private static SweepPlan plan(
+      Collective collective,
+      DType dtype,
+      List<Long> sizes,
+      List<Algorithm> algorithms,
+      boolean auto,
+      boolean inPlace) {
     List<SweepPoint> points =
         sizes.stream().map(bytes -> new SweepPoint(bytes, null, "sizes")).toList();
     return new SweepPlan(
-        collective, dtype, 8192, points, algorithms, auto, 1, 3, true, 1234L, "algorithms");
+        collective,
+        dtype,
+        8192,
+        points,
+        algorithms,
+        auto,
+        1,
+        3,
+        true,
+        inPlace,
+        1234L,
+        "algorithms");
   }
 
   private static List<BenchmarkSweep.Outcome> sweep(int world, SweepPlan plan) {
@@ -177,9 +198,86 @@ class BenchmarkSweepTest {
         .hasMessageEndingWith("16 of 16 elements wrong");
   }
 
+  @Test
+  void inPlaceCallsSumOverTheirInputAndAutoChoosesOnlyAnAlgorithmThatAllowsIt() {
+    SweepPlan plan =
+        plan(
+            Collective.ALLREDUCE,
+            DType.BF16,
+            List.of(48L, 4112L),
+            List.of(Algorithm.RING),
+            true,
+            true);
+
+    List<SizeResult> sizes = sweep(3, plan).getFirst().sizes();
+
+    for (SizeResult size : sizes) {
+      assertThat(size.chosen())
+          .as("oneshot would race with its own sends")
+          .isEqualTo(Algorithm.RING);
+      assertThat(size.chosenReason()).contains("(oneshot, twoshot) are not available here");
+      Measurement ring = size.measurements().getFirst();
+      assertThat(size.measurements()).hasSize(1);
+      assertThat(ring.eagerMicros()).isPositive();
+      assertThat(ring.graphMicros()).isNotNull().isPositive();
+      assertThat(ring.maxRelativeError()).isPositive().isLessThan(ElementBound.BF16_RING_OF_THREE);
+    }
+  }
+
+  @Test
+  void anInPlaceCallThatLeavesTheInputAsItWasFails() {
+    SweepPlan plan =
+        plan(Collective.ALLREDUCE, DType.FP32, List.of(64L), List.of(Algorithm.RING), false, true);
+
+    assertThatThrownBy(
+            () ->
+                ThreadRanks.run(
+                    2,
+                    rank ->
+                        new BenchmarkSweep(
+                                rank.device(),
+                                new CorruptingCommunicator(
+                                    rank.communicator(), rank.device(), Algorithm.RING, 0, true),
+                                rank.store(),
+                                new TrtllmHeuristic(),
+                                ProgressDisplay.silent(),
+                                PEERS)
+                            .run(plan, "test")))
+        .isInstanceOf(ResultMismatchException.class)
+        .hasMessageStartingWith("allreduce ring at 64 B (16 x fp32): rank ")
+        .hasMessageEndingWith("16 of 16 elements wrong");
+  }
+
+  @Test
+  void thePeerMemoryKernelsAreNeverPlannedInPlace() {
+    assertThatThrownBy(
+            () ->
+                plan(
+                    Collective.ALLREDUCE,
+                    DType.BF16,
+                    List.of(48L),
+                    List.of(Algorithm.NCCL, Algorithm.ONESHOT),
+                    false,
+                    true))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                plan(
+                    Collective.ALLGATHER,
+                    DType.BF16,
+                    List.of(48L),
+                    List.of(Algorithm.RING),
+                    false,
+                    true))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   /** Error bounds used above, stated once. */
   private static final class ElementBound {
     /** A sum of three bf16 values, rounded once: at most about 2^-8 of Σ|x|. */
     static final double BF16_SUM_OF_THREE = 0x1p-8 * 1.01;
+
+    /** The ring rounds its two partial sums to bf16 too: at most about 2 × 2^-8 of Σ|x|. */
+    static final double BF16_RING_OF_THREE = 2 * 0x1p-8 * 1.01;
   }
 }

@@ -105,4 +105,55 @@ class WorkloadsTest {
     }
     assertThat(benchmark.summaryMarkdown()).contains("measured");
   }
+
+  @Test
+  void anInPlaceJobMeasuresTheLibraryAlgorithmAndSaysSoInItsReport() throws Exception {
+    String job =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: in-place}
+        spec:
+          worldSize: 2
+          ranksPerPod: 2
+          device: cpu
+          workload:
+            kind: benchmark
+            benchmark: {dtype: bf16, sizes: [4096], inPlace: true, iterations: 3, warmupIterations: 1}
+        """;
+
+    WorkloadResult result =
+        run(job, new BenchmarkWorkload(TuningTableJson.fileLoader())).getFirst();
+
+    var report = new ObjectMapper().readTree(result.files().get("report.json"));
+    assertThat(report.path("inPlace").asBoolean()).isTrue();
+    var measurements = report.path("sizes").get(0).path("measurements");
+    assertThat(measurements).hasSize(1);
+    assertThat(measurements.get(0).path("algorithm").asText()).isEqualTo("ring");
+    assertThat(result.files().get("report.md"))
+        .startsWith("# allreduce · bf16 · world 2 · in place");
+  }
+
+  @Test
+  void anInPlaceJobListingAPeerMemoryKernelIsRefusedNamingTheField() {
+    String job =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: in-place}
+        spec:
+          worldSize: 2
+          ranksPerPod: 2
+          device: cpu
+          workload:
+            kind: benchmark
+            benchmark: {sizes: [4096], inPlace: true, algorithms: [ring, oneshot], iterations: 3}
+        """;
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> run(job, new BenchmarkWorkload(TuningTableJson.fileLoader())))
+        .hasMessageContaining(
+            "spec.workload.benchmark.algorithms[1]: oneshot does not run in place (a rank's peers"
+                + " read its input while it would overwrite it); with inPlace, list nccl, ring");
+  }
 }

@@ -102,6 +102,10 @@ class CliErrorsTest {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--world", "4", "--ranks-per-pod", "3"),
         "gpucomm bench: --world: 4 is not a multiple of spec.ranksPerPod (3)");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--collective", "broadcast", "--in-place"),
+        "gpucomm bench: --in-place: applies to allreduce only (broadcast's output is not the shape"
+            + " of its input)");
   }
 
   @Test

@@ -166,6 +166,7 @@ class TuningTableTest {
             Collective.ALLREDUCE,
             DType.BF16,
             8192,
+            false,
             4,
             4,
             "cuda",

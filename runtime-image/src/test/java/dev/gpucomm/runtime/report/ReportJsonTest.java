@@ -66,6 +66,17 @@ class ReportJsonTest {
   }
 
   @Test
+  void aBenchmarkReportWrittenBeforeInPlaceRunsReadsAsOutOfPlace() {
+    String old = ReportJson.write(Reports.h200()).replaceAll("(?m)^  \"inPlace\" : false,\n", "");
+
+    BenchmarkReport report = (BenchmarkReport) ReportJson.parse(old, "old.json");
+
+    assertThat(old).doesNotContain("inPlace");
+    assertThat(report).isEqualTo(Reports.h200());
+    assertThat(report.inPlace()).isFalse();
+  }
+
+  @Test
   void withoutAKindTheFieldsTellWhichReportItIs() {
     String benchmark =
         ReportJson.write(Reports.h200()).replace("  \"kind\" : \"benchmark\",\n", "");

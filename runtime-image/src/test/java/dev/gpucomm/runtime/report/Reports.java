@@ -67,6 +67,7 @@ final class Reports {
         Collective.ALLREDUCE,
         DType.BF16,
         8192,
+        false,
         4,
         4,
         device,

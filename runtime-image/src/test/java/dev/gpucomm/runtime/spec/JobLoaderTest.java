@@ -99,7 +99,7 @@ class JobLoaderTest {
           """
           # what is wrong                | replace               | with                            | message
           unknown dtype                  | dtype: bf16           | dtype: bf8                      | x.yaml: spec.workload.benchmark.dtype: unknown value 'bf8' (expected bf16, fp16, fp32)
-          unknown field                  | dtype: bf16           | dtyp: bf16                      | x.yaml: spec.workload.benchmark.dtyp: unknown field 'dtyp' (known: algorithms, collective, cudaGraph, dtype, hiddenSize, iterations, seed, sizes, tokens, warmupIterations)
+          unknown field                  | dtype: bf16           | dtyp: bf16                      | x.yaml: spec.workload.benchmark.dtyp: unknown field 'dtyp' (known: algorithms, collective, cudaGraph, dtype, hiddenSize, inPlace, iterations, seed, sizes, tokens, warmupIterations)
           unknown top-level spec field   | worldSize: 4          | worldSize: 4\\n  gpus: 4        | x.yaml: spec.gpus: unknown field 'gpus' (known: baseline, device, heuristic, ranksPerPod, sharedMemorySize, timeoutSeconds, workload, worldSize)
           world not divisible            | worldSize: 4          | worldSize: 6                    | x.yaml: spec.worldSize: 6 is not a multiple of spec.ranksPerPod (4)
           world is text                  | worldSize: 4          | worldSize: four                 | x.yaml: spec.worldSize: expected an integer, got 'four'
@@ -120,6 +120,7 @@ class JobLoaderTest {
           zero iterations                | dtype: bf16           | iterations: 0                   | x.yaml: spec.workload.benchmark.iterations: 0 is below the minimum 1
           negative warmup                | dtype: bf16           | warmupIterations: -1            | x.yaml: spec.workload.benchmark.warmupIterations: -1 is below the minimum 0
           cudaGraph not a boolean        | dtype: bf16           | cudaGraph: sometimes            | x.yaml: spec.workload.benchmark.cudaGraph: expected true or false, got 'sometimes'
+          inPlace for another collective | dtype: bf16           | collective: allgather\\n      inPlace: true | x.yaml: spec.workload.benchmark.inPlace: applies to allreduce only (allgather's output is not the shape of its input)
           unknown collective             | dtype: bf16           | collective: alltoall            | x.yaml: spec.workload.benchmark.collective: unknown value 'alltoall' (expected allreduce, allgather, reducescatter, broadcast, collectivepermute)
           unknown workload kind          | kind: benchmark       | kind: training                  | x.yaml: spec.workload.kind: unknown value 'training' (expected benchmark, program, tune)
           workload section missing       | kind: benchmark       | kind: tune                      | x.yaml: spec.workload.tune: required when spec.workload.kind is tune

@@ -259,6 +259,7 @@ class ReportCommandTest {
         Collective.ALLREDUCE,
         DType.BF16,
         8192,
+        false,
         2,
         2,
         "cpu",
