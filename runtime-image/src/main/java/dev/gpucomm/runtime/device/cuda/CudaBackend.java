@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.device.cuda;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
@@ -84,7 +85,8 @@ public final class CudaBackend implements DeviceBackend {
       throw new IllegalArgumentException("device ordinal must not be negative, got " + ordinal);
     }
     if (ordinal >= visible) {
-      throw new IllegalStateException(
+      // the job's or the pod's setup, not a fault of this host: said as a usage error
+      throw new UsageException(
           "GPU "
               + ordinal
               + " is not visible: this process sees "

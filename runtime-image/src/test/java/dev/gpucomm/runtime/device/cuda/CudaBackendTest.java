@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.UsageException;
 import org.junit.jupiter.api.Test;
 
 class CudaBackendTest {
@@ -43,7 +44,7 @@ class CudaBackendTest {
   @Test
   void aPodWithFewerGpusThanRanksIsRefusedInsteadOfSharingOne() {
     assertThatThrownBy(() -> CudaBackend.visibleOrdinal(2, 2, "0,1"))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(UsageException.class)
         .hasMessage(
             "GPU 2 is not visible: this process sees 2 GPUs (CUDA_VISIBLE_DEVICES=0,1); every rank"
                 + " needs its own GPU, so give the pod at least spec.ranksPerPod GPUs");
