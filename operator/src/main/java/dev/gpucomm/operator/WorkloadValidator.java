@@ -2,6 +2,7 @@ package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.CommBackend;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
@@ -86,6 +87,33 @@ final class WorkloadValidator {
     int hiddenSize = Objects.requireNonNullElse(benchmark.getHiddenSize(), 8192);
     checkSweep(field, benchmark.getTokens(), benchmark.getSizes(), hiddenSize, dtype, problems);
     checkAlgorithms(field, benchmark.getAlgorithms(), podSpan, device, problems);
+    checkInPlace(field, benchmark, problems);
+  }
+
+  /**
+   * In place is all-reduce with the output over the input, which only NCCL (and the CPU ring) do:
+   * the runtime's peer-memory kernels do not order a rank's sends before its output writes.
+   */
+  private static void checkInPlace(String field, BenchmarkSpec benchmark, List<String> problems) {
+    if (!Boolean.TRUE.equals(benchmark.getInPlace())) {
+      return;
+    }
+    Collective collective =
+        Objects.requireNonNullElse(benchmark.getCollective(), Collective.ALLREDUCE);
+    if (collective != Collective.ALLREDUCE) {
+      problems.add(
+          "%s.inPlace applies to allreduce only, not %s".formatted(field, collective.wireName()));
+    }
+    if (benchmark.getAlgorithms() != null) {
+      for (Algorithm algorithm : benchmark.getAlgorithms()) {
+        if (IPC_ALGORITHMS.contains(algorithm)) {
+          problems.add(
+              "%s.algorithms: %s does not run in place (a rank's peers read its input while it"
+                      .formatted(field, algorithm.wireName())
+                  + " would overwrite it); with inPlace use nccl or auto");
+        }
+      }
+    }
   }
 
   private static void checkTune(

@@ -103,6 +103,19 @@ class InvalidSpecIT {
             "spec.workload.benchmark.algorithms: ring is the cpu device's stand-in for NCCL; on"
                 + " device cuda use nccl"),
         invalid(
+            "in-place-allgather",
+            "worldSize: 2\n"
+                + "workload: {kind: benchmark, benchmark: {tokens: [32], collective: allgather,"
+                + " inPlace: true}}",
+            "spec.workload.benchmark.inPlace applies to allreduce only, not allgather"),
+        invalid(
+            "in-place-oneshot",
+            "worldSize: 2\nranksPerPod: 2\n"
+                + "workload: {kind: benchmark, benchmark: {tokens: [32], inPlace: true,"
+                + " algorithms: [auto, oneshot]}}",
+            "spec.workload.benchmark.algorithms: oneshot does not run in place (a rank's peers read"
+                + " its input while it would overwrite it); with inPlace use nccl or auto"),
+        invalid(
             "algorithm-twice",
             "worldSize: 2\n"
                 + "workload: {kind: benchmark, benchmark: {tokens: [32], algorithms: [nccl, auto, nccl]}}",

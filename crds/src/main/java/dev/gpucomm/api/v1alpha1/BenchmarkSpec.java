@@ -18,6 +18,10 @@ import java.util.List;
     value =
         "!has(self.inPlace) || !self.inPlace || !has(self.collective) || self.collective == 'allreduce'",
     message = "benchmark.inPlace applies to allreduce only")
+@ValidationRule(
+    value =
+        "!has(self.inPlace) || !self.inPlace || !has(self.algorithms) || self.algorithms.all(a, a != 'oneshot' && a != 'twoshot')",
+    message = "benchmark.inPlace runs nccl (or auto), not oneshot or twoshot")
 public class BenchmarkSpec {
   @Default("allreduce")
   @JsonPropertyDescription(
