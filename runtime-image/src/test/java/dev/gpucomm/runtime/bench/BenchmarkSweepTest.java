@@ -67,6 +67,23 @@ class BenchmarkSweepTest {
                 .run(plan, "test"));
   }
 
+  /** The sweep on ranks whose communicator has a bug planted in {@code broken}. */
+  private static List<BenchmarkSweep.Outcome> sweepWithBug(
+      int world, SweepPlan plan, Algorithm broken, long elementIndex, boolean skip) {
+    return ThreadRanks.run(
+        world,
+        rank ->
+            new BenchmarkSweep(
+                    rank.device(),
+                    new CorruptingCommunicator(
+                        rank.communicator(), rank.device(), broken, elementIndex, skip),
+                    rank.store(),
+                    new TrtllmHeuristic(),
+                    ProgressDisplay.silent(),
+                    PEERS)
+                .run(plan, "test"));
+  }
+
   @Test
   void everyAlgorithmIsMeasuredValidatedAndGatheredOnRankZero() {
     SweepPlan plan =
@@ -150,24 +167,7 @@ class BenchmarkSweepTest {
             List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT),
             false);
 
-    assertThatThrownBy(
-            () ->
-                ThreadRanks.run(
-                    2,
-                    rank ->
-                        new BenchmarkSweep(
-                                rank.device(),
-                                new CorruptingCommunicator(
-                                    rank.communicator(),
-                                    rank.device(),
-                                    Algorithm.TWOSHOT,
-                                    517,
-                                    false),
-                                rank.store(),
-                                new TrtllmHeuristic(),
-                                ProgressDisplay.silent(),
-                                PEERS)
-                            .run(plan, "test")))
+    assertThatThrownBy(() -> sweepWithBug(2, plan, Algorithm.TWOSHOT, 517, false))
         .isInstanceOf(ResultMismatchException.class)
         .hasMessageStartingWith(
             "allreduce twoshot at 4 KiB (2048 x bf16): rank 0 output element 517 is 0.74609375, expected ")
@@ -179,20 +179,7 @@ class BenchmarkSweepTest {
     SweepPlan plan =
         plan(Collective.ALLREDUCE, DType.FP32, List.of(64L), List.of(Algorithm.ONESHOT), false);
 
-    assertThatThrownBy(
-            () ->
-                ThreadRanks.run(
-                    2,
-                    rank ->
-                        new BenchmarkSweep(
-                                rank.device(),
-                                new CorruptingCommunicator(
-                                    rank.communicator(), rank.device(), Algorithm.ONESHOT, 0, true),
-                                rank.store(),
-                                new TrtllmHeuristic(),
-                                ProgressDisplay.silent(),
-                                PEERS)
-                            .run(plan, "test")))
+    assertThatThrownBy(() -> sweepWithBug(2, plan, Algorithm.ONESHOT, 0, true))
         .isInstanceOf(ResultMismatchException.class)
         .hasMessageContaining("output element 0 is NaN (never written)")
         .hasMessageEndingWith("16 of 16 elements wrong");
@@ -229,20 +216,7 @@ class BenchmarkSweepTest {
     SweepPlan plan =
         plan(Collective.ALLREDUCE, DType.FP32, List.of(64L), List.of(Algorithm.RING), false, true);
 
-    assertThatThrownBy(
-            () ->
-                ThreadRanks.run(
-                    2,
-                    rank ->
-                        new BenchmarkSweep(
-                                rank.device(),
-                                new CorruptingCommunicator(
-                                    rank.communicator(), rank.device(), Algorithm.RING, 0, true),
-                                rank.store(),
-                                new TrtllmHeuristic(),
-                                ProgressDisplay.silent(),
-                                PEERS)
-                            .run(plan, "test")))
+    assertThatThrownBy(() -> sweepWithBug(2, plan, Algorithm.RING, 0, true))
         .isInstanceOf(ResultMismatchException.class)
         .hasMessageStartingWith("allreduce ring at 64 B (16 x fp32): rank ")
         .hasMessageEndingWith("16 of 16 elements wrong");
