@@ -7,6 +7,10 @@ tokens x hidden elements, one process per GPU, with CUDA events: eager (an event
 calls back to back) and CUDA graph (10 calls captured, replayed; time per call), median of the
 timed iterations after a warm-up. Every result is checked against a float64 sum first.
 
+torch.distributed.all_reduce runs in place (the output over the input): set it beside
+`gpucomm bench --algorithms nccl --in-place`, which times NCCL the same way. gpucomm's default,
+out of place, is up to ~4 % slower in NCCL at 16 MiB on H200s.
+
     python3 bench/compare-torch.py --world 4 [--tokens 32,64,...] [--json out.json]
 
 Keep NVLink multicast off where others share the GPUs:

@@ -5,12 +5,14 @@ import java.util.StringJoiner;
 /**
  * report.csv: one row per size × algorithm with both medians, nccl-tests bandwidths, the worst
  * relative error against the reference, and whether the heuristic chose it and whether it was the
- * fastest (graph time where measured, eager otherwise). Empty cells for values not measured.
+ * fastest (graph time where measured, eager otherwise), and whether the calls ran in place (last,
+ * so that tools reading the earlier columns by position keep working). Empty cells for values not
+ * measured.
  */
 public final class ReportCsv {
   public static final String HEADER =
       "collective,dtype,world_size,bytes,tokens,algorithm,eager_us,graph_us,algbw_GBps,"
-          + "busbw_GBps,max_rel_error,iterations,chosen,best";
+          + "busbw_GBps,max_rel_error,iterations,chosen,best,in_place";
 
   private ReportCsv() {}
 
@@ -35,7 +37,8 @@ public final class ReportCsv {
             .add(Boolean.toString(measurement.algorithm() == size.chosen()))
             .add(
                 Boolean.toString(
-                    best.isPresent() && best.get().algorithm() == measurement.algorithm()));
+                    best.isPresent() && best.get().algorithm() == measurement.algorithm()))
+            .add(Boolean.toString(report.inPlace()));
         csv.append(row).append('\n');
       }
     }

@@ -50,7 +50,8 @@ class ReportCsvTest {
         .containsEntry("max_rel_error", "0.0039")
         .containsEntry("iterations", "200")
         .containsEntry("chosen", "false")
-        .containsEntry("best", "false");
+        .containsEntry("best", "false")
+        .containsEntry("in_place", "false");
     assertThat(Double.parseDouble(rows.getFirst().get("busbw_GBps")))
         .isEqualTo(BusBandwidth.busBandwidthGBps(Reports.h200().collective(), 4, 524288, 16.6));
   }
