@@ -130,30 +130,20 @@ public final class SweepPlanner {
       }
       if (!accepted.contains(algorithm)) {
         throw new InvalidJobException(
-            source,
-            field + "[" + i + "]",
-            inPlace && !CollectiveAlgorithms.runsInPlace(algorithm)
-                ? algorithm
-                    + " does not run in place (a rank's peers read its input while it would"
-                    + " overwrite it); with inPlace, list "
-                    + offered(accepted)
-                : unavailable(algorithm, accepted, collective));
+            source, field + "[" + i + "]", unavailable(algorithm, accepted, collective));
       }
       algorithms.add(algorithm);
     }
     return algorithms;
   }
 
-  private static String offered(Set<Algorithm> available) {
-    return available.isEmpty()
-        ? "none"
-        : CollectiveAlgorithms.inReportOrder(available).stream()
-            .map(Algorithm::wireName)
-            .collect(Collectors.joining(", "));
-  }
-
   private String unavailable(Algorithm algorithm, Set<Algorithm> available, Collective collective) {
-    String offered = offered(available);
+    String offered =
+        available.isEmpty()
+            ? "none"
+            : CollectiveAlgorithms.inReportOrder(available).stream()
+                .map(Algorithm::wireName)
+                .collect(Collectors.joining(", "));
     String hint = "";
     if (algorithm == Algorithm.RING) {
       hint = "; ring is the CPU backend's stand-in for nccl";

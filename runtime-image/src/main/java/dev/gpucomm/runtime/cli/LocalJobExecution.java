@@ -53,7 +53,10 @@ final class LocalJobExecution {
       if (context.progress() == ProgressStyle.LIVE) {
         context.err().println(); // end rank 0's progress line, which has no newline of its own
       }
-      context.err().println("gpucomm " + command + ": " + result.supervision().message());
+      // a rank's own usage error already names the command (bench's jobs come from "gpucomm bench")
+      String message =
+          result.supervision().message().replace("failed: gpucomm " + command + ": ", "failed: ");
+      context.err().println("gpucomm " + command + ": " + message);
       return result.supervision().exitCode();
     }
     result.report().ifPresent(dir -> context.out().println("Report: " + relative(dir)));

@@ -160,12 +160,31 @@ public final class JobValidator {
         100000);
     range(at + ".iterations", required(at + ".iterations", benchmark.getIterations()), 1, 1000000);
     required(at + ".cudaGraph", benchmark.getCudaGraph());
-    if (required(at + ".inPlace", benchmark.getInPlace()) && collective != Collective.ALLREDUCE) {
+    if (required(at + ".inPlace", benchmark.getInPlace())) {
+      checkInPlace(at, collective, algorithms);
+    }
+  }
+
+  /**
+   * In place is all-reduce with the output over the input, which only nccl and the CPU ring do: the
+   * peer-memory kernels do not order a rank's sends before its output writes.
+   */
+  private void checkInPlace(String at, Collective collective, List<Algorithm> algorithms) {
+    if (collective != Collective.ALLREDUCE) {
       fail(
           at + ".inPlace",
           "applies to allreduce only ("
               + collective.wireName()
               + "'s output is not the shape of its input)");
+    }
+    for (int i = 0; algorithms != null && i < algorithms.size(); i++) {
+      if (algorithms.get(i) == Algorithm.ONESHOT || algorithms.get(i) == Algorithm.TWOSHOT) {
+        fail(
+            at + ".algorithms[" + i + "]",
+            algorithms.get(i).wireName()
+                + " does not run in place (a rank's peers read its input while it would overwrite"
+                + " it); with inPlace use nccl, ring or auto");
+      }
     }
   }
 

@@ -154,6 +154,6 @@ class WorkloadsTest {
             () -> run(job, new BenchmarkWorkload(TuningTableJson.fileLoader())))
         .hasMessageContaining(
             "spec.workload.benchmark.algorithms[1]: oneshot does not run in place (a rank's peers"
-                + " read its input while it would overwrite it); with inPlace, list nccl, ring");
+                + " read its input while it would overwrite it); with inPlace use nccl, ring or auto");
   }
 }

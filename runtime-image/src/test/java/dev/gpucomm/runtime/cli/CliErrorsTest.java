@@ -106,6 +106,10 @@ class CliErrorsTest {
         CliRun.of("bench", "--device", "cpu", "--collective", "broadcast", "--in-place"),
         "gpucomm bench: --in-place: applies to allreduce only (broadcast's output is not the shape"
             + " of its input)");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--in-place", "--algorithms", "nccl,twoshot"),
+        "gpucomm bench: --algorithms: twoshot does not run in place (a rank's peers read its input"
+            + " while it would overwrite it); with inPlace use nccl, ring or auto");
   }
 
   @Test

@@ -89,7 +89,34 @@ class GpucommRunIT {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out())
-        .contains("| allreduce | bf16 | ring, oneshot, twoshot | 4 | ok |", "selftest passed: ");
+        .contains(
+            "| allreduce | bf16 | ring, oneshot, twoshot | 4 | ok |",
+            "| allreduce (in place) | bf16 | ring | 4 | ok |",
+            "selftest passed: ");
+  }
+
+  @Test
+  void aJobTheRanksRefuseIsOneUsageLineNamingTheCommandOnce() {
+    CliRun run =
+        CliRun.of(
+            Map.of(),
+            "bench",
+            "--device",
+            "cpu",
+            "--collective",
+            "allgather",
+            "--algorithms",
+            "twoshot",
+            "--out",
+            dir.resolve("refused").toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err().lines())
+        .singleElement()
+        .asString()
+        .matches(
+            "gpucomm bench: rank [01] failed: spec\\.workload\\.benchmark\\.algorithms\\[0\\]:"
+                + " twoshot is not available for allgather on the cpu device .*");
   }
 
   private static Stream<String> siblingsOf(Path path) throws Exception {
