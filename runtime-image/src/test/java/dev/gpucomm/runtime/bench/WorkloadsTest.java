@@ -133,27 +133,4 @@ class WorkloadsTest {
     assertThat(result.files().get("report.md"))
         .startsWith("# allreduce · bf16 · world 2 · in place");
   }
-
-  @Test
-  void anInPlaceJobListingAPeerMemoryKernelIsRefusedNamingTheField() {
-    String job =
-        """
-        apiVersion: gpucomm.dev/v1alpha1
-        kind: CommJob
-        metadata: {name: in-place}
-        spec:
-          worldSize: 2
-          ranksPerPod: 2
-          device: cpu
-          workload:
-            kind: benchmark
-            benchmark: {sizes: [4096], inPlace: true, algorithms: [ring, oneshot], iterations: 3}
-        """;
-
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> run(job, new BenchmarkWorkload(TuningTableJson.fileLoader())))
-        .hasMessageContaining(
-            "spec.workload.benchmark.algorithms[1]: oneshot does not run in place (a rank's peers"
-                + " read its input while it would overwrite it); with inPlace use nccl, ring or auto");
-  }
 }
