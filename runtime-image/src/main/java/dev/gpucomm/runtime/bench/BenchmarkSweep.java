@@ -91,7 +91,12 @@ public final class BenchmarkSweep {
         CollectiveAlgorithms.available(communicator, plan.collective(), plan.inPlace());
     List<Decision> decisions = new ArrayList<>();
     for (SweepPoint point : plan.points()) {
-      decisions.add(heuristic.choose(query(plan, point, available)));
+      Decision decision = heuristic.choose(query(plan, point, available));
+      // the heuristics know only what is available, not why: in place is the why
+      decisions.add(
+          plan.inPlace()
+              ? new Decision(decision.algorithm(), "in place: " + decision.reason())
+              : decision);
     }
     Measurer measurer = new Measurer(plan, name);
     try (measurer) {

@@ -202,7 +202,9 @@ class BenchmarkSweepTest {
       assertThat(size.chosen())
           .as("oneshot would race with its own sends")
           .isEqualTo(Algorithm.RING);
-      assertThat(size.chosenReason()).contains("(oneshot, twoshot) are not available here");
+      assertThat(size.chosenReason())
+          .startsWith("in place: ")
+          .contains("(oneshot, twoshot) are not available here");
       Measurement ring = size.measurements().getFirst();
       assertThat(size.measurements()).hasSize(1);
       assertThat(ring.eagerMicros()).isPositive();
