@@ -86,6 +86,12 @@ public class JobOutcomeJudge {
     boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {
       if (!pods.containsKey(index)) {
+        // past the deadline, the operator deleted the pods itself: when the status patch that
+        // recorded the timeout was lost, the pods' absence is still that timeout
+        Optional<JobOutcome> timedOut = timedOut(job, layout, observation, now);
+        if (timedOut.isPresent()) {
+          return timedOut.get();
+        }
         return new JobOutcome.Failed(
             Reasons.POD_DELETED,
             "pod %s (%s) was deleted before the job finished; a rank cannot rejoin a running job"
@@ -106,12 +112,9 @@ public class JobOutcomeJudge {
   private JobOutcome deadlines(
       CommJob job, JobLayout layout, JobObservation observation, Instant now) {
     Duration recheck = null;
-    Optional<Instant> start = observation.startTime(job);
-    if (start.isPresent() && !timeLeft(start.get(), layout, now).isPositive()) {
-      return new JobOutcome.Failed(
-          Reasons.TIMEOUT,
-          "not finished after %d s (spec.timeoutSeconds): %s"
-              .formatted(layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout)));
+    Optional<JobOutcome> timedOut = timedOut(job, layout, observation, now);
+    if (timedOut.isPresent()) {
+      return timedOut.get();
     }
     for (Map.Entry<Integer, Pod> entry : observation.podsByIndex().entrySet()) {
       Optional<PodCondition> unscheduled = unscheduled(entry.getValue());
@@ -154,6 +157,20 @@ public class JobOutcomeJudge {
         .flatMap(Optional::stream)
         .min(Comparator.naturalOrder())
         .map(wait -> wait.isNegative() ? Duration.ZERO : wait);
+  }
+
+  /** The Timeout verdict once spec.timeoutSeconds have passed since the start; else empty. */
+  private static Optional<JobOutcome> timedOut(
+      CommJob job, JobLayout layout, JobObservation observation, Instant now) {
+    Optional<Instant> start = observation.startTime(job);
+    if (start.isEmpty() || timeLeft(start.get(), layout, now).isPositive()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new JobOutcome.Failed(
+            Reasons.TIMEOUT,
+            "not finished after %d s (spec.timeoutSeconds): %s"
+                .formatted(layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout))));
   }
 
   private static Duration timeLeft(Instant start, JobLayout layout, Instant now) {

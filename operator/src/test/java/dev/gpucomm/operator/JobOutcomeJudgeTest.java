@@ -1,0 +1,137 @@
+package dev.gpucomm.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The verdicts that depend on which of a started job's pods are gone, and when. */
+class JobOutcomeJudgeTest {
+  private static final Instant STARTED = Instant.parse("2026-01-01T00:00:00Z");
+  private static final int TIMEOUT_SECONDS = 60;
+
+  private final OperatorConfig config = new TestConfig();
+  private final JobOutcomeJudge judge =
+      new JobOutcomeJudge(new SpecValidator(new TemplateOverlayValidator(), config), config);
+
+  @Test
+  void aPodGoneBeforeTheDeadlineIsAPodDeleted() {
+    JobOutcome outcome = outcome(Map.of(0, running("job-0")), STARTED.plusSeconds(30));
+
+    assertThat(outcome)
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.POD_DELETED,
+                "pod job-1 (rank 1) was deleted before the job finished; a rank cannot rejoin a"
+                    + " running job"));
+  }
+
+  @Test
+  void podsGoneAfterTheDeadlineAreTheTimeoutWhoseStatusPatchWasLost() {
+    // the operator deleted the pods at the deadline; the patch recording Timeout then failed
+    JobOutcome outcome = outcome(Map.of(), STARTED.plusSeconds(TIMEOUT_SECONDS + 5));
+
+    assertThat(outcome)
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.TIMEOUT,
+                "not finished after 60 s (spec.timeoutSeconds): 0 of 2 pods running"));
+  }
+
+  @Test
+  void runningPodsPastTheDeadlineTimeOut() {
+    JobOutcome outcome =
+        outcome(
+            Map.of(0, running("job-0"), 1, running("job-1")),
+            STARTED.plusSeconds(TIMEOUT_SECONDS + 1));
+
+    assertThat(outcome)
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.TIMEOUT,
+                "not finished after 60 s (spec.timeoutSeconds): 2 of 2 pods running"));
+  }
+
+  private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {
+    CommJob job = new CommJob();
+    job.setMetadata(new ObjectMetaBuilder().withName("job").withNamespace("ns").build());
+    CommJobSpec spec = new CommJobSpec();
+    spec.setWorldSize(2);
+    spec.setRanksPerPod(1);
+    spec.setTimeoutSeconds(TIMEOUT_SECONDS);
+    job.setSpec(spec);
+    CommJobStatus status = new CommJobStatus();
+    status.setStartTime(STARTED.toString());
+    job.setStatus(status);
+    ConfigMap specConfigMap =
+        new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
+    JobObservation observation =
+        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0);
+    return judge.plan(job, observation, now).outcome();
+  }
+
+  private static Pod running(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewStatus()
+        .withPhase("Running")
+        .endStatus()
+        .build();
+  }
+
+  /** The operator's defaults, as the Helm chart sets them. */
+  private static final class TestConfig implements OperatorConfig {
+    @Override
+    public String runtimeImage() {
+      return "gpucomm-runtime:test";
+    }
+
+    @Override
+    public String runtimeImagePullPolicy() {
+      return "IfNotPresent";
+    }
+
+    @Override
+    public String defaultSharedMemorySize() {
+      return "8Gi";
+    }
+
+    @Override
+    public Duration unschedulableTimeout() {
+      return Duration.ofSeconds(300);
+    }
+
+    @Override
+    public int rendezvousPort() {
+      return 29500;
+    }
+
+    @Override
+    public long runAsUser() {
+      return 1000;
+    }
+
+    @Override
+    public Duration baselineRecheckInterval() {
+      return Duration.ofSeconds(30);
+    }
+
+    @Override
+    public LeaderElection leaderElection() {
+      throw new UnsupportedOperationException("not used by the judge");
+    }
+  }
+}
