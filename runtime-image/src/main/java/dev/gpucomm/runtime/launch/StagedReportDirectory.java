@@ -12,7 +12,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * A report directory that appears whole or not at all: rank 0 writes into a hidden sibling, and the
@@ -21,6 +23,10 @@ import java.util.Optional;
  * <p>Only an earlier report (a directory holding report.json) or an empty directory is replaced:
  * {@link #refusal} says why any other target is not, so that a report never deletes the user's
  * files ({@code --out .} in a home directory).
+ *
+ * <p>Replacing takes two renames (the old report aside, the new one in). A run killed between them
+ * leaves the old report aside as {@code .<name>.old-*}; the next run of the same target puts it
+ * back before anything else, so a report is never lost to a kill.
  */
 public final class StagedReportDirectory {
   private final Path target;
@@ -83,11 +89,35 @@ public final class StagedReportDirectory {
     try {
       Path parent = absolute.getParent();
       Path createdParent = Files.isDirectory(parent) ? null : Files.createDirectories(parent);
+      recoverSetAside(absolute);
       Path staging = Files.createTempDirectory(parent, "." + absolute.getFileName() + ".partial-");
       return new StagedReportDirectory(absolute, staging, createdParent);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot create the report directory " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Puts back a report an interrupted commit set aside (when {@code target} is missing), and
+   * removes one whose replacement did land. Only directories holding report.json are touched.
+   */
+  private static void recoverSetAside(Path target) throws IOException {
+    String prefix = "." + target.getFileName() + ".old-";
+    List<Path> setAside;
+    try (Stream<Path> siblings = Files.list(target.getParent())) {
+      setAside =
+          siblings
+              .filter(p -> p.getFileName().toString().startsWith(prefix))
+              .filter(p -> Files.isRegularFile(p.resolve(ReportFiles.JSON)))
+              .toList();
+    }
+    for (Path old : setAside) {
+      if (!Files.exists(target)) {
+        Files.move(old, target, StandardCopyOption.ATOMIC_MOVE);
+      } else {
+        deleteTree(old);
+      }
     }
   }
 
@@ -110,9 +140,12 @@ public final class StagedReportDirectory {
         Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
       }
       try {
-        Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(staging, target);
+        moveIntoPlace();
+      } catch (IOException e) {
+        if (old != null && !Files.exists(target)) {
+          Files.move(old, target, StandardCopyOption.ATOMIC_MOVE); // the earlier report stays
+        }
+        throw e;
       }
       readableByAll(target);
       if (old != null) {
@@ -121,6 +154,14 @@ public final class StagedReportDirectory {
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot move the report into " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void moveIntoPlace() throws IOException {
+    try {
+      Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(staging, target);
     }
   }
 

@@ -39,6 +39,37 @@ class StagedReportDirectoryTest {
   }
 
   @Test
+  void aReportSetAsideByAKilledCommitIsPutBackByTheNextRun() throws Exception {
+    Path reports = Files.createDirectories(dir.resolve("reports"));
+    // killed between the two renames: the earlier report aside, nothing in place
+    Path aside = Files.createDirectory(reports.resolve(".sweep.old-123"));
+    Files.writeString(aside.resolve("report.json"), "{\"old\": true}");
+
+    StagedReportDirectory next = StagedReportDirectory.create(reports.resolve("sweep"));
+    next.discard(); // this run failed too
+
+    assertThat(reports.resolve("sweep/report.json")).hasContent("{\"old\": true}");
+    assertThat(aside).doesNotExist();
+  }
+
+  @Test
+  void aReportLeftAsideAfterItsReplacementLandedIsRemoved() throws Exception {
+    Path reports = Files.createDirectories(dir.resolve("reports"));
+    Path current = Files.createDirectory(reports.resolve("sweep"));
+    Files.writeString(current.resolve("report.json"), "{\"new\": true}");
+    // killed after the second rename, before the old one was deleted
+    Path aside = Files.createDirectory(reports.resolve(".sweep.old-456"));
+    Files.writeString(aside.resolve("report.json"), "{\"old\": true}");
+    Path notOurs = Files.createDirectory(reports.resolve(".sweep.old-notes"));
+
+    StagedReportDirectory.create(reports.resolve("sweep")).discard();
+
+    assertThat(current.resolve("report.json")).hasContent("{\"new\": true}");
+    assertThat(aside).doesNotExist();
+    assertThat(notOurs).as("no report.json: not set aside by gpucomm").exists();
+  }
+
+  @Test
   void otherFilesAreNeverReplaced() throws Exception {
     Path home = Files.createDirectories(dir.resolve("home"));
     Files.writeString(home.resolve("thesis.tex"), "years of work");
