@@ -74,10 +74,17 @@ final class LaunchCommand implements Command {
     return java.util.Arrays.copyOf(bytes, end);
   }
 
-  /** Best effort: a pod without the file (or a local test) still gets the error on stderr. */
+  /**
+   * Best effort: a pod without the file (or a local test) still gets the error on stderr. The
+   * default file is written only where it exists (the kubelet mounts it into every container), so
+   * that {@code gpucomm launch} run by root outside a pod does not create files in /dev.
+   */
   static void writeTerminationMessage(CliContext context, String message) {
-    Path file =
-        Path.of(context.env().getOrDefault(EnvVars.TERMINATION_LOG, DEFAULT_TERMINATION_LOG));
+    String configured = context.env().get(EnvVars.TERMINATION_LOG);
+    Path file = Path.of(configured != null ? configured : DEFAULT_TERMINATION_LOG);
+    if (configured == null && !Files.isRegularFile(file)) {
+      return;
+    }
     byte[] bytes = withinBytes(RankError.oneLine(message), TERMINATION_MESSAGE_LIMIT);
     try {
       Files.write(file, bytes);

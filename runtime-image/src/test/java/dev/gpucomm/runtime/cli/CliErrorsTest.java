@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -302,6 +303,18 @@ class CliErrorsTest {
     assertUsageError(
         run, "gpucomm launch: GPUCOMM_WORLD_SIZE: required (set by the gpucomm operator)");
     assertThat(log).hasContent("GPUCOMM_WORLD_SIZE: required (set by the gpucomm operator)");
+  }
+
+  @Test
+  void launchOutsideAPodCreatesNoTerminationLogInDev() {
+    Path defaultLog = Path.of(LaunchCommand.DEFAULT_TERMINATION_LOG);
+    assumeFalse(Files.exists(defaultLog), "this host has " + defaultLog + " (a container)");
+
+    CliRun run = CliRun.of(Map.of(), "launch");
+
+    assertUsageError(
+        run, "gpucomm launch: GPUCOMM_WORLD_SIZE: required (set by the gpucomm operator)");
+    assertThat(defaultLog).as("even when run as root").doesNotExist();
   }
 
   @Test
