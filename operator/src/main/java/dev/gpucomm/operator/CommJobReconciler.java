@@ -3,6 +3,7 @@ package dev.gpucomm.operator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -101,6 +102,14 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           plan.outcome());
       JobObservation after = before;
       if (plan.layout().isPresent()) {
+        if (plan.outcome() instanceof JobOutcome.Failed && !failedAlready(job)) {
+          // the workflow deletes the pods of a failed job: the verdict is recorded first, so that a
+          // status patch lost after the deletion cannot leave a job without pods and without the
+          // reason they went (it would read as PodDeleted)
+          job =
+              patchStatusIfChanged(
+                  job, aggregator.aggregate(job, plan, before, now).status(), context);
+        }
         context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);
         context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
         after = JobObservation.of(job, context);
@@ -234,18 +243,23 @@ public class CommJobReconciler implements Reconciler<CommJob> {
    * the job has, and puts the patched job into the operator's cache at once: the reconciliation
    * that the job's own pod deletions trigger must already see a verdict such as Timeout.
    */
-  private static void patchStatusIfChanged(
+  private static CommJob patchStatusIfChanged(
       CommJob job, CommJobStatus status, Context<CommJob> context) {
     JsonNode current = SERIALIZATION.convertValue(job.getStatus(), JsonNode.class);
     JsonNode next = SERIALIZATION.convertValue(status, JsonNode.class);
-    if (!Objects.equals(current, next)) {
-      PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(
-          job,
-          context,
-          patched -> {
-            patched.setStatus(status);
-            return patched;
-          });
+    if (Objects.equals(current, next)) {
+      return job;
     }
+    return PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(
+        job,
+        context,
+        patched -> {
+          patched.setStatus(status);
+          return patched;
+        });
+  }
+
+  private static boolean failedAlready(CommJob job) {
+    return job.getStatus() != null && job.getStatus().getPhase() == Phase.FAILED;
   }
 }
