@@ -3,7 +3,6 @@ package dev.gpucomm.operator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
-import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -102,7 +101,8 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           plan.outcome());
       JobObservation after = before;
       if (plan.layout().isPresent()) {
-        if (plan.outcome() instanceof JobOutcome.Failed && !failedAlready(job)) {
+        if (plan.outcome() instanceof JobOutcome.Failed
+            && JobOutcomeJudge.recordedOutcome(job.getStatus()).isEmpty()) {
           // the workflow deletes the pods of a failed job: the verdict is recorded first, so that a
           // status patch lost after the deletion cannot leave a job without pods and without the
           // reason they went (it would read as PodDeleted)
@@ -257,9 +257,5 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           patched.setStatus(status);
           return patched;
         });
-  }
-
-  private static boolean failedAlready(CommJob job) {
-    return job.getStatus() != null && job.getStatus().getPhase() == Phase.FAILED;
   }
 }

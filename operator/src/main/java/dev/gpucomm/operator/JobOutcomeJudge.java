@@ -178,7 +178,7 @@ public class JobOutcomeJudge {
   }
 
   /** A finished job's recorded outcome: finished jobs never change their verdict. */
-  private static Optional<JobOutcome> recordedOutcome(CommJobStatus status) {
+  static Optional<JobOutcome> recordedOutcome(CommJobStatus status) {
     if (status == null || status.getPhase() == null) {
       return Optional.empty();
     }

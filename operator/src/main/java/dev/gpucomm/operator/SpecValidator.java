@@ -26,9 +26,6 @@ import java.util.regex.Pattern;
 public class SpecValidator {
   static final long MIN_SHARED_MEMORY_BYTES = 64L << 20;
 
-  /** The ranks' own limit (their derived names, e.g. {@code <job>-reporter}, must stay labels). */
-  static final int MAX_NAME_LENGTH = CommJob.MAX_NAME_LENGTH;
-
   /**
    * A DNS-1035 label: the job's name also names its headless Service (a DNS-1035 label) and is the
    * pods' subdomain (a DNS-1123 label), stricter than the DNS subdomain a CommJob name may be.
@@ -74,10 +71,11 @@ public class SpecValidator {
               .formatted(name));
     }
     // 52 also keeps every pod's hostname, <name>-<index> with at most 4096 pods, within 63
-    if (name.length() > MAX_NAME_LENGTH) {
+    // the ranks' own limit (their derived names, e.g. <job>-reporter, must stay labels)
+    if (name.length() > CommJob.MAX_NAME_LENGTH) {
       problems.add(
           "metadata.name is too long: %d characters, at most %d (the ranks refuse longer names)"
-              .formatted(name.length(), MAX_NAME_LENGTH));
+              .formatted(name.length(), CommJob.MAX_NAME_LENGTH));
     }
   }
 

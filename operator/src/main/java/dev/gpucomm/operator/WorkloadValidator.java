@@ -90,10 +90,7 @@ final class WorkloadValidator {
     checkInPlace(field, benchmark, problems);
   }
 
-  /**
-   * In place is all-reduce with the output over the input, which only NCCL (and the CPU ring) do:
-   * the runtime's peer-memory kernels do not order a rank's sends before its output writes.
-   */
+  /** In place is all-reduce with the output over the input, by the algorithms that allow it. */
   private static void checkInPlace(String field, BenchmarkSpec benchmark, List<String> problems) {
     if (!Boolean.TRUE.equals(benchmark.getInPlace())) {
       return;
@@ -106,7 +103,7 @@ final class WorkloadValidator {
     }
     if (benchmark.getAlgorithms() != null) {
       for (Algorithm algorithm : benchmark.getAlgorithms()) {
-        if (IPC_ALGORITHMS.contains(algorithm)) {
+        if (!algorithm.mayRunInPlace()) {
           problems.add(
               "%s.algorithms: %s does not run in place (a rank's peers read its input while it"
                       .formatted(field, algorithm.wireName())

@@ -28,6 +28,17 @@ public enum Algorithm {
     return wireName;
   }
 
+  /**
+   * Whether a benchmark may ask for this algorithm with {@code inPlace} (the output over the
+   * input): NCCL and the CPU ring read every part of the input in their reduce-scatter before their
+   * all-gather writes it, and auto chooses among them. The peer-memory kernels do not order a
+   * rank's own sends before its output writes (the Lamport one-shot sends and reduces in different
+   * threads), so they always take a separate output.
+   */
+  public boolean mayRunInPlace() {
+    return this == AUTO || this == NCCL || this == RING;
+  }
+
   /** The constant whose wire name is {@code text}, if any. */
   public static Optional<Algorithm> fromWireName(String text) {
     return Arrays.stream(values()).filter(v -> v.wireName.equals(text)).findFirst();

@@ -20,14 +20,6 @@ public final class CollectiveAlgorithms {
     Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT
   };
 
-  /**
-   * The all-reduce algorithms that may write their output over their input. NCCL's and the CPU
-   * ring's reduce-scatter reads every part of the input before their all-gather writes it; the
-   * peer-memory kernels do not order a rank's own sends before its writes (the Lamport one-shot's
-   * sending and reducing threads are different threads), so they always take a separate output.
-   */
-  private static final Set<Algorithm> IN_PLACE = EnumSet.of(Algorithm.NCCL, Algorithm.RING);
-
   private CollectiveAlgorithms() {}
 
   /** What a sweep measures when the job lists no algorithms, and what auto may choose from. */
@@ -35,12 +27,15 @@ public final class CollectiveAlgorithms {
     return available(communicator, collective, false);
   }
 
-  /** {@link #available(Communicator, Collective)}, only those that run in place when asked. */
+  /**
+   * {@link #available(Communicator, Collective)}, only those that run in place when asked ({@link
+   * Algorithm#mayRunInPlace}).
+   */
   public static Set<Algorithm> available(
       Communicator communicator, Collective collective, boolean inPlace) {
     Set<Algorithm> algorithms = allAvailable(communicator, collective);
     if (inPlace) {
-      algorithms.retainAll(IN_PLACE);
+      algorithms.removeIf(algorithm -> !algorithm.mayRunInPlace());
     }
     return algorithms;
   }
@@ -73,11 +68,6 @@ public final class CollectiveAlgorithms {
     return communicator.allReduceAlgorithms().contains(Algorithm.RING)
         ? Algorithm.RING
         : Algorithm.NCCL;
-  }
-
-  /** Whether {@code algorithm} may be asked to write its output over its input. */
-  public static boolean runsInPlace(Algorithm algorithm) {
-    return IN_PLACE.contains(algorithm);
   }
 
   /** {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot. */

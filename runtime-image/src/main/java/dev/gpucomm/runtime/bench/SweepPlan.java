@@ -35,7 +35,7 @@ public record SweepPlan(
     if (inPlace && collective != Collective.ALLREDUCE) {
       throw new IllegalArgumentException("only all-reduce runs in place, not " + collective);
     }
-    if (inPlace && !algorithms.stream().allMatch(CollectiveAlgorithms::runsInPlace)) {
+    if (inPlace && !algorithms.stream().allMatch(Algorithm::mayRunInPlace)) {
       throw new IllegalArgumentException("not every one of " + algorithms + " runs in place");
     }
   }

@@ -24,11 +24,6 @@ import java.util.regex.Pattern;
  * first problem found, in document order, is thrown as an {@link InvalidJobException}.
  */
 public final class JobValidator {
-  /** Kernels move 16-byte vectors, so every message is a whole number of them. */
-  public static final int SIZE_ALIGNMENT_BYTES = CommJob.MESSAGE_ALIGNMENT_BYTES;
-
-  /** Object names become DNS labels (pods {@code <job>-<n>}, ConfigMaps {@code <job>-results}). */
-  public static final int MAX_NAME_LENGTH = CommJob.MAX_NAME_LENGTH;
 
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Pattern QUANTITY =
@@ -69,14 +64,14 @@ public final class JobValidator {
     if (name == null || name.isEmpty()) {
       fail("metadata.name", "required");
     }
-    if (!DNS_LABEL.matcher(name).matches() || name.length() > MAX_NAME_LENGTH) {
+    if (!DNS_LABEL.matcher(name).matches() || name.length() > CommJob.MAX_NAME_LENGTH) {
       fail(
           "metadata.name",
           "'"
               + name
               + "' is not a valid job name (lower-case letters, digits and '-', starting and"
               + " ending with a letter or digit, at most "
-              + MAX_NAME_LENGTH
+              + CommJob.MAX_NAME_LENGTH
               + " characters)");
     }
     CommJobSpec spec = job.getSpec();
@@ -165,10 +160,7 @@ public final class JobValidator {
     }
   }
 
-  /**
-   * In place is all-reduce with the output over the input, which only nccl and the CPU ring do: the
-   * peer-memory kernels do not order a rank's sends before its output writes.
-   */
+  /** In place is all-reduce with the output over the input, by the algorithms that allow it. */
   private void checkInPlace(String at, Collective collective, List<Algorithm> algorithms) {
     if (collective != Collective.ALLREDUCE) {
       fail(
@@ -178,7 +170,7 @@ public final class JobValidator {
               + "'s output is not the shape of its input)");
     }
     for (int i = 0; algorithms != null && i < algorithms.size(); i++) {
-      if (algorithms.get(i) == Algorithm.ONESHOT || algorithms.get(i) == Algorithm.TWOSHOT) {
+      if (!algorithms.get(i).mayRunInPlace()) {
         fail(
             at + ".algorithms[" + i + "]",
             algorithms.get(i).wireName()
@@ -294,7 +286,7 @@ public final class JobValidator {
           fail(field, count + " is below the minimum 1");
         }
         long bytes = (long) count * hiddenSize * dtype.bytes();
-        if (bytes % SIZE_ALIGNMENT_BYTES != 0) {
+        if (bytes % CommJob.MESSAGE_ALIGNMENT_BYTES != 0) {
           fail(
               field,
               count
@@ -307,7 +299,7 @@ public final class JobValidator {
                   + ") = "
                   + bytes
                   + " bytes is not a multiple of "
-                  + SIZE_ALIGNMENT_BYTES);
+                  + CommJob.MESSAGE_ALIGNMENT_BYTES);
         }
       }
     }
@@ -316,11 +308,11 @@ public final class JobValidator {
       for (int i = 0; i < sizes.size(); i++) {
         String field = at + ".sizes[" + i + "]";
         Long bytes = required(field, sizes.get(i));
-        if (bytes < SIZE_ALIGNMENT_BYTES) {
-          fail(field, bytes + " bytes is below the minimum " + SIZE_ALIGNMENT_BYTES);
+        if (bytes < CommJob.MESSAGE_ALIGNMENT_BYTES) {
+          fail(field, bytes + " bytes is below the minimum " + CommJob.MESSAGE_ALIGNMENT_BYTES);
         }
-        if (bytes % SIZE_ALIGNMENT_BYTES != 0) {
-          fail(field, bytes + " bytes is not a multiple of " + SIZE_ALIGNMENT_BYTES);
+        if (bytes % CommJob.MESSAGE_ALIGNMENT_BYTES != 0) {
+          fail(field, bytes + " bytes is not a multiple of " + CommJob.MESSAGE_ALIGNMENT_BYTES);
         }
       }
     }
