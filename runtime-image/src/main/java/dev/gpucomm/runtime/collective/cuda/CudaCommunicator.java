@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
 
 /**
  * The collectives of one rank on NVIDIA GPUs: NCCL for {@code nccl} and for every collective other
@@ -35,6 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * deadlock. Close the communicator on every rank after its last collective has completed.
  */
 public final class CudaCommunicator implements Communicator {
+  private static final Logger LOG = Logger.getLogger(CudaCommunicator.class.getName());
+
   private static final AtomicInteger CREATED = new AtomicInteger();
 
   private final CudaDevice device;
@@ -95,12 +98,61 @@ public final class CudaCommunicator implements Communicator {
     device.bind();
     CudaCommunicatorParts parts =
         CudaCommunicatorParts.open(device, store, prefix, topology, settings);
-    return new CudaCommunicator(device, topology, parts, settings);
+    CudaCommunicator communicator = new CudaCommunicator(device, topology, parts, settings);
+    try {
+      communicator.tryHostPath(store, prefix, settings);
+    } catch (RuntimeException e) {
+      communicator.close();
+      throw e;
+    }
+    return communicator;
   }
 
-  /** Why the host path is off (empty when it is on). */
+  /**
+   * Where the host path is on by default ({@code GPUCOMM_HOST_PATH=auto}), times it against the
+   * same call without it on every rank of the node together and keeps it only where it pays on this
+   * host; {@code on} takes it untried.
+   */
+  private void tryHostPath(KeyValueStore store, String prefix, CudaCommunicatorSettings settings) {
+    if (hostPath == null || settings.hostPath().mode() != HostPathSettings.Mode.AUTO) {
+      return;
+    }
+    HostPath.Route route = hostPath.defaultRoute().orElse(null);
+    if (route == null) {
+      return;
+    }
+    long bytes = HostPathTrial.trialBytes(settings.hostPath(), peerMemory.layout().maxBytes());
+    long hostBytes = hostPath.shareOf(route, bytes);
+    AllReduceKernels.Variant nvlinkOnly =
+        route == HostPath.Route.ONE_SHOT ? shape.oneShotKernel(bytes) : shape.twoShotKernel(bytes);
+    HostPathTrial.Outcome outcome =
+        HostPathTrial.run(
+            device,
+            store,
+            prefix + "/node-" + topology.nodeIndex() + "/host-path-trial",
+            topology.localRank(),
+            topology.localWorldSize(),
+            settings.rendezvousTimeout(),
+            bytes,
+            (in, out, stream) ->
+                hostAllReduce(route, in, out, bytes, hostBytes, DType.BF16, stream),
+            (in, out, stream) -> peerAllReduce(nvlinkOnly, in, out, bytes, DType.BF16, stream));
+    if (outcome.pays()) {
+      if (topology.rank() == 0) {
+        LOG.fine("host path on: " + outcome.describe(route));
+      }
+    } else {
+      hostPath.takeNoCallsByDefault(
+          "slower on this host: " + outcome.describe(route) + " (GPUCOMM_HOST_PATH=on forces it)");
+      if (topology.rank() == 0) {
+        LOG.fine("host path off: " + hostPath.notTakenReason());
+      }
+    }
+  }
+
+  /** Why calls do not take the host path by default (empty when they do). */
   public String hostPathReason() {
-    return parts.hostPathReason();
+    return hostPath == null ? parts.hostPathReason() : hostPath.notTakenReason();
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import java.lang.foreign.MemorySegment;
+import java.util.Optional;
 
 /**
  * The copies of the host path on one rank of a node (see {@code HostWords} in allreduce.cu): around
@@ -55,6 +56,8 @@ final class HostPath implements AutoCloseable {
   private final int rank;
   private final int world;
   private final HostPathSettings settings;
+  // Set once, before the first call, when the trial of the communicator found the path slower.
+  private volatile String notTakenReason = "";
 
   HostPath(
       CudaDevice device,
@@ -84,12 +87,38 @@ final class HostPath implements AutoCloseable {
 
   /** Whether {@code route}'s calls take the host path by default on this node. */
   boolean takes(Route route) {
-    return settings.takes(route, world);
+    return notTakenReason.isEmpty() && settings.takes(route, world);
   }
 
   /** Bytes of a call of {@code bytes} that {@code route} sends by the host path by default. */
   long hostBytes(Route route, long bytes) {
-    return settings.hostBytes(route, bytes, world);
+    return notTakenReason.isEmpty() ? settings.hostBytes(route, bytes, world) : 0;
+  }
+
+  /**
+   * From now on no call takes the host path unless its kernel is forced by name, for {@code
+   * reason}.
+   */
+  void takeNoCallsByDefault(String reason) {
+    if (reason.isEmpty()) {
+      throw new IllegalArgumentException("a reason is needed");
+    }
+    notTakenReason = reason;
+  }
+
+  /** Why calls do not take the host path by default; empty when they do. */
+  String notTakenReason() {
+    return notTakenReason;
+  }
+
+  /** The route this node's calls take by default, if any (the trial measures that one). */
+  Optional<Route> defaultRoute() {
+    for (Route route : Route.values()) {
+      if (settings.takes(route, world)) {
+        return Optional.of(route);
+      }
+    }
+    return Optional.empty();
   }
 
   /** Bytes of a call of {@code bytes} that {@code route} sends when the host path is forced. */

@@ -16,7 +16,9 @@ import java.util.Map;
  * with 8 %, against the 372 of the flag two-shot that eight ranks run; auto leaves it off.
  *
  * <p>Environment: {@code GPUCOMM_HOST_PATH} is {@code auto} (the default: the one-shot on two ranks
- * of a node and the two-shot on four, where it was measured to pay), {@code on} (also the two-shot
+ * of a node and the two-shot on four, where it was measured to pay, and there only when a trial as
+ * the communicator is built finds it faster on this host: {@link HostPathTrial}), {@code on} (also
+ * the two-shot
  * on any other number of ranks of a node) or {@code off}; {@code GPUCOMM_HOST_PATH_MIN_BYTES}
  * (default 64 MiB), {@code GPUCOMM_HOST_PATH_SHARE} (a fraction at most 0.5, for both kernels;
  * default 0.06 for the one-shot and 0.08 for the two-shot, the best measured), {@code
