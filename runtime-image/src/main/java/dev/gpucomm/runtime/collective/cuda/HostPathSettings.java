@@ -18,11 +18,11 @@ import java.util.Map;
  * <p>Environment: {@code GPUCOMM_HOST_PATH} is {@code auto} (the default: the one-shot on two ranks
  * of a node and the two-shot on four, where it was measured to pay, and there only when a trial as
  * the communicator is built finds it faster on this host: {@link HostPathTrial}), {@code on} (also
- * the two-shot
- * on any other number of ranks of a node) or {@code off}; {@code GPUCOMM_HOST_PATH_MIN_BYTES}
- * (default 64 MiB), {@code GPUCOMM_HOST_PATH_SHARE} (a fraction at most 0.5, for both kernels;
- * default 0.06 for the one-shot and 0.08 for the two-shot, the best measured), {@code
- * GPUCOMM_HOST_PATH_CHUNKS} (1 to 16, default 2). The staging files live in {@code /dev/shm}.
+ * the two-shot on any other number of ranks of a node) or {@code off}; {@code
+ * GPUCOMM_HOST_PATH_MIN_BYTES} (default 64 MiB), {@code GPUCOMM_HOST_PATH_SHARE} (a fraction at
+ * most 0.5, for both kernels; default 0.06 for the one-shot and 0.08 for the two-shot, the best
+ * measured), {@code GPUCOMM_HOST_PATH_CHUNKS} (1 to 16, default 2). The staging files live in
+ * {@code /dev/shm}.
  */
 public record HostPathSettings(
     Mode mode, long minBytes, double oneShotShare, double twoShotShare, int chunks, Path folder) {
