@@ -2,15 +2,26 @@
 # 2 x H200 (kernel variants: trace or not, host code or not, host chunks reduced by the pushing team): where the runtime host path's time goes (per-step CUDA-event timelines on each rank),
 # with the staged words in host memory (default) or in device memory, and with the kernel not
 # waiting for the host chunks; then the bench of the untimed-events head and the prototype.
+# Usage: bash bench/results/2026-11-22-2xH200-host-path-runtime/scripts/run61.sh
+#   Runs from any folder; needs 2 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r61
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
-source "$B/libs.sh" >/dev/null
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r61"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
-save() { tar -czf "$OUT/r61.tar.gz" -C /tmp r61; }
+save() { tar -czf "$OUT/r61.tar.gz" -C "$WORK" r61; }
 diag() { # name, env..., -- args
   local name="$1" start=$SECONDS
   shift
@@ -18,7 +29,7 @@ diag() { # name, env..., -- args
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
   mkdir -p "$R/$name"
-  timeout 120 env "${envs[@]}" GPUCOMM_HOST_PATH_MIN_BYTES=33554432 bash "$B/cuda-diagnostics.sh" "$G" 2 "$R/$name" "$@" >"$R/$name.log" 2>&1
+  timeout 120 env "${envs[@]}" GPUCOMM_HOST_PATH_MIN_BYTES=33554432 bash "$ROOT/bench/cuda-diagnostics.sh" "$G" 2 "$R/$name" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
   save
 }

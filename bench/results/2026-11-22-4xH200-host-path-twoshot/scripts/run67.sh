@@ -3,14 +3,29 @@
 # selftests (defaults; host path forced), the README sweeps (trtllm, vllm, tune, measured),
 # diagnostics checks and bench, host path off, share x chunks sweep, repeats, timeline. TP2 (GPUs 0
 # and 1): selftest with the host path forced on both kernels, checks, the 64 MiB one-shot.
+# Usage: bash bench/results/2026-11-22-4xH200-host-path-twoshot/scripts/run67.sh
+#   Runs from any folder; needs 4 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   GPURUN  staging folder for what the repository does not hold (default .gpurun at the
+#           repository root):
+#           tests/ (gpucomm-tests.jar, assertj-core-3.27.3.jar, byte-buddy-1.17.6.jar), junit.jar
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r67
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv; nvidia-smi topo -m; source "$B/libs.sh"; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+B="${GPURUN:-$ROOT/.gpurun}"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r67"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv; nvidia-smi topo -m; source "$LIBS"; } >"$R/host.txt" 2>&1
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 T=(--tokens 32,64,128,256,512,1024,2048,4096 --hidden 8192)
 step() {
@@ -18,10 +33,10 @@ step() {
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
-  tar -czf "$OUT/r67.tar.gz" -C /tmp r67
+  tar -czf "$OUT/r67.tar.gz" -C "$WORK" r67
 }
 cd "$R"
-D="bash $B/cuda-diagnostics.sh $G"
+D="bash $ROOT/bench/cuda-diagnostics.sh $G"
 mkdir -p diag diag-off timeline diag2 bench2
 step diag 150 $D 4 "$R/diag" --check --bench --samples 100 --json "$R/diag/bench.json"
 GPUCOMM_HOST_PATH=off step diag-off 60 $D 4 "$R/diag-off" --bench --samples 100 --runners nccl,kernel:twoshot_ws,twoshot --tokens 2048,4096 --json "$R/diag-off/bench.json"
@@ -41,14 +56,14 @@ GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_B
   step selftest-host-tp4 90 "$G" selftest --device cuda --world 4
 step bench-tp4-trtllm 90 "$G" bench --device cuda --world 4 "${T[@]}" --algorithms auto,nccl,oneshot,twoshot --heuristic trtllm --name tp4-trtllm --out "$R/tp4-trtllm"
 step bench-tp4-vllm 60 "$G" bench --device cuda --world 4 "${T[@]}" --algorithms auto --heuristic vllm --name tp4-vllm --out "$R/tp4-vllm"
-step tune-tp4 90 "$G" tune -f "$B/tune-tp4.yaml" --out "$R/tune-tp4"
+step tune-tp4 90 "$G" tune -f "$HERE/tune-tp4.yaml" --out "$R/tune-tp4"
 step bench-tp4-measured 60 "$G" bench --device cuda --world 4 "${T[@]}" --algorithms auto,nccl --heuristic measured --tuning-ref "$R/tune-tp4/tuning.json" --name tp4-measured --out "$R/tp4-measured"
 GPUCOMM_HOST_PATH=on GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
   step selftest-host-tp2 60 "$G" selftest --device cuda --world 2
 step diag2 90 $D 2 "$R/diag2" --check
 step bench2 60 $D 2 "$R/bench2" --bench --samples 100 --runners nccl,kernel:oneshot_ws,kernel:oneshot_wsh,oneshot --tokens 4096 --json "$R/bench2/bench.json"
-CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls /tmp/g/gpucomm/lib/*.jar | tr '\n' ':')"
-step junit 120 /tmp/g/gpucomm/jre/bin/java --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
+CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
+step junit 120 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
   --select-class dev.gpucomm.runtime.device.cuda.CudaDeviceGpuTest --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest \
   --select-class dev.gpucomm.runtime.hostir.programs.ProgramsOnCudaTest --details=tree
 cat "$R/steps.txt"

@@ -2,24 +2,39 @@
 # 4 x H200: twoshot_wsh pulling each host chunk as soon as every rank has reduced it (instead of
 # all chunks at the end). Checks on 4 and 2 ranks, selftests with the host path forced, the 64 MiB
 # comparison with repeats and a share sweep, GPU tests.
+# Usage: bash bench/results/2026-11-22-4xH200-host-path-twoshot/scripts/run70.sh
+#   Runs from any folder; needs 4 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   GPURUN  staging folder for what the repository does not hold (default .gpurun at the
+#           repository root):
+#           tests/ (gpucomm-tests.jar, assertj-core-3.27.3.jar, byte-buddy-1.17.6.jar), junit.jar
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r70
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+B="${GPURUN:-$ROOT/.gpurun}"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r70"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
-  tar -czf "$OUT/r70.tar.gz" -C /tmp r70
+  tar -czf "$OUT/r70.tar.gz" -C "$WORK" r70
 }
 cd "$R"
-D="bash $B/cuda-diagnostics.sh $G"
+D="bash $ROOT/bench/cuda-diagnostics.sh $G"
 mkdir -p diag4 diag2 timeline
 step diag4 150 $D 4 "$R/diag4" --check --bench --samples 100 --runners nccl,kernel:twoshot_ws,kernel:twoshot_wsh,twoshot --tokens 2048,4096 --json "$R/diag4/bench.json"
 for i in 1 2; do
@@ -40,8 +55,8 @@ GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_HOST_PATH_CHU
 GPUCOMM_HOST_PATH=on GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
   step selftest-host-tp2 60 "$G" selftest --device cuda --world 2
 step diag2 90 $D 2 "$R/diag2" --check
-CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls /tmp/g/gpucomm/lib/*.jar | tr '\n' ':')"
-step junit 120 /tmp/g/gpucomm/jre/bin/java --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
+CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
+step junit 120 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
   --select-class dev.gpucomm.runtime.device.cuda.CudaDeviceGpuTest --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest \
   --select-class dev.gpucomm.runtime.hostir.programs.ProgramsOnCudaTest --details=tree
 cat "$R/steps.txt"

@@ -2,24 +2,35 @@
 # 4 x H200: HostPath's copy enqueueing split into outbound and inbound steps (same driver calls in
 # the same order): checks on 4 and 2 ranks with the 64 MiB comparison, selftest with the host path
 # forced on 4 ranks.
+# Usage: bash bench/results/2026-11-22-4xH200-host-path-twoshot/scripts/run71.sh
+#   Runs from any folder; needs 4 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r71
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r71"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
-  tar -czf "$OUT/r71.tar.gz" -C /tmp r71
+  tar -czf "$OUT/r71.tar.gz" -C "$WORK" r71
 }
 cd "$R"
-D="bash $B/cuda-diagnostics.sh $G"
+D="bash $ROOT/bench/cuda-diagnostics.sh $G"
 mkdir -p diag4 diag2
 step diag4 120 $D 4 "$R/diag4" --check --bench --samples 100 --runners nccl,kernel:twoshot_ws,twoshot --tokens 4096 --json "$R/diag4/bench.json"
 GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \

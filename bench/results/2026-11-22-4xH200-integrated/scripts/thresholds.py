@@ -1,3 +1,8 @@
+"""Prints `export GPUCOMM_LAMPORT_MAX_BYTES=... GPUCOMM_LAMPORT2_MAX_BYTES=...`: the largest size up to
+which each Lamport kernel beat its flag kernel from CUDA graphs in a diagnostics JSON.
+
+usage: python3 thresholds.py DIAGNOSTICS.json   (written by cuda-diagnostics.sh --json; see run-x4-final.sh)
+"""
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1])) if r.get("kind") == "allreduce"]
 def graph(runner, size):

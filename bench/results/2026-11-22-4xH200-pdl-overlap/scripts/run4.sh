@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # 4 × H200, programs again after the matmul lane: rowParallelLinear with SM partitions (the
 # partitioned matmuls now run one after another), columnParallelLinear with and without the lane.
+# Usage: bash bench/results/2026-11-22-4xH200-pdl-overlap/scripts/run4.sh
+#   Runs from any folder; needs 4 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r4
-mkdir -p "$R/programs" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
-{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; source "$B/libs.sh"; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r4"
+mkdir -p "$R/programs" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; source "$LIBS"; } >"$R/host.txt" 2>&1
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
-  tar -czf "$OUT/r4.tar.gz" -C /tmp r4
+  tar -czf "$OUT/r4.tar.gz" -C "$WORK" r4
 }
 cd "$R"
 jobs=(row-parallel-linear-tp4-s4-ipc-sm32 row-parallel-linear-tp4-s4-nccl-sm32 row-parallel-linear-tp4-s4
@@ -26,7 +37,7 @@ jobs=(row-parallel-linear-tp4-s4-ipc-sm32 row-parallel-linear-tp4-s4-nccl-sm32 r
   row-parallel-linear-tp2-s2-ipc-sm48 row-parallel-linear-tp2-s2-nccl-sm48 row-parallel-linear-tp2-s2
   column-parallel-linear-tp4-lane column-parallel-linear-tp4)
 for job in "${jobs[@]}"; do
-  step "$job" 60 "$G" run -f "$B/programs/$job.yaml" --dump-ir --out "$R/programs/$job"
+  step "$job" 60 "$G" run -f "$HERE/programs/$job.yaml" --dump-ir --out "$R/programs/$job"
   [ $SECONDS -gt 300 ] && break
 done
 cp "$R/steps.txt" "$OUT/steps.txt"

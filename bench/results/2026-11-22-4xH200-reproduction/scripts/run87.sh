@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
 # 2 x H200: eager time of the small sizes against the warm-up before the first point (JIT state),
 # timed iterations and JIT tiers.
+# Usage: bash bench/results/2026-11-22-4xH200-reproduction/scripts/run87.sh
+#   Runs from any folder; needs 2 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r87
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r87"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+source "$LIBS" >/dev/null
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" | tee -a "$R/steps.txt"
-  tar -czf "$OUT/r87.tar.gz" -C /tmp r87
+  tar -czf "$OUT/r87.tar.gz" -C "$WORK" r87
 }
 cd "$R"
 T=(--tokens 32,64,128 --hidden 8192 --algorithms nccl,oneshot,twoshot)

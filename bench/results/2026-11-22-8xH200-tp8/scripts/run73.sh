@@ -4,14 +4,29 @@
 # and grid sweeps; the two-shot's host path forced on (two shares); selftests (defaults; host path
 # and flag kernels forced from 16 bytes); the README sweeps (trtllm, vllm, tune, measured);
 # PyTorch's NCCL and symmetric-memory all-reduce on the same sizes.
+# Usage: bash bench/results/2026-11-22-8xH200-tp8/scripts/run73.sh
+#   Runs from any folder; needs 8 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   PROBES  the bench/probes binaries (default $GPURUN/probes), built with
+#           nvcc -O3 -arch=sm_90 -cudart static -o $PROBES/NAME bench/probes/NAME.cu
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r73
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
-{ date -u; nvidia-smi --query-gpu=name,driver_version,power.limit,pcie.link.gen.current,pcie.link.width.current --format=csv; nvidia-smi topo -m; lscpu | grep -E "Model name|Socket|NUMA"; source "$B/libs.sh"; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+B="${GPURUN:-$ROOT/.gpurun}"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+PROBES="${PROBES:-$B/probes}"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r73"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
+{ date -u; nvidia-smi --query-gpu=name,driver_version,power.limit,pcie.link.gen.current,pcie.link.width.current --format=csv; nvidia-smi topo -m; lscpu | grep -E "Model name|Socket|NUMA"; source "$LIBS"; } >"$R/host.txt" 2>&1
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx8g"
 T=(--tokens 32,64,128,256,512,1024,2048,4096 --hidden 8192)
 step() {
@@ -19,12 +34,12 @@ step() {
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
-  tar -czf "$OUT/r73.tar.gz" -C /tmp r73
+  tar -czf "$OUT/r73.tar.gz" -C "$WORK" r73
 }
 cd "$R"
-D="bash $B/cuda-diagnostics.sh $G"
-step nvlink-all-to-all 60 "$B/probes/nvlink-all-to-all" --mib 64
-step pcie-all-to-all 90 "$B/probes/pcie-all-to-all" --mib 64
+D="bash $ROOT/bench/cuda-diagnostics.sh $G"
+step nvlink-all-to-all 60 "$PROBES/nvlink-all-to-all" --mib 64
+step pcie-all-to-all 90 "$PROBES/pcie-all-to-all" --mib 64
 mkdir -p diag chunks grids hp-s0.04 hp-s0.08 repeat
 step diag 240 $D 8 "$R/diag" --check --bench --samples 100 --json "$R/diag/bench.json"
 step selftest-tp8 120 "$G" selftest --device cuda --world 8
@@ -37,9 +52,9 @@ for share in 0.04 0.08; do
 done
 step bench-tp8-trtllm 150 "$G" bench --device cuda --world 8 "${T[@]}" --algorithms auto,nccl,oneshot,twoshot --heuristic trtllm --name tp8-trtllm --out "$R/tp8-trtllm"
 step bench-tp8-vllm 90 "$G" bench --device cuda --world 8 "${T[@]}" --algorithms auto --heuristic vllm --name tp8-vllm --out "$R/tp8-vllm"
-step tune-tp8 150 "$G" tune -f "$B/tune-tp8.yaml" --out "$R/tune-tp8"
+step tune-tp8 150 "$G" tune -f "$HERE/tune-tp8.yaml" --out "$R/tune-tp8"
 step bench-tp8-measured 90 "$G" bench --device cuda --world 8 "${T[@]}" --algorithms auto,nccl --heuristic measured --tuning-ref "$R/tune-tp8/tuning.json" --name tp8-measured --out "$R/tp8-measured"
-step torch-tp8 180 python3 "$PWD/bench/compare-torch.py" --world 8 --tokens 32,64,128,256,512,1024,2048,4096 --json "$R/torch-tp8.json"
+step torch-tp8 180 python3 "$ROOT/bench/compare-torch.py" --world 8 --tokens 32,64,128,256,512,1024,2048,4096 --json "$R/torch-tp8.json"
 step grids 150 $D 8 "$R/grids" --tune
 cat "$R/steps.txt"
 grep -E "communicator:|check:|diagnostics:" "$R/diag/tp8.rank0.log" | head -14

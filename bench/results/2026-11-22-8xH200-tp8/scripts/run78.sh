@@ -3,24 +3,35 @@
 # ranks: diagnostics checks on 6 and 3 ranks with the host path forced on (so twoshot_wsh is
 # checked too), selftests with the defaults and with the host path and flag kernels forced from
 # 16 bytes, and the TP6 sweep against NCCL.
+# Usage: bash bench/results/2026-11-22-8xH200-tp8/scripts/run78.sh
+#   Runs from any folder; needs 8 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r78
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r78"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx8g"
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
-  tar -czf "$OUT/r78.tar.gz" -C /tmp r78
+  tar -czf "$OUT/r78.tar.gz" -C "$WORK" r78
 }
 cd "$R"
-D="bash $B/cuda-diagnostics.sh $G"
+D="bash $ROOT/bench/cuda-diagnostics.sh $G"
 mkdir -p diag6 diag3
 GPUCOMM_HOST_PATH=on step diag6 150 $D 6 "$R/diag6" --check
 GPUCOMM_HOST_PATH=on step diag3 120 $D 3 "$R/diag3" --check

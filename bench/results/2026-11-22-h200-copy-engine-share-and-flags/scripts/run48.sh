@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # 4 x H200: the two-shot pipeline depth at TP4 (GPUCOMM_TWOSHOT_CHUNKS 2, 3, 1), alternating, on the
 # committed kernels.
+# Usage: bash bench/results/2026-11-22-h200-copy-engine-share-and-flags/scripts/run48.sh
+#   Runs from any folder; needs 4 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-B="$PWD/.gpurun"
-R=/tmp/r48
-mkdir -p "$R" /tmp/a && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/a
-{ date -u; nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv; source "$B/libs.sh"; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >/dev/null
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+R="$WORK/r48"
+mkdir -p "$R" $WORK/a && tar -xJf "$BUNDLE" -C $WORK/a
+{ date -u; nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv; source "$LIBS"; } >"$R/host.txt" 2>&1
+source "$LIBS" >/dev/null
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" >>"$R/steps.txt"
-  tar -czf "$OUT/r48.tar.gz" -C /tmp r48
+  tar -czf "$OUT/r48.tar.gz" -C "$WORK" r48
 }
 diag() {  # diag NAME CHUNKS
   mkdir -p "$R/$1"
-  GPUCOMM_TWOSHOT_CHUNKS="$2" step "$1" 90 bash "$B/cuda-diagnostics.sh" /tmp/a/gpucomm/bin/gpucomm 4 "$R/$1" --bench --samples 30 --json "$R/$1/all.json"
+  GPUCOMM_TWOSHOT_CHUNKS="$2" step "$1" 90 bash "$ROOT/bench/cuda-diagnostics.sh" $WORK/a/gpucomm/bin/gpucomm 4 "$R/$1" --bench --samples 30 --json "$R/$1/all.json"
 }
 cd "$R"
 diag c2-1 2

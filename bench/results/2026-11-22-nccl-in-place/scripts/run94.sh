@@ -1,27 +1,42 @@
 #!/usr/bin/env bash
 # 4 x H200, the tree after the operator/CLI review fixes: GPU JUnit tests, selftests with the host path forced,
 # a pod given fewer GPUs than ranks, then bench/run-h200.sh end to end at TP4 and TP2 (diagnostics now time NCCL in place too).
+# Usage: bash bench/results/2026-11-22-nccl-in-place/scripts/run94.sh   (optional: JUNIT, RUN, WORLDS)
+#   Runs from any folder; needs 4 NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   GPURUN  staging folder for what the repository does not hold (default .gpurun at the
+#           repository root):
+#           tests/ (gpucomm-tests.jar, assertj-core-3.27.3.jar, byte-buddy-1.17.6.jar), junit.jar
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-REPO="$PWD"
-B="$PWD/.gpurun"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+B="${GPURUN:-$ROOT/.gpurun}"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+REPO="$ROOT"
 RUN="${RUN:-94}"
-R="/tmp/r$RUN"
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
+R="$WORK/r$RUN"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >"$R/libs.txt"
+source "$LIBS" >"$R/libs.txt"
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" | tee -a "$R/steps.txt"
-  tar -czf "$OUT/r$RUN.tar.gz" -C /tmp "r$RUN"
+  tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
 }
 if [ "${JUNIT:-1}" = 1 ]; then
-  CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls /tmp/g/gpucomm/lib/*.jar | tr '\n' ':')"
-  step junit 120 /tmp/g/gpucomm/jre/bin/java --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
+  CP="$B/tests/gpucomm-tests.jar:$B/tests/assertj-core-3.27.3.jar:$B/tests/byte-buddy-1.17.6.jar:$(ls "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
+  step junit 120 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute -cp "$CP" \
     --select-class dev.gpucomm.runtime.device.cuda.CudaDeviceGpuTest --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest \
     --select-class dev.gpucomm.runtime.hostir.programs.ProgramsOnCudaTest --details=tree
   GPUCOMM_HOST_PATH_MIN_BYTES=16 GPUCOMM_HOST_PATH_SHARE=0.5 GPUCOMM_LAMPORT_MAX_BYTES=0 \
@@ -32,10 +47,10 @@ if [ "${JUNIT:-1}" = 1 ]; then
   grep -h "selftest" "$R"/selftest-*.log | tail -2
 fi
 # A pod whose container sees fewer GPUs than its ranks: refused with a one-line reason, no sharing.
-sed 's/device: cpu/device: cuda/' "$B/shared-gpu.yaml" >"$R/shared-gpu.yaml"
+sed 's/device: cpu/device: cuda/' "$HERE/shared-gpu.yaml" >"$R/shared-gpu.yaml"
 CUDA_VISIBLE_DEVICES=0 GPUCOMM_JOB=shared-gpu GPUCOMM_POD_INDEX=0 GPUCOMM_RANKS_PER_POD=2 GPUCOMM_WORLD_SIZE=2 \
   GPUCOMM_RENDEZVOUS=127.0.0.1:29871 GPUCOMM_JOB_FILE="$R/shared-gpu.yaml" GPUCOMM_TERMINATION_LOG="$R/shared-gpu.termination" \
   step shared-gpu 60 "$G" launch
 cat "$R/shared-gpu.termination"; tail -3 "$R/shared-gpu.log"
-GPUCOMM_WORLDS="${WORLDS:-4 2}" step run-h200 540 bash "$REPO/bench/run-h200.sh" "$B/gpucomm-bundle.tar.xz" "$R/run-h200"
+GPUCOMM_WORLDS="${WORLDS:-4 2}" step run-h200 540 bash "$REPO/bench/run-h200.sh" "$BUNDLE" "$R/run-h200"
 cat "$R/run-h200/steps.txt"

@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
 # All-reduce in place on W GPUs (W=4 default; W=2 on a 2-GPU host): selftest (with its in-place cases), bench
 # --in-place and out of place beside PyTorch's NCCL in the same run, and a pod given fewer GPUs than ranks.
+# Usage: bash bench/results/2026-11-22-nccl-in-place/scripts/run96.sh   (optional: RUN, W)
+#   Runs from any folder; needs NVIDIA GPUs connected by NVLink and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz)
+#   WORK    scratch folder for the unpacked bundle and raw output (default $TMPDIR or /tmp; no spaces)
+#   OUT     folder that receives the raw output (default bench/out, which git ignores)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
-REPO="$PWD"
-B="$PWD/.gpurun"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+LIBS="$ROOT/bench/libs.sh"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+cd "$ROOT"
+REPO="$ROOT"
 RUN="${RUN:-96}"; W="${W:-4}"
-R="/tmp/r$RUN"
-mkdir -p "$R" /tmp/g && tar -xJf "$B/gpucomm-bundle.tar.xz" -C /tmp/g
-G=/tmp/g/gpucomm/bin/gpucomm
+R="$WORK/r$RUN"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
-source "$B/libs.sh" >"$R/libs.txt"
+source "$LIBS" >"$R/libs.txt"
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
   timeout "$limit" "$@" >"$R/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" | tee -a "$R/steps.txt"
-  tar -czf "$OUT/r$RUN.tar.gz" -C /tmp "r$RUN"
+  tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
 }
 cd "$R"
 step selftest-tp$W 120 "$G" selftest --device cuda --world $W
@@ -28,7 +39,7 @@ step bench-tp$W-nccl-in-place 120 "$G" bench --device cuda --world $W "${T[@]}" 
 step bench-tp$W-nccl 120 "$G" bench --device cuda --world $W "${T[@]}" --algorithms nccl \
   --name tp$W-nccl --out "$R/tp$W-nccl"
 step torch-tp$W 200 python3 "$REPO/bench/compare-torch.py" --world $W --port 2965$W --json "$R/torch-tp$W.json"
-sed 's/device: cpu/device: cuda/' "$B/shared-gpu.yaml" >"$R/shared-gpu.yaml"
+sed 's/device: cpu/device: cuda/' "$HERE/shared-gpu.yaml" >"$R/shared-gpu.yaml"
 CUDA_VISIBLE_DEVICES=0 GPUCOMM_JOB=shared-gpu GPUCOMM_POD_INDEX=0 GPUCOMM_RANKS_PER_POD=2 GPUCOMM_WORLD_SIZE=2 \
   GPUCOMM_RENDEZVOUS=127.0.0.1:29871 GPUCOMM_JOB_FILE="$R/shared-gpu.yaml" GPUCOMM_TERMINATION_LOG="$R/shared-gpu.termination" \
   step shared-gpu 60 "$G" launch
