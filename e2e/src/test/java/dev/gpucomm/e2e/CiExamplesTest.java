@@ -32,7 +32,7 @@ class CiExamplesTest {
   private static final Path EXAMPLES = REPO.resolve("examples/ci");
   private static final Pattern REPO_PATH =
       Pattern.compile(
-          "(?<![\\w/.-])(?:\\./)?((?:examples|helm|runtime-image|crds)/[\\w./-]*[\\w-]|mvnw|gpucomm)(?![\\w/-])");
+          "(?<![\\w/.-])(?:\\./)?((?:examples|helm|app|api|runtime)/[\\w./-]*[\\w-]|mvnw|gpucomm)(?![\\w/-])");
   private static final Pattern CHART_VALUE = Pattern.compile("--set(?:-string)? \"([\\w.]+)=");
   private static final Pattern ACTION = Pattern.compile("[\\w.-]+/[\\w.-]+(/[\\w./-]+)?@[\\w.-]+");
 

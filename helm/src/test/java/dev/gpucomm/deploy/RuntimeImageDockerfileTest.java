@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * runtime-image/Dockerfile, checked without a container engine: a CUDA 13 runtime base with NCCL, a
- * non-root user, entrypoint gpucomm, and only files that the build produces copied in.
+ * app/Dockerfile, checked without a container engine: a CUDA 13 runtime base with NCCL, a non-root
+ * user, entrypoint gpucomm, and only files that the build produces copied in.
  */
 class RuntimeImageDockerfileTest {
   private static final String BUNDLE = "target/gpucomm-bundle.tar.xz";
@@ -62,15 +62,15 @@ class RuntimeImageDockerfileTest {
   }
 
   /**
-   * The bundle comes from runtime-image's build (its bundle profile: {@code ./mvnw -pl
-   * runtime-image -am package -Pbundle}); when this build made one, its contents are checked too.
+   * The bundle comes from the app module's build (its bundle profile: {@code ./mvnw -pl app -am
+   * package -Pbundle}); when this build made one, its contents are checked too.
    */
   @Test
   void theBundleItCopiesIsWhatTheRuntimeImageBuildProduces() throws Exception {
     String pom = Files.readString(context.resolve("pom.xml"));
     assumeTrue(
         pom.contains("gpucomm-bundle.tar.xz"),
-        "runtime-image/pom.xml does not build gpucomm-bundle.tar.xz on this branch yet");
+        "app/pom.xml does not build gpucomm-bundle.tar.xz on this branch yet");
     assertThat(pom).contains("${project.build.directory}/gpucomm-bundle.tar.xz");
     assertThat(context.resolve("src/main/bundle/bin/gpucomm"))
         .as("the launcher the bundle puts at gpucomm/bin/gpucomm")

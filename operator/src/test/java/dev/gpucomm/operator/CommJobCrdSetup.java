@@ -7,7 +7,7 @@ import java.io.UncheckedIOException;
 import java.util.function.Consumer;
 
 /**
- * Installs the committed CommJob CRD (the crds module's generated file) in the mock API server
+ * Installs the committed CommJob CRD (the api module's generated file) in the mock API server
  * before the operator starts, as the Helm chart does in a cluster.
  */
 public class CommJobCrdSetup implements Consumer<KubernetesServer> {

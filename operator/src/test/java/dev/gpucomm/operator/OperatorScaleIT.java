@@ -34,7 +34,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @EnabledIfSystemProperty(named = "gpucomm.bench", matches = "true")
 class OperatorScaleIT {
   static final String COMMAND =
-      "./mvnw -pl crds,operator verify -Dgpucomm.bench=true -Dit.test=OperatorScaleIT";
+      "./mvnw -pl api,operator verify -Dgpucomm.bench=true -Dit.test=OperatorScaleIT";
   static final int LATENCY_JOBS = 50;
   static final int TOTAL_JOBS = 1000;
   static final int PODS_PER_JOB = 2;

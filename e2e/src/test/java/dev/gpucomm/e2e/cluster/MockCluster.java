@@ -68,7 +68,7 @@ public final class MockCluster implements Cluster {
     client = server.createClient();
     workDirectory = settings.artifactsDir().resolve("offline");
     kubeconfig = writeKubeconfig(url, workDirectory);
-    registerCrd(settings.repoRoot().resolve("crds").resolve("commjobs.gpucomm.dev-v1.yml"));
+    registerCrd(settings.repoRoot().resolve("api").resolve("commjobs.gpucomm.dev-v1.yml"));
     client
         .namespaces()
         .resource(

@@ -1,0 +1,70 @@
+package dev.gpucomm.runtime.cli;
+
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.collective.DeviceBackends;
+import dev.gpucomm.runtime.launch.JavaCommand;
+import dev.gpucomm.runtime.launch.LocalRun;
+import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
+import dev.gpucomm.runtime.launch.RankSettings.RankMode;
+import dev.gpucomm.runtime.launch.StagedReportDirectory;
+import dev.gpucomm.runtime.spec.LoadedJob;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** Runs a loaded job on this host and reports how it ended: shared by run, bench and tune. */
+final class LocalJobExecution {
+  private LocalJobExecution() {}
+
+  /** Where a job's report goes unless --out says otherwise. */
+  static Path defaultReportDir(LoadedJob job) {
+    return Path.of("reports", job.name());
+  }
+
+  static LocalRun.Result execute(
+      String command,
+      LoadedJob job,
+      Optional<String> deviceFlag,
+      Optional<Path> reportDir,
+      RankMode mode,
+      boolean dumpIr,
+      CliContext context) {
+    reportDir.ifPresent(dir -> requireReportTarget(command, dir));
+    DeviceKind device =
+        new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
+    LocalRun run =
+        new LocalRun(JavaCommand.ofCurrentJvm(), context.rankEnvironment(), context.out());
+    return run.run(new LocalRun.Request(job, device, reportDir, mode, dumpIr, context.progress()));
+  }
+
+  /** Refuses, before anything runs, a report directory that would replace the user's files. */
+  static void requireReportTarget(String command, Path dir) {
+    StagedReportDirectory.refusal(dir)
+        .ifPresent(
+            problem -> {
+              throw new UsageException(
+                  "gpucomm " + command + ": report directory '" + dir + "' (--out) " + problem);
+            });
+  }
+
+  /** Prints where the report went, or the failing rank; returns the exit code. */
+  static int conclude(String command, LocalRun.Result result, CliContext context) {
+    if (result.supervision().exitCode() != 0) {
+      if (context.progress() == ProgressStyle.LIVE) {
+        context.err().println(); // end rank 0's progress line, which has no newline of its own
+      }
+      // a rank's own usage error already names the command (bench's jobs come from "gpucomm bench")
+      String message =
+          result.supervision().message().replace("failed: gpucomm " + command + ": ", "failed: ");
+      context.err().println("gpucomm " + command + ": " + message);
+      return result.supervision().exitCode();
+    }
+    result.report().ifPresent(dir -> context.out().println("Report: " + relative(dir)));
+    return 0;
+  }
+
+  private static String relative(Path dir) {
+    Path here = Path.of("").toAbsolutePath();
+    return dir.startsWith(here) ? here.relativize(dir) + "/" : dir + "/";
+  }
+}

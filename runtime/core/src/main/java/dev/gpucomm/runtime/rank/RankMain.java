@@ -1,0 +1,190 @@
+package dev.gpucomm.runtime.rank;
+
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.WorkloadKind;
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.bench.BenchmarkWorkload;
+import dev.gpucomm.runtime.bench.SelfTestWorkload;
+import dev.gpucomm.runtime.bench.TuneWorkload;
+import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.DeviceBackend;
+import dev.gpucomm.runtime.collective.DeviceBackends;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.launch.RankSettings;
+import dev.gpucomm.runtime.launch.RankSettings.RankMode;
+import dev.gpucomm.runtime.rendezvous.PeerWatch;
+import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
+import dev.gpucomm.runtime.report.ProgressDisplay;
+import dev.gpucomm.runtime.spec.JobLoader;
+import dev.gpucomm.runtime.spec.LoadedJob;
+import dev.gpucomm.runtime.workload.ProgramWorkload;
+import dev.gpucomm.runtime.workload.RankContext;
+import dev.gpucomm.runtime.workload.RankWorkload;
+import dev.gpucomm.runtime.workload.WorkloadResult;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ServiceLoader;
+import java.util.function.Consumer;
+
+/**
+ * The life of one rank, top to bottom: load the job → join the rendezvous → open the device → build
+ * the communicator → run the workload (which validates every result) → rank 0 publishes the report.
+ * Every other class does one of these steps; this one only orders them.
+ */
+public final class RankMain {
+  /** Name of the barrier every rank passes once all have joined. */
+  static final String JOINED = "joined";
+
+  /** Name of the barrier every rank passes after the workload, before releasing device memory. */
+  static final String WORKLOAD_DONE = "workload-done";
+
+  private final Site site;
+  private final FaultInjection faults;
+  private final PrintStream out;
+  private final PrintStream log;
+  private final Consumer<String> onPeerFailure;
+
+  /**
+   * @param out where rank 0 prints the results table
+   * @param log where progress goes
+   * @param onPeerFailure what to do when another rank dies while this one may be stuck in device
+   *     work that will never finish (a supervised rank records the error and exits)
+   */
+  public RankMain(
+      Site site,
+      FaultInjection faults,
+      PrintStream out,
+      PrintStream log,
+      Consumer<String> onPeerFailure) {
+    this.site = site;
+    this.faults = faults;
+    this.out = out;
+    this.log = log;
+    this.onPeerFailure = onPeerFailure;
+  }
+
+  public void run(RankSettings settings) {
+    // 1. The job.
+    LoadedJob job = load(settings);
+    RankTopology topology = settings.topology();
+    Duration peerTimeout = Duration.ofSeconds(job.job().getSpec().getTimeoutSeconds());
+    RankWorkload workload = workload(settings.mode(), job);
+
+    // 2. The rendezvous: every rank connects to the store and waits for the others.
+    TcpStoreClient store =
+        TcpStoreClient.connect(
+            settings.rendezvous(), topology.rank(), topology.worldSize(), peerTimeout);
+    WorkloadResult result;
+    try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
+      store.barrier(JOINED, topology.worldSize(), peerTimeout);
+      faults.afterRendezvous(topology.rank());
+      result = onDevice(settings, job, workload, store, peerTimeout);
+    } catch (RuntimeException | Error e) {
+      // Leave without a goodbye, so that the store tells the other ranks at once.
+      store.abandon();
+      throw e;
+    }
+    store.close();
+
+    // 6. The report.
+    if (topology.rank() == 0) {
+      site.publish(result.files());
+      if (!result.summaryMarkdown().isEmpty()) {
+        out.println(result.summaryMarkdown());
+      }
+    }
+  }
+
+  /** Steps 3 to 5: the device, the communicator over it, and the workload. */
+  private WorkloadResult onDevice(
+      RankSettings settings,
+      LoadedJob job,
+      RankWorkload workload,
+      TcpStoreClient store,
+      Duration peerTimeout) {
+    RankTopology topology = settings.topology();
+    DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
+    DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
+    try (Device device = backend.open(settings.deviceOrdinal());
+        Communicator communicator = backend.createCommunicator(device, store, topology)) {
+      ProgressDisplay progress =
+          topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
+      WorkloadResult result =
+          workload.run(
+              new RankContext(
+                  job,
+                  topology,
+                  device,
+                  communicator,
+                  store,
+                  peerTimeout,
+                  progress,
+                  settings.dumpIr()));
+      // No rank releases its shared memory while another may still read it.
+      store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
+      return result;
+    }
+  }
+
+  private ProgressDisplay progress(RankSettings settings) {
+    return switch (settings.progress()) {
+      case LIVE -> ProgressDisplay.terminal(log);
+      case LINES -> ProgressDisplay.lines(log);
+      case OFF -> ProgressDisplay.silent();
+    };
+  }
+
+  private static LoadedJob load(RankSettings settings) {
+    String text;
+    try {
+      text = Files.readString(settings.jobFile());
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot read the job file " + settings.jobFile() + ": " + e.getMessage(), e);
+    }
+    LoadedJob job = new JobLoader().load(text, settings.jobSource());
+    int worldSize = job.job().getSpec().getWorldSize();
+    if (worldSize != settings.worldSize()) {
+      throw new UsageException(
+          settings.jobSource()
+              + ": spec.worldSize "
+              + worldSize
+              + " differs from WORLD_SIZE "
+              + settings.worldSize());
+    }
+    return job;
+  }
+
+  /** The backend of {@code kind}; {@code instance} keeps concurrent runs' shared files apart. */
+  private static DeviceBackend backend(DeviceKind kind, String instance) {
+    DeviceBackends.Probe probe = new DeviceBackends(instance).probe(kind);
+    if (!probe.usable()) {
+      throw new UsageException("device " + kind + " is not usable here: " + probe.reason());
+    }
+    return probe.backend();
+  }
+
+  private RankWorkload workload(RankMode mode, LoadedJob job) {
+    if (mode == RankMode.SELFTEST) {
+      return new SelfTestWorkload();
+    }
+    WorkloadKind kind = job.job().getSpec().getWorkload().getKind();
+    return switch (kind) {
+      case BENCHMARK -> new BenchmarkWorkload(site.tuningTables());
+      case TUNE -> new TuneWorkload(site.tuningTables());
+      case PROGRAM ->
+          ServiceLoader.load(ProgramWorkload.class)
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new UsageException(
+                          job.source()
+                              + ": spec.workload.kind: program workloads need the host-IR module,"
+                              + " which this build does not include"));
+    };
+  }
+}

@@ -1,0 +1,166 @@
+package dev.gpucomm.runtime.collective.cuda.diagnostics;
+
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.collective.cuda.CudaBackend;
+import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
+import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
+import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
+import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Diagnostics of the CUDA backend on one host, one process per GPU: checks every all-reduce
+ * algorithm and kernel variant against a float64 reference (odd sizes, back-to-back calls with
+ * sizes changing, CUDA-graph replay mixed with eager calls), the NCCL collectives and cuBLAS, then
+ * times all-reduce eager and from CUDA graphs and, optionally, sweeps kernel block counts.
+ *
+ * <pre>
+ * GPUCOMM_MAIN=dev.gpucomm.runtime.collective.cuda.diagnostics.CudaDiagnostics \
+ *   gpucomm --rank R --world W --store HOST:PORT [--check] [--bench [--samples N]
+ *   [--runners LABEL,...] [--tokens T,...]] [--timeline] [--tune | --tune-chunks] [--json FILE]
+ * </pre>
+ *
+ * {@code --runners} and {@code --tokens} restrict the bench to those runners (labels as printed,
+ * e.g. {@code kernel:oneshot_wsh}) and token counts; {@code --timeline} prints, per rank, where the
+ * time of back-to-back calls of the kernel with the host path goes step by step (its copies
+ * included), beside the same kernel without it.
+ *
+ * <p>Rank 0 hosts the store. Exit status 1 when any check fails.
+ */
+public final class CudaDiagnostics {
+  private final DiagnosticsSession session;
+
+  private CudaDiagnostics(DiagnosticsSession session) {
+    this.session = session;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = parse(args);
+    int rank = Integer.parseInt(options.getOrDefault("--rank", "0"));
+    int world = Integer.parseInt(options.getOrDefault("--world", "1"));
+    RendezvousAddress address =
+        RendezvousAddress.parse(options.getOrDefault("--store", "127.0.0.1:29500"), "--store");
+    TcpStoreServer server = rank == 0 ? TcpStoreServer.start(address.port()) : null;
+    int status;
+    try (TcpStoreClient store =
+        TcpStoreClient.connect(address, rank, world, DiagnosticsSession.TIMEOUT)) {
+      RankTopology topology = new RankTopology(rank, world, rank, world);
+      CudaBackend backend = new CudaBackend();
+      try (CudaDevice device = (CudaDevice) backend.open(rank)) {
+        long start = System.nanoTime();
+        CudaCommunicator communicator =
+            CudaCommunicator.create(
+                device, store, topology, CudaCommunicatorSettings.fromEnvironment());
+        try {
+          Path json = options.containsKey("--json") ? Path.of(options.get("--json")) : null;
+          CudaDiagnostics diagnostics =
+              new CudaDiagnostics(
+                  new DiagnosticsSession(topology, store, device, communicator, json));
+          diagnostics.describe(backend, (System.nanoTime() - start) / 1e9);
+          status = diagnostics.run(options);
+        } finally {
+          communicator.close();
+        }
+      }
+      store.barrier("diagnostics/done", world, DiagnosticsSession.TIMEOUT);
+    } finally {
+      if (server != null) {
+        server.awaitAllRanksGone(Duration.ofSeconds(30));
+        server.close();
+      }
+    }
+    System.exit(status);
+  }
+
+  private static Map<String, String> parse(String[] args) {
+    Map<String, String> options = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+        options.put(args[i], args[++i]);
+      } else {
+        options.put(args[i], "true");
+      }
+    }
+    return options;
+  }
+
+  private void describe(CudaBackend backend, double creationSeconds) {
+    if (session.topology.rank() != 0) {
+      return;
+    }
+    CudaDriverApi api = CudaDriverApi.get();
+    session.out.printf(
+        Locale.ROOT,
+        "host: %d x %s (cc %s, %d SMs), CUDA driver %d, NCCL %s, world %d%n",
+        backend.deviceCount(),
+        session.device.name(),
+        session.device.computeCapability().orElseThrow(),
+        session.device.multiprocessors(),
+        api.driverVersion(),
+        session.communicator.ncclVersion(),
+        session.topology.worldSize());
+    session.out.printf(
+        Locale.ROOT,
+        "communicator: %s in %.2f s; unavailable: %s; host path: %s%n",
+        session.communicator.allReduceAlgorithms(),
+        creationSeconds,
+        session.communicator.unavailableReason().isEmpty()
+            ? "none"
+            : session.communicator.unavailableReason(),
+        session.communicator.hostPathReason().isEmpty()
+            ? "on (" + String.join(", ", session.communicator.hostPathKernels()) + ")"
+            : "off (" + session.communicator.hostPathReason() + ")");
+  }
+
+  private int run(Map<String, String> options) {
+    AllReduceTiming timing = new AllReduceTiming(session);
+    if (options.containsKey("--check")) {
+      new AllReduceChecks(session).run();
+      new LibraryChecks(session).run();
+      timing.measureHostCost();
+    }
+    if (options.containsKey("--bench")) {
+      int samples = Integer.parseInt(options.getOrDefault("--samples", "100"));
+      if (options.containsKey("--runners") || options.containsKey("--tokens")) {
+        String runners = options.getOrDefault("--runners", "");
+        timing.bench(
+            samples,
+            runners.isEmpty() ? List.of() : List.of(runners.split(",")),
+            Arrays.stream(options.getOrDefault("--tokens", "4096").split(","))
+                .mapToInt(Integer::parseInt)
+                .toArray());
+      } else {
+        timing.bench(samples);
+      }
+    }
+    if (options.containsKey("--timeline")) {
+      new CallTimelines(session).run();
+    }
+    ShapeSweeps sweeps = new ShapeSweeps(session, timing);
+    if (options.containsKey("--tune")) {
+      sweeps.grids();
+    }
+    if (options.containsKey("--tune") || options.containsKey("--tune-chunks")) {
+      sweeps.chunks();
+    }
+    session.writeJson();
+    List<String> failures = session.failures();
+    for (String failure : failures) {
+      System.err.println("rank " + session.topology.rank() + " FAILED " + failure);
+    }
+    if (session.isRankZero()) {
+      session.out.println(
+          failures.isEmpty() ? "diagnostics: all checks passed" : "diagnostics: FAILED");
+    }
+    return failures.isEmpty() ? 0 : 1;
+  }
+}
