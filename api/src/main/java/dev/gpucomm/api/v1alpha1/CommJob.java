@@ -2,22 +2,41 @@ package dev.gpucomm.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Categories;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
+import java.util.List;
 
 /** A GPU communication job: a benchmark sweep, a host-IR program or a tuning sweep over ranks. */
+@ValidationRule(
+    value = "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+    message =
+        "metadata.name must be a DNS-1035 label: lower-case letters, digits and '-', starting"
+            + " with a letter and ending with a letter or digit",
+    reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "size(self.metadata.name) <= " + CommJob.MAX_NAME_LENGTH,
+    message =
+        "metadata.name must be at most "
+            + CommJob.MAX_NAME_LENGTH
+            + " characters (the pods and ConfigMaps named after it"
+            + " must stay DNS labels)",
+    reason = "FieldValueTooLong")
 @Group(CommJob.GROUP)
 @Version(CommJob.VERSION)
 @Kind("CommJob")
 @Plural("commjobs")
 @Singular("commjob")
-@ShortNames("cj")
+// "cj" is CronJob's short name, which kubectl resolves first.
+@ShortNames("gcj")
+@Categories("gpucomm")
 @AdditionalPrinterColumn(
     name = "Phase",
     jsonPath = ".status.phase",
@@ -31,6 +50,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
     jsonPath = ".status.best",
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
+    name = "Regressed",
+    jsonPath = ".status.conditions[?(@.type==\"Regressed\")].status",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
     name = "Age",
     jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)
@@ -38,6 +61,19 @@ public class CommJob extends CustomResource<CommJobSpec, CommJobStatus> implemen
   public static final String GROUP = "gpucomm.dev";
   public static final String VERSION = "v1alpha1";
   public static final String API_VERSION = GROUP + "/" + VERSION;
+
+  /** What {@code kubectl explain commjob} says of the resource. */
+  public static final String DESCRIPTION =
+      "A GPU communication job: an all-reduce (or other collective) benchmark sweep, a host-IR"
+          + " program or a tuning sweep, run as one pod per node with one rank per GPU; its"
+          + " results and verdicts land in status.";
+
+  /**
+   * The columns of {@code kubectl get commjobs}, in order. The CRD generator sorts them by JSON
+   * path; the build puts them back in this order.
+   */
+  public static final List<String> PRINTER_COLUMNS =
+      List.of("Phase", "World", "Best", "Regressed", "Age");
 
   /** Label put on every object the operator creates for a job; its value is the job's name. */
   public static final String JOB_LABEL = GROUP + "/job";

@@ -55,7 +55,9 @@ public class CommJobSpec {
   @Min(1)
   @Max(86400)
   @JsonPropertyDescription(
-      "The job fails with reason Timeout when it has not finished after this many seconds.")
+      "The job fails with reason Timeout when it has not finished this many seconds after its"
+          + " pods were created (status.startTime): image pulls and rendezvous count, time"
+          + " spent before the pods exist does not.")
   private Integer timeoutSeconds;
 
   @JsonPropertyDescription("Earlier results to compare with; sets the Regressed condition.")

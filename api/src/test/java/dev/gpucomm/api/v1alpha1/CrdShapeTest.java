@@ -1,0 +1,76 @@
+package dev.gpucomm.api.v1alpha1;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** What kubectl shows of a CommJob on a real cluster, read from the committed CRD. */
+class CrdShapeTest {
+  private static JsonNode crd;
+
+  @BeforeAll
+  static void readCommittedCrd() throws IOException {
+    crd =
+        new ObjectMapper(new YAMLFactory())
+            .readTree(
+                Path.of(System.getProperty("committedCrdDir"), "commjobs.gpucomm.dev-v1.yml")
+                    .toFile());
+  }
+
+  @Test
+  void shortNamesLeaveCronJobsCjAlone() {
+    JsonNode names = crd.at("/spec/names");
+    assertThat(texts(names.get("shortNames"))).containsExactly("gcj").doesNotContain("cj");
+    assertThat(texts(names.get("categories"))).containsExactly("gpucomm");
+  }
+
+  @Test
+  void kubectlGetShowsPhaseWorldBestRegressedAgeInThatOrder() {
+    List<String> columns = new ArrayList<>();
+    crd.at("/spec/versions/0/additionalPrinterColumns")
+        .forEach(column -> columns.add(column.get("name").asText()));
+    assertThat(columns).containsExactly("Phase", "World", "Best", "Regressed", "Age");
+  }
+
+  @Test
+  void kubectlExplainDescribesTheResourceAndItsConditions() {
+    JsonNode root = crd.at("/spec/versions/0/schema/openAPIV3Schema");
+    assertThat(root.get("description").asText()).isEqualTo(CommJob.DESCRIPTION);
+    JsonNode conditions = root.at("/properties/status/properties/conditions");
+    assertThat(conditions.get("x-kubernetes-list-type").asText()).isEqualTo("map");
+    assertThat(texts(conditions.get("x-kubernetes-list-map-keys"))).containsExactly("type");
+    conditions
+        .at("/items/properties")
+        .properties()
+        .forEach(
+            field ->
+                assertThat(field.getValue().has("description"))
+                    .as("conditions[].%s is described", field.getKey())
+                    .isTrue());
+  }
+
+  @Test
+  void theNameIsCheckedAtAdmissionWithTheOperatorsRules() {
+    List<String> rules = new ArrayList<>();
+    crd.at("/spec/versions/0/schema/openAPIV3Schema/x-kubernetes-validations")
+        .forEach(rule -> rules.add(rule.get("rule").asText()));
+    assertThat(rules)
+        .containsExactly(
+            "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+            "size(self.metadata.name) <= " + CommJob.MAX_NAME_LENGTH);
+  }
+
+  private static List<String> texts(JsonNode array) {
+    List<String> values = new ArrayList<>();
+    array.forEach(value -> values.add(value.asText()));
+    return values;
+  }
+}
