@@ -1,7 +1,6 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.TuneSpec;
-import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.report.BenchmarkReport;
@@ -10,7 +9,6 @@ import dev.gpucomm.runtime.report.ReportMarkdown;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,46 +32,20 @@ public final class TuneWorkload implements RankWorkload {
   @Override
   public WorkloadResult run(RankContext context) {
     TuneSpec tune = context.job().job().getSpec().getWorkload().getTune();
-    var topology = context.topology();
-    long seed =
-        SharedSeed.agree(
-            null, context.store(), "tune/seed", context.rank(), context.rendezvousTimeout());
-    SweepPlan plan =
-        new SweepPlanner(context.job().source(), context.device().kind(), context.communicator())
-            .plan(tune, seed);
     // The decisions in the sweep's report are the job's heuristic's, for comparison with the table.
-    AlgorithmHeuristic heuristic =
-        JobHeuristic.create(context.job(), tuningTables, topology.worldSize(), tune.getDtype());
-    String startedAt = Instant.now().toString();
-    BenchmarkSweep.Outcome outcome =
-        new BenchmarkSweep(
-                context.device(),
-                context.communicator(),
-                context.store(),
-                heuristic,
-                context.progress(),
-                context.rendezvousTimeout())
-            .run(plan, "tune");
-    if (!context.isRankZero()) {
-      return WorkloadResult.none();
-    }
-    BenchmarkReport report =
-        new BenchmarkReport(
-            BenchmarkReport.SCHEMA_VERSION,
-            context.job().name(),
-            plan.collective(),
-            plan.dtype(),
-            plan.hiddenSize(),
-            false,
-            topology.worldSize(),
-            topology.localWorldSize(),
-            context.device().kind().wireName(),
-            context.device().name(),
-            BenchmarkWorkload.hostName(),
-            heuristic.name(),
-            startedAt,
-            outcome.sizes());
-    String tableName = tune.getTableName() != null ? tune.getTableName() : context.job().name();
+    return ReportedSweep.run(
+            context,
+            tuningTables,
+            "tune",
+            null,
+            tune.getDtype(),
+            (planner, seed) -> planner.plan(tune, seed))
+        .map(sweep -> result(tune, context.job().name(), sweep.report()))
+        .orElseGet(WorkloadResult::none);
+  }
+
+  private static WorkloadResult result(TuneSpec tune, String jobName, BenchmarkReport report) {
+    String tableName = tune.getTableName() != null ? tune.getTableName() : jobName;
     TuningTable table = TuningTable.fromReports(tableName, List.of(report));
     Map<String, String> files = new LinkedHashMap<>(ReportFiles.render(report));
     files.put(TABLE_FILE, TuningTableJson.write(table));

@@ -12,7 +12,7 @@ import java.util.SplittableRandom;
  * methods move blocks through a caller-owned {@code float[]} so that reduction loops make one
  * virtual call per block rather than per element, and allocate nothing.
  */
-public sealed interface ElementCodec permits Bf16Codec, Fp16Codec, Fp32Codec {
+public sealed interface ElementCodec permits TwoByteCodec, Fp32Codec {
 
   /** The codec of {@code dtype}; codecs are stateless singletons. */
   static ElementCodec of(DType dtype) {

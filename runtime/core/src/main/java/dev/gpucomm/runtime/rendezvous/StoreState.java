@@ -11,6 +11,8 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -105,33 +107,22 @@ final class StoreState {
 
   Outcome get(String key, Duration timeout) throws InterruptedException {
     long start = System.nanoTime();
-    long deadline = start + timeout.toNanos();
     lock.lock();
     try {
-      while (true) {
-        byte[] value = values.get(key);
-        if (value != null) {
-          return Outcome.ok(value);
-        }
-        if (closed) {
-          return Outcome.failed("rendezvous: the store closed while waiting for key '" + key + "'");
-        }
-        if (failure != null) {
-          return Outcome.peerFailed(failure + " while waiting for key '" + key + "'");
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return Outcome.timeout(
+      return awaitLocked(
+          start,
+          timeout,
+          () -> values.get(key),
+          "while waiting for key '" + key + "'",
+          " while waiting for key '" + key + "'",
+          elapsed ->
               "rendezvous: key '"
                   + key
                   + "' not set after "
-                  + seconds(System.nanoTime() - start)
+                  + elapsed
                   + " ("
                   + connectionSummary()
                   + ")");
-        }
-        changed.awaitNanos(left);
-      }
     } finally {
       lock.unlock();
     }
@@ -142,36 +133,60 @@ final class StoreState {
     String label = "barrier '" + name + "'" + (round > 1 ? " (round " + round + ")" : "");
     String key = name + '\u0000' + round;
     long start = System.nanoTime();
-    long deadline = start + timeout.toNanos();
     lock.lock();
     try {
       TreeSet<Integer> arrived = barriers.computeIfAbsent(key, k -> new TreeSet<>());
       arrived.add(rank);
       changed.signalAll();
-      while (true) {
-        if (arrived.size() >= participants) {
-          return Outcome.ok(new byte[0]);
-        }
-        if (closed) {
-          return Outcome.failed("rendezvous: the store closed during " + label);
-        }
-        if (failure != null) {
-          return Outcome.peerFailed(failure + " before " + label + " completed");
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return Outcome.timeout(
+      return awaitLocked(
+          start,
+          timeout,
+          () -> arrived.size() >= participants ? new byte[0] : null,
+          "during " + label,
+          " before " + label + " completed",
+          elapsed ->
               "rendezvous: "
                   + label
                   + " timed out after "
-                  + seconds(System.nanoTime() - start)
+                  + elapsed
                   + " "
                   + missingFromBarrier(arrived, participants));
-        }
-        changed.awaitNanos(left);
-      }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Waits, holding the lock, until {@code ready} gives a value, the store closes, a rank
+   * disconnects, or {@code timeout} from {@code start} passes, in that order of precedence; each
+   * failure says what was awaited ({@code closedWhile}, {@code failedWhile}, or the timeout message
+   * built from the time waited).
+   */
+  private Outcome awaitLocked(
+      long start,
+      Duration timeout,
+      Supplier<byte[]> ready,
+      String closedWhile,
+      String failedWhile,
+      Function<String, String> timeoutMessage)
+      throws InterruptedException {
+    long deadline = start + timeout.toNanos();
+    while (true) {
+      byte[] value = ready.get();
+      if (value != null) {
+        return Outcome.ok(value);
+      }
+      if (closed) {
+        return Outcome.failed("rendezvous: the store closed " + closedWhile);
+      }
+      if (failure != null) {
+        return Outcome.peerFailed(failure + failedWhile);
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return Outcome.timeout(timeoutMessage.apply(seconds(System.nanoTime() - start)));
+      }
+      changed.awaitNanos(left);
     }
   }
 

@@ -244,24 +244,15 @@ public final class CpuCommunicator implements Communicator {
     if (resolved != Algorithm.RING) {
       requireStaging(operation, bytes);
     }
-    CpuStream cpuStream = prepare(stream);
-    if (count == 0) {
-      return;
-    }
-    switch (resolved) {
-      case ONESHOT ->
-          launch(
-              cpuStream,
-              operation,
-              () -> direct.oneShotAllReduce(operation, in, out, count, codec));
-      case TWOSHOT ->
-          launch(
-              cpuStream,
-              operation,
-              () -> direct.twoShotAllReduce(operation, in, out, count, codec));
-      default ->
-          launch(cpuStream, operation, () -> ring.allReduce(operation, in, out, count, codec));
-    }
+    post(
+        stream,
+        operation,
+        count,
+        switch (resolved) {
+          case ONESHOT -> () -> direct.oneShotAllReduce(operation, in, out, count, codec);
+          case TWOSHOT -> () -> direct.twoShotAllReduce(operation, in, out, count, codec);
+          default -> () -> ring.allReduce(operation, in, out, count, codec);
+        });
   }
 
   @Override
@@ -281,15 +272,13 @@ public final class CpuCommunicator implements Communicator {
     if (oneShot) {
       requireStaging(operation, bytesPerRank);
     }
-    CpuStream cpuStream = prepare(stream);
-    if (count == 0) {
-      return;
-    }
-    if (oneShot) {
-      launch(cpuStream, operation, () -> direct.allGather(operation, in, out, bytesPerRank));
-    } else {
-      launch(cpuStream, operation, () -> ring.allGather(operation, in, out, bytesPerRank));
-    }
+    post(
+        stream,
+        operation,
+        count,
+        oneShot
+            ? () -> direct.allGather(operation, in, out, bytesPerRank)
+            : () -> ring.allGather(operation, in, out, bytesPerRank));
   }
 
   @Override
@@ -309,15 +298,13 @@ public final class CpuCommunicator implements Communicator {
     if (oneShot) {
       requireStaging(operation, inputBytes);
     }
-    CpuStream cpuStream = prepare(stream);
-    if (count == 0) {
-      return;
-    }
-    if (oneShot) {
-      launch(cpuStream, operation, () -> direct.reduceScatter(operation, in, out, count, codec));
-    } else {
-      launch(cpuStream, operation, () -> ring.reduceScatter(operation, in, out, count, codec));
-    }
+    post(
+        stream,
+        operation,
+        count,
+        oneShot
+            ? () -> direct.reduceScatter(operation, in, out, count, codec)
+            : () -> ring.reduceScatter(operation, in, out, count, codec));
   }
 
   @Override
@@ -338,15 +325,13 @@ public final class CpuCommunicator implements Communicator {
     if (oneShot) {
       requireStaging(operation, bytes);
     }
-    CpuStream cpuStream = prepare(stream);
-    if (count == 0) {
-      return;
-    }
-    if (oneShot) {
-      launch(cpuStream, operation, () -> direct.broadcast(operation, in, out, bytes, root));
-    } else {
-      launch(cpuStream, operation, () -> ring.broadcast(operation, in, out, bytes, root));
-    }
+    post(
+        stream,
+        operation,
+        count,
+        oneShot
+            ? () -> direct.broadcast(operation, in, out, bytes, root)
+            : () -> ring.broadcast(operation, in, out, bytes, root));
   }
 
   @Override
@@ -370,13 +355,10 @@ public final class CpuCommunicator implements Communicator {
     }
     MemorySegment out = segment(SEND_RECEIVE, "send buffer", send, bytes);
     MemorySegment in = segment(SEND_RECEIVE, "receive buffer", receive, bytes);
-    CpuStream cpuStream = prepare(stream);
-    if (bytes == 0) {
-      return;
-    }
-    launch(
-        cpuStream,
+    post(
+        stream,
         SEND_RECEIVE,
+        bytes,
         () -> pointToPoint.sendReceive(SEND_RECEIVE, out, 0, sendTo, in, 0, receiveFrom, bytes));
   }
 
@@ -391,13 +373,10 @@ public final class CpuCommunicator implements Communicator {
             "output",
             output,
             bytes(COLLECTIVE_PERMUTE, count, dtype, topology.worldSize()));
-    CpuStream cpuStream = prepare(stream);
-    if (count == 0) {
-      return;
-    }
-    launch(
-        cpuStream,
+    post(
+        stream,
         COLLECTIVE_PERMUTE,
+        count,
         () -> pointToPoint.collectivePermute(COLLECTIVE_PERMUTE, in, out, bytesPerRank));
   }
 
@@ -475,8 +454,16 @@ public final class CpuCommunicator implements Communicator {
     return device.streamOf(stream);
   }
 
-  private void launch(CpuStream stream, String operation, Runnable collective) {
-    stream.launch(operation, () -> runExclusively(operation, collective));
+  /**
+   * Checks that the communicator can still run collectives, then queues {@code collective} on the
+   * stream, unless it has nothing to move ({@code amount}, its elements or bytes, is zero).
+   */
+  private void post(Stream stream, String operation, long amount, Runnable collective) {
+    CpuStream cpuStream = prepare(stream);
+    if (amount == 0) {
+      return;
+    }
+    cpuStream.launch(operation, () -> runExclusively(operation, collective));
   }
 
   /**

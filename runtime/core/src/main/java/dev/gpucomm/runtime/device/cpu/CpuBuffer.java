@@ -2,24 +2,21 @@ package dev.gpucomm.runtime.device.cpu;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Off-heap memory private to one rank: the CPU analog of cuMemAlloc'd device memory. */
 public final class CpuBuffer implements CpuMemory {
   private static final long ALIGNMENT = 64;
 
-  private final Arena arena;
-  private final MemorySegment memory;
+  private final ArenaMemory memory;
   private final Runnable onClose;
-  private final AtomicBoolean closed = new AtomicBoolean();
 
   CpuBuffer(long bytes, Runnable onClose) {
     if (bytes < 0) {
       throw new IllegalArgumentException("cannot allocate " + bytes + " bytes");
     }
-    this.arena = Arena.ofShared();
+    Arena arena = Arena.ofShared();
     try {
-      this.memory = arena.allocate(bytes, ALIGNMENT);
+      this.memory = new ArenaMemory(arena, arena.allocate(bytes, ALIGNMENT));
     } catch (OutOfMemoryError e) {
       // An Error would escape the rank's error report as a stack trace; a size too large for this
       // host is the user's input, so say it in one line.
@@ -36,10 +33,7 @@ public final class CpuBuffer implements CpuMemory {
 
   @Override
   public MemorySegment segment() {
-    if (closed.get()) {
-      throw new IllegalStateException(this + " is closed");
-    }
-    return memory;
+    return memory.segment(this);
   }
 
   @Override
@@ -49,8 +43,8 @@ public final class CpuBuffer implements CpuMemory {
 
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
-      arena.close();
+    if (memory.markClosed()) {
+      memory.free();
       onClose.run();
     }
   }

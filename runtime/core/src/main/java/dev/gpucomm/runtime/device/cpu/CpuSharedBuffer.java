@@ -8,29 +8,26 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Memory other ranks of the node can map: a shared-memory file mapped into this process, whose
  * handle carries the file's path. Closing it unmaps the file and deletes it.
  */
 public final class CpuSharedBuffer implements CpuMemory, ShareableBuffer {
-  private final Arena arena;
   private final Path path;
-  private final MemorySegment memory;
+  private final ArenaMemory memory;
   private final IpcHandle handle;
   private final Runnable onClose;
-  private final AtomicBoolean closed = new AtomicBoolean();
 
   CpuSharedBuffer(SharedMemoryFiles files, long bytes, Runnable onClose) {
     if (bytes <= 0) {
       throw new IllegalArgumentException("a shareable buffer needs at least 1 byte, got " + bytes);
     }
-    this.arena = Arena.ofShared();
+    Arena arena = Arena.ofShared();
     try {
       SharedMemoryFiles.MappedFile file = files.create(bytes, arena);
       this.path = file.path();
-      this.memory = file.memory();
+      this.memory = new ArenaMemory(arena, file.memory());
     } catch (RuntimeException e) {
       arena.close();
       throw e;
@@ -64,10 +61,7 @@ public final class CpuSharedBuffer implements CpuMemory, ShareableBuffer {
 
   @Override
   public MemorySegment segment() {
-    if (closed.get()) {
-      throw new IllegalStateException(this + " is closed");
-    }
-    return memory;
+    return memory.segment(this);
   }
 
   @Override
@@ -77,9 +71,9 @@ public final class CpuSharedBuffer implements CpuMemory, ShareableBuffer {
 
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
+    if (memory.markClosed()) {
       try {
-        arena.close();
+        memory.free();
         unlink();
       } finally {
         onClose.run();

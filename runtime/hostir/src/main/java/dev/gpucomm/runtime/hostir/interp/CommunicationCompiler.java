@@ -2,12 +2,14 @@ package dev.gpucomm.runtime.hostir.interp;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.CommBackend;
+import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.hostir.ir.AllReduce;
 import dev.gpucomm.runtime.hostir.ir.Allgather;
 import dev.gpucomm.runtime.hostir.ir.Broadcast;
+import dev.gpucomm.runtime.hostir.ir.CollectiveCommunication;
 import dev.gpucomm.runtime.hostir.ir.CollectivePermute;
 import dev.gpucomm.runtime.hostir.ir.Communication;
 import dev.gpucomm.runtime.hostir.ir.ForLoop;
@@ -44,70 +46,43 @@ final class CommunicationCompiler {
     Communicator main = context.communicators().main();
     return switch (communication) {
       case AllReduce allReduce -> {
-        int in = allReduce.input().id();
-        int out = allReduce.output().id();
         long count = allReduce.output().localElements();
-        var dtype = allReduce.output().dtype();
+        DType dtype = allReduce.output().dtype();
         Algorithm algorithm =
             allReduceAlgorithm(allReduce.backend(), main, allReduce.output().localBytes());
-        String inName = allReduce.input().name();
-        String outName = allReduce.output().name();
-        yield s -> {
-          context
-              .communicator(s)
-              .allReduce(
-                  algorithm,
-                  s.tensor(in, inName),
-                  s.tensor(out, outName),
-                  count,
-                  dtype,
-                  s.current.stream());
-          record.posted(s);
-        };
+        yield onCommunicator(
+            allReduce,
+            record,
+            (communicator, input, output, s) ->
+                communicator.allReduce(algorithm, input, output, count, dtype, s.current.stream()));
       }
       case Allgather allgather -> {
-        int in = allgather.input().id();
-        int out = allgather.output().id();
         long count = allgather.input().localElements();
-        var dtype = allgather.input().dtype();
+        DType dtype = allgather.input().dtype();
         Algorithm algorithm = libraryAlgorithm("Allgather", allgather.backend(), main);
-        String inName = allgather.input().name();
-        String outName = allgather.output().name();
-        yield s -> {
-          context
-              .communicator(s)
-              .allGather(
-                  algorithm,
-                  s.tensor(in, inName),
-                  s.tensor(out, outName),
-                  count,
-                  dtype,
-                  s.current.stream());
-          record.posted(s);
-        };
+        yield onCommunicator(
+            allgather,
+            record,
+            (communicator, input, output, s) ->
+                communicator.allGather(algorithm, input, output, count, dtype, s.current.stream()));
       }
       case Broadcast broadcast -> {
-        int in = broadcast.input().id();
-        int out = broadcast.output().id();
         long count = broadcast.input().localElements();
-        var dtype = broadcast.input().dtype();
+        DType dtype = broadcast.input().dtype();
         CompiledIndex root = CompiledIndex.of(broadcast.root(), scope.slots);
         Algorithm algorithm = libraryAlgorithm("Broadcast", broadcast.backend(), main);
-        String inName = broadcast.input().name();
-        String outName = broadcast.output().name();
-        yield s -> {
-          context
-              .communicator(s)
-              .broadcast(
-                  algorithm,
-                  s.tensor(in, inName),
-                  s.tensor(out, outName),
-                  count,
-                  dtype,
-                  context.checkedRank(root.value(s), "broadcast root"),
-                  s.current.stream());
-          record.posted(s);
-        };
+        yield onCommunicator(
+            broadcast,
+            record,
+            (communicator, input, output, s) ->
+                communicator.broadcast(
+                    algorithm,
+                    input,
+                    output,
+                    count,
+                    dtype,
+                    context.checkedRank(root.value(s), "broadcast root"),
+                    s.current.stream()));
       }
       case CollectivePermute permute -> {
         int in = permute.input().id();
@@ -147,6 +122,29 @@ final class CommunicationCompiler {
         };
       }
       case P2PCommunication p2p -> pointToPoint.transfer(p2p, record, scope);
+    };
+  }
+
+  /** One call of a collective on the current stream's communicator. */
+  @FunctionalInterface
+  private interface CommunicatorCall {
+    void post(
+        Communicator communicator, DeviceBuffer input, DeviceBuffer output, ExecutionState state);
+  }
+
+  /**
+   * A step that makes {@code call} with the buffers of the collective's input and output on the
+   * current stream's communicator, then records the post.
+   */
+  private Step onCommunicator(
+      CollectiveCommunication collective, PostRecord record, CommunicatorCall call) {
+    int in = collective.input().id();
+    int out = collective.output().id();
+    String inName = collective.input().name();
+    String outName = collective.output().name();
+    return s -> {
+      call.post(context.communicator(s), s.tensor(in, inName), s.tensor(out, outName), s);
+      record.posted(s);
     };
   }
 

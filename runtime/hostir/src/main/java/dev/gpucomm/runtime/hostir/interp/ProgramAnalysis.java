@@ -1,20 +1,12 @@
 package dev.gpucomm.runtime.hostir.interp;
 
 import dev.gpucomm.api.v1alpha1.CommBackend;
-import dev.gpucomm.runtime.hostir.ir.AllReduce;
-import dev.gpucomm.runtime.hostir.ir.Allgather;
-import dev.gpucomm.runtime.hostir.ir.Allocate;
-import dev.gpucomm.runtime.hostir.ir.Broadcast;
-import dev.gpucomm.runtime.hostir.ir.CollectivePermute;
 import dev.gpucomm.runtime.hostir.ir.Communication;
-import dev.gpucomm.runtime.hostir.ir.Copy;
 import dev.gpucomm.runtime.hostir.ir.ForLoop;
 import dev.gpucomm.runtime.hostir.ir.IfThenElse;
-import dev.gpucomm.runtime.hostir.ir.Matmul;
 import dev.gpucomm.runtime.hostir.ir.P2PCommunication;
 import dev.gpucomm.runtime.hostir.ir.Program;
 import dev.gpucomm.runtime.hostir.ir.ShardByStream;
-import dev.gpucomm.runtime.hostir.ir.ShareMemHandles;
 import dev.gpucomm.runtime.hostir.ir.Statement;
 import dev.gpucomm.runtime.hostir.ir.Tensor;
 import java.util.ArrayDeque;
@@ -68,72 +60,37 @@ final class ProgramAnalysis {
   private void scan(List<Statement> statements) {
     Deque<P2PCommunication> unpairedSends = new ArrayDeque<>();
     for (Statement statement : statements) {
+      statement.forEachTensor(this::seeTensor);
       switch (statement) {
-        case Allocate allocate -> seeTensor(allocate.tensor());
         case ForLoop loop -> scan(loop.body());
         case IfThenElse branch -> {
           scan(branch.then());
           scan(branch.otherwise());
         }
-        case ShardByStream shard -> {
-          seeTensor(shard.out());
-          seeTensor(shard.in());
-          aliasOf.put(shard.out().id(), shard.in().id());
-        }
-        case Copy copy -> {
-          seeTensor(copy.out());
-          seeTensor(copy.in());
-        }
-        case Matmul matmul -> {
-          seeTensor(matmul.out());
-          seeTensor(matmul.a());
-          seeTensor(matmul.b());
-        }
-        case P2PCommunication p2p -> {
-          seeCommunication(p2p);
-          if (overIpc(p2p)) {
-            if (p2p.direction() == P2PCommunication.Direction.SEND) {
-              shareableRoots.add(root(p2p.buffer().id()));
-              channelOf.put(p2p.id(), channels++);
-              unpairedSends.push(p2p);
-            } else {
-              if (unpairedSends.isEmpty()) {
-                throw new IllegalArgumentException(
-                    "IPC recv "
-                        + p2p.id()
-                        + " has no IPC send before it in its block to pair with");
-              }
-              channelOf.put(p2p.id(), channelOf.get(unpairedSends.pop().id()));
-            }
+        case ShardByStream shard -> aliasOf.put(shard.out().id(), shard.in().id());
+        case Communication communication -> {
+          maxCommunicationId = Math.max(maxCommunicationId, communication.id());
+          if (communication instanceof P2PCommunication p2p && overIpc(p2p)) {
+            pairIpc(p2p, unpairedSends);
           }
         }
-        case Communication communication -> seeCommunication(communication);
-        case ShareMemHandles ignored -> {}
         default -> {}
       }
     }
   }
 
-  private void seeCommunication(Communication communication) {
-    maxCommunicationId = Math.max(maxCommunicationId, communication.id());
-    switch (communication) {
-      case AllReduce c -> {
-        seeTensor(c.input());
-        seeTensor(c.output());
+  /** Gives an IPC send a new channel, and an IPC recv the channel of the send it pairs with. */
+  private void pairIpc(P2PCommunication p2p, Deque<P2PCommunication> unpairedSends) {
+    if (p2p.direction() == P2PCommunication.Direction.SEND) {
+      shareableRoots.add(root(p2p.buffer().id()));
+      channelOf.put(p2p.id(), channels++);
+      unpairedSends.push(p2p);
+    } else {
+      if (unpairedSends.isEmpty()) {
+        throw new IllegalArgumentException(
+            "IPC recv " + p2p.id() + " has no IPC send before it in its block to pair with");
       }
-      case Allgather c -> {
-        seeTensor(c.input());
-        seeTensor(c.output());
-      }
-      case Broadcast c -> {
-        seeTensor(c.input());
-        seeTensor(c.output());
-      }
-      case CollectivePermute c -> {
-        seeTensor(c.input());
-        seeTensor(c.output());
-      }
-      case P2PCommunication c -> seeTensor(c.buffer());
+      channelOf.put(p2p.id(), channelOf.get(unpairedSends.pop().id()));
     }
   }
 

@@ -4,7 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommBackend;
 
 /** Sums {@code input} over the team into {@code output} on every rank. */
 public record AllReduce(int id, Tensor input, Tensor output, CommBackend backend)
-    implements Communication {
+    implements CollectiveCommunication {
   public AllReduce {
     if (input.localElements() != output.localElements() || input.dtype() != output.dtype()) {
       throw new IllegalArgumentException(

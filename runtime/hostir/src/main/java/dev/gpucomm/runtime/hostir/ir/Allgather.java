@@ -7,7 +7,7 @@ import dev.gpucomm.api.v1alpha1.CommBackend;
  * times the input's elements.
  */
 public record Allgather(int id, Tensor input, Tensor output, CommBackend backend)
-    implements Communication {
+    implements CollectiveCommunication {
   public Allgather {
     if (output.localElements() % input.localElements() != 0 || input.dtype() != output.dtype()) {
       throw new IllegalArgumentException(

@@ -4,7 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommBackend;
 
 /** Copies rank {@code root}'s {@code input} into {@code output} on every rank. */
 public record Broadcast(int id, Tensor input, Tensor output, IndexExpr root, CommBackend backend)
-    implements Communication {
+    implements CollectiveCommunication {
   public Broadcast {
     if (input.localElements() != output.localElements() || input.dtype() != output.dtype()) {
       throw new IllegalArgumentException(

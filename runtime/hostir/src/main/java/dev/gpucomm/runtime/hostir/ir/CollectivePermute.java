@@ -14,7 +14,7 @@ public record CollectivePermute(
     IndexExpr sendPeer,
     IndexExpr recvPeer,
     CommBackend backend)
-    implements Communication {
+    implements CollectiveCommunication {
   public CollectivePermute {
     if (input.localElements() != output.localElements() || input.dtype() != output.dtype()) {
       throw new IllegalArgumentException(

@@ -7,7 +7,7 @@ import dev.gpucomm.api.v1alpha1.CommBackend;
  * names it for {@link Wait}; its backend says which transport carries it.
  */
 public sealed interface Communication extends Statement
-    permits AllReduce, Allgather, Broadcast, CollectivePermute, P2PCommunication {
+    permits CollectiveCommunication, P2PCommunication {
   int id();
 
   CommBackend backend();

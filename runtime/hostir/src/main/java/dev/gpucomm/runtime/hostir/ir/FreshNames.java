@@ -59,8 +59,8 @@ public final class FreshNames {
   }
 
   private void see(Statement statement) {
+    statement.forEachTensor(this::seeTensor);
     switch (statement) {
-      case Allocate allocate -> seeTensor(allocate.tensor());
       case ForLoop loop -> {
         String name = loop.index().name();
         if (name.matches("i\\d+")) {
@@ -72,50 +72,10 @@ public final class FreshNames {
         see(branch.then());
         see(branch.otherwise());
       }
-      case ShardByStream shard -> {
-        seeTensor(shard.out());
-        seeTensor(shard.in());
-      }
-      case Copy copy -> {
-        seeTensor(copy.out());
-        seeTensor(copy.in());
-      }
-      case Matmul matmul -> {
-        seeTensor(matmul.out());
-        seeTensor(matmul.a());
-        seeTensor(matmul.b());
-      }
-      case AllReduce c -> {
-        seeCommunication(c.id());
-        seeTensor(c.input());
-        seeTensor(c.output());
-      }
-      case Allgather c -> {
-        seeCommunication(c.id());
-        seeTensor(c.input());
-        seeTensor(c.output());
-      }
-      case Broadcast c -> {
-        seeCommunication(c.id());
-        seeTensor(c.input());
-        seeTensor(c.output());
-      }
-      case CollectivePermute c -> {
-        seeCommunication(c.id());
-        seeTensor(c.input());
-        seeTensor(c.output());
-      }
-      case P2PCommunication c -> {
-        seeCommunication(c.id());
-        seeTensor(c.buffer());
-      }
+      case Communication communication -> seeCommunication(communication.id());
       case ShareMemHandles share -> share.communications().forEach(this::see);
       case Wait wait -> seeCommunication(wait.communicationId());
-      case GetCurrentStream ignored -> {}
-      case SetCurrentStream ignored -> {}
-      case Synchronize ignored -> {}
-      case StartCoalescing ignored -> {}
-      case EndCoalescing ignored -> {}
+      default -> {}
     }
   }
 }

@@ -34,31 +34,39 @@ abstract class AllgatherDecomposition implements Pass {
   /** The slot of the gathered tensor that iteration {@code index} fills. */
   abstract IndexExpr chunkIndex(IndexExpr.LoopIndex index, int teamSize);
 
-  /** Statements that bring the input of rank {@code chunkIndex} into {@code chunk}. */
-  abstract List<Statement> transfer(
+  /**
+   * One iteration of the loop that replaces an all-gather: its index, the team's size, this rank's
+   * {@code input} chunk and the {@code chunk} of the output it fills, the all-gather's backend, and
+   * the names left for new tensors and communications.
+   */
+  record LoopStep(
       IndexExpr.LoopIndex index,
       int teamSize,
       Tensor input,
       Tensor chunk,
       CommBackend backend,
-      FreshNames names);
+      FreshNames names) {
+
+    IndexExpr receivePeer() {
+      return AllgatherDecomposition.receivePeer(index, teamSize);
+    }
+
+    IndexExpr sendPeer() {
+      return AllgatherDecomposition.sendPeer(index, teamSize);
+    }
+  }
+
+  /** Statements that bring the input of rank {@code chunkIndex} into the step's chunk. */
+  abstract List<Statement> transfer(LoopStep step);
 
   /**
-   * The body of iteration {@code index} after the chunk's ShardByStream: the transfer into {@code
-   * chunk}, then the moved matmuls reading it ({@code matmulsReading} gives them for an operand). A
-   * pass may let an iteration read another tensor instead.
+   * The body of an iteration after the chunk's ShardByStream: the transfer into the step's chunk,
+   * then the moved matmuls reading it ({@code matmulsReading} gives them for an operand). A pass
+   * may let an iteration read another tensor instead.
    */
-  List<Statement> iteration(
-      IndexExpr.LoopIndex index,
-      int teamSize,
-      Tensor input,
-      Tensor chunk,
-      CommBackend backend,
-      FreshNames names,
-      Function<Tensor, List<Statement>> matmulsReading) {
-    List<Statement> statements =
-        new ArrayList<>(transfer(index, teamSize, input, chunk, backend, names));
-    statements.addAll(matmulsReading.apply(chunk));
+  List<Statement> iteration(LoopStep step, Function<Tensor, List<Statement>> matmulsReading) {
+    List<Statement> statements = new ArrayList<>(transfer(step));
+    statements.addAll(matmulsReading.apply(step.chunk()));
     return statements;
   }
 
@@ -133,7 +141,8 @@ abstract class AllgatherDecomposition implements Pass {
     loopBody.add(new ShardByStream(chunk, gathered, chunkIndex));
     loopBody.addAll(
         iteration(
-            index, teamSize, allgather.input(), chunk, allgather.backend(), names, matmulsReading));
+            new LoopStep(index, teamSize, allgather.input(), chunk, allgather.backend(), names),
+            matmulsReading));
     result.add(
         new ForLoop(index, IndexExpr.constant(0), IndexExpr.constant(teamSize), loopBody, true));
     return position;

@@ -1,12 +1,9 @@
 package dev.gpucomm.runtime.hostir.passes;
 
-import dev.gpucomm.api.v1alpha1.CommBackend;
 import dev.gpucomm.api.v1alpha1.PassName;
 import dev.gpucomm.runtime.hostir.ir.Broadcast;
-import dev.gpucomm.runtime.hostir.ir.FreshNames;
 import dev.gpucomm.runtime.hostir.ir.IndexExpr;
 import dev.gpucomm.runtime.hostir.ir.Statement;
-import dev.gpucomm.runtime.hostir.ir.Tensor;
 import dev.gpucomm.runtime.hostir.ir.Wait;
 import java.util.List;
 
@@ -26,14 +23,9 @@ public final class BroadcastAllgather extends AllgatherDecomposition {
   }
 
   @Override
-  List<Statement> transfer(
-      IndexExpr.LoopIndex index,
-      int teamSize,
-      Tensor input,
-      Tensor chunk,
-      CommBackend backend,
-      FreshNames names) {
-    int id = names.communication();
-    return List.of(new Broadcast(id, input, chunk, index, backend), new Wait(id));
+  List<Statement> transfer(LoopStep step) {
+    int id = step.names().communication();
+    return List.of(
+        new Broadcast(id, step.input(), step.chunk(), step.index(), step.backend()), new Wait(id));
   }
 }

@@ -1,12 +1,9 @@
 package dev.gpucomm.runtime.hostir.passes;
 
-import dev.gpucomm.api.v1alpha1.CommBackend;
 import dev.gpucomm.api.v1alpha1.PassName;
 import dev.gpucomm.runtime.hostir.ir.CollectivePermute;
-import dev.gpucomm.runtime.hostir.ir.FreshNames;
 import dev.gpucomm.runtime.hostir.ir.IndexExpr;
 import dev.gpucomm.runtime.hostir.ir.Statement;
-import dev.gpucomm.runtime.hostir.ir.Tensor;
 import dev.gpucomm.runtime.hostir.ir.Wait;
 import java.util.List;
 
@@ -28,17 +25,11 @@ public final class CollectivePermuteAllgather extends AllgatherDecomposition {
   }
 
   @Override
-  List<Statement> transfer(
-      IndexExpr.LoopIndex index,
-      int teamSize,
-      Tensor input,
-      Tensor chunk,
-      CommBackend backend,
-      FreshNames names) {
-    int id = names.communication();
+  List<Statement> transfer(LoopStep step) {
+    int id = step.names().communication();
     return List.of(
         new CollectivePermute(
-            id, input, chunk, sendPeer(index, teamSize), receivePeer(index, teamSize), backend),
+            id, step.input(), step.chunk(), step.sendPeer(), step.receivePeer(), step.backend()),
         new Wait(id));
   }
 }

@@ -3,7 +3,6 @@ package dev.gpucomm.runtime.hostir.passes;
 import dev.gpucomm.api.v1alpha1.CommBackend;
 import dev.gpucomm.api.v1alpha1.PassName;
 import dev.gpucomm.runtime.hostir.ir.Condition;
-import dev.gpucomm.runtime.hostir.ir.FreshNames;
 import dev.gpucomm.runtime.hostir.ir.IfThenElse;
 import dev.gpucomm.runtime.hostir.ir.IndexExpr;
 import dev.gpucomm.runtime.hostir.ir.P2PCommunication;
@@ -41,46 +40,31 @@ public final class P2pRingPipeline extends AllgatherDecomposition {
   }
 
   @Override
-  List<Statement> iteration(
-      IndexExpr.LoopIndex index,
-      int teamSize,
-      Tensor input,
-      Tensor chunk,
-      CommBackend backend,
-      FreshNames names,
-      Function<Tensor, List<Statement>> matmulsReading) {
-    List<Statement> remote =
-        super.iteration(index, teamSize, input, chunk, backend, names, matmulsReading);
+  List<Statement> iteration(LoopStep step, Function<Tensor, List<Statement>> matmulsReading) {
+    List<Statement> remote = super.iteration(step, matmulsReading);
     return List.of(
         new IfThenElse(
-            new Condition(sendPeer(index, teamSize), IndexExpr.rank()),
-            matmulsReading.apply(input),
+            new Condition(step.sendPeer(), IndexExpr.rank()),
+            matmulsReading.apply(step.input()),
             remote));
   }
 
   /** The get-protocol transfer of a remote chunk (the iterations other than the local one). */
   @Override
-  List<Statement> transfer(
-      IndexExpr.LoopIndex index,
-      int teamSize,
-      Tensor input,
-      Tensor chunk,
-      CommBackend backend,
-      FreshNames names) {
-    IndexExpr sendPeer = sendPeer(index, teamSize);
+  List<Statement> transfer(LoopStep step) {
     P2PCommunication send =
         new P2PCommunication(
-            names.communication(),
+            step.names().communication(),
             P2PCommunication.Direction.SEND,
-            input,
-            sendPeer,
+            step.input(),
+            step.sendPeer(),
             CommBackend.IPC);
     P2PCommunication recv =
         new P2PCommunication(
-            names.communication(),
+            step.names().communication(),
             P2PCommunication.Direction.RECV,
-            chunk,
-            receivePeer(index, teamSize),
+            step.chunk(),
+            step.receivePeer(),
             CommBackend.IPC);
     return List.of(
         new ShareMemHandles(List.of(send, recv)),

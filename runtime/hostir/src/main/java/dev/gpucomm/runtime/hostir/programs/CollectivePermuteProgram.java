@@ -1,12 +1,9 @@
 package dev.gpucomm.runtime.hostir.programs;
 
-import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.ProgramName;
 import dev.gpucomm.runtime.hostir.ir.Allgather;
 import dev.gpucomm.runtime.hostir.ir.Allocate;
-import dev.gpucomm.runtime.hostir.ir.Axis;
 import dev.gpucomm.runtime.hostir.ir.FreshNames;
-import dev.gpucomm.runtime.hostir.ir.MemoryType;
 import dev.gpucomm.runtime.hostir.ir.Program;
 import dev.gpucomm.runtime.hostir.ir.Tensor;
 import dev.gpucomm.runtime.hostir.ir.Wait;
@@ -19,8 +16,6 @@ import java.util.List;
  */
 public record CollectivePermuteProgram(ProgramSettings settings, int worldSize)
     implements HostProgram {
-  private static final long TAG_INPUT = 1;
-
   @Override
   public ProgramName name() {
     return ProgramName.COLLECTIVE_PERMUTE;
@@ -28,20 +23,10 @@ public record CollectivePermuteProgram(ProgramSettings settings, int worldSize)
 
   @Override
   public Program build() {
-    DType dtype = settings.dtype();
-    long rowsPerRank = settings.m() / worldSize;
-    long k = settings.k();
+    GatheredRows rows = new GatheredRows(settings, worldSize);
     FreshNames names = FreshNames.empty();
-    Tensor input =
-        names.tensor(
-            dtype,
-            List.of(Axis.device(worldSize), Axis.serial(rowsPerRank), Axis.serial(k)),
-            MemoryType.GLOBAL);
-    Tensor output =
-        names.tensor(
-            dtype,
-            List.of(Axis.stream(worldSize), Axis.serial(rowsPerRank), Axis.serial(k)),
-            MemoryType.GLOBAL);
+    Tensor input = rows.shard(names);
+    Tensor output = rows.gathered(names);
     int allgather = names.communication();
     return new Program(
         worldSize,
@@ -55,13 +40,13 @@ public record CollectivePermuteProgram(ProgramSettings settings, int worldSize)
 
   @Override
   public float input(int input, int rank, long localIndex) {
-    long rowsPerRank = settings.m() / worldSize;
-    return values().at(TAG_INPUT, rank * rowsPerRank * settings.k() + localIndex);
+    return new GatheredRows(settings, worldSize)
+        .shardValue(CounterValues.of(settings), rank, localIndex);
   }
 
   @Override
   public ExactValue expected(int rank, long localIndex) {
-    double value = values().at(TAG_INPUT, localIndex);
+    double value = CounterValues.of(settings).at(GatheredRows.TAG, localIndex);
     return new ExactValue(value, Math.abs(value));
   }
 
@@ -87,14 +72,6 @@ public record CollectivePermuteProgram(ProgramSettings settings, int worldSize)
 
   @Override
   public double bytesReceivedPerRank() {
-    return (double) (worldSize - 1)
-        / worldSize
-        * settings.m()
-        * settings.k()
-        * settings.dtype().bytes();
-  }
-
-  private CounterValues values() {
-    return new CounterValues(settings.name().ordinal(), settings.dtype());
+    return new GatheredRows(settings, worldSize).bytesReceivedPerRank();
   }
 }

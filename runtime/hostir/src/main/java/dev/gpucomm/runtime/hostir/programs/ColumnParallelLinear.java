@@ -21,7 +21,6 @@ import java.util.List;
  * the D chunks of A in which the transfer of one chunk overlaps the matmul of another.
  */
 public record ColumnParallelLinear(ProgramSettings settings, int worldSize) implements HostProgram {
-  private static final long TAG_INPUT = 1;
   private static final long TAG_WEIGHT = 2;
 
   @Override
@@ -32,27 +31,19 @@ public record ColumnParallelLinear(ProgramSettings settings, int worldSize) impl
   @Override
   public Program build() {
     DType dtype = settings.dtype();
-    long rowsPerRank = settings.m() / worldSize;
+    GatheredRows rows = new GatheredRows(settings, worldSize);
     long n = settings.n();
     long k = settings.k();
     FreshNames names = FreshNames.empty();
-    Tensor input =
-        names.tensor(
-            dtype,
-            List.of(Axis.device(worldSize), Axis.serial(rowsPerRank), Axis.serial(k)),
-            MemoryType.GLOBAL);
+    Tensor input = rows.shard(names);
     Tensor weight = names.tensor(dtype, List.of(Axis.serial(k), Axis.serial(n)), MemoryType.GLOBAL);
-    Tensor gathered =
-        names.tensor(
-            dtype,
-            List.of(Axis.stream(worldSize), Axis.serial(rowsPerRank), Axis.serial(k)),
-            MemoryType.GLOBAL);
+    Tensor gathered = rows.gathered(names);
     Tensor output =
         names.tensor(
             dtype,
             List.of(
                 Axis.stream(worldSize),
-                Axis.serial(rowsPerRank),
+                Axis.serial(rows.rowsPerRank()),
                 Axis.serial(n),
                 Axis.reducedSerial(k)),
             MemoryType.GLOBAL);
@@ -71,10 +62,9 @@ public record ColumnParallelLinear(ProgramSettings settings, int worldSize) impl
 
   @Override
   public float input(int input, int rank, long localIndex) {
-    CounterValues values = values();
+    CounterValues values = CounterValues.of(settings);
     if (input == 0) {
-      long rowsPerRank = settings.m() / worldSize;
-      return values.at(TAG_INPUT, rank * rowsPerRank * settings.k() + localIndex);
+      return new GatheredRows(settings, worldSize).shardValue(values, rank, localIndex);
     }
     return values.at(weightTag(rank), localIndex);
   }
@@ -82,20 +72,9 @@ public record ColumnParallelLinear(ProgramSettings settings, int worldSize) impl
   @Override
   public ExactValue expected(int rank, long localIndex) {
     long n = settings.n();
-    long k = settings.k();
-    long row = localIndex / n;
-    long column = localIndex % n;
-    CounterValues values = values();
-    long weightTag = weightTag(rank);
-    double sum = 0;
-    double magnitudes = 0;
-    for (long inner = 0; inner < k; inner++) {
-      double term =
-          (double) values.at(TAG_INPUT, row * k + inner) * values.at(weightTag, inner * n + column);
-      sum += term;
-      magnitudes += Math.abs(term);
-    }
-    return new ExactValue(sum, magnitudes);
+    return CounterValues.of(settings)
+        .productElement(
+            GatheredRows.TAG, weightTag(rank), localIndex / n, localIndex % n, settings.k(), n);
   }
 
   @Override
@@ -120,19 +99,11 @@ public record ColumnParallelLinear(ProgramSettings settings, int worldSize) impl
 
   @Override
   public double bytesReceivedPerRank() {
-    return (double) (worldSize - 1)
-        / worldSize
-        * settings.m()
-        * settings.k()
-        * settings.dtype().bytes();
+    return new GatheredRows(settings, worldSize).bytesReceivedPerRank();
   }
 
   /** Every rank has its own weight (its column slice of the layer). */
   private static long weightTag(int rank) {
     return TAG_WEIGHT << 32 | rank;
-  }
-
-  private CounterValues values() {
-    return new CounterValues(settings.name().ordinal(), settings.dtype());
   }
 }

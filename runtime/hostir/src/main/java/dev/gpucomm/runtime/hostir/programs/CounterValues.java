@@ -13,11 +13,32 @@ import dev.gpucomm.api.v1alpha1.DType;
  */
 public record CounterValues(long seed, DType dtype) {
 
+  /** The values of a program's run: every program draws its own. */
+  static CounterValues of(ProgramSettings settings) {
+    return new CounterValues(settings.name().ordinal(), settings.dtype());
+  }
+
   public float at(long tag, long index) {
     long hash = mix(seed ^ mix(tag * 0x9E3779B97F4A7C15L ^ mix(index)));
     int bits = significandBits(dtype);
     long draw = hash >>> (64 - bits);
     return (float) Math.scalb((double) (draw - (1L << (bits - 1))), -(bits - 1));
+  }
+
+  /**
+   * Element (row, column) of L·R, where L[·, inner] holds the values of {@code leftTag} and
+   * R[inner, columns] those of {@code rightTag}, both row-major.
+   */
+  ExactValue productElement(
+      long leftTag, long rightTag, long row, long column, long inner, long columns) {
+    double sum = 0;
+    double magnitudes = 0;
+    for (long i = 0; i < inner; i++) {
+      double term = (double) at(leftTag, row * inner + i) * at(rightTag, i * columns + column);
+      sum += term;
+      magnitudes += Math.abs(term);
+    }
+    return new ExactValue(sum, magnitudes);
   }
 
   private static int significandBits(DType dtype) {

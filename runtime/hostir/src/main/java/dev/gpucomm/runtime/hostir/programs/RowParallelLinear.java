@@ -105,7 +105,7 @@ public record RowParallelLinear(ProgramSettings settings, int worldSize) impleme
   public float input(int input, int rank, long localIndex) {
     long k = settings.k();
     long kPerRank = k / worldSize;
-    CounterValues values = values();
+    CounterValues values = CounterValues.of(settings);
     if (input == 0) {
       long row = localIndex / kPerRank;
       long column = rank * kPerRank + localIndex % kPerRank;
@@ -118,20 +118,8 @@ public record RowParallelLinear(ProgramSettings settings, int worldSize) impleme
   @Override
   public ExactValue expected(int rank, long localIndex) {
     long n = settings.n();
-    long k = settings.k();
-    long row = localIndex / n;
-    long column = localIndex % n;
-    CounterValues values = values();
-    double sum = 0;
-    double magnitudes = 0;
-    for (long inner = 0; inner < k; inner++) {
-      double term =
-          (double) values.at(TAG_INPUT, row * k + inner)
-              * values.at(TAG_WEIGHT, inner * n + column);
-      sum += term;
-      magnitudes += Math.abs(term);
-    }
-    return new ExactValue(sum, magnitudes);
+    return CounterValues.of(settings)
+        .productElement(TAG_INPUT, TAG_WEIGHT, localIndex / n, localIndex % n, settings.k(), n);
   }
 
   @Override
@@ -165,9 +153,5 @@ public record RowParallelLinear(ProgramSettings settings, int worldSize) impleme
         * settings.m()
         * settings.n()
         * settings.dtype().bytes();
-  }
-
-  private CounterValues values() {
-    return new CounterValues(settings.name().ordinal(), settings.dtype());
   }
 }

@@ -1,0 +1,91 @@
+package dev.gpucomm.runtime.bench;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
+import dev.gpucomm.runtime.heuristic.TuningTable;
+import dev.gpucomm.runtime.report.BenchmarkReport;
+import dev.gpucomm.runtime.workload.RankContext;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * One rank's part of a validated sweep and, on rank 0, its report: what the benchmark and tune
+ * workloads share, apart from how they plan the sweep and what they publish besides the report.
+ */
+final class ReportedSweep {
+  private ReportedSweep() {}
+
+  /** Rank 0's view of a finished sweep. */
+  record Finished(SweepPlan plan, BenchmarkSweep.Outcome outcome, BenchmarkReport report) {}
+
+  /**
+   * Agrees on the seed ({@code requestedSeed}, or one rank 0 draws, under {@code label/seed}),
+   * plans the sweep with {@code planner}, runs it with the job's heuristic for {@code dtype}
+   * deciding the automatic choices, and returns the result on rank 0; the other ranks get none.
+   */
+  static Optional<Finished> run(
+      RankContext context,
+      Function<String, TuningTable> tuningTables,
+      String label,
+      Long requestedSeed,
+      DType dtype,
+      BiFunction<SweepPlanner, Long, SweepPlan> planner) {
+    var topology = context.topology();
+    long seed =
+        SharedSeed.agree(
+            requestedSeed,
+            context.store(),
+            label + "/seed",
+            context.rank(),
+            context.rendezvousTimeout());
+    SweepPlan plan =
+        planner.apply(
+            new SweepPlanner(
+                context.job().source(), context.device().kind(), context.communicator()),
+            seed);
+    AlgorithmHeuristic heuristic =
+        JobHeuristic.create(context.job(), tuningTables, topology.worldSize(), dtype);
+    String startedAt = Instant.now().toString();
+    BenchmarkSweep.Outcome outcome =
+        new BenchmarkSweep(
+                context.device(),
+                context.communicator(),
+                context.store(),
+                heuristic,
+                context.progress(),
+                context.rendezvousTimeout())
+            .run(plan, label);
+    if (!context.isRankZero()) {
+      return Optional.empty();
+    }
+    BenchmarkReport report =
+        new BenchmarkReport(
+            BenchmarkReport.SCHEMA_VERSION,
+            context.job().name(),
+            plan.collective(),
+            plan.dtype(),
+            plan.hiddenSize(),
+            plan.inPlace(),
+            topology.worldSize(),
+            topology.localWorldSize(),
+            context.device().kind().wireName(),
+            context.device().name(),
+            hostName(),
+            heuristic.name(),
+            startedAt,
+            outcome.sizes());
+    return Optional.of(new Finished(plan, outcome, report));
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "unknown";
+    }
+  }
+}
