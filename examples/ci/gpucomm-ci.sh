@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Runs a CommJob as a CI gate: installs (or upgrades) the gpucomm operator chart, creates the job,
-# waits until it Succeeded or Failed, saves its Markdown report, JSON report and latency plot as
-# artifacts, and fails when the job failed or, for a job with spec.baseline, unless its Regressed
-# condition is False: True (slower) and Unknown (no verdict: no common sizes, a size missing, an
-# unreadable or missing baseline) both fail, since a gate that cannot compare has not passed.
+# Runs a CommJob as a CI gate: installs (or upgrades) the gpucomm operator chart in the job's
+# namespace, namespace-scoped (rbac.namespaced: Roles and no cluster-wide object, so the pipeline
+# needs no cluster-admin credentials; ci-namespace-setup.yaml is what an administrator sets up
+# once), creates the job, waits until it Succeeded or Failed, saves its Markdown report, JSON
+# report and latency plot as artifacts, and fails when the job failed or, for a job with
+# spec.baseline, unless its Regressed condition is False: True (slower) and Unknown (no verdict:
+# no common sizes, a size missing, an unreadable or missing baseline) both fail, since a gate that
+# cannot compare has not passed.
 #
 # Exit codes: 0 passed, 1 job failed or timed out, 2 usage error, 3 performance regressed,
 # 4 no verdict against the baseline.
@@ -13,7 +16,7 @@ usage() {
   cat <<'USAGE'
 usage: gpucomm-ci.sh -f <commjob.yaml> [-n <namespace>] [--baseline <report.json>]
                      [--artifacts <dir>] [--timeout <duration>] [--skip-install]
-                     [--set <chart value>]...
+                     [--cluster-wide] [--set <chart value>]... [--set-string <chart value>]...
 
   -f, --file        the CommJob to run (metadata.name or metadata.generateName)
   -n, --namespace   namespace of the job and the operator (default: gpucomm-ci)
@@ -23,7 +26,10 @@ usage: gpucomm-ci.sh -f <commjob.yaml> [-n <namespace>] [--baseline <report.json
                     (default: gpucomm-artifacts)
   --timeout         how long to wait for the job (default: 30m)
   --skip-install    the operator is already installed: do not run helm
+  --cluster-wide    install the chart with its ClusterRoles and the CRD (needs a cluster
+                    administrator's credentials) instead of namespace-scoped
   --set             a value for the chart, as helm --set takes it (repeatable)
+  --set-string      a value for the chart, as helm --set-string takes it (repeatable)
 
 Environment: KUBECONFIG (the cluster), GPUCOMM_CHART (default: helm/gpucomm-operator),
 GPUCOMM_RELEASE (default: gpucomm), GPUCOMM_CLI (default: ./gpucomm).
@@ -36,6 +42,7 @@ baseline=""
 artifacts="gpucomm-artifacts"
 timeout="30m"
 install=true
+cluster_wide=false
 chart_values=()
 chart="${GPUCOMM_CHART:-helm/gpucomm-operator}"
 release="${GPUCOMM_RELEASE:-gpucomm}"
@@ -55,7 +62,8 @@ while [ $# -gt 0 ]; do
     --artifacts) [ $# -ge 2 ] || fail_usage "$1 needs a value"; artifacts="$2"; shift 2 ;;
     --timeout) [ $# -ge 2 ] || fail_usage "$1 needs a value"; timeout="$2"; shift 2 ;;
     --skip-install) install=false; shift ;;
-    --set) [ $# -ge 2 ] || fail_usage "$1 needs a value"; chart_values+=(--set "$2"); shift 2 ;;
+    --cluster-wide) cluster_wide=true; shift ;;
+    --set | --set-string) [ $# -ge 2 ] || fail_usage "$1 needs a value"; chart_values+=("$1" "$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) fail_usage "unknown argument $1" ;;
   esac
@@ -70,10 +78,16 @@ done
 mkdir -p "$artifacts"
 log() { echo "gpucomm-ci: $*"; }
 
-if $install; then
-  log "installing the operator chart $chart as $release in $namespace"
+if $install && $cluster_wide; then
+  log "installing the operator chart $chart as $release in $namespace, cluster-wide"
   helm upgrade --install "$release" "$chart" --namespace "$namespace" --create-namespace \
     --wait --timeout 10m ${chart_values[@]+"${chart_values[@]}"}
+elif $install; then
+  # The CRD and the namespace are an administrator's (ci-namespace-setup.yaml): a namespace-scoped
+  # identity may create neither.
+  log "installing the operator chart $chart as $release in $namespace, watching only $namespace"
+  helm upgrade --install "$release" "$chart" --namespace "$namespace" --skip-crds \
+    --set rbac.namespaced=true --wait --timeout 10m ${chart_values[@]+"${chart_values[@]}"}
 else
   kubectl get namespace "$namespace" >/dev/null 2>&1 || kubectl create namespace "$namespace"
 fi

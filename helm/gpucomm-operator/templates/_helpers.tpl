@@ -20,12 +20,18 @@ app.kubernetes.io/name: {{ include "gpucomm-operator.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
-{{/* Labels of every object of the release. */}}
+{{/*
+Labels of every object of the release: the chart's own and commonLabels, which may add labels but
+not replace the chart's (the selector's labels among them).
+*/}}
 {{- define "gpucomm-operator.labels" -}}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
-{{ include "gpucomm-operator.selectorLabels" . }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- $labels := dict
+  "helm.sh/chart" (printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_")
+  "app.kubernetes.io/name" (include "gpucomm-operator.name" .)
+  "app.kubernetes.io/instance" .Release.Name
+  "app.kubernetes.io/version" .Chart.AppVersion
+  "app.kubernetes.io/managed-by" .Release.Service }}
+{{- toYaml (merge $labels (.Values.commonLabels | default dict)) }}
 {{- end }}
 
 {{- define "gpucomm-operator.serviceAccountName" -}}
@@ -36,18 +42,53 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
+{{/*
+An image reference from {registry, repository, tag}: global.imageRegistry, else the image's
+registry, is prefixed unless the repository's first part names a registry host itself (has a dot
+or a port, or is localhost), as Docker reads a reference; the tag defaults to the appVersion.
+Call with (list $ .Values.image).
+*/}}
+{{- define "gpucomm-operator.imageReference" -}}
+{{- $root := index . 0 }}
+{{- $image := index . 1 }}
+{{- $registry := default $image.registry ($root.Values.global | default dict).imageRegistry }}
+{{- $host := splitList "/" $image.repository | first }}
+{{- $namesHost := and (gt (len (splitList "/" $image.repository)) 1) (or (contains "." $host) (contains ":" $host) (eq "localhost" $host)) }}
+{{- $repository := $image.repository }}
+{{- if and $registry (not $namesHost) }}
+{{- $repository = printf "%s/%s" (trimSuffix "/" $registry) $image.repository }}
+{{- end }}
+{{- printf "%s:%s" $repository (default $root.Chart.AppVersion $image.tag) }}
+{{- end }}
+
 {{- define "gpucomm-operator.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- include "gpucomm-operator.imageReference" (list . .Values.image) }}
 {{- end }}
 
 {{- define "gpucomm-operator.runtimeImage" -}}
-{{- printf "%s:%s" .Values.runtime.image.repository (default .Chart.AppVersion .Values.runtime.image.tag) }}
+{{- include "gpucomm-operator.imageReference" (list . .Values.runtime.image) }}
+{{- end }}
+
+{{/*
+The namespaces whose CommJobs the operator runs and where its namespaced objects (Roles,
+NetworkPolicies) go: watchNamespaces, else, with rbac.namespaced, the release's namespace; empty
+means all namespaces.
+*/}}
+{{- define "gpucomm-operator.namespaceList" -}}
+{{- if .Values.watchNamespaces }}
+{{- toYaml .Values.watchNamespaces }}
+{{- else if .Values.rbac.namespaced }}
+{{- toYaml (list .Release.Namespace) }}
+{{- else }}
+{{- toYaml list }}
+{{- end }}
 {{- end }}
 
 {{/* The operator's watched namespaces as QOSDK reads them. */}}
 {{- define "gpucomm-operator.watchedNamespaces" -}}
-{{- if .Values.watchNamespaces }}
-{{- join "," .Values.watchNamespaces }}
+{{- $namespaces := include "gpucomm-operator.namespaceList" . | fromYamlArray }}
+{{- if $namespaces }}
+{{- join "," $namespaces }}
 {{- else }}
 {{- "JOSDK_ALL_NAMESPACES" }}
 {{- end }}
@@ -78,4 +119,45 @@ not claim the same cluster-wide objects.
 */}}
 {{- define "gpucomm-operator.clusterName" -}}
 {{- printf "%s-%s" (include "gpucomm-operator.fullname" .) .Release.Namespace }}
+{{- end }}
+
+{{/* The names of a list of {name: ...} references, comma-separated. */}}
+{{- define "gpucomm-operator.secretNames" -}}
+{{- $names := list }}
+{{- range . }}
+{{- $names = append $names .name }}
+{{- end }}
+{{- join "," $names }}
+{{- end }}
+
+{{/*
+The operator's rules, in a ClusterRole or, with rbac.namespaced, in a Role per watched namespace.
+What the operator does, verb by verb:
+- reads CommJobs and writes their status; owner references with blockOwnerDeletion need
+  update on commjobs/finalizers (the OwnerReferencesPermissionEnforcement admission plugin);
+- creates a job's pods and deletes them when the job fails (pods are never updated);
+- creates and keeps the job's Service, ServiceAccount, Role and RoleBinding as they should be;
+- creates the job's ConfigMaps and reads baseline ConfigMaps. The per-job Role grants get,
+  update and patch of the results ConfigMap; Kubernetes lets a Role be created only by one
+  who holds what it grants, so the operator holds those verbs too.
+*/}}
+{{- define "gpucomm-operator.rules" -}}
+- apiGroups: ["gpucomm.dev"]
+  resources: ["commjobs"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["gpucomm.dev"]
+  resources: ["commjobs/status"]
+  verbs: ["get", "update", "patch"]
+- apiGroups: ["gpucomm.dev"]
+  resources: ["commjobs/finalizers"]
+  verbs: ["update"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "create", "delete"]
+- apiGroups: [""]
+  resources: ["configmaps", "services", "serviceaccounts"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
+- apiGroups: ["rbac.authorization.k8s.io"]
+  resources: ["roles", "rolebindings"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
 {{- end }}

@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the helm binary the build installed, and reads what helm template renders. */
@@ -43,7 +45,13 @@ final class Helm {
   /** {@link #template} for a release named {@code release}. */
   List<JsonNode> templateRelease(String release, String... arguments)
       throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("template", release, chart.toString()));
+    return templateChart(chart, release, arguments);
+  }
+
+  /** {@link #templateRelease} of another chart, such as an umbrella chart that depends on ours. */
+  List<JsonNode> templateChart(Path chartDirectory, String release, String... arguments)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("template", release, chartDirectory.toString()));
     command.add("--namespace=gpucomm-system");
     command.addAll(List.of(arguments));
     Result result = run(command.toArray(String[]::new));
@@ -82,5 +90,20 @@ final class Helm {
       }
     }
     throw new AssertionError("no env " + name);
+  }
+
+  /** "apiGroup/resource" to "verb,verb" for each rule of a role. */
+  static Map<String, String> rules(JsonNode role) {
+    Map<String, String> rules = new TreeMap<>();
+    for (JsonNode rule : role.path("rules")) {
+      List<String> verbs = new ArrayList<>();
+      rule.path("verbs").forEach(v -> verbs.add(v.asText()));
+      for (JsonNode group : rule.path("apiGroups")) {
+        for (JsonNode resource : rule.path("resources")) {
+          rules.put(group.asText() + "/" + resource.asText(), String.join(",", verbs));
+        }
+      }
+    }
+    return rules;
   }
 }

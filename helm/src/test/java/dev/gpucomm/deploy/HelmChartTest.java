@@ -3,15 +3,14 @@ package dev.gpucomm.deploy;
 import static dev.gpucomm.deploy.Helm.all;
 import static dev.gpucomm.deploy.Helm.env;
 import static dev.gpucomm.deploy.Helm.find;
+import static dev.gpucomm.deploy.Helm.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -144,7 +143,8 @@ class HelmChartTest {
   void releasesOfOneNameInTwoNamespacesClaimDifferentClusterWideObjects() throws Exception {
     List<String> teamA = clusterScopedNames(helm.template("--namespace=team-a"));
     List<String> teamB = clusterScopedNames(helm.template("--namespace=team-b"));
-    assertThat(teamA).hasSize(4).doesNotContainAnyElementsOf(teamB);
+    // the operator's ClusterRole and its CRD reader, their bindings, the view and edit aggregates
+    assertThat(teamA).hasSize(6).doesNotContainAnyElementsOf(teamB);
   }
 
   private static List<String> clusterScopedNames(List<JsonNode> objects) {
@@ -257,20 +257,5 @@ class HelmChartTest {
     List<JsonNode> objects = helm.template("--include-crds");
     JsonNode crd = find(objects, "CustomResourceDefinition", "commjobs.gpucomm.dev");
     assertThat(crd.at("/spec/group").asText()).isEqualTo("gpucomm.dev");
-  }
-
-  /** "apiGroup/resource" to "verb,verb" for each rule of a role. */
-  private static Map<String, String> rules(JsonNode role) {
-    Map<String, String> rules = new TreeMap<>();
-    for (JsonNode rule : role.path("rules")) {
-      List<String> verbs = new ArrayList<>();
-      rule.path("verbs").forEach(v -> verbs.add(v.asText()));
-      for (JsonNode group : rule.path("apiGroups")) {
-        for (JsonNode resource : rule.path("resources")) {
-          rules.put(group.asText() + "/" + resource.asText(), String.join(",", verbs));
-        }
-      }
-    }
-    return rules;
   }
 }

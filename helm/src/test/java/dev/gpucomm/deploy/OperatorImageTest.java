@@ -22,16 +22,16 @@ class OperatorImageTest {
   @Test
   void theImageIsBuiltOnlyOnRequestAndIsTheOneTheChartDeploys() throws IOException {
     assertThat(quarkus.getProperty("quarkus.container-image.build")).isEqualTo("false");
-    String image =
-        quarkus.getProperty("quarkus.container-image.registry")
-            + "/"
-            + quarkus.getProperty("quarkus.container-image.group")
-            + "/"
-            + quarkus.getProperty("quarkus.container-image.name");
     JsonNode values =
         new ObjectMapper(new YAMLFactory())
             .readTree(Path.of(System.getProperty("chart"), "values.yaml").toFile());
-    assertThat(values.at("/image/repository").asText()).isEqualTo(image);
+    assertThat(values.at("/image/registry").asText())
+        .isEqualTo(quarkus.getProperty("quarkus.container-image.registry"));
+    assertThat(values.at("/image/repository").asText())
+        .isEqualTo(
+            quarkus.getProperty("quarkus.container-image.group")
+                + "/"
+                + quarkus.getProperty("quarkus.container-image.name"));
     // the chart pulls <repository>:<appVersion> unless told otherwise
     assertThat(values.at("/image/tag").asText()).isEmpty();
     JsonNode chart =

@@ -3,6 +3,7 @@ package dev.gpucomm.operator;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** Settings of the operator itself (prefix {@code gpucomm.operator}), set by the Helm chart. */
@@ -16,6 +17,12 @@ public interface OperatorConfig {
   /** Pull policy of the runtime image when a CommJob's template names none. */
   @WithDefault("IfNotPresent")
   String runtimeImagePullPolicy();
+
+  /**
+   * Secrets the rank pods pull the runtime image with, unless a CommJob's template names its own: a
+   * private registry then needs no template in every job.
+   */
+  Optional<List<String>> runtimeImagePullSecrets();
 
   /** Size of each pod's memory-backed /dev/shm when a CommJob does not set sharedMemorySize. */
   @WithDefault("8Gi")

@@ -5,6 +5,7 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
@@ -101,6 +102,7 @@ public class PodTemplateFactory {
             .withServiceAccountName(names.reporter())
             .withAutomountServiceAccountToken(true)
             .withEnableServiceLinks(false)
+            .withImagePullSecrets(runtimeImagePullSecrets())
             .withSecurityContext(
                 new PodSecurityContextBuilder()
                     .withRunAsNonRoot(true)
@@ -130,6 +132,12 @@ public class PodTemplateFactory {
             .build();
     overlay.apply(pod, job.getSpec().getTemplate());
     return pod;
+  }
+
+  private List<LocalObjectReference> runtimeImagePullSecrets() {
+    return config.runtimeImagePullSecrets().orElse(List.of()).stream()
+        .map(LocalObjectReference::new)
+        .toList();
   }
 
   private Container container(CommJob job, JobLayout layout, int podIndex) {

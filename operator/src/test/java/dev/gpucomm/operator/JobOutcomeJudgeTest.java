@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -102,6 +103,11 @@ class JobOutcomeJudgeTest {
     @Override
     public String runtimeImagePullPolicy() {
       return "IfNotPresent";
+    }
+
+    @Override
+    public Optional<List<String>> runtimeImagePullSecrets() {
+      return Optional.empty();
     }
 
     @Override

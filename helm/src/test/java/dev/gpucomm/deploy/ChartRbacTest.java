@@ -1,0 +1,116 @@
+package dev.gpucomm.deploy;
+
+import static dev.gpucomm.deploy.Helm.all;
+import static dev.gpucomm.deploy.Helm.env;
+import static dev.gpucomm.deploy.Helm.find;
+import static dev.gpucomm.deploy.Helm.rules;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Who may do what with CommJobs: the built-in roles of namespace users, and an operator installed
+ * by someone who administers only its namespaces.
+ */
+class ChartRbacTest {
+  private static final String AGGREGATE = "rbac.authorization.k8s.io/aggregate-to-";
+
+  private final Helm helm = new Helm();
+
+  @Test
+  void namespaceUsersWithTheBuiltInRolesMayReadOrRunCommJobs() throws Exception {
+    List<JsonNode> objects = helm.template();
+
+    JsonNode view = find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system-view");
+    assertThat(view.at("/metadata/labels").path(AGGREGATE + "view").asText()).isEqualTo("true");
+    assertThat(view.at("/metadata/labels").has(AGGREGATE + "edit")).isFalse();
+    assertThat(rules(view))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "gpucomm.dev/commjobs", "get,list,watch",
+                "gpucomm.dev/commjobs/status", "get,list,watch"));
+
+    JsonNode edit = find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system-edit");
+    assertThat(edit.at("/metadata/labels").path(AGGREGATE + "edit").asText()).isEqualTo("true");
+    assertThat(edit.at("/metadata/labels").path(AGGREGATE + "admin").asText()).isEqualTo("true");
+    assertThat(rules(edit))
+        .as("status stays the operator's to write")
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "gpucomm.dev/commjobs",
+                "get,list,watch,create,update,patch,delete,deletecollection",
+                "gpucomm.dev/commjobs/status",
+                "get,list,watch"));
+  }
+
+  @Test
+  void theAggregatesCanBeLeftOut() throws Exception {
+    List<JsonNode> objects = helm.template("--set", "rbac.aggregateToDefaultRoles=false");
+
+    assertThat(all(objects, "ClusterRole"))
+        .extracting(r -> r.at("/metadata/name").asText())
+        .containsExactlyInAnyOrder(
+            "ops-gpucomm-operator-gpucomm-system",
+            "ops-gpucomm-operator-gpucomm-system-crd-reader");
+  }
+
+  @Test
+  void aNamespacedInstallGrantsTheOperatorItsVerbsInItsOwnNamespaceAndWatchesOnlyThat()
+      throws Exception {
+    List<JsonNode> objects = helm.template("--namespace=ci", "--set", "rbac.namespaced=true");
+
+    assertThat(clusterScoped(objects)).isEmpty();
+    JsonNode role = find(objects, "Role", "ops-gpucomm-operator");
+    assertThat(role.at("/metadata/namespace").asText()).isEqualTo("ci");
+    JsonNode clusterModeRole =
+        find(helm.template(), "ClusterRole", "ops-gpucomm-operator-gpucomm-system");
+    assertThat(rules(role)).isEqualTo(rules(clusterModeRole));
+    JsonNode binding = find(objects, "RoleBinding", "ops-gpucomm-operator");
+    assertThat(binding.at("/metadata/namespace").asText()).isEqualTo("ci");
+    assertThat(binding.at("/roleRef/kind").asText()).isEqualTo("Role");
+    assertThat(binding.at("/roleRef/name").asText()).isEqualTo("ops-gpucomm-operator");
+    assertThat(binding.at("/subjects/0/namespace").asText()).isEqualTo("ci");
+
+    JsonNode deployment = find(objects, "Deployment", "ops-gpucomm-operator");
+    assertThat(env(deployment, "QUARKUS_OPERATOR_SDK_NAMESPACES")).isEqualTo("ci");
+  }
+
+  @Test
+  void aNamespacedInstallWatchingOtherNamespacesHasARoleInEach() throws Exception {
+    List<JsonNode> objects =
+        helm.template(
+            "--namespace=ci",
+            "--set",
+            "rbac.namespaced=true",
+            "--set",
+            "watchNamespaces={team-a,team-b}");
+
+    assertThat(clusterScoped(objects)).isEmpty();
+    assertThat(all(objects, "Role"))
+        .extracting(
+            r -> r.at("/metadata/namespace").asText() + "/" + r.at("/metadata/name").asText())
+        .containsExactlyInAnyOrder(
+            "team-a/ops-gpucomm-operator",
+            "team-b/ops-gpucomm-operator",
+            "ci/ops-gpucomm-operator-leader-election");
+    assertThat(all(objects, "RoleBinding"))
+        .allSatisfy(b -> assertThat(b.at("/roleRef/kind").asText()).isEqualTo("Role"))
+        .allSatisfy(b -> assertThat(b.at("/subjects/0/namespace").asText()).isEqualTo("ci"));
+    assertThat(
+            env(
+                find(objects, "Deployment", "ops-gpucomm-operator"),
+                "QUARKUS_OPERATOR_SDK_NAMESPACES"))
+        .isEqualTo("team-a,team-b");
+  }
+
+  /** Objects only a cluster administrator may create. */
+  private static List<String> clusterScoped(List<JsonNode> objects) {
+    return objects.stream()
+        .filter(o -> !o.at("/metadata").has("namespace"))
+        .map(o -> o.path("kind").asText() + "/" + o.at("/metadata/name").asText())
+        .toList();
+  }
+}
