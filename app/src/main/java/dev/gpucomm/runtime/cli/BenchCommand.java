@@ -11,7 +11,6 @@ import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
 import dev.gpucomm.api.v1alpha1.Workload;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
-import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.DeviceBackends;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
@@ -19,193 +18,251 @@ import dev.gpucomm.runtime.spec.InvalidJobException;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gpucomm bench}: a benchmark described by flags instead of a file; builds the CommJob in
  * memory and runs it like {@code gpucomm run}.
  */
-final class BenchCommand implements Command {
+@Command(
+    name = "bench",
+    customSynopsis =
+        "gpucomm bench [--collective C] [--dtype D] [--sizes LIST | --tokens LIST --hidden N]"
+            + " [--algorithms LIST] [--world N] [options]",
+    description = "benchmark one collective from flags (builds a CommJob and runs it locally)",
+    descriptionHeading = "%n",
+    optionListHeading = "%nOptions:%n",
+    sortOptions = false)
+final class BenchCommand implements Callable<Integer> {
   static final List<Long> DEFAULT_SIZES = List.of(4096L, 65536L, 1L << 20);
 
-  @Override
-  public String name() {
-    return "bench";
-  }
-
-  @Override
-  public String summary() {
-    return "benchmark one collective from flags (builds a CommJob and runs it locally)";
-  }
-
-  @Override
-  public String synopsis() {
-    return "[--collective C] [--dtype D] [--sizes LIST | --tokens LIST --hidden N] [--algorithms LIST] [--world N] [options]";
-  }
-
-  @Override
-  public List<Option> options() {
-    return List.of(
-        Option.value(
-            "collective",
-            "C",
-            "allreduce (default), allgather, reducescatter, broadcast, collectivepermute"),
-        Option.value("dtype", "D", "bf16 (default), fp16, fp32"),
-        Option.value("sizes", "LIST", "bytes per rank, e.g. 4K,64K,1M (default 4K,64K,1M)"),
-        Option.value("tokens", "LIST", "token counts, e.g. 32,128,1024 (with --hidden)"),
-        Option.value("hidden", "N", "elements per token (default 8192)"),
-        Option.value(
-            "algorithms",
-            "LIST",
-            "e.g. auto,oneshot,twoshot (default: auto and every available one)"),
-        Option.value("world", "N", "ranks (default: the GPUs here, else 2)"),
-        Option.value("ranks-per-pod", "N", "ranks sharing peer memory (default: the world)"),
-        Option.value("iterations", "N", "timed calls per point (default 200)"),
-        Option.value("warmup", "N", "untimed calls per point (default 20)"),
-        Option.flag("no-graph", "time eager calls only"),
-        Option.flag(
-            "in-place",
-            "all-reduce with the output in the input's buffer, as torch.distributed.all_reduce"
-                + " (nccl and ring only)"),
-        Option.value("heuristic", "NAME", "trtllm (default), vllm, measured, fixed"),
-        Option.value("fixed", "ALGO", "the algorithm of --heuristic fixed"),
-        Option.value("tuning-ref", "FILE", "the tuning table of --heuristic measured"),
-        Option.value("seed", "N", "seed of the random inputs (default: fresh)"),
-        Option.value("name", "NAME", "job name, used for the report directory (default bench)"),
-        Option.value(
-            "device", "DEVICE", "cpu or cuda (default: cuda when there are GPUs, else cpu)"),
-        Option.value("out", "DIR", "report directory (default reports/<name>)"));
-  }
-
-  @Override
-  public int run(ParsedArgs args, CliContext context) {
-    args.noPositional();
-    LoadedJob job;
-    try {
-      job = new JobLoader().complete(job(args), "gpucomm bench");
-    } catch (InvalidJobException e) {
-      throw flagError(args, e);
-    }
-    LocalRun.Result result =
-        LocalJobExecution.execute(
-            name(),
-            job,
-            args.value("device"),
-            Optional.of(args.path("out").orElse(LocalJobExecution.defaultReportDir(job))),
-            RankMode.JOB,
-            false,
-            context);
-    return LocalJobExecution.conclude(name(), result, context);
-  }
+  private static final IntRange HIDDEN = new IntRange(1, 1 << 20);
+  private static final IntRange WARMUP = new IntRange(0, 100000);
+  private static final IntRange ITERATIONS = new IntRange(1, 1000000);
+  private static final IntRange WORLD = new IntRange(1, 4096);
+  private static final IntRange RANKS_PER_POD = new IntRange(1, 16);
 
   /** The job's fields that bench's flags fill (no field path is a prefix of another). */
   private static final Map<String, String> FLAGS_OF_FIELDS =
       Map.ofEntries(
-          Map.entry("spec.workload.benchmark.sizes", "sizes"),
-          Map.entry("spec.workload.benchmark.tokens", "tokens"),
-          Map.entry("spec.workload.benchmark.hiddenSize", "hidden"),
-          Map.entry("spec.workload.benchmark.iterations", "iterations"),
-          Map.entry("spec.workload.benchmark.warmupIterations", "warmup"),
-          Map.entry("spec.workload.benchmark.algorithms", "algorithms"),
-          Map.entry("spec.workload.benchmark.dtype", "dtype"),
-          Map.entry("spec.workload.benchmark.collective", "collective"),
-          Map.entry("spec.workload.benchmark.inPlace", "in-place"),
-          Map.entry("spec.ranksPerPod", "ranks-per-pod"),
-          Map.entry("spec.worldSize", "world"),
-          Map.entry("spec.heuristic", "heuristic"),
-          Map.entry("metadata.name", "name"));
+          Map.entry("spec.workload.benchmark.sizes", "--sizes"),
+          Map.entry("spec.workload.benchmark.tokens", "--tokens"),
+          Map.entry("spec.workload.benchmark.hiddenSize", "--hidden"),
+          Map.entry("spec.workload.benchmark.iterations", "--iterations"),
+          Map.entry("spec.workload.benchmark.warmupIterations", "--warmup"),
+          Map.entry("spec.workload.benchmark.algorithms", "--algorithms"),
+          Map.entry("spec.workload.benchmark.dtype", "--dtype"),
+          Map.entry("spec.workload.benchmark.collective", "--collective"),
+          Map.entry("spec.workload.benchmark.inPlace", "--in-place"),
+          Map.entry("spec.ranksPerPod", "--ranks-per-pod"),
+          Map.entry("spec.worldSize", "--world"),
+          Map.entry("spec.heuristic", "--heuristic"),
+          Map.entry("metadata.name", "--name"));
+
+  private final CliContext context;
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--collective",
+      paramLabel = "C",
+      description = "allreduce (default), allgather, reducescatter, broadcast, collectivepermute")
+  Collective collective;
+
+  @Option(names = "--dtype", paramLabel = "D", description = "bf16 (default), fp16, fp32")
+  DType dtype;
+
+  @Option(
+      names = "--sizes",
+      split = ",",
+      hideParamSyntax = true,
+      paramLabel = "LIST",
+      converter = ByteSizeConverter.class,
+      description = "bytes per rank, e.g. 4K,64K,1M (default 4K,64K,1M)")
+  List<Long> sizes;
+
+  @Option(
+      names = "--tokens",
+      split = ",",
+      hideParamSyntax = true,
+      paramLabel = "LIST",
+      description = "token counts, e.g. 32,128,1024 (with --hidden)")
+  List<Integer> tokens;
+
+  @Option(names = "--hidden", paramLabel = "N", description = "elements per token (default 8192)")
+  Integer hidden;
+
+  @Option(
+      names = "--algorithms",
+      split = ",",
+      hideParamSyntax = true,
+      paramLabel = "LIST",
+      description = "e.g. auto,oneshot,twoshot (default: auto and every available one)")
+  List<Algorithm> algorithms;
+
+  @Option(
+      names = "--world",
+      paramLabel = "N",
+      description = "ranks (default: the GPUs here, else 2)")
+  Integer world;
+
+  @Option(
+      names = "--ranks-per-pod",
+      paramLabel = "N",
+      description = "ranks sharing peer memory (default: the world)")
+  Integer ranksPerPod;
+
+  @Option(
+      names = "--iterations",
+      paramLabel = "N",
+      description = "timed calls per point (default 200)")
+  Integer iterations;
+
+  @Option(
+      names = "--warmup",
+      paramLabel = "N",
+      description = "untimed calls per point (default 20)")
+  Integer warmup;
+
+  @Option(names = "--no-graph", description = "time eager calls only")
+  boolean noGraph;
+
+  @Option(
+      names = "--in-place",
+      description =
+          "all-reduce with the output in the input's buffer, as torch.distributed.all_reduce"
+              + " (nccl and ring only)")
+  boolean inPlace;
+
+  @Option(
+      names = "--heuristic",
+      paramLabel = "NAME",
+      description = "trtllm (default), vllm, measured, fixed")
+  HeuristicName heuristic;
+
+  @Option(
+      names = "--fixed",
+      paramLabel = "ALGO",
+      description = "the algorithm of --heuristic fixed")
+  Algorithm fixed;
+
+  @Option(
+      names = "--tuning-ref",
+      paramLabel = "FILE",
+      description = "the tuning table of --heuristic measured")
+  String tuningRef;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      description = "seed of the random inputs (default: fresh)")
+  Long seed;
+
+  @Option(
+      names = "--name",
+      paramLabel = "NAME",
+      description = "job name, used for the report directory (default bench)")
+  String name = "bench";
+
+  @Option(
+      names = "--device",
+      paramLabel = "DEVICE",
+      description = "cpu or cuda (default: cuda when there are GPUs, else cpu)")
+  Optional<DeviceKind> device = Optional.empty();
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "report directory (default reports/<name>)")
+  Optional<Path> out = Optional.empty();
+
+  BenchCommand(CliContext context) {
+    this.context = context;
+  }
+
+  @Override
+  public Integer call() {
+    LoadedJob job;
+    try {
+      job = new JobLoader().complete(job(), "gpucomm bench");
+    } catch (InvalidJobException e) {
+      throw flagError(e);
+    }
+    LocalRun.Result result =
+        LocalJobExecution.execute(
+            "bench",
+            job,
+            device,
+            Optional.of(out.orElse(LocalJobExecution.defaultReportDir(job))),
+            RankMode.JOB,
+            false,
+            context);
+    return LocalJobExecution.conclude("bench", result, context);
+  }
 
   /**
    * The job was built from flags, so a problem with one of its fields is said with the flag the
    * user typed (--sizes, not spec.workload.benchmark.sizes[0]).
    */
-  private static UsageException flagError(ParsedArgs args, InvalidJobException e) {
+  private RuntimeException flagError(InvalidJobException e) {
     for (Map.Entry<String, String> field : FLAGS_OF_FIELDS.entrySet()) {
       if (e.fieldPath().startsWith(field.getKey())) {
-        return args.bad(field.getValue(), e.problem());
+        return new OptionValueException(spec, field.getValue(), e.problem());
       }
     }
     return e;
   }
 
-  private CommJob job(ParsedArgs args) {
+  private CommJob job() {
     BenchmarkSpec benchmark =
         new BenchmarkSpec()
-            .withCollective(
-                enumValue(args, "collective", Collective::fromWireName, Collective.wireNames()))
-            .withDtype(enumValue(args, "dtype", DType::fromWireName, DType.wireNames()))
-            .withHiddenSize(args.integer("hidden", 1, 1 << 20).orElse(null))
-            .withWarmupIterations(args.integer("warmup", 0, 100000).orElse(null))
-            .withIterations(args.integer("iterations", 1, 1000000).orElse(null))
-            .withSeed(args.value("seed").map(text -> parseSeed(args, text)).orElse(null));
-    if (args.flag("no-graph")) {
+            .withCollective(collective)
+            .withDtype(dtype)
+            .withHiddenSize(HIDDEN.check(spec, "--hidden", hidden))
+            .withWarmupIterations(WARMUP.check(spec, "--warmup", warmup))
+            .withIterations(ITERATIONS.check(spec, "--iterations", iterations))
+            .withSeed(seed);
+    if (noGraph) {
       benchmark.setCudaGraph(false);
     }
-    if (args.flag("in-place")) {
+    if (inPlace) {
       benchmark.setInPlace(true);
     }
-    Optional<String> tokens = args.value("tokens");
-    Optional<String> sizes = args.value("sizes");
-    if (tokens.isPresent() && sizes.isPresent()) {
-      throw args.bad("tokens", "give --tokens or --sizes, not both");
+    if (tokens != null && sizes != null) {
+      throw new OptionValueException(spec, "--tokens", "give --tokens or --sizes, not both");
     }
-    if (tokens.isPresent()) {
-      benchmark.setTokens(ListArgument.integers(args, "tokens", tokens.get()));
+    if (tokens != null) {
+      benchmark.setTokens(tokens);
     } else {
-      benchmark.setSizes(
-          sizes.map(text -> ListArgument.sizes(args, "sizes", text)).orElse(DEFAULT_SIZES));
+      benchmark.setSizes(sizes != null ? sizes : DEFAULT_SIZES);
     }
-    args.value("algorithms")
-        .ifPresent(
-            text ->
-                benchmark.setAlgorithms(
-                    ListArgument.items(
-                        args,
-                        "algorithms",
-                        text,
-                        item ->
-                            Algorithm.fromWireName(item)
-                                .orElseThrow(
-                                    () ->
-                                        args.bad(
-                                            "algorithms",
-                                            "unknown value '"
-                                                + item
-                                                + "' (expected "
-                                                + Algorithm.wireNames()
-                                                + ")")))));
-
-    int world = args.integer("world", 1, 4096).orElseGet(() -> defaultWorld(args));
-    CommJobSpec spec = new CommJobSpec();
-    spec.setWorldSize(world);
-    spec.setRanksPerPod(args.integer("ranks-per-pod", 1, 16).orElse(Math.min(world, 16)));
-    spec.setWorkload(new Workload().withKind(WorkloadKind.BENCHMARK).withBenchmark(benchmark));
-    Heuristic heuristic = new Heuristic();
-    heuristic.setName(
-        enumValue(args, "heuristic", HeuristicName::fromWireName, HeuristicName.wireNames()));
-    args.value("fixed")
-        .ifPresent(
-            text ->
-                heuristic.setFixedAlgorithm(
-                    Algorithm.fromWireName(text)
-                        .orElseThrow(
-                            () ->
-                                args.bad(
-                                    "fixed",
-                                    "unknown value '"
-                                        + text
-                                        + "' (expected "
-                                        + Algorithm.wireNames()
-                                        + ")"))));
-    args.value("tuning-ref").ifPresent(heuristic::setTuningRef);
-    requirePairedFlags(args, heuristic.getName());
-    spec.setHeuristic(heuristic);
+    if (algorithms != null) {
+      benchmark.setAlgorithms(algorithms);
+    }
+    Integer chosenWorld = WORLD.check(spec, "--world", world);
+    int worldSize = chosenWorld != null ? chosenWorld : defaultWorld();
+    Integer chosenRanksPerPod = RANKS_PER_POD.check(spec, "--ranks-per-pod", ranksPerPod);
+    CommJobSpec jobSpec = new CommJobSpec();
+    jobSpec.setWorldSize(worldSize);
+    jobSpec.setRanksPerPod(chosenRanksPerPod != null ? chosenRanksPerPod : Math.min(worldSize, 16));
+    jobSpec.setWorkload(new Workload().withKind(WorkloadKind.BENCHMARK).withBenchmark(benchmark));
+    Heuristic chosenHeuristic = new Heuristic();
+    chosenHeuristic.setName(heuristic);
+    chosenHeuristic.setFixedAlgorithm(fixed);
+    chosenHeuristic.setTuningRef(tuningRef);
+    requirePairedFlags(heuristic);
+    jobSpec.setHeuristic(chosenHeuristic);
     CommJob job = new CommJob();
-    job.setMetadata(new ObjectMetaBuilder().withName(args.value("name").orElse("bench")).build());
-    job.setSpec(spec);
+    job.setMetadata(new ObjectMetaBuilder().withName(name).build());
+    job.setSpec(jobSpec);
     return job;
   }
 
@@ -213,51 +270,28 @@ final class BenchCommand implements Command {
    * --fixed belongs to --heuristic fixed and --tuning-ref to --heuristic measured, each needing the
    * other: a flag that the chosen heuristic would ignore is a mistake, said here by its flag name.
    */
-  private static void requirePairedFlags(ParsedArgs args, HeuristicName name) {
-    if (args.value("fixed").isPresent() && name != HeuristicName.FIXED) {
-      throw args.bad("fixed", "is for --heuristic fixed");
+  private void requirePairedFlags(HeuristicName chosen) {
+    if (fixed != null && chosen != HeuristicName.FIXED) {
+      throw new OptionValueException(spec, "--fixed", "is for --heuristic fixed");
     }
-    if (args.value("tuning-ref").isPresent() && name != HeuristicName.MEASURED) {
-      throw args.bad("tuning-ref", "is for --heuristic measured");
+    if (tuningRef != null && chosen != HeuristicName.MEASURED) {
+      throw new OptionValueException(spec, "--tuning-ref", "is for --heuristic measured");
     }
-    if (name == HeuristicName.FIXED && args.value("fixed").isEmpty()) {
-      throw args.bad("heuristic", "fixed needs --fixed ALGO");
+    if (chosen == HeuristicName.FIXED && fixed == null) {
+      throw new OptionValueException(spec, "--heuristic", "fixed needs --fixed ALGO");
     }
-    if (name == HeuristicName.MEASURED && args.value("tuning-ref").isEmpty()) {
-      throw args.bad("heuristic", "measured needs --tuning-ref FILE (a table from gpucomm tune)");
+    if (chosen == HeuristicName.MEASURED && tuningRef == null) {
+      throw new OptionValueException(
+          spec, "--heuristic", "measured needs --tuning-ref FILE (a table from gpucomm tune)");
     }
   }
 
   /** All GPUs of the host (at most 8) when there are some; else 2 CPU ranks. */
-  private static int defaultWorld(ParsedArgs args) {
-    if (args.value("device").map(text -> DeviceChoice.parse("bench", text)).orElse(DeviceKind.CUDA)
-        == DeviceKind.CPU) {
+  private int defaultWorld() {
+    if (device.orElse(DeviceKind.CUDA) == DeviceKind.CPU) {
       return 2;
     }
     DeviceBackends.Probe cuda = new DeviceBackends().probe(DeviceKind.CUDA);
     return cuda.usable() ? Math.min(cuda.deviceCount(), 8) : 2;
-  }
-
-  private static long parseSeed(ParsedArgs args, String text) {
-    try {
-      return Long.parseLong(text.trim());
-    } catch (NumberFormatException e) {
-      throw args.bad("seed", "'" + text + "' is not an integer");
-    }
-  }
-
-  private static <T> T enumValue(
-      ParsedArgs args, String option, Function<String, Optional<T>> parse, String expected) {
-    return args.value(option)
-        .map(
-            text ->
-                parse
-                    .apply(text)
-                    .orElseThrow(
-                        () ->
-                            args.bad(
-                                option,
-                                "unknown value '" + text + "' (expected " + expected + ")")))
-        .orElse(null);
   }
 }

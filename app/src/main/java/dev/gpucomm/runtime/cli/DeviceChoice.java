@@ -20,11 +20,11 @@ final class DeviceChoice {
     this.notes = notes;
   }
 
-  DeviceKind resolve(String command, Optional<String> flag, LoadedJob job) {
+  DeviceKind resolve(String command, Optional<DeviceKind> flag, LoadedJob job) {
     DeviceKind kind;
     String origin;
     if (flag.isPresent()) {
-      kind = parse(command, flag.get());
+      kind = flag.get();
       origin = "gpucomm " + command + ": --device " + kind;
     } else if (job.deviceExplicit()) {
       kind = job.job().getSpec().getDevice();
@@ -77,19 +77,5 @@ final class DeviceChoice {
               + " (local runs put every rank here)");
     }
     return kind;
-  }
-
-  static DeviceKind parse(String command, String text) {
-    return DeviceKind.fromWireName(text)
-        .orElseThrow(
-            () ->
-                new UsageException(
-                    "gpucomm "
-                        + command
-                        + ": --device: unknown value '"
-                        + text
-                        + "' (expected "
-                        + DeviceKind.wireNames()
-                        + ")"));
   }
 }

@@ -6,30 +6,20 @@ import dev.gpucomm.runtime.launch.EnvVars;
 import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.rendezvous.PeerFailedException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 /**
  * The {@code gpucomm} command line. Usage errors exit with 2 and one line on stderr; failures exit
  * with 1 and one line; stack traces only with {@code --debug} or GPUCOMM_DEBUG=1.
  */
 public final class Gpucomm {
-  static final List<Command> COMMANDS =
-      List.of(
-          new RunCommand(),
-          new BenchCommand(),
-          new TuneCommand(),
-          new SelftestCommand(),
-          new ReportCommand(),
-          new LaunchCommand(),
-          new RankCommand());
-
   private Gpucomm() {}
 
   public static void main(String[] args) {
@@ -43,68 +33,66 @@ public final class Gpucomm {
   /** Runs the command line {@code args}; returns the exit code. */
   public static int execute(
       String[] args, PrintStream out, PrintStream err, Map<String, String> env, boolean terminal) {
-    List<String> arguments = new ArrayList<>(Arrays.asList(args));
-    boolean debug = arguments.remove("--debug") || "1".equals(env.get(EnvVars.DEBUG));
+    return execute(args, out, err, env, terminal, DiagCommand.CUDA_DIAGNOSTICS);
+  }
+
+  /** As {@link #execute}, with {@code gpucomm diag} running {@code diagnosticsMain}. */
+  static int execute(
+      String[] args,
+      PrintStream out,
+      PrintStream err,
+      Map<String, String> env,
+      boolean terminal,
+      String diagnosticsMain) {
+    // read before parsing: a usage error that parsing finds must show its stack trace too
+    boolean debug = Arrays.asList(args).contains("--debug") || "1".equals(env.get(EnvVars.DEBUG));
     if (debug) {
       DebugLogging.enable();
     }
     CliContext context = new CliContext(out, err, env, debug, terminal);
-    if (arguments.isEmpty()) {
-      err.println("gpucomm: name a command (see gpucomm --help)");
-      return 2;
-    }
-    String name = arguments.removeFirst();
-    if (name.equals("--help") || name.equals("-h") || name.equals("help")) {
-      if (arguments.size() > 1) {
-        err.println("gpucomm: help takes one command at most (see gpucomm --help)");
-        return 2;
-      }
-      if (!arguments.isEmpty()) {
-        Optional<Command> command = find(arguments.getFirst());
-        if (command.isEmpty()) {
-          err.println(
-              "gpucomm: unknown command '" + arguments.getFirst() + "' (see gpucomm --help)");
-          return 2;
-        }
-        out.print(Help.of(command.get()));
-        return 0;
-      }
-      out.print(Help.overview(COMMANDS));
-      return 0;
-    }
-    if (name.equals("--version")) {
-      if (!arguments.isEmpty()) {
-        err.println("gpucomm: --version takes no arguments");
-        return 2;
-      }
-      out.println("gpucomm " + version());
-      return 0;
-    }
-    Optional<Command> command = find(name);
-    if (command.isEmpty()) {
-      err.println("gpucomm: unknown command '" + name + "' (see gpucomm --help)");
-      return 2;
-    }
+    PrintWriter help = new PrintWriter(out, true);
     try {
-      ParsedArgs parsed = ParsedArgs.parse(name, command.get().options(), arguments);
-      if (parsed.help()) {
-        out.print(Help.of(command.get()));
-        return 0;
-      }
-      return command.get().run(parsed, context);
-    } catch (RuntimeException e) {
-      RankError error = classify(e);
-      if (debug) {
-        e.printStackTrace(err);
-      }
-      String message = error.message();
-      err.println(message.startsWith("gpucomm ") ? message : "gpucomm " + name + ": " + message);
-      return error.exitCode();
+      return commandLine(context, diagnosticsMain, help).execute(args);
+    } finally {
+      help.flush();
     }
   }
 
-  private static Optional<Command> find(String name) {
-    return COMMANDS.stream().filter(c -> c.name().equals(name)).findFirst();
+  private static CommandLine commandLine(
+      CliContext context, String diagnosticsMain, PrintWriter help) {
+    CommandLine cli =
+        new CommandLine(new GpucommCommand())
+            .addSubcommand(new RunCommand(context))
+            .addSubcommand(new BenchCommand(context))
+            .addSubcommand(new TuneCommand(context))
+            .addSubcommand(new SelftestCommand(context))
+            .addSubcommand(new ReportCommand(context))
+            .addSubcommand(new LaunchCommand(context))
+            .addSubcommand(new RankCommand(context))
+            .addSubcommand(new DiagCommand(diagnosticsMain))
+            .addSubcommand(new CompletionCommand(context))
+            .addSubcommand(new HelpCommand());
+    ValueConverters.register(cli);
+    // an argument starting with @ is a value (a job name, a path), never a file of arguments
+    cli.setExpandAtFiles(false);
+    cli.setUsageHelpAutoWidth(true);
+    cli.setOut(help);
+    cli.setErr(new PrintWriter(context.err(), true));
+    cli.setParameterExceptionHandler(new UsageErrorHandler(context));
+    cli.setExecutionExceptionHandler(new FailureHandler(context));
+    cli.setExecutionStrategy(
+        parsed -> {
+          if (parsed.isVersionHelpRequested()
+              && parsed.originalArgs().stream().filter(arg -> !arg.equals("--debug")).count() > 1) {
+            throw new ParameterException(
+                cli,
+                "--version takes no arguments",
+                cli.getCommandSpec().findOption("--version"),
+                null);
+          }
+          return new CommandLine.RunLast().execute(parsed);
+        });
+    return cli;
   }
 
   /** The kind and one-line text of a failure, as ranks and commands report it. */
@@ -160,10 +148,5 @@ public final class Gpucomm {
       current = current.getCause();
     }
     return current;
-  }
-
-  private static String version() {
-    String version = Gpucomm.class.getPackage().getImplementationVersion();
-    return version != null ? version : "(development build)";
   }
 }

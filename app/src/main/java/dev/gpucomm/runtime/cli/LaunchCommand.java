@@ -9,42 +9,33 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
 
 /**
  * {@code gpucomm launch}: what a pod's container runs. Starts the pod's ranks from the operator's
  * GPUCOMM_* variables, supervises them, and leaves the failing rank's one-line error in the
  * container's termination message, where the operator reads it.
  */
-final class LaunchCommand implements Command {
+@Command(
+    name = "launch",
+    description = "run this pod's ranks (reads GPUCOMM_* from the operator; used inside pods)",
+    descriptionHeading = "%n",
+    optionListHeading = "%nOptions:%n")
+final class LaunchCommand implements Callable<Integer> {
   /** Kubernetes keeps at most 4096 bytes of a termination message. */
   static final int TERMINATION_MESSAGE_LIMIT = 4096;
 
   static final String DEFAULT_TERMINATION_LOG = "/dev/termination-log";
 
-  @Override
-  public String name() {
-    return "launch";
+  private final CliContext context;
+
+  LaunchCommand(CliContext context) {
+    this.context = context;
   }
 
   @Override
-  public String summary() {
-    return "run this pod's ranks (reads GPUCOMM_* from the operator; used inside pods)";
-  }
-
-  @Override
-  public String synopsis() {
-    return "";
-  }
-
-  @Override
-  public List<Option> options() {
-    return List.of();
-  }
-
-  @Override
-  public int run(ParsedArgs args, CliContext context) {
-    args.noPositional();
+  public Integer call() {
     try {
       PodLaunch.PodSettings pod = PodLaunch.PodSettings.fromEnv(context.env());
       SupervisionResult result =

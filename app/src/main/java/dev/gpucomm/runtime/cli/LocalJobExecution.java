@@ -24,7 +24,7 @@ final class LocalJobExecution {
   static LocalRun.Result execute(
       String command,
       LoadedJob job,
-      Optional<String> deviceFlag,
+      Optional<DeviceKind> deviceFlag,
       Optional<Path> reportDir,
       RankMode mode,
       boolean dumpIr,

@@ -7,38 +7,30 @@ import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.rank.FaultInjection;
 import dev.gpucomm.runtime.rank.RankMain;
 import dev.gpucomm.runtime.rank.Site;
-import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
 
 /**
  * {@code gpucomm rank}: one rank, configured like torchrun's workers by RANK, LOCAL_RANK,
  * WORLD_SIZE, GPUCOMM_RENDEZVOUS and GPUCOMM_JOB_FILE. Started by {@code launch} and {@code run};
  * can be started by hand on several hosts too.
  */
-final class RankCommand implements Command {
-  @Override
-  public String name() {
-    return "rank";
+@Command(
+    name = "rank",
+    description =
+        "run one rank (reads RANK, LOCAL_RANK, WORLD_SIZE, GPUCOMM_RENDEZVOUS, GPUCOMM_JOB_FILE)",
+    descriptionHeading = "%n",
+    optionListHeading = "%nOptions:%n")
+final class RankCommand implements Callable<Integer> {
+  private final CliContext context;
+
+  RankCommand(CliContext context) {
+    this.context = context;
   }
 
   @Override
-  public String summary() {
-    return "run one rank (reads RANK, LOCAL_RANK, WORLD_SIZE, GPUCOMM_RENDEZVOUS, GPUCOMM_JOB_FILE)";
-  }
-
-  @Override
-  public String synopsis() {
-    return "";
-  }
-
-  @Override
-  public List<Option> options() {
-    return List.of();
-  }
-
-  @Override
-  public int run(ParsedArgs args, CliContext context) {
-    args.noPositional();
+  public Integer call() {
     RankSettings settings = RankSettings.fromEnv(context.env());
     if (settings.supervised()) {
       // A rank whose launcher is gone has nobody to report to: leave instead of running on.

@@ -1,55 +1,68 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** {@code gpucomm run -f job.yaml}: a CommJob on this host, without Kubernetes. */
-final class RunCommand implements Command {
-  @Override
-  public String name() {
-    return "run";
+@Command(
+    name = "run",
+    customSynopsis = "gpucomm run -f FILE [--device cpu|cuda] [--out DIR] [--dump-ir]",
+    description =
+        "run a CommJob (YAML or JSON) on this host, all ranks local; print the results, write the"
+            + " report",
+    descriptionHeading = "%n",
+    optionListHeading = "%nOptions:%n",
+    sortOptions = false)
+final class RunCommand implements Callable<Integer> {
+  private final CliContext context;
+
+  @Option(
+      names = {"-f", "--file"},
+      required = true,
+      paramLabel = "FILE",
+      description = "the CommJob file")
+  Path file;
+
+  @Option(
+      names = "--device",
+      paramLabel = "DEVICE",
+      description =
+          "cpu or cuda; default: spec.device if set, else cuda when there are GPUs, else cpu")
+  Optional<DeviceKind> device = Optional.empty();
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "report directory (default reports/<job>)")
+  Optional<Path> out = Optional.empty();
+
+  @Option(names = "--dump-ir", description = "print host-IR programs before and after each pass")
+  boolean dumpIr;
+
+  RunCommand(CliContext context) {
+    this.context = context;
   }
 
   @Override
-  public String summary() {
-    return "run a CommJob on this host (all ranks local), print the results, write the report";
-  }
-
-  @Override
-  public String synopsis() {
-    return "-f FILE [--device cpu|cuda] [--out DIR] [--dump-ir]";
-  }
-
-  @Override
-  public List<Option> options() {
-    return List.of(
-        Option.value("file", "f", "FILE", "the CommJob (YAML or JSON)"),
-        Option.value(
-            "device",
-            "DEVICE",
-            "cpu or cuda; default: spec.device if set, else cuda when there are GPUs, else cpu"),
-        Option.value("out", "DIR", "report directory (default reports/<job>)"),
-        Option.flag("dump-ir", "print host-IR programs before and after each pass"));
-  }
-
-  @Override
-  public int run(ParsedArgs args, CliContext context) {
-    args.noPositional();
-    Path file = Path.of(args.required("file", "the CommJob file"));
+  public Integer call() {
     LoadedJob job = new JobLoader().load(file);
     LocalRun.Result result =
         LocalJobExecution.execute(
-            name(),
+            "run",
             job,
-            args.value("device"),
-            java.util.Optional.of(args.path("out").orElse(LocalJobExecution.defaultReportDir(job))),
+            device,
+            Optional.of(out.orElse(LocalJobExecution.defaultReportDir(job))),
             RankMode.JOB,
-            args.flag("dump-ir"),
+            dumpIr,
             context);
-    return LocalJobExecution.conclude(name(), result, context);
+    return LocalJobExecution.conclude("run", result, context);
   }
 }

@@ -14,63 +14,71 @@ import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gpucomm selftest}: checks every algorithm of every collective in every dtype against a
  * float64 reference, across real rank processes; exits non-zero on any mismatch.
  */
-final class SelftestCommand implements Command {
+@Command(
+    name = "selftest",
+    customSynopsis = "gpucomm selftest [--device cpu|cuda] [--world N]",
+    description = "check every algorithm x dtype x size against a float64 reference",
+    descriptionHeading = "%n",
+    optionListHeading = "%nOptions:%n",
+    sortOptions = false)
+final class SelftestCommand implements Callable<Integer> {
   static final int DEFAULT_CPU_WORLD = 4;
+  private static final IntRange WORLD = new IntRange(1, 64);
 
-  @Override
-  public String name() {
-    return "selftest";
+  private final CliContext context;
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--device",
+      paramLabel = "DEVICE",
+      description = "cpu or cuda (default: cuda when there are GPUs, else cpu)")
+  Optional<DeviceKind> device = Optional.empty();
+
+  @Option(
+      names = "--world",
+      paramLabel = "N",
+      description = "ranks (default: the GPUs here, at most 8; 4 on the CPU)")
+  Integer world;
+
+  SelftestCommand(CliContext context) {
+    this.context = context;
   }
 
   @Override
-  public String summary() {
-    return "check every algorithm x dtype x size against a float64 reference";
-  }
-
-  @Override
-  public String synopsis() {
-    return "[--device cpu|cuda] [--world N]";
-  }
-
-  @Override
-  public List<Option> options() {
-    return List.of(
-        Option.value(
-            "device", "DEVICE", "cpu or cuda (default: cuda when there are GPUs, else cpu)"),
-        Option.value("world", "N", "ranks (default: the GPUs here, at most 8; 4 on the CPU)"));
-  }
-
-  @Override
-  public int run(ParsedArgs args, CliContext context) {
-    args.noPositional();
-    Optional<String> device = args.value("device");
-    int world = args.integer("world", 1, 64).orElseGet(() -> defaultWorld(device));
-    CommJobSpec spec = new CommJobSpec();
-    spec.setWorldSize(world);
-    spec.setRanksPerPod(Math.min(world, 16));
-    spec.setTimeoutSeconds(600);
-    spec.setWorkload(
+  public Integer call() {
+    Integer chosen = WORLD.check(spec, "--world", world);
+    int worldSize = chosen != null ? chosen : defaultWorld(device);
+    CommJobSpec jobSpec = new CommJobSpec();
+    jobSpec.setWorldSize(worldSize);
+    jobSpec.setRanksPerPod(Math.min(worldSize, 16));
+    jobSpec.setTimeoutSeconds(600);
+    jobSpec.setWorkload(
         new Workload()
             .withKind(WorkloadKind.BENCHMARK)
             .withBenchmark(new BenchmarkSpec().withSizes(List.of(16L))));
     CommJob job = new CommJob();
     job.setMetadata(new ObjectMetaBuilder().withName("selftest").build());
-    job.setSpec(spec);
+    job.setSpec(jobSpec);
     LoadedJob loaded = new JobLoader().complete(job, "gpucomm selftest");
     LocalRun.Result result =
         LocalJobExecution.execute(
-            name(), loaded, device, Optional.empty(), RankMode.SELFTEST, false, context);
-    return LocalJobExecution.conclude(name(), result, context);
+            "selftest", loaded, device, Optional.empty(), RankMode.SELFTEST, false, context);
+    return LocalJobExecution.conclude("selftest", result, context);
   }
 
-  private static int defaultWorld(Optional<String> device) {
-    if (device.map(text -> DeviceChoice.parse("selftest", text)).orElse(DeviceKind.CUDA)
-        == DeviceKind.CPU) {
+  private static int defaultWorld(Optional<DeviceKind> device) {
+    if (device.orElse(DeviceKind.CUDA) == DeviceKind.CPU) {
       return DEFAULT_CPU_WORLD;
     }
     DeviceBackends.Probe cuda = new DeviceBackends().probe(DeviceKind.CUDA);

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.TuneWorkload;
@@ -12,36 +13,49 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code gpucomm tune -f tune.yaml}: runs a tune job locally; its tuning table lands in the report
  * directory and, with {@code --table}, is merged into a table file (newer curves replace older).
  */
-final class TuneCommand implements Command {
-  @Override
-  public String name() {
-    return "tune";
-  }
+@Command(
+    name = "tune",
+    customSynopsis = "gpucomm tune -f FILE [--table TABLE.json] [--device cpu|cuda] [--out DIR]",
+    description = "run a tune job locally and write the tuning table the measured heuristic reads",
+    descriptionHeading = "%n",
+    optionListHeading = "%nOptions:%n",
+    sortOptions = false)
+final class TuneCommand implements Callable<Integer> {
+  private final CliContext context;
 
-  @Override
-  public String summary() {
-    return "run a tune job locally and write the tuning table the measured heuristic reads";
-  }
+  @Option(
+      names = {"-f", "--file"},
+      required = true,
+      paramLabel = "FILE",
+      description = "the tune job file (a CommJob with spec.workload.kind: tune)")
+  Path file;
 
-  @Override
-  public String synopsis() {
-    return "-f FILE [--table TABLE.json] [--device cpu|cuda] [--out DIR]";
-  }
+  @Option(
+      names = "--table",
+      paramLabel = "FILE",
+      description = "merge the measured curve into this tuning table file")
+  Optional<Path> table = Optional.empty();
 
-  @Override
-  public List<Option> options() {
-    return List.of(
-        Option.value("file", "f", "FILE", "a CommJob with spec.workload.kind: tune"),
-        Option.value("table", "FILE", "merge the measured curve into this tuning table file"),
-        Option.value("device", "DEVICE", "cpu or cuda"),
-        Option.value("out", "DIR", "report directory (default reports/<job>)"));
+  @Option(names = "--device", paramLabel = "DEVICE", description = "cpu or cuda")
+  Optional<DeviceKind> device = Optional.empty();
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "report directory (default reports/<job>)")
+  Optional<Path> out = Optional.empty();
+
+  TuneCommand(CliContext context) {
+    this.context = context;
   }
 
   /** The --table file must be an existing tuning table, or a new file in a writable directory. */
@@ -69,9 +83,8 @@ final class TuneCommand implements Command {
   }
 
   @Override
-  public int run(ParsedArgs args, CliContext context) {
-    args.noPositional();
-    LoadedJob job = new JobLoader().load(Path.of(args.required("file", "the tune job")));
+  public Integer call() {
+    LoadedJob job = new JobLoader().load(file);
     WorkloadKind kind = job.job().getSpec().getWorkload().getKind();
     if (kind != WorkloadKind.TUNE) {
       throw new UsageException(
@@ -80,20 +93,14 @@ final class TuneCommand implements Command {
               + kind
               + " (use gpucomm run)");
     }
-    Path reportDir = args.path("out").orElse(LocalJobExecution.defaultReportDir(job));
-    Optional<Path> tableFile = args.path("table");
+    Path reportDir = out.orElse(LocalJobExecution.defaultReportDir(job));
+    Optional<Path> tableFile = table;
     // Checked before the run: a table that cannot take the curve must not cost a whole sweep.
     tableFile.ifPresent(TuneCommand::requireMergeableTable);
     LocalRun.Result result =
         LocalJobExecution.execute(
-            name(),
-            job,
-            args.value("device"),
-            Optional.of(reportDir),
-            RankMode.JOB,
-            false,
-            context);
-    int exit = LocalJobExecution.conclude(name(), result, context);
+            "tune", job, device, Optional.of(reportDir), RankMode.JOB, false, context);
+    int exit = LocalJobExecution.conclude("tune", result, context);
     if (exit != 0) {
       return exit;
     }

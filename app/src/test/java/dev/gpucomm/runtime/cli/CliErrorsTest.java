@@ -349,4 +349,61 @@ class CliErrorsTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).startsWith("Usage: gpucomm run -f FILE").contains("--dump-ir");
   }
+
+  @Test
+  void theHelpListsTheExitCodes() {
+    CliRun overview = CliRun.of("--help");
+
+    assertThat(overview.out())
+        .contains("Exit codes:")
+        .containsPattern("0\\s+success")
+        .containsPattern("1\\s+failure")
+        .containsPattern("2\\s+usage error");
+  }
+
+  @Test
+  void helpOfACommandIsItsOwnHelp() {
+    CliRun help = CliRun.of("help", "report");
+
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.out()).isEqualTo(CliRun.of("report", "--help").out()).contains("--format");
+    assertThat(CliRun.of("--version").out()).startsWith("gpucomm ");
+  }
+
+  @Test
+  void dashFMeansTheFileEverywhereSoReportsFormatIsSpelledOut() throws Exception {
+    Path report = Files.createDirectories(dir.resolve("report"));
+    assertUsageError(
+        CliRun.of("report", report.toString(), "-f", "json"),
+        "gpucomm report: unknown option '-f' (see gpucomm report --help)");
+    assertUsageError(
+        CliRun.of("report", report.toString(), "--format", "pdf"),
+        "gpucomm report: --format: 'pdf' is not one of md|json|csv|svg");
+  }
+
+  @Test
+  void anIntegerOptionSaysWhatIsWrongWithItsValue() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--iterations", "many"),
+        "gpucomm bench: --iterations: 'many' is not an integer");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--world", "0"),
+        "gpucomm bench: --world: 0 is outside 1..4096");
+    assertUsageError(
+        CliRun.of("selftest", "--device", "cpu", "--world", "65"),
+        "gpucomm selftest: --world: 65 is outside 1..64");
+  }
+
+  @Test
+  void anOptionGivenTwiceOrAnArgumentNobodyTakes() {
+    assertUsageError(
+        CliRun.of("run", "-f", "a.yaml", "--device", "cpu", "--device", "cuda"),
+        "gpucomm run: --device given twice");
+    assertUsageError(
+        CliRun.of("launch", "now"),
+        "gpucomm launch: unexpected argument 'now' (see gpucomm launch --help)");
+    assertUsageError(
+        CliRun.of("report"),
+        "gpucomm report: name one report directory or job (see gpucomm report --help)");
+  }
 }

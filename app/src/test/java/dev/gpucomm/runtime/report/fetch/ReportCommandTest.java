@@ -81,7 +81,12 @@ class ReportCommandTest {
   @Test
   void findsTheClusterThroughKubeconfigInTheEnvironment() {
     Result result =
-        run(Map.of("KUBECONFIG", "/nonexistent:" + kubeconfig), "report", "ar-tp2", "-f", "svg");
+        run(
+            Map.of("KUBECONFIG", "/nonexistent:" + kubeconfig),
+            "report",
+            "ar-tp2",
+            "--format",
+            "svg");
 
     assertThat(result.exitCode()).isZero();
     assertThat(result.out()).contains("<svg").endsWith("</svg>\n");

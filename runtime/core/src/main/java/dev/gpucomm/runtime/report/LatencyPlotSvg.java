@@ -12,6 +12,9 @@ import java.util.Optional;
  * markers per algorithm, the heuristic's choice ringed at each size, like the figures of
  * FlashInfer's heuristic change. Graph times where measured, eager otherwise. Plain SVG 1.1 built
  * as text.
+ *
+ * <p>Written by hand rather than with a charting library: those (JFreeChart, XChart and the like)
+ * need {@code java.desktop}, which the jlinked runtime of the bundle and the image leaves out.
  */
 public final class LatencyPlotSvg {
   private static final int WIDTH = 920;

@@ -7,6 +7,10 @@ import java.io.PrintStream;
 /**
  * Shows how far a sweep has got. On a terminal it redraws one status line in place ({@code \r});
  * elsewhere (logs, pipes) it prints one plain line per measured point, or nothing when silent.
+ *
+ * <p>Written by hand, as {@link LatencyPlotSvg} is: the libraries for this either need {@code
+ * java.desktop}, which the jlinked runtime of the bundle and the image leaves out, or bring a
+ * terminal library for what one line redrawn with {@code \r} does.
  */
 public final class ProgressDisplay {
   private enum Mode {

@@ -1,0 +1,39 @@
+package dev.gpucomm.runtime.cli;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/** {@code gpucomm help [COMMAND]}: the same help as {@code gpucomm [COMMAND] --help}. */
+@Command(
+    name = "help",
+    helpCommand = true,
+    description = "show the help of gpucomm, or of one command",
+    descriptionHeading = "%n",
+    parameterListHeading = "%nArguments:%n",
+    optionListHeading = "%nOptions:%n")
+final class HelpCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(arity = "0..1", paramLabel = "COMMAND", description = "the command to explain")
+  String command;
+
+  @Override
+  public Integer call() {
+    CommandLine gpucomm = spec.parent().commandLine();
+    CommandLine topic = gpucomm;
+    if (command != null) {
+      topic = gpucomm.getSubcommands().get(command);
+      if (topic == null) {
+        throw new UnmatchedArgumentException(gpucomm, List.of(command));
+      }
+    }
+    topic.usage(gpucomm.getOut());
+    return 0;
+  }
+}

@@ -1,0 +1,107 @@
+package dev.gpucomm.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code gpucomm diag} hands its arguments to the CUDA diagnostics, found by class name. */
+class DiagCommandTest {
+  /** Stands in for the CUDA diagnostics: records what it was started with. */
+  public static final class RecordingDiagnostics {
+    static final List<List<String>> CALLS = new ArrayList<>();
+
+    public static void main(String[] args) {
+      CALLS.add(List.of(args));
+    }
+  }
+
+  /** Stands in for diagnostics that fail on a host without a GPU. */
+  public static final class FailingDiagnostics {
+    public static void main(String[] args) {
+      throw new IllegalStateException("no CUDA driver");
+    }
+  }
+
+  @BeforeEach
+  void forgetEarlierCalls() {
+    RecordingDiagnostics.CALLS.clear();
+  }
+
+  @Test
+  void everyArgumentReachesTheDiagnosticsInOrder() {
+    CliRun run =
+        CliRun.withDiagnostics(
+            RecordingDiagnostics.class.getName(),
+            Map.of(),
+            "diag",
+            "--rank",
+            "1",
+            "--world",
+            "2",
+            "--store",
+            "127.0.0.1:29500",
+            "--bench",
+            "--samples",
+            "50",
+            "--json=diag.json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(RecordingDiagnostics.CALLS)
+        .containsExactly(
+            List.of(
+                "--rank",
+                "1",
+                "--world",
+                "2",
+                "--store",
+                "127.0.0.1:29500",
+                "--bench",
+                "--samples",
+                "50",
+                "--json=diag.json"));
+  }
+
+  @Test
+  void debugIsGpucommsOwnAndNotForwarded() {
+    CliRun run =
+        CliRun.withDiagnostics(
+            RecordingDiagnostics.class.getName(), Map.of(), "diag", "--check", "--debug");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(RecordingDiagnostics.CALLS).containsExactly(List.of("--check"));
+  }
+
+  @Test
+  void aBuildWithoutTheDiagnosticsSaysSoInOneLine() {
+    CliRun run =
+        CliRun.withDiagnostics("dev.gpucomm.runtime.cli.NoSuchDiagnostics", Map.of(), "diag");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .isEqualTo(
+            "gpucomm diag: the CUDA diagnostics are not part of this build (no class"
+                + " dev.gpucomm.runtime.cli.NoSuchDiagnostics)"
+                + System.lineSeparator());
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void failingDiagnosticsAreAFailureInOneLine() {
+    CliRun run =
+        CliRun.withDiagnostics(FailingDiagnostics.class.getName(), Map.of(), "diag", "--check");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err())
+        .isEqualTo("gpucomm diag: IllegalStateException: no CUDA driver" + System.lineSeparator());
+  }
+
+  @Test
+  void theDiagnosticsAreLookedUpWhereTheCudaModuleKeepsThem() {
+    assertThat(DiagCommand.CUDA_DIAGNOSTICS)
+        .isEqualTo("dev.gpucomm.runtime.collective.cuda.lab.CudaDiagnostics");
+  }
+}
