@@ -624,8 +624,8 @@ __device__ __forceinline__ void host_reduce(const Team& team, const uint4* in, u
 
 // The pushing warps reduce the host chunks once they have pushed everything: the chunks land about
 // when the NVLink pushes end, and the reducing warps' loop stays exactly oneshot_ws's (reducing
-// host chunks between NVLink chunks there cost ~2 us at 64 MiB on 2 H200s, and a variant of it
-// with timing marks ran 30 % slower).
+// host chunks between NVLink chunks there was slower, and so was a variant of it with timing
+// marks: bench/results/2026-11-22-2xH200-host-path-runtime/).
 template <typename T>
 __device__ void oneshot_wsh(const char* input, char* output, long long bytes,
                             const PeerBases& peers, const PeerLayout& layout, Control* control,

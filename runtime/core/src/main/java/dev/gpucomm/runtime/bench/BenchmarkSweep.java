@@ -218,10 +218,10 @@ public final class BenchmarkSweep {
       }
       stream.synchronize();
       store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
-      // The store lets the ranks go a host round trip apart (hundreds of µs); one untimed call
-      // waits for the last rank, so the first timed sample does not hold that skew. With few
-      // iterations it would be the only sample: 10 one-shot calls of 1 MiB read 33 µs each
-      // instead of 6 on 2 × H100.
+      // The store lets the ranks go a host round trip apart, far longer than a small call; one
+      // untimed call waits for the last rank, so the first timed sample does not hold that skew.
+      // With few iterations it would be the only sample, and small calls read several times their
+      // time (bench/results/2026-11-25-2xH100-host-path-trial/).
       call.run();
       timer.timeCalls(call, stream, replays, callsPerGraph, eagerTimes);
       double eagerMicros = CallTimer.median(eagerTimes, replays);

@@ -7,12 +7,12 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
  * warm-up.
  *
  * <p>On GPUs the eager time of the small sizes, where the host's launch path and not the kernel
- * sets the pace, settles only after thousands of calls: on 2 × H200 a 0.5 MiB one-shot measured
- * 5.5–7.5 µs eager after 20 to 2,000 extra calls and 4.7 µs after 20,000, in every run, with the
- * JIT held to its C1 tier as well (so it is not the JIT's last tier that settles; the kernel itself
- * takes 4.2). A serving job makes millions of calls, so the sweep times the settled state. The
- * warm-up moves at most {@link #GPU_BYTES} so that a large first point does not run for seconds.
- * The count depends only on the size, so every rank makes the same number of collective calls.
+ * sets the pace, settles only after thousands of calls, in every run and with the JIT held to its
+ * C1 tier as well, so it is not the JIT's last tier that settles ({@code
+ * bench/results/2026-11-22-4xH200-reproduction/}). A serving job makes millions of calls, so the
+ * sweep times the settled state. The warm-up moves at most {@link #GPU_BYTES} so that a large first
+ * point does not run for seconds. The count depends only on the size, so every rank makes the same
+ * number of collective calls.
  *
  * <p>The CPU backend has no launch path to settle; its calls keep the short warm-up that lets the
  * JIT compile the per-call path.

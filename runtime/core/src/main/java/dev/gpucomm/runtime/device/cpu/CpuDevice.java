@@ -1,12 +1,14 @@
 package dev.gpucomm.runtime.device.cpu;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.ComputeCapability;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.IpcHandle;
 import dev.gpucomm.runtime.device.Matmul;
+import dev.gpucomm.runtime.device.OwnedResources;
 import dev.gpucomm.runtime.device.Stream;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
@@ -266,13 +268,8 @@ public final class CpuDevice implements Device {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    RuntimeException failure = streams.closeAll();
-    RuntimeException resourceFailure = resources.closeAll();
-    if (failure == null) {
-      failure = resourceFailure;
-    } else if (resourceFailure != null) {
-      failure.addSuppressed(resourceFailure);
-    }
+    // Streams first (newest first in this list): their workers may still touch the resources.
+    RuntimeException failure = Closing.newestFirst(List.of(resources, streams));
     if (failure != null) {
       throw failure;
     }

@@ -12,10 +12,10 @@ import java.util.Map;
 
 /**
  * Where the time of an all-reduce call goes on this GPU: while a timeline is attached ({@link
- * CudaCommunicator#attachTimeline}), each call records timed events at named steps on whichever
- * stream runs the step (the caller's, the host path's copy streams); {@link #report} gives, per
- * step, the median time from the call's first mark, and the median time from one call's first mark
- * to the next's. A diagnostic: recording events costs a little device time itself.
+ * IpcAllReduce#attachTimeline}), each call records timed events at named steps on whichever stream
+ * runs the step (the caller's, the host path's copy streams); {@link #report} gives, per step, the
+ * median time from the call's first mark, and the median time from one call's first mark to the
+ * next's. A diagnostic: recording events costs a little device time itself.
  */
 public final class CallTimeline implements AutoCloseable {
   private final Device device;

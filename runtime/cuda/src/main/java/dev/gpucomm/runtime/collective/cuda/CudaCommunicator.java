@@ -1,5 +1,8 @@
 package dev.gpucomm.runtime.collective.cuda;
 
+import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.ONE_SHOT;
+import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.TWO_SHOT;
+
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.Communicator;
@@ -7,7 +10,6 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
-import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclDataType;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
@@ -15,59 +17,38 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 
 /**
- * The collectives of one rank on NVIDIA GPUs: NCCL for {@code nccl} and for every collective other
- * than all-reduce, and gpucomm's own one-shot and two-shot all-reduce over CUDA IPC peer memory
- * among the ranks of one node.
- *
- * <p>The IPC kernels push each rank's input into the peers' receive areas, so they read the
- * caller's input and write the caller's output only locally: eager calls need no staging copy, and
- * a call captured into a CUDA graph replays with the same buffers and fresh epochs (which live in
- * device memory and are advanced by the kernels). One {@code oneshot} call at most {@link
- * CudaCommunicatorSettings#lamportMaxBytes()} runs the flag-free Lamport kernel.
+ * The collectives of one rank on NVIDIA GPUs: routes {@code nccl} and every collective other than
+ * all-reduce to NCCL, and {@code oneshot} and {@code twoshot} all-reduce to gpucomm's own kernels
+ * over CUDA IPC peer memory among the ranks of one node ({@link IpcAllReduce}).
  *
  * <p>Calls on one communicator must be ordered with respect to each other (one stream, or streams
  * ordered by events): the IPC algorithms share one signal area, and two in flight at once would
  * deadlock. Close the communicator on every rank after its last collective has completed.
  */
 public final class CudaCommunicator implements Communicator {
-  private static final Logger LOG = Logger.getLogger(CudaCommunicator.class.getName());
-
   private static final AtomicInteger CREATED = new AtomicInteger();
 
   private final CudaDevice device;
   private final RankTopology topology;
   private final CudaCommunicatorParts parts;
   private final NcclComm nccl;
-  private final PeerMemory peerMemory;
-  private final AllReduceKernels kernels;
-  private final HostPath hostPath;
+  private final IpcAllReduce ipcAllReduce;
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile CallTimeline timeline;
-  private final int blockLimit;
-  private volatile KernelShape shape;
 
-  private CudaCommunicator(
-      CudaDevice device,
-      RankTopology topology,
-      CudaCommunicatorParts parts,
-      CudaCommunicatorSettings settings) {
+  private CudaCommunicator(CudaDevice device, RankTopology topology, CudaCommunicatorParts parts) {
     this.device = device;
     this.topology = topology;
     this.parts = parts;
     this.nccl = parts.nccl();
-    this.peerMemory = parts.peerMemory();
-    this.kernels = parts.kernels();
-    this.hostPath = parts.hostPath();
-    this.blockLimit = settings.blockLimit(device.multiprocessors());
-    this.shape = settings.kernelShape(topology.localWorldSize()).fittedTo(blockLimit);
-    this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, kernels != null);
+    this.ipcAllReduce = parts.ipcAllReduce();
+    this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, ipcAllReduce != null);
   }
 
   /** What all-reduce can run with NCCL and peer memory usable or not. */
@@ -98,9 +79,11 @@ public final class CudaCommunicator implements Communicator {
     device.bind();
     CudaCommunicatorParts parts =
         CudaCommunicatorParts.open(device, store, prefix, topology, settings);
-    CudaCommunicator communicator = new CudaCommunicator(device, topology, parts, settings);
+    CudaCommunicator communicator = new CudaCommunicator(device, topology, parts);
     try {
-      communicator.tryHostPath(store, prefix, settings);
+      if (communicator.ipcAllReduce != null) {
+        communicator.ipcAllReduce.tryHostPath(store, prefix, settings);
+      }
     } catch (RuntimeException e) {
       communicator.close();
       throw e;
@@ -109,92 +92,11 @@ public final class CudaCommunicator implements Communicator {
   }
 
   /**
-   * Where the host path is on by default ({@code GPUCOMM_HOST_PATH=auto}), times it against the
-   * same call without it on every rank of the node together and keeps it only where it pays on this
-   * host; {@code on} takes it untried.
+   * The IPC all-reduce that {@code oneshot} and {@code twoshot} run on, to probe its kernels one by
+   * one; empty when peer memory is off ({@link #unavailableReason} says why).
    */
-  private void tryHostPath(KeyValueStore store, String prefix, CudaCommunicatorSettings settings) {
-    if (hostPath == null || settings.hostPath().mode() != HostPathSettings.Mode.AUTO) {
-      return;
-    }
-    HostPath.Route route = hostPath.defaultRoute().orElse(null);
-    if (route == null) {
-      return;
-    }
-    long bytes = HostPathTrial.trialBytes(settings.hostPath(), peerMemory.layout().maxBytes());
-    long hostBytes = hostPath.shareOf(route, bytes);
-    AllReduceKernels.Variant nvlinkOnly =
-        route == HostPath.Route.ONE_SHOT ? shape.oneShotKernel(bytes) : shape.twoShotKernel(bytes);
-    HostPathTrial.Outcome outcome =
-        HostPathTrial.run(
-            device,
-            store,
-            prefix + "/node-" + topology.nodeIndex() + "/host-path-trial",
-            topology.localRank(),
-            topology.localWorldSize(),
-            settings.rendezvousTimeout(),
-            bytes,
-            (in, out, stream) ->
-                hostAllReduce(route, in, out, bytes, hostBytes, DType.BF16, stream),
-            (in, out, stream) -> peerAllReduce(nvlinkOnly, in, out, bytes, DType.BF16, stream));
-    if (outcome.pays()) {
-      if (topology.rank() == 0) {
-        LOG.fine("host path on: " + outcome.describe(route));
-      }
-    } else {
-      hostPath.takeNoCallsByDefault(
-          "slower on this host: " + outcome.describe(route) + " (GPUCOMM_HOST_PATH=on forces it)");
-      if (topology.rank() == 0) {
-        LOG.fine("host path off: " + hostPath.notTakenReason());
-      }
-    }
-  }
-
-  /** Why calls do not take the host path by default (empty when they do). */
-  public String hostPathReason() {
-    return hostPath == null ? parts.hostPathReason() : hostPath.notTakenReason();
-  }
-
-  /**
-   * Bytes of a call of {@code bytes} that {@code kernel} (one of {@link #hostPathKernels}) sends
-   * through host memory when forced by name.
-   */
-  public long hostPathShareOf(String kernel, long bytes) {
-    HostPath.Route route = AllReduceKernels.Variant.named(kernel).hostRoute();
-    if (hostPath == null || route == null) {
-      throw new IllegalArgumentException(kernel + " takes no host path here");
-    }
-    return hostPath.shareOf(route, bytes);
-  }
-
-  /**
-   * The kernels with a host path that this communicator runs when forced by name ({@link
-   * #allReduceWith}), the ones its calls take by default first; empty when the host path is off.
-   */
-  public List<String> hostPathKernels() {
-    if (hostPath == null) {
-      return List.of();
-    }
-    List<String> taken = new ArrayList<>();
-    List<String> forcedOnly = new ArrayList<>();
-    for (HostPath.Route route : HostPath.Route.values()) {
-      if (route.runsOn(topology.localWorldSize())) {
-        String name = AllReduceKernels.Variant.withHostPath(route).kernelPrefix;
-        (hostPath.takes(route) ? taken : forcedOnly).add(name);
-      }
-    }
-    taken.addAll(forcedOnly);
-    return List.copyOf(taken);
-  }
-
-  /**
-   * The kernel that {@code kernel} (one of {@link #hostPathKernels}) runs over NVLink alone, e.g.
-   * {@code twoshot_ws} for {@code twoshot_wsh}; any other kernel is its own.
-   *
-   * @throws IllegalArgumentException when no kernel has that name
-   */
-  public static String withoutHostPath(String kernel) {
-    return AllReduceKernels.Variant.named(kernel).withoutHostPath().kernelPrefix;
+  public Optional<IpcAllReduce> ipcAllReduce() {
+    return Optional.ofNullable(ipcAllReduce);
   }
 
   @Override
@@ -213,7 +115,7 @@ public final class CudaCommunicator implements Communicator {
     if (nccl == null) {
       reasons.add("nccl: " + parts.ncclReason());
     }
-    if (kernels == null) {
+    if (ipcAllReduce == null) {
       reasons.add("oneshot, twoshot: " + parts.peerReason());
     }
     return String.join("; ", reasons);
@@ -221,51 +123,7 @@ public final class CudaCommunicator implements Communicator {
 
   @Override
   public long maxPeerMemoryBytes() {
-    return kernels == null ? 0 : peerMemory.layout().maxBytes();
-  }
-
-  /** The NCCL version this communicator runs, e.g. "2.28.3"; empty without NCCL. */
-  public String ncclVersion() {
-    return nccl == null ? "" : NcclApi.versionText(NcclApi.get().version());
-  }
-
-  /**
-   * Tuning hook: changes how the peer-memory kernels run (grids, Lamport size limit, pipeline
-   * chunks; grids are capped at the GPU's multiprocessors and at the settings' maxBlocks). Every
-   * rank must call this with the same shape while no collective is in flight anywhere (after
-   * synchronizing its streams), and the ranks must meet (a store barrier) before the next
-   * collective: the vector-to-block mapping changes, and the Lamport slots are refilled.
-   */
-  public synchronized void tune(KernelShape newShape) {
-    checkOpen();
-    long capacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
-    if (newShape.lamportMaxBytes() > capacity) {
-      throw new IllegalArgumentException(
-          "lamport size limit must be at most "
-              + capacity
-              + " (GPUCOMM_LAMPORT_MAX_BYTES), got "
-              + newShape.lamportMaxBytes());
-    }
-    long capacity2 = peerMemory == null ? 0 : peerMemory.layout().lamport2MaxBytes();
-    if (newShape.lamport2MaxBytes() > capacity2) {
-      throw new IllegalArgumentException(
-          "lamport two-shot size limit must be at most "
-              + capacity2
-              + " (GPUCOMM_LAMPORT2_MAX_BYTES), got "
-              + newShape.lamport2MaxBytes());
-    }
-    KernelShape fitted = newShape.fittedTo(blockLimit);
-    if (peerMemory != null && fitted.lamportBlocks() != shape.lamportBlocks()) {
-      Stream stream = device.defaultStream();
-      peerMemory.resetLamport(stream);
-      stream.synchronize();
-    }
-    shape = fitted;
-  }
-
-  /** How the peer-memory kernels run now. */
-  public KernelShape kernelShape() {
-    return shape;
+    return ipcAllReduce == null ? 0 : ipcAllReduce.maxBytes();
   }
 
   @Override
@@ -291,23 +149,9 @@ public final class CudaCommunicator implements Communicator {
                   NcclDataType.SUM,
                   CudaDevice.rawStream(stream));
       case ONESHOT ->
-          ipcAllReduce(
-              HostPath.Route.ONE_SHOT,
-              shape.oneShotKernel(bytes),
-              input,
-              output,
-              bytes,
-              dtype,
-              stream);
+          requireIpc(algorithm).allReduce(ONE_SHOT, input, output, bytes, dtype, stream);
       case TWOSHOT ->
-          ipcAllReduce(
-              HostPath.Route.TWO_SHOT,
-              shape.twoShotKernel(bytes),
-              input,
-              output,
-              bytes,
-              dtype,
-              stream);
+          requireIpc(algorithm).allReduce(TWO_SHOT, input, output, bytes, dtype, stream);
       case AUTO ->
           throw new IllegalArgumentException(
               "all-reduce algorithm auto must be resolved by a heuristic before the call");
@@ -317,154 +161,12 @@ public final class CudaCommunicator implements Communicator {
     }
   }
 
-  /**
-   * Runs one IPC all-reduce kernel with a chosen variant (oneshot, twoshot or lamport); the
-   * diagnostics use this to compare the Lamport and flag kernels at the same size.
-   */
-  public void allReduceWith(
-      String variant,
-      DeviceBuffer input,
-      DeviceBuffer output,
-      long count,
-      DType dtype,
-      Stream stream) {
-    checkOpen();
-    long bytes = count * dtype.bytes();
-    requireCapacity("input", input, bytes);
-    requireCapacity("output", output, bytes);
-    AllReduceKernels.Variant chosen = AllReduceKernels.Variant.named(variant);
-    HostPath.Route route = chosen.hostRoute();
-    if (route != null) {
-      if (hostPath == null) {
-        throw new IllegalStateException("the host path is off: " + parts.hostPathReason());
-      }
-      if (!route.runsOn(topology.localWorldSize())) {
-        throw new IllegalArgumentException(
-            chosen.kernelPrefix + " joins two ranks, this node has " + topology.localWorldSize());
-      }
-      long hostBytes = hostPath.shareOf(route, bytes);
-      if (hostBytes > 0 && bytes <= peerMemory.layout().maxBytes()) {
-        hostAllReduce(route, input, output, bytes, hostBytes, dtype, stream);
-        return;
-      }
-      chosen = chosen.withoutHostPath();
-    }
-    long lamportCapacity = peerMemory == null ? 0 : peerMemory.layout().lamportRankStride();
-    long lamport2Capacity = peerMemory == null ? 0 : peerMemory.layout().lamport2MaxBytes();
-    if ((chosen == AllReduceKernels.Variant.LAMPORT && bytes > lamportCapacity)
-        || (chosen == AllReduceKernels.Variant.LAMPORT2 && bytes > lamport2Capacity)) {
-      throw new IllegalArgumentException(
-          variant + " all-reduce of " + bytes + " bytes exceeds its buffer");
-    }
-    peerAllReduce(chosen, input, output, bytes, dtype, stream);
-  }
-
-  /** {@code kernel}, or its host-path variant along {@code route} where the call takes that. */
-  private void ipcAllReduce(
-      HostPath.Route route,
-      AllReduceKernels.Variant kernel,
-      DeviceBuffer input,
-      DeviceBuffer output,
-      long bytes,
-      DType dtype,
-      Stream stream) {
-    long hostBytes = hostPath == null ? 0 : hostPath.hostBytes(route, bytes);
-    if (hostBytes > 0) {
-      hostAllReduce(route, input, output, bytes, hostBytes, dtype, stream);
-    } else {
-      peerAllReduce(kernel, input, output, bytes, dtype, stream);
-    }
-  }
-
-  private void peerAllReduce(
-      AllReduceKernels.Variant variant,
-      DeviceBuffer input,
-      DeviceBuffer output,
-      long bytes,
-      DType dtype,
-      Stream stream) {
-    if (kernels == null) {
+  private IpcAllReduce requireIpc(Algorithm algorithm) {
+    if (ipcAllReduce == null) {
       throw new IllegalStateException(
-          "all-reduce " + variant.kernelPrefix + " is unavailable: " + parts.peerReason());
+          "all-reduce " + algorithm.wireName() + " is unavailable: " + parts.peerReason());
     }
-    requireFitsPeerBuffer(bytes);
-    if (bytes == 0) {
-      // Nothing to reduce, and the kernels must not advance their epochs without meeting peers.
-      return;
-    }
-    long in = input.address();
-    long out = output.address();
-    CallTimeline recording = timeline;
-    synchronized (kernels) {
-      if (recording != null) {
-        recording.beginCall(stream);
-      }
-      KernelShape current = shape;
-      kernels.launch(
-          variant, dtype, in, out, bytes, current.blocks(variant), current.chunks(variant), stream);
-      if (recording != null) {
-        recording.mark("kernel end", stream);
-      }
-    }
-  }
-
-  /** Records where each following call's time goes on this GPU; null stops recording. */
-  public void attachTimeline(CallTimeline newTimeline) {
-    timeline = newTimeline;
-  }
-
-  private void requireFitsPeerBuffer(long bytes) {
-    if (bytes > peerMemory.layout().maxBytes()) {
-      throw new IllegalArgumentException(
-          "all-reduce of "
-              + bytes
-              + " bytes exceeds the peer buffer of "
-              + peerMemory.layout().maxBytes()
-              + " bytes (GPUCOMM_PEER_BUFFER_BYTES)");
-    }
-  }
-
-  /** The one-shot or two-shot kernel whose first {@code hostBytes} go through host memory. */
-  private void hostAllReduce(
-      HostPath.Route route,
-      DeviceBuffer input,
-      DeviceBuffer output,
-      long bytes,
-      long hostBytes,
-      DType dtype,
-      Stream stream) {
-    // The staging holds the share of the largest call the peer buffer takes.
-    requireFitsPeerBuffer(bytes);
-    long in = input.address();
-    long out = output.address();
-    int hostChunks = hostPath.settings().chunks();
-    AllReduceKernels.Variant variant = AllReduceKernels.Variant.withHostPath(route);
-    CallTimeline recording = timeline;
-    synchronized (kernels) {
-      if (recording != null) {
-        recording.beginCall(stream);
-      }
-      KernelShape current = shape;
-      hostPath.startCopies(route, in, hostBytes, hostChunks, stream, recording);
-      if (recording != null) {
-        recording.mark("kernel start", stream);
-      }
-      kernels.launch(
-          variant,
-          dtype,
-          in,
-          out,
-          bytes,
-          current.blocks(variant),
-          current.chunks(variant),
-          hostBytes,
-          hostChunks,
-          stream);
-      if (recording != null) {
-        recording.mark("kernel end", stream);
-      }
-      hostPath.joinCopies(stream);
-    }
+    return ipcAllReduce;
   }
 
   @Override
@@ -615,7 +317,7 @@ public final class CudaCommunicator implements Communicator {
     }
   }
 
-  private static void requireCapacity(String name, DeviceBuffer buffer, long bytes) {
+  static void requireCapacity(String name, DeviceBuffer buffer, long bytes) {
     if (bytes < 0 || buffer.byteSize() < bytes) {
       throw new IllegalArgumentException(
           name + " buffer has " + buffer.byteSize() + " bytes, the call needs " + bytes);

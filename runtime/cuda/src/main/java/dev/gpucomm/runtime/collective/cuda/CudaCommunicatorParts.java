@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.collective.cuda;
 
 import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import dev.gpucomm.runtime.nccl.NcclApi;
@@ -8,26 +9,24 @@ import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclUniqueId;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.logging.Logger;
 
 /**
- * What one rank's {@link CudaCommunicator} is built from, set up on every rank together: NCCL, peer
- * memory with its all-reduce kernels, and the host path, each with the reason when it is off. It
- * owns them: {@link #close} releases them in order, and a part that fails to set up releases the
- * ones before it.
+ * What one rank's {@link CudaCommunicator} is built from, set up on every rank together: NCCL and
+ * the IPC all-reduce (peer memory, its kernels and the host path), each with the reason when it is
+ * off. It owns them: {@link #close} releases them in order, and a part that fails to set up
+ * releases the ones before it.
  */
 final class CudaCommunicatorParts implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(CudaCommunicatorParts.class.getName());
 
-  private final Arena arena = Arena.ofShared();
   private NcclComm nccl;
   private String ncclReason = "";
-  private PeerMemory peerMemory;
-  private AllReduceKernels kernels;
+  private IpcAllReduce ipcAllReduce;
   private String peerReason = "";
-  private HostPath hostPath;
-  private String hostPathReason = "";
 
   private CudaCommunicatorParts() {}
 
@@ -45,8 +44,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
     CudaCommunicatorParts parts = new CudaCommunicatorParts();
     try {
       parts.openNccl(store, prefix, topology, settings);
-      parts.openPeerMemory(device, store, prefix, topology, settings);
-      parts.openHostPath(device, store, prefix, topology, settings);
+      parts.openIpcAllReduce(device, store, prefix, topology, settings);
     } catch (RuntimeException e) {
       parts.abandon();
       throw e;
@@ -55,7 +53,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
       LOG.warning(
           "rank " + topology.rank() + ": oneshot and twoshot disabled: " + parts.peerReason);
     }
-    if (parts.nccl == null && parts.kernels == null) {
+    if (parts.nccl == null && parts.ipcAllReduce == null) {
       parts.abandon();
       throw new IllegalStateException(
           "no collective path on rank "
@@ -99,10 +97,11 @@ final class CudaCommunicatorParts implements AutoCloseable {
   }
 
   /**
-   * Peer memory among the ranks of this rank's node and the kernels over it, unless refused for
-   * this topology or the ranks cannot reach each other's memory (the verdict's reason).
+   * Peer memory among the ranks of this rank's node, the kernels over it and the host path beside
+   * them, unless refused for this topology or the ranks cannot reach each other's memory (the
+   * verdict's reason).
    */
-  private void openPeerMemory(
+  private void openIpcAllReduce(
       CudaDevice device,
       KeyValueStore store,
       String prefix,
@@ -118,7 +117,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
             settings.maxBytes(),
             settings.lamportMaxBytes(),
             settings.lamport2MaxBytes());
-    peerMemory =
+    PeerMemory peerMemory =
         PeerMemory.create(
             device,
             store,
@@ -129,71 +128,86 @@ final class CudaCommunicatorParts implements AutoCloseable {
     if (!peerMemory.verdict().available()) {
       peerReason = peerMemory.verdict().reason();
       peerMemory.close();
-      peerMemory = null;
       return;
     }
-    kernels =
-        new AllReduceKernels(
-            device.module(AllReduceKernels.ptxResource(topology.localWorldSize())),
-            arena,
-            peerMemory.bases(),
-            layout.kernelStruct(),
-            peerMemory.controlAddress(),
-            topology.localRank(),
-            topology.localWorldSize(),
-            settings.programmaticLaunch(),
-            // Kernels limited to a share of the SMs run beside matmuls on other streams: the most
-            // urgent priority puts their blocks ahead of queued matmul blocks.
-            settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
-                ? OptionalInt.empty()
-                : OptionalInt.of(device.greatestPriority()));
+    Arena arena = Arena.ofShared();
+    HostPath hostPath = null;
+    try {
+      AllReduceKernels kernels =
+          new AllReduceKernels(
+              device.module(AllReduceKernels.ptxResource(topology.localWorldSize())),
+              arena,
+              peerMemory.bases(),
+              layout.kernelStruct(),
+              peerMemory.controlAddress(),
+              topology.localRank(),
+              topology.localWorldSize(),
+              settings.programmaticLaunch(),
+              // Kernels limited to a share of the SMs run beside matmuls on other streams: the
+              // most urgent priority puts their blocks ahead of queued matmul blocks.
+              settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
+                  ? OptionalInt.empty()
+                  : OptionalInt.of(device.greatestPriority()));
+      String hostPathReason = hostPathRefusal(topology, settings, layout.maxBytes());
+      if (hostPathReason.isEmpty()) {
+        try {
+          hostPath = openHostPath(device, store, prefix, topology, settings, peerMemory);
+        } catch (HostStaging.HostPathUnavailable e) {
+          hostPathReason = e.getMessage();
+          LOG.warning("rank " + topology.rank() + ": host path off: " + hostPathReason);
+        }
+      }
+      ipcAllReduce =
+          new IpcAllReduce(
+              device, topology, settings, arena, peerMemory, kernels, hostPath, hostPathReason);
+    } catch (RuntimeException e) {
+      List<AutoCloseable> oldestFirst = new ArrayList<>(List.of(arena, peerMemory));
+      if (hostPath != null) {
+        oldestFirst.add(hostPath);
+      }
+      RuntimeException releaseFailure = Closing.newestFirst(oldestFirst);
+      if (releaseFailure != null) {
+        e.addSuppressed(releaseFailure);
+      }
+      throw e;
+    }
   }
 
   /**
-   * The host path beside the kernels, where the settings take it on this node and every rank can
-   * set up its staging; otherwise off with the reason (a staging failure is logged).
+   * The host path beside the kernels, where every rank of the node can set up its staging.
+   *
+   * @throws HostStaging.HostPathUnavailable when a rank cannot
    */
-  private void openHostPath(
+  private static HostPath openHostPath(
       CudaDevice device,
       KeyValueStore store,
       String prefix,
       RankTopology topology,
-      CudaCommunicatorSettings settings) {
-    if (kernels == null) {
-      return;
-    }
-    hostPathReason = hostPathRefusal(topology, settings, peerMemory.layout().maxBytes());
-    if (!hostPathReason.isEmpty()) {
-      return;
-    }
+      CudaCommunicatorSettings settings,
+      PeerMemory peerMemory) {
     HostPathSettings host = settings.hostPath();
     CudaDriverApi api = CudaDriverApi.get();
-    try {
-      HostStaging staging =
-          HostStaging.create(
-              host.folder(),
-              host.stagingBytes(peerMemory.layout().maxBytes()),
-              store,
-              prefix + "/node-" + topology.nodeIndex() + "/host-path",
-              topology.localRank(),
-              topology.localWorldSize(),
-              settings.rendezvousTimeout(),
-              new HostStaging.Registrar() {
-                @Override
-                public void register(long address, long bytes) {
-                  api.registerHost(address, bytes, device.ordinal());
-                }
+    HostStaging staging =
+        HostStaging.create(
+            host.folder(),
+            host.stagingBytes(peerMemory.layout().maxBytes()),
+            store,
+            prefix + "/node-" + topology.nodeIndex() + "/host-path",
+            topology.localRank(),
+            topology.localWorldSize(),
+            settings.rendezvousTimeout(),
+            new HostStaging.Registrar() {
+              @Override
+              public void register(long address, long bytes) {
+                api.registerHost(address, bytes, device.ordinal());
+              }
 
-                @Override
-                public void unregister(long address) {
-                  api.unregisterHost(address);
-                }
-              });
-      hostPath = new HostPath(device, staging, peerMemory.layout(), peerMemory.bases(), host);
-    } catch (HostStaging.HostPathUnavailable e) {
-      hostPathReason = e.getMessage();
-      LOG.warning("rank " + topology.rank() + ": host path off: " + hostPathReason);
-    }
+              @Override
+              public void unregister(long address) {
+                api.unregisterHost(address);
+              }
+            });
+    return new HostPath(device, staging, peerMemory.layout(), peerMemory.bases(), host);
   }
 
   /** Why peer memory is not even tried for this topology; empty when it is. */
@@ -247,33 +261,18 @@ final class CudaCommunicatorParts implements AutoCloseable {
     return ncclReason;
   }
 
-  PeerMemory peerMemory() {
-    return peerMemory;
-  }
-
-  AllReduceKernels kernels() {
-    return kernels;
+  /** The IPC all-reduce; null when peer memory is off ({@link #peerReason} says why). */
+  IpcAllReduce ipcAllReduce() {
+    return ipcAllReduce;
   }
 
   String peerReason() {
     return peerReason;
   }
 
-  HostPath hostPath() {
-    return hostPath;
-  }
-
-  String hostPathReason() {
-    return hostPathReason;
-  }
-
-  Arena arena() {
-    return arena;
-  }
-
   /**
    * Releases every part after the communicator's last collective has completed on every rank: NCCL,
-   * then the host path (its copies read and write peer memory), then peer memory.
+   * then the IPC all-reduce.
    */
   @Override
   public void close() {
@@ -282,7 +281,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
         nccl.close();
       }
     } finally {
-      releaseMemory();
+      closeIpcAllReduce();
     }
   }
 
@@ -293,23 +292,13 @@ final class CudaCommunicatorParts implements AutoCloseable {
         nccl.abort();
       }
     } finally {
-      releaseMemory();
+      closeIpcAllReduce();
     }
   }
 
-  private void releaseMemory() {
-    try {
-      if (hostPath != null) {
-        hostPath.close();
-      }
-    } finally {
-      try {
-        if (peerMemory != null) {
-          peerMemory.close();
-        }
-      } finally {
-        arena.close();
-      }
+  private void closeIpcAllReduce() {
+    if (ipcAllReduce != null) {
+      ipcAllReduce.close();
     }
   }
 }

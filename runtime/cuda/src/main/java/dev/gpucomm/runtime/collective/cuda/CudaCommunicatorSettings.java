@@ -25,9 +25,9 @@ import java.util.Map;
  *       (one-shot 16; two-shot 8 below four ranks, 2 from four);
  *   <li>{@code GPUCOMM_ONESHOT_WS_MIN_BYTES}, {@code GPUCOMM_TWOSHOT_WS_MIN_BYTES}: one-shot and
  *       two-shot calls from this size run the warp-specialized kernels, whose pushing, reducing and
- *       gathering warps work on different chunks at the same time (defaults, measured on H200s:
- *       one-shot from 8 MiB on two ranks; two-shot at 64 MiB on two ranks and from 32 MiB on four;
- *       never otherwise; a value above the peer buffer size turns them off);
+ *       gathering warps work on different chunks at the same time (defaults where they won on
+ *       H200s: one-shot from 8 MiB on two ranks; two-shot at 64 MiB on two ranks and from 32 MiB on
+ *       four; never otherwise; a value above the peer buffer size turns them off);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
@@ -65,16 +65,22 @@ public record CudaCommunicatorSettings(
 
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
 
-  /** Lamport one-shot buffer; calls up to it use the kernel below four ranks (measured, H200). */
+  /**
+   * Lamport one-shot buffer; calls up to it use the kernel below four ranks, where it beat the flag
+   * one-shot up to this size ({@code bench/results/2026-11-21-4xH200/}).
+   */
   public static final long DEFAULT_LAMPORT_MAX_BYTES = 4L << 20;
 
-  /** From four ranks the Lamport one-shot wins only up to 2 MiB (measured on 4 H200s). */
+  /**
+   * From four ranks the Lamport one-shot wins only up to 2 MiB ({@code
+   * bench/results/2026-11-22-4xH200-lamport-spread/}).
+   */
   static final long LAMPORT_MAX_BYTES_FROM_FOUR_RANKS = 2L << 20;
 
   /**
    * Lamport two-shot buffer and limit: with its work spread over the whole grid it beats the flag
-   * two-shot up to 16 MiB at 2 and 4 ranks, not at 32 (measured on 4 H200s). Its buffer is six
-   * times this size.
+   * two-shot up to 16 MiB at 2 and 4 ranks, not at 32 ({@code
+   * bench/results/2026-11-22-4xH200-lamport-spread/}). Its buffer is six times this size.
    */
   public static final long DEFAULT_LAMPORT2_MAX_BYTES = 16L << 20;
 
@@ -168,12 +174,13 @@ public record CudaCommunicatorSettings(
   }
 
   /**
-   * Warp-specialized one-shot from 8 MiB at two ranks, where it beat the flag one-shot at 8, 16, 32
-   * and 64 MiB (by 5.5, 2.5, 1.5 and 2.2 %) and lost at 4 MiB, which the Lamport one-shot takes
-   * anyway (measured on 2 H200s). Never from four ranks, where it was within 1.5 % of the flag
-   * one-shot from 8 to 64 MiB (slower at 64) and the two-shot is twice as fast at those sizes
-   * anyway (measured on 4 H200s); nor at eight, where it was slower than the flag one-shot at 16
-   * and 64 MiB and the two-shot is four times as fast (measured on 8 H200s).
+   * Warp-specialized one-shot from 8 MiB at two ranks, where it beat the flag one-shot at every
+   * size from 8 to 64 MiB and lost below, where the Lamport one-shot runs anyway. Never from four
+   * ranks, where it was no faster than the flag one-shot and the two-shot wins those sizes anyway;
+   * nor at eight, where it was slower. Figures: {@code
+   * bench/results/2026-11-22-2xH200-warp-specialized/}, {@code
+   * bench/results/2026-11-22-4xH200-warp-specialized/}, {@code
+   * bench/results/2026-11-22-8xH200-tp8/}.
    */
   static long oneShotWsMinBytesFor(int world) {
     return world == 2 ? 8L << 20 : NEVER;
@@ -181,11 +188,10 @@ public record CudaCommunicatorSettings(
 
   /**
    * Warp-specialized two-shot at two ranks only at 64 MiB, the one size where it beat the flag
-   * two-shot (by 4 %; measured on 2 H200s); at four ranks from 32 MiB, where it beat the flag
-   * two-shot by 2.2 % at 32 and 64 MiB (they tie at 16 MiB, which the Lamport two-shot takes by
-   * default anyway; measured on 4 H200s, 2 chunks both). Never at eight ranks, where it lost to the
-   * flag two-shot at every size from 1 MiB (16 MiB: 109.7 against 101.4 µs, 64 MiB: 393.8 against
-   * 372.5; measured on 8 H200s); other world sizes are not measured: never there either.
+   * two-shot; at four ranks from 32 MiB, where it beat the flag two-shot (they tie at 16 MiB, which
+   * the Lamport two-shot takes by default anyway). Never at eight ranks, where it lost to the flag
+   * two-shot at every size; other world sizes were not tried: never there either. Figures: the same
+   * study folders as {@link #oneShotWsMinBytesFor}.
    */
   static long twoShotWsMinBytesFor(int world) {
     return switch (world) {
@@ -196,8 +202,9 @@ public record CudaCommunicatorSettings(
   }
 
   /**
-   * Two-shot pipeline depth: 8 chunks below four ranks, 2 from four (measured on 4 H200s; on 8
-   * H200s 2 chunks took 372 µs at 64 MiB against 394–395 at 4 to 64, and all tie at 16 MiB).
+   * Two-shot pipeline depth: 8 chunks below four ranks, 2 from four, the fastest depths in the
+   * sweeps of {@code bench/results/2026-11-22-4xH200-warp-specialized/} and {@code
+   * bench/results/2026-11-22-8xH200-tp8/}.
    */
   static int twoShotChunksFor(int world) {
     return world >= 4 ? 2 : 8;

@@ -15,7 +15,8 @@ import java.util.Optional;
  * fork from and join the caller's stream, and every word they write holds a constant, so a call
  * captured in a CUDA graph replays. The words live in the ranks' peer memory beside the kernel's
  * ready words: each stream waits on its own GPU's memory and writes its peers' over the peer
- * mapping (words in host memory measured the same).
+ * mapping (words in host memory were no faster:
+ * bench/results/2026-11-22-2xH200-host-path-runtime/).
  *
  * <p>Owns its two streams, three events and the host staging.
  */

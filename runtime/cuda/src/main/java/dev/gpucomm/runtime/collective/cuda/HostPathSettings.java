@@ -6,23 +6,23 @@ import java.util.Map;
 /**
  * The host path: from {@code minBytes}, a {@code share} of a call's bytes, cut into {@code chunks},
  * travels GPU → pinned host memory → peer on the copy engines (the GPUs' PCIe links) while the rest
- * goes over NVLink. The PCIe links add bandwidth that NVLink alone does not have: on 2 × H200 both
- * GPUs together moved 380–387 GB/s each way with 6–8 % of the bytes through host memory, against
- * 358 by SM stores over NVLink alone, and a 64 MiB one-shot took 190 µs instead of 194. On 4 × H200
- * the four GPUs share about 165 GB/s of host memory traffic (20 GB/s each way per GPU when all copy
- * at once), so the two-shot sends only a share of its scatter that way: 8 % of a 64 MiB two-shot
- * took it from 305 to 297 µs. On 8 × H200 each GPU gets only 8.7 GB/s each way when all eight copy
- * both ways: forced on, a 64 MiB two-shot took 394 µs with 4 % sent that way (as without) and 520
- * with 8 %, against the 372 of the flag two-shot that eight ranks run; auto leaves it off.
+ * goes over NVLink. The PCIe links add bandwidth that NVLink alone does not have, so a large call
+ * finishes sooner when a small share of it takes that way. The GPUs of a node share the host
+ * memory's bandwidth, so the more ranks copy at once, the smaller the share that pays: on four
+ * ranks the two-shot sends only part of its scatter that way, and on eight no share paid, so auto
+ * leaves the path off there. The results pages hold the figures: {@code
+ * bench/results/2026-11-22-2xH200-host-path/}, {@code
+ * bench/results/2026-11-22-4xH200-host-path-twoshot/} and {@code
+ * bench/results/2026-11-22-8xH200-tp8/}.
  *
  * <p>Environment: {@code GPUCOMM_HOST_PATH} is {@code auto} (the default: the one-shot on two ranks
- * of a node and the two-shot on four, where it was measured to pay, and there only when a trial as
- * the communicator is built finds it faster on this host: {@link HostPathTrial}), {@code on} (also
- * the two-shot on any other number of ranks of a node) or {@code off}; {@code
+ * of a node and the two-shot on four, where it paid in those studies, and there only when a trial
+ * as the communicator is built finds it faster on this host: {@link HostPathTrial}), {@code on}
+ * (also the two-shot on any other number of ranks of a node) or {@code off}; {@code
  * GPUCOMM_HOST_PATH_MIN_BYTES} (default 64 MiB), {@code GPUCOMM_HOST_PATH_SHARE} (a fraction at
  * most 0.5, for both kernels; default 0.06 for the one-shot and 0.08 for the two-shot, the best
- * measured), {@code GPUCOMM_HOST_PATH_CHUNKS} (1 to 16, default 2). The staging files live in
- * {@code /dev/shm}.
+ * shares those studies found), {@code GPUCOMM_HOST_PATH_CHUNKS} (1 to 16, default 2). The staging
+ * files live in {@code /dev/shm}.
  */
 public record HostPathSettings(
     Mode mode, long minBytes, double oneShotShare, double twoShotShare, int chunks, Path folder) {

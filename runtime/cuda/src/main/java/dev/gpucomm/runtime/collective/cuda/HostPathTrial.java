@@ -15,10 +15,10 @@ import java.util.Locale;
  * communicator is built: the same all-reduce with and without it, in alternating rounds.
  *
  * <p>Its gain depends on the host's PCIe links and host memory, and on what else uses them, not on
- * the GPUs: a 64 MiB one-shot with 6 % of its bytes through host memory took 190 µs against 194
- * without on 2 × H200 hosts and 191 against 195 on a 2 × H100 host, but 279 against 195 on another
- * 2 × H100 machine, throughout a run of several minutes. Every rank publishes its medians in the
- * store and all decide from the slowest rank's, so they agree.
+ * the GPUs: the same call on the same GPU model gained on one host and lost heavily on another,
+ * throughout a run of several minutes ({@code bench/results/2026-11-25-2xH100-host-path-trial/}).
+ * Every rank publishes its medians in the store and all decide from the slowest rank's, so they
+ * agree.
  */
 final class HostPathTrial {
   /** The size tried: the smallest call the host path takes by default, or more. */
@@ -115,9 +115,9 @@ final class HostPathTrial {
         withoutHostPath.run(input, output, stream);
       }
       for (int round = 0; round < ROUNDS; round++) {
-        // The first call after a switch is untimed: blocks of ten host-path calls timed right
-        // after calls without it read 199.6-203.4 µs at 64 MiB on 2 x H100 where back-to-back
-        // calls, as a model makes them, took 191.4.
+        // The first call after a switch is untimed: host-path calls timed right after calls
+        // without it read slower than back-to-back calls, as a model makes them, run
+        // (bench/results/2026-11-25-2xH100-host-path-trial/).
         withHostPath.run(input, output, stream);
         withStart.record(stream);
         for (int i = 0; i < CALLS_PER_ROUND; i++) {

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.device.cuda;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.ComputeCapability;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
@@ -8,6 +9,7 @@ import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.Graph;
 import dev.gpucomm.runtime.device.IpcHandle;
 import dev.gpucomm.runtime.device.Matmul;
+import dev.gpucomm.runtime.device.OwnedResources;
 import dev.gpucomm.runtime.device.ShareableBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.StreamMemoryOperations;
@@ -15,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import jcuda.driver.CUcontext;
@@ -412,17 +415,22 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
       // Children unmap and free in this context; bind() must not refuse them now.
       check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
       CURRENT.set(this);
-      try {
-        owned.closeAll(state.toString());
-        synchronized (this) {
-          peerMappings.clear();
-          modules.clear();
-        }
-      } finally {
-        CURRENT.remove();
-        check(JCudaDriver.cuDevicePrimaryCtxRelease(cuDevice), "cuDevicePrimaryCtxRelease");
+      // The context goes last, and even when a child fails to close.
+      RuntimeException failure =
+          Closing.newestFirst(List.<AutoCloseable>of(this::releaseContext, owned));
+      if (failure != null) {
+        throw failure;
       }
     }
+  }
+
+  private void releaseContext() {
+    synchronized (this) {
+      peerMappings.clear();
+      modules.clear();
+    }
+    CURRENT.remove();
+    check(JCudaDriver.cuDevicePrimaryCtxRelease(cuDevice), "cuDevicePrimaryCtxRelease");
   }
 
   @Override

@@ -78,17 +78,18 @@ class CudaCommunicatorGpuTest {
       ElementCodec.of(dtype).fillRandom(host, count, count);
       device.upload(host, input, 0);
 
-      communicator.allReduceWith(variant, input, output, count, dtype, stream);
+      IpcAllReduce kernels = communicator.ipcAllReduce().orElseThrow();
+      kernels.allReduceWith(variant, input, output, count, dtype, stream);
       // A different grid (and, for Lamport, refilled slots) between the eager and graph calls.
       stream.synchronize();
-      KernelShape shape = communicator.kernelShape();
-      communicator.tune(shape.withGrids(16, 24, 8).withChunks(3, 5));
+      KernelShape shape = kernels.kernelShape();
+      kernels.tune(shape.withGrids(16, 24, 8).withChunks(3, 5));
       Graph graph =
           device.capture(
               stream,
               () -> {
                 for (int i = 0; i < 3; i++) {
-                  communicator.allReduceWith(variant, input, output, count, dtype, stream);
+                  kernels.allReduceWith(variant, input, output, count, dtype, stream);
                 }
               });
       for (int replay = 0; replay < 5; replay++) {

@@ -72,9 +72,9 @@ class KernelShapeTest {
     assertThat(Variant.TWOSHOT_WSH.withoutHostPath()).isEqualTo(Variant.TWOSHOT_WS);
     assertThat(Variant.ONESHOT_WSH.withoutHostPath()).isEqualTo(Variant.ONESHOT_WS);
     assertThat(Variant.withHostPath(HostPath.Route.TWO_SHOT)).isEqualTo(Variant.TWOSHOT_WSH);
-    assertThat(CudaCommunicator.withoutHostPath("twoshot_wsh")).isEqualTo("twoshot_ws");
-    assertThat(CudaCommunicator.withoutHostPath("oneshot_wsh")).isEqualTo("oneshot_ws");
-    assertThat(CudaCommunicator.withoutHostPath("lamport2")).isEqualTo("lamport2");
+    assertThat(IpcAllReduce.withoutHostPath("twoshot_wsh")).isEqualTo("twoshot_ws");
+    assertThat(IpcAllReduce.withoutHostPath("oneshot_wsh")).isEqualTo("oneshot_ws");
+    assertThat(IpcAllReduce.withoutHostPath("lamport2")).isEqualTo("lamport2");
     assertThat(pair.blocks(Variant.TWOSHOT_WSH)).isEqualTo(pair.blocks(Variant.TWOSHOT));
     assertThat(pair.chunks(Variant.TWOSHOT_WSH)).isEqualTo(pair.chunks(Variant.TWOSHOT));
   }

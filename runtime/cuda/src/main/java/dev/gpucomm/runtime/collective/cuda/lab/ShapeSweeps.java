@@ -1,6 +1,5 @@
-package dev.gpucomm.runtime.collective.cuda.diagnostics;
+package dev.gpucomm.runtime.collective.cuda.lab;
 
-import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.cuda.KernelShape;
 import java.util.LinkedHashMap;
@@ -22,10 +21,10 @@ final class ShapeSweeps {
 
   /** Sweeps each IPC kernel's grid, changed on every rank at once (graph timing, 50 samples). */
   void grids() {
-    if (!session.communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
+    if (!session.hasIpcAllReduce()) {
       return;
     }
-    KernelShape original = session.communicator.kernelShape();
+    KernelShape original = session.ipcAllReduce().kernelShape();
     int[] gridChoices = {32, 64, 96, 132};
     Map<String, long[]> sweeps = new LinkedHashMap<>();
     sweeps.put("lamport", new long[] {32, 64});
@@ -65,10 +64,10 @@ final class ShapeSweeps {
    * MiB, from the 2 chunks of the four-rank two-shot default up (graph timing, 50 samples).
    */
   void chunks() {
-    if (!session.communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
+    if (!session.hasIpcAllReduce()) {
       return;
     }
-    KernelShape original = session.communicator.kernelShape();
+    KernelShape original = session.ipcAllReduce().kernelShape();
     for (int chunks : new int[] {2, 4, 8, 16, 32, 64}) {
       retune(original.withChunks(chunks, chunks));
       for (String variant : List.of("oneshot", "twoshot", "oneshot_ws", "twoshot_ws")) {
@@ -88,7 +87,7 @@ final class ShapeSweeps {
   private void retune(KernelShape shape) {
     session.stream.synchronize();
     session.barrier();
-    session.communicator.tune(shape);
+    session.ipcAllReduce().tune(shape);
     session.barrier();
   }
 }

@@ -1,10 +1,11 @@
-package dev.gpucomm.runtime.collective.cuda.diagnostics;
+package dev.gpucomm.runtime.collective.cuda.lab;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
+import dev.gpucomm.runtime.collective.cuda.IpcAllReduce;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
@@ -18,11 +19,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * What every part of one rank's diagnostics shares: the device, its default stream and the
- * communicator, the store the ranks meet at, the failures found so far, and the rows of the JSON
- * file (rank 0 writes it).
+ * What every part of one rank's diagnostics shares: the device, its default stream, the
+ * communicator and its IPC all-reduce, the store the ranks meet at, the failures found so far, and
+ * the rows of the JSON file (rank 0 writes it).
  */
 final class DiagnosticsSession {
   static final Duration TIMEOUT = Duration.ofMinutes(3);
@@ -32,6 +34,7 @@ final class DiagnosticsSession {
   final CudaDevice device;
   final CudaCommunicator communicator;
   final Stream stream;
+  private final Optional<IpcAllReduce> ipcAllReduce;
   final PrintStream out = System.out;
   private final KeyValueStore store;
   private final List<String> failures = new ArrayList<>();
@@ -49,8 +52,22 @@ final class DiagnosticsSession {
     this.store = store;
     this.device = device;
     this.communicator = communicator;
+    this.ipcAllReduce = communicator.ipcAllReduce();
     this.stream = device.defaultStream();
     this.jsonPath = topology.rank() == 0 ? jsonPath : null;
+  }
+
+  /** The communicator's IPC all-reduce, whose kernels the runners force by name. */
+  IpcAllReduce ipcAllReduce() {
+    return ipcAllReduce.orElseThrow(
+        () ->
+            new IllegalStateException(
+                "the IPC kernels are unavailable: " + communicator.unavailableReason()));
+  }
+
+  /** Whether the communicator has an IPC all-reduce (peer memory is on). */
+  boolean hasIpcAllReduce() {
+    return ipcAllReduce.isPresent();
   }
 
   boolean isRankZero() {
@@ -63,12 +80,12 @@ final class DiagnosticsSession {
    */
   List<AllReduceRunner> customRunners() {
     List<AllReduceRunner> runners = new ArrayList<>();
-    if (communicator.allReduceAlgorithms().contains(Algorithm.ONESHOT)) {
+    if (hasIpcAllReduce()) {
       for (String variant :
           List.of("lamport", "oneshot", "twoshot", "lamport2", "oneshot_ws", "twoshot_ws")) {
         runners.add(AllReduceRunner.kernel(variant));
       }
-      for (String variant : communicator.hostPathKernels()) {
+      for (String variant : ipcAllReduce().hostPathKernels()) {
         runners.add(AllReduceRunner.kernel(variant));
       }
     }
@@ -87,7 +104,7 @@ final class DiagnosticsSession {
   /** Runs one all-reduce with {@code runner} on the default stream. */
   void allReduce(
       AllReduceRunner runner, DeviceBuffer input, DeviceBuffer output, long count, DType dtype) {
-    runner.run(communicator, input, output, count, dtype, stream);
+    runner.run(this, input, output, count, dtype, stream);
   }
 
   /** Whether a runner can take {@code bytes} (the Lamport kernels have small buffers). */

@@ -1,8 +1,8 @@
-package dev.gpucomm.runtime.collective.cuda.diagnostics;
+package dev.gpucomm.runtime.collective.cuda.lab;
 
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.cuda.CallTimeline;
-import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
+import dev.gpucomm.runtime.collective.cuda.IpcAllReduce;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -27,9 +27,10 @@ final class CallTimelines {
   void run() {
     // The kernel whose host path this node's calls take by default, beside the same kernel
     // without it; the one-shot on two ranks when the host path is off.
-    List<String> host = session.communicator.hostPathKernels();
+    IpcAllReduce kernels = session.ipcAllReduce();
+    List<String> host = kernels.hostPathKernels();
     String withHost = host.isEmpty() ? null : host.getFirst();
-    String plain = withHost == null ? "oneshot_ws" : CudaCommunicator.withoutHostPath(withHost);
+    String plain = withHost == null ? "oneshot_ws" : IpcAllReduce.withoutHostPath(withHost);
     List<String> variants = withHost == null ? List.of(plain) : List.of(plain, withHost);
     for (int tokens : new int[] {32, 2048, 4096}) {
       long count = (long) tokens * DiagnosticsSession.HIDDEN;
@@ -39,7 +40,7 @@ final class CallTimelines {
       if (tokens == 4096 && withHost != null) {
         // The kernel alone over the bytes that the host path leaves to NVLink at this size.
         int elementBytes = DType.BF16.bytes();
-        long hostBytes = session.communicator.hostPathShareOf(withHost, count * elementBytes);
+        long hostBytes = kernels.hostPathShareOf(withHost, count * elementBytes);
         long nvlinkCount = count - hostBytes / elementBytes;
         trace(AllReduceRunner.kernel(plain), tokens, nvlinkCount);
       }
@@ -62,13 +63,13 @@ final class CallTimelines {
       }
       session.stream.synchronize();
       session.barrier();
-      session.communicator.attachTimeline(timeline);
+      session.ipcAllReduce().attachTimeline(timeline);
       try {
         for (int i = 0; i < CALLS; i++) {
           session.allReduce(runner, input, output, count, dtype);
         }
       } finally {
-        session.communicator.attachTimeline(null);
+        session.ipcAllReduce().attachTimeline(null);
       }
       session.stream.synchronize();
       session.out.printf(

@@ -1,11 +1,14 @@
-package dev.gpucomm.runtime.collective.cuda.diagnostics;
+package dev.gpucomm.runtime.collective.cuda.lab;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaBackend;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
+import dev.gpucomm.runtime.collective.cuda.IpcAllReduce;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
+import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
@@ -24,7 +27,7 @@ import java.util.Map;
  * times all-reduce eager and from CUDA graphs and, optionally, sweeps kernel block counts.
  *
  * <pre>
- * GPUCOMM_MAIN=dev.gpucomm.runtime.collective.cuda.diagnostics.CudaDiagnostics \
+ * GPUCOMM_MAIN=dev.gpucomm.runtime.collective.cuda.lab.CudaDiagnostics \
  *   gpucomm --rank R --world W --store HOST:PORT [--check] [--bench [--samples N]
  *   [--runners LABEL,...] [--tokens T,...]] [--timeline] [--tune | --tune-chunks] [--json FILE]
  * </pre>
@@ -106,7 +109,7 @@ public final class CudaDiagnostics {
         session.device.computeCapability().orElseThrow(),
         session.device.multiprocessors(),
         api.driverVersion(),
-        session.communicator.ncclVersion(),
+        ncclVersion(),
         session.topology.worldSize());
     session.out.printf(
         Locale.ROOT,
@@ -116,9 +119,24 @@ public final class CudaDiagnostics {
         session.communicator.unavailableReason().isEmpty()
             ? "none"
             : session.communicator.unavailableReason(),
-        session.communicator.hostPathReason().isEmpty()
-            ? "on (" + String.join(", ", session.communicator.hostPathKernels()) + ")"
-            : "off (" + session.communicator.hostPathReason() + ")");
+        hostPathState());
+  }
+
+  /** The NCCL version the communicator runs, e.g. "2.28.3"; empty without NCCL. */
+  private String ncclVersion() {
+    return session.communicator.allReduceAlgorithms().contains(Algorithm.NCCL)
+        ? NcclApi.versionText(NcclApi.get().version())
+        : "";
+  }
+
+  private String hostPathState() {
+    if (!session.hasIpcAllReduce()) {
+      return "off (no peer memory)";
+    }
+    IpcAllReduce kernels = session.ipcAllReduce();
+    return kernels.hostPathReason().isEmpty()
+        ? "on (" + String.join(", ", kernels.hostPathKernels()) + ")"
+        : "off (" + kernels.hostPathReason() + ")";
   }
 
   private int run(Map<String, String> options) {

@@ -1,15 +1,15 @@
-package dev.gpucomm.runtime.collective.cuda.diagnostics;
+package dev.gpucomm.runtime.collective.cuda.lab;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
-import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 
 /**
  * One way of running an all-reduce: through the communicator's public algorithm, or forcing one IPC
- * kernel variant (to compare the Lamport and flag one-shot kernels at the same size). An in-place
- * runner passes its input buffer as the output too, as {@code torch.distributed.all_reduce} does.
+ * kernel variant through its IPC all-reduce (to compare the Lamport and flag one-shot kernels at
+ * the same size). An in-place runner passes its input buffer as the output too, as {@code
+ * torch.distributed.all_reduce} does.
  */
 record AllReduceRunner(String label, Algorithm algorithm, String variant, boolean inPlace) {
   static AllReduceRunner algorithm(Algorithm algorithm) {
@@ -30,16 +30,16 @@ record AllReduceRunner(String label, Algorithm algorithm, String variant, boolea
   }
 
   void run(
-      CudaCommunicator communicator,
+      DiagnosticsSession session,
       DeviceBuffer input,
       DeviceBuffer output,
       long count,
       DType dtype,
       Stream stream) {
     if (algorithm != null) {
-      communicator.allReduce(algorithm, input, output, count, dtype, stream);
+      session.communicator.allReduce(algorithm, input, output, count, dtype, stream);
     } else {
-      communicator.allReduceWith(variant, input, output, count, dtype, stream);
+      session.ipcAllReduce().allReduceWith(variant, input, output, count, dtype, stream);
     }
   }
 

@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.collective.cuda.diagnostics;
+package dev.gpucomm.runtime.collective.cuda.lab;
 
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.device.DeviceBuffer;
@@ -33,15 +33,18 @@ final class AllReduceChecks {
    */
   private void oneShotHostKernelRefusedBeyondTwoRanks() {
     int world = session.topology.localWorldSize();
-    if (world == 2 || session.communicator.hostPathKernels().isEmpty()) {
+    if (world == 2
+        || !session.hasIpcAllReduce()
+        || session.ipcAllReduce().hostPathKernels().isEmpty()) {
       return;
     }
     long count = 4096;
     long bytes = count * DType.BF16.bytes();
     try (DeviceBuffer input = session.device.allocate(bytes);
         DeviceBuffer output = session.device.allocate(bytes)) {
-      session.communicator.allReduceWith(
-          "oneshot_wsh", input, output, count, DType.BF16, session.stream);
+      session
+          .ipcAllReduce()
+          .allReduceWith("oneshot_wsh", input, output, count, DType.BF16, session.stream);
       session.fail("oneshot_wsh on " + world + " ranks: ran instead of being refused");
     } catch (IllegalArgumentException refused) {
       if (!refused.getMessage().contains("joins two ranks")) {
