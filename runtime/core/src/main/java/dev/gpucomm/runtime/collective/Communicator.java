@@ -5,6 +5,7 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.fabric.FabricObservation;
 import java.util.Set;
 
 /**
@@ -39,6 +40,14 @@ public interface Communicator extends AutoCloseable {
       case ALLGATHER, REDUCESCATTER, BROADCAST -> Set.of(Algorithm.NCCL);
       case COLLECTIVEPERMUTE -> Set.of();
     };
+  }
+
+  /**
+   * The transports the communicator's library connected this rank with (NCCL's choice per peer), or
+   * why they are unknown.
+   */
+  default FabricObservation fabric() {
+    return FabricObservation.unknown("this backend's transports are its own (no NCCL)");
   }
 
   /** Why some algorithms are missing from {@link #allReduceAlgorithms()}; empty when none are. */

@@ -23,23 +23,34 @@ public final class NcclTransportLog {
               + "(?: \\[(?:send|receive)\\])? via (\\S+(?: [A-Za-z][\\w-]*)?)");
   private static final Pattern NIC_LIST = Pattern.compile("NET/(\\S+) : Using (.*)");
   private static final Pattern NIC = Pattern.compile("\\[\\d+\\]([^\\s\\[;]+)");
+  // the topology search's result, e.g. "Pattern 4, crossNic 0, nChannels 16, ..., type NVL/PIX"
+  private static final Pattern GRAPH_TYPE = Pattern.compile("Pattern \\d+, .*type (\\w+)/\\w+");
 
   private final List<PeerConnection> connections;
   private final Set<String> nics;
   private final boolean roce;
+  private final Set<String> intraNodePaths;
 
-  private NcclTransportLog(List<PeerConnection> connections, Set<String> nics, boolean roce) {
+  private NcclTransportLog(
+      List<PeerConnection> connections, Set<String> nics, boolean roce, Set<String> paths) {
     this.connections = connections;
     this.nics = nics;
     this.roce = roce;
+    this.intraNodePaths = paths;
   }
 
-  /** Reads the lines of one rank's NCCL log (NCCL_DEBUG=INFO, subsystems INIT and NET). */
+  /** Reads the lines of one rank's NCCL log (NCCL_DEBUG=INFO, subsystems INIT, NET and GRAPH). */
   public static NcclTransportLog parse(List<String> lines) {
     List<String> viaLines = new ArrayList<>();
     Set<String> nics = new LinkedHashSet<>();
+    Set<String> paths = new LinkedHashSet<>();
     boolean roce = false;
     for (String line : lines) {
+      Matcher graph = GRAPH_TYPE.matcher(line);
+      if (graph.find()) {
+        paths.add(graph.group(1));
+        continue;
+      }
       Matcher nicList = NIC_LIST.matcher(line);
       if (nicList.find()) {
         boolean sockets = nicList.group(1).equals("Socket");
@@ -72,7 +83,8 @@ public final class NcclTransportLog {
                 detail));
       }
     }
-    return new NcclTransportLog(List.copyOf(connections), Set.copyOf(nics), roce);
+    return new NcclTransportLog(
+        List.copyOf(connections), Set.copyOf(nics), roce, Set.copyOf(paths));
   }
 
   /** The transport class NCCL's name for a transport stands for. */
@@ -103,6 +115,15 @@ public final class NcclTransportLog {
   /** The NICs NCCL's network transport said it uses (empty when no network was set up). */
   public Set<String> nics() {
     return nics;
+  }
+
+  /**
+   * The path types NCCL's topology search found between this node's GPUs ({@code NVL} for NVLink,
+   * {@code PIX}, {@code PXB}, {@code PHB}, {@code SYS} for PCIe paths); empty without its GRAPH
+   * log.
+   */
+  public Set<String> intraNodePaths() {
+    return intraNodePaths;
   }
 
   /** Whether the IB transport's ports are RoCE ports. */

@@ -71,6 +71,30 @@ class NcclTransportLogTest {
   }
 
   @Test
+  void theTopologySearchTellsNvlinkFromPcie() {
+    NcclTransportLog log =
+        NcclTransportLog.parse(
+            List.of(
+                "h:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 24, bw 40.000000/40.000000,"
+                    + " type NVL/PIX, sameChannels 1",
+                "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"));
+    assertThat(log.intraNodePaths()).containsExactly("NVL");
+    assertThat(FabricObservation.of(log).summary()).isEqualTo("intra-node p2p (NVL)");
+  }
+
+  @Test
+  void aSummaryNamesBothSidesOfATwoNodeJob() {
+    NcclTransportLog log =
+        NcclTransportLog.parse(
+            List.of(
+                "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.2.0.1<0>",
+                "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+                "h:1:2 [0] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRDMA"));
+    assertThat(FabricObservation.of(log).summary())
+        .isEqualTo("intra-node p2p; inter-node ib via mlx5_0:1");
+  }
+
+  @Test
   void linesOfAnotherShapeAreSkippedNotGuessed() {
     NcclTransportLog log =
         NcclTransportLog.parse(

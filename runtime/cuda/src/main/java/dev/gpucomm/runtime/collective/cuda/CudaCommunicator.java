@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.fabric.FabricObservation;
 import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclDataType;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
@@ -119,6 +120,11 @@ public final class CudaCommunicator implements Communicator {
       reasons.add("oneshot, twoshot: " + parts.peerReason());
     }
     return String.join("; ", reasons);
+  }
+
+  @Override
+  public FabricObservation fabric() {
+    return parts.fabric();
   }
 
   @Override

@@ -2,10 +2,15 @@ package dev.gpucomm.runtime.collective.cuda;
 
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Closing;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
+import dev.gpucomm.runtime.fabric.FabricObservation;
 import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.nccl.NcclComm;
+import dev.gpucomm.runtime.nccl.NcclDataType;
+import dev.gpucomm.runtime.nccl.NcclDebugLog;
 import dev.gpucomm.runtime.nccl.NcclUniqueId;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.Arena;
@@ -25,6 +30,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
 
   private NcclComm nccl;
   private String ncclReason = "";
+  private FabricObservation fabric = FabricObservation.unknown("NCCL is not used");
   private IpcAllReduce ipcAllReduce;
   private String peerReason = "";
 
@@ -43,7 +49,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
       CudaCommunicatorSettings settings) {
     CudaCommunicatorParts parts = new CudaCommunicatorParts();
     try {
-      parts.openNccl(store, prefix, topology, settings);
+      parts.openNccl(device, store, prefix, topology, settings);
       parts.openIpcAllReduce(device, store, prefix, topology, settings);
     } catch (RuntimeException e) {
       parts.abandon();
@@ -68,6 +74,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
 
   /** NCCL from a unique id that global rank 0 puts in the store, unless it is off or missing. */
   private void openNccl(
+      CudaDevice device,
       KeyValueStore store,
       String prefix,
       RankTopology topology,
@@ -76,6 +83,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
       ncclReason = "NCCL is turned off (GPUCOMM_NCCL=off)";
       return;
     }
+    NcclDebugLog ncclLog = NcclDebugLog.install(System.getenv());
     NcclApi api;
     try {
       api = NcclApi.get();
@@ -94,6 +102,33 @@ final class CudaCommunicatorParts implements AutoCloseable {
         settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
             ? api.initRank(topology.worldSize(), id, topology.rank())
             : api.initRank(topology.worldSize(), id, topology.rank(), settings.maxBlocks());
+    fabric = connectAndObserve(device, ncclLog);
+  }
+
+  /**
+   * NCCL connects its ranks at their first collective: one tiny all-reduce (every rank is here
+   * together) makes it choose its transports before any timed call, so that they can be recorded
+   * and checked first.
+   */
+  private FabricObservation connectAndObserve(CudaDevice device, NcclDebugLog ncclLog) {
+    try (DeviceBuffer probe = device.allocate(16);
+        Stream stream = device.createStream()) {
+      device.fill(probe, 0, 16, (byte) 0, stream);
+      nccl.allReduce(
+          probe.address(),
+          probe.address(),
+          4,
+          NcclDataType.FLOAT32,
+          NcclDataType.SUM,
+          CudaDevice.rawStream(stream));
+      stream.synchronize();
+    }
+    return ncclLog.read();
+  }
+
+  /** The transports NCCL chose for this rank's connections, or why they are unknown. */
+  FabricObservation fabric() {
+    return fabric;
   }
 
   /**
