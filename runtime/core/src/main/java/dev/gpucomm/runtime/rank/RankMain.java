@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.rank;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
@@ -11,6 +12,8 @@ import dev.gpucomm.runtime.collective.DeviceBackend;
 import dev.gpucomm.runtime.collective.DeviceBackends;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.fabric.FabricGather;
+import dev.gpucomm.runtime.fabric.FabricObservation;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.PeerWatch;
@@ -111,6 +114,7 @@ public final class RankMain {
     DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
     try (Device device = backend.open(settings.deviceOrdinal());
         Communicator communicator = backend.createCommunicator(device, store, topology)) {
+      recordFabric(communicator, store, topology, peerTimeout);
       ProgressDisplay progress =
           topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
       WorkloadResult result =
@@ -128,6 +132,26 @@ public final class RankMain {
       store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
       return result;
     }
+  }
+
+  /** Which transports NCCL chose, gathered on rank 0 and said once (nothing on the CPU backend). */
+  private void recordFabric(
+      Communicator communicator,
+      TcpStoreClient store,
+      RankTopology topology,
+      Duration peerTimeout) {
+    if (!usesNccl(communicator)) {
+      return; // every rank alike: the store gather below needs them all
+    }
+    FabricObservation own = communicator.fabric();
+    for (String line :
+        FabricGather.describe(FabricGather.gather(own, store, topology, peerTimeout))) {
+      log.println("fabric: " + line);
+    }
+  }
+
+  private static boolean usesNccl(Communicator communicator) {
+    return communicator.allReduceAlgorithms().contains(Algorithm.NCCL);
   }
 
   private ProgressDisplay progress(RankSettings settings) {

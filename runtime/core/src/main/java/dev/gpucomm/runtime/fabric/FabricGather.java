@@ -1,0 +1,55 @@
+package dev.gpucomm.runtime.fabric;
+
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Brings every rank's view of the fabric to rank 0 through the store, so that one place can say
+ * which transport each rank's connections took.
+ */
+public final class FabricGather {
+  private static final String KEY = "fabric/rank-";
+
+  private FabricGather() {}
+
+  /**
+   * Publishes this rank's summary; on rank 0 returns every rank's, in rank order (empty on the
+   * other ranks).
+   */
+  public static List<String> gather(
+      FabricObservation own, KeyValueStore store, RankTopology topology, Duration timeout) {
+    store.set(KEY + topology.rank(), own.summary().getBytes(StandardCharsets.UTF_8));
+    if (topology.rank() != 0) {
+      return List.of();
+    }
+    List<String> summaries = new ArrayList<>();
+    for (int rank = 0; rank < topology.worldSize(); rank++) {
+      summaries.add(new String(store.get(KEY + rank, timeout), StandardCharsets.UTF_8));
+    }
+    return summaries;
+  }
+
+  /** One line per distinct summary, naming its ranks: {@code ranks 0-1: intra-node p2p (NVL)}. */
+  public static List<String> describe(List<String> summaries) {
+    List<String> lines = new ArrayList<>();
+    List<String> distinct = summaries.stream().distinct().toList();
+    for (String summary : distinct) {
+      List<Integer> ranks = new ArrayList<>();
+      for (int rank = 0; rank < summaries.size(); rank++) {
+        if (summaries.get(rank).equals(summary)) {
+          ranks.add(rank);
+        }
+      }
+      lines.add((ranks.size() == 1 ? "rank " : "ranks ") + join(ranks) + ": " + summary);
+    }
+    return lines;
+  }
+
+  private static String join(List<Integer> ranks) {
+    return String.join(",", ranks.stream().map(String::valueOf).toList());
+  }
+}
