@@ -1,6 +1,6 @@
 package dev.gpucomm.runtime.report.fetch;
 
-import dev.gpucomm.runtime.kube.KubeApi;
+import dev.gpucomm.runtime.kube.KubeClients;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -57,7 +57,7 @@ public final class ClusterConnections {
       }
       return KubeConfigFile.load(List.of(file), context);
     }
-    String override = env.get(KubeApi.OVERRIDE_ENV);
+    String override = env.get(KubeClients.OVERRIDE_ENV);
     if (override != null && !override.isBlank()) {
       return overridden(URI.create(override), serviceAccount);
     }
@@ -96,7 +96,7 @@ public final class ClusterConnections {
         Optional.empty(),
         token.map(t -> "Bearer " + t),
         read(serviceAccount.resolve("namespace")).orElse("default"),
-        KubeApi.OVERRIDE_ENV);
+        KubeClients.OVERRIDE_ENV);
   }
 
   private static Optional<String> read(Path file) {
