@@ -7,11 +7,14 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils;
 import java.net.ConnectException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Reads a job's results ConfigMap from the API server; when there is no report yet, says why in the
@@ -32,6 +35,18 @@ final class ResultsFetcher {
           .withPlural("commjobs")
           .withNamespaced(true)
           .build();
+
+  /**
+   * CommJob is gpucomm.dev/v1alpha1 by design; Fabric8's warning about reading an alpha version
+   * would be a second line under every "no report yet" message. Held here so that the level stays
+   * (java.util.logging keeps loggers only weakly).
+   */
+  private static final Logger UNSTABLE_VERSION_ALERTS =
+      Logger.getLogger(VersionUsageUtils.class.getName());
+
+  static {
+    UNSTABLE_VERSION_ALERTS.setLevel(Level.SEVERE);
+  }
 
   private final KubernetesClient client;
   private final String source;
