@@ -1,12 +1,14 @@
 package dev.gpucomm.runtime.cli;
 
-import dev.gpucomm.runtime.kube.KubeApi;
+import dev.gpucomm.runtime.kube.KubeClients;
+import dev.gpucomm.runtime.kube.RetryPolicy;
 import dev.gpucomm.runtime.launch.EnvVars;
 import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.rank.FaultInjection;
 import dev.gpucomm.runtime.rank.RankMain;
 import dev.gpucomm.runtime.rank.Site;
+import io.fabric8.kubernetes.client.Config;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -83,9 +85,9 @@ final class RankCommand implements Callable<Integer> {
     }
     String namespace = context.env().get(EnvVars.NAMESPACE);
     String job = context.env().get(EnvVars.JOB);
-    Optional<KubeApi> api = KubeApi.fromEnvironment(context.env());
+    Optional<Config> api = KubeClients.forRank(context.env(), RetryPolicy.RESULTS);
     if (api.isPresent() && namespace != null && job != null) {
-      return new Site.Cluster(api.get(), namespace, job);
+      return new Site.Cluster(KubeClients.create(api.get()), namespace, job);
     }
     return new Site.Terminal();
   }

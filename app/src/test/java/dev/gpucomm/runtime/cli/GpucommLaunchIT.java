@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucomm.runtime.kube.MockApiServer;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,13 +35,24 @@ class GpucommLaunchIT {
       """;
 
   @TempDir Path dir;
-  private MockApiServer api;
+  private KubernetesMockServer api;
+  private KubernetesClient admin;
   private Map<String, String> env;
 
   @BeforeEach
   void podEnvironment() throws Exception {
-    api = new MockApiServer("ml");
-    api.createConfigMap("pod-it-results", Map.of());
+    api = MockApiServer.start();
+    admin = api.createClient();
+    admin
+        .configMaps()
+        .inNamespace("ml")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("pod-it-results")
+                .endMetadata()
+                .build())
+        .create();
     int port;
     try (ServerSocket probe = new ServerSocket(0)) {
       port = probe.getLocalPort();
@@ -51,13 +65,20 @@ class GpucommLaunchIT {
     env.put("GPUCOMM_WORLD_SIZE", "2");
     env.put("GPUCOMM_RENDEZVOUS", "127.0.0.1:" + port);
     env.put("GPUCOMM_JOB_FILE", Files.writeString(dir.resolve("job.json"), JOB_JSON).toString());
-    env.put("GPUCOMM_KUBE_API", api.url());
+    env.put("GPUCOMM_KUBE_API", MockApiServer.url(api));
     env.put("GPUCOMM_TERMINATION_LOG", dir.resolve("termination-log").toString());
   }
 
   @AfterEach
   void stop() {
-    api.close();
+    admin.close();
+    api.destroy();
+  }
+
+  private Map<String, String> results() {
+    Map<String, String> data =
+        admin.configMaps().inNamespace("ml").withName("pod-it-results").get().getData();
+    return data == null ? Map.of() : data;
   }
 
   @Test
@@ -65,7 +86,7 @@ class GpucommLaunchIT {
     CliRun run = CliRun.of(env, "launch");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    Map<String, String> results = api.configMap("pod-it-results");
+    Map<String, String> results = results();
     assertThat(results)
         .containsKeys("report.json", "report.md", "latency.svg")
         .doesNotContainKey("report.csv");
@@ -83,6 +104,6 @@ class GpucommLaunchIT {
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(Files.readString(dir.resolve("termination-log")))
         .startsWith("rank 1 failed: injected failure (GPUCOMM_TEST_FAIL_RANK=1)");
-    assertThat(api.configMap("pod-it-results")).isEmpty();
+    assertThat(results()).isEmpty();
   }
 }

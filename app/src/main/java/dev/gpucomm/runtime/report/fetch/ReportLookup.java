@@ -1,10 +1,13 @@
 package dev.gpucomm.runtime.report.fetch;
 
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.kube.KubeClients;
+import dev.gpucomm.runtime.kube.RetryPolicy;
 import dev.gpucomm.runtime.report.BenchmarkReport;
 import dev.gpucomm.runtime.report.Report;
 import dev.gpucomm.runtime.report.ReportCsv;
 import dev.gpucomm.runtime.report.ReportJson;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +15,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +27,12 @@ import java.util.Optional;
 public final class ReportLookup {
   /** The environment variable the operator sets in pods; the default namespace of a job. */
   static final String NAMESPACE_ENV = "GPUCOMM_NAMESPACE";
+
+  /**
+   * Someone is waiting for the answer: an API server that is overloaded (429, 5xx) or briefly
+   * unreachable gets a few more tries within about two seconds, not the ranks' long patience.
+   */
+  private static final RetryPolicy RETRIES = new RetryPolicy(3, Duration.ofMillis(250));
 
   private final Map<String, String> env;
 
@@ -73,8 +83,8 @@ public final class ReportLookup {
   }
 
   private JobResults fromCluster(ReportRequest request) {
-    KubeConnection connection =
-        ClusterConnections.find(env, request.kubeconfig(), request.context())
+    ClusterConfig cluster =
+        ClusterLookup.find(env, request.kubeconfig(), request.context())
             .orElseThrow(
                 () ->
                     new UsageException(
@@ -82,15 +92,15 @@ public final class ReportLookup {
                             + request.target()
                             + "' is not a report directory, and reading job results needs a"
                             + " cluster: none configured ("
-                            + ClusterConnections.LOOKED_AT
+                            + ClusterLookup.LOOKED_AT
                             + ")"));
     String namespace =
         request
             .namespace()
             .or(() -> Optional.ofNullable(env.get(NAMESPACE_ENV)).filter(s -> !s.isBlank()))
-            .orElse(connection.namespace());
-    try {
-      return new ResultsFetcher(connection).fetch(namespace, request.target());
+            .orElse(cluster.namespace());
+    try (KubernetesClient client = KubeClients.create(RETRIES.applyTo(cluster.config()))) {
+      return new ResultsFetcher(client, cluster.source()).fetch(namespace, request.target());
     } catch (ResultsFetcher.ReportNotFoundException | ResultsFetcher.ApiServerException e) {
       throw new ReportUnavailableException(e.getMessage());
     }

@@ -2,44 +2,68 @@ package dev.gpucomm.runtime.report.fetch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils;
 import java.net.ConnectException;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Reads a job's results ConfigMap from the API server; when there is no report yet, says why in the
  * words of the CommJob's status (still running, failed and with what reason, or unknown).
  */
-public final class ResultsFetcher {
+final class ResultsFetcher {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final KubeConnection connection;
-  private final HttpClient http;
+  /**
+   * Read as a generic object, not as the CommJob class: a cluster may run another version of the
+   * operator than this CLI was built with, and only status.phase and status.conditions matter.
+   */
+  private static final ResourceDefinitionContext COMM_JOBS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("gpucomm.dev")
+          .withVersion("v1alpha1")
+          .withKind("CommJob")
+          .withPlural("commjobs")
+          .withNamespaced(true)
+          .build();
 
-  public ResultsFetcher(KubeConnection connection) {
-    this.connection = connection;
-    this.http = connection.httpClient();
+  /**
+   * CommJob is gpucomm.dev/v1alpha1 by design; Fabric8's warning about reading an alpha version
+   * would be a second line under every "no report yet" message. Held here so that the level stays
+   * (java.util.logging keeps loggers only weakly).
+   */
+  private static final Logger UNSTABLE_VERSION_ALERTS =
+      Logger.getLogger(VersionUsageUtils.class.getName());
+
+  static {
+    UNSTABLE_VERSION_ALERTS.setLevel(Level.SEVERE);
   }
 
-  public JobResults fetch(String namespace, String job) {
-    String path =
-        "/api/v1/namespaces/"
-            + segment(namespace)
-            + "/configmaps/"
-            + segment(JobResults.configMapName(job));
-    Optional<JsonNode> configMap = get(path);
+  private final KubernetesClient client;
+  private final String source;
+
+  ResultsFetcher(KubernetesClient client, String source) {
+    this.client = client;
+    this.source = source;
+  }
+
+  JobResults fetch(String namespace, String job) {
+    String name = JobResults.configMapName(job);
+    Optional<ConfigMap> configMap =
+        get(
+            "configmaps " + namespace + "/" + name,
+            () -> client.configMaps().inNamespace(namespace).withName(name).get());
     Map<String, String> files = new LinkedHashMap<>();
-    configMap.ifPresent(
-        cm ->
-            cm.path("data")
-                .properties()
-                .forEach(e -> files.put(e.getKey(), e.getValue().asText())));
+    configMap.map(ConfigMap::getData).ifPresent(files::putAll);
     if (!files.containsKey(JobResults.REPORT_JSON)) {
       throw new ReportNotFoundException(whyNoReport(namespace, job, configMap.isPresent()));
     }
@@ -47,12 +71,15 @@ public final class ResultsFetcher {
   }
 
   private String whyNoReport(String namespace, String job, boolean configMapExists) {
-    Optional<JsonNode> commJob =
+    Optional<GenericKubernetesResource> commJob =
         get(
-            "/apis/gpucomm.dev/v1alpha1/namespaces/"
-                + segment(namespace)
-                + "/commjobs/"
-                + segment(job));
+            "commjobs " + namespace + "/" + job,
+            () ->
+                client
+                    .genericKubernetesResources(COMM_JOBS)
+                    .inNamespace(namespace)
+                    .withName(job)
+                    .get());
     if (commJob.isEmpty()) {
       return "no CommJob "
           + job
@@ -62,7 +89,7 @@ public final class ResultsFetcher {
           + JobResults.configMapName(job)
           + ")";
     }
-    JsonNode status = commJob.get().path("status");
+    JsonNode status = JSON.valueToTree(commJob.get()).path("status");
     String phase = status.path("phase").asText("Pending");
     StringBuilder why = new StringBuilder("CommJob " + job + " has no report yet: phase " + phase);
     for (JsonNode condition : status.path("conditions")) {
@@ -80,77 +107,58 @@ public final class ResultsFetcher {
     return why.toString();
   }
 
-  /** The object at that path, or empty when the API server says 404. */
-  private Optional<JsonNode> get(String path) {
-    HttpResponse<String> response;
+  /** The object, or empty when the API server says 404 (Fabric8 answers null then). */
+  private <T> Optional<T> get(String what, Supplier<T> read) {
     try {
-      response =
-          http.send(connection.request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
-    } catch (ConnectException e) {
-      throw new ApiServerException(
-          "cannot reach the API server " + connection.server() + " (" + connection.source() + ")");
-    } catch (IOException e) {
-      throw new ApiServerException(
-          "API server "
-              + connection.server()
-              + ": "
-              + (e.getMessage() == null ? e.toString() : e.getMessage()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ApiServerException("interrupted while talking to " + connection.server());
+      return Optional.ofNullable(read.get());
+    } catch (KubernetesClientException e) {
+      throw failure(e, what);
     }
-    return switch (response.statusCode()) {
-      case 200 -> Optional.of(parse(response.body(), path));
-      case 404 -> Optional.empty();
+  }
+
+  private ApiServerException failure(KubernetesClientException e, String what) {
+    String server = client.getMasterUrl().toString().replaceAll("/+$", "");
+    String reason =
+        e.getStatus() == null || e.getStatus().getMessage() == null
+            ? ""
+            : e.getStatus().getMessage().lines().findFirst().orElse("");
+    return switch (e.getCode()) {
       case 401 ->
-          throw new ApiServerException(
-              "the API server "
-                  + connection.server()
-                  + " did not accept the credentials of "
-                  + connection.source());
+          new ApiServerException(
+              "the API server " + server + " did not accept the credentials of " + source);
       case 403 ->
-          throw new ApiServerException(
-              "forbidden: " + message(response.body()).orElse("GET " + path));
+          new ApiServerException("forbidden: " + (reason.isEmpty() ? "get " + what : reason));
+      case 0, -1 -> unanswered(e, server);
       default ->
-          throw new ApiServerException(
-              "GET "
-                  + path
-                  + ": HTTP "
-                  + response.statusCode()
-                  + message(response.body()).map(m -> ": " + m).orElse(""));
+          new ApiServerException(
+              "get " + what + ": HTTP " + e.getCode() + (reason.isEmpty() ? "" : ": " + reason));
     };
   }
 
-  private static JsonNode parse(String body, String path) {
-    try {
-      return JSON.readTree(body);
-    } catch (IOException e) {
-      throw new ApiServerException(
-          "GET " + path + ": the API server answered something that is not JSON");
+  /** No HTTP answer: refused connections, TLS failures, timeouts, after Fabric8's retries. */
+  private ApiServerException unanswered(KubernetesClientException e, String server) {
+    Throwable root = e;
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof ConnectException) {
+        return new ApiServerException(
+            "cannot reach the API server " + server + " (" + source + ")");
+      }
+      root = cause;
     }
-  }
-
-  private static Optional<String> message(String body) {
-    try {
-      return Optional.ofNullable(JSON.readTree(body).path("message").asText(null));
-    } catch (IOException e) {
-      return Optional.empty();
-    }
-  }
-
-  private static String segment(String name) {
-    return URLEncoder.encode(name, StandardCharsets.UTF_8);
+    String message = root.getMessage() == null ? root.toString() : root.getMessage();
+    return new ApiServerException(
+        "API server " + server + ": " + message.lines().findFirst().orElse(""));
   }
 
   /** The job has no report (yet); the message says what the cluster knows of it. */
-  public static final class ReportNotFoundException extends RuntimeException {
+  static final class ReportNotFoundException extends RuntimeException {
     ReportNotFoundException(String message) {
       super(message);
     }
   }
 
   /** The API server could not be reached or refused the request. */
-  public static final class ApiServerException extends RuntimeException {
+  static final class ApiServerException extends RuntimeException {
     ApiServerException(String message) {
       super(message);
     }

@@ -6,38 +6,69 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.cli.Gpucomm;
+import dev.gpucomm.runtime.kube.MockApiServer;
 import dev.gpucomm.runtime.report.BenchmarkReport;
 import dev.gpucomm.runtime.report.Measurement;
 import dev.gpucomm.runtime.report.ReportCsv;
 import dev.gpucomm.runtime.report.ReportFiles;
 import dev.gpucomm.runtime.report.ReportJson;
 import dev.gpucomm.runtime.report.SizeResult;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code gpucomm report} as CI runs it: a job's report from the cluster of a kubeconfig. */
+/**
+ * {@code gpucomm report} as CI runs it: a job's report from the cluster of a kubeconfig, served by
+ * Fabric8's mock API server.
+ */
 class ReportCommandTest {
   private static final String TOKEN = "ci-token-3f9a";
+  private static final String RESULTS_PATH = "/api/v1/namespaces/bench/configmaps/ar-tp2-results";
   private static final BenchmarkReport REPORT = benchmarkReport();
 
   @TempDir Path home;
-  FakeApiServer api;
+  KubernetesMockServer api;
+  KubernetesClient admin;
+  String url;
   Path kubeconfig;
+
+  /**
+   * Fabric8 reads KUBECONFIG and the in-cluster settings from the process environment, or first
+   * from system properties of the same names: these keep the machine's own out of the tests.
+   */
+  @BeforeEach
+  void noClusterOfTheMachine() {
+    System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, home.resolve("no-kubeconfig").toString());
+    System.setProperty(Config.KUBERNETES_AUTH_TRYSERVICEACCOUNT_SYSTEM_PROPERTY, "false");
+  }
+
+  @AfterEach
+  void restoreProperties() {
+    System.clearProperty(Config.KUBERNETES_KUBECONFIG_FILE);
+    System.clearProperty(Config.KUBERNETES_AUTH_TRYSERVICEACCOUNT_SYSTEM_PROPERTY);
+  }
 
   @BeforeEach
   void startApiServer() throws Exception {
-    api = FakeApiServer.http(Optional.of(TOKEN));
+    api = MockApiServer.start();
+    admin = api.createClient();
+    url = MockApiServer.url(api);
     kubeconfig = home.resolve("kubeconfig");
     Files.writeString(
         kubeconfig,
@@ -59,34 +90,35 @@ class ReportCommandTest {
         - name: nobody
           user: {token: wrong}
         """
-            .formatted(api.url(), TOKEN));
-    api.putResults("bench", "ar-tp2", ReportFiles.forConfigMap(REPORT));
+            .formatted(url, TOKEN));
+    putResults("bench", "ar-tp2", ReportFiles.forConfigMap(REPORT));
   }
 
   @AfterEach
   void stopApiServer() {
-    api.close();
+    admin.close();
+    api.destroy();
   }
 
   @Test
-  void printsTheMarkdownReportOfAJobInTheContextsNamespace() {
+  void printsTheMarkdownReportOfAJobInTheContextsNamespace() throws Exception {
+    int before = api.getRequestCount();
+
     Result result = report("ar-tp2", "--kubeconfig", kubeconfig.toString());
 
     assertThat(result.exitCode()).isZero();
     assertThat(result.out()).isEqualTo(ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
-    assertThat(api.requests)
-        .containsExactly("GET /api/v1/namespaces/bench/configmaps/ar-tp2-results");
+    assertThat(api.getRequestCount() - before).isEqualTo(1);
+    RecordedRequest request = api.getLastRequest();
+    assertThat(request.getMethod() + " " + request.getPath()).isEqualTo("GET " + RESULTS_PATH);
+    assertThat(request.getHeader("Authorization")).isEqualTo("Bearer " + TOKEN);
   }
 
   @Test
-  void findsTheClusterThroughKubeconfigInTheEnvironment() {
-    Result result =
-        run(
-            Map.of("KUBECONFIG", "/nonexistent:" + kubeconfig),
-            "report",
-            "ar-tp2",
-            "--format",
-            "svg");
+  void findsTheClusterThroughTheKubeconfigList() {
+    System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, "/nonexistent:" + kubeconfig);
+
+    Result result = report("ar-tp2", "--format", "svg");
 
     assertThat(result.exitCode()).isZero();
     assertThat(result.out()).contains("<svg").endsWith("</svg>\n");
@@ -149,38 +181,46 @@ class ReportCommandTest {
 
   @Test
   void inAPodItReadsTheApiServerOfGpucommKubeApiAndTheJobsNamespace() throws Exception {
-    try (FakeApiServer open = FakeApiServer.http(Optional.empty())) {
-      open.putResults("team-a", "ar-tp2", ReportFiles.forConfigMap(REPORT));
+    putResults("team-a", "ar-tp2", ReportFiles.forConfigMap(REPORT));
 
-      Result result =
-          run(
-              Map.of("GPUCOMM_KUBE_API", open.url(), "GPUCOMM_NAMESPACE", "team-a"),
-              "report",
-              "ar-tp2",
-              "--format",
-              "json");
+    Result result =
+        run(
+            Map.of("GPUCOMM_KUBE_API", url, "GPUCOMM_NAMESPACE", "team-a"),
+            "report",
+            "ar-tp2",
+            "--format",
+            "json");
 
-      assertThat(result.exitCode()).isZero();
-      assertThat(result.out()).isEqualTo(ReportJson.write(REPORT));
-    }
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out()).isEqualTo(ReportJson.write(REPORT));
   }
 
   @Test
   void explainsAMissingReportWithTheJobsFailure() {
-    api.put(
-        "/apis/gpucomm.dev/v1alpha1/namespaces/bench/commjobs/hung",
-        Map.of(
-            "status",
+    api.expect()
+        .get()
+        .withPath("/apis/gpucomm.dev/v1alpha1/namespaces/bench/commjobs/hung")
+        .andReturn(
+            200,
             Map.of(
-                "phase",
-                "Failed",
-                "conditions",
-                List.of(
-                    Map.of(
-                        "type", "Failed",
-                        "status", "True",
-                        "reason", "Timeout",
-                        "message", "not finished after 60 s")))));
+                "apiVersion",
+                "gpucomm.dev/v1alpha1",
+                "kind",
+                "CommJob",
+                "metadata",
+                Map.of("name", "hung", "namespace", "bench"),
+                "status",
+                Map.of(
+                    "phase",
+                    "Failed",
+                    "conditions",
+                    List.of(
+                        Map.of(
+                            "type", "Failed",
+                            "status", "True",
+                            "reason", "Timeout",
+                            "message", "not finished after 60 s")))))
+        .always();
 
     Result result = report("hung", "--kubeconfig", kubeconfig.toString());
 
@@ -192,12 +232,130 @@ class ReportCommandTest {
   }
 
   @Test
+  void aJobThatDoesNotExistIsNamed() {
+    Result result = report("ar-tp9", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err())
+        .isEqualTo(
+            "gpucomm report: no CommJob ar-tp9 in namespace bench (and no ConfigMap"
+                + " ar-tp9-results)\n");
+  }
+
+  @Test
   void saysSoWhenTheCredentialsAreRefused() {
+    api.expect()
+        .get()
+        .withPath("/api/v1/namespaces/elsewhere/configmaps/ar-tp2-results")
+        .andReturn(401, MockApiServer.status(401, "Unauthorized", "Unauthorized"))
+        .always();
+
     Result result = report("ar-tp2", "--kubeconfig", kubeconfig.toString(), "--context", "other");
 
     assertThat(result.exitCode()).isEqualTo(1);
     assertThat(result.err())
-        .startsWith("gpucomm report: the API server " + api.url() + " did not accept");
+        .startsWith("gpucomm report: the API server " + url + " did not accept the credentials of")
+        .contains("(context other)");
+    assertThat(result.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void aForbiddenReadIsOneLineAndNotRetried() {
+    api.expect()
+        .get()
+        .withPath(RESULTS_PATH)
+        .andReturn(
+            403,
+            MockApiServer.status(
+                403,
+                "Forbidden",
+                "configmaps \"ar-tp2-results\" is forbidden: User \"ci-bot\" cannot get resource"))
+        .always();
+    int before = api.getRequestCount();
+
+    Result result = report("ar-tp2", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err())
+        .isEqualTo(
+            "gpucomm report: forbidden: configmaps \"ar-tp2-results\" is forbidden: User"
+                + " \"ci-bot\" cannot get resource\n");
+    assertThat(api.getRequestCount() - before).isEqualTo(1);
+  }
+
+  @Test
+  void anOverloadedApiServerIsAskedAgain() {
+    api.expect()
+        .get()
+        .withPath(RESULTS_PATH)
+        .andReturn(429, MockApiServer.status(429, "TooManyRequests", "slow down"))
+        .once();
+    api.expect()
+        .get()
+        .withPath(RESULTS_PATH)
+        .andReturn(503, MockApiServer.status(503, "ServiceUnavailable", "try again"))
+        .once();
+    int before = api.getRequestCount();
+
+    Result result = report("ar-tp2", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out()).isEqualTo(ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    assertThat(api.getRequestCount() - before).isEqualTo(3);
+  }
+
+  @Test
+  void aUserWhoseTokenComesFromAnExecPluginGetsIt() throws Exception {
+    // As on EKS, GKE and AKS: kubectl (and gpucomm) run a command that prints an ExecCredential.
+    Path plugin = home.resolve("cloud-login");
+    Files.writeString(
+        plugin,
+        """
+        #!/bin/sh
+        echo '{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",'
+        echo ' "status": {"token": "exec-token-71c2"}}'
+        """);
+    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path cloudKubeconfig =
+        writeKubeconfig(
+            "server: " + url,
+            """
+            exec:
+                  apiVersion: client.authentication.k8s.io/v1
+                  command: %s
+                  args: [token, --cluster, gpu-bench]
+                  interactiveMode: Never"""
+                .formatted(plugin));
+
+    Result result = report("ar-tp2", "--kubeconfig", cloudKubeconfig.toString());
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out()).isEqualTo(ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    assertThat(api.getLastRequest().getHeader("Authorization")).isEqualTo("Bearer exec-token-71c2");
+  }
+
+  @Test
+  void theProxyOfTheKubeconfigIsUsed() throws Exception {
+    // The API server's name resolves nowhere: a request for it that arrives at the proxy (here the
+    // mock server, standing in) can only have been sent there because of proxy-url.
+    Path proxied =
+        writeKubeconfig(
+            "server: http://kube-apiserver.invalid:6443\n    proxy-url: " + url, "token: " + TOKEN);
+    int before = api.getRequestCount();
+
+    report("ar-tp2", "--kubeconfig", proxied.toString());
+
+    assertThat(api.getRequestCount()).isGreaterThan(before);
+    RecordedRequest results = null;
+    // every request the server got, oldest first, up to the first for the results
+    for (RecordedRequest request = api.takeRequest(1, TimeUnit.SECONDS);
+        request != null && results == null;
+        request = api.takeRequest(100, TimeUnit.MILLISECONDS)) {
+      results = request.getPath().endsWith(RESULTS_PATH) ? request : null;
+    }
+    assertThat(results).isNotNull();
+    assertThat(results.getHeader("Host")).isEqualTo("kube-apiserver.invalid:6443");
+    assertThat(results.getHeader("Authorization")).isEqualTo("Bearer " + TOKEN);
   }
 
   @Test
@@ -233,6 +391,43 @@ class ReportCommandTest {
   }
 
   record Result(int exitCode, String out, String err) {}
+
+  private void putResults(String namespace, String job, Map<String, String> files) {
+    admin
+        .configMaps()
+        .inNamespace(namespace)
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(job + "-results")
+                .endMetadata()
+                .withData(files)
+                .build())
+        .create();
+  }
+
+  /** A kubeconfig of one context, in namespace bench, with these cluster and user fields. */
+  private Path writeKubeconfig(String clusterFields, String userFields) throws Exception {
+    return Files.writeString(
+        Files.createTempFile(home, "kubeconfig", ".yaml"),
+        """
+        apiVersion: v1
+        kind: Config
+        current-context: bench
+        contexts:
+        - name: bench
+          context: {cluster: gpu, user: bench-user, namespace: bench}
+        clusters:
+        - name: gpu
+          cluster:
+            %s
+        users:
+        - name: bench-user
+          user:
+            %s
+        """
+            .formatted(clusterFields, userFields));
+  }
 
   private Result report(String... args) {
     String[] line = new String[args.length + 1];

@@ -3,85 +3,96 @@ package dev.gpucomm.runtime.report.fetch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.runtime.cli.Gpucomm;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.KeyStore;
-import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
-import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.Map;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
+import java.util.Queue;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The report command against an HTTPS API server that requires a client certificate, with the
- * credentials in a kubeconfig as kind writes them (CA data, client certificate, PKCS#1 RSA key).
+ * The report command against an HTTPS API server (Fabric8's mock server with its self-signed
+ * certificate), with client certificates in the kubeconfig as clusters issue them: an EC key (SEC
+ * 1) or an RSA key (PKCS #1), inline or in files next to the kubeconfig.
  */
 class ReportCommandTlsTest {
-  private static final char[] PASSWORD = "changeit".toCharArray();
-
   @TempDir static Path keys;
-  static FakeApiServer api;
-  static String serverCertificatePem;
-  static String clientCertificatePem;
-  static String clientKeyPkcs1Pem;
+  static KubernetesMockServer api;
+  static String url;
 
   @BeforeAll
-  static void startHttpsApiServer() throws Exception {
-    KeyPairGenerator ec = KeyPairGenerator.getInstance("EC");
-    ec.initialize(256);
-    KeyPair serverKeys = ec.generateKeyPair();
-    KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");
-    rsa.initialize(2048);
-    KeyPair clientKeys = rsa.generateKeyPair();
-    X509Certificate serverCertificate = SelfSignedCertificate.create(serverKeys, "kube-apiserver");
-    X509Certificate clientCertificate = SelfSignedCertificate.create(clientKeys, "ci-bot");
-    serverCertificatePem = pem("CERTIFICATE", serverCertificate.getEncoded());
-    clientCertificatePem = pem("CERTIFICATE", clientCertificate.getEncoded());
-    clientKeyPkcs1Pem = pem("RSA PRIVATE KEY", pkcs1Of(clientKeys.getPrivate().getEncoded()));
-
-    KeyStore serverStore = KeyStore.getInstance("PKCS12");
-    serverStore.load(null, null);
-    serverStore.setKeyEntry(
-        "server", serverKeys.getPrivate(), PASSWORD, new X509Certificate[] {serverCertificate});
-    KeyStore trustedClients = KeyStore.getInstance("PKCS12");
-    trustedClients.load(null, null);
-    trustedClients.setCertificateEntry("ci-bot", clientCertificate);
-    KeyManagerFactory keyManagers =
-        KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    keyManagers.init(serverStore, PASSWORD);
-    TrustManagerFactory trustManagers =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    trustManagers.init(trustedClients);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), new SecureRandom());
-    api = FakeApiServer.https(tls);
-    api.putResults("perf", "ar-tp8", Map.of("report.json", "{}", "report.md", "# ar-tp8\n"));
+  static void startHttpsApiServer() {
+    Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+    api =
+        new KubernetesMockServer(
+            new Context(Serialization.jsonMapper()),
+            new MockWebServer(),
+            responses,
+            new KubernetesMixedDispatcher(responses),
+            true);
+    api.init(InetAddress.getLoopbackAddress(), 0);
+    url = "https://127.0.0.1:" + api.getPort();
+    try (KubernetesClient admin = api.createClient()) {
+      admin
+          .configMaps()
+          .inNamespace("perf")
+          .resource(
+              new ConfigMapBuilder()
+                  .withNewMetadata()
+                  .withName("ar-tp8-results")
+                  .endMetadata()
+                  .withData(Map.of("report.json", "{}", "report.md", "# ar-tp8\n"))
+                  .build())
+          .create();
+    }
   }
 
   @AfterAll
   static void stopApiServer() {
-    api.close();
+    api.destroy();
+  }
+
+  @BeforeEach
+  void noClusterOfTheMachine() {
+    System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, keys.resolve("no-kubeconfig").toString());
+    System.setProperty(Config.KUBERNETES_AUTH_TRYSERVICEACCOUNT_SYSTEM_PROPERTY, "false");
+  }
+
+  @AfterEach
+  void restoreProperties() {
+    System.clearProperty(Config.KUBERNETES_KUBECONFIG_FILE);
+    System.clearProperty(Config.KUBERNETES_AUTH_TRYSERVICEACCOUNT_SYSTEM_PROPERTY);
   }
 
   @Test
-  void authenticatesWithTheClientCertificateAndTrustsOnlyTheGivenAuthority() throws Exception {
+  void anEcClientKeyAsEksIssuesThemIsUsed() throws Exception {
     Path kubeconfig =
         kubeconfig(
-            "certificate-authority-data: " + base64(serverCertificatePem),
-            "client-certificate-data: " + base64(clientCertificatePem),
-            "client-key-data: " + base64(clientKeyPkcs1Pem));
+            "insecure-skip-tls-verify: true",
+            "client-certificate-data: " + base64Of("ec-client.crt"),
+            "client-key-data: " + base64Of("ec-client.key"));
 
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -94,43 +105,35 @@ class ReportCommandTlsTest {
 
   @Test
   void readsCredentialFilesRelativeToTheKubeconfig() throws Exception {
-    Files.writeString(keys.resolve("ca.crt"), serverCertificatePem);
-    Files.writeString(keys.resolve("client.crt"), clientCertificatePem);
-    Files.writeString(keys.resolve("client.key"), clientKeyPkcs1Pem);
+    copyFixture("rsa-client.crt");
+    copyFixture("rsa-client.key");
     Path kubeconfig =
         kubeconfig(
-            "certificate-authority: ca.crt",
-            "client-certificate: client.crt",
-            "client-key: client.key");
+            "insecure-skip-tls-verify: true",
+            "client-certificate: rsa-client.crt",
+            "client-key: rsa-client.key");
 
-    assertThat(run(kubeconfig, new ByteArrayOutputStream(), new ByteArrayOutputStream())).isZero();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    assertThat(run(kubeconfig, new ByteArrayOutputStream(), err))
+        .as(err.toString(StandardCharsets.UTF_8))
+        .isZero();
   }
 
   @Test
-  void refusesAServerItsAuthorityDidNotSign() throws Exception {
+  void refusesAServerItHasNoReasonToTrust() throws Exception {
     Path kubeconfig =
         kubeconfig(
-            "certificate-authority-data: " + base64(clientCertificatePem), // not the server's
-            "client-certificate-data: " + base64(clientCertificatePem),
-            "client-key-data: " + base64(clientKeyPkcs1Pem));
+            "insecure-skip-tls-verify: false",
+            "client-certificate-data: " + base64Of("rsa-client.crt"),
+            "client-key-data: " + base64Of("rsa-client.key"));
 
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = run(kubeconfig, new ByteArrayOutputStream(), err);
 
     assertThat(exit).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8))
-        .startsWith("gpucomm report: API server " + api.url());
-  }
-
-  @Test
-  void skipsVerificationOnlyWhenTheKubeconfigSaysSo() throws Exception {
-    Path kubeconfig =
-        kubeconfig(
-            "insecure-skip-tls-verify: true",
-            "client-certificate-data: " + base64(clientCertificatePem),
-            "client-key-data: " + base64(clientKeyPkcs1Pem));
-
-    assertThat(run(kubeconfig, new ByteArrayOutputStream(), new ByteArrayOutputStream())).isZero();
+        .startsWith("gpucomm report: API server " + url + ": ");
+    assertThat(err.toString(StandardCharsets.UTF_8).lines()).hasSize(1);
   }
 
   private static int run(Path kubeconfig, ByteArrayOutputStream out, ByteArrayOutputStream err) {
@@ -166,34 +169,21 @@ class ReportCommandTlsTest {
             %s
             %s
         """
-            .formatted(api.url(), clusterTrust, userCertificate, userKey));
+            .formatted(url, clusterTrust, userCertificate, userKey));
     return file;
   }
 
-  private static String pem(String label, byte[] der) {
-    return "-----BEGIN "
-        + label
-        + "-----\n"
-        + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
-        + "\n-----END "
-        + label
-        + "-----\n";
+  private static byte[] fixture(String name) throws IOException {
+    try (InputStream in = ReportCommandTlsTest.class.getResourceAsStream("/kubeconfig/" + name)) {
+      return in.readAllBytes();
+    }
   }
 
-  private static String base64(String text) {
-    return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.US_ASCII));
+  private static String base64Of(String name) throws IOException {
+    return Base64.getEncoder().encodeToString(fixture(name));
   }
 
-  /** The RSAPrivateKey (PKCS#1) inside a PKCS#8 PrivateKeyInfo, as kubeadm writes client keys. */
-  private static byte[] pkcs1Of(byte[] pkcs8) {
-    int at = 1 + lengthBytes(pkcs8, 1);
-    at += 3; // INTEGER 0
-    at += 2 + pkcs8[at + 1]; // AlgorithmIdentifier
-    return Arrays.copyOfRange(pkcs8, at + 1 + lengthBytes(pkcs8, at + 1), pkcs8.length);
-  }
-
-  private static int lengthBytes(byte[] der, int offset) {
-    int first = der[offset] & 0xff;
-    return first < 0x80 ? 1 : 1 + (first & 0x7f);
+  private static void copyFixture(String name) throws IOException {
+    Files.write(keys.resolve(name), fixture(name));
   }
 }

@@ -2,12 +2,15 @@ package dev.gpucomm.runtime.rank;
 
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
-import dev.gpucomm.runtime.kube.KubeApi;
+import dev.gpucomm.runtime.kube.ConfigMapReader;
+import dev.gpucomm.runtime.kube.ResultsConfigMapPublisher;
 import dev.gpucomm.runtime.report.ReportFiles;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -58,17 +61,17 @@ public sealed interface Site {
   /**
    * A pod: rank 0 merges the files into ConfigMap {@code <job>-results}, which the operator made.
    */
-  record Cluster(KubeApi api, String namespace, String job) implements Site {
+  record Cluster(KubernetesClient client, String namespace, String job) implements Site {
     public String resultsConfigMap() {
-      return job + "-results";
+      return ResultsConfigMapPublisher.configMapName(job);
     }
 
     /** Everything but the CSV, which repeats report.json (a ConfigMap holds at most 1 MiB). */
     @Override
     public void publish(Map<String, String> files) {
-      Map<String, String> data = new java.util.LinkedHashMap<>(files);
+      Map<String, String> data = new LinkedHashMap<>(files);
       data.remove(ReportFiles.CSV);
-      api.mergeConfigMapData(namespace, resultsConfigMap(), data);
+      new ResultsConfigMapPublisher(client, namespace, job).publish(data);
     }
 
     /** A tuning reference names a ConfigMap (e.g. a tune job's results) holding tuning.json. */
@@ -76,7 +79,8 @@ public sealed interface Site {
     public Function<String, TuningTable> tuningTables() {
       return name -> {
         String json =
-            api.configMapData(namespace, name)
+            new ConfigMapReader(client, namespace)
+                .data(name)
                 .orElseThrow(
                     () ->
                         new IllegalArgumentException(

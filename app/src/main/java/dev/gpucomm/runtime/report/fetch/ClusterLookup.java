@@ -1,0 +1,120 @@
+package dev.gpucomm.runtime.report.fetch;
+
+import dev.gpucomm.runtime.kube.KubeClients;
+import io.fabric8.kubernetes.api.model.NamedContext;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Utils;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Finds the cluster to read from, in kubectl's order: {@code --kubeconfig}, then the API server of
+ * GPUCOMM_KUBE_API (the runtime's override, for tests and pods), then whatever Fabric8's {@link
+ * Config#autoConfigure} finds: the files of KUBECONFIG or ~/.kube/config, else the service account
+ * of the pod this runs in. Fabric8 reads kubeconfig files, runs exec credential plugins and applies
+ * proxy settings (a cluster's proxy-url, HTTPS_PROXY and NO_PROXY).
+ */
+final class ClusterLookup {
+  /** Where kubectl would look when nothing is configured, for messages. */
+  static final String LOOKED_AT =
+      "--kubeconfig, KUBECONFIG, ~/.kube/config or a pod's service account";
+
+  private ClusterLookup() {}
+
+  /**
+   * The configured cluster, or empty when none is configured at all. {@code env} is consulted for
+   * GPUCOMM_KUBE_API only: Fabric8 reads KUBECONFIG, HOME and the in-cluster variables from the
+   * process environment (or from the Java system properties of the same names that it looks at
+   * first).
+   *
+   * @throws KubeConfigException when a configuration exists but cannot be used
+   */
+  static Optional<ClusterConfig> find(
+      Map<String, String> env, Optional<Path> kubeconfig, Optional<String> context) {
+    if (kubeconfig.isPresent()) {
+      Path file = kubeconfig.get();
+      if (!Files.isRegularFile(file)) {
+        throw new KubeConfigException("--kubeconfig " + file + ": no such file");
+      }
+      Config config =
+          load(file.toString(), () -> Config.fromKubeconfig(context.orElse(null), file.toFile()));
+      // What autoConfigure applies after reading its files: HTTPS_PROXY, NO_PROXY and the like.
+      Config.configFromSysPropsOrEnvVars(config);
+      return Optional.of(new ClusterConfig(config, describe(file.toString(), config, context)));
+    }
+    String override = env.get(KubeClients.OVERRIDE_ENV);
+    if (override != null && !override.isBlank()) {
+      return Optional.of(
+          new ClusterConfig(
+              KubeClients.overridden(override, KubeClients.SERVICE_ACCOUNT),
+              KubeClients.OVERRIDE_ENV));
+    }
+    List<String> files =
+        Config.getKubeconfigFilenames().stream()
+            .filter(name -> !name.isBlank() && Files.isRegularFile(Path.of(name)))
+            .toList();
+    if (!files.isEmpty()) {
+      String source = String.join(", ", files);
+      Config config = load(source, () -> Config.autoConfigure(context.orElse(null)));
+      return Optional.of(new ClusterConfig(config, describe(source, config, context)));
+    }
+    if (inPod()) {
+      return Optional.of(
+          new ClusterConfig(
+              load("the pod's service account", () -> Config.autoConfigure(null)),
+              "the pod's service account"));
+    }
+    return Optional.empty();
+  }
+
+  /** Where Fabric8 would take an in-cluster configuration from. */
+  private static boolean inPod() {
+    String host = Utils.getSystemPropertyOrEnvVar(Config.KUBERNETES_SERVICE_HOST_PROPERTY);
+    String token =
+        Utils.getSystemPropertyOrEnvVar(
+            Config.KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN_FILE_SYSTEM_PROPERTY,
+            Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH);
+    return host != null
+        && !host.isBlank()
+        && Utils.getSystemPropertyOrEnvVar(
+            Config.KUBERNETES_AUTH_TRYSERVICEACCOUNT_SYSTEM_PROPERTY, true)
+        && Files.isReadable(Path.of(token));
+  }
+
+  private static Config load(String source, Supplier<Config> loader) {
+    try {
+      return loader.get();
+    } catch (KubernetesClientException e) {
+      throw new KubeConfigException(source + ": cannot be used (" + rootMessage(e) + ")");
+    }
+  }
+
+  /** "FILE (context NAME)", once the requested context is known to exist. */
+  private static String describe(String source, Config config, Optional<String> context) {
+    List<NamedContext> contexts = config.getContexts() == null ? List.of() : config.getContexts();
+    if (context.isPresent()
+        && contexts.stream().noneMatch(named -> named.getName().equals(context.get()))) {
+      // Fabric8 would fall back to the current context; kubectl refuses, and so do we.
+      throw new KubeConfigException(source + ": no context named " + context.get());
+    }
+    NamedContext current = config.getCurrentContext();
+    if (current == null) {
+      throw new KubeConfigException(source + ": no current-context set (use --context)");
+    }
+    return source + " (context " + current.getName() + ")";
+  }
+
+  private static String rootMessage(Throwable failure) {
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage() == null ? root.toString() : root.getMessage();
+    return message.lines().findFirst().orElse("");
+  }
+}

@@ -1,0 +1,84 @@
+package dev.gpucomm.runtime.kube;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Makes the Fabric8 clients gpucomm talks to Kubernetes with: over the JDK's HTTP client, to the
+ * cluster of the pod a rank runs in or to the API server that GPUCOMM_KUBE_API names.
+ */
+public final class KubeClients {
+  /** Overrides the API server (plain http allowed, for tests against a mock API server). */
+  public static final String OVERRIDE_ENV = "GPUCOMM_KUBE_API";
+
+  public static final Path SERVICE_ACCOUNT =
+      Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
+
+  private KubeClients() {}
+
+  /**
+   * A client on {@code config}. The HTTP client is named rather than found on the class path, so
+   * that another Fabric8 HTTP client there (a test's, say) does not change what gpucomm uses.
+   */
+  public static KubernetesClient create(Config config) {
+    return new KubernetesClientBuilder()
+        .withConfig(config)
+        .withHttpClientFactory(new JdkHttpClientFactory())
+        .build();
+  }
+
+  /**
+   * The API server of a rank: GPUCOMM_KUBE_API, else the cluster of the pod it runs in; empty
+   * outside a cluster.
+   */
+  public static Optional<Config> forRank(Map<String, String> env, RetryPolicy retries) {
+    String override = env.get(OVERRIDE_ENV);
+    if (override != null && !override.isBlank()) {
+      return Optional.of(retries.applyTo(overridden(override, SERVICE_ACCOUNT)));
+    }
+    String host = env.get(Config.KUBERNETES_SERVICE_HOST_PROPERTY);
+    if (host == null || host.isBlank()) {
+      return Optional.empty();
+    }
+    return Optional.of(retries.applyTo(Config.autoConfigure(null)));
+  }
+
+  /**
+   * The API server at {@code url}, with the service account token and CA of {@code serviceAccount}
+   * where they are mounted (a pod that points its ranks elsewhere still has them).
+   */
+  public static Config overridden(String url, Path serviceAccount) {
+    ConfigBuilder config = new ConfigBuilder(Config.empty()).withMasterUrl(url);
+    Path token = serviceAccount.resolve("token");
+    if (Files.isReadable(token)) {
+      // Read per request: projected service account tokens are rotated while the pod runs.
+      config.withOauthTokenProvider(() -> read(token));
+    }
+    Path ca = serviceAccount.resolve("ca.crt");
+    if (url.startsWith("https:") && Files.isReadable(ca)) {
+      config.withCaCertFile(ca.toString());
+    }
+    Path namespace = serviceAccount.resolve("namespace");
+    if (Files.isReadable(namespace)) {
+      config.withNamespace(read(namespace));
+    }
+    return config.build();
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package dev.gpucomm.runtime.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Rank 0 publishing its report into the results ConfigMap, against Fabric8's mock API server. */
+class ResultsConfigMapPublisherIT {
+  private static final String TOKEN = "service-account-token";
+  private static final String RESULTS_PATH = "/api/v1/namespaces/ml/configmaps/ar-tp4-results";
+
+  @TempDir Path serviceAccount;
+  private KubernetesMockServer server;
+  private KubernetesClient admin;
+  private KubernetesClient rank;
+
+  @BeforeEach
+  void startMockApiServer() throws Exception {
+    Files.writeString(serviceAccount.resolve("token"), TOKEN + "\n");
+    Files.writeString(serviceAccount.resolve("namespace"), "ml");
+    server = MockApiServer.start();
+    admin = server.createClient();
+    rank =
+        KubeClients.create(
+            RetryPolicy.RESULTS.applyTo(
+                KubeClients.overridden(MockApiServer.url(server), serviceAccount)));
+  }
+
+  @AfterEach
+  void stop() {
+    rank.close();
+    admin.close();
+    server.destroy();
+  }
+
+  @Test
+  void rankZeroMergesItsReportIntoTheResultsConfigMap() throws Exception {
+    givenResultsConfigMap(Map.of("owner", "operator"));
+    int before = server.getRequestCount();
+
+    publisher().publish(Map.of("report.json", "{\"schemaVersion\":1}", "report.md", "| size |"));
+
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+    RecordedRequest patch = server.getLastRequest();
+    assertThat(resultsData())
+        .containsEntry("owner", "operator")
+        .containsEntry("report.json", "{\"schemaVersion\":1}")
+        .containsEntry("report.md", "| size |");
+    assertThat(patch.getMethod()).isEqualTo("PATCH");
+    assertThat(patch.getPath()).isEqualTo(RESULTS_PATH);
+    assertThat(patch.getHeader("Authorization")).isEqualTo("Bearer " + TOKEN);
+    assertThat(patch.getHeader("Content-Type")).startsWith("application/merge-patch+json");
+  }
+
+  @Test
+  void anApiServerBrieflyOverloadedOrUnavailableDoesNotLoseTheReport() {
+    givenResultsConfigMap(Map.of());
+    server
+        .expect()
+        .patch()
+        .withPath(RESULTS_PATH)
+        .andReturn(429, MockApiServer.status(429, "TooManyRequests", "slow down"))
+        .once();
+    server
+        .expect()
+        .patch()
+        .withPath(RESULTS_PATH)
+        .andReturn(503, MockApiServer.status(503, "ServiceUnavailable", "try again"))
+        .once();
+    int before = server.getRequestCount();
+
+    publisher().publish(Map.of("report.json", "{}"));
+
+    assertThat(server.getRequestCount() - before).isEqualTo(3);
+    assertThat(resultsData()).containsEntry("report.json", "{}");
+  }
+
+  @Test
+  void aMissingResultsConfigMapIsNamedAtOnce() {
+    int before = server.getRequestCount();
+
+    assertThatThrownBy(() -> publisher().publish(Map.of("a", "b")))
+        .isInstanceOf(KubeApiException.class)
+        .hasMessageStartingWith(
+            "cannot patch ConfigMap ml/ar-tp4-results: HTTP 404 (not found: the operator creates"
+                + " it with the job)")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+  }
+
+  @Test
+  void aServiceAccountWithoutRightsIsNamedAtOnce() {
+    givenResultsConfigMap(Map.of());
+    server
+        .expect()
+        .patch()
+        .withPath(RESULTS_PATH)
+        .andReturn(
+            403,
+            MockApiServer.status(403, "Forbidden", "configmaps \"ar-tp4-results\" is forbidden"))
+        .always();
+    int before = server.getRequestCount();
+
+    assertThatThrownBy(() -> publisher().publish(Map.of("a", "b")))
+        .isInstanceOf(KubeApiException.class)
+        .hasMessage(
+            "cannot patch ConfigMap ml/ar-tp4-results: HTTP 403 (the pod's service account may not"
+                + " patch it): configmaps \"ar-tp4-results\" is forbidden");
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+  }
+
+  @Test
+  void anApiServerThatStaysUnreachableIsNamed() throws Exception {
+    String closedPort;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = "http://127.0.0.1:" + socket.getLocalPort();
+    }
+    try (KubernetesClient unreachable =
+        KubeClients.create(
+            new RetryPolicy(1, Duration.ofMillis(10))
+                .applyTo(KubeClients.overridden(closedPort, serviceAccount)))) {
+
+      assertThatThrownBy(
+              () -> new ResultsConfigMapPublisher(unreachable, "ml", "ar-tp4").publish(Map.of()))
+          .isInstanceOf(KubeApiException.class)
+          .hasMessageStartingWith(
+              "cannot patch ConfigMap ml/ar-tp4-results: API server " + closedPort)
+          .hasMessageContaining("unreachable");
+    }
+  }
+
+  @Test
+  void readsATuningTableConfigMap() {
+    admin
+        .configMaps()
+        .inNamespace("ml")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("h200-nvlink")
+                .endMetadata()
+                .withData(Map.of("tuning.json", "{}"))
+                .build())
+        .create();
+
+    ConfigMapReader reader = new ConfigMapReader(rank, "ml");
+
+    assertThat(reader.data("h200-nvlink")).contains(Map.of("tuning.json", "{}"));
+    assertThat(reader.data("absent")).isEmpty();
+  }
+
+  @Test
+  void aRankUsesGpucommKubeApiAndOutsideAClusterHasNone() {
+    assertThat(KubeClients.forRank(Map.of(), RetryPolicy.RESULTS)).isEmpty();
+    assertThat(
+            KubeClients.forRank(
+                Map.of(KubeClients.OVERRIDE_ENV, MockApiServer.url(server)), RetryPolicy.RESULTS))
+        .hasValueSatisfying(
+            config -> {
+              assertThat(config.getMasterUrl()).startsWith(MockApiServer.url(server));
+              assertThat(config.getRequestRetryBackoffLimit()).isEqualTo(5);
+              assertThat(config.getRequestRetryBackoffInterval()).isEqualTo(500);
+            });
+  }
+
+  private ResultsConfigMapPublisher publisher() {
+    return new ResultsConfigMapPublisher(rank, "ml", "ar-tp4");
+  }
+
+  private void givenResultsConfigMap(Map<String, String> data) {
+    admin
+        .configMaps()
+        .inNamespace("ml")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("ar-tp4-results")
+                .endMetadata()
+                .withData(data)
+                .build())
+        .create();
+  }
+
+  private Map<String, String> resultsData() {
+    return admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get().getData();
+  }
+}
