@@ -5,6 +5,7 @@ import dev.gpucomm.runtime.collective.cpu.PeerTimeoutException;
 import dev.gpucomm.runtime.launch.EnvVars;
 import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.rendezvous.PeerFailedException;
+import dev.gpucomm.runtime.spec.InvalidJobException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -99,6 +100,12 @@ public final class Gpucomm {
       }
       String message = error.message();
       err.println(message.startsWith("gpucomm ") ? message : "gpucomm " + name + ": " + message);
+      if (debug && unwrap(e) instanceof InvalidJobException invalid) {
+        // the line above is the job's first problem; --debug lists the others too
+        invalid.lines().stream()
+            .skip(1)
+            .forEach(line -> err.println("gpucomm " + name + ": " + line));
+      }
       return error.exitCode();
     }
   }
