@@ -61,7 +61,7 @@ class CommJobValidatorTest {
     String yaml = VALID.replace(replace, with.replace("\\n", "\n"));
     assertThat(yaml).as("test setup for " + whatIsWrong).isNotEqualTo(VALID);
 
-    List<SpecProblem> problems = CommJobValidator.validate(job(yaml));
+    List<SpecProblem> problems = CommJobValidator.validateForPods(job(yaml));
 
     assertThat(problems).extracting(SpecProblem::fieldPath).containsExactly(fieldPaths.split(", "));
   }
