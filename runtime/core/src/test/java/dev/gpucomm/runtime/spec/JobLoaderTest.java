@@ -36,6 +36,23 @@ class JobLoaderTest {
   private final JobLoader loader = new JobLoader();
 
   @Test
+  void aJobWithSeveralProblemsIsRefusedWithTheFirstAndCarriesThemAll() {
+    String yaml =
+        VALID.replace("name: ar-tp4", "name: 1job").replace("worldSize: 4", "worldSize: 6");
+
+    assertThatThrownBy(() -> loader.load(yaml, "x.yaml"))
+        .isInstanceOfSatisfying(
+            InvalidJobException.class,
+            e -> {
+              assertThat(e).hasMessageStartingWith("x.yaml: metadata.name: '1job' is not a valid");
+              assertThat(e.lines())
+                  .containsExactly(
+                      e.getMessage(),
+                      "x.yaml: spec.worldSize: 6 is not a multiple of spec.ranksPerPod (4)");
+            });
+  }
+
+  @Test
   void aMinimalBenchmarkGetsTheCrdDefaults() {
     LoadedJob loaded = loader.load(VALID, "x.yaml");
 
