@@ -1,9 +1,9 @@
 package dev.gpucomm.e2e;
 
-import dev.gpucomm.runtime.report.BenchmarkReport;
-import dev.gpucomm.runtime.report.ProgramReport;
-import dev.gpucomm.runtime.report.Report;
-import dev.gpucomm.runtime.report.ReportJson;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.ProgramReport;
+import dev.gpucomm.api.v1alpha1.report.Report;
+import dev.gpucomm.api.v1alpha1.report.ReportJson;
 
 /**
  * Reads a results ConfigMap's report.json with the runtime's own reader, as gpucomm report does.

@@ -1,36 +1,28 @@
 package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.Baseline;
-import dev.gpucomm.api.v1alpha1.SizeSummary;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
+import dev.gpucomm.api.v1alpha1.report.BaselineComparison;
+import dev.gpucomm.api.v1alpha1.report.RegressionVerdict;
+import dev.gpucomm.api.v1alpha1.report.ReportFormatException;
+import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
- * Compares a finished job's per-size best latencies with those of a baseline report (a ConfigMap
- * holding report.json, such as an earlier job's results ConfigMap): Regressed is True when any size
- * is slower by more than {@code maxSlowdownPercent}.
+ * Finds a job's baseline report (a ConfigMap holding report.json, such as an earlier job's results
+ * ConfigMap) and judges the job's report against it by the API's {@link BaselineComparison}.
  */
 @ApplicationScoped
 public class BaselineComparator {
-  static final double DEFAULT_MAX_SLOWDOWN_PERCENT = 5;
-
   private final KubernetesClient client;
-  private final ReportSummaryReader reader;
 
   @Inject
-  public BaselineComparator(KubernetesClient client, ReportSummaryReader reader) {
+  public BaselineComparator(KubernetesClient client) {
     this.client = client;
-    this.reader = reader;
   }
 
   public RegressionVerdict compare(String namespace, Baseline baseline, ReportSummary current) {
@@ -54,97 +46,14 @@ public class BaselineComparator {
     }
     ReportSummary reference;
     try {
-      reference = reader.read(json, "baseline ConfigMap " + name + " report.json");
+      reference = ReportSummary.read(json, "baseline ConfigMap " + name + " report.json");
     } catch (ReportFormatException e) {
       return new RegressionVerdict(
           ConditionList.UNKNOWN, Reasons.BASELINE_UNREADABLE, e.getMessage());
     }
     double maxSlowdown =
-        Objects.requireNonNullElse(baseline.getMaxSlowdownPercent(), DEFAULT_MAX_SLOWDOWN_PERCENT);
-    return verdict(name, maxSlowdown, current, reference);
-  }
-
-  static RegressionVerdict verdict(
-      String baselineName,
-      double maxSlowdownPercent,
-      ReportSummary current,
-      ReportSummary reference) {
-    if (!Objects.equals(current.setup(), reference.setup())) {
-      // a TP2 run against a TP4 baseline, eager against CUDA-graph times: any verdict would be
-      // noise
-      return new RegressionVerdict(
-          ConditionList.UNKNOWN,
-          Reasons.NOT_COMPARABLE,
-          "the report measures %s, baseline %s measures %s"
-              .formatted(current.setup(), baselineName, reference.setup()));
-    }
-    Map<Long, Double> referenceMicros = new HashMap<>();
-    for (SizeSummary size : reference.sizes()) {
-      if (size.getLatencyMicros() != null) {
-        referenceMicros.put(size.getBytes(), size.getLatencyMicros());
-      }
-    }
-    List<String> slower = new ArrayList<>();
-    int compared = 0;
-    // a size the baseline measured and this run did not: the gate cannot vouch for it
-    Set<Long> measuredNow =
-        current.sizes().stream()
-            .filter(size -> size.getLatencyMicros() != null)
-            .map(SizeSummary::getBytes)
-            .collect(Collectors.toSet());
-    List<Long> missing =
-        referenceMicros.keySet().stream().filter(b -> !measuredNow.contains(b)).sorted().toList();
-    for (SizeSummary size : current.sizes()) {
-      Double before = referenceMicros.get(size.getBytes());
-      if (before == null || size.getLatencyMicros() == null || before <= 0) {
-        continue;
-      }
-      compared++;
-      double slowdownPercent = (size.getLatencyMicros() / before - 1) * 100;
-      // compared as a product so that exactly the limit (11 us against 10 us at 10%) passes
-      if (size.getLatencyMicros() > before * (1 + maxSlowdownPercent / 100)) {
-        slower.add(
-            String.format(
-                Locale.ROOT,
-                "%d B +%.1f%% (%.2f -> %.2f us)",
-                size.getBytes(),
-                slowdownPercent,
-                before,
-                size.getLatencyMicros()));
-      }
-    }
-    if (slower.isEmpty() && compared > 0 && !missing.isEmpty()) {
-      return new RegressionVerdict(
-          ConditionList.UNKNOWN,
-          Reasons.MISSING_SIZES,
-          "%d of baseline %s's sizes were not measured: %s"
-              .formatted(
-                  missing.size(),
-                  baselineName,
-                  missing.stream().map(b -> b + " B").collect(Collectors.joining(", "))));
-    }
-    if (compared == 0) {
-      return new RegressionVerdict(
-          ConditionList.UNKNOWN,
-          Reasons.NO_COMMON_SIZES,
-          "the report and baseline %s share no measured size".formatted(baselineName));
-    }
-    String limit = String.format(Locale.ROOT, "%s%%", trim(maxSlowdownPercent));
-    if (slower.isEmpty()) {
-      return new RegressionVerdict(
-          ConditionList.FALSE,
-          Reasons.WITHIN_BASELINE,
-          "all %d sizes within %s of baseline %s (best latency per size)"
-              .formatted(compared, limit, baselineName));
-    }
-    return new RegressionVerdict(
-        ConditionList.TRUE,
-        Reasons.SLOWER_THAN_BASELINE,
-        "%d of %d sizes slower than baseline %s by more than %s (best latency per size): %s"
-            .formatted(slower.size(), compared, baselineName, limit, String.join(", ", slower)));
-  }
-
-  private static String trim(double value) {
-    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+        Objects.requireNonNullElse(
+            baseline.getMaxSlowdownPercent(), CommJobDefaults.MAX_SLOWDOWN_PERCENT);
+    return BaselineComparison.verdict(name, maxSlowdown, current, reference);
   }
 }

@@ -2,6 +2,8 @@ package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.AlgorithmFigure;
+import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.micrometer.core.instrument.Gauge;

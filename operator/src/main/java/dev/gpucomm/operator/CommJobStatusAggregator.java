@@ -4,6 +4,9 @@ import dev.gpucomm.api.v1alpha1.Baseline;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.RegressionVerdict;
+import dev.gpucomm.api.v1alpha1.report.ReportFormatException;
+import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -23,13 +26,10 @@ import java.util.Optional;
  */
 @ApplicationScoped
 public class CommJobStatusAggregator {
-  private final ReportSummaryReader reader;
   private final BaselineComparator baselineComparator;
 
   @Inject
-  public CommJobStatusAggregator(
-      ReportSummaryReader reader, BaselineComparator baselineComparator) {
-    this.reader = reader;
+  public CommJobStatusAggregator(BaselineComparator baselineComparator) {
     this.baselineComparator = baselineComparator;
   }
 
@@ -59,7 +59,7 @@ public class CommJobStatusAggregator {
       try {
         report =
             Optional.of(
-                reader.read(
+                ReportSummary.read(
                     json.get(),
                     after.results().orElseThrow().getMetadata().getName() + " report.json"));
         status.setSummary(report.get().sizes().isEmpty() ? null : report.get().sizes());

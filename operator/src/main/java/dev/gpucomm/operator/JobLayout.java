@@ -1,5 +1,6 @@
 package dev.gpucomm.operator;
 
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import java.util.Objects;
@@ -15,14 +16,13 @@ public record JobLayout(
     DeviceKind device,
     int timeoutSeconds,
     String sharedMemorySize) {
-  public static final int DEFAULT_RANKS_PER_POD = 1;
   public static final int DEFAULT_TIMEOUT_SECONDS = 900;
 
   /** Reads a spec that {@link SpecValidator} accepted. */
   public static JobLayout of(CommJobSpec spec, String defaultSharedMemorySize) {
     return new JobLayout(
         spec.getWorldSize(),
-        Objects.requireNonNullElse(spec.getRanksPerPod(), DEFAULT_RANKS_PER_POD),
+        Objects.requireNonNullElse(spec.getRanksPerPod(), CommJobDefaults.RANKS_PER_POD),
         Objects.requireNonNullElse(spec.getDevice(), DeviceKind.CUDA),
         Objects.requireNonNullElse(spec.getTimeoutSeconds(), DEFAULT_TIMEOUT_SECONDS),
         Objects.requireNonNullElse(spec.getSharedMemorySize(), defaultSharedMemorySize));

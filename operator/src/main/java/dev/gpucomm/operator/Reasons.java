@@ -1,5 +1,7 @@
 package dev.gpucomm.operator;
 
+import dev.gpucomm.api.v1alpha1.report.RegressionVerdict;
+
 /** Condition types and the CamelCase reasons the operator writes into a CommJob's status. */
 public final class Reasons {
   private Reasons() {}
@@ -33,13 +35,13 @@ public final class Reasons {
 
   // regression gate
   public static final String AWAITING_REPORT = "AwaitingReport";
-  public static final String SLOWER_THAN_BASELINE = "SlowerThanBaseline";
-  public static final String WITHIN_BASELINE = "WithinBaseline";
+  public static final String SLOWER_THAN_BASELINE = RegressionVerdict.SLOWER_THAN_BASELINE;
+  public static final String WITHIN_BASELINE = RegressionVerdict.WITHIN_BASELINE;
   public static final String BASELINE_NOT_FOUND = "BaselineNotFound";
   public static final String BASELINE_UNREADABLE = "BaselineUnreadable";
-  public static final String NO_COMMON_SIZES = "NoCommonSizes";
-  public static final String MISSING_SIZES = "MissingSizes";
-  public static final String NOT_COMPARABLE = "NotComparable";
+  public static final String NO_COMMON_SIZES = RegressionVerdict.NO_COMMON_SIZES;
+  public static final String MISSING_SIZES = RegressionVerdict.MISSING_SIZES;
+  public static final String NOT_COMPARABLE = RegressionVerdict.NOT_COMPARABLE;
   public static final String REPORT_UNREADABLE = "ReportUnreadable";
 
   // spec edits after start

@@ -38,9 +38,8 @@ final class TestReports {
   TestReports size(long bytes, Integer tokens, String chosen, Object[]... timings) {
     ObjectNode size = sizes.addObject();
     size.put("bytes", bytes);
-    if (tokens != null) {
-      size.put("tokens", tokens);
-    }
+    // written as the runtime writes it: every field, an absent one as null
+    size.put("tokens", tokens);
     size.put("chosen", chosen);
     size.put("chosenReason", "test");
     ArrayNode measurements = size.putArray("measurements");

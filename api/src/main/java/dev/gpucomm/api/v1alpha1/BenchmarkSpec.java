@@ -23,16 +23,16 @@ import java.util.List;
         "!has(self.inPlace) || !self.inPlace || !has(self.algorithms) || self.algorithms.all(a, a != 'oneshot' && a != 'twoshot')",
     message = "benchmark.inPlace runs nccl (or auto), not oneshot or twoshot")
 public class BenchmarkSpec {
-  @Default("allreduce")
+  @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(
       "The collective to sweep: allreduce, allgather, reducescatter, broadcast or collectivepermute.")
   private Collective collective;
 
-  @Default("bf16")
+  @Default(CommJobDefaults.DTYPE_NAME)
   @JsonPropertyDescription("Element type: bf16, fp16 or fp32 (reductions accumulate in fp32).")
   private DType dtype;
 
-  @Default("8192")
+  @Default("" + CommJobDefaults.HIDDEN_SIZE)
   @Min(1)
   @Max(1048576)
   @JsonPropertyDescription("Elements per token; a size is tokens x hiddenSize elements.")
@@ -51,24 +51,24 @@ public class BenchmarkSpec {
       "Algorithms to measure: auto, nccl, oneshot, twoshot, ring; auto, nccl, oneshot and twoshot when omitted.")
   private List<Algorithm> algorithms;
 
-  @Default("20")
+  @Default("" + CommJobDefaults.BENCHMARK_WARMUP)
   @Min(0)
   @Max(100000)
   @JsonPropertyDescription("Untimed calls before timing each size and algorithm.")
   private Integer warmupIterations;
 
-  @Default("200")
+  @Default("" + CommJobDefaults.BENCHMARK_ITERATIONS)
   @Min(1)
   @Max(1000000)
   @JsonPropertyDescription("Timed calls per size and algorithm; the median is reported.")
   private Integer iterations;
 
-  @Default("true")
+  @Default("" + CommJobDefaults.CUDA_GRAPH)
   @JsonPropertyDescription(
       "Also time the calls captured in a CUDA graph and replayed (eager times are always reported).")
   private Boolean cudaGraph;
 
-  @Default("false")
+  @Default("" + CommJobDefaults.IN_PLACE)
   @JsonPropertyDescription(
       "All-reduce only: the output is the input buffer, as torch.distributed.all_reduce runs it (nccl-tests' in-place column); false times a separate output buffer, as vLLM's custom all-reduce runs it.")
   private Boolean inPlace;

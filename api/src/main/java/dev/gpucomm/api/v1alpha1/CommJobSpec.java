@@ -31,7 +31,7 @@ public class CommJobSpec {
   @JsonPropertyDescription("Total number of ranks (one GPU each for device cuda).")
   private Integer worldSize;
 
-  @Default("1")
+  @Default("" + CommJobDefaults.RANKS_PER_POD)
   @Min(1)
   @Max(16)
   @JsonPropertyDescription(
@@ -39,7 +39,7 @@ public class CommJobSpec {
           + " (CUDA IPC) algorithms run among them; must divide worldSize.")
   private Integer ranksPerPod;
 
-  @Default("cuda")
+  @Default(CommJobDefaults.DEVICE_NAME)
   @JsonPropertyDescription("Device backend of the ranks: cuda (one GPU per rank) or cpu.")
   private DeviceKind device;
 
@@ -51,7 +51,7 @@ public class CommJobSpec {
   @JsonPropertyDescription("How the auto algorithm is chosen per size; trtllm when omitted.")
   private Heuristic heuristic;
 
-  @Default("900")
+  @Default("" + CommJobDefaults.TIMEOUT_SECONDS)
   @Min(1)
   @Max(86400)
   @JsonPropertyDescription(

@@ -14,7 +14,7 @@ import io.fabric8.generator.annotation.ValidationRule;
     value = "self.name != 'measured' || has(self.tuningRef)",
     message = "heuristic.tuningRef is required when heuristic.name is measured")
 public class Heuristic {
-  @Default("trtllm")
+  @Default(CommJobDefaults.HEURISTIC_NAME)
   @JsonPropertyDescription(
       "trtllm (FlashInfer/TensorRT-LLM one-shot threshold), vllm (vLLM dispatch by compute capability), measured (a tuning table) or fixed.")
   private HeuristicName name;

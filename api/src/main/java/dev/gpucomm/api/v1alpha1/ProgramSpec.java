@@ -19,7 +19,7 @@ public class ProgramSpec {
       "Matrix sizes m, n, k of the program; each program documents its defaults.")
   private Shape shape;
 
-  @Default("2")
+  @Default("" + CommJobDefaults.PROGRAM_CHUNKS)
   @Min(1)
   @Max(64)
   @JsonPropertyDescription("Number of chunks of the stream-parallel loop.")
@@ -29,33 +29,33 @@ public class ProgramSpec {
       "Passes applied in order: assignStreams, collectivePermuteAllgather, broadcastAllgather, p2pRingPipeline.")
   private List<PassName> passes;
 
-  @Default("3")
+  @Default("" + CommJobDefaults.PROGRAM_STREAMS)
   @Min(1)
   @Max(32)
   @JsonPropertyDescription("Streams that assignStreams spreads loop iterations over.")
   private Integer streams;
 
-  @Default("bf16")
+  @Default(CommJobDefaults.DTYPE_NAME)
   @JsonPropertyDescription("Element type of the program's tensors.")
   private DType dtype;
 
-  @Default("nccl")
+  @Default(CommJobDefaults.PROGRAM_BACKEND_NAME)
   @JsonPropertyDescription("Transport of the program's communications: nccl or ipc.")
   private CommBackend backend;
 
-  @Default("3")
+  @Default("" + CommJobDefaults.PROGRAM_WARMUP)
   @Min(0)
   @Max(10000)
   @JsonPropertyDescription("Untimed runs of the program before timing.")
   private Integer warmupIterations;
 
-  @Default("20")
+  @Default("" + CommJobDefaults.PROGRAM_ITERATIONS)
   @Min(1)
   @Max(100000)
   @JsonPropertyDescription("Timed runs of the program; the median is reported.")
   private Integer iterations;
 
-  @Default("0")
+  @Default("" + CommJobDefaults.PROGRAM_COMMUNICATION_SMS)
   @Min(0)
   @Max(160)
   @JsonPropertyDescription(
@@ -65,7 +65,7 @@ public class ProgramSpec {
           + " the unpipelined run always uses every SM.")
   private Integer communicationSMs;
 
-  @Default("false")
+  @Default("" + CommJobDefaults.PROGRAM_SERIALIZE_MATMULS)
   @JsonPropertyDescription(
       "Run the pipelined run's matmuls one after another in program order (each on the SMs"
           + " left to matmuls when communicationSMs is set, on every SM otherwise), so that a"

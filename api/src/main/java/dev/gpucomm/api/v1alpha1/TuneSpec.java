@@ -14,11 +14,11 @@ import java.util.List;
     value = "!(has(self.tokens) && has(self.sizes))",
     message = "tune takes tokens or sizes, not both")
 public class TuneSpec {
-  @Default("bf16")
+  @Default(CommJobDefaults.DTYPE_NAME)
   @JsonPropertyDescription("Element type of the sweep.")
   private DType dtype;
 
-  @Default("8192")
+  @Default("" + CommJobDefaults.HIDDEN_SIZE)
   @Min(1)
   @JsonPropertyDescription("Elements per token.")
   private Integer hiddenSize;
@@ -36,12 +36,12 @@ public class TuneSpec {
   @JsonPropertyDescription("Candidate algorithms; nccl, oneshot and twoshot when omitted.")
   private List<Algorithm> algorithms;
 
-  @Default("10")
+  @Default("" + CommJobDefaults.TUNE_WARMUP)
   @Min(0)
   @JsonPropertyDescription("Untimed calls per point.")
   private Integer warmupIterations;
 
-  @Default("100")
+  @Default("" + CommJobDefaults.TUNE_ITERATIONS)
   @Min(1)
   @JsonPropertyDescription("Timed calls per point; the median is used.")
   private Integer iterations;

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.runtime.launch.RankError;
+import dev.gpucomm.runtime.spec.InvalidJobException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
@@ -23,12 +24,12 @@ final class FailureHandler implements IExecutionExceptionHandler {
       e.printStackTrace(context.err());
     }
     String message = error.message();
-    context
-        .err()
-        .println(
-            message.startsWith("gpucomm ")
-                ? message
-                : command.getCommandSpec().qualifiedName() + ": " + message);
+    String prefix = command.getCommandSpec().qualifiedName() + ": ";
+    context.err().println(message.startsWith("gpucomm ") ? message : prefix + message);
+    if (context.debug() && Gpucomm.unwrap(e) instanceof InvalidJobException invalid) {
+      // the line above is the job's first problem; --debug lists the others too
+      invalid.lines().stream().skip(1).forEach(line -> context.err().println(prefix + line));
+    }
     return error.exitCode();
   }
 }

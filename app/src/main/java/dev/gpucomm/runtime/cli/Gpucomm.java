@@ -141,7 +141,7 @@ public final class Gpucomm {
         e.getClass().getSimpleName() + (message == null ? "" : ": " + message));
   }
 
-  private static Throwable unwrap(Throwable e) {
+  static Throwable unwrap(Throwable e) {
     Throwable current = e;
     while ((current instanceof CompletionException || current instanceof ExecutionException)
         && current.getCause() != null) {

@@ -99,7 +99,8 @@ class CliErrorsTest {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--name", "Bad_Name"),
         "gpucomm bench: --name: 'Bad_Name' is not a valid job name (lower-case letters, digits"
-            + " and '-', starting and ending with a letter or digit, at most 52 characters)");
+            + " and '-', starting with a letter and ending with a letter or digit: it also names"
+            + " the job's headless Service)");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--world", "4", "--ranks-per-pod", "3"),
         "gpucomm bench: --world: 4 is not a multiple of spec.ranksPerPod (3)");

@@ -1,12 +1,12 @@
 package dev.gpucomm.runtime.report.fetch;
 
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.Report;
+import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.kube.KubeClients;
 import dev.gpucomm.runtime.kube.RetryPolicy;
-import dev.gpucomm.runtime.report.BenchmarkReport;
-import dev.gpucomm.runtime.report.Report;
 import dev.gpucomm.runtime.report.ReportCsv;
-import dev.gpucomm.runtime.report.ReportJson;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,6 +1,8 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
@@ -12,9 +14,7 @@ import dev.gpucomm.runtime.heuristic.Decision;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import dev.gpucomm.runtime.report.Measurement;
 import dev.gpucomm.runtime.report.ProgressDisplay;
-import dev.gpucomm.runtime.report.SizeResult;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
-import dev.gpucomm.runtime.report.BenchmarkReport;
 import dev.gpucomm.runtime.workload.RankContext;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,9 +1,9 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.TuneSpec;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
-import dev.gpucomm.runtime.report.BenchmarkReport;
 import dev.gpucomm.runtime.report.ReportFiles;
 import dev.gpucomm.runtime.report.ReportMarkdown;
 import dev.gpucomm.runtime.workload.RankContext;

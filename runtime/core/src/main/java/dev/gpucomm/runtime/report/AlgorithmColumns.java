@@ -1,6 +1,9 @@
 package dev.gpucomm.runtime.report;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;

@@ -1,6 +1,10 @@
 package dev.gpucomm.runtime.report;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.SizeResult;
+import dev.gpucomm.api.v1alpha1.report.TimeBasis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,8 @@
 package dev.gpucomm.runtime.report;
 
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.Report;
+import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SequencedMap;

@@ -5,6 +5,15 @@ import static dev.gpucomm.runtime.report.HumanUnits.megabytesTwoDecimals;
 import static dev.gpucomm.runtime.report.HumanUnits.trimmed;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
+import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.ProgramReport;
+import dev.gpucomm.api.v1alpha1.report.ProgramTimes;
+import dev.gpucomm.api.v1alpha1.report.Report;
+import dev.gpucomm.api.v1alpha1.report.SizeComparison;
+import dev.gpucomm.api.v1alpha1.report.SizeResult;
+import dev.gpucomm.api.v1alpha1.report.TimeBasis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.report;
 
+import dev.gpucomm.api.v1alpha1.report.Report;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;

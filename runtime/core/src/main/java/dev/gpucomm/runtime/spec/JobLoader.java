@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.spec;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -77,8 +78,9 @@ public final class JobLoader {
   /** Defaults and validates a job built in memory (e.g. by {@code gpucomm bench}). */
   public LoadedJob complete(CommJob job, String source) {
     boolean deviceExplicit = job.getSpec() != null && job.getSpec().getDevice() != null;
-    JobDefaults.apply(job);
+    // before the defaults: with no device named, a local run may still choose cpu
     JobValidator.validate(job, source);
+    CommJobDefaults.apply(job);
     return new LoadedJob(job, source, deviceExplicit);
   }
 }

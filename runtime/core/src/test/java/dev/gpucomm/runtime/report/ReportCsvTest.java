@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

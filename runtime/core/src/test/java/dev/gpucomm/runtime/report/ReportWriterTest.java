@@ -3,6 +3,8 @@ package dev.gpucomm.runtime.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,6 +3,12 @@ package dev.gpucomm.runtime.report;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
+import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.ProgramReport;
+import dev.gpucomm.api.v1alpha1.report.ProgramTimes;
+import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.util.List;
 
 /** Reports for the format tests: a 4-GPU bf16 all-reduce sweep shaped like the H200 anchors. */

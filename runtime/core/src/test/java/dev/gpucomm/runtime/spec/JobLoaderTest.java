@@ -36,6 +36,23 @@ class JobLoaderTest {
   private final JobLoader loader = new JobLoader();
 
   @Test
+  void aJobWithSeveralProblemsIsRefusedWithTheFirstAndCarriesThemAll() {
+    String yaml =
+        VALID.replace("name: ar-tp4", "name: 1job").replace("worldSize: 4", "worldSize: 6");
+
+    assertThatThrownBy(() -> loader.load(yaml, "x.yaml"))
+        .isInstanceOfSatisfying(
+            InvalidJobException.class,
+            e -> {
+              assertThat(e).hasMessageStartingWith("x.yaml: metadata.name: '1job' is not a valid");
+              assertThat(e.lines())
+                  .containsExactly(
+                      e.getMessage(),
+                      "x.yaml: spec.worldSize: 6 is not a multiple of spec.ranksPerPod (4)");
+            });
+  }
+
+  @Test
   void aMinimalBenchmarkGetsTheCrdDefaults() {
     LoadedJob loaded = loader.load(VALID, "x.yaml");
 
@@ -135,7 +152,8 @@ class JobLoaderTest {
           wrong api version              | gpucomm.dev/v1alpha1  | gpucomm.dev/v1                  | x.yaml: apiVersion: unknown value 'gpucomm.dev/v1' (expected gpucomm.dev/v1alpha1)
           missing api version            | apiVersion: gpucomm.dev/v1alpha1 | apiVersio: x         | x.yaml: apiVersion: required (gpucomm.dev/v1alpha1)
           wrong kind                     | kind: CommJob         | kind: Job                       | x.yaml: kind: unknown value 'Job' (expected CommJob)
-          bad job name                   | name: ar-tp4          | name: AR_tp4                    | x.yaml: metadata.name: 'AR_tp4' is not a valid job name (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 52 characters)
+          bad job name                   | name: ar-tp4          | name: AR_tp4                    | x.yaml: metadata.name: 'AR_tp4' is not a valid job name (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it also names the job's headless Service)
+          name starts with a digit       | name: ar-tp4          | name: 1job                      | x.yaml: metadata.name: '1job' is not a valid job name (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it also names the job's headless Service)
           missing job name               | name: ar-tp4          | labels: {a: b}                  | x.yaml: metadata.name: required
           job name is a number           | name: ar-tp4          | name: 123                       | x.yaml: metadata.name: expected a string, got '123'
           unknown metadata field         | name: ar-tp4          | name: ar-tp4\\n  frob: 1       | x.yaml: metadata: unknown field 'frob' (known: name, namespace, labels, annotations)

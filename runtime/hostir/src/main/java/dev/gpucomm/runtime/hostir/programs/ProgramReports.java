@@ -1,8 +1,8 @@
 package dev.gpucomm.runtime.hostir.programs;
 
 import dev.gpucomm.api.v1alpha1.DType;
-import dev.gpucomm.runtime.report.ProgramReport;
-import dev.gpucomm.runtime.report.ProgramTimes;
+import dev.gpucomm.api.v1alpha1.report.ProgramReport;
+import dev.gpucomm.api.v1alpha1.report.ProgramTimes;
 
 /** The job report (report.json, kind program) of a program workload's result. */
 final class ProgramReports {

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Everything a host-IR program workload measured, as every rank ends up with it: the job's
- * report.json carries its headline figures ({@link dev.gpucomm.runtime.report.ProgramReport}),
+ * report.json carries its headline figures ({@link dev.gpucomm.api.v1alpha1.report.ProgramReport}),
  * program.json all of it (schema {@value #SCHEMA_VERSION}), with every rank's times and validation.
  *
  * <p>Times are the slowest rank's median over {@code iterations} runs timed with device events on

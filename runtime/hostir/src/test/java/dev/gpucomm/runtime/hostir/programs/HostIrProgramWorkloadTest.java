@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.api.v1alpha1.report.ProgramReport;
+import dev.gpucomm.api.v1alpha1.report.Report;
+import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.hostir.RankThreads;
-import dev.gpucomm.runtime.report.ProgramReport;
 import dev.gpucomm.runtime.report.ProgressDisplay;
-import dev.gpucomm.runtime.report.Report;
-import dev.gpucomm.runtime.report.ReportJson;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import dev.gpucomm.runtime.testing.InMemoryStore;

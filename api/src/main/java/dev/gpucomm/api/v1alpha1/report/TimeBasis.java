@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.report;
+package dev.gpucomm.api.v1alpha1.report;
 
 /** Which of a measurement's medians a table or plot shows. */
 public enum TimeBasis {

@@ -1,6 +1,6 @@
-package dev.gpucomm.operator;
+package dev.gpucomm.api.v1alpha1.report;
 
-import static dev.gpucomm.operator.TestReports.timing;
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -9,13 +9,11 @@ import static org.assertj.core.api.Assertions.within;
 import dev.gpucomm.api.v1alpha1.SizeSummary;
 import org.junit.jupiter.api.Test;
 
-class ReportSummaryReaderTest {
-  private final ReportSummaryReader reader = new ReportSummaryReader();
-
+class ReportSummaryTest {
   @Test
   void eachSizeBecomesARowWithTheFastestAlgorithmAndItsSpeedupOverNccl() throws Exception {
     ReportSummary summary =
-        reader.read(
+        ReportSummary.read(
             TestReports.allreduce("ar")
                 .size(
                     524288,
@@ -55,7 +53,7 @@ class ReportSummaryReaderTest {
   @Test
   void autoIsNotTheBestWhenTheAlgorithmItRanWasMeasuredToo() throws Exception {
     ReportSummary summary =
-        reader.read(
+        ReportSummary.read(
             TestReports.allreduce("ar")
                 .size(
                     1024,
@@ -73,7 +71,7 @@ class ReportSummaryReaderTest {
   void aRunOfAutoAloneIsSummarizedByAutosTimes() throws Exception {
     // a gate on what the heuristic picks measures auto only; it must still have a latency
     ReportSummary summary =
-        reader.read(
+        ReportSummary.read(
             TestReports.allreduce("ar")
                 .size(1024, null, "oneshot", timing("auto", 4.0, 3.5, 1.0))
                 .json(),
@@ -85,33 +83,38 @@ class ReportSummaryReaderTest {
   @Test
   void aReportOfAnotherSchemaVersionIsRefusedNamingTheFile() {
     assertThatThrownBy(
-            () -> reader.read("{\"schemaVersion\": 2, \"sizes\": []}", "ar-results report.json"))
+            () ->
+                ReportSummary.read(
+                    "{\"schemaVersion\": 2, \"sizes\": []}", "ar-results report.json"))
         .isInstanceOf(ReportFormatException.class)
-        .hasMessage("ar-results report.json has schemaVersion 2; this operator reads 1 to 1");
+        .hasMessage(
+            "report ar-results report.json: field schemaVersion: version 2 is not one this"
+                + " gpucomm reads (1 to 1)");
   }
 
   @Test
-  void aProgramReportHasNoPerSizeRows() throws Exception {
-    ReportSummary summary =
-        reader.read(
-            "{\"schemaVersion\":1,\"kind\":\"program\",\"program\":\"rowParallelLinear\"}", "r");
+  void aProgramReportHasNoPerSizeRows() {
+    ReportSummary summary = ReportSummary.read(ReportJson.write(Reports.program()), "r");
     assertThat(summary.sizes()).isEmpty();
     assertThat(summary.bestAtLargestSize()).isEmpty();
   }
 
   @Test
   void textThatIsNotJsonIsRefusedNamingTheFile() {
-    assertThatThrownBy(() -> reader.read("| size | nccl |", "ar-results report.json"))
+    assertThatThrownBy(() -> ReportSummary.read("| size | nccl |", "ar-results report.json"))
         .isInstanceOf(ReportFormatException.class)
-        .hasMessageStartingWith("ar-results report.json is not JSON: ");
+        .hasMessageStartingWith("report ar-results report.json: not valid JSON");
   }
 
   @Test
   void aMeasurementWithoutTimingIsRefusedNamingIt() {
     String json =
-        "{\"schemaVersion\":1,\"sizes\":[{\"bytes\":1024,\"measurements\":[{\"algorithm\":\"nccl\"}]}]}";
-    assertThatThrownBy(() -> reader.read(json, "r"))
+        TestReports.allreduce("ar")
+            .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
+            .json()
+            .replace("\"eagerMicros\":10.0,", "");
+    assertThatThrownBy(() -> ReportSummary.read(json, "r"))
         .isInstanceOf(ReportFormatException.class)
-        .hasMessage("r sizes[0] measurements[0] has no eagerMicros");
+        .hasMessage("report r: field sizes[0].measurements[0].eagerMicros: missing");
   }
 }

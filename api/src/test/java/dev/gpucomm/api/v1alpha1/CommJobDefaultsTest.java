@@ -1,25 +1,17 @@
-package dev.gpucomm.runtime.spec;
+package dev.gpucomm.api.v1alpha1;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.gpucomm.api.v1alpha1.Baseline;
-import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
-import dev.gpucomm.api.v1alpha1.CommJob;
-import dev.gpucomm.api.v1alpha1.CommJobSpec;
-import dev.gpucomm.api.v1alpha1.Heuristic;
-import dev.gpucomm.api.v1alpha1.ProgramSpec;
-import dev.gpucomm.api.v1alpha1.TuneSpec;
-import dev.gpucomm.api.v1alpha1.Workload;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The defaults applied in code must be the ones the API server applies from the CRD. */
-class JobDefaultsTest {
+class CommJobDefaultsTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   @Test
@@ -43,7 +35,7 @@ class JobDefaultsTest {
     spec.setHeuristic(new Heuristic());
     spec.setBaseline(new Baseline());
     job.setSpec(spec);
-    JsonNode defaulted = MAPPER.valueToTree(JobDefaults.apply(job).getSpec());
+    JsonNode defaulted = MAPPER.valueToTree(CommJobDefaults.apply(job).getSpec());
 
     List<String> checked = new ArrayList<>();
     compare("spec", schema, defaulted, checked);

@@ -1,17 +1,15 @@
-package dev.gpucomm.operator;
+package dev.gpucomm.api.v1alpha1.report;
 
-import static dev.gpucomm.operator.TestReports.timing;
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class BaselineComparatorTest {
-  private final ReportSummaryReader reader = new ReportSummaryReader();
-
+class BaselineComparisonTest {
   @Test
   void aSizeSlowerByExactlyTheLimitIsNotARegression() throws Exception {
     RegressionVerdict verdict =
-        BaselineComparator.verdict("base", 10, report(1024, 11.0), report(1024, 10.0));
+        BaselineComparison.verdict("base", 10, report(1024, 11.0), report(1024, 10.0));
     assertThat(verdict.status()).isEqualTo("False");
     assertThat(verdict.reason()).isEqualTo("WithinBaseline");
   }
@@ -19,7 +17,7 @@ class BaselineComparatorTest {
   @Test
   void aSizeSlowerByMoreThanTheLimitIsNamed() throws Exception {
     RegressionVerdict verdict =
-        BaselineComparator.verdict("base", 2.5, report(1024, 10.3), report(1024, 10.0));
+        BaselineComparison.verdict("base", 2.5, report(1024, 10.3), report(1024, 10.0));
     assertThat(verdict.status()).isEqualTo("True");
     assertThat(verdict.message())
         .isEqualTo(
@@ -30,7 +28,7 @@ class BaselineComparatorTest {
   @Test
   void reportsWithoutACommonSizeCannotBeCompared() throws Exception {
     RegressionVerdict verdict =
-        BaselineComparator.verdict("base", 5, report(1024, 10.0), report(2048, 10.0));
+        BaselineComparison.verdict("base", 5, report(1024, 10.0), report(2048, 10.0));
     assertThat(verdict.status()).isEqualTo("Unknown");
     assertThat(verdict.reason()).isEqualTo("NoCommonSizes");
   }
@@ -38,7 +36,7 @@ class BaselineComparatorTest {
   @Test
   void aBaselineSizeThisRunDidNotMeasureLeavesNoVerdict() throws Exception {
     ReportSummary baseline = baselineOf1024And4096();
-    RegressionVerdict verdict = BaselineComparator.verdict("base", 5, report(1024, 10.0), baseline);
+    RegressionVerdict verdict = BaselineComparison.verdict("base", 5, report(1024, 10.0), baseline);
     assertThat(verdict.status()).isEqualTo("Unknown");
     assertThat(verdict.reason()).isEqualTo("MissingSizes");
     assertThat(verdict.message()).isEqualTo("1 of baseline base's sizes were not measured: 4096 B");
@@ -47,7 +45,7 @@ class BaselineComparatorTest {
   @Test
   void aSlowerSizeIsARegressionEvenWhenAnotherIsMissing() throws Exception {
     ReportSummary baseline = baselineOf1024And4096();
-    RegressionVerdict verdict = BaselineComparator.verdict("base", 5, report(1024, 12.0), baseline);
+    RegressionVerdict verdict = BaselineComparison.verdict("base", 5, report(1024, 12.0), baseline);
     assertThat(verdict.status()).isEqualTo("True");
   }
 
@@ -55,12 +53,12 @@ class BaselineComparatorTest {
   void aBaselineOfAnotherSetupIsNotComparedWith() throws Exception {
     ReportSummary eagerOnly = report(1024, 10.0);
     ReportSummary withGraphs =
-        reader.read(
+        ReportSummary.read(
             TestReports.allreduce("j")
                 .size(1024, null, "nccl", timing("nccl", 12.0, 8.0, 1.0))
                 .json(),
             "r");
-    RegressionVerdict verdict = BaselineComparator.verdict("base", 5, eagerOnly, withGraphs);
+    RegressionVerdict verdict = BaselineComparison.verdict("base", 5, eagerOnly, withGraphs);
     assertThat(verdict.status()).isEqualTo("Unknown");
     assertThat(verdict.reason()).isEqualTo("NotComparable");
     assertThat(verdict.message())
@@ -73,13 +71,13 @@ class BaselineComparatorTest {
   void anInPlaceRunIsNotJudgedAgainstAnOutOfPlaceBaseline() throws Exception {
     // in place, NCCL's working set is half as large: 3 % faster at 16 MiB on H200s
     ReportSummary inPlace =
-        reader.read(
+        ReportSummary.read(
             TestReports.allreduce("j")
                 .inPlace()
                 .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
                 .json(),
             "r");
-    RegressionVerdict verdict = BaselineComparator.verdict("base", 5, inPlace, report(1024, 10.0));
+    RegressionVerdict verdict = BaselineComparison.verdict("base", 5, inPlace, report(1024, 10.0));
     assertThat(verdict.status()).isEqualTo("Unknown");
     assertThat(verdict.reason()).isEqualTo("NotComparable");
     assertThat(verdict.message())
@@ -88,8 +86,8 @@ class BaselineComparatorTest {
                 + " base measures allreduce bf16 on 8 ranks (cuda, eager times)");
   }
 
-  private ReportSummary baselineOf1024And4096() throws ReportFormatException {
-    return reader.read(
+  private ReportSummary baselineOf1024And4096() {
+    return ReportSummary.read(
         TestReports.allreduce("j")
             .size(1024, null, "nccl", timing("nccl", 10.0, null, 1.0))
             .size(4096, null, "nccl", timing("nccl", 20.0, null, 1.0))
@@ -97,8 +95,8 @@ class BaselineComparatorTest {
         "r");
   }
 
-  private ReportSummary report(long bytes, double micros) throws ReportFormatException {
-    return reader.read(
+  private ReportSummary report(long bytes, double micros) {
+    return ReportSummary.read(
         TestReports.allreduce("j")
             .size(bytes, null, "nccl", timing("nccl", micros, null, 1.0))
             .json(),

@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.report;
+package dev.gpucomm.api.v1alpha1.report;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -67,14 +67,14 @@ public final class ReportJson {
   /**
    * Reads report.json from a file.
    *
-   * @throws IllegalArgumentException naming the file, and the field when one is wrong
+   * @throws ReportFormatException naming the file, and the field when one is wrong
    */
   public static Report read(Path file) {
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new IllegalArgumentException(
+      throw new ReportFormatException(
           "report " + file + ": cannot read it (" + e.getClass().getSimpleName() + ")", e);
     }
     return parse(text, file.toString());
@@ -88,7 +88,7 @@ public final class ReportJson {
   /**
    * Parses report.json text; {@code source} names it in errors.
    *
-   * @throws IllegalArgumentException naming the source, and the field when one is wrong
+   * @throws ReportFormatException naming the source, and the field when one is wrong
    */
   public static Report parse(String json, String source) {
     JsonNode root;
@@ -96,7 +96,7 @@ public final class ReportJson {
       root = READER.readTree(json);
     } catch (JsonProcessingException e) {
       JsonLocation location = e.getLocation();
-      throw new IllegalArgumentException(
+      throw new ReportFormatException(
           "report "
               + source
               + ": not valid JSON"
@@ -107,12 +107,12 @@ public final class ReportJson {
               + e.getOriginalMessage());
     }
     if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException(
+      throw new ReportFormatException(
           "report " + source + ": expected a JSON object at the top level");
     }
     JsonNode version = root.get("schemaVersion");
     if (version == null || !version.isIntegralNumber()) {
-      throw new IllegalArgumentException(
+      throw new ReportFormatException(
           "report " + source + ": field schemaVersion: missing or not a whole number");
     }
     JsonNode kindNode = root.get("kind");
@@ -124,7 +124,7 @@ public final class ReportJson {
     } else if (root.has("program")) {
       kind = KIND_PROGRAM;
     } else {
-      throw new IllegalArgumentException(
+      throw new ReportFormatException(
           "report "
               + source
               + ": field kind: missing, and neither sizes (a benchmark) nor program is there");
@@ -141,7 +141,7 @@ public final class ReportJson {
         supported = ProgramReport.SCHEMA_VERSION;
       }
       default ->
-          throw new IllegalArgumentException(
+          throw new ReportFormatException(
               "report "
                   + source
                   + ": field kind: unknown value '"
@@ -149,7 +149,7 @@ public final class ReportJson {
                   + "' (expected benchmark or program)");
     }
     if (version.intValue() < 1 || version.intValue() > supported) {
-      throw new IllegalArgumentException(
+      throw new ReportFormatException(
           "report "
               + source
               + ": field schemaVersion: version "
@@ -169,10 +169,10 @@ public final class ReportJson {
     try {
       return READER.treeToValue(root, type);
     } catch (JsonMappingException e) {
-      throw new IllegalArgumentException(
+      throw new ReportFormatException(
           "report " + source + ": field " + path(e) + ": " + problem(e));
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("report " + source + ": " + e.getOriginalMessage());
+      throw new ReportFormatException("report " + source + ": " + e.getOriginalMessage());
     }
   }
 
@@ -180,7 +180,7 @@ public final class ReportJson {
     if (report instanceof BenchmarkReport benchmark) {
       return benchmark;
     }
-    throw new IllegalArgumentException(
+    throw new ReportFormatException(
         "report " + source + ": holds a program run, not a benchmark sweep");
   }
 

@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.report;
+package dev.gpucomm.api.v1alpha1.report;
 
 /** What a job's report.json holds: a benchmark sweep or a host-IR program run. */
 public sealed interface Report permits BenchmarkReport, ProgramReport {

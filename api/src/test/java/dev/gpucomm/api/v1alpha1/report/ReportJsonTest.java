@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.report;
+package dev.gpucomm.api.v1alpha1.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

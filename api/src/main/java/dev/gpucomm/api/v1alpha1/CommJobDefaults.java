@@ -1,18 +1,5 @@
-package dev.gpucomm.runtime.spec;
+package dev.gpucomm.api.v1alpha1;
 
-import dev.gpucomm.api.v1alpha1.Baseline;
-import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
-import dev.gpucomm.api.v1alpha1.Collective;
-import dev.gpucomm.api.v1alpha1.CommBackend;
-import dev.gpucomm.api.v1alpha1.CommJob;
-import dev.gpucomm.api.v1alpha1.CommJobSpec;
-import dev.gpucomm.api.v1alpha1.DType;
-import dev.gpucomm.api.v1alpha1.DeviceKind;
-import dev.gpucomm.api.v1alpha1.Heuristic;
-import dev.gpucomm.api.v1alpha1.HeuristicName;
-import dev.gpucomm.api.v1alpha1.ProgramSpec;
-import dev.gpucomm.api.v1alpha1.TuneSpec;
-import dev.gpucomm.api.v1alpha1.Workload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -20,21 +7,35 @@ import java.util.function.Supplier;
 
 /**
  * The CRD's defaults, applied in code for jobs that never went through an API server (local runs,
- * {@code gpucomm bench}). The one place that knows them; it mirrors the {@code @Default}
- * annotations of the API types and the "when omitted" rules of their descriptions.
+ * {@code gpucomm bench}) and read by the validator and the operator for fields left out. The one
+ * place that knows them: the API types' {@code @Default} annotations name these constants, and the
+ * "when omitted" rules of their descriptions are applied here.
  *
  * <p>Algorithms left out of a benchmark are not defaulted here: they depend on the device (the
  * runtime uses auto plus every algorithm the communicator offers).
  */
-public final class JobDefaults {
+public final class CommJobDefaults {
+  // Wire names are constants so that the API types' @Default annotations can use them.
+  public static final String DEVICE_NAME = "cuda";
+  public static final String HEURISTIC_NAME = "trtllm";
+  public static final String COLLECTIVE_NAME = "allreduce";
+  public static final String DTYPE_NAME = "bf16";
+  public static final String PROGRAM_BACKEND_NAME = "nccl";
+
   public static final int RANKS_PER_POD = 1;
-  public static final DeviceKind DEVICE = DeviceKind.CUDA;
+  public static final DeviceKind DEVICE = DeviceKind.fromWireName(DEVICE_NAME).orElseThrow();
   public static final int TIMEOUT_SECONDS = 900;
-  public static final HeuristicName HEURISTIC = HeuristicName.TRTLLM;
+  public static final HeuristicName HEURISTIC =
+      HeuristicName.fromWireName(HEURISTIC_NAME).orElseThrow();
+
+  /**
+   * A double, so Baseline's {@code @Default("5")} spells it out rather than using this constant.
+   */
   public static final double MAX_SLOWDOWN_PERCENT = 5;
 
-  public static final Collective COLLECTIVE = Collective.ALLREDUCE;
-  public static final DType DTYPE = DType.BF16;
+  public static final Collective COLLECTIVE =
+      Collective.fromWireName(COLLECTIVE_NAME).orElseThrow();
+  public static final DType DTYPE = DType.fromWireName(DTYPE_NAME).orElseThrow();
   public static final int HIDDEN_SIZE = 8192;
   public static final int BENCHMARK_WARMUP = 20;
   public static final int BENCHMARK_ITERATIONS = 200;
@@ -51,13 +52,14 @@ public final class JobDefaults {
 
   public static final int PROGRAM_CHUNKS = 2;
   public static final int PROGRAM_STREAMS = 3;
-  public static final CommBackend PROGRAM_BACKEND = CommBackend.NCCL;
+  public static final CommBackend PROGRAM_BACKEND =
+      CommBackend.fromWireName(PROGRAM_BACKEND_NAME).orElseThrow();
   public static final int PROGRAM_WARMUP = 3;
   public static final int PROGRAM_ITERATIONS = 20;
   public static final int PROGRAM_COMMUNICATION_SMS = 0;
   public static final boolean PROGRAM_SERIALIZE_MATMULS = false;
 
-  private JobDefaults() {}
+  private CommJobDefaults() {}
 
   /** Fills every unset field that has a default; leaves set fields and absent sections alone. */
   public static CommJob apply(CommJob job) {

@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.report;
+package dev.gpucomm.api.v1alpha1.report;
 
 /**
  * Median times of one host-IR program, in milliseconds: the program after its passes (pipelined:

@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.report;
+package dev.gpucomm.api.v1alpha1.report;
 
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;

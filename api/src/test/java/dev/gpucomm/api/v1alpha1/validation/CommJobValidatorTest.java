@@ -1,0 +1,127 @@
+package dev.gpucomm.api.v1alpha1.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.gpucomm.api.v1alpha1.CommJob;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CommJobValidatorTest {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  /** A job the validator accepts; each case below changes one line of it. */
+  private static final String VALID =
+      """
+      apiVersion: gpucomm.dev/v1alpha1
+      kind: CommJob
+      metadata: {name: ar-tp4}
+      spec:
+        worldSize: 4
+        ranksPerPod: 4
+        device: cuda
+        workload:
+          kind: benchmark
+          benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}
+      """;
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"ar-tp4", "a", "llama-70b-tp8"})
+  void aValidJobHasNoProblems(String name) {
+    assertThat(CommJobValidator.validate(job(VALID.replace("ar-tp4", name)))).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          # what is wrong            | replace                    | with                                                          | field paths of the problems
+          name starts with a digit   | name: ar-tp4               | name: 1job                                                    | metadata.name
+          name with a dot            | name: ar-tp4               | name: llama-3.1                                               | metadata.name
+          name too long              | name: ar-tp4               | name: a234567890123456789012345678901234567890123456789012345 | metadata.name
+          no world size              | worldSize: 4               | timeoutSeconds: 60                                            | spec.worldSize
+          world not a multiple       | worldSize: 4               | worldSize: 6                                                  | spec.worldSize, spec.workload.benchmark.algorithms[2]
+          ranksPerPod and timeout    | ranksPerPod: 4             | ranksPerPod: 17\\n  timeoutSeconds: 0                         | spec.ranksPerPod, spec.timeoutSeconds
+          oneshot across pods        | ranksPerPod: 4             | ranksPerPod: 2                                                | spec.workload.benchmark.algorithms[2]
+          ring on cuda               | oneshot]                   | ring]                                                         | spec.workload.benchmark.algorithms[2]
+          bad token and bad size     | tokens: [32, 64]           | tokens: [32, 0, 32], sizes: [1000]                     | spec.workload.benchmark, spec.workload.benchmark.tokens[1], spec.workload.benchmark.tokens[2], spec.workload.benchmark.sizes[0]
+          tokens beyond one buffer   | tokens: [32, 64]           | tokens: [262144]                                              | spec.workload.benchmark.tokens[0]
+          in place allgather oneshot | algorithms: [auto, nccl, oneshot] | collective: allgather, inPlace: true, algorithms: [oneshot] | spec.workload.benchmark.inPlace, spec.workload.benchmark.algorithms[0]
+          tune section with benchmark | kind: benchmark           | kind: benchmark\\n    tune: {}                               | spec.workload.tune
+          fixed heuristic without algorithm | device: cuda        | device: cuda\\n  heuristic: {name: fixed}                    | spec.heuristic.fixedAlgorithm
+          fixedAlgorithm without fixed | device: cuda             | device: cuda\\n  heuristic: {name: vllm, fixedAlgorithm: nccl} | spec.heuristic.fixedAlgorithm
+          bad baseline and /dev/shm  | device: cuda               | device: cuda\\n  baseline: {configMapRef: Nightly_Base, maxSlowdownPercent: 2000}\\n  sharedMemorySize: 16Mi | spec.baseline.configMapRef, spec.baseline.maxSlowdownPercent, spec.sharedMemorySize
+          """)
+  void everyProblemIsReportedWithItsFieldPath(
+      String whatIsWrong, String replace, String with, String fieldPaths) {
+    String yaml = VALID.replace(replace, with.replace("\\n", "\n"));
+    assertThat(yaml).as("test setup for " + whatIsWrong).isNotEqualTo(VALID);
+
+    List<SpecProblem> problems = CommJobValidator.validateForPods(job(yaml));
+
+    assertThat(problems).extracting(SpecProblem::fieldPath).containsExactly(fieldPaths.split(", "));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"1job", "8gpu-sweep"})
+  void aNameStartingWithADigitIsRefusedAsTheClusterRefusesIt(String name) {
+    // the job's name names its headless Service, a DNS-1035 label: the first character is a letter
+    assertThat(CommJobValidator.validate(job(VALID.replace("ar-tp4", name))))
+        .singleElement()
+        .hasToString(
+            "metadata.name: '%s' is not a valid job name (lower-case letters, digits and '-',"
+                    .formatted(name)
+                + " starting with a letter and ending with a letter or digit: it also names the"
+                + " job's headless Service)");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"ring", "oneshot"})
+  void fieldsLeftOutCountAsTheirDefaults(String algorithm) {
+    // no device named: a local run may choose cpu, where ring runs; no ranksPerPod: one per pod
+    String yaml =
+        VALID
+            .replace("  device: cuda\n", "")
+            .replace("  ranksPerPod: 4\n", "")
+            .replace("[auto, nccl, oneshot]", "[" + algorithm + "]");
+
+    List<SpecProblem> problems = CommJobValidator.validateForPods(job(yaml));
+
+    if (algorithm.equals("ring")) {
+      assertThat(problems).isEmpty();
+    } else {
+      assertThat(problems)
+          .singleElement()
+          .hasToString(
+              "spec.workload.benchmark.algorithms[0]: oneshot exchanges buffers among the ranks of"
+                  + " one pod, but spec.worldSize (4) spans 4 pods of spec.ranksPerPod (1); use"
+                  + " nccl or auto");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"oneshot", "twoshot"})
+  void onOneHostPeerMemoryAlgorithmsMayRunWhateverRanksPerPodSays(String algorithm) {
+    String yaml =
+        VALID
+            .replace("ranksPerPod: 4", "ranksPerPod: 1")
+            .replace("[auto, nccl, oneshot]", "[" + algorithm + "]");
+
+    assertThat(CommJobValidator.validate(job(yaml))).isEmpty();
+    assertThat(CommJobValidator.validateForPods(job(yaml)))
+        .extracting(SpecProblem::fieldPath)
+        .containsExactly("spec.workload.benchmark.algorithms[0]");
+  }
+
+  private static CommJob job(String yaml) {
+    try {
+      return YAML.readValue(yaml, CommJob.class);
+    } catch (Exception e) {
+      throw new IllegalArgumentException("test job does not parse: " + yaml, e);
+    }
+  }
+}
