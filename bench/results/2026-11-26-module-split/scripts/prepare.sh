@@ -9,7 +9,7 @@ ROOT="$(cd "$HERE/../../../.." && pwd)"
 B="${GPURUN:-$ROOT/.gpurun}"
 cd "$ROOT"
 ./mvnw -B -q -pl app -am package -Pbundle -DskipTests
-./mvnw -B -q -pl runtime/core,runtime/cuda,runtime/hostir test-compile
+./mvnw -B -q -pl runtime/core,runtime/cuda,runtime/hostir -am test-compile
 rm -rf "$B/tests" && mkdir -p "$B/tests"
 jar cf "$B/tests/gpucomm-tests.jar" -C runtime/core/target/test-classes . \
   -C runtime/cuda/target/test-classes . -C runtime/hostir/target/test-classes .

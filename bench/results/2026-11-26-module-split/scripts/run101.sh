@@ -58,5 +58,17 @@ diag_tp2() {
 export -f diag_tp2; export G R
 step diag-tp2 180 bash -c diag_tp2
 tail -5 "$R/diag-tp2.rank0.log"
+# two pods of one GPU: the transport NCCL chose, over NVLink and with peer access and shared
+# memory turned off (NCCL then takes its socket transport, as between nodes without a fabric)
+rm -f /tmp/gpucomm-nccl-*.log
+step two-pods 180 "$G" run -f "$HERE/two-pods.yaml" --out "$R/two-pods"
+grep "fabric:" "$R/two-pods.log"
+mkdir -p "$R/nccl-logs/nvlink" && mv /tmp/gpucomm-nccl-*.log "$R/nccl-logs/nvlink/" 2>/dev/null
+NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 step two-pods-sockets 180 "$G" run -f "$HERE/two-pods.yaml" \
+  --out "$R/two-pods-sockets"
+grep "fabric:" "$R/two-pods-sockets.log"
+mkdir -p "$R/nccl-logs/sockets" && mv /tmp/gpucomm-nccl-*.log "$R/nccl-logs/sockets/" 2>/dev/null
+grep -h " via \|NET/\|Pattern" "$R"/nccl-logs/*/*.log | sort | uniq -c | sort -rn | head -12
+tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
 cp "$R/tp2/report.md" "$OUT/tp2-report.md" 2>/dev/null
 cp "$R/steps.txt" "$OUT/steps.txt"
