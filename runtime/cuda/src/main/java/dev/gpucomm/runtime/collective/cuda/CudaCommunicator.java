@@ -47,6 +47,10 @@ public final class CudaCommunicator implements Communicator {
   private final PeerMemory peerMemory;
   private final AllReduceKernels kernels;
   private final HostPath hostPath;
+  private static final String HIERARCHICAL_UNAVAILABLE =
+      "hierarchical: not on the cuda backend yet (it needs NCCL communicators split by local rank);"
+          + " use nccl, which crosses nodes itself";
+
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile CallTimeline timeline;
@@ -216,6 +220,7 @@ public final class CudaCommunicator implements Communicator {
     if (kernels == null) {
       reasons.add("oneshot, twoshot: " + parts.peerReason());
     }
+    reasons.add(HIERARCHICAL_UNAVAILABLE);
     return String.join("; ", reasons);
   }
 
@@ -314,6 +319,7 @@ public final class CudaCommunicator implements Communicator {
       case RING ->
           throw new IllegalArgumentException(
               "all-reduce algorithm ring belongs to the cpu backend; use nccl on cuda");
+      case HIERARCHICAL -> throw new IllegalArgumentException(HIERARCHICAL_UNAVAILABLE);
     }
   }
 
