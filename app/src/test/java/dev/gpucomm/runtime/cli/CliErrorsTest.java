@@ -241,19 +241,6 @@ class CliErrorsTest {
   }
 
   @Test
-  void theCpuDeviceNeedsEveryRankInOnePod() throws Exception {
-    Path job =
-        Files.writeString(
-            dir.resolve("job.yaml"), VALID.replace("ranksPerPod: 2", "ranksPerPod: 1"));
-    assertUsageError(
-        CliRun.of("run", "-f", job.toString(), "--device", "cpu"),
-        "gpucomm run: "
-            + job
-            + ": spec.ranksPerPod: the cpu device runs all ranks in one pod; set ranksPerPod to"
-            + " worldSize (2), not 1");
-  }
-
-  @Test
   void benchRejectsASizeThatIsNotASize() {
     assertUsageError(
         CliRun.of("bench", "--sizes", "4K,1X", "--device", "cpu"),

@@ -17,7 +17,7 @@ import java.util.Set;
 public final class CollectiveAlgorithms {
   /** The order reports list algorithms in. */
   private static final Algorithm[] ORDER = {
-    Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT
+    Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.HIERARCHICAL
   };
 
   private CollectiveAlgorithms() {}
@@ -70,7 +70,9 @@ public final class CollectiveAlgorithms {
         : Algorithm.NCCL;
   }
 
-  /** {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot. */
+  /**
+   * {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot, hierarchical.
+   */
   public static List<Algorithm> inReportOrder(Set<Algorithm> algorithms) {
     List<Algorithm> ordered = new ArrayList<>();
     for (Algorithm algorithm : ORDER) {
