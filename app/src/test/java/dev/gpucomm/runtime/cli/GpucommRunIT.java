@@ -78,9 +78,14 @@ class GpucommRunIT {
     JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
     assertThat(report.path("worldSize").asInt()).isEqualTo(4);
     assertThat(report.path("ranksPerPod").asInt()).isEqualTo(2);
+    assertThat(report.path("sizes")).hasSize(2);
     for (JsonNode size : report.path("sizes")) {
       assertThat(size.path("measurements").findValuesAsText("algorithm"))
-          .containsExactlyInAnyOrder("ring", "hierarchical", "auto");
+          .containsExactlyInAnyOrder("ring", "hierarchical");
+      // auto's pick is measured already, so the report names it instead of measuring it twice.
+      assertThat(size.path("chosen").asText()).isEqualTo("hierarchical");
+      assertThat(size.path("chosenReason").asText())
+          .startsWith("spans 2 pods of 2 ranks (world 4): FlashInfer's");
     }
   }
 
