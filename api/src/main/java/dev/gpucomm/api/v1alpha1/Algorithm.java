@@ -4,7 +4,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Arrays;
 import java.util.Optional;
 
-/** Collective algorithms; auto asks the job's heuristic. */
+/**
+ * Collective algorithms; auto asks the job's heuristic. Hierarchical is an all-reduce for jobs that
+ * span pods: reduce-scatter inside the pod, all-reduce of each shard across pods among the ranks
+ * with the same local rank, all-gather inside the pod.
+ */
 public enum Algorithm {
   @JsonProperty("auto")
   AUTO("auto"),
@@ -15,7 +19,9 @@ public enum Algorithm {
   @JsonProperty("twoshot")
   TWOSHOT("twoshot"),
   @JsonProperty("ring")
-  RING("ring");
+  RING("ring"),
+  @JsonProperty("hierarchical")
+  HIERARCHICAL("hierarchical");
 
   private final String wireName;
 
@@ -36,7 +42,7 @@ public enum Algorithm {
    * threads), so they always take a separate output.
    */
   public boolean mayRunInPlace() {
-    return this == AUTO || this == NCCL || this == RING;
+    return this == AUTO || this == NCCL || this == RING || this == HIERARCHICAL;
   }
 
   /** The constant whose wire name is {@code text}, if any. */

@@ -48,7 +48,7 @@ public class BenchmarkSpec {
 
   @Size(min = 1, max = 8)
   @JsonPropertyDescription(
-      "Algorithms to measure: auto, nccl, oneshot, twoshot, ring; auto, nccl, oneshot and twoshot when omitted.")
+      "Algorithms to measure: auto, nccl, oneshot, twoshot, ring, hierarchical; auto, nccl, oneshot and twoshot when omitted.")
   private List<Algorithm> algorithms;
 
   @Default("" + CommJobDefaults.BENCHMARK_WARMUP)

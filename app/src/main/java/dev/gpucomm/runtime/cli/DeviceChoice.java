@@ -54,17 +54,6 @@ final class DeviceChoice {
               + (kind == DeviceKind.CUDA ? " (--device cpu runs on the CPU backend)" : ""));
     }
     int worldSize = job.job().getSpec().getWorldSize();
-    int ranksPerPod = job.job().getSpec().getRanksPerPod();
-    if (kind == DeviceKind.CPU && ranksPerPod != worldSize) {
-      // The CPU backend's transport is shared memory within one pod; say so before starting ranks.
-      throw new UsageException(
-          job.source()
-              + ": spec.ranksPerPod: the cpu device runs all ranks in one pod; set ranksPerPod to"
-              + " worldSize ("
-              + worldSize
-              + "), not "
-              + ranksPerPod);
-    }
     if (kind == DeviceKind.CUDA && worldSize > probe.deviceCount()) {
       throw new UsageException(
           job.source()

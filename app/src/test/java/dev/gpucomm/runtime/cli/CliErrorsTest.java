@@ -242,19 +242,6 @@ class CliErrorsTest {
   }
 
   @Test
-  void theCpuDeviceNeedsEveryRankInOnePod() throws Exception {
-    Path job =
-        Files.writeString(
-            dir.resolve("job.yaml"), VALID.replace("ranksPerPod: 2", "ranksPerPod: 1"));
-    assertUsageError(
-        CliRun.of("run", "-f", job.toString(), "--device", "cpu"),
-        "gpucomm run: "
-            + job
-            + ": spec.ranksPerPod: the cpu device runs all ranks in one pod; set ranksPerPod to"
-            + " worldSize (2), not 1");
-  }
-
-  @Test
   void benchRejectsASizeThatIsNotASize() {
     assertUsageError(
         CliRun.of("bench", "--sizes", "4K,1X", "--device", "cpu"),
@@ -265,7 +252,7 @@ class CliErrorsTest {
   void benchRejectsAnUnknownAlgorithm() {
     assertUsageError(
         CliRun.of("bench", "--algorithms", "auto,fastest", "--device", "cpu"),
-        "gpucomm bench: --algorithms: unknown value 'fastest' (expected auto, nccl, oneshot, twoshot, ring)");
+        "gpucomm bench: --algorithms: unknown value 'fastest' (expected auto, nccl, oneshot, twoshot, ring, hierarchical)");
   }
 
   @Test

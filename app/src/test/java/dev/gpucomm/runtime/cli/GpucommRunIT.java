@@ -62,6 +62,34 @@ class GpucommRunIT {
   }
 
   @Test
+  void aJobOfTwoPodsRunsLocallyWithRingHierarchicalAndAuto() throws Exception {
+    Path out = dir.resolve("reports").resolve("run-it");
+    Path job =
+        Files.writeString(
+            dir.resolve("multipod.yaml"),
+            JOB.replace("ranksPerPod: WORLD", "ranksPerPod: 2")
+                .replace("WORLD", "4")
+                .replace(
+                    "dtype: bf16", "dtype: bf16\n      algorithms: [ring, hierarchical, auto]"));
+
+    CliRun run = CliRun.of(Map.of(), "run", "-f", job.toString(), "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
+    assertThat(report.path("worldSize").asInt()).isEqualTo(4);
+    assertThat(report.path("ranksPerPod").asInt()).isEqualTo(2);
+    assertThat(report.path("sizes")).hasSize(2);
+    for (JsonNode size : report.path("sizes")) {
+      assertThat(size.path("measurements").findValuesAsText("algorithm"))
+          .containsExactlyInAnyOrder("ring", "hierarchical");
+      // auto's pick is measured already, so the report names it instead of measuring it twice.
+      assertThat(size.path("chosen").asText()).isEqualTo("hierarchical");
+      assertThat(size.path("chosenReason").asText())
+          .startsWith("spans 2 pods of 2 ranks (world 4): FlashInfer's");
+    }
+  }
+
+  @Test
   void aFailingRankStopsTheJobIsNamedAndLeavesNoReport() throws Exception {
     Path out = dir.resolve("reports").resolve("run-it");
 

@@ -13,11 +13,12 @@ import java.util.Set;
  * {@code nccl}; where the backend has a ring (the CPU backend's stand-in for NCCL), {@code nccl}
  * runs that ring, so it is accepted but not measured twice by default. A collective permute takes
  * no algorithm; its measurements carry the backend's library algorithm (nccl, or ring on the CPU).
+ * Hierarchical is measured by default only for jobs that span pods.
  */
 public final class CollectiveAlgorithms {
   /** The order reports list algorithms in. */
   private static final Algorithm[] ORDER = {
-    Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT
+    Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.HIERARCHICAL
   };
 
   private CollectiveAlgorithms() {}
@@ -50,6 +51,11 @@ public final class CollectiveAlgorithms {
     if (!algorithms.contains(Algorithm.RING)) {
       algorithms.add(Algorithm.NCCL);
     }
+    if (communicator.topology().singleNode()) {
+      // Inside one pod hierarchical is a ring reduce-scatter and all-gather: accepted when a job
+      // lists it, not measured by default.
+      algorithms.remove(Algorithm.HIERARCHICAL);
+    }
     return algorithms;
   }
 
@@ -59,6 +65,9 @@ public final class CollectiveAlgorithms {
     Set<Algorithm> algorithms = EnumSet.copyOf(available(communicator, collective, inPlace));
     if (collective != Collective.COLLECTIVEPERMUTE) {
       algorithms.add(Algorithm.NCCL);
+    }
+    if (communicator.algorithms(collective).contains(Algorithm.HIERARCHICAL)) {
+      algorithms.add(Algorithm.HIERARCHICAL);
     }
     return algorithms;
   }
@@ -70,7 +79,9 @@ public final class CollectiveAlgorithms {
         : Algorithm.NCCL;
   }
 
-  /** {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot. */
+  /**
+   * {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot, hierarchical.
+   */
   public static List<Algorithm> inReportOrder(Set<Algorithm> algorithms) {
     List<Algorithm> ordered = new ArrayList<>();
     for (Algorithm algorithm : ORDER) {

@@ -150,6 +150,11 @@ public final class SweepPlanner {
     } else if (collective != Collective.ALLREDUCE
         && (algorithm == Algorithm.ONESHOT || algorithm == Algorithm.TWOSHOT)) {
       hint = "; oneshot and twoshot are all-reduce kernels";
+    } else if (algorithm == Algorithm.HIERARCHICAL) {
+      hint =
+          collective != Collective.ALLREDUCE
+              ? "; hierarchical is an all-reduce"
+              : "; hierarchical runs on the cpu backend only so far";
     }
     return algorithm
         + " is not available for "

@@ -15,7 +15,8 @@ import java.util.Set;
  * <p>A preferred algorithm that is not in {@link SizeQuery#available()} is replaced by the next one
  * along oneshot → twoshot → nccl → ring (a smaller-message algorithm is replaced by a
  * larger-message one, and nccl by its CPU stand-in ring); when none after it is available, the
- * nearest one before it is taken. The reason then says what was replaced and by what.
+ * nearest one before it is taken. Hierarchical is replaced by nccl, else ring. The reason then says
+ * what was replaced and by what.
  */
 final class Decisions {
   /** The order in which an unavailable pick is replaced. */
@@ -85,7 +86,12 @@ final class Decisions {
   static Optional<Algorithm> fallbackFor(Algorithm preferred, Set<Algorithm> available) {
     int position = FALLBACK_ORDER.indexOf(preferred);
     List<Algorithm> candidates = new ArrayList<>();
-    if (position < 0) {
+    if (preferred == Algorithm.HIERARCHICAL) {
+      // Its flat counterpart first: hierarchical exists for jobs that span pods, where the IPC
+      // algorithms cannot run.
+      candidates.addAll(List.of(Algorithm.NCCL, Algorithm.RING));
+      candidates.addAll(FALLBACK_ORDER);
+    } else if (position < 0) {
       candidates.addAll(FALLBACK_ORDER);
     } else {
       candidates.addAll(FALLBACK_ORDER.subList(position + 1, FALLBACK_ORDER.size()));

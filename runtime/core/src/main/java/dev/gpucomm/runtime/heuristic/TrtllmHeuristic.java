@@ -33,7 +33,8 @@ import java.util.TreeMap;
  * past its crossover gets slower in proportion to the world size. A single rank (world 1) has
  * nothing to exchange: one-shot (a local copy) is chosen.
  *
- * <p>The rule needs the IPC algorithms among ranks of one node: when the job spans nodes, or
+ * <p>The rule needs the IPC algorithms among ranks of one node: when the job spans pods, {@link
+ * AcrossPods} chooses between nccl and hierarchical and says that the rule did not apply; when
  * neither oneshot nor twoshot is available, it chooses nccl and says why. It covers all-reduce
  * only; other collectives get nccl. A pick the communicator cannot run is replaced along oneshot →
  * twoshot → nccl → ring.
@@ -100,15 +101,8 @@ public final class TrtllmHeuristic implements AlgorithmHeuristic {
     if (world == 1) {
       return settle(query, Algorithm.ONESHOT, "world 1: nothing to exchange → oneshot");
     }
-    if (query.ranksPerNode() < world) {
-      return settle(
-          query,
-          Algorithm.NCCL,
-          "job spans nodes ("
-              + query.ranksPerNode()
-              + " ranks per node, world "
-              + world
-              + ") and one-shot/two-shot need every rank on one node → nccl");
+    if (AcrossPods.applies(query)) {
+      return AcrossPods.choose(name(), "FlashInfer's one-shot/two-shot rule", query);
     }
     if (!query.available().contains(Algorithm.ONESHOT)
         && !query.available().contains(Algorithm.TWOSHOT)) {

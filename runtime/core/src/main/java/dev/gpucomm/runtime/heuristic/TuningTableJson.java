@@ -257,11 +257,16 @@ public final class TuningTableJson {
 
     private Algorithm measuredAlgorithm(JsonNode node, String path) {
       Algorithm algorithm =
-          choice(node, "algorithm", path, Algorithm::fromWireName, "nccl, oneshot, twoshot, ring");
+          choice(
+              node,
+              "algorithm",
+              path,
+              Algorithm::fromWireName,
+              "nccl, oneshot, twoshot, ring, hierarchical");
       if (algorithm == Algorithm.AUTO) {
         throw error(
             path + ".algorithm",
-            "auto is not a measured algorithm (expected one of nccl, oneshot, twoshot, ring)");
+            "auto is not a measured algorithm (expected one of nccl, oneshot, twoshot, ring, hierarchical)");
       }
       return algorithm;
     }

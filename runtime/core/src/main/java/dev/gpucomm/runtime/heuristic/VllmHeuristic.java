@@ -46,9 +46,10 @@ import java.util.Set;
  *       buffer and no symmetric-memory path;
  *   <li>world sizes other than 2, 4, 6, 8: vLLM disables both custom paths → nccl; world 1 has
  *       nothing to exchange → oneshot;
- *   <li>a job spanning nodes, or no IPC algorithm available → nccl (vLLM's custom paths work within
- *       one node). Availability of oneshot/twoshot stands for vLLM's "fully connected" check:
- *       gpucomm offers IPC algorithms only among ranks whose every pair passed an IPC check;
+ *   <li>a job spanning pods: nccl or hierarchical, as {@link AcrossPods} rules (vLLM's custom paths
+ *       work within one node); no IPC algorithm available → nccl. Availability of oneshot/twoshot
+ *       stands for vLLM's "fully connected" check: gpucomm offers IPC algorithms only among ranks
+ *       whose every pair passed an IPC check;
  *   <li>collectives other than all-reduce → nccl (vLLM runs them through NCCL).
  * </ul>
  */
@@ -101,15 +102,8 @@ public final class VllmHeuristic implements AlgorithmHeuristic {
     if (world == 1) {
       return settle(query, Algorithm.ONESHOT, "world 1: nothing to exchange → oneshot");
     }
-    if (query.ranksPerNode() < world) {
-      return settle(
-          query,
-          Algorithm.NCCL,
-          "job spans nodes ("
-              + query.ranksPerNode()
-              + " ranks per node, world "
-              + world
-              + ") and vLLM's custom and symmetric-memory all-reduce need one node → nccl");
+    if (AcrossPods.applies(query)) {
+      return AcrossPods.choose(name(), "vLLM's custom and symmetric-memory all-reduce", query);
     }
     if (!query.available().contains(Algorithm.ONESHOT)
         && !query.available().contains(Algorithm.TWOSHOT)) {

@@ -36,6 +36,7 @@ public final class LatencyPlotSvg {
           Algorithm.ONESHOT, "#d62728",
           Algorithm.TWOSHOT, "#2ca02c",
           Algorithm.RING, "#9467bd",
+          Algorithm.HIERARCHICAL, "#8c564b",
           Algorithm.AUTO, "#ff7f0e");
 
   private LatencyPlotSvg() {}

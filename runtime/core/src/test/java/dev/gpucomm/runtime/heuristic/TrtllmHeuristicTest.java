@@ -14,6 +14,7 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -140,11 +141,35 @@ class TrtllmHeuristicTest {
   }
 
   @Test
-  void jobsSpanningNodesUseNccl() {
+  void jobsSpanningPodsWithoutHierarchicalUseNcclAndSayTheRuleIsSingleNode() {
     Decision decision = heuristic.choose(withRanksPerNode(tokens(32, 8192, DType.BF16, 8), 4));
 
     assertThat(decision.algorithm()).isEqualTo(Algorithm.NCCL);
-    assertThat(decision.reason()).contains("job spans nodes (4 ranks per node, world 8)");
+    assertThat(decision.reason())
+        .isEqualTo(
+            "spans 2 pods of 4 ranks (world 8): FlashInfer's one-shot/two-shot rule is"
+                + " single-node; using nccl (hierarchical is not available here)");
+  }
+
+  @Test
+  void jobsSpanningPodsTakeHierarchicalForLargeMessagesAndTheRingForTinyOnesOnTheCpu() {
+    Set<Algorithm> cpuAcrossPods = EnumSet.of(Algorithm.RING, Algorithm.HIERARCHICAL);
+    SizeQuery large =
+        withAvailable(withRanksPerNode(tokens(32, 8192, DType.BF16, 8), 4), cpuAcrossPods);
+    SizeQuery tiny =
+        withAvailable(withRanksPerNode(tokens(1, 64, DType.BF16, 8), 4), cpuAcrossPods);
+    SizeQuery onePerPod =
+        withAvailable(withRanksPerNode(tokens(32, 8192, DType.BF16, 8), 1), cpuAcrossPods);
+
+    assertThat(heuristic.choose(large).algorithm()).isEqualTo(Algorithm.HIERARCHICAL);
+    assertThat(heuristic.choose(large).reason())
+        .startsWith("spans 2 pods of 4 ranks (world 8): FlashInfer's")
+        .contains("using hierarchical (524288 B per rank ≥ 4096 B, 4 ranks per pod)");
+    assertThat(heuristic.choose(tiny).algorithm()).isEqualTo(Algorithm.RING);
+    assertThat(heuristic.choose(tiny).reason())
+        .contains("using nccl (128 B per rank < 4096 B); nccl is not available here → ring");
+    assertThat(heuristic.choose(onePerPod).algorithm()).isEqualTo(Algorithm.RING);
+    assertThat(heuristic.choose(onePerPod).reason()).contains("one rank per pod");
   }
 
   @Test

@@ -159,8 +159,9 @@ class VllmHeuristicTest {
   @Test
   void spanningNodesOrLackingIpcLeavesNccl() {
     assertThat(heuristic.choose(withRanksPerNode(bytes(KIB, 8, cc("9.0")), 4)).reason())
-        .contains("job spans nodes")
-        .endsWith("→ nccl");
+        .isEqualTo(
+            "spans 2 pods of 4 ranks (world 8): vLLM's custom and symmetric-memory all-reduce is"
+                + " single-node; using nccl (hierarchical is not available here)");
     assertThat(
             heuristic
                 .choose(withAvailable(bytes(KIB, 8, cc("9.0")), EnumSet.of(Algorithm.NCCL)))

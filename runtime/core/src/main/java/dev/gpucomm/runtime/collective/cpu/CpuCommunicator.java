@@ -17,6 +17,7 @@ import dev.gpucomm.runtime.device.cpu.CpuStream;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -26,9 +27,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The collectives of one rank on the CPU backend, over shared memory with the other ranks of its
- * node: one-shot and two-shot all-reduce and direct (one-shot) all-gather, reduce-scatter and
- * broadcast through the staging areas; ring all-reduce, all-gather, reduce-scatter and broadcast,
- * send/receive and collective permute through point-to-point channels.
+ * pod and TCP with the ranks of other pods: one-shot and two-shot all-reduce and direct (one-shot)
+ * all-gather, reduce-scatter and broadcast through the staging areas (inside one pod only);
+ * hierarchical all-reduce; ring all-reduce, all-gather, reduce-scatter and broadcast, send/receive
+ * and collective permute through point-to-point channels, whose hops between pods go over TCP.
  *
  * <p>{@link Algorithm#NCCL} runs the ring: the ring is the CPU stand-in for NCCL, so a job that
  * lists {@code nccl} runs on every backend.
@@ -47,6 +49,7 @@ public final class CpuCommunicator implements Communicator {
   private static final String ONESHOT_ALL_REDUCE = "oneshot all-reduce";
   private static final String TWOSHOT_ALL_REDUCE = "twoshot all-reduce";
   private static final String RING_ALL_REDUCE = "ring all-reduce";
+  private static final String HIERARCHICAL_ALL_REDUCE = "hierarchical all-reduce";
   private static final String ONESHOT_ALL_GATHER = "oneshot all-gather";
   private static final String RING_ALL_GATHER = "ring all-gather";
   private static final String ONESHOT_REDUCE_SCATTER = "oneshot reduce-scatter";
@@ -57,9 +60,14 @@ public final class CpuCommunicator implements Communicator {
   private static final String COLLECTIVE_PERMUTE = "collective permute";
 
   private static final Set<Algorithm> ALL_REDUCE_ALGORITHMS =
-      Collections.unmodifiableSet(EnumSet.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING));
+      Collections.unmodifiableSet(
+          EnumSet.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING, Algorithm.HIERARCHICAL));
   private static final Set<Algorithm> OTHER_ALGORITHMS =
       Collections.unmodifiableSet(EnumSet.of(Algorithm.ONESHOT, Algorithm.RING));
+  private static final Set<Algorithm> MULTI_POD_ALL_REDUCE_ALGORITHMS =
+      Collections.unmodifiableSet(EnumSet.of(Algorithm.RING, Algorithm.HIERARCHICAL));
+  private static final Set<Algorithm> MULTI_POD_OTHER_ALGORITHMS =
+      Collections.unmodifiableSet(EnumSet.of(Algorithm.RING));
 
   private final RankTopology topology;
   private final CpuDevice device;
@@ -67,7 +75,9 @@ public final class CpuCommunicator implements Communicator {
   private final SharedWorkspace workspace;
   private final DirectAlgorithms direct;
   private final RingAlgorithms ring;
+  private final HierarchicalAllReduce hierarchical;
   private final PointToPoint pointToPoint;
+  private final TcpPeerLinks links;
   private final SignalLayout layout;
   private final FlagWait wait;
   private final AtomicReference<String> running = new AtomicReference<>();
@@ -75,76 +85,138 @@ public final class CpuCommunicator implements Communicator {
   private volatile RuntimeException failure;
 
   private CpuCommunicator(
-      RankTopology topology, CpuDevice device, SharedWorkspace workspace, SignalLayout layout) {
+      RankTopology topology,
+      CpuDevice device,
+      SharedWorkspace workspace,
+      SignalLayout layout,
+      FlagWait wait,
+      TcpPeerLinks links) {
     CpuBackendConfig config = device.config();
     this.topology = topology;
     this.device = device;
     this.stagingBytes = config.stagingBytes();
     this.workspace = workspace;
     this.layout = layout;
+    this.wait = wait;
+    this.links = links;
     int rank = topology.rank();
     int worldSize = topology.worldSize();
-    this.wait = new FlagWait(config.waitTimeout(), rank, workspace.signals(rank), layout);
+    // Shared memory spans the pod: its flags and staging areas are indexed by local rank. The
+    // direct algorithms run only when the pod is the whole world.
+    int localRank = rank - topology.firstRankOfNode();
+    int ranksPerPod = topology.localWorldSize();
     this.direct =
         new DirectAlgorithms(
-            rank,
-            worldSize,
+            localRank,
+            ranksPerPod,
             workspace,
             new FlagBarrier(
-                "start", SignalLayout.START_BARRIER, rank, worldSize, workspace, layout, wait),
+                "start",
+                SignalLayout.START_BARRIER,
+                localRank,
+                ranksPerPod,
+                workspace,
+                layout,
+                wait),
             new FlagBarrier(
-                "middle", SignalLayout.MIDDLE_BARRIER, rank, worldSize, workspace, layout, wait),
+                "middle",
+                SignalLayout.MIDDLE_BARRIER,
+                localRank,
+                ranksPerPod,
+                workspace,
+                layout,
+                wait),
             new FlagBarrier(
-                "end", SignalLayout.END_BARRIER, rank, worldSize, workspace, layout, wait));
-    PeerChannels channels =
-        new PeerChannels(rank, worldSize, config.channelSlotBytes(), workspace, layout, wait);
+                "end", SignalLayout.END_BARRIER, localRank, ranksPerPod, workspace, layout, wait));
+    PeerChannels insidePod =
+        new PeerChannels(
+            rank,
+            topology.firstRankOfNode(),
+            ranksPerPod,
+            config.channelSlotBytes(),
+            workspace,
+            layout,
+            wait);
+    MessageChannels channels =
+        links == null
+            ? insidePod
+            : new PodRoutedChannels(topology.firstRankOfNode(), ranksPerPod, insidePod, links);
     this.ring = new RingAlgorithms(rank, worldSize, channels);
+    this.hierarchical = new HierarchicalAllReduce(rank, ranksPerPod, worldSize, channels);
     this.pointToPoint = new PointToPoint(rank, worldSize, channels);
   }
 
   /**
    * Builds the communicator of one rank: allocates its shared buffer (signal area + staging area),
-   * zeroes the flags, publishes its handle through the store, maps every peer's buffer, and proves
-   * with one write per pair that the ranks really share memory. Every rank of the node must call
-   * this, in the same order for every communicator they build.
+   * zeroes the flags, publishes its handle through the store, maps the buffer of every peer of its
+   * pod, and proves with one write per pair that they really share memory; when the job spans pods,
+   * connects to every rank of the other pods over TCP at its pod's address (see {@link
+   * PodAddress}). Every rank of the job must call this, in the same order for every communicator
+   * they build.
    */
   public static CpuCommunicator create(
       CpuDevice device, KeyValueStore store, RankTopology topology) {
-    if (!topology.singleNode()) {
-      throw new IllegalArgumentException(
-          "the cpu backend runs all ranks of a job on one node, but worldSize %d spans %d nodes of %d ranks"
-              .formatted(topology.worldSize(), topology.nodeCount(), topology.localWorldSize()));
-    }
+    return create(device, store, topology, PodAddress.of(System.getenv()));
+  }
+
+  /**
+   * As {@link #create(CpuDevice, KeyValueStore, RankTopology)}, listening at {@code podAddress}.
+   */
+  public static CpuCommunicator create(
+      CpuDevice device, KeyValueStore store, RankTopology topology, InetAddress podAddress) {
     CpuBackendConfig config = device.config();
     int rank = topology.rank();
-    int worldSize = topology.worldSize();
-    SignalLayout layout = new SignalLayout(worldSize);
+    int ranksPerPod = topology.localWorldSize();
+    int firstRankOfPod = topology.firstRankOfNode();
+    int localRank = rank - firstRankOfPod;
+    SignalLayout layout = new SignalLayout(ranksPerPod);
     long instance = store.add(KEY_ROOT + "rank-" + rank + "/communicators", 1);
     String namespace = KEY_ROOT + instance + "/";
+    // Shared-memory handles are published per pod: a rank cannot even find another pod's buffers,
+    // so traffic between pods takes the TCP links, also when every pod runs on one host.
+    String podNamespace = namespace + "pod-" + topology.nodeIndex() + "/";
 
     CpuSharedBuffer own = device.allocateShareable(layout.signalBytes() + config.stagingBytes());
-    CpuPeerBuffer[] peers = new CpuPeerBuffer[worldSize];
+    CpuPeerBuffer[] peers = new CpuPeerBuffer[ranksPerPod];
+    TcpPeerLinks links = null;
     try {
       // Flags start at zero before any peer can see them.
       own.segment().asSlice(0, layout.signalBytes()).fill((byte) 0);
       store.set(
-          namespace + "rank-" + rank + "/buffer",
+          podNamespace + "rank-" + rank + "/buffer",
           own.handle().encode().getBytes(StandardCharsets.UTF_8));
-      for (int peer = 0; peer < worldSize; peer++) {
-        if (peer != rank) {
+      for (int peer = 0; peer < ranksPerPod; peer++) {
+        if (peer != localRank) {
           byte[] handle =
-              store.get(namespace + "rank-" + peer + "/buffer", config.rendezvousTimeout());
+              store.get(
+                  podNamespace + "rank-" + (firstRankOfPod + peer) + "/buffer",
+                  config.rendezvousTimeout());
           peers[peer] =
               device.openPeer(IpcHandle.decode(new String(handle, StandardCharsets.UTF_8)));
         }
       }
       SharedWorkspace workspace =
-          new SharedWorkspace(rank, own, peers, layout, config.stagingBytes());
-      probePeerMemory(workspace, layout, rank, worldSize, store, namespace, config);
+          new SharedWorkspace(localRank, own, peers, layout, config.stagingBytes());
+      probePeerMemory(
+          workspace, layout, localRank, firstRankOfPod, ranksPerPod, store, podNamespace, config);
       // Every peer has mapped this buffer now: drop its name so nothing outlives a killed process.
       own.unlink();
-      return new CpuCommunicator(topology, device, workspace, layout);
+      FlagWait wait =
+          new FlagWait(
+              config.waitTimeout(),
+              localRank,
+              firstRankOfPod,
+              workspace.signals(localRank),
+              layout);
+      if (!topology.singleNode()) {
+        links =
+            TcpPeerLinks.connect(topology, podAddress, store, namespace, instance, config, wait);
+      }
+      return new CpuCommunicator(topology, device, workspace, layout, wait, links);
     } catch (RuntimeException e) {
+      if (links != null) {
+        links.close();
+      }
       for (CpuPeerBuffer peer : peers) {
         if (peer != null) {
           peer.close();
@@ -158,25 +230,33 @@ public final class CpuCommunicator implements Communicator {
   private static void probePeerMemory(
       SharedWorkspace workspace,
       SignalLayout layout,
-      int rank,
-      int worldSize,
+      int localRank,
+      int firstRankOfPod,
+      int ranksPerPod,
       KeyValueStore store,
-      String namespace,
+      String podNamespace,
       CpuBackendConfig config) {
-    for (int peer = 0; peer < worldSize; peer++) {
-      if (peer != rank) {
+    for (int peer = 0; peer < ranksPerPod; peer++) {
+      if (peer != localRank) {
         FlagWait.publish(
-            workspace.signals(peer), layout.offset(SignalLayout.PROBE, rank), PROBE_MAGIC | rank);
+            workspace.signals(peer),
+            layout.offset(SignalLayout.PROBE, localRank),
+            PROBE_MAGIC | localRank);
       }
     }
-    store.barrier(namespace + "probed", worldSize, config.rendezvousTimeout());
-    for (int peer = 0; peer < worldSize; peer++) {
-      if (peer != rank) {
-        int seen = FlagWait.read(workspace.signals(rank), layout.offset(SignalLayout.PROBE, peer));
+    store.barrier(podNamespace + "probed", ranksPerPod, config.rendezvousTimeout());
+    for (int peer = 0; peer < ranksPerPod; peer++) {
+      if (peer != localRank) {
+        int seen =
+            FlagWait.read(workspace.signals(localRank), layout.offset(SignalLayout.PROBE, peer));
         if (seen != (PROBE_MAGIC | peer)) {
           throw new IllegalStateException(
-              "rank %d does not see rank %d's writes to shared memory (its probe flag holds %08x): the ranks do not share %s"
-                  .formatted(rank, peer, seen, config.sharedMemoryDirectory()));
+              "rank %d does not see rank %d's writes to shared memory (its probe flag holds %08x): the ranks of a pod do not share %s"
+                  .formatted(
+                      firstRankOfPod + localRank,
+                      firstRankOfPod + peer,
+                      seen,
+                      config.sharedMemoryDirectory()));
         }
       }
     }
@@ -187,10 +267,13 @@ public final class CpuCommunicator implements Communicator {
     return topology;
   }
 
-  /** One-shot, two-shot and ring; {@link Algorithm#NCCL} is accepted too and runs the ring. */
+  /**
+   * One-shot, two-shot, ring and hierarchical inside one pod; ring and hierarchical when the job
+   * spans pods. {@link Algorithm#NCCL} is accepted too and runs the ring.
+   */
   @Override
   public Set<Algorithm> allReduceAlgorithms() {
-    return ALL_REDUCE_ALGORITHMS;
+    return topology.singleNode() ? ALL_REDUCE_ALGORITHMS : MULTI_POD_ALL_REDUCE_ALGORITHMS;
   }
 
   /**
@@ -200,15 +283,19 @@ public final class CpuCommunicator implements Communicator {
   @Override
   public Set<Algorithm> algorithms(Collective collective) {
     return switch (collective) {
-      case ALLREDUCE -> ALL_REDUCE_ALGORITHMS;
-      case ALLGATHER, REDUCESCATTER, BROADCAST -> OTHER_ALGORITHMS;
+      case ALLREDUCE -> allReduceAlgorithms();
+      case ALLGATHER, REDUCESCATTER, BROADCAST ->
+          topology.singleNode() ? OTHER_ALGORITHMS : MULTI_POD_OTHER_ALGORITHMS;
       case COLLECTIVEPERMUTE -> Set.of();
     };
   }
 
   @Override
   public String unavailableReason() {
-    return "";
+    return topology.singleNode()
+        ? ""
+        : "oneshot and twoshot read the peers' memory, which only the ranks of one pod share; this job spans %d pods of %d ranks"
+            .formatted(topology.nodeCount(), topology.localWorldSize());
   }
 
   /** The staging area per rank: one-shot and two-shot messages (and direct ones) must fit in it. */
@@ -235,13 +322,14 @@ public final class CpuCommunicator implements Communicator {
         switch (resolved) {
           case ONESHOT -> ONESHOT_ALL_REDUCE;
           case TWOSHOT -> TWOSHOT_ALL_REDUCE;
+          case HIERARCHICAL -> HIERARCHICAL_ALL_REDUCE;
           default -> RING_ALL_REDUCE;
         };
     ElementCodec codec = ElementCodec.of(dtype);
     long bytes = bytes(operation, count, dtype, 1);
     MemorySegment in = segment(operation, "input", input, bytes);
     MemorySegment out = segment(operation, "output", output, bytes);
-    if (resolved != Algorithm.RING) {
+    if (resolved == Algorithm.ONESHOT || resolved == Algorithm.TWOSHOT) {
       requireStaging(operation, bytes);
     }
     post(
@@ -251,6 +339,7 @@ public final class CpuCommunicator implements Communicator {
         switch (resolved) {
           case ONESHOT -> () -> direct.oneShotAllReduce(operation, in, out, count, codec);
           case TWOSHOT -> () -> direct.twoShotAllReduce(operation, in, out, count, codec);
+          case HIERARCHICAL -> () -> hierarchical.allReduce(operation, in, out, count, codec);
           default -> () -> ring.allReduce(operation, in, out, count, codec);
         });
   }
@@ -394,9 +483,10 @@ public final class CpuCommunicator implements Communicator {
     }
     Set<Algorithm> supported = algorithms(collective);
     if (!supported.contains(requested)) {
+      String why = topology.singleNode() ? "" : " (" + unavailableReason() + ")";
       throw new IllegalArgumentException(
-          "%s does not support algorithm %s on the cpu backend; use one of %s or nccl"
-              .formatted(collective, requested, supported));
+          "%s does not support algorithm %s on the cpu backend%s; use one of %s or nccl"
+              .formatted(collective, requested, why, supported));
     }
     return requested;
   }
@@ -508,9 +598,17 @@ public final class CpuCommunicator implements Communicator {
               : new IllegalStateException(cause.toString(), cause);
     }
     wait.abortLocally("another collective of this rank failed: " + cause.getMessage());
-    if (cause instanceof PeerFailedException || cause instanceof PeerTimeoutException) {
-      // Started elsewhere: a failed rank has raised its flag already, and a missing rank makes
-      // every rank that waits for it time out naming it, which is the more useful message.
+    if (cause instanceof PeerTimeoutException) {
+      // A missing rank makes every rank that waits for it time out naming it, which is the more
+      // useful message.
+      return;
+    }
+    if (links != null) {
+      // Peers in other pods that wait for this rank see their connection end and give up at once.
+      links.close();
+    }
+    if (cause instanceof PeerFailedException) {
+      // Started elsewhere: a failed rank has raised its flag already.
       return;
     }
     tellPeers(FlagWait.ABORT_FAILED);
@@ -518,9 +616,10 @@ public final class CpuCommunicator implements Communicator {
 
   /** Raises this rank's abort flag in every peer's signal area; best effort. */
   private void tellPeers(int abortFlag) {
-    long flag = layout.offset(SignalLayout.ABORT, topology.rank());
-    for (int peer = 0; peer < topology.worldSize(); peer++) {
-      if (peer != topology.rank()) {
+    int localRank = topology.rank() - topology.firstRankOfNode();
+    long flag = layout.offset(SignalLayout.ABORT, localRank);
+    for (int peer = 0; peer < topology.localWorldSize(); peer++) {
+      if (peer != localRank) {
         try {
           FlagWait.publish(workspace.signals(peer), flag, abortFlag);
         } catch (IllegalStateException closed) {
@@ -545,6 +644,9 @@ public final class CpuCommunicator implements Communicator {
     if (closed.compareAndSet(false, true)) {
       wait.abortLocally("the communicator was closed");
       tellPeers(FlagWait.ABORT_CLOSED);
+      if (links != null) {
+        links.close();
+      }
       workspace.close();
     }
   }

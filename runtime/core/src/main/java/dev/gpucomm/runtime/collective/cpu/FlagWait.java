@@ -14,6 +14,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@code target} when {@code flag - target} is non-negative as a 32-bit int. Waiting spins briefly,
  * then yields, then parks for short intervals, so that ranks that share few cores (ranks as threads
  * in tests, CI machines) leave the CPU to the rank being waited for.
+ *
+ * <p>The same loop waits for other conditions (a TCP link that has a message, a free slot), and
+ * while a wait is slow it drives the communicator's {@link Progress}, so that data queued for other
+ * pods keeps moving whatever this rank waits for.
  */
 final class FlagWait {
   private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
@@ -31,12 +35,35 @@ final class FlagWait {
   private final int spins;
   private final long timeoutNanos;
   private final Duration timeout;
-  private final int rank;
+
+  /** Something that holds or not, checked without allocating; may throw when it never will. */
+  interface Condition {
+    boolean holds();
+  }
+
+  /** Moves queued data along while a rank waits; must neither block nor throw. */
+  interface Progress {
+    void advance();
+  }
+
+  private final int localRank;
+  private final int firstRankOfPod;
   private final MemorySegment ownSignals;
   private final long[] abortFlags;
   private volatile String localFailure;
+  private Progress progress = () -> {};
 
-  FlagWait(Duration timeout, int rank, MemorySegment ownSignals, SignalLayout layout) {
+  /**
+   * @param localRank the waiting rank's position in its pod, which indexes the signal flags
+   * @param firstRankOfPod the global rank of the pod's first rank, to name peers in messages
+   * @param layout the signal layout of the pod's ranks
+   */
+  FlagWait(
+      Duration timeout,
+      int localRank,
+      int firstRankOfPod,
+      MemorySegment ownSignals,
+      SignalLayout layout) {
     this.timeout = timeout;
     this.timeoutNanos = timeout.toNanos();
     // Spinning only pays when every rank has a core; otherwise it steals the core of the rank
@@ -45,7 +72,8 @@ final class FlagWait {
         layout.worldSize() < Runtime.getRuntime().availableProcessors()
             ? SPINS_WITH_SPARE_CORES
             : SPINS_WHEN_OVERSUBSCRIBED;
-    this.rank = rank;
+    this.localRank = localRank;
+    this.firstRankOfPod = firstRankOfPod;
     this.ownSignals = ownSignals;
     this.abortFlags = new long[layout.worldSize()];
     for (int peer = 0; peer < abortFlags.length; peer++) {
@@ -56,6 +84,11 @@ final class FlagWait {
   /** Makes every wait of this rank give up: a collective of this rank failed. */
   void abortLocally(String reason) {
     localFailure = reason;
+  }
+
+  /** Drives {@code progress} while waits are slow (set once, before the first collective). */
+  void progressWith(Progress progress) {
+    this.progress = progress;
   }
 
   Duration timeout() {
@@ -82,32 +115,53 @@ final class FlagWait {
    * (or another collective of this rank) has failed, instead of waiting for the timeout.
    */
   boolean awaitAtLeast(MemorySegment signals, long offset, int target, String operation) {
+    return await(null, signals, offset, target, operation);
+  }
+
+  /**
+   * Like {@link #awaitAtLeast}, for any condition: true once it holds, false when the timeout
+   * passes first.
+   */
+  boolean await(Condition condition, String operation) {
+    return await(condition, null, 0, 0, operation);
+  }
+
+  private boolean await(
+      Condition condition, MemorySegment signals, long offset, int target, String operation) {
     for (int spin = 0; spin < spins; spin++) {
-      if (reached(read(signals, offset), target)) {
+      if (holds(condition, signals, offset, target)) {
         return true;
       }
       Thread.onSpinWait();
     }
     long started = System.nanoTime();
     for (int yield = 0; yield < YIELDS; yield++) {
-      if (reached(read(signals, offset), target)) {
+      if (holds(condition, signals, offset, target)) {
         return true;
       }
+      progress.advance();
       Thread.yield();
     }
-    while (!reached(read(signals, offset), target)) {
+    while (!holds(condition, signals, offset, target)) {
       if (System.nanoTime() - started > timeoutNanos) {
-        return reached(read(signals, offset), target);
+        return holds(condition, signals, offset, target);
       }
       String abandoned = abandonedBecause();
       // A peer publishes everything it owes before raising its abort flag, so look once more.
-      if (abandoned != null && !reached(read(signals, offset), target)) {
+      if (abandoned != null && !holds(condition, signals, offset, target)) {
         throw new PeerFailedException(
-            "%s on rank %d gave up: %s".formatted(operation, rank, abandoned));
+            "%s on rank %d gave up: %s"
+                .formatted(operation, firstRankOfPod + localRank, abandoned));
       }
+      progress.advance();
       LockSupport.parkNanos(PARK_NANOS);
     }
     return true;
+  }
+
+  private static boolean holds(
+      Condition condition, MemorySegment signals, long offset, int target) {
+    return condition == null ? reached(read(signals, offset), target) : condition.holds();
   }
 
   /** Why waiting is pointless now (a failure here, or a peer that failed or left), or null. */
@@ -117,14 +171,14 @@ final class FlagWait {
       return failure;
     }
     for (int peer = 0; peer < abortFlags.length; peer++) {
-      if (peer != rank) {
+      if (peer != localRank) {
         int flag = read(ownSignals, abortFlags[peer]);
         if (flag == ABORT_FAILED) {
           return "rank %d failed in a collective of this communicator (its own error says why)"
-              .formatted(peer);
+              .formatted(firstRankOfPod + peer);
         }
         if (flag == ABORT_CLOSED) {
-          return "rank %d closed its communicator".formatted(peer);
+          return "rank %d closed its communicator".formatted(firstRankOfPod + peer);
         }
       }
     }

@@ -4,7 +4,7 @@ import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Point-to-point channels between any two ranks, the transport of the ring and of send/receive.
+ * Point-to-point channels between the ranks of one pod through shared memory.
  *
  * <p>A sender writes a message into one of {@link CpuBackendConfig#CHANNEL_SLOTS} slots at the
  * start of its own staging area and publishes it by raising the head count that it keeps in the
@@ -14,99 +14,113 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>One staging area serves every destination, so an operation must {@link #drain} its channel
  * before it returns: afterwards the staging area is free for the next collective.
+ *
+ * <p>Peers are named by global rank; the shared workspace and the signal flags are indexed by the
+ * rank's position in its pod.
  */
-final class PeerChannels {
+final class PeerChannels implements MessageChannels {
   private static final int SLOTS = CpuBackendConfig.CHANNEL_SLOTS;
 
   private final int rank;
+  private final int firstRankOfPod;
+  private final int localRank;
   private final int slotBytes;
   private final SharedWorkspace workspace;
   private final SignalLayout layout;
   private final FlagWait wait;
   private final int[] sent;
   private final int[] received;
+  private final MemorySegment[][] slots;
 
   PeerChannels(
       int rank,
-      int worldSize,
+      int firstRankOfPod,
+      int ranksPerPod,
       int slotBytes,
       SharedWorkspace workspace,
       SignalLayout layout,
       FlagWait wait) {
     this.rank = rank;
+    this.firstRankOfPod = firstRankOfPod;
+    this.localRank = rank - firstRankOfPod;
     this.slotBytes = slotBytes;
     this.workspace = workspace;
     this.layout = layout;
     this.wait = wait;
-    this.sent = new int[worldSize];
-    this.received = new int[worldSize];
+    this.sent = new int[ranksPerPod];
+    this.received = new int[ranksPerPod];
+    // Slices made once: a slice per message would allocate on the hot path.
+    this.slots = new MemorySegment[ranksPerPod][SLOTS];
+    for (int local = 0; local < ranksPerPod; local++) {
+      for (int slot = 0; slot < SLOTS; slot++) {
+        slots[local][slot] = workspace.staging(local).asSlice((long) slot * slotBytes, slotBytes);
+      }
+    }
   }
 
-  int slotBytes() {
+  @Override
+  public int slotBytes() {
     return slotBytes;
   }
 
-  /** Waits for a free slot of the channel to {@code to}; returns its offset in own staging. */
-  long acquireSendSlot(int to, String operation) {
-    int message = sent[to];
-    long tail = layout.offset(SignalLayout.CHANNEL_TAIL, to);
-    if (!wait.awaitAtLeast(workspace.signals(rank), tail, message - SLOTS + 1, operation)) {
+  @Override
+  public MemorySegment acquireSendSlot(int to, String operation) {
+    int local = to - firstRankOfPod;
+    int message = sent[local];
+    long tail = layout.offset(SignalLayout.CHANNEL_TAIL, local);
+    if (!wait.awaitAtLeast(workspace.signals(localRank), tail, message - SLOTS + 1, operation)) {
       throw timeout(
           operation,
           "rank %d did not take data from its channel (message %d waits for a slot, %d taken)"
-              .formatted(to, message, FlagWait.read(workspace.signals(rank), tail)));
+              .formatted(to, message, FlagWait.read(workspace.signals(localRank), tail)));
     }
-    return slotOffset(message);
+    return slots[localRank][slotIndex(message)];
   }
 
-  /** Publishes the message just written into the slot {@link #acquireSendSlot} returned. */
-  void publish(int to) {
-    int message = ++sent[to];
+  @Override
+  public void publish(int to, long bytes, String operation) {
+    int local = to - firstRankOfPod;
+    int message = ++sent[local];
     FlagWait.publish(
-        workspace.signals(to), layout.offset(SignalLayout.CHANNEL_HEAD, rank), message);
+        workspace.signals(local), layout.offset(SignalLayout.CHANNEL_HEAD, localRank), message);
   }
 
-  /** Waits for the next message from {@code from}; returns its offset in that rank's staging. */
-  long awaitMessage(int from, String operation) {
-    int message = received[from];
-    long head = layout.offset(SignalLayout.CHANNEL_HEAD, from);
-    if (!wait.awaitAtLeast(workspace.signals(rank), head, message + 1, operation)) {
+  @Override
+  public MemorySegment awaitMessage(int from, String operation) {
+    int local = from - firstRankOfPod;
+    int message = received[local];
+    long head = layout.offset(SignalLayout.CHANNEL_HEAD, local);
+    if (!wait.awaitAtLeast(workspace.signals(localRank), head, message + 1, operation)) {
       throw timeout(
           operation,
           "rank %d did not send the expected data (waiting for message %d, %d sent)"
-              .formatted(from, message + 1, FlagWait.read(workspace.signals(rank), head)));
+              .formatted(from, message + 1, FlagWait.read(workspace.signals(localRank), head)));
     }
-    return slotOffset(message);
+    return slots[local][slotIndex(message)];
   }
 
-  /** Gives the slot of the message just read back to {@code from}. */
-  void release(int from) {
-    int message = ++received[from];
+  @Override
+  public void release(int from) {
+    int local = from - firstRankOfPod;
+    int message = ++received[local];
     FlagWait.publish(
-        workspace.signals(from), layout.offset(SignalLayout.CHANNEL_TAIL, rank), message);
+        workspace.signals(local), layout.offset(SignalLayout.CHANNEL_TAIL, localRank), message);
   }
 
-  /** Waits until {@code to} has consumed every message sent to it. */
-  void drain(int to, String operation) {
-    long tail = layout.offset(SignalLayout.CHANNEL_TAIL, to);
-    if (!wait.awaitAtLeast(workspace.signals(rank), tail, sent[to], operation)) {
+  @Override
+  public void drain(int to, String operation) {
+    int local = to - firstRankOfPod;
+    long tail = layout.offset(SignalLayout.CHANNEL_TAIL, local);
+    if (!wait.awaitAtLeast(workspace.signals(localRank), tail, sent[local], operation)) {
       throw timeout(
           operation,
           "rank %d did not take all data from its channel (%d sent, %d taken)"
-              .formatted(to, sent[to], FlagWait.read(workspace.signals(rank), tail)));
+              .formatted(to, sent[local], FlagWait.read(workspace.signals(localRank), tail)));
     }
   }
 
-  MemorySegment ownStaging() {
-    return workspace.staging(rank);
-  }
-
-  MemorySegment staging(int peer) {
-    return workspace.staging(peer);
-  }
-
-  private long slotOffset(int message) {
-    return (long) Integer.remainderUnsigned(message, SLOTS) * slotBytes;
+  private static int slotIndex(int message) {
+    return Integer.remainderUnsigned(message, SLOTS);
   }
 
   private PeerTimeoutException timeout(String operation, String what) {

@@ -3,17 +3,17 @@ package dev.gpucomm.runtime.collective.cpu;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Paired send/receive over {@link PeerChannels}, and the collective permute built from it: at step
- * i rank r receives chunk (i + r) mod d from that rank and sends its own chunk to rank (d + r − i)
- * mod d; step 0 is a local copy, so a permute makes exactly d − 1 send/receive pairs.
+ * Paired send/receive over {@link MessageChannels}, and the collective permute built from it: at
+ * step i rank r receives chunk (i + r) mod d from that rank and sends its own chunk to rank (d + r
+ * − i) mod d; step 0 is a local copy, so a permute makes exactly d − 1 send/receive pairs.
  */
 final class PointToPoint {
   private final int rank;
   private final int worldSize;
-  private final PeerChannels channels;
+  private final MessageChannels channels;
   private volatile long pairs;
 
-  PointToPoint(int rank, int worldSize, PeerChannels channels) {
+  PointToPoint(int rank, int worldSize, MessageChannels channels) {
     this.rank = rank;
     this.worldSize = worldSize;
     this.channels = channels;
@@ -44,12 +44,11 @@ final class PointToPoint {
     long pieceBytes = channels.slotBytes();
     for (long pieceStart = 0; pieceStart < bytes; pieceStart += pieceBytes) {
       long length = Math.min(pieceBytes, bytes - pieceStart);
-      long outgoing = channels.acquireSendSlot(to, operation);
-      MemorySegment.copy(send, sendOffset + pieceStart, channels.ownStaging(), outgoing, length);
-      channels.publish(to);
-      long incoming = channels.awaitMessage(from, operation);
-      MemorySegment.copy(
-          channels.staging(from), incoming, receive, receiveOffset + pieceStart, length);
+      MemorySegment outgoing = channels.acquireSendSlot(to, operation);
+      MemorySegment.copy(send, sendOffset + pieceStart, outgoing, 0, length);
+      channels.publish(to, length, operation);
+      MemorySegment incoming = channels.awaitMessage(from, operation);
+      MemorySegment.copy(incoming, 0, receive, receiveOffset + pieceStart, length);
       channels.release(from);
     }
     channels.drain(to, operation);

@@ -5,8 +5,8 @@ import dev.gpucomm.runtime.numeric.ElementCodec;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Ring collectives over {@link PeerChannels}, the way NCCL moves data: each rank sends only to its
- * right neighbour and receives only from its left, in pieces of one channel slot.
+ * Ring collectives over {@link MessageChannels}, the way NCCL moves data: each rank sends only to
+ * its right neighbour and receives only from its left, in pieces of one channel slot.
  *
  * <p>All-reduce is a reduce-scatter followed by an all-gather. Partial sums travel between ranks in
  * fp32 and are rounded to the element type once, by the rank that completes a chunk; the all-gather
@@ -23,11 +23,11 @@ final class RingAlgorithms {
   private final int worldSize;
   private final int left;
   private final int right;
-  private final PeerChannels channels;
+  private final MessageChannels channels;
   private final float[] piece;
   private final int piecePartials;
 
-  RingAlgorithms(int rank, int worldSize, PeerChannels channels) {
+  RingAlgorithms(int rank, int worldSize, MessageChannels channels) {
     this.rank = rank;
     this.worldSize = worldSize;
     this.left = (rank + worldSize - 1) % worldSize;
@@ -180,26 +180,26 @@ final class RingAlgorithms {
   }
 
   private void sendPartials(int length, String operation) {
-    long slot = channels.acquireSendSlot(right, operation);
-    PARTIALS.store(piece, 0, channels.ownStaging(), slot / Float.BYTES, length);
-    channels.publish(right);
+    MemorySegment slot = channels.acquireSendSlot(right, operation);
+    PARTIALS.store(piece, 0, slot, 0, length);
+    channels.publish(right, (long) length * Float.BYTES, operation);
   }
 
   private void receivePartials(int length, String operation) {
-    long slot = channels.awaitMessage(left, operation);
-    PARTIALS.load(channels.staging(left), slot / Float.BYTES, piece, 0, length);
+    MemorySegment slot = channels.awaitMessage(left, operation);
+    PARTIALS.load(slot, 0, piece, 0, length);
     channels.release(left);
   }
 
   private void sendBytes(MemorySegment source, long offset, long length, String operation) {
-    long slot = channels.acquireSendSlot(right, operation);
-    MemorySegment.copy(source, offset, channels.ownStaging(), slot, length);
-    channels.publish(right);
+    MemorySegment slot = channels.acquireSendSlot(right, operation);
+    MemorySegment.copy(source, offset, slot, 0, length);
+    channels.publish(right, length, operation);
   }
 
   private void receiveBytes(MemorySegment target, long offset, long length, String operation) {
-    long slot = channels.awaitMessage(left, operation);
-    MemorySegment.copy(channels.staging(left), slot, target, offset, length);
+    MemorySegment slot = channels.awaitMessage(left, operation);
+    MemorySegment.copy(slot, 0, target, offset, length);
     channels.release(left);
   }
 

@@ -23,42 +23,78 @@ class CpuCollectiveAllocationTest {
 
   @Test
   void warmCollectivesAllocateNothingOnTheStreamsWorker() {
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     try (CpuWorld world = CpuWorld.start(2, CpuAllReduceTest.CONFIG)) {
-      List<Long> allocated =
-          world.onEveryRank(
-              rank -> {
-                Stream stream = rank.device().defaultStream();
-                DeviceBuffer input = RankData.upload(rank.device(), DType.BF16, COUNT * 2, 1);
-                DeviceBuffer output = rank.device().allocate(COUNT * 4L);
-                long[] workerId = new long[1];
-                CpuStream.of(stream)
-                    .launch(
-                        "find the worker", () -> workerId[0] = Thread.currentThread().threadId());
-                runAll(rank, input, output, stream, WARMUP_CALLS);
-                stream.synchronize();
-                long before = threads.getThreadAllocatedBytes(workerId[0]);
-                runAll(rank, input, output, stream, MEASURED_CALLS);
-                stream.synchronize();
-                return threads.getThreadAllocatedBytes(workerId[0]) - before;
-              });
-      // Any object allocated per call would take at least 16 bytes per call; the worker may
-      // allocate a few bytes in all when it idles on its queue between calls.
-      long calls = MEASURED_CALLS * 7L;
-      assertThat(allocated).allSatisfy(bytes -> assertThat(bytes).isLessThan(calls));
+      assertWarmCallsAllocateNothing(
+          world, List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING), Algorithm.ONESHOT);
     }
   }
 
+  /** Across pods the TCP links' buffers, slots and wait conditions are prepared once too. */
+  @Test
+  void warmCollectivesAcrossPodsAllocateNothingOnTheStreamsWorker() {
+    try (CpuWorld world = CpuWorld.start(new CpuWorld.Layout(2, 2), CpuAllReduceTest.CONFIG)) {
+      assertWarmCallsAllocateNothing(
+          world, List.of(Algorithm.RING, Algorithm.HIERARCHICAL), Algorithm.RING);
+    }
+  }
+
+  private static void assertWarmCallsAllocateNothing(
+      CpuWorld world, List<Algorithm> allReduceAlgorithms, Algorithm reduceScatterAlgorithm) {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    List<Long> allocated =
+        world.onEveryRank(
+            rank -> {
+              Stream stream = rank.device().defaultStream();
+              // Reduce-scatter reads and all-gather writes COUNT elements per rank of the world.
+              int worldSize = world.size();
+              DeviceBuffer input = RankData.upload(rank.device(), DType.BF16, COUNT * worldSize, 1);
+              DeviceBuffer output = rank.device().allocate(COUNT * 2L * worldSize);
+              long[] workerId = new long[1];
+              CpuStream.of(stream)
+                  .launch("find the worker", () -> workerId[0] = Thread.currentThread().threadId());
+              runAll(
+                  rank,
+                  input,
+                  output,
+                  stream,
+                  WARMUP_CALLS,
+                  allReduceAlgorithms,
+                  reduceScatterAlgorithm);
+              stream.synchronize();
+              long before = threads.getThreadAllocatedBytes(workerId[0]);
+              runAll(
+                  rank,
+                  input,
+                  output,
+                  stream,
+                  MEASURED_CALLS,
+                  allReduceAlgorithms,
+                  reduceScatterAlgorithm);
+              stream.synchronize();
+              return threads.getThreadAllocatedBytes(workerId[0]) - before;
+            });
+    // Any object allocated per call would take at least 16 bytes per call; the worker may
+    // allocate a few bytes in all when it idles on its queue between calls.
+    long calls = MEASURED_CALLS * (allReduceAlgorithms.size() + 4L);
+    assertThat(allocated).allSatisfy(bytes -> assertThat(bytes).isLessThan(calls));
+  }
+
   private static void runAll(
-      CpuWorld.Rank rank, DeviceBuffer input, DeviceBuffer output, Stream stream, int calls) {
+      CpuWorld.Rank rank,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      Stream stream,
+      int calls,
+      List<Algorithm> allReduceAlgorithms,
+      Algorithm reduceScatterAlgorithm) {
     CpuCommunicator communicator = rank.communicator();
     for (int call = 0; call < calls; call++) {
-      for (Algorithm algorithm : List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING)) {
+      for (Algorithm algorithm : allReduceAlgorithms) {
         communicator.allReduce(algorithm, input, output, COUNT, DType.BF16, stream);
       }
       communicator.allGather(Algorithm.RING, input, output, COUNT, DType.BF16, stream);
-      communicator.reduceScatter(Algorithm.ONESHOT, input, output, COUNT, DType.BF16, stream);
+      communicator.reduceScatter(reduceScatterAlgorithm, input, output, COUNT, DType.BF16, stream);
       communicator.broadcast(Algorithm.RING, input, output, COUNT, DType.BF16, 1, stream);
       communicator.collectivePermute(input, output, COUNT, DType.BF16, stream);
     }

@@ -11,11 +11,13 @@ import dev.gpucomm.runtime.numeric.ReductionTolerance;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * All-gather, reduce-scatter, broadcast (every root) and collective permute, for every algorithm
- * and dtype and world sizes 1 to 8, queued back to back on each rank.
+ * and dtype, for world sizes 1 to 8 in one pod and for jobs of several pods (where the hops between
+ * pods go over TCP), queued back to back on each rank.
  */
 class CpuCollectivesTest {
   private static final List<Algorithm> ALGORITHMS = List.of(Algorithm.ONESHOT, Algorithm.RING);
@@ -79,12 +81,27 @@ class CpuCollectivesTest {
   @ParameterizedTest(name = "world of {0}")
   @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
   void everyCollectiveAlgorithmAndDtypeDeliversTheReferenceResult(int worldSize) {
+    try (CpuWorld world = CpuWorld.start(worldSize, CpuAllReduceTest.CONFIG)) {
+      checkEveryCollective(world, ALGORITHMS);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.gpucomm.runtime.collective.cpu.CpuAllReduceTest#multiPodLayouts")
+  void everyCollectiveAndDtypeDeliversTheReferenceResultAcrossPods(CpuWorld.Layout layout) {
+    try (CpuWorld world = CpuWorld.start(layout, CpuAllReduceTest.CONFIG)) {
+      checkEveryCollective(world, List.of(Algorithm.RING));
+    }
+  }
+
+  private static void checkEveryCollective(CpuWorld world, List<Algorithm> algorithms) {
+    int worldSize = world.size();
     List<Operation> operations = new ArrayList<>();
     int root = 0;
     for (DType dtype : DType.values()) {
       for (long bytes : SIZES_IN_BYTES) {
         int count = (int) (bytes / dtype.bytes());
-        for (Algorithm algorithm : ALGORITHMS) {
+        for (Algorithm algorithm : algorithms) {
           operations.add(new AllGather(algorithm, dtype, count));
           operations.add(new ReduceScatter(algorithm, dtype, count));
           operations.add(new Broadcast(algorithm, dtype, count, root++ % worldSize));
@@ -98,67 +115,65 @@ class CpuCollectivesTest {
     operations.add(new Broadcast(Algorithm.NCCL, DType.FP32, 4, worldSize - 1));
     long permutes = operations.stream().filter(Permute.class::isInstance).count();
 
-    try (CpuWorld world = CpuWorld.start(worldSize, CpuAllReduceTest.CONFIG)) {
-      List<RankResult> results =
-          world.onEveryRank(
-              rank -> {
-                List<DeviceBuffer> inputs = new ArrayList<>();
-                List<DeviceBuffer> outputs = new ArrayList<>();
-                Stream stream = rank.device().defaultStream();
-                for (int i = 0; i < operations.size(); i++) {
-                  Operation op = operations.get(i);
-                  inputs.add(
-                      RankData.upload(
-                          rank.device(),
-                          op.dtype(),
-                          op.inputElements(worldSize),
-                          RankData.seed(i, rank.rank())));
-                  DeviceBuffer output =
-                      rank.device().allocate(op.outputElements(worldSize) * op.dtype().bytes());
-                  // Garbage (NaN in every dtype) wherever the collective fails to write.
-                  rank.device().fill(output, 0, output.byteSize(), (byte) 0x7f, stream);
-                  outputs.add(output);
+    List<RankResult> results =
+        world.onEveryRank(
+            rank -> {
+              List<DeviceBuffer> inputs = new ArrayList<>();
+              List<DeviceBuffer> outputs = new ArrayList<>();
+              Stream stream = rank.device().defaultStream();
+              for (int i = 0; i < operations.size(); i++) {
+                Operation op = operations.get(i);
+                inputs.add(
+                    RankData.upload(
+                        rank.device(),
+                        op.dtype(),
+                        op.inputElements(worldSize),
+                        RankData.seed(i, rank.rank())));
+                DeviceBuffer output =
+                    rank.device().allocate(op.outputElements(worldSize) * op.dtype().bytes());
+                // Garbage (NaN in every dtype) wherever the collective fails to write.
+                rank.device().fill(output, 0, output.byteSize(), (byte) 0x7f, stream);
+                outputs.add(output);
+              }
+              CpuCommunicator communicator = rank.communicator();
+              long pairsBefore = communicator.sendReceivePairs();
+              for (int i = 0; i < operations.size(); i++) {
+                DeviceBuffer in = inputs.get(i);
+                DeviceBuffer out = outputs.get(i);
+                switch (operations.get(i)) {
+                  case AllGather(Algorithm a, DType d, int count) ->
+                      communicator.allGather(a, in, out, count, d, stream);
+                  case ReduceScatter(Algorithm a, DType d, int count) ->
+                      communicator.reduceScatter(a, in, out, count, d, stream);
+                  case Broadcast(Algorithm a, DType d, int count, int r) ->
+                      communicator.broadcast(a, in, out, count, d, r, stream);
+                  case Permute(DType d, int count) ->
+                      communicator.collectivePermute(in, out, count, d, stream);
                 }
-                CpuCommunicator communicator = rank.communicator();
-                long pairsBefore = communicator.sendReceivePairs();
-                for (int i = 0; i < operations.size(); i++) {
-                  DeviceBuffer in = inputs.get(i);
-                  DeviceBuffer out = outputs.get(i);
-                  switch (operations.get(i)) {
-                    case AllGather(Algorithm a, DType d, int count) ->
-                        communicator.allGather(a, in, out, count, d, stream);
-                    case ReduceScatter(Algorithm a, DType d, int count) ->
-                        communicator.reduceScatter(a, in, out, count, d, stream);
-                    case Broadcast(Algorithm a, DType d, int count, int r) ->
-                        communicator.broadcast(a, in, out, count, d, r, stream);
-                    case Permute(DType d, int count) ->
-                        communicator.collectivePermute(in, out, count, d, stream);
-                  }
-                }
-                List<byte[]> downloaded = new ArrayList<>();
-                outputs.forEach(out -> downloaded.add(RankData.download(rank.device(), out)));
-                inputs.forEach(DeviceBuffer::close);
-                outputs.forEach(DeviceBuffer::close);
-                return new RankResult(downloaded, communicator.sendReceivePairs() - pairsBefore);
-              });
+              }
+              List<byte[]> downloaded = new ArrayList<>();
+              outputs.forEach(out -> downloaded.add(RankData.download(rank.device(), out)));
+              inputs.forEach(DeviceBuffer::close);
+              outputs.forEach(DeviceBuffer::close);
+              return new RankResult(downloaded, communicator.sendReceivePairs() - pairsBefore);
+            });
 
-      for (int rank = 0; rank < worldSize; rank++) {
-        assertThat(results.get(rank).sendReceivePairs())
-            .as("send/receive pairs of rank %d in %d permutes", rank, permutes)
-            .isEqualTo(permutes * (worldSize - 1));
-        for (int i = 0; i < operations.size(); i++) {
-          Operation op = operations.get(i);
-          float[] actual = RankData.decode(results.get(rank).outputs().get(i), op.dtype());
-          String where = "%s on rank %d of %d".formatted(op, rank, worldSize);
-          switch (op) {
-            case AllGather g -> assertThat(actual).as(where).isEqualTo(gathered(op, i, worldSize));
-            case Permute p -> assertThat(actual).as(where).isEqualTo(gathered(op, i, worldSize));
-            case Broadcast b ->
-                assertThat(actual)
-                    .as(where)
-                    .isEqualTo(RankData.values(op.dtype(), op.count(), RankData.seed(i, b.root())));
-            case ReduceScatter s -> assertReducedSlice(where, s, i, rank, worldSize, actual);
-          }
+    for (int rank = 0; rank < worldSize; rank++) {
+      assertThat(results.get(rank).sendReceivePairs())
+          .as("send/receive pairs of rank %d in %d permutes", rank, permutes)
+          .isEqualTo(permutes * (worldSize - 1));
+      for (int i = 0; i < operations.size(); i++) {
+        Operation op = operations.get(i);
+        float[] actual = RankData.decode(results.get(rank).outputs().get(i), op.dtype());
+        String where = "%s on rank %d of %d".formatted(op, rank, worldSize);
+        switch (op) {
+          case AllGather g -> assertThat(actual).as(where).isEqualTo(gathered(op, i, worldSize));
+          case Permute p -> assertThat(actual).as(where).isEqualTo(gathered(op, i, worldSize));
+          case Broadcast b ->
+              assertThat(actual)
+                  .as(where)
+                  .isEqualTo(RankData.values(op.dtype(), op.count(), RankData.seed(i, b.root())));
+          case ReduceScatter s -> assertReducedSlice(where, s, i, rank, worldSize, actual);
         }
       }
     }

@@ -13,7 +13,6 @@ import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.device.cpu.CpuKernelFailedException;
-import dev.gpucomm.runtime.rendezvous.InMemoryStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -346,7 +345,8 @@ class CpuCommunicatorTest {
     try (CpuWorld world = CpuWorld.start(1, CONFIG)) {
       CpuCommunicator communicator = world.rank(0).communicator();
       assertThat(communicator.allReduceAlgorithms())
-          .containsExactlyInAnyOrder(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING);
+          .containsExactlyInAnyOrder(
+              Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING, Algorithm.HIERARCHICAL);
       assertThat(communicator.algorithms(Collective.ALLGATHER))
           .containsExactlyInAnyOrder(Algorithm.ONESHOT, Algorithm.RING);
       assertThat(communicator.algorithms(Collective.COLLECTIVEPERMUTE)).isEmpty();
@@ -371,16 +371,55 @@ class CpuCommunicatorTest {
   }
 
   @Test
-  void aJobThatSpansSeveralNodesIsRefusedWithTheReason() {
-    try (CpuDevice device = new CpuBackend(CONFIG).open(0);
-        InMemoryStore store = new InMemoryStore()) {
+  void aJobThatSpansPodsOffersRingAndHierarchicalAndRefusesPeerMemoryAlgorithmsSayingWhy() {
+    try (CpuWorld world = CpuWorld.start(new CpuWorld.Layout(2, 2), CONFIG)) {
+      CpuCommunicator communicator = world.rank(0).communicator();
+      assertThat(communicator.allReduceAlgorithms())
+          .containsExactlyInAnyOrder(Algorithm.RING, Algorithm.HIERARCHICAL);
+      assertThat(communicator.algorithms(Collective.BROADCAST)).containsExactly(Algorithm.RING);
+      assertThat(communicator.unavailableReason())
+          .isEqualTo(
+              "oneshot and twoshot read the peers' memory, which only the ranks of one pod share;"
+                  + " this job spans 2 pods of 2 ranks");
+      DeviceBuffer buffer = RankData.upload(world.rank(0).device(), DType.FP32, 4, 0);
       assertThatThrownBy(
               () ->
-                  new CpuBackend(CONFIG)
-                      .createCommunicator(device, store, new RankTopology(0, 8, 0, 4)))
+                  communicator.allReduce(
+                      Algorithm.TWOSHOT,
+                      buffer,
+                      buffer,
+                      4,
+                      DType.FP32,
+                      world.rank(0).device().defaultStream()))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage(
-              "the cpu backend runs all ranks of a job on one node, but worldSize 8 spans 2 nodes of 4 ranks");
+          .hasMessageContaining("allreduce does not support algorithm twoshot on the cpu backend")
+          .hasMessageContaining("only the ranks of one pod share");
+      buffer.close();
+    }
+  }
+
+  @Test
+  void aRankOfAnotherPodThatClosesItsCommunicatorMakesItsTcpPeerGiveUpAtOnceNamingIt() {
+    try (CpuWorld world =
+        CpuWorld.start(new CpuWorld.Layout(2, 1), CONFIG.withWaitTimeout(Duration.ofSeconds(30)))) {
+      long started = System.nanoTime();
+      List<String> errors =
+          world.onEveryRank(
+              rank -> {
+                Stream stream = rank.device().defaultStream();
+                DeviceBuffer buffer = RankData.upload(rank.device(), DType.FP32, 64, rank.rank());
+                if (rank.rank() == 1) {
+                  rank.communicator().close();
+                  return "closed";
+                }
+                rank.communicator()
+                    .allReduce(Algorithm.RING, buffer, buffer, 64, DType.FP32, stream);
+                return catchFailure(stream::synchronize).getMessage();
+              });
+      assertThat(errors.get(0))
+          .contains("ring all-reduce on rank 0 gave up: rank 1 (pod 1)")
+          .contains("it failed, exited or closed its communicator");
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
     }
   }
 

@@ -4,6 +4,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.rendezvous.InMemoryStore;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -16,7 +17,8 @@ import java.util.function.Function;
 
 /**
  * A world of ranks running as threads of this JVM, each with its own CPU device and communicator,
- * talking through the real shared-memory transport and an in-memory rendezvous store.
+ * talking through the real transports (shared memory inside a simulated pod, TCP over the loopback
+ * interface between pods) and an in-memory rendezvous store.
  */
 final class CpuWorld implements AutoCloseable {
   private static final long RANK_TIMEOUT_SECONDS = 60;
@@ -30,12 +32,26 @@ final class CpuWorld implements AutoCloseable {
   private final List<CpuDevice> devices = new ArrayList<>();
   private final List<Rank> ranks;
 
-  private CpuWorld(int worldSize, CpuBackendConfig config) {
+  /** A job of {@code pods} simulated pods of {@code ranksPerPod} ranks, e.g. "3 pods × 2". */
+  record Layout(int pods, int ranksPerPod) {
+    int worldSize() {
+      return pods * ranksPerPod;
+    }
+
+    @Override
+    public String toString() {
+      return pods + " pods × " + ranksPerPod;
+    }
+  }
+
+  private CpuWorld(Layout layout, CpuBackendConfig config) {
+    int worldSize = layout.worldSize();
+    int ranksPerPod = layout.ranksPerPod();
     this.worldSize = worldSize;
     this.threads = Executors.newFixedThreadPool(worldSize, Thread.ofPlatform().daemon().factory());
     CpuBackend backend = new CpuBackend(config);
     for (int rank = 0; rank < worldSize; rank++) {
-      devices.add(backend.open(rank));
+      devices.add(backend.open(rank % ranksPerPod));
     }
     List<Rank> built;
     try {
@@ -43,11 +59,13 @@ final class CpuWorld implements AutoCloseable {
           run(
               rank -> {
                 CpuDevice device = devices.get(rank);
-                RankTopology topology = new RankTopology(rank, worldSize, rank, worldSize);
+                RankTopology topology =
+                    new RankTopology(rank, worldSize, rank % ranksPerPod, ranksPerPod);
                 return new Rank(
                     rank,
                     device,
-                    (CpuCommunicator) backend.createCommunicator(device, store, topology));
+                    CpuCommunicator.create(
+                        device, store, topology, InetAddress.getLoopbackAddress()));
               });
     } catch (RuntimeException e) {
       close();
@@ -57,7 +75,11 @@ final class CpuWorld implements AutoCloseable {
   }
 
   static CpuWorld start(int worldSize, CpuBackendConfig config) {
-    return new CpuWorld(worldSize, config);
+    return new CpuWorld(new Layout(1, worldSize), config);
+  }
+
+  static CpuWorld start(Layout layout, CpuBackendConfig config) {
+    return new CpuWorld(layout, config);
   }
 
   int size() {

@@ -40,6 +40,10 @@ public final class CudaCommunicator implements Communicator {
   private final CudaCommunicatorParts parts;
   private final NcclComm nccl;
   private final IpcAllReduce ipcAllReduce;
+  private static final String HIERARCHICAL_UNAVAILABLE =
+      "hierarchical: not on the cuda backend yet (it needs NCCL communicators split by local rank);"
+          + " use nccl, which crosses nodes itself";
+
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -119,6 +123,7 @@ public final class CudaCommunicator implements Communicator {
     if (ipcAllReduce == null) {
       reasons.add("oneshot, twoshot: " + parts.peerReason());
     }
+    reasons.add(HIERARCHICAL_UNAVAILABLE);
     return String.join("; ", reasons);
   }
 
@@ -164,6 +169,7 @@ public final class CudaCommunicator implements Communicator {
       case RING ->
           throw new IllegalArgumentException(
               "all-reduce algorithm ring belongs to the cpu backend; use nccl on cuda");
+      case HIERARCHICAL -> throw new IllegalArgumentException(HIERARCHICAL_UNAVAILABLE);
     }
   }
 
