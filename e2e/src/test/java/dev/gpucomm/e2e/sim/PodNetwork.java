@@ -77,6 +77,11 @@ public final class PodNetwork implements AutoCloseable {
     }
   }
 
+  /** Whether {@code address} is one this class gives pods (in the subnet, not the bridge's). */
+  public static boolean isPodAddress(String address) {
+    return address != null && address.startsWith("10.213.") && !address.startsWith("10.213.0.");
+  }
+
   /** A new address in the bridge's subnet, never given out before by this network. */
   public String allocateAddress() {
     int host = nextHost.getAndIncrement();
