@@ -33,16 +33,18 @@ class LaunchAcrossHostsE2E {
   @TempDir Path work;
   private PodNetwork network;
   private final List<Process> launches = new ArrayList<>();
+  private final List<PodLink> hosts = new ArrayList<>();
 
   @BeforeEach
   void createNetwork() {
-    network = PodNetwork.create();
+    network = PodNetwork.acquire();
   }
 
   @AfterEach
   void removeNetwork() {
     launches.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
     launches.forEach(Process::destroyForcibly);
+    hosts.forEach(network::detach);
     network.close();
   }
 
@@ -51,8 +53,8 @@ class LaunchAcrossHostsE2E {
     E2eSettings settings = E2eSettings.fromSystem();
     Path jobFile = Files.writeString(work.resolve("job.yaml"), twoHostJob());
     Path reportDir = Files.createDirectories(work.resolve("report"));
-    PodLink host0 = network.attach("gc-hosts-0", network.allocateAddress(), Map.of());
-    PodLink host1 = network.attach("gc-hosts-1", network.allocateAddress(), Map.of());
+    PodLink host0 = host("gc-hosts-0");
+    PodLink host1 = host("gc-hosts-1");
 
     Process launch1 = launch(settings, host1, 1, host0.address(), jobFile, null);
     Process launch0 = launch(settings, host0, 0, host0.address(), jobFile, reportDir);
@@ -68,6 +70,12 @@ class LaunchAcrossHostsE2E {
     BenchmarkReport report = Reports.benchmark(Files.readString(reportDir.resolve("report.json")));
     assertThat(report.worldSize()).as("ranks of both hosts").isEqualTo(4);
     assertThat(report.sizes()).hasSize(JobManifests.SWEEP_BYTES.size());
+  }
+
+  private PodLink host(String namespace) {
+    PodLink host = network.attach(namespace, network.allocateAddress(), Map.of());
+    hosts.add(host);
+    return host;
   }
 
   private Process launch(

@@ -129,7 +129,7 @@ public final class MockCluster implements Cluster {
   static MockCluster start(E2eSettings settings, String cliMainClass, String runtimeClasspath) {
     Optional<PodNetwork> network =
         PodNetwork.availability() instanceof PodNetwork.Availability.Available
-            ? Optional.of(PodNetwork.create())
+            ? Optional.of(PodNetwork.acquire())
             : Optional.empty();
     MockCluster cluster;
     try {

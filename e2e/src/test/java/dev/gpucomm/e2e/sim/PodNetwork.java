@@ -37,11 +37,14 @@ public final class PodNetwork implements AutoCloseable {
   private static final Path NETNS_ETC = Path.of("/etc/netns");
   private static final Path LOCK_FILE = Path.of("/run/gpucomm-e2e-pod-network.lock");
 
+  private static PodNetwork shared;
+
   private final FileChannel lockChannel;
   private final FileLock lock;
   private final Map<String, PodLink> links = new ConcurrentHashMap<>();
   private final AtomicInteger nextHost = new AtomicInteger(1);
   private final AtomicInteger nextVeth = new AtomicInteger();
+  private int users;
 
   private PodNetwork(FileChannel lockChannel, FileLock lock) {
     this.lockChannel = lockChannel;
@@ -54,10 +57,20 @@ public final class PodNetwork implements AutoCloseable {
   }
 
   /**
-   * Makes the bridge, after removing what an earlier run that was killed left behind. Another run
-   * on this machine holds the same names: it waits until that one has closed its network.
+   * The network of this JVM, shared by everything that puts pods on it (a cluster's node, tests)
+   * and made on first use: the bridge, after removing what an earlier run that was killed left
+   * behind. Another run on this machine uses the same names: it waits until that one's network is
+   * gone. Each caller closes what it acquired; the last close removes the network.
    */
-  public static PodNetwork create() {
+  public static synchronized PodNetwork acquire() {
+    if (shared == null) {
+      shared = create();
+    }
+    shared.users++;
+    return shared;
+  }
+
+  private static PodNetwork create() {
     if (availability() instanceof Availability.Unavailable unavailable) {
       throw new IllegalStateException("no pod network here: " + unavailable.reason());
     }
@@ -171,8 +184,15 @@ public final class PodNetwork implements AutoCloseable {
     return List.copyOf(links.values());
   }
 
+  /** Gives back what {@link #acquire()} gave; the last user's close removes the network. */
   @Override
   public void close() {
+    synchronized (PodNetwork.class) {
+      if (--users > 0) {
+        return;
+      }
+      shared = null;
+    }
     try {
       links.values().forEach(this::detach);
       IpCommand.runIgnoringFailure("ip", "link", "del", BRIDGE);

@@ -38,7 +38,7 @@ class PodNetworkIT {
 
   @BeforeAll
   static void createNetwork() {
-    network = PodNetwork.create();
+    network = PodNetwork.acquire();
   }
 
   @AfterAll
