@@ -130,6 +130,25 @@ final class JobManifests {
         .replace("timeoutSeconds: 300", "timeoutSeconds: " + timeoutSeconds);
   }
 
+  /** The algorithms a job of several pods sweeps on the CPU backend: within and across pods. */
+  static final List<String> MULTI_POD_ALGORITHMS = List.of("ring", "hierarchical", "auto");
+
+  /** The small sweep on {@code pods} pods of {@code ranksPerPod} ranks, across the pods' links. */
+  static String multiPodSweep(String name, String device, int pods, int ranksPerPod) {
+    return allReduceWithLayout(name, device, pods * ranksPerPod, ranksPerPod)
+        .replace(algorithms(device).toString(), MULTI_POD_ALGORITHMS.toString());
+  }
+
+  /**
+   * An all-reduce across two pods of two ranks that runs until {@code timeoutSeconds}: there to
+   * have a pod's link cut under it.
+   */
+  static String longMultiPodAllReduce(String name, String device, int timeoutSeconds) {
+    return longAllReduce(name, device, timeoutSeconds)
+        .replace("worldSize: 2", "worldSize: 4")
+        .replace("algorithms: [oneshot]", "algorithms: [ring]");
+  }
+
   static String allReduceWithLayout(String name, String device, int worldSize, int ranksPerPod) {
     return allReduceSweep(name, device, "trtllm")
         .replace("worldSize: 2", "worldSize: " + worldSize)

@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * A Kubernetes cluster with the gpucomm operator installed, as the scenarios see it: the same
@@ -49,6 +50,14 @@ public interface Cluster extends AutoCloseable {
    * garbage collector's work) and the processes of its pods.
    */
   void awaitNothingLeftOf(String job, Duration timeout);
+
+  /**
+   * The links of pods this cluster lets a scenario cut or slow: present where each pod has a link
+   * of its own that the suite controls (the offline cluster with network namespaces).
+   */
+  default Optional<PodLinks> podLinks() {
+    return Optional.empty();
+  }
 
   /** Whether any process of the job's pods still runs (a rank, a launcher). */
   boolean hasLiveProcesses(String job);

@@ -7,6 +7,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.e2e.E2eSettings;
 import dev.gpucomm.e2e.sim.NodeSimulator;
 import dev.gpucomm.e2e.sim.OperatorProcess;
+import dev.gpucomm.e2e.sim.PodNetwork;
 import dev.gpucomm.e2e.sim.SimulatedPod;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -24,6 +25,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -32,13 +34,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 
 /**
  * A cluster on this machine: Fabric8's mock API server in CRUD mode (reached over real HTTP by
  * every process), the CommJob CRD, the packaged operator as its own process, a simulated node that
  * runs the pods' containers as local processes, and the owner-reference garbage collection that the
- * mock server lacks. The mock server runs no admission (CEL) rules.
+ * mock server lacks. The mock server runs no admission (CEL) rules. Where network namespaces can be
+ * made (as root), each pod has its own on a bridge, and the API server listens on the bridge.
  */
 public final class MockCluster implements Cluster {
   static final String NAMESPACE = "gpucomm-e2e";
@@ -51,8 +55,14 @@ public final class MockCluster implements Cluster {
   private final OperatorProcess operator;
   private final Path workDirectory;
   private final Path kubeconfig;
+  private final Optional<PodNetwork> network;
 
-  private MockCluster(E2eSettings settings, String cliMainClass, String runtimeClasspath) {
+  private MockCluster(
+      E2eSettings settings,
+      String cliMainClass,
+      String runtimeClasspath,
+      Optional<PodNetwork> network) {
+    this.network = network;
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     server =
         new KubernetesMockServer(
@@ -61,10 +71,12 @@ public final class MockCluster implements Cluster {
             responses,
             new KubernetesMixedDispatcher(responses),
             false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
+    // Pods in namespaces of their own reach this machine only through the bridge.
+    InetAddress listenAddress =
+        network.isPresent() ? bridgeAddress() : InetAddress.getLoopbackAddress();
+    server.init(listenAddress, 0);
     allowEverything(server);
-    String url =
-        "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort();
+    String url = "http://" + listenAddress.getHostAddress() + ":" + server.getPort();
     client = server.createClient();
     workDirectory = settings.artifactsDir().resolve("offline");
     kubeconfig = writeKubeconfig(url, workDirectory);
@@ -77,13 +89,26 @@ public final class MockCluster implements Cluster {
     garbageCollector = new OwnerGarbageCollector(client);
     garbageCollector.start();
     node =
-        new NodeSimulator(
-            client,
-            url,
-            settings.java(),
-            runtimeClasspath,
-            cliMainClass,
-            workDirectory.resolve("node"));
+        network
+            .map(
+                podNetwork ->
+                    new NodeSimulator(
+                        client,
+                        url,
+                        settings.java(),
+                        runtimeClasspath,
+                        cliMainClass,
+                        workDirectory.resolve("node"),
+                        podNetwork))
+            .orElseGet(
+                () ->
+                    new NodeSimulator(
+                        client,
+                        url,
+                        settings.java(),
+                        runtimeClasspath,
+                        cliMainClass,
+                        workDirectory.resolve("node")));
     node.start();
     operator =
         new OperatorProcess(
@@ -102,7 +127,17 @@ public final class MockCluster implements Cluster {
 
   /** As {@link #start(E2eSettings)}, with pods running another main class than the gpucomm CLI. */
   static MockCluster start(E2eSettings settings, String cliMainClass, String runtimeClasspath) {
-    MockCluster cluster = new MockCluster(settings, cliMainClass, runtimeClasspath);
+    Optional<PodNetwork> network =
+        PodNetwork.availability() instanceof PodNetwork.Availability.Available
+            ? Optional.of(PodNetwork.acquire())
+            : Optional.empty();
+    MockCluster cluster;
+    try {
+      cluster = new MockCluster(settings, cliMainClass, runtimeClasspath, network);
+    } catch (RuntimeException e) {
+      network.ifPresent(PodNetwork::close);
+      throw e;
+    }
     try {
       cluster.operator.start(Duration.ofSeconds(90));
     } catch (RuntimeException e) {
@@ -137,6 +172,14 @@ public final class MockCluster implements Cluster {
                 .endStatus()
                 .build())
         .always();
+  }
+
+  private static InetAddress bridgeAddress() {
+    try {
+      return InetAddress.getByName(PodNetwork.BRIDGE_ADDRESS);
+    } catch (UnknownHostException e) {
+      throw new IllegalStateException(e); // a literal address needs no lookup
+    }
   }
 
   private void registerCrd(Path crdFile) {
@@ -251,6 +294,25 @@ public final class MockCluster implements Cluster {
   }
 
   @Override
+  public Optional<PodLinks> podLinks() {
+    if (!node.hasPodNetwork()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new PodLinks() {
+          @Override
+          public void cut(String job, int podIndex) {
+            node.cutLink(job, podIndex);
+          }
+
+          @Override
+          public void limit(String job, int podIndex, PodNetwork.LinkLimit limit) {
+            node.limitLink(job, podIndex, limit);
+          }
+        });
+  }
+
+  @Override
   public boolean hasLiveProcesses(String job) {
     return node.hasLiveProcesses(job);
   }
@@ -315,10 +377,14 @@ public final class MockCluster implements Cluster {
 
   @Override
   public void close() {
-    operator.close();
-    node.close();
-    garbageCollector.close();
-    client.close();
-    server.destroy();
+    try {
+      operator.close();
+      node.close();
+      garbageCollector.close();
+      client.close();
+      server.destroy();
+    } finally {
+      network.ifPresent(PodNetwork::close);
+    }
   }
 }

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * Plays kubelet for the pods of CommJobs: watches pods labelled {@value CommJob#JOB_LABEL}, runs
  * each one's container as a local process group with the pod's environment and mounted files, and
  * reports Running, then Succeeded or Failed with the exit code and termination message. A deleted
- * pod's processes are stopped. Every pod runs on one node whose address is the loopback address.
+ * pod's processes are stopped. Every pod runs on one node whose address is the loopback address;
+ * given a {@link PodNetwork}, each pod has a network namespace and an address of its own.
  */
 public final class NodeSimulator implements AutoCloseable {
   /** The address of the simulated node, its pods and the jobs' headless services. */
@@ -41,7 +42,6 @@ public final class NodeSimulator implements AutoCloseable {
   private final NodeAddressing addressing;
   private final Path workDirectory;
   private final Map<String, SimulatedPod> podsByUid = new ConcurrentHashMap<>();
-  private final Map<String, Integer> rendezvousPorts = new ConcurrentHashMap<>();
   private final Set<String> heldPods = ConcurrentHashMap.newKeySet();
   private final ExecutorService kubelet =
       Executors.newFixedThreadPool(2, Thread.ofPlatform().daemon().name("kubelet-", 0).factory());
@@ -54,9 +54,46 @@ public final class NodeSimulator implements AutoCloseable {
       String runtimeClasspath,
       String cliMainClass,
       Path workDirectory) {
+    this(
+        client,
+        apiServerUrl,
+        java,
+        runtimeClasspath,
+        cliMainClass,
+        workDirectory,
+        new SharedLoopback());
+  }
+
+  /** A node whose pods each get a network namespace of their own on {@code network}. */
+  public NodeSimulator(
+      KubernetesClient client,
+      String apiServerUrl,
+      Path java,
+      String runtimeClasspath,
+      String cliMainClass,
+      Path workDirectory,
+      PodNetwork network) {
+    this(
+        client,
+        apiServerUrl,
+        java,
+        runtimeClasspath,
+        cliMainClass,
+        workDirectory,
+        new NamespacePerPod(network));
+  }
+
+  private NodeSimulator(
+      KubernetesClient client,
+      String apiServerUrl,
+      Path java,
+      String runtimeClasspath,
+      String cliMainClass,
+      Path workDirectory,
+      PodNetworking networking) {
     this.client = client;
     this.command = new ContainerCommand(java, runtimeClasspath, cliMainClass);
-    this.addressing = new NodeAddressing(apiServerUrl, this::rendezvousPort);
+    this.addressing = new NodeAddressing(apiServerUrl, networking);
     this.workDirectory = workDirectory;
   }
 
@@ -208,8 +245,36 @@ public final class NodeSimulator implements AutoCloseable {
     }
   }
 
-  private int rendezvousPort(String job) {
-    return rendezvousPorts.computeIfAbsent(job, j -> FreePort.pick());
+  /** Cuts the link of the job's running pod of that index (its veth goes down). */
+  public void cutLink(String job, int podIndex) {
+    NamespacePerPod namespaces = namespaces();
+    namespaces.network().cut(runningLink(namespaces, job, podIndex));
+  }
+
+  /** Rate-limits the link of the job's running pod of that index, in both directions. */
+  public void limitLink(String job, int podIndex, PodNetwork.LinkLimit limit) {
+    NamespacePerPod namespaces = namespaces();
+    namespaces.network().limit(runningLink(namespaces, job, podIndex), limit);
+  }
+
+  /** Whether each pod has a network namespace (and a link) of its own. */
+  public boolean hasPodNetwork() {
+    return addressing.networking() instanceof NamespacePerPod;
+  }
+
+  private NamespacePerPod namespaces() {
+    if (addressing.networking() instanceof NamespacePerPod namespaces) {
+      return namespaces;
+    }
+    throw new IllegalStateException("this node's pods share the loopback address: no pod links");
+  }
+
+  private static PodNetwork.PodLink runningLink(
+      NamespacePerPod namespaces, String job, int podIndex) {
+    return namespaces
+        .linkOf(job, podIndex)
+        .orElseThrow(
+            () -> new IllegalStateException("pod " + podIndex + " of " + job + " has no link now"));
   }
 
   @Override

@@ -27,11 +27,13 @@ final class PodEnvironment {
   private final KubernetesClient client;
   private final Pod pod;
   private final Container container;
+  private final String podAddress;
 
-  PodEnvironment(KubernetesClient client, Pod pod, Container container) {
+  PodEnvironment(KubernetesClient client, Pod pod, Container container, String podAddress) {
     this.client = client;
     this.pod = pod;
     this.container = container;
+    this.podAddress = podAddress;
   }
 
   Map<String, String> resolve() {
@@ -90,8 +92,8 @@ final class PodEnvironment {
       case "spec.nodeName" -> Optional.ofNullable(pod.getSpec().getNodeName()).orElse("");
       case "spec.serviceAccountName" ->
           Optional.ofNullable(pod.getSpec().getServiceAccountName()).orElse("default");
-      case "status.podIP", "status.hostIP" -> NodeSimulator.NODE_ADDRESS;
-      case "status.podIPs", "status.hostIPs" -> NodeSimulator.NODE_ADDRESS;
+      case "status.podIP", "status.podIPs" -> podAddress;
+      case "status.hostIP", "status.hostIPs" -> NodeSimulator.NODE_ADDRESS;
       default -> {
         if (path.startsWith("metadata.labels['") && path.endsWith("']")) {
           yield nullSafe(metadata.getLabels()).getOrDefault(key(path), "");

@@ -51,6 +51,9 @@ public final class SimulatedPod {
   private volatile Process process;
   private volatile ProcessGroup group;
   private volatile Instant startedAt;
+  private volatile PodSlot slot;
+  private volatile String address = NodeSimulator.NODE_ADDRESS;
+  private volatile PodNetworking networking;
 
   SimulatedPod(KubernetesClient client, Pod pod, String job, Path directory) {
     this.client = client;
@@ -77,11 +80,22 @@ public final class SimulatedPod {
     return Optional.ofNullable(group);
   }
 
-  /** Marks the pod Running and starts its container, as a kubelet does after scheduling. */
+  /** The address other pods reach this pod at. */
+  public String address() {
+    return address;
+  }
+
+  /**
+   * Marks the pod Running and starts its container, as a kubelet does after scheduling: in the
+   * pod's own network when the node gives each pod one.
+   */
   void start(Pod pod, ContainerCommand command, NodeAddressing addressing) {
     Container container = pod.getSpec().getContainers().getFirst();
     try {
       Files.createDirectories(directory.resolve("tmp"));
+      networking = addressing.networking();
+      slot = PodSlot.of(pod, job, literalEnvironment(container));
+      address = networking.address(slot);
       Map<String, Path> mounts = materializeVolumes(pod, container);
       Map<String, String> environment = new LinkedHashMap<>();
       environment.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
@@ -89,7 +103,7 @@ public final class SimulatedPod {
       environment.put("TMPDIR", directory.resolve("tmp").toString());
       environment.put("HOSTNAME", hostname(pod));
       environment.put("LANG", "C.UTF-8"); // as container images set it: output is UTF-8
-      environment.putAll(new PodEnvironment(client, pod, container).resolve());
+      environment.putAll(new PodEnvironment(client, pod, container, address).resolve());
       Path terminationLog =
           local(
               mounts,
@@ -97,14 +111,16 @@ public final class SimulatedPod {
                   .orElse(DEFAULT_TERMINATION_PATH));
       Files.createDirectories(terminationLog.getParent());
       environment.putAll(
-          addressing.overrides(
-              namespace + "/" + job, environment, path -> local(mounts, path), terminationLog));
+          addressing.overrides(slot, environment, path -> local(mounts, path), terminationLog));
 
       List<String> line = new ArrayList<>();
       if (ProcessGroup.supported()) {
         line.addAll(List.of("/usr/bin/setsid", "--wait"));
       }
-      line.addAll(command.commandLine(container));
+      List<String> containerLine = command.commandLine(container);
+      // "ip netns exec" execs the command in place, so the process stays the group's leader.
+      line.addAll(networking.connect(slot));
+      line.addAll(containerLine);
       ProcessBuilder builder =
           new ProcessBuilder(line)
               .directory(directory.toFile())
@@ -124,6 +140,7 @@ public final class SimulatedPod {
       process.onExit().thenRun(() -> onExit(container, terminationLog));
     } catch (IOException | RuntimeException e) {
       LOG.warn("pod {}/{} could not start", namespace, name, e);
+      disconnect();
       String message = e.getMessage() == null ? e.toString() : e.getMessage();
       patchStatus(status -> terminated(container, 128, "StartError", message));
     }
@@ -151,6 +168,17 @@ public final class SimulatedPod {
     } else if (process != null) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
+    }
+    disconnect();
+  }
+
+  /** Takes the pod's network away, once: its processes are gone or going. */
+  private void disconnect() {
+    PodNetworking current = networking;
+    PodSlot currentSlot = slot;
+    if (current != null && currentSlot != null) {
+      networking = null;
+      current.disconnect(currentSlot);
     }
   }
 
@@ -188,6 +216,7 @@ public final class SimulatedPod {
     if (current != null) {
       current.killAll();
     }
+    disconnect();
     String message = terminationMessage(container, terminationLog, exitCode);
     String reason = exitCode == 0 ? "Completed" : "Error";
     LOG.info("pod {}/{} exited {} ({}): {}", namespace, name, exitCode, reason, message);
@@ -208,7 +237,7 @@ public final class SimulatedPod {
     String now = startedAt.toString();
     return new PodStatusBuilder()
         .withPhase("Running")
-        .withPodIP(NodeSimulator.NODE_ADDRESS)
+        .withPodIP(address)
         .withHostIP(NodeSimulator.NODE_ADDRESS)
         .withStartTime(now)
         .withConditions(conditions("True", now))
@@ -229,7 +258,7 @@ public final class SimulatedPod {
     String started = startedAt == null ? now : startedAt.toString();
     return new PodStatusBuilder()
         .withPhase(exitCode == 0 ? "Succeeded" : "Failed")
-        .withPodIP(NodeSimulator.NODE_ADDRESS)
+        .withPodIP(address)
         .withHostIP(NodeSimulator.NODE_ADDRESS)
         .withStartTime(started)
         .withConditions(conditions("False", now))
@@ -371,6 +400,17 @@ public final class SimulatedPod {
     }
     String rest = containerPath.substring(best.length()).replaceFirst("^/+", "");
     return rest.isEmpty() ? mounts.get(best) : mounts.get(best).resolve(rest);
+  }
+
+  /** The container's env entries with a literal value, such as the operator's pod index. */
+  private static Map<String, String> literalEnvironment(Container container) {
+    Map<String, String> literal = new LinkedHashMap<>();
+    for (var variable : Optional.ofNullable(container.getEnv()).orElse(List.of())) {
+      if (variable.getValue() != null) {
+        literal.put(variable.getName(), variable.getValue());
+      }
+    }
+    return literal;
   }
 
   private static String hostname(Pod pod) {
