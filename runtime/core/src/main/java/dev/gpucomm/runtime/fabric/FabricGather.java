@@ -1,6 +1,5 @@
 package dev.gpucomm.runtime.fabric;
 
-import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -21,14 +20,14 @@ public final class FabricGather {
    * other ranks).
    */
   public static List<String> gather(
-      FabricObservation own, KeyValueStore store, RankTopology topology, Duration timeout) {
-    store.set(KEY + topology.rank(), own.summary().getBytes(StandardCharsets.UTF_8));
-    if (topology.rank() != 0) {
+      FabricObservation own, KeyValueStore store, int rank, int worldSize, Duration timeout) {
+    store.set(KEY + rank, own.summary().getBytes(StandardCharsets.UTF_8));
+    if (rank != 0) {
       return List.of();
     }
     List<String> summaries = new ArrayList<>();
-    for (int rank = 0; rank < topology.worldSize(); rank++) {
-      summaries.add(new String(store.get(KEY + rank, timeout), StandardCharsets.UTF_8));
+    for (int peer = 0; peer < worldSize; peer++) {
+      summaries.add(new String(store.get(KEY + peer, timeout), StandardCharsets.UTF_8));
     }
     return summaries;
   }

@@ -145,7 +145,8 @@ public final class RankMain {
     }
     FabricObservation own = communicator.fabric();
     for (String line :
-        FabricGather.describe(FabricGather.gather(own, store, topology, peerTimeout))) {
+        FabricGather.describe(
+            FabricGather.gather(own, store, topology.rank(), topology.worldSize(), peerTimeout))) {
       log.println("fabric: " + line);
     }
   }

@@ -95,6 +95,30 @@ class NcclTransportLogTest {
   }
 
   @Test
+  void nccl228OnTwoH200sWithPeerAccessAndSharedMemoryOff() {
+    // as NCCL 2.28.3 wrote them with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (two GPUs, one host)
+    NcclTransportLog log =
+        NcclTransportLog.parse(
+            List.of(
+                "vm:1632:1633 [0] NCCL INFO NET/IB : Using [RO]; OOB eth0:192.0.2.2<0>",
+                "vm:1632:1633 [0] NCCL INFO NET/Socket : Using [0]eth0:192.0.2.2<0>",
+                "vm:1632:1633 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 1, bw"
+                    + " 1.200000/1.200000, type LOC/PHB, sameChannels 1",
+                "vm:1632:1633 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0",
+                "vm:1632:1633 [0] NCCL INFO Channel 00/0 : 1[1] -> 0[0] [receive] via"
+                    + " NET/Socket/0"));
+    assertThat(FabricObservation.of(log).summary()).isEqualTo("inter-node socket via eth0");
+  }
+
+  @Test
+  void nccl228OnTwoH200sOverNvlink() {
+    NcclTransportLog log =
+        NcclTransportLog.parse(
+            List.of("vm:1473:1474 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM"));
+    assertThat(log.connections().getFirst().transport()).isEqualTo(TransportClass.P2P);
+  }
+
+  @Test
   void linesOfAnotherShapeAreSkippedNotGuessed() {
     NcclTransportLog log =
         NcclTransportLog.parse(
