@@ -2,10 +2,10 @@ package dev.gpucomm.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.e2e.sim.PodNetwork;
 import dev.gpucomm.e2e.sim.PodNetwork.PodLink;
 import dev.gpucomm.e2e.sim.RequiresNetworkNamespaces;
-import dev.gpucomm.runtime.report.BenchmarkReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

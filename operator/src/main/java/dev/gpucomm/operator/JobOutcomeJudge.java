@@ -2,6 +2,7 @@ package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.NetworkExpectation;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -81,7 +82,11 @@ public class JobOutcomeJudge {
                             PodFailureDescriber.describe(e.getValue())))
             .toList();
     if (!failures.isEmpty()) {
-      return new JobOutcome.Failed(Reasons.RANK_FAILED, String.join("; ", failures));
+      boolean transport =
+          failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
+      return new JobOutcome.Failed(
+          transport ? Reasons.UNEXPECTED_TRANSPORT : Reasons.RANK_FAILED,
+          String.join("; ", failures));
     }
     boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {

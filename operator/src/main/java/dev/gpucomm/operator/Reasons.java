@@ -29,6 +29,10 @@ public final class Reasons {
   // why it failed
   public static final String INVALID_SPEC = "InvalidSpec";
   public static final String RANK_FAILED = "RankFailed";
+
+  /** A rank found that NCCL chose a transport spec.network.expect does not allow. */
+  public static final String UNEXPECTED_TRANSPORT = "UnexpectedTransport";
+
   public static final String TIMEOUT = "Timeout";
   public static final String UNSCHEDULABLE = "Unschedulable";
   public static final String POD_DELETED = "PodDeleted";

@@ -64,6 +64,41 @@ class JobOutcomeJudgeTest {
                 "not finished after 60 s (spec.timeoutSeconds): 2 of 2 pods running"));
   }
 
+  @Test
+  void aRankThatFoundTheWrongTransportFailsTheJobAsUnexpectedTransport() {
+    String message =
+        "rank 1 failed: unexpected transport: rank 1: spec.network.expect.interNode is ib, but"
+            + " NCCL connected ranks 1 and 0 (other hosts) via NET/Socket/0";
+    JobOutcome outcome =
+        outcome(Map.of(0, running("job-0"), 1, failed("job-1", message)), STARTED.plusSeconds(9));
+
+    assertThat(outcome).isInstanceOf(JobOutcome.Failed.class);
+    JobOutcome.Failed failed = (JobOutcome.Failed) outcome;
+    assertThat(failed.reason()).isEqualTo(Reasons.UNEXPECTED_TRANSPORT);
+    assertThat(failed.message()).contains("pod job-1", "interNode is ib", "NET/Socket/0");
+  }
+
+  private static Pod failed(String name, String terminationMessage) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewStatus()
+        .withPhase("Failed")
+        .addNewContainerStatus()
+        .withName("gpucomm")
+        .withNewState()
+        .withNewTerminated()
+        .withExitCode(1)
+        .withMessage(terminationMessage)
+        .withFinishedAt(STARTED.plusSeconds(8).toString())
+        .endTerminated()
+        .endState()
+        .endContainerStatus()
+        .endStatus()
+        .build();
+  }
+
   private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {
     CommJob job = new CommJob();
     job.setMetadata(new ObjectMetaBuilder().withName("job").withNamespace("ns").build());

@@ -63,6 +63,9 @@ public class CommJobSpec {
   @JsonPropertyDescription("Earlier results to compare with; sets the Regressed condition.")
   private Baseline baseline;
 
+  @JsonPropertyDescription("What the job requires of the fabric between its ranks.")
+  private NetworkSpec network;
+
   @Pattern("^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$")
   @JsonPropertyDescription(
       "Size of the memory-backed /dev/shm of each pod (NCCL needs far more than the container"
@@ -122,6 +125,19 @@ public class CommJobSpec {
 
   public void setTimeoutSeconds(Integer timeoutSeconds) {
     this.timeoutSeconds = timeoutSeconds;
+  }
+
+  public NetworkSpec getNetwork() {
+    return network;
+  }
+
+  public void setNetwork(NetworkSpec network) {
+    this.network = network;
+  }
+
+  public CommJobSpec withNetwork(NetworkSpec network) {
+    this.network = network;
+    return this;
   }
 
   public Baseline getBaseline() {

@@ -2,11 +2,10 @@ package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.runtime.fabric.LocalHost;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.workload.RankContext;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -74,18 +73,10 @@ final class ReportedSweep {
             topology.localWorldSize(),
             context.device().kind().wireName(),
             context.device().name(),
-            hostName(),
+            LocalHost.name(),
             heuristic.name(),
             startedAt,
             outcome.sizes());
     return Optional.of(new Finished(plan, outcome, report));
-  }
-
-  private static String hostName() {
-    try {
-      return InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      return "unknown";
-    }
   }
 }

@@ -12,6 +12,7 @@ import java.util.List;
  */
 public final class FabricGather {
   private static final String KEY = "fabric/rank-";
+  private static final String HOST_KEY = "fabric/host-";
 
   private FabricGather() {}
 
@@ -30,6 +31,20 @@ public final class FabricGather {
       summaries.add(new String(store.get(KEY + peer, timeout), StandardCharsets.UTF_8));
     }
     return summaries;
+  }
+
+  /**
+   * The host of every rank, by rank: each rank publishes its own and reads the others' (pods are
+   * hosts here: one pod per node).
+   */
+  public static List<String> hosts(
+      String ownHost, KeyValueStore store, int rank, int worldSize, Duration timeout) {
+    store.set(HOST_KEY + rank, ownHost.getBytes(StandardCharsets.UTF_8));
+    List<String> hosts = new ArrayList<>();
+    for (int peer = 0; peer < worldSize; peer++) {
+      hosts.add(new String(store.get(HOST_KEY + peer, timeout), StandardCharsets.UTF_8));
+    }
+    return hosts;
   }
 
   /** One line per distinct summary, naming its ranks: {@code ranks 0-1: intra-node p2p (NVL)}. */

@@ -2,6 +2,8 @@ package dev.gpucomm.runtime.rank;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.NetworkExpectation;
+import dev.gpucomm.api.v1alpha1.NetworkSpec;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.BenchmarkWorkload;
@@ -14,6 +16,9 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.fabric.FabricGather;
 import dev.gpucomm.runtime.fabric.FabricObservation;
+import dev.gpucomm.runtime.fabric.LocalHost;
+import dev.gpucomm.runtime.fabric.TransportCheck;
+import dev.gpucomm.runtime.fabric.UnexpectedTransportException;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.PeerWatch;
@@ -30,6 +35,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
 
@@ -114,7 +120,7 @@ public final class RankMain {
     DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
     try (Device device = backend.open(settings.deviceOrdinal());
         Communicator communicator = backend.createCommunicator(device, store, topology)) {
-      recordFabric(communicator, store, topology, peerTimeout);
+      checkFabric(job, communicator, store, topology, peerTimeout);
       ProgressDisplay progress =
           topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
       WorkloadResult result =
@@ -134,14 +140,19 @@ public final class RankMain {
     }
   }
 
-  /** Which transports NCCL chose, gathered on rank 0 and said once (nothing on the CPU backend). */
-  private void recordFabric(
+  /**
+   * Which transports NCCL chose: gathered on rank 0 and said once, then held by every rank against
+   * {@code spec.network.expect} before any timed call (nothing on the CPU backend, which has no
+   * NCCL).
+   */
+  private void checkFabric(
+      LoadedJob job,
       Communicator communicator,
       TcpStoreClient store,
       RankTopology topology,
       Duration peerTimeout) {
     if (!usesNccl(communicator)) {
-      return; // every rank alike: the store gather below needs them all
+      return; // every rank alike: the store gathers below need them all
     }
     FabricObservation own = communicator.fabric();
     for (String line :
@@ -149,6 +160,18 @@ public final class RankMain {
             FabricGather.gather(own, store, topology.rank(), topology.worldSize(), peerTimeout))) {
       log.println("fabric: " + line);
     }
+    NetworkSpec network = job.job().getSpec().getNetwork();
+    if (network == null || network.getExpect() == null) {
+      return;
+    }
+    List<String> hosts =
+        FabricGather.hosts(
+            LocalHost.name(), store, topology.rank(), topology.worldSize(), peerTimeout);
+    TransportCheck.violation(network.getExpect(), own, topology.rank(), hosts)
+        .ifPresent(
+            violation -> {
+              throw new UnexpectedTransportException(NetworkExpectation.FAILURE_PREFIX + violation);
+            });
   }
 
   private static boolean usesNccl(Communicator communicator) {
