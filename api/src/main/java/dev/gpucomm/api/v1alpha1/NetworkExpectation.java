@@ -2,7 +2,6 @@ package dev.gpucomm.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import io.fabric8.generator.annotation.Default;
 
 /**
  * The transports a job requires NCCL to have chosen; checked on every rank right after its
@@ -16,16 +15,14 @@ public class NetworkExpectation {
    */
   public static final String FAILURE_PREFIX = "unexpected transport: ";
 
-  @Default("any")
   @JsonPropertyDescription(
       "Transport between GPUs of different hosts (one pod per node): any, ib, roce, socket or"
-          + " plugin. Checked on cuda.")
+          + " plugin (any when unset). Checked on cuda.")
   private InterNodeTransport interNode;
 
-  @Default("any")
   @JsonPropertyDescription(
-      "Transport between GPUs of one host: any, nvlink, p2p (NVLink or PCIe) or shm. Checked on"
-          + " cuda.")
+      "Transport between GPUs of one host: any, nvlink, p2p (NVLink or PCIe) or shm (any when"
+          + " unset). Checked on cuda.")
   private IntraNodeTransport intraNode;
 
   public InterNodeTransport getInterNode() {
