@@ -117,7 +117,7 @@ class JobLoaderTest {
           # what is wrong                | replace               | with                            | message
           unknown dtype                  | dtype: bf16           | dtype: bf8                      | x.yaml: spec.workload.benchmark.dtype: unknown value 'bf8' (expected bf16, fp16, fp32)
           unknown field                  | dtype: bf16           | dtyp: bf16                      | x.yaml: spec.workload.benchmark.dtyp: unknown field 'dtyp' (known: algorithms, collective, cudaGraph, dtype, hiddenSize, inPlace, iterations, seed, sizes, tokens, warmupIterations)
-          unknown top-level spec field   | worldSize: 4          | worldSize: 4\\n  gpus: 4        | x.yaml: spec.gpus: unknown field 'gpus' (known: baseline, device, heuristic, ranksPerPod, sharedMemorySize, timeoutSeconds, workload, worldSize)
+          unknown top-level spec field   | worldSize: 4          | worldSize: 4\\n  gpus: 4        | x.yaml: spec.gpus: unknown field 'gpus' (known: baseline, device, heuristic, network, ranksPerPod, sharedMemorySize, timeoutSeconds, workload, worldSize)
           world not divisible            | worldSize: 4          | worldSize: 6                    | x.yaml: spec.worldSize: 6 is not a multiple of spec.ranksPerPod (4)
           world is text                  | worldSize: 4          | worldSize: four                 | x.yaml: spec.worldSize: expected an integer, got 'four'
           world is a quoted number       | worldSize: 4          | worldSize: '4'                  | x.yaml: spec.worldSize: expected an integer, got '4'
@@ -126,6 +126,7 @@ class JobLoaderTest {
           world too large                | worldSize: 4          | worldSize: 8192                 | x.yaml: spec.worldSize: 8192 is above the maximum 4096
           ranksPerPod zero               | ranksPerPod: 4        | ranksPerPod: 0                  | x.yaml: spec.ranksPerPod: 0 is below the minimum 1
           unknown device                 | ranksPerPod: 4        | ranksPerPod: 4\\n  device: tpu  | x.yaml: spec.device: unknown value 'tpu' (expected cuda, cpu)
+          unknown transport              | ranksPerPod: 4        | ranksPerPod: 4\\n  network: {expect: {interNode: infiniband}} | x.yaml: spec.network.expect.interNode: unknown value 'infiniband' (expected any, ib, roce, socket, plugin)
           both tokens and sizes          | tokens: [32, 64]      | tokens: [32]\\n      sizes: [16] | x.yaml: spec.workload.benchmark: needs exactly one of tokens and sizes
           neither tokens nor sizes       | tokens: [32, 64]      | iterations: 5                   | x.yaml: spec.workload.benchmark: needs exactly one of tokens and sizes
           size not a multiple of 16      | tokens: [32, 64]      | sizes: [4096, 1000]             | x.yaml: spec.workload.benchmark.sizes[1]: 1000 bytes is not a multiple of 16
