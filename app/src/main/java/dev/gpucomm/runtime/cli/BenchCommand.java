@@ -12,8 +12,6 @@ import dev.gpucomm.api.v1alpha1.HeuristicName;
 import dev.gpucomm.api.v1alpha1.Workload;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.collective.DeviceBackends;
-import dev.gpucomm.runtime.launch.LocalRun;
-import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.spec.InvalidJobException;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
@@ -196,16 +194,7 @@ final class BenchCommand implements Callable<Integer> {
     } catch (InvalidJobException e) {
       throw flagError(e);
     }
-    LocalRun.Result result =
-        LocalJobExecution.execute(
-            "bench",
-            job,
-            device,
-            Optional.of(out.orElse(LocalJobExecution.defaultReportDir(job))),
-            RankMode.JOB,
-            false,
-            context);
-    return LocalJobExecution.conclude("bench", result, context);
+    return LocalJobExecution.runToReport("bench", job, device, out, false, context);
   }
 
   /**

@@ -21,6 +21,23 @@ final class LocalJobExecution {
     return Path.of("reports", job.name());
   }
 
+  /**
+   * Runs {@code job} as a whole job, its report in {@code out} or else the default directory, and
+   * returns the exit code {@link #conclude} gives.
+   */
+  static int runToReport(
+      String command,
+      LoadedJob job,
+      Optional<DeviceKind> deviceFlag,
+      Optional<Path> out,
+      boolean dumpIr,
+      CliContext context) {
+    Optional<Path> reportDir = Optional.of(out.orElse(defaultReportDir(job)));
+    LocalRun.Result result =
+        execute(command, job, deviceFlag, reportDir, RankMode.JOB, dumpIr, context);
+    return conclude(command, result, context);
+  }
+
   static LocalRun.Result execute(
       String command,
       LoadedJob job,

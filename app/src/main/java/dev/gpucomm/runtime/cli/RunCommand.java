@@ -1,8 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
-import dev.gpucomm.runtime.launch.LocalRun;
-import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.nio.file.Path;
@@ -54,15 +52,6 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     LoadedJob job = new JobLoader().load(file);
-    LocalRun.Result result =
-        LocalJobExecution.execute(
-            "run",
-            job,
-            device,
-            Optional.of(out.orElse(LocalJobExecution.defaultReportDir(job))),
-            RankMode.JOB,
-            dumpIr,
-            context);
-    return LocalJobExecution.conclude("run", result, context);
+    return LocalJobExecution.runToReport("run", job, device, out, dumpIr, context);
   }
 }

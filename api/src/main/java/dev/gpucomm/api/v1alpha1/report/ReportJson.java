@@ -1,6 +1,5 @@
 package dev.gpucomm.api.v1alpha1.report;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -95,16 +94,7 @@ public final class ReportJson {
     try {
       root = READER.readTree(json);
     } catch (JsonProcessingException e) {
-      JsonLocation location = e.getLocation();
-      throw new ReportFormatException(
-          "report "
-              + source
-              + ": not valid JSON"
-              + (location != null
-                  ? " at line " + location.getLineNr() + ", column " + location.getColumnNr()
-                  : "")
-              + ": "
-              + e.getOriginalMessage());
+      throw new ReportFormatException("report " + source + ": " + JsonSyntax.describe(e));
     }
     if (root == null || !root.isObject()) {
       throw new ReportFormatException(

@@ -4,9 +4,9 @@ import static dev.gpucomm.runtime.report.HumanUnits.atLeastOneDecimal;
 import static dev.gpucomm.runtime.report.HumanUnits.trimmed;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
-import dev.gpucomm.api.v1alpha1.Collective;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -88,29 +88,16 @@ public final class TrtllmHeuristic implements AlgorithmHeuristic {
 
   @Override
   public Decision choose(SizeQuery query) {
+    Optional<Decision> settled =
+        IpcRuleGate.settled(
+            name(),
+            "FlashInfer's one-shot/two-shot rule",
+            query,
+            collective -> "FlashInfer's rule covers allreduce only; " + collective + " → nccl");
+    if (settled.isPresent()) {
+      return settled.get();
+    }
     int world = query.worldSize();
-    if (world < 1) {
-      throw new IllegalArgumentException("worldSize must be at least 1, got " + world);
-    }
-    if (query.collective() != Collective.ALLREDUCE) {
-      return settle(
-          query,
-          Algorithm.NCCL,
-          "FlashInfer's rule covers allreduce only; " + query.collective() + " → nccl");
-    }
-    if (world == 1) {
-      return settle(query, Algorithm.ONESHOT, "world 1: nothing to exchange → oneshot");
-    }
-    if (AcrossPods.applies(query)) {
-      return AcrossPods.choose(name(), "FlashInfer's one-shot/two-shot rule", query);
-    }
-    if (!query.available().contains(Algorithm.ONESHOT)
-        && !query.available().contains(Algorithm.TWOSHOT)) {
-      return settle(
-          query,
-          Algorithm.NCCL,
-          "the IPC algorithms (oneshot, twoshot) are not available here → nccl");
-    }
 
     int dtypeBytes = query.dtype().bytes();
     long rowBytes = (long) query.hiddenSize() * dtypeBytes;

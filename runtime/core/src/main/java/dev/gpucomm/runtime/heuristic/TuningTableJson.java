@@ -1,6 +1,5 @@
 package dev.gpucomm.runtime.heuristic;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.report.JsonSyntax;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -148,16 +148,7 @@ public final class TuningTableJson {
     try {
       root = MAPPER.readTree(json);
     } catch (JsonProcessingException e) {
-      JsonLocation location = e.getLocation();
-      throw new IllegalArgumentException(
-          "tuning table "
-              + source
-              + ": not valid JSON"
-              + (location != null
-                  ? " at line " + location.getLineNr() + ", column " + location.getColumnNr()
-                  : "")
-              + ": "
-              + e.getOriginalMessage());
+      throw new IllegalArgumentException("tuning table " + source + ": " + JsonSyntax.describe(e));
     }
     return new Reader(source).table(root);
   }

@@ -3,7 +3,6 @@ package dev.gpucomm.runtime.heuristic;
 import static dev.gpucomm.runtime.report.HumanUnits.binaryBytes;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
-import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.runtime.device.ComputeCapability;
 import java.util.List;
 import java.util.Map;
@@ -92,26 +91,16 @@ public final class VllmHeuristic implements AlgorithmHeuristic {
 
   @Override
   public Decision choose(SizeQuery query) {
+    Optional<Decision> settled =
+        IpcRuleGate.settled(
+            name(),
+            "vLLM's custom and symmetric-memory all-reduce",
+            query,
+            collective -> "vLLM runs " + collective + " on NCCL → nccl");
+    if (settled.isPresent()) {
+      return settled.get();
+    }
     int world = query.worldSize();
-    if (world < 1) {
-      throw new IllegalArgumentException("worldSize must be at least 1, got " + world);
-    }
-    if (query.collective() != Collective.ALLREDUCE) {
-      return settle(query, Algorithm.NCCL, "vLLM runs " + query.collective() + " on NCCL → nccl");
-    }
-    if (world == 1) {
-      return settle(query, Algorithm.ONESHOT, "world 1: nothing to exchange → oneshot");
-    }
-    if (AcrossPods.applies(query)) {
-      return AcrossPods.choose(name(), "vLLM's custom and symmetric-memory all-reduce", query);
-    }
-    if (!query.available().contains(Algorithm.ONESHOT)
-        && !query.available().contains(Algorithm.TWOSHOT)) {
-      return settle(
-          query,
-          Algorithm.NCCL,
-          "the IPC algorithms (oneshot, twoshot) are not available here → nccl");
-    }
     if (!CUSTOM_ALL_REDUCE_WORLD_SIZES.contains(world)) {
       return settle(
           query,

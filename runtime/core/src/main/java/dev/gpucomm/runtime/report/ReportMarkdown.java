@@ -43,30 +43,20 @@ public final class ReportMarkdown {
   static String benchmark(BenchmarkReport report) {
     List<Algorithm> algorithms = AlgorithmColumns.of(report);
     StringBuilder md = new StringBuilder();
-    md.append("# ")
-        .append(report.collective())
-        .append(" · ")
-        .append(report.dtype())
-        .append(" · world ")
-        .append(report.worldSize())
-        .append(inPlace(report))
-        .append("\n\n");
-    md.append("Job `")
-        .append(report.job())
-        .append("` · ")
-        .append(report.device())
-        .append(report.deviceName() == null ? "" : " (" + report.deviceName() + ")")
-        .append(" · ")
-        .append(report.ranksPerPod())
-        .append(" ranks per pod · host `")
-        .append(report.host())
-        .append("` · hidden size ")
-        .append(report.hiddenSize())
-        .append(" · started ")
-        .append(report.startedAt())
-        .append(" · heuristic `")
-        .append(report.heuristic())
-        .append("`\n\n");
+    line(
+        md,
+        "# " + report.collective(),
+        String.valueOf(report.dtype()),
+        "world " + report.worldSize() + inPlace(report));
+    line(
+        md,
+        "Job `" + report.job() + "`",
+        device(report.device(), report.deviceName()),
+        report.ranksPerPod() + " ranks per pod",
+        "host `" + report.host() + "`",
+        "hidden size " + report.hiddenSize(),
+        "started " + report.startedAt(),
+        "heuristic `" + report.heuristic() + "`");
 
     boolean anyGraph = anyGraph(report);
     md.append("## Latency (µs)\n\n").append(caption(report)).append("\n\n");
@@ -106,18 +96,13 @@ public final class ReportMarkdown {
    */
   public static String summary(BenchmarkReport report) {
     StringBuilder md = new StringBuilder();
-    md.append("### ")
-        .append(report.collective())
-        .append(" · ")
-        .append(report.dtype())
-        .append(" · world ")
-        .append(report.worldSize())
-        .append(inPlace(report))
-        .append(" · heuristic ")
-        .append(report.heuristic())
-        .append("\n\n")
-        .append(caption(report))
-        .append("\n\n");
+    line(
+        md,
+        "### " + report.collective(),
+        String.valueOf(report.dtype()),
+        "world " + report.worldSize() + inPlace(report),
+        "heuristic " + report.heuristic());
+    md.append(caption(report)).append("\n\n");
     latencyTable(
         md, report, AlgorithmColumns.of(report), TimeBasis.GRAPH_WHERE_MEASURED, anyGraph(report));
     return md.toString();
@@ -300,39 +285,20 @@ public final class ReportMarkdown {
   static String program(ProgramReport report) {
     ProgramTimes times = report.times();
     StringBuilder md = new StringBuilder();
-    md.append("# Program ")
-        .append(report.program())
-        .append(" · world ")
-        .append(report.worldSize())
-        .append("\n\n");
-    md.append("Job `")
-        .append(report.job())
-        .append("` · ")
-        .append(report.device())
-        .append(report.deviceName() == null ? "" : " (" + report.deviceName() + ")")
-        .append(" · host `")
-        .append(report.host())
-        .append("` · started ")
-        .append(report.startedAt())
-        .append(" · ")
-        .append(report.dtype())
-        .append(" · m×n×k = ")
-        .append(report.m())
-        .append("×")
-        .append(report.n())
-        .append("×")
-        .append(report.k())
-        .append(" · ")
-        .append(report.chunks())
-        .append(" chunks · ")
-        .append(report.streams())
-        .append(" streams · passes: ")
-        .append(report.passes().isEmpty() ? "none" : String.join(", ", report.passes()))
-        .append(" · ")
-        .append(report.iterations())
-        .append(" iterations · max relative error ")
-        .append(String.format(Locale.ROOT, "%.3g", report.maxRelativeError()))
-        .append("\n\n");
+    line(md, "# Program " + report.program(), "world " + report.worldSize());
+    line(
+        md,
+        "Job `" + report.job() + "`",
+        device(report.device(), report.deviceName()),
+        "host `" + report.host() + "`",
+        "started " + report.startedAt(),
+        String.valueOf(report.dtype()),
+        "m×n×k = " + report.m() + "×" + report.n() + "×" + report.k(),
+        report.chunks() + " chunks",
+        report.streams() + " streams",
+        "passes: " + (report.passes().isEmpty() ? "none" : String.join(", ", report.passes())),
+        report.iterations() + " iterations",
+        "max relative error " + String.format(Locale.ROOT, "%.3g", report.maxRelativeError()));
     md.append("| Run | Median (ms) | vs unpipelined |\n|---|---:|---:|\n");
     md.append("| pipelined (after the passes) | ")
         .append(fixed(times.pipelinedMillis(), 3))
@@ -362,6 +328,15 @@ public final class ReportMarkdown {
           .append(" unpipelined run used every SM).\n");
     }
     return md.toString();
+  }
+
+  /** A paragraph of fields separated by middle dots, as the report headers are written. */
+  private static void line(StringBuilder md, String... fields) {
+    md.append(String.join(" · ", fields)).append("\n\n");
+  }
+
+  private static String device(String device, String deviceName) {
+    return deviceName == null ? device : device + " (" + deviceName + ")";
   }
 
   private static void row(StringBuilder md, List<String> cells) {

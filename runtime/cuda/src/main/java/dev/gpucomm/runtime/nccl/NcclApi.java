@@ -225,28 +225,25 @@ public final class NcclApi {
   }
 
   void destroy(MemorySegment comm) {
-    try {
-      check((int) commDestroy.invokeExact(comm), "ncclCommDestroy", comm);
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException(t);
-    }
+    call(commDestroy, "ncclCommDestroy", comm, comm);
   }
 
   void abort(MemorySegment comm) {
-    try {
-      check((int) commAbort.invokeExact(comm), "ncclCommAbort", MemorySegment.NULL);
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException(t);
-    }
+    call(commAbort, "ncclCommAbort", comm, MemorySegment.NULL);
   }
 
   public void groupStart() {
+    call(groupStart, "ncclGroupStart");
+  }
+
+  public void groupEnd() {
+    call(groupEnd, "ncclGroupEnd");
+  }
+
+  /** Calls {@code function}, of no arguments, and throws for a result other than ncclSuccess. */
+  private void call(MethodHandle function, String name) {
     try {
-      check((int) groupStart.invokeExact(), "ncclGroupStart", MemorySegment.NULL);
+      check((int) function.invokeExact(), name, MemorySegment.NULL);
     } catch (RuntimeException e) {
       throw e;
     } catch (Throwable t) {
@@ -254,9 +251,14 @@ public final class NcclApi {
     }
   }
 
-  public void groupEnd() {
+  /**
+   * Calls {@code function} on {@code comm} and throws for a result other than ncclSuccess, with the
+   * last error of {@code errorsOf} (NULL for the last error of any communicator).
+   */
+  private void call(
+      MethodHandle function, String name, MemorySegment comm, MemorySegment errorsOf) {
     try {
-      check((int) groupEnd.invokeExact(), "ncclGroupEnd", MemorySegment.NULL);
+      check((int) function.invokeExact(comm), name, errorsOf);
     } catch (RuntimeException e) {
       throw e;
     } catch (Throwable t) {

@@ -1,8 +1,11 @@
 package dev.gpucomm.runtime.collective.cpu;
 
+import static dev.gpucomm.runtime.collective.BufferChecks.bytes;
+
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.BufferChecks;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
@@ -491,29 +494,10 @@ public final class CpuCommunicator implements Communicator {
     return requested;
   }
 
-  private static long bytes(String operation, long count, DType dtype, int multiple) {
-    if (dtype == null) {
-      throw new IllegalArgumentException(operation + ": dtype must not be null");
-    }
-    if (count < 0) {
-      throw new IllegalArgumentException(operation + ": count must be >= 0, got " + count);
-    }
-    try {
-      return Math.multiplyExact(Math.multiplyExact(count, (long) dtype.bytes()), (long) multiple);
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException(
-          operation + ": " + count + " " + dtype + " elements are too many", e);
-    }
-  }
-
   private static MemorySegment segment(
       String operation, String role, DeviceBuffer buffer, long bytes) {
     MemorySegment segment = CpuMemory.segmentOf(buffer);
-    if (segment.byteSize() < bytes) {
-      throw new IllegalArgumentException(
-          "%s: the %s holds %d bytes, the call needs %d"
-              .formatted(operation, role, segment.byteSize(), bytes));
-    }
+    BufferChecks.requireCapacity(operation, role, segment.byteSize(), bytes);
     return segment;
   }
 
@@ -526,11 +510,7 @@ public final class CpuCommunicator implements Communicator {
   }
 
   private void requireRank(String operation, String role, int peer) {
-    if (peer < 0 || peer >= topology.worldSize()) {
-      throw new IllegalArgumentException(
-          "%s: %s %d is not a rank of a world of %d"
-              .formatted(operation, role, peer, topology.worldSize()));
-    }
+    BufferChecks.requireRank(operation, role, peer, topology.worldSize());
   }
 
   private CpuStream prepare(Stream stream) {

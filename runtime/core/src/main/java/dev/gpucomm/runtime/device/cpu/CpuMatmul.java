@@ -36,11 +36,7 @@ final class CpuMatmul implements Matmul {
       DType dtype,
       boolean accumulate,
       Stream stream) {
-    if (m < 0 || n < 0 || k < 0 || m > Integer.MAX_VALUE || n > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(
-          "matmul dimensions must be non-negative (m and n below 2^31), got m=%d n=%d k=%d"
-              .formatted(m, n, k));
-    }
+    Matmul.requireDimensions(m, n, k, 0);
     ElementCodec codec = ElementCodec.of(dtype);
     MemorySegment left = operand("A", a, m, k, dtype);
     MemorySegment right = operand("B", b, k, n, dtype);
@@ -61,18 +57,8 @@ final class CpuMatmul implements Matmul {
 
   private static MemorySegment operand(
       String role, DeviceBuffer buffer, long rows, long columns, DType dtype) {
-    long bytes;
-    try {
-      bytes = Math.multiplyExact(Math.multiplyExact(rows, columns), (long) dtype.bytes());
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("matmul: " + role + " is too large", e);
-    }
     MemorySegment segment = CpuMemory.segmentOf(buffer);
-    if (segment.byteSize() < bytes) {
-      throw new IllegalArgumentException(
-          "matmul: %s holds %d bytes, %d x %d %s needs %d"
-              .formatted(role, segment.byteSize(), rows, columns, dtype, bytes));
-    }
+    Matmul.requireOperand(role, segment.byteSize(), rows, columns, dtype);
     return segment;
   }
 

@@ -1,5 +1,8 @@
 package dev.gpucomm.runtime.collective.cuda;
 
+import static dev.gpucomm.runtime.collective.BufferChecks.bytes;
+import static dev.gpucomm.runtime.collective.BufferChecks.requireCapacity;
+import static dev.gpucomm.runtime.collective.BufferChecks.requireRank;
 import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.ONE_SHOT;
 import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.TWO_SHOT;
 
@@ -40,6 +43,12 @@ public final class CudaCommunicator implements Communicator {
   private final CudaCommunicatorParts parts;
   private final NcclComm nccl;
   private final IpcAllReduce ipcAllReduce;
+  private static final String ALL_REDUCE = "all-reduce";
+  private static final String ALL_GATHER = "all-gather";
+  private static final String REDUCE_SCATTER = "reduce-scatter";
+  private static final String BROADCAST = "broadcast";
+  private static final String SEND_RECEIVE = "send/receive";
+  private static final String COLLECTIVE_PERMUTE = "collective permute";
   private static final String HIERARCHICAL_UNAVAILABLE =
       "hierarchical: not on the cuda backend yet (it needs NCCL communicators split by local rank);"
           + " use nccl, which crosses nodes itself";
@@ -146,9 +155,9 @@ public final class CudaCommunicator implements Communicator {
       DType dtype,
       Stream stream) {
     checkOpen();
-    long bytes = count * dtype.bytes();
-    requireCapacity("input", input, bytes);
-    requireCapacity("output", output, bytes);
+    long bytes = bytes(ALL_REDUCE, count, dtype, 1);
+    requireCapacity(ALL_REDUCE, "input", input, bytes);
+    requireCapacity(ALL_REDUCE, "output", output, bytes);
     switch (algorithm) {
       case NCCL ->
           nccl()
@@ -190,10 +199,10 @@ public final class CudaCommunicator implements Communicator {
       DType dtype,
       Stream stream) {
     checkOpen();
-    requireNccl(algorithm, "all-gather");
-    long bytes = count * dtype.bytes();
-    requireCapacity("input", input, bytes);
-    requireCapacity("output", output, bytes * topology.worldSize());
+    requireNccl(algorithm, ALL_GATHER);
+    requireCapacity(ALL_GATHER, "input", input, bytes(ALL_GATHER, count, dtype, 1));
+    requireCapacity(
+        ALL_GATHER, "output", output, bytes(ALL_GATHER, count, dtype, topology.worldSize()));
     nccl()
         .allGather(
             input.address(),
@@ -212,10 +221,10 @@ public final class CudaCommunicator implements Communicator {
       DType dtype,
       Stream stream) {
     checkOpen();
-    requireNccl(algorithm, "reduce-scatter");
-    long bytes = count * dtype.bytes();
-    requireCapacity("input", input, bytes * topology.worldSize());
-    requireCapacity("output", output, bytes);
+    requireNccl(algorithm, REDUCE_SCATTER);
+    requireCapacity(
+        REDUCE_SCATTER, "input", input, bytes(REDUCE_SCATTER, count, dtype, topology.worldSize()));
+    requireCapacity(REDUCE_SCATTER, "output", output, bytes(REDUCE_SCATTER, count, dtype, 1));
     nccl()
         .reduceScatter(
             input.address(),
@@ -236,14 +245,11 @@ public final class CudaCommunicator implements Communicator {
       int root,
       Stream stream) {
     checkOpen();
-    requireNccl(algorithm, "broadcast");
-    if (root < 0 || root >= topology.worldSize()) {
-      throw new IllegalArgumentException(
-          "broadcast root " + root + " outside world of " + topology.worldSize());
-    }
-    long bytes = count * dtype.bytes();
-    requireCapacity("input", input, bytes);
-    requireCapacity("output", output, bytes);
+    requireNccl(algorithm, BROADCAST);
+    requireRank(BROADCAST, "root", root, topology.worldSize());
+    long bytes = bytes(BROADCAST, count, dtype, 1);
+    requireCapacity(BROADCAST, "input", input, bytes);
+    requireCapacity(BROADCAST, "output", output, bytes);
     nccl()
         .broadcast(
             input.address(),
@@ -263,10 +269,10 @@ public final class CudaCommunicator implements Communicator {
       long bytes,
       Stream stream) {
     checkOpen();
-    requireCapacity("send", send, bytes);
-    requireCapacity("receive", receive, bytes);
-    checkPeer("send", sendTo);
-    checkPeer("receive", receiveFrom);
+    requireCapacity(SEND_RECEIVE, "send buffer", send, bytes);
+    requireCapacity(SEND_RECEIVE, "receive buffer", receive, bytes);
+    requireRank(SEND_RECEIVE, "sendTo", sendTo, topology.worldSize());
+    requireRank(SEND_RECEIVE, "receiveFrom", receiveFrom, topology.worldSize());
     NcclComm comm = nccl();
     MemorySegment raw = CudaDevice.rawStream(stream);
     comm.groupStart();
@@ -284,9 +290,10 @@ public final class CudaCommunicator implements Communicator {
     checkOpen();
     int world = topology.worldSize();
     int rank = topology.rank();
-    long bytes = count * dtype.bytes();
-    requireCapacity("input", input, bytes);
-    requireCapacity("output", output, bytes * world);
+    long bytes = bytes(COLLECTIVE_PERMUTE, count, dtype, 1);
+    requireCapacity(COLLECTIVE_PERMUTE, "input", input, bytes);
+    requireCapacity(
+        COLLECTIVE_PERMUTE, "output", output, bytes(COLLECTIVE_PERMUTE, count, dtype, world));
     device.copy(output, rank * bytes, input, 0, bytes, stream);
     if (world == 1) {
       return;
@@ -319,20 +326,6 @@ public final class CudaCommunicator implements Communicator {
     if (algorithm != Algorithm.NCCL) {
       throw new IllegalArgumentException(
           collective + " runs only with algorithm nccl on cuda, got " + algorithm);
-    }
-  }
-
-  private void checkPeer(String what, int peer) {
-    if (peer < 0 || peer >= topology.worldSize()) {
-      throw new IllegalArgumentException(
-          what + " peer " + peer + " outside world of " + topology.worldSize());
-    }
-  }
-
-  static void requireCapacity(String name, DeviceBuffer buffer, long bytes) {
-    if (bytes < 0 || buffer.byteSize() < bytes) {
-      throw new IllegalArgumentException(
-          name + " buffer has " + buffer.byteSize() + " bytes, the call needs " + bytes);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.collective.cuda;
 
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.BufferChecks;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.DeviceBuffer;
@@ -218,9 +219,9 @@ public final class IpcAllReduce implements AutoCloseable {
       DType dtype,
       Stream stream) {
     checkOpen();
-    long bytes = count * dtype.bytes();
-    CudaCommunicator.requireCapacity("input", input, bytes);
-    CudaCommunicator.requireCapacity("output", output, bytes);
+    long bytes = BufferChecks.bytes("all-reduce", count, dtype, 1);
+    BufferChecks.requireCapacity("all-reduce", "input", input, bytes);
+    BufferChecks.requireCapacity("all-reduce", "output", output, bytes);
     AllReduceKernels.Variant chosen = AllReduceKernels.Variant.named(kernel);
     HostPath.Route route = chosen.hostRoute();
     if (route != null) {

@@ -133,13 +133,13 @@ final class CublasMatmul implements Matmul, AutoCloseable {
       Stream stream,
       int smCountTarget) {
     state.checkOpen();
-    int rows = dimension("m", m);
-    int columns = dimension("n", n);
-    int inner = dimension("k", k);
-    long elementBytes = dtype.bytes();
-    requireSize("A", a, m * k * elementBytes);
-    requireSize("B", b, k * n * elementBytes);
-    requireSize("C", c, m * n * elementBytes);
+    Matmul.requireDimensions(m, n, k, 1);
+    Matmul.requireOperand("A", a.byteSize(), m, k, dtype);
+    Matmul.requireOperand("B", b.byteSize(), k, n, dtype);
+    Matmul.requireOperand("C", c.byteSize(), m, n, dtype);
+    int rows = (int) m;
+    int columns = (int) n;
+    int inner = (int) k;
     int type =
         switch (dtype) {
           case BF16 -> CublasApi.CUDA_R_16BF;
@@ -172,21 +172,6 @@ final class CublasMatmul implements Matmul, AutoCloseable {
         type,
         columns,
         device.ordinal());
-  }
-
-  private static int dimension(String name, long value) {
-    if (value <= 0 || value > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(
-          "matmul dimension " + name + " must be in 1.." + Integer.MAX_VALUE + ", got " + value);
-    }
-    return (int) value;
-  }
-
-  private static void requireSize(String name, DeviceBuffer buffer, long bytes) {
-    if (buffer.byteSize() < bytes) {
-      throw new IllegalArgumentException(
-          "matmul operand " + name + " has " + buffer.byteSize() + " bytes, needs " + bytes);
-    }
   }
 
   @Override
