@@ -20,8 +20,8 @@ import java.util.List;
     message = "benchmark.inPlace applies to allreduce only")
 @ValidationRule(
     value =
-        "!has(self.inPlace) || !self.inPlace || !has(self.algorithms) || self.algorithms.all(a, a != 'oneshot' && a != 'twoshot')",
-    message = "benchmark.inPlace runs nccl (or auto), not oneshot or twoshot")
+        "!has(self.inPlace) || !self.inPlace || !has(self.algorithms) || self.algorithms.all(a, a != 'oneshot' && a != 'twoshot' && a != 'copyengine')",
+    message = "benchmark.inPlace runs nccl (or auto), not oneshot, twoshot or copyengine")
 public class BenchmarkSpec {
   @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(
@@ -48,7 +48,7 @@ public class BenchmarkSpec {
 
   @Size(min = 1, max = 8)
   @JsonPropertyDescription(
-      "Algorithms to measure: auto, nccl, oneshot, twoshot, ring, hierarchical; auto, nccl, oneshot and twoshot when omitted.")
+      "Algorithms to measure: auto, nccl, oneshot, twoshot, ring, hierarchical, copyengine (allgather and reducescatter); auto, nccl, oneshot and twoshot when omitted.")
   private List<Algorithm> algorithms;
 
   @Default("" + CommJobDefaults.BENCHMARK_WARMUP)

@@ -237,7 +237,7 @@ public final class CommJobValidator {
   /** The checks of spec.workload, which depend on where the ranks are and on the device. */
   private final class WorkloadRules {
     private static final Set<Algorithm> PEER_MEMORY_ALGORITHMS =
-        Set.of(Algorithm.ONESHOT, Algorithm.TWOSHOT);
+        Set.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.COPYENGINE);
 
     /** Why the ranks do not all share one pod, or null when they do. */
     private final String podSpan;
@@ -311,6 +311,7 @@ public final class CommJobValidator {
           at, benchmark.getTokens(), benchmark.getSizes(), hiddenInRange ? hiddenSize : 0, dtype);
       List<Algorithm> algorithms = benchmark.getAlgorithms();
       algorithms(at, algorithms);
+      copyEngineCollective(at, collective, algorithms);
       if (benchmark.getWarmupIterations() != null) {
         inRange(at + ".warmupIterations", benchmark.getWarmupIterations(), 0, 100000);
       }
@@ -459,6 +460,23 @@ public final class CommJobValidator {
           }
         }
         distinct(at + ".sizes", sizes);
+      }
+    }
+
+    /** Copyengine moves whole shards, which only all-gather and reduce-scatter consist of. */
+    private void copyEngineCollective(
+        String at, Collective collective, List<Algorithm> algorithms) {
+      if (algorithms == null
+          || collective == Collective.ALLGATHER
+          || collective == Collective.REDUCESCATTER) {
+        return;
+      }
+      for (int i = 0; i < algorithms.size(); i++) {
+        if (algorithms.get(i) == Algorithm.COPYENGINE) {
+          add(
+              at + ".algorithms[" + i + "]",
+              "copyengine runs allgather and reducescatter, not " + collective.wireName());
+        }
       }
     }
 

@@ -57,6 +57,8 @@ public final class CpuCommunicator implements Communicator {
   private static final String RING_ALL_GATHER = "ring all-gather";
   private static final String ONESHOT_REDUCE_SCATTER = "oneshot reduce-scatter";
   private static final String RING_REDUCE_SCATTER = "ring reduce-scatter";
+  private static final String COPYENGINE_ALL_GATHER = "copyengine all-gather";
+  private static final String COPYENGINE_REDUCE_SCATTER = "copyengine reduce-scatter";
   private static final String ONESHOT_BROADCAST = "oneshot broadcast";
   private static final String RING_BROADCAST = "ring broadcast";
   private static final String SEND_RECEIVE = "send/receive";
@@ -67,6 +69,9 @@ public final class CpuCommunicator implements Communicator {
           EnumSet.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING, Algorithm.HIERARCHICAL));
   private static final Set<Algorithm> OTHER_ALGORITHMS =
       Collections.unmodifiableSet(EnumSet.of(Algorithm.ONESHOT, Algorithm.RING));
+  private static final Set<Algorithm> GATHER_ALGORITHMS =
+      Collections.unmodifiableSet(
+          EnumSet.of(Algorithm.ONESHOT, Algorithm.COPYENGINE, Algorithm.RING));
   private static final Set<Algorithm> MULTI_POD_ALL_REDUCE_ALGORITHMS =
       Collections.unmodifiableSet(EnumSet.of(Algorithm.RING, Algorithm.HIERARCHICAL));
   private static final Set<Algorithm> MULTI_POD_OTHER_ALGORITHMS =
@@ -77,6 +82,7 @@ public final class CpuCommunicator implements Communicator {
   private final long stagingBytes;
   private final SharedWorkspace workspace;
   private final DirectAlgorithms direct;
+  private final CopyPathAlgorithms copyPath;
   private final RingAlgorithms ring;
   private final HierarchicalAllReduce hierarchical;
   private final PointToPoint pointToPoint;
@@ -108,19 +114,20 @@ public final class CpuCommunicator implements Communicator {
     // direct algorithms run only when the pod is the whole world.
     int localRank = rank - topology.firstRankOfNode();
     int ranksPerPod = topology.localWorldSize();
+    FlagBarrier start =
+        new FlagBarrier(
+            "start", SignalLayout.START_BARRIER, localRank, ranksPerPod, workspace, layout, wait);
+    FlagBarrier end =
+        new FlagBarrier(
+            "end", SignalLayout.END_BARRIER, localRank, ranksPerPod, workspace, layout, wait);
+    this.copyPath =
+        new CopyPathAlgorithms(localRank, ranksPerPod, workspace, stagingBytes, start, end);
     this.direct =
         new DirectAlgorithms(
             localRank,
             ranksPerPod,
             workspace,
-            new FlagBarrier(
-                "start",
-                SignalLayout.START_BARRIER,
-                localRank,
-                ranksPerPod,
-                workspace,
-                layout,
-                wait),
+            start,
             new FlagBarrier(
                 "middle",
                 SignalLayout.MIDDLE_BARRIER,
@@ -129,8 +136,7 @@ public final class CpuCommunicator implements Communicator {
                 workspace,
                 layout,
                 wait),
-            new FlagBarrier(
-                "end", SignalLayout.END_BARRIER, localRank, ranksPerPod, workspace, layout, wait));
+            end);
     PeerChannels insidePod =
         new PeerChannels(
             rank,
@@ -281,13 +287,16 @@ public final class CpuCommunicator implements Communicator {
 
   /**
    * All-gather, reduce-scatter and broadcast run one-shot (direct reads of the staging areas) or
-   * ring, and accept {@link Algorithm#NCCL} for the ring; collective permute takes no algorithm.
+   * ring, and accept {@link Algorithm#NCCL} for the ring; all-gather and reduce-scatter also run
+   * copyengine (pieces copied through the staging areas); collective permute takes no algorithm.
    */
   @Override
   public Set<Algorithm> algorithms(Collective collective) {
     return switch (collective) {
       case ALLREDUCE -> allReduceAlgorithms();
-      case ALLGATHER, REDUCESCATTER, BROADCAST ->
+      case ALLGATHER, REDUCESCATTER ->
+          topology.singleNode() ? GATHER_ALGORITHMS : MULTI_POD_OTHER_ALGORITHMS;
+      case BROADCAST ->
           topology.singleNode() ? OTHER_ALGORITHMS : MULTI_POD_OTHER_ALGORITHMS;
       case COLLECTIVEPERMUTE -> Set.of();
     };
@@ -355,8 +364,14 @@ public final class CpuCommunicator implements Communicator {
       long count,
       DType dtype,
       Stream stream) {
-    boolean oneShot = resolve(Collective.ALLGATHER, algorithm) == Algorithm.ONESHOT;
-    String operation = oneShot ? ONESHOT_ALL_GATHER : RING_ALL_GATHER;
+    Algorithm resolved = resolve(Collective.ALLGATHER, algorithm);
+    boolean oneShot = resolved == Algorithm.ONESHOT;
+    String operation =
+        switch (resolved) {
+          case ONESHOT -> ONESHOT_ALL_GATHER;
+          case COPYENGINE -> COPYENGINE_ALL_GATHER;
+          default -> RING_ALL_GATHER;
+        };
     long bytesPerRank = bytes(operation, count, dtype, 1);
     MemorySegment in = segment(operation, "input", input, bytesPerRank);
     MemorySegment out =
@@ -368,9 +383,11 @@ public final class CpuCommunicator implements Communicator {
         stream,
         operation,
         count,
-        oneShot
-            ? () -> direct.allGather(operation, in, out, bytesPerRank)
-            : () -> ring.allGather(operation, in, out, bytesPerRank));
+        switch (resolved) {
+          case ONESHOT -> () -> direct.allGather(operation, in, out, bytesPerRank);
+          case COPYENGINE -> () -> copyPath.allGather(operation, in, out, bytesPerRank);
+          default -> () -> ring.allGather(operation, in, out, bytesPerRank);
+        });
   }
 
   @Override
@@ -381,8 +398,14 @@ public final class CpuCommunicator implements Communicator {
       long count,
       DType dtype,
       Stream stream) {
-    boolean oneShot = resolve(Collective.REDUCESCATTER, algorithm) == Algorithm.ONESHOT;
-    String operation = oneShot ? ONESHOT_REDUCE_SCATTER : RING_REDUCE_SCATTER;
+    Algorithm resolved = resolve(Collective.REDUCESCATTER, algorithm);
+    boolean oneShot = resolved == Algorithm.ONESHOT;
+    String operation =
+        switch (resolved) {
+          case ONESHOT -> ONESHOT_REDUCE_SCATTER;
+          case COPYENGINE -> COPYENGINE_REDUCE_SCATTER;
+          default -> RING_REDUCE_SCATTER;
+        };
     ElementCodec codec = ElementCodec.of(dtype);
     long inputBytes = bytes(operation, count, dtype, topology.worldSize());
     MemorySegment in = segment(operation, "input", input, inputBytes);
@@ -394,9 +417,11 @@ public final class CpuCommunicator implements Communicator {
         stream,
         operation,
         count,
-        oneShot
-            ? () -> direct.reduceScatter(operation, in, out, count, codec)
-            : () -> ring.reduceScatter(operation, in, out, count, codec));
+        switch (resolved) {
+          case ONESHOT -> () -> direct.reduceScatter(operation, in, out, count, codec);
+          case COPYENGINE -> () -> copyPath.reduceScatter(operation, in, out, count, codec);
+          default -> () -> ring.reduceScatter(operation, in, out, count, codec);
+        });
   }
 
   @Override
@@ -628,6 +653,7 @@ public final class CpuCommunicator implements Communicator {
         links.close();
       }
       workspace.close();
+      copyPath.close();
     }
   }
 

@@ -7,6 +7,7 @@ import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.ONE_SHOT;
 import static dev.gpucomm.runtime.collective.cuda.HostPath.Route.TWO_SHOT;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
@@ -29,7 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The collectives of one rank on NVIDIA GPUs: routes {@code nccl} and every collective other than
  * all-reduce to NCCL, and {@code oneshot} and {@code twoshot} all-reduce to gpucomm's own kernels
- * over CUDA IPC peer memory among the ranks of one node ({@link IpcAllReduce}).
+ * over CUDA IPC peer memory among the ranks of one node ({@link IpcAllReduce}), and {@code oneshot}
+ * and {@code copyengine} all-gather and reduce-scatter to gpucomm's own pushes over peer memory
+ * ({@link GatherScatter}).
  *
  * <p>Calls on one communicator must be ordered with respect to each other (one stream, or streams
  * ordered by events): the IPC algorithms share one signal area, and two in flight at once would
@@ -43,6 +46,7 @@ public final class CudaCommunicator implements Communicator {
   private final CudaCommunicatorParts parts;
   private final NcclComm nccl;
   private final IpcAllReduce ipcAllReduce;
+  private final GatherScatter gatherScatter;
   private static final String ALL_REDUCE = "all-reduce";
   private static final String ALL_GATHER = "all-gather";
   private static final String REDUCE_SCATTER = "reduce-scatter";
@@ -62,6 +66,7 @@ public final class CudaCommunicator implements Communicator {
     this.parts = parts;
     this.nccl = parts.nccl();
     this.ipcAllReduce = parts.ipcAllReduce();
+    this.gatherScatter = parts.gatherScatter();
     this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, ipcAllReduce != null);
   }
 
@@ -113,6 +118,28 @@ public final class CudaCommunicator implements Communicator {
     return Optional.ofNullable(ipcAllReduce);
   }
 
+  /** What all-gather and reduce-scatter can run with NCCL and gather memory usable or not. */
+  static Set<Algorithm> gatherAlgorithms(boolean ncclUsable, boolean gatherUsable) {
+    EnumSet<Algorithm> algorithms = EnumSet.noneOf(Algorithm.class);
+    if (ncclUsable) {
+      algorithms.add(Algorithm.NCCL);
+    }
+    if (gatherUsable) {
+      algorithms.add(Algorithm.ONESHOT);
+      algorithms.add(Algorithm.COPYENGINE);
+    }
+    return Set.copyOf(algorithms);
+  }
+
+  /** All-gather and reduce-scatter also run over peer memory; the others as by default. */
+  @Override
+  public Set<Algorithm> algorithms(Collective collective) {
+    return switch (collective) {
+      case ALLGATHER, REDUCESCATTER -> gatherAlgorithms(nccl != null, gatherScatter != null);
+      default -> Communicator.super.algorithms(collective);
+    };
+  }
+
   @Override
   public RankTopology topology() {
     return topology;
@@ -131,6 +158,9 @@ public final class CudaCommunicator implements Communicator {
     }
     if (ipcAllReduce == null) {
       reasons.add("oneshot, twoshot: " + parts.peerReason());
+    }
+    if (gatherScatter == null) {
+      reasons.add("all-gather and reduce-scatter oneshot, copyengine: " + parts.gatherReason());
     }
     reasons.add(HIERARCHICAL_UNAVAILABLE);
     return String.join("; ", reasons);
@@ -179,7 +209,30 @@ public final class CudaCommunicator implements Communicator {
           throw new IllegalArgumentException(
               "all-reduce algorithm ring belongs to the cpu backend; use nccl on cuda");
       case HIERARCHICAL -> throw new IllegalArgumentException(HIERARCHICAL_UNAVAILABLE);
+      case COPYENGINE ->
+          throw new IllegalArgumentException(
+              "all-reduce has no copyengine algorithm; use oneshot, twoshot or nccl");
     }
+  }
+
+  /**
+   * The peer-memory variant that runs {@code algorithm} for {@code collective}, or null for NCCL.
+   */
+  private GatherScatter.Variant gatherVariant(Algorithm algorithm, String collective) {
+    GatherScatter.Variant variant =
+        switch (algorithm) {
+          case NCCL -> null;
+          case ONESHOT -> GatherScatter.Variant.KERNEL;
+          case COPYENGINE -> GatherScatter.Variant.COPY_ENGINE;
+          default ->
+              throw new IllegalArgumentException(
+                  collective + " runs with nccl, oneshot or copyengine on cuda, got " + algorithm);
+        };
+    if (variant != null && gatherScatter == null) {
+      throw new IllegalStateException(
+          collective + " " + algorithm.wireName() + " is unavailable: " + parts.gatherReason());
+    }
+    return variant;
   }
 
   private IpcAllReduce requireIpc(Algorithm algorithm) {
@@ -199,10 +252,14 @@ public final class CudaCommunicator implements Communicator {
       DType dtype,
       Stream stream) {
     checkOpen();
-    requireNccl(algorithm, ALL_GATHER);
+    GatherScatter.Variant variant = gatherVariant(algorithm, ALL_GATHER);
     requireCapacity(ALL_GATHER, "input", input, bytes(ALL_GATHER, count, dtype, 1));
     requireCapacity(
         ALL_GATHER, "output", output, bytes(ALL_GATHER, count, dtype, topology.worldSize()));
+    if (variant != null) {
+      gatherScatter.allGather(variant, input, output, bytes(ALL_GATHER, count, dtype, 1), stream);
+      return;
+    }
     nccl()
         .allGather(
             input.address(),
@@ -221,10 +278,15 @@ public final class CudaCommunicator implements Communicator {
       DType dtype,
       Stream stream) {
     checkOpen();
-    requireNccl(algorithm, REDUCE_SCATTER);
+    GatherScatter.Variant variant = gatherVariant(algorithm, REDUCE_SCATTER);
     requireCapacity(
         REDUCE_SCATTER, "input", input, bytes(REDUCE_SCATTER, count, dtype, topology.worldSize()));
     requireCapacity(REDUCE_SCATTER, "output", output, bytes(REDUCE_SCATTER, count, dtype, 1));
+    if (variant != null) {
+      gatherScatter.reduceScatter(
+          variant, input, output, bytes(REDUCE_SCATTER, count, dtype, 1), dtype, stream);
+      return;
+    }
     nccl()
         .reduceScatter(
             input.address(),

@@ -33,6 +33,8 @@ final class CudaCommunicatorParts implements AutoCloseable {
   private FabricObservation fabric = FabricObservation.unknown("NCCL is not used");
   private IpcAllReduce ipcAllReduce;
   private String peerReason = "";
+  private GatherScatter gatherScatter;
+  private String gatherReason = "";
 
   private CudaCommunicatorParts() {}
 
@@ -51,6 +53,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
     try {
       parts.openNccl(device, store, prefix, topology, settings);
       parts.openIpcAllReduce(device, store, prefix, topology, settings);
+      parts.openGatherScatter(device, store, prefix, topology, settings);
     } catch (RuntimeException e) {
       parts.abandon();
       throw e;
@@ -208,6 +211,29 @@ final class CudaCommunicatorParts implements AutoCloseable {
     }
   }
 
+  /** All-gather and reduce-scatter over their own peer memory, where the all-reduce's works. */
+  private void openGatherScatter(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    if (ipcAllReduce == null) {
+      gatherReason = peerReason;
+      return;
+    }
+    String[] reason = {""};
+    gatherScatter =
+        GatherScatter.open(
+            device,
+            store,
+            prefix + "/node-" + topology.nodeIndex() + "/gather",
+            topology,
+            settings,
+            reason);
+    gatherReason = reason[0];
+  }
+
   /**
    * The host path beside the kernels, where every rank of the node can set up its staging.
    *
@@ -305,6 +331,15 @@ final class CudaCommunicatorParts implements AutoCloseable {
     return peerReason;
   }
 
+  /** All-gather and reduce-scatter over peer memory; null when off ({@link #gatherReason}). */
+  GatherScatter gatherScatter() {
+    return gatherScatter;
+  }
+
+  String gatherReason() {
+    return gatherReason;
+  }
+
   /**
    * Releases every part after the communicator's last collective has completed on every rank: NCCL,
    * then the IPC all-reduce.
@@ -332,8 +367,14 @@ final class CudaCommunicatorParts implements AutoCloseable {
   }
 
   private void closeIpcAllReduce() {
-    if (ipcAllReduce != null) {
-      ipcAllReduce.close();
+    try {
+      if (gatherScatter != null) {
+        gatherScatter.close();
+      }
+    } finally {
+      if (ipcAllReduce != null) {
+        ipcAllReduce.close();
+      }
     }
   }
 }

@@ -269,6 +269,18 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
     }
   }
 
+  /**
+   * Copies between raw device addresses (peer mappings included) on {@code stream} with the copy
+   * engines; the caller has checked that both ranges lie inside their allocations.
+   */
+  public void copyAddresses(long dst, long src, long bytes, Stream stream) {
+    bind();
+    int result = api.copyAsync(dst, src, bytes, cast(stream, CudaStream.class).segment());
+    if (result != 0) {
+      check(result, "cuMemcpyAsync");
+    }
+  }
+
   @Override
   public void upload(MemorySegment host, DeviceBuffer dst, long dstOffset) {
     long bytes = host.byteSize();

@@ -1,0 +1,297 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Closing;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.device.cuda.CudaKernel;
+import dev.gpucomm.runtime.device.cuda.CudaModule;
+import dev.gpucomm.runtime.device.cuda.KernelArguments;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.lang.foreign.Arena;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * gpucomm's own all-gather and reduce-scatter over CUDA IPC peer memory among the ranks of one
+ * node, in two variants: {@link Variant#KERNEL} pushes the bytes with kernel threads, {@link
+ * Variant#COPY_ENGINE} with the GPU's copy engines (tiny kernels only meet the peers and, for
+ * reduce-scatter, sum the shards).
+ *
+ * <p>Each rank pushes its bytes into the peers' receive slots in a peer-memory allocation of its
+ * own (gather.cu describes the protocol), so the caller's buffers need no registration and a call
+ * captured into a CUDA graph replays unchanged. Calls larger than a slot run as consecutive pieces
+ * of one slot each. Kernel parameters are prepared once; a call writes addresses and sizes and
+ * launches. Calls must be ordered with respect to each other (one signal area).
+ */
+public final class GatherScatter implements AutoCloseable {
+  /** Which engine moves the bytes. */
+  public enum Variant {
+    KERNEL,
+    COPY_ENGINE
+  }
+
+  /** The largest receive slot (per sender); a call above it runs in pieces. */
+  static final long MAX_SLOT_BYTES = 32L << 20;
+
+  static final String PTX = "ptx/gather.ptx";
+
+  // Every rank launches the same fixed grid, so block b of every rank covers the same bytes.
+  private static final int BLOCKS = 32;
+  private static final int THREADS = 512;
+  private static final int BARRIER_THREADS = 32;
+  private static final int CONTROL_BYTES = 1024;
+  private static final int ALIGNMENT = 16;
+
+  // Parameters of the push kernels: input, output, bytes, stride, peers, layout, control, rank,
+  // world.
+  private static final int IN = 0;
+  private static final int OUT = 1;
+  private static final int BYTES = 2;
+  private static final int STRIDE = 3;
+  // Parameters of ce_reduce: own shard, output, bytes, peers, layout, control, rank, world.
+  private static final int REDUCE_BYTES = 2;
+
+  private final CudaDevice device;
+  private final int rank;
+  private final int world;
+  private final PeerMemory memory;
+  private final DeviceBuffer control;
+  private final Arena arena;
+  private final long[] slotBases;
+  private final long slotBytes;
+  private final CudaKernel allGatherPush;
+  private final KernelArguments allGatherArgs;
+  private final CudaKernel[] reduceScatterPush;
+  private final KernelArguments[] reduceScatterArgs;
+  private final CudaKernel copyEngineStart;
+  private final CudaKernel copyEngineArrived;
+  private final KernelArguments barrierArgs;
+  private final CudaKernel[] copyEngineReduce;
+  private final KernelArguments[] copyEngineReduceArgs;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private GatherScatter(
+      CudaDevice device, RankTopology topology, PeerMemory memory, DeviceBuffer control) {
+    this.device = device;
+    this.rank = topology.localRank();
+    this.world = topology.localWorldSize();
+    this.memory = memory;
+    this.control = control;
+    this.arena = Arena.ofShared();
+    PeerMemoryLayout layout = memory.layout();
+    // The receive area is [2 parity][world][stride] for the all-reduce; here it is one slot of two
+    // strides per sender.
+    this.slotBytes = 2 * layout.oneshotRankStride();
+    long[] bases = memory.bases();
+    this.slotBases = new long[PeerMemoryLayout.MAX_RANKS];
+    for (int r = 0; r < world; r++) {
+      slotBases[r] = bases[r] + layout.oneshotRecvOffset();
+    }
+    long[] gatherLayout = {
+      layout.oneshotFlagsOffset(), layout.twoshotFlagsOffset(), layout.oneshotRecvOffset(), slotBytes
+    };
+    CudaModule module = device.module(PTX);
+    allGatherPush = module.kernel("gpucomm_allgather_push");
+    allGatherArgs = pushArguments(bases, gatherLayout);
+    copyEngineStart = module.kernel("gpucomm_ce_start");
+    copyEngineArrived = module.kernel("gpucomm_ce_arrived");
+    barrierArgs = prepared(new KernelArguments(arena, 64, 32, 8, 4, 4), 0, bases, gatherLayout);
+    DType[] dtypes = DType.values();
+    reduceScatterPush = new CudaKernel[dtypes.length];
+    reduceScatterArgs = new KernelArguments[dtypes.length];
+    copyEngineReduce = new CudaKernel[dtypes.length];
+    copyEngineReduceArgs = new KernelArguments[dtypes.length];
+    for (DType dtype : dtypes) {
+      int i = dtype.ordinal();
+      reduceScatterPush[i] = module.kernel("gpucomm_reducescatter_push_" + dtype.wireName());
+      reduceScatterArgs[i] = pushArguments(bases, gatherLayout);
+      copyEngineReduce[i] = module.kernel("gpucomm_ce_reduce_" + dtype.wireName());
+      copyEngineReduceArgs[i] =
+          prepared(new KernelArguments(arena, 8, 8, 8, 64, 32, 8, 4, 4), 3, bases, gatherLayout);
+    }
+  }
+
+  private KernelArguments pushArguments(long[] bases, long[] gatherLayout) {
+    return prepared(
+        new KernelArguments(arena, 8, 8, 8, 8, 64, 32, 8, 4, 4), 4, bases, gatherLayout);
+  }
+
+  /** Fills peers, layout, control, rank and world, which start at parameter {@code first}. */
+  private KernelArguments prepared(
+      KernelArguments args, int first, long[] bases, long[] gatherLayout) {
+    for (int r = 0; r < PeerMemoryLayout.MAX_RANKS; r++) {
+      args.setStructLong(first, r, bases[r]);
+    }
+    for (int i = 0; i < gatherLayout.length; i++) {
+      args.setStructLong(first + 1, i, gatherLayout[i]);
+    }
+    return args
+        .setLong(first + 2, control.address())
+        .setInt(first + 3, rank)
+        .setInt(first + 4, world);
+  }
+
+  /**
+   * Sets up this rank's gather memory and exchanges it with the node's ranks; every rank of the
+   * node calls this together. Returns null, with the reason in {@code reason[0]}, when a rank
+   * cannot reach the others' memory.
+   */
+  static GatherScatter open(
+      CudaDevice device,
+      KeyValueStore store,
+      String keyPrefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings,
+      String[] reason) {
+    long slot = Math.min(MAX_SLOT_BYTES, settings.maxBytes());
+    // Both halves of a sender's all-reduce receive area form its slot here.
+    long stride = Math.max(16, slot / 2 / ALIGNMENT * ALIGNMENT);
+    PeerMemoryLayout layout = PeerMemoryLayout.of(topology.localWorldSize(), stride, 16, 16);
+    DeviceBuffer control = device.allocate(CONTROL_BYTES);
+    PeerMemory memory;
+    try {
+      Stream stream = device.defaultStream();
+      device.fill(control, 0, CONTROL_BYTES, (byte) 0, stream);
+      stream.synchronize();
+      memory =
+          PeerMemory.create(device, store, keyPrefix, topology.localRank(), layout, settings);
+    } catch (RuntimeException e) {
+      control.close();
+      throw e;
+    }
+    if (!memory.verdict().available()) {
+      reason[0] = memory.verdict().reason();
+      memory.close();
+      control.close();
+      return null;
+    }
+    return new GatherScatter(device, topology, memory, control);
+  }
+
+  /** Bytes per sender that one piece carries. */
+  public long slotBytes() {
+    return slotBytes;
+  }
+
+  /**
+   * All-gather of {@code bytesPerRank} from {@code input} into {@code output} (rank r's bytes at r
+   * · bytesPerRank). The communicator has checked capacities and that it is open.
+   */
+  void allGather(
+      Variant variant, DeviceBuffer input, DeviceBuffer output, long bytesPerRank, Stream stream) {
+    checkShape("all-gather", input, output, bytesPerRank);
+    long in = input.address();
+    long out = output.address();
+    if (world == 1) {
+      device.copyAddresses(out, in, bytesPerRank, stream);
+      return;
+    }
+    synchronized (this) {
+      for (long offset = 0; offset < bytesPerRank; offset += slotBytes) {
+        long piece = Math.min(slotBytes, bytesPerRank - offset);
+        if (variant == Variant.KERNEL) {
+          allGatherArgs
+              .setLong(IN, in + offset)
+              .setLong(OUT, out + offset)
+              .setLong(BYTES, piece)
+              .setLong(STRIDE, bytesPerRank);
+          allGatherPush.launch(BLOCKS, THREADS, stream, allGatherArgs);
+        } else {
+          copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
+          for (int step = 1; step < world; step++) {
+            int peer = (rank + step) % world;
+            device.copyAddresses(slot(peer, rank), in + offset, piece, stream);
+          }
+          device.copyAddresses(out + rank * bytesPerRank + offset, in + offset, piece, stream);
+          copyEngineArrived.launch(1, BARRIER_THREADS, stream, barrierArgs);
+          for (int step = 1; step < world; step++) {
+            int sender = (rank + step) % world;
+            device.copyAddresses(
+                out + sender * bytesPerRank + offset, slot(rank, sender), piece, stream);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Reduce-scatter of {@code bytesPerShard} per rank: this rank's output is the sum, in rank order
+   * in fp32, of shard {@code rank} of every rank's input. The communicator has checked capacities
+   * and that it is open.
+   */
+  void reduceScatter(
+      Variant variant,
+      DeviceBuffer input,
+      DeviceBuffer output,
+      long bytesPerShard,
+      DType dtype,
+      Stream stream) {
+    checkShape("reduce-scatter", input, output, bytesPerShard);
+    long in = input.address();
+    long out = output.address();
+    if (world == 1) {
+      device.copyAddresses(out, in, bytesPerShard, stream);
+      return;
+    }
+    int d = dtype.ordinal();
+    synchronized (this) {
+      for (long offset = 0; offset < bytesPerShard; offset += slotBytes) {
+        long piece = Math.min(slotBytes, bytesPerShard - offset);
+        if (variant == Variant.KERNEL) {
+          reduceScatterArgs[d]
+              .setLong(IN, in + offset)
+              .setLong(OUT, out + offset)
+              .setLong(BYTES, piece)
+              .setLong(STRIDE, bytesPerShard);
+          reduceScatterPush[d].launch(BLOCKS, THREADS, stream, reduceScatterArgs[d]);
+        } else {
+          copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
+          for (int step = 1; step < world; step++) {
+            int peer = (rank + step) % world;
+            device.copyAddresses(
+                slot(peer, rank), in + peer * bytesPerShard + offset, piece, stream);
+          }
+          copyEngineReduceArgs[d]
+              .setLong(IN, in + rank * bytesPerShard + offset)
+              .setLong(OUT, out + offset)
+              .setLong(REDUCE_BYTES, piece);
+          copyEngineReduce[d].launch(BLOCKS, THREADS, stream, copyEngineReduceArgs[d]);
+        }
+      }
+    }
+  }
+
+  /** Where rank {@code sender}'s bytes land in rank {@code owner}'s memory, as mapped here. */
+  private long slot(int owner, int sender) {
+    return slotBases[owner] + sender * slotBytes;
+  }
+
+  private void checkShape(String collective, DeviceBuffer input, DeviceBuffer output, long bytes) {
+    if (closed.get()) {
+      throw new IllegalStateException(collective + " of local rank " + rank + " is closed");
+    }
+    if (bytes % ALIGNMENT != 0) {
+      throw new IllegalArgumentException(
+          "%s with peer memory moves whole %d-byte vectors per rank, got %d bytes; use nccl"
+              .formatted(collective, ALIGNMENT, bytes));
+    }
+    if (input.address() % ALIGNMENT != 0 || output.address() % ALIGNMENT != 0) {
+      throw new IllegalArgumentException(
+          collective + " with peer memory needs 16-byte aligned buffers; use nccl");
+    }
+  }
+
+  /** Releases the gather memory and the parameters after the last call completed on every rank. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      RuntimeException failure = Closing.newestFirst(List.of(arena, control, memory));
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+}
