@@ -7,10 +7,10 @@ import java.util.Optional;
 /**
  * Collective algorithms; auto asks the job's heuristic. Hierarchical is an all-reduce for jobs that
  * span pods: reduce-scatter inside the pod, all-reduce of each shard across pods among the ranks
- * with the same local rank, all-gather inside the pod. Copyengine is an all-gather or reduce-scatter
- * among the ranks of one node whose bytes the GPUs' copy engines move through peer memory (no
- * multiprocessors carry them, so it overlaps with compute); oneshot names the same collectives
- * pushed by kernel threads.
+ * with the same local rank, all-gather inside the pod. Copyengine is an all-gather or
+ * reduce-scatter among the ranks of one node whose bytes the GPUs' copy engines move through peer
+ * memory (no multiprocessors carry them, so it overlaps with compute); oneshot names the same
+ * collectives pushed by kernel threads.
  */
 public enum Algorithm {
   @JsonProperty("auto")

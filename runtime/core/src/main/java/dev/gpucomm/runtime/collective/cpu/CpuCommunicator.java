@@ -296,8 +296,7 @@ public final class CpuCommunicator implements Communicator {
       case ALLREDUCE -> allReduceAlgorithms();
       case ALLGATHER, REDUCESCATTER ->
           topology.singleNode() ? GATHER_ALGORITHMS : MULTI_POD_OTHER_ALGORITHMS;
-      case BROADCAST ->
-          topology.singleNode() ? OTHER_ALGORITHMS : MULTI_POD_OTHER_ALGORITHMS;
+      case BROADCAST -> topology.singleNode() ? OTHER_ALGORITHMS : MULTI_POD_OTHER_ALGORITHMS;
       case COLLECTIVEPERMUTE -> Set.of();
     };
   }

@@ -15,12 +15,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * All-gather, reduce-scatter, broadcast (every root) and collective permute, for every algorithm
- * and dtype, for world sizes 1 to 8 in one pod and for jobs of several pods (where the hops between
- * pods go over TCP), queued back to back on each rank.
+ * All-gather, reduce-scatter (copyengine included), broadcast (every root) and collective permute,
+ * for every algorithm and dtype, for world sizes 1 to 8 in one pod and for jobs of several pods
+ * (where the hops between pods go over TCP), queued back to back on each rank.
  */
 class CpuCollectivesTest {
   private static final List<Algorithm> ALGORITHMS = List.of(Algorithm.ONESHOT, Algorithm.RING);
+
+  /** Copyengine moves whole shards, so only all-gather and reduce-scatter take it. */
+  private static final List<Algorithm> SHARD_ONLY_ALGORITHMS = List.of(Algorithm.COPYENGINE);
 
   /** Per-rank sizes in bytes: a multiple of 16 that spans several ring pieces, and a tiny one. */
   private static final long[] SIZES_IN_BYTES = {1_552, 16};
@@ -82,7 +85,7 @@ class CpuCollectivesTest {
   @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
   void everyCollectiveAlgorithmAndDtypeDeliversTheReferenceResult(int worldSize) {
     try (CpuWorld world = CpuWorld.start(worldSize, CpuAllReduceTest.CONFIG)) {
-      checkEveryCollective(world, ALGORITHMS);
+      checkEveryCollective(world, ALGORITHMS, SHARD_ONLY_ALGORITHMS);
     }
   }
 
@@ -90,11 +93,12 @@ class CpuCollectivesTest {
   @MethodSource("dev.gpucomm.runtime.collective.cpu.CpuAllReduceTest#multiPodLayouts")
   void everyCollectiveAndDtypeDeliversTheReferenceResultAcrossPods(CpuWorld.Layout layout) {
     try (CpuWorld world = CpuWorld.start(layout, CpuAllReduceTest.CONFIG)) {
-      checkEveryCollective(world, List.of(Algorithm.RING));
+      checkEveryCollective(world, List.of(Algorithm.RING), List.of());
     }
   }
 
-  private static void checkEveryCollective(CpuWorld world, List<Algorithm> algorithms) {
+  private static void checkEveryCollective(
+      CpuWorld world, List<Algorithm> algorithms, List<Algorithm> shardOnlyAlgorithms) {
     int worldSize = world.size();
     List<Operation> operations = new ArrayList<>();
     int root = 0;
@@ -105,6 +109,10 @@ class CpuCollectivesTest {
           operations.add(new AllGather(algorithm, dtype, count));
           operations.add(new ReduceScatter(algorithm, dtype, count));
           operations.add(new Broadcast(algorithm, dtype, count, root++ % worldSize));
+        }
+        for (Algorithm algorithm : shardOnlyAlgorithms) {
+          operations.add(new AllGather(algorithm, dtype, count));
+          operations.add(new ReduceScatter(algorithm, dtype, count));
         }
         operations.add(new Permute(dtype, count));
       }

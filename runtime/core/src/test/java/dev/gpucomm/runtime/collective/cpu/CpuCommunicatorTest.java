@@ -348,6 +348,10 @@ class CpuCommunicatorTest {
           .containsExactlyInAnyOrder(
               Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING, Algorithm.HIERARCHICAL);
       assertThat(communicator.algorithms(Collective.ALLGATHER))
+          .containsExactlyInAnyOrder(Algorithm.ONESHOT, Algorithm.COPYENGINE, Algorithm.RING);
+      assertThat(communicator.algorithms(Collective.REDUCESCATTER))
+          .containsExactlyInAnyOrder(Algorithm.ONESHOT, Algorithm.COPYENGINE, Algorithm.RING);
+      assertThat(communicator.algorithms(Collective.BROADCAST))
           .containsExactlyInAnyOrder(Algorithm.ONESHOT, Algorithm.RING);
       assertThat(communicator.algorithms(Collective.COLLECTIVEPERMUTE)).isEmpty();
       assertThat(communicator.unavailableReason()).isEmpty();
