@@ -107,6 +107,7 @@ public final class CommJobDefaults {
   }
 
   private static void applyTune(TuneSpec tune) {
+    orElse(tune::getCollective, tune::setCollective, COLLECTIVE);
     orElse(tune::getDtype, tune::setDtype, DTYPE);
     orElse(tune::getHiddenSize, tune::setHiddenSize, HIDDEN_SIZE);
     orElse(tune::getWarmupIterations, tune::setWarmupIterations, TUNE_WARMUP);

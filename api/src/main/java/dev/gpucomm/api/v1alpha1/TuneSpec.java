@@ -14,6 +14,12 @@ import java.util.List;
     value = "!(has(self.tokens) && has(self.sizes))",
     message = "tune takes tokens or sizes, not both")
 public class TuneSpec {
+  @Default(CommJobDefaults.COLLECTIVE_NAME)
+  @JsonPropertyDescription(
+      "The collective to tune: allreduce, allgather or reducescatter; its table serves auto for"
+          + " that collective.")
+  private Collective collective;
+
   @Default(CommJobDefaults.DTYPE_NAME)
   @JsonPropertyDescription("Element type of the sweep.")
   private DType dtype;
@@ -33,7 +39,9 @@ public class TuneSpec {
   private List<Long> sizes;
 
   @Size(min = 1, max = 8)
-  @JsonPropertyDescription("Candidate algorithms; nccl, oneshot and twoshot when omitted.")
+  @JsonPropertyDescription(
+      "Candidate algorithms; every one available for the collective (nccl, oneshot and twoshot for"
+          + " allreduce; nccl, oneshot and copyengine for allgather and reducescatter) when omitted.")
   private List<Algorithm> algorithms;
 
   @Default("" + CommJobDefaults.TUNE_WARMUP)
@@ -49,6 +57,14 @@ public class TuneSpec {
   @JsonPropertyDescription(
       "Name of the tuning table written (a ConfigMap in a cluster, a file locally); the job's name when omitted.")
   private String tableName;
+
+  public Collective getCollective() {
+    return collective;
+  }
+
+  public void setCollective(Collective collective) {
+    this.collective = collective;
+  }
 
   public DType getDtype() {
     return dtype;

@@ -355,6 +355,16 @@ public final class CommJobValidator {
       messageSizes(at, tune.getTokens(), tune.getSizes(), hiddenInRange ? hiddenSize : 0, dtype);
       List<Algorithm> algorithms = tune.getAlgorithms();
       algorithms(at, algorithms);
+      Collective collective =
+          Objects.requireNonNullElse(tune.getCollective(), CommJobDefaults.COLLECTIVE);
+      if (collective != Collective.ALLREDUCE
+          && collective != Collective.ALLGATHER
+          && collective != Collective.REDUCESCATTER) {
+        add(
+            at + ".collective",
+            "tune measures allreduce, allgather or reducescatter, not " + collective.wireName());
+      }
+      copyEngineCollective(at, collective, algorithms);
       for (int i = 0; algorithms != null && i < algorithms.size(); i++) {
         if (algorithms.get(i) == Algorithm.AUTO) {
           add(

@@ -18,7 +18,12 @@ import java.util.Set;
 public final class CollectiveAlgorithms {
   /** The order reports list algorithms in. */
   private static final Algorithm[] ORDER = {
-    Algorithm.NCCL, Algorithm.RING, Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.HIERARCHICAL
+    Algorithm.NCCL,
+    Algorithm.RING,
+    Algorithm.ONESHOT,
+    Algorithm.TWOSHOT,
+    Algorithm.HIERARCHICAL,
+    Algorithm.COPYENGINE
   };
 
   private CollectiveAlgorithms() {}
@@ -80,7 +85,8 @@ public final class CollectiveAlgorithms {
   }
 
   /**
-   * {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot, hierarchical.
+   * {@code algorithms} in the order reports list them: nccl, ring, oneshot, twoshot, hierarchical,
+   * copyengine.
    */
   public static List<Algorithm> inReportOrder(Set<Algorithm> algorithms) {
     List<Algorithm> ordered = new ArrayList<>();

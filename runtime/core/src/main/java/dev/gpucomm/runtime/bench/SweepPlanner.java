@@ -11,6 +11,7 @@ import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.spec.InvalidJobException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -71,22 +72,24 @@ public final class SweepPlanner {
   }
 
   /**
-   * A tune sweep measures all-reduce candidates eagerly and, where the device can capture them,
-   * from CUDA graphs; the table ranks by graph time where there is one (it times the kernels
-   * themselves, without the host's launch cost, which eager medians of close candidates mix in).
+   * A tune sweep measures the candidates for its collective (all-reduce by default) eagerly and,
+   * where the device can capture them, from CUDA graphs; the table ranks by graph time where there
+   * is one (it times the kernels themselves, without the host's launch cost, which eager medians of
+   * close candidates mix in).
    */
   public SweepPlan plan(TuneSpec tune, long seed) {
     String at = "spec.workload.tune";
     List<SweepPoint> points =
         points(at, tune.getTokens(), tune.getSizes(), tune.getHiddenSize(), tune.getDtype());
+    Collective collective = Objects.requireNonNullElse(tune.getCollective(), Collective.ALLREDUCE);
     List<Algorithm> algorithms =
         tune.getAlgorithms() == null
             ? CollectiveAlgorithms.inReportOrder(
-                CollectiveAlgorithms.available(communicator, Collective.ALLREDUCE))
-            : checked(at + ".algorithms", tune.getAlgorithms(), Collective.ALLREDUCE, false);
-    checkSizes(at, points, algorithms, Collective.ALLREDUCE);
+                CollectiveAlgorithms.available(communicator, collective))
+            : checked(at + ".algorithms", tune.getAlgorithms(), collective, false);
+    checkSizes(at, points, algorithms, collective);
     return new SweepPlan(
-        Collective.ALLREDUCE,
+        collective,
         tune.getDtype(),
         tune.getHiddenSize(),
         points,
@@ -147,9 +150,12 @@ public final class SweepPlanner {
     String hint = "";
     if (algorithm == Algorithm.RING) {
       hint = "; ring is the CPU backend's stand-in for nccl";
-    } else if (collective != Collective.ALLREDUCE
-        && (algorithm == Algorithm.ONESHOT || algorithm == Algorithm.TWOSHOT)) {
-      hint = "; oneshot and twoshot are all-reduce kernels";
+    } else if (collective != Collective.ALLREDUCE && algorithm == Algorithm.TWOSHOT) {
+      hint = "; twoshot is an all-reduce kernel";
+    } else if (algorithm == Algorithm.ONESHOT || algorithm == Algorithm.COPYENGINE) {
+      hint =
+          "; oneshot runs all-reduce, all-gather and reduce-scatter, copyengine all-gather and"
+              + " reduce-scatter, over the peer memory of one node";
     } else if (algorithm == Algorithm.HIERARCHICAL) {
       hint =
           collective != Collective.ALLREDUCE

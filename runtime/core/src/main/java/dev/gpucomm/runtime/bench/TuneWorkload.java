@@ -15,9 +15,10 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * {@code spec.workload.kind: tune}: an all-reduce sweep over the candidate algorithms whose medians
- * become a {@link TuningTable} (the crossover sizes the {@code measured} heuristic reads),
- * published as {@value #TABLE_FILE} next to the sweep's report.
+ * {@code spec.workload.kind: tune}: a sweep of its collective (all-reduce, all-gather or
+ * reduce-scatter) over the candidate algorithms whose medians become a {@link TuningTable} (the
+ * crossover sizes the {@code measured} heuristic reads), published as {@value #TABLE_FILE} next to
+ * the sweep's report.
  */
 public final class TuneWorkload implements RankWorkload {
   /** File (and ConfigMap key) of the table. */
