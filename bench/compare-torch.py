@@ -13,6 +13,12 @@ out of place, is up to ~4 % slower in NCCL at 16 MiB on H200s.
 
     python3 bench/compare-torch.py --world 4 [--tokens 32,64,...] [--json out.json]
 
+With --collective allgather or reducescatter it times PyTorch's all-gather and reduce-scatter
+instead (bench/torch_gather_scatter.py: NCCL, and symmetric memory's variants where this PyTorch
+has them) over --sizes, bytes per rank as in `gpucomm bench --sizes`:
+
+    python3 bench/compare-torch.py --world 2 --collective allgather --sizes 65536,1048576
+
 Keep NVLink multicast off where others share the GPUs:
 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1.
 """
@@ -111,7 +117,9 @@ def worker(rank, world, args, queue):
         print(f"symmetric memory unavailable: {e}", file=sys.stderr)
     stream = torch.cuda.Stream()
     rows = []
-    for tokens in args.tokens:
+    if args.collective != "allreduce":
+        rows = gather_scatter_rows(rank, world, args, device, symm, group_name, stream)
+    for tokens in (args.tokens if args.collective == "allreduce" else []):
         shape = (tokens, args.hidden)
         source = make_input(rank, tokens, args.hidden, device)
         runners = {}
@@ -169,6 +177,45 @@ def worker(rank, world, args, queue):
     dist.destroy_process_group()
 
 
+def gather_scatter_rows(rank, world, args, device, symm, group_name, stream):
+    """All-gather or reduce-scatter rows, timed and checked as the all-reduce rows are."""
+    import torch_gather_scatter
+
+    rows = []
+    notes = set()
+    for size in args.sizes:
+        elements = size // 2
+        found = torch_gather_scatter.runners(
+            args.collective, rank, world, elements, device, symm, group_name, notes)
+        for name, (prepare, call, result, checker) in found.items():
+            try:
+                prepare()
+                dist.barrier()
+                with torch.cuda.stream(stream):
+                    call()
+                stream.synchronize()
+                error = checker(result())
+                with torch.cuda.stream(stream):
+                    for _ in range(args.warmup):
+                        call()
+                stream.synchronize()
+                dist.barrier()
+                eager = timed_eager(call, args.iterations, stream)
+                dist.barrier()
+                graph = timed_graph(call, args.iterations, stream)
+                rows.append({"world": world, "tokens": 0, "bytes": size, "runner": name,
+                             "collective": args.collective, "eagerMicros": eager,
+                             "graphMicros": graph, "maxAbsError": error})
+            except Exception as e:  # keep measuring the others; say what failed
+                rows.append({"world": world, "tokens": 0, "bytes": size, "runner": name,
+                             "error": str(e)})
+            stream.synchronize()
+    if rank == 0:
+        for note in sorted(notes):
+            print(note, file=sys.stderr)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--world", type=int, default=torch.cuda.device_count())
@@ -178,8 +225,13 @@ def main():
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--port", type=int, default=29650)
     parser.add_argument("--json")
+    parser.add_argument("--collective", choices=["allreduce", "allgather", "reducescatter"],
+                        default="allreduce")
+    parser.add_argument("--sizes", default="65536,1048576,16777216,67108864,268435456",
+                        help="bytes per rank for allgather and reducescatter")
     args = parser.parse_args()
     args.tokens = [int(t) for t in args.tokens.split(",")]
+    args.sizes = [int(s) for s in args.sizes.split(",")]
     context = mp.get_context("spawn")
     queue = context.SimpleQueue()
     mp.spawn(worker, args=(args.world, args, queue), nprocs=args.world, join=True)

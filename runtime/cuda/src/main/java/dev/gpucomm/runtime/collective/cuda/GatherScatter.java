@@ -185,10 +185,6 @@ public final class GatherScatter implements AutoCloseable {
     checkShape("all-gather", input, output, bytesPerRank);
     long in = input.address();
     long out = output.address();
-    if (world == 1) {
-      device.copyAddresses(out, in, bytesPerRank, stream);
-      return;
-    }
     synchronized (this) {
       for (long offset = 0; offset < bytesPerRank; offset += slotBytes) {
         long piece = Math.min(slotBytes, bytesPerRank - offset);
@@ -232,10 +228,6 @@ public final class GatherScatter implements AutoCloseable {
     checkShape("reduce-scatter", input, output, bytesPerShard);
     long in = input.address();
     long out = output.address();
-    if (world == 1) {
-      device.copyAddresses(out, in, bytesPerShard, stream);
-      return;
-    }
     int d = dtype.ordinal();
     synchronized (this) {
       for (long offset = 0; offset < bytesPerShard; offset += slotBytes) {
