@@ -252,7 +252,7 @@ class CliErrorsTest {
   void benchRejectsAnUnknownAlgorithm() {
     assertUsageError(
         CliRun.of("bench", "--algorithms", "auto,fastest", "--device", "cpu"),
-        "gpucomm bench: --algorithms: unknown value 'fastest' (expected auto, nccl, oneshot, twoshot, ring, hierarchical)");
+        "gpucomm bench: --algorithms: unknown value 'fastest' (expected auto, nccl, oneshot, twoshot, ring, hierarchical, copyengine)");
   }
 
   @Test

@@ -99,7 +99,7 @@ class ReportJsonTest {
             () -> ReportJson.parse(json.replaceFirst("\"twoshot\"", "\"threeshot\""), "r.json"))
         .hasMessageStartingWith(
             "report r.json: field sizes[0].measurements[2].algorithm: unknown value 'threeshot'"
-                + " (expected one of auto, nccl, oneshot, twoshot, ring, hierarchical)");
+                + " (expected one of auto, nccl, oneshot, twoshot, ring, hierarchical, copyengine)");
     assertThatThrownBy(
             () -> ReportJson.parse(json.replaceFirst("\"eagerMicros\" : 41.9,", ""), "r.json"))
         .hasMessage("report r.json: field sizes[0].measurements[0].eagerMicros: missing");

@@ -52,6 +52,8 @@ class CommJobValidatorTest {
           tokens beyond one buffer   | tokens: [32, 64]           | tokens: [262144]                                              | spec.workload.benchmark.tokens[0]
           in place allgather oneshot | algorithms: [auto, nccl, oneshot] | collective: allgather, inPlace: true, algorithms: [oneshot] | spec.workload.benchmark.inPlace, spec.workload.benchmark.algorithms[0]
           tune section with benchmark | kind: benchmark           | kind: benchmark\\n    tune: {}                               | spec.workload.tune
+          copyengine on allreduce    | oneshot]                   | copyengine]                                                   | spec.workload.benchmark.algorithms[2]
+          copyengine on broadcast    | algorithms: [auto, nccl, oneshot] | collective: broadcast, algorithms: [nccl, copyengine] | spec.workload.benchmark.algorithms[1]
           fixed heuristic without algorithm | device: cuda        | device: cuda\\n  heuristic: {name: fixed}                    | spec.heuristic.fixedAlgorithm
           fixedAlgorithm without fixed | device: cuda             | device: cuda\\n  heuristic: {name: vllm, fixedAlgorithm: nccl} | spec.heuristic.fixedAlgorithm
           bad baseline and /dev/shm  | device: cuda               | device: cuda\\n  baseline: {configMapRef: Nightly_Base, maxSlowdownPercent: 2000}\\n  sharedMemorySize: 16Mi | spec.baseline.configMapRef, spec.baseline.maxSlowdownPercent, spec.sharedMemorySize
@@ -101,6 +103,41 @@ class CommJobValidatorTest {
                   + " one pod, but spec.worldSize (4) spans 4 pods of spec.ranksPerPod (1); use"
                   + " nccl or auto");
     }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"allgather", "reducescatter"})
+  void copyengineBenchmarksAndTunesAllGatherAndReduceScatter(String collective) {
+    String benchmark =
+        VALID.replace(
+            "algorithms: [auto, nccl, oneshot]",
+            "collective: " + collective + ", algorithms: [auto, nccl, oneshot, copyengine]");
+    String tune =
+        VALID.replace(
+            "kind: benchmark\n    benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}",
+            "kind: tune\n    tune: {collective: "
+                + collective
+                + ", tokens: [32, 64], algorithms: [nccl, oneshot, copyengine]}");
+    assertThat(tune).isNotEqualTo(VALID);
+
+    assertThat(CommJobValidator.validateForPods(job(benchmark))).isEmpty();
+    assertThat(CommJobValidator.validateForPods(job(tune))).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"broadcast", "collectivepermute"})
+  void tuneRefusesCollectivesWithoutAlgorithmsToChooseFrom(String collective) {
+    String tune =
+        VALID.replace(
+            "kind: benchmark\n    benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}",
+            "kind: tune\n    tune: {collective: " + collective + ", tokens: [32, 64]}");
+
+    assertThat(CommJobValidator.validateForPods(job(tune)))
+        .singleElement()
+        .hasToString(
+            "spec.workload.tune.collective: tune measures allreduce, allgather or reducescatter,"
+                + " not "
+                + collective);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -20,7 +20,7 @@ public final class FixedHeuristic implements AlgorithmHeuristic {
     if (algorithm == Algorithm.AUTO) {
       throw new IllegalArgumentException(
           "heuristic.fixedAlgorithm: auto is not a fixed algorithm (choose one of nccl, oneshot,"
-              + " twoshot, ring, hierarchical)");
+              + " twoshot, ring, hierarchical, copyengine)");
     }
     this.algorithm = algorithm;
   }

@@ -253,11 +253,11 @@ public final class TuningTableJson {
               "algorithm",
               path,
               Algorithm::fromWireName,
-              "nccl, oneshot, twoshot, ring, hierarchical");
+              "nccl, oneshot, twoshot, ring, hierarchical, copyengine");
       if (algorithm == Algorithm.AUTO) {
         throw error(
             path + ".algorithm",
-            "auto is not a measured algorithm (expected one of nccl, oneshot, twoshot, ring, hierarchical)");
+            "auto is not a measured algorithm (expected one of nccl, oneshot, twoshot, ring, hierarchical, copyengine)");
       }
       return algorithm;
     }

@@ -87,7 +87,7 @@ class TuningTableJsonTest {
         "\"schemaVersion\": 1, | | field schemaVersion: missing",
         "\"schemaVersion\": 1, | \"schemaVersion\": 2, | field schemaVersion: version 2 is not one this gpucomm reads",
         "\"collective\": \"allreduce\" | \"collective\": \"alltoall\" | field collective: unknown value 'alltoall'",
-        "\"algorithm\": \"nccl\" | \"algorithm\": \"fast\" | field curves[0].ranges[1].algorithm: unknown value 'fast' (expected one of nccl, oneshot, twoshot, ring, hierarchical)",
+        "\"algorithm\": \"nccl\" | \"algorithm\": \"fast\" | field curves[0].ranges[1].algorithm: unknown value 'fast' (expected one of nccl, oneshot, twoshot, ring, hierarchical, copyengine)",
         "\"algorithm\": \"nccl\" | \"algorithm\": \"auto\" | field curves[0].ranges[1].algorithm: auto is not a measured algorithm",
         "{\"fromBytes\": 2048, \"toBytes\": 4096 | {\"fromBytes\": 3000, \"toBytes\": 4096 | field curves[0].ranges[1].fromBytes: 3000 must equal ranges[0].toBytes 2048",
         "\"worldSize\": 2 | \"worldsize\": 2 | field curves[0].worldsize: unknown field",

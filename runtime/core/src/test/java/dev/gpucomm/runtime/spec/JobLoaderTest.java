@@ -133,7 +133,7 @@ class JobLoaderTest {
           tokens too small for 16 bytes  | tokens: [32, 64]      | tokens: [3]\\n      hiddenSize: 5 | x.yaml: spec.workload.benchmark.tokens[0]: 3 tokens x hiddenSize 5 x 2 bytes (bf16) = 30 bytes is not a multiple of 16
           zero tokens                    | tokens: [32, 64]      | tokens: [32, 0]                 | x.yaml: spec.workload.benchmark.tokens[1]: 0 is below the minimum 1
           empty tokens                   | tokens: [32, 64]      | tokens: []                      | x.yaml: spec.workload.benchmark.tokens: needs at least 1 item
-          unknown algorithm              | dtype: bf16           | algorithms: [auto, fastest]     | x.yaml: spec.workload.benchmark.algorithms[1]: unknown value 'fastest' (expected auto, nccl, oneshot, twoshot, ring, hierarchical)
+          unknown algorithm              | dtype: bf16           | algorithms: [auto, fastest]     | x.yaml: spec.workload.benchmark.algorithms[1]: unknown value 'fastest' (expected auto, nccl, oneshot, twoshot, ring, hierarchical, copyengine)
           duplicate algorithm            | dtype: bf16           | algorithms: [ring, ring]        | x.yaml: spec.workload.benchmark.algorithms[1]: 'ring' is listed twice
           zero iterations                | dtype: bf16           | iterations: 0                   | x.yaml: spec.workload.benchmark.iterations: 0 is below the minimum 1
           negative warmup                | dtype: bf16           | warmupIterations: -1            | x.yaml: spec.workload.benchmark.warmupIterations: -1 is below the minimum 0

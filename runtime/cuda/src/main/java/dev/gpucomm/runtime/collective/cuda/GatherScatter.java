@@ -91,7 +91,10 @@ public final class GatherScatter implements AutoCloseable {
       slotBases[r] = bases[r] + layout.oneshotRecvOffset();
     }
     long[] gatherLayout = {
-      layout.oneshotFlagsOffset(), layout.twoshotFlagsOffset(), layout.oneshotRecvOffset(), slotBytes
+      layout.oneshotFlagsOffset(),
+      layout.twoshotFlagsOffset(),
+      layout.oneshotRecvOffset(),
+      slotBytes
     };
     CudaModule module = device.module(PTX);
     allGatherPush = module.kernel("gpucomm_allgather_push");
@@ -128,8 +131,7 @@ public final class GatherScatter implements AutoCloseable {
     for (int i = 0; i < gatherLayout.length; i++) {
       args.setStructLong(first + 1, i, gatherLayout[i]);
     }
-    return args
-        .setLong(first + 2, control.address())
+    return args.setLong(first + 2, control.address())
         .setInt(first + 3, rank)
         .setInt(first + 4, world);
   }
@@ -156,8 +158,7 @@ public final class GatherScatter implements AutoCloseable {
       Stream stream = device.defaultStream();
       device.fill(control, 0, CONTROL_BYTES, (byte) 0, stream);
       stream.synchronize();
-      memory =
-          PeerMemory.create(device, store, keyPrefix, topology.localRank(), layout, settings);
+      memory = PeerMemory.create(device, store, keyPrefix, topology.localRank(), layout, settings);
     } catch (RuntimeException e) {
       control.close();
       throw e;
