@@ -16,10 +16,13 @@ import dev.gpucomm.runtime.workload.WorkloadResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The benchmark and tune workloads from job text to report files, with ranks as threads: a tune
@@ -104,6 +107,71 @@ class WorkloadsTest {
           .isEqualTo(expected.wireName());
     }
     assertThat(benchmark.summaryMarkdown()).contains("measured");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"allgather", "reducescatter"})
+  void aTuneJobOfAllGatherOrReduceScatterMeasuresCopyengineAndServesAuto(String collective)
+      throws Exception {
+    String tune =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: tune-COLLECTIVE}
+        spec:
+          worldSize: 2
+          ranksPerPod: 2
+          device: cpu
+          workload:
+            kind: tune
+            tune: {collective: COLLECTIVE, dtype: bf16, sizes: [1024, 65536], iterations: 3, warmupIterations: 1}
+        """
+            .replace("COLLECTIVE", collective);
+
+    WorkloadResult tuned = run(tune, new TuneWorkload(TuningTableJson.fileLoader())).getFirst();
+
+    var tuneReport = new ObjectMapper().readTree(tuned.files().get("report.json"));
+    List<String> measured = new ArrayList<>();
+    tuneReport
+        .path("sizes")
+        .get(0)
+        .path("measurements")
+        .forEach(m -> measured.add(m.path("algorithm").asText()));
+    assertThat(measured).containsExactly("ring", "oneshot", "copyengine");
+    Path tableFile =
+        Files.writeString(dir.resolve("tuning.json"), tuned.files().get("tuning.json"));
+    TuningTable table = TuningTableJson.read(tableFile);
+    assertThat(table.collective().wireName()).isEqualTo(collective);
+
+    String benchmark =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: measured-COLLECTIVE}
+        spec:
+          worldSize: 2
+          ranksPerPod: 2
+          device: cpu
+          heuristic: {name: measured, tuningRef: TABLE}
+          workload:
+            kind: benchmark
+            benchmark: {collective: COLLECTIVE, dtype: bf16, sizes: [1024, 65536], algorithms: [auto], iterations: 3, warmupIterations: 1}
+        """
+            .replace("COLLECTIVE", collective)
+            .replace("TABLE", tableFile.toString());
+
+    WorkloadResult result =
+        run(benchmark, new BenchmarkWorkload(TuningTableJson.fileLoader())).getFirst();
+
+    var report = new ObjectMapper().readTree(result.files().get("report.json"));
+    for (int i = 0; i < 2; i++) {
+      long bytes = report.path("sizes").get(i).path("bytes").asLong();
+      Algorithm expected =
+          table.require(2, dev.gpucomm.api.v1alpha1.DType.BF16).rangeFor(bytes).algorithm();
+      assertThat(report.path("sizes").get(i).path("chosen").asText())
+          .as("auto at %d bytes", bytes)
+          .isEqualTo(expected.wireName());
+    }
   }
 
   @Test

@@ -68,6 +68,15 @@ class PeerAccessFallbackTest {
   }
 
   @Test
+  void withoutGatherMemoryOnlyNcclRemainsForAllGatherAndReduceScatter() {
+    assertThat(CudaCommunicator.gatherAlgorithms(true, false)).containsExactly(Algorithm.NCCL);
+    assertThat(CudaCommunicator.gatherAlgorithms(true, true))
+        .containsExactlyInAnyOrder(Algorithm.NCCL, Algorithm.ONESHOT, Algorithm.COPYENGINE);
+    assertThat(CudaCommunicator.gatherAlgorithms(false, true))
+        .containsExactlyInAnyOrder(Algorithm.ONESHOT, Algorithm.COPYENGINE);
+  }
+
+  @Test
   void ranksOnSeveralNodesNeverTryPeerMemory() {
     RankTopology twoNodes = new RankTopology(5, 8, 1, 4);
 
