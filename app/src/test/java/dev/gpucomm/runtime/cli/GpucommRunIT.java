@@ -120,6 +120,8 @@ class GpucommRunIT {
         .contains(
             "| allreduce | bf16 | ring, oneshot, twoshot | 4 | ok |",
             "| allreduce (in place) | bf16 | ring | 4 | ok |",
+            "| allgather | bf16 | ring, oneshot, copyengine | 4 | ok |",
+            "| reducescatter | fp32 | ring, oneshot, copyengine | 4 | ok |",
             "selftest passed: ");
   }
 
