@@ -257,7 +257,7 @@ public final class BenchmarkSweep {
   private SizeQuery query(SweepPlan plan, SweepPoint point, Set<Algorithm> available) {
     Set<Algorithm> fitting = EnumSet.noneOf(Algorithm.class);
     fitting.addAll(available);
-    if (point.bytes() > communicator.maxPeerMemoryBytes()) {
+    if (point.bytes() > communicator.maxPeerMemoryBytes(plan.collective())) {
       fitting.remove(Algorithm.ONESHOT);
       fitting.remove(Algorithm.TWOSHOT);
     }

@@ -56,6 +56,15 @@ public interface Communicator extends AutoCloseable {
   /** The largest all-reduce in bytes that the peer-memory algorithms accept. */
   long maxPeerMemoryBytes();
 
+  /**
+   * The largest call of {@code collective} in bytes per rank that its peer-memory algorithms
+   * accept; by default {@link #maxPeerMemoryBytes()}, for backends whose other collectives stage
+   * through the same buffers.
+   */
+  default long maxPeerMemoryBytes(Collective collective) {
+    return maxPeerMemoryBytes();
+  }
+
   void allReduce(
       Algorithm algorithm,
       DeviceBuffer input,

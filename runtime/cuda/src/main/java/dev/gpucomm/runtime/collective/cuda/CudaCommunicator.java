@@ -176,6 +176,15 @@ public final class CudaCommunicator implements Communicator {
     return ipcAllReduce == null ? 0 : ipcAllReduce.maxBytes();
   }
 
+  /** All-gather and reduce-scatter run slot by slot over their own memory: any size. */
+  @Override
+  public long maxPeerMemoryBytes(Collective collective) {
+    return switch (collective) {
+      case ALLGATHER, REDUCESCATTER -> gatherScatter == null ? 0 : Long.MAX_VALUE;
+      default -> maxPeerMemoryBytes();
+    };
+  }
+
   @Override
   public void allReduce(
       Algorithm algorithm,
