@@ -7,6 +7,6 @@ import java.util.List;
 public record RankCapabilities(
     @JsonPropertyDescription(
             "IPC_LOCK lets RDMA pin memory beyond the memlock limit, SYS_RESOURCE lets it raise"
-                + " that limit. Either takes the pod out of the Pod Security restricted profile:"
-                + " its namespace must allow baseline.")
+                + " that limit. Neither is in the Pod Security restricted or baseline profile: the"
+                + " job's namespace must enforce privileged.")
         List<RankCapability> add) {}

@@ -40,7 +40,8 @@ public record RankPodSpec(
             "Runs the rank pods in the node's network namespace, so NCCL sees the host's NICs"
                 + " (RDMA and TCP) without a CNI that exposes them; the operator then sets"
                 + " dnsPolicy ClusterFirstWithHostNet so that the rendezvous name still resolves."
-                + " Two jobs on one node then share its ports.")
+                + " Two jobs on one node then share its ports, and the job's namespace must enforce"
+                + " the Pod Security privileged profile.")
         Boolean hostNetwork,
     @JsonPropertyDescription(
             "Dynamic resource allocation claims of the rank pods (an IMEX channel of a"
