@@ -25,6 +25,7 @@ class HelmChartTest {
       runtime:
         image: {repository: registry.example/gpucomm/runtime, tag: "1.2.3-cuda13", pullPolicy: Always}
         sharedMemorySize: 32Gi
+        resourcesPerRank: {cpu: 1500m, memory: 12Gi}
         unschedulableTimeout: 10m
         rendezvousPort: 29600
         runAsUser: 2000
@@ -64,6 +65,8 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RUNTIME_IMAGE"))
         .isEqualTo("ghcr.io/gpucomm/gpucomm-runtime:0.1.0");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_DEFAULT_SHARED_MEMORY_SIZE")).isEqualTo("8Gi");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_CPU_PER_RANK")).isEqualTo("2");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("4Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("300s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("30s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED")).isEqualTo("true");
@@ -205,6 +208,8 @@ class HelmChartTest {
         .isEqualTo("registry.example/gpucomm/runtime:1.2.3-cuda13");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RUNTIME_IMAGE_PULL_POLICY")).isEqualTo("Always");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_DEFAULT_SHARED_MEMORY_SIZE")).isEqualTo("32Gi");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_CPU_PER_RANK")).isEqualTo("1500m");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("12Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("10m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RENDEZVOUS_PORT")).isEqualTo("29600");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RUN_AS_USER")).isEqualTo("2000");
@@ -245,6 +250,12 @@ class HelmChartTest {
             "template", "ops", helm.chart.toString(), "--set", "runtime.sharedMemorySize=lots");
     assertThat(shm.exitCode()).isNotZero();
     assertThat(shm.output()).contains("runtime.sharedMemorySize");
+
+    Helm.Result cpu =
+        helm.run(
+            "template", "ops", helm.chart.toString(), "--set", "runtime.resourcesPerRank.cpu=two");
+    assertThat(cpu.exitCode()).isNotZero();
+    assertThat(cpu.output()).contains("runtime.resourcesPerRank.cpu");
 
     Helm.Result typo =
         helm.run("template", "ops", helm.chart.toString(), "--set", "leaderElection.enable=false");

@@ -38,6 +38,17 @@ class RuntimeImageDockerfileTest {
   }
 
   @Test
+  void itInstallsTheRdmaUserSpaceThatNcclLoadsForInfinibandRoceAndEfa() {
+    Instruction install =
+        all("RUN").stream()
+            .filter(run -> run.arguments().contains("${NCCL_PACKAGE}"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(install.arguments().split("\\s+"))
+        .contains("rdma-core", "libibverbs1", "ibverbs-providers");
+  }
+
+  @Test
   void itRunsGpucommAsTheNonRootUserTheOperatorExpects() {
     assertThat(first("ENTRYPOINT").arguments()).isEqualTo("[\"gpucomm\"]");
     assertThat(first("CMD").arguments()).isEqualTo("[\"launch\"]");

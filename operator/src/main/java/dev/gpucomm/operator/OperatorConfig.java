@@ -1,5 +1,6 @@
 package dev.gpucomm.operator;
 
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -27,6 +28,20 @@ public interface OperatorConfig {
   /** Size of each pod's memory-backed /dev/shm when a CommJob does not set sharedMemorySize. */
   @WithDefault("8Gi")
   String defaultSharedMemorySize();
+
+  /**
+   * CPU each rank pod requests per rank when a CommJob's template names no CPU request: the pod
+   * requests ranksPerPod times this.
+   */
+  @WithDefault(CommJobDefaults.CPU_PER_RANK)
+  String cpuPerRank();
+
+  /**
+   * Memory each rank pod requests per rank when a CommJob's template names no memory request; the
+   * memory limit adds the job's /dev/shm size to the request.
+   */
+  @WithDefault(CommJobDefaults.MEMORY_PER_RANK)
+  String memoryPerRank();
 
   /** How long a pod may stay unschedulable before the job fails with reason Unschedulable. */
   @WithDefault("300s")

@@ -1,7 +1,6 @@
 package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
-import dev.gpucomm.api.v1alpha1.DeviceKind;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -103,6 +102,7 @@ public class PodTemplateFactory {
             .withAutomountServiceAccountToken(true)
             .withEnableServiceLinks(false)
             .withImagePullSecrets(runtimeImagePullSecrets())
+            .withAffinity(RankPodPlacement.defaultAffinity(job, layout))
             .withSecurityContext(
                 new PodSecurityContextBuilder()
                     .withRunAsNonRoot(true)
@@ -153,10 +153,6 @@ public class PodTemplateFactory {
     env.add(new EnvVar(ENV_RANKS_PER_POD, Integer.toString(layout.ranksPerPod()), null));
     env.add(new EnvVar(ENV_WORLD_SIZE, Integer.toString(layout.worldSize()), null));
     env.add(new EnvVar(ENV_RENDEZVOUS, rendezvous, null));
-    Map<String, Quantity> limits = new HashMap<>();
-    if (layout.device() == DeviceKind.CUDA) {
-      limits.put(GPU_RESOURCE, new Quantity(Integer.toString(layout.ranksPerPod())));
-    }
     return new ContainerBuilder()
         .withName(CONTAINER_NAME)
         .withImage(config.runtimeImage())
@@ -169,9 +165,7 @@ public class PodTemplateFactory {
         .withContainerPort(config.rendezvousPort())
         .withProtocol("TCP")
         .endPort()
-        .withNewResources()
-        .withLimits(limits)
-        .endResources()
+        .withResources(RankContainerResources.of(layout, config, job.getSpec().getTemplate()))
         .withVolumeMounts(
             new VolumeMountBuilder()
                 .withName(SPEC_VOLUME)

@@ -1,5 +1,6 @@
 package dev.gpucomm.operator;
 
+import io.fabric8.kubernetes.api.model.Capabilities;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -16,12 +17,13 @@ import java.util.Map;
 
 /**
  * Merges a CommJob's {@code template} into a pod the operator built: scheduling fields replace the
- * pod's, lists (volumes, mounts, envFrom) are appended, env vars replace same-named ones or are
- * appended, resource maps are merged. {@link TemplateOverlayValidator} has rejected everything
- * else.
+ * pod's, lists (volumes, mounts, envFrom, resource claims, added capabilities) are appended, env
+ * vars replace same-named ones or are appended, resource maps are merged, hostNetwork brings the
+ * DNS policy it needs. {@link TemplateOverlayValidator} has rejected everything else.
  */
 @ApplicationScoped
 public class PodTemplateOverlay {
+  static final String HOST_NETWORK_DNS_POLICY = "ClusterFirstWithHostNet";
 
   /** Merges {@code template} (may be null) into {@code pod}. */
   public void apply(Pod pod, PodTemplateSpec template) {
@@ -63,6 +65,13 @@ public class PodTemplateOverlay {
         && !from.getTopologySpreadConstraints().isEmpty()) {
       to.setTopologySpreadConstraints(new ArrayList<>(from.getTopologySpreadConstraints()));
     }
+    if (Boolean.TRUE.equals(from.getHostNetwork())) {
+      to.setHostNetwork(true);
+      // Without it a pod on the host's network resolves names with the node's resolver, which
+      // does not know the job's Service, so the ranks would never find the rendezvous.
+      to.setDnsPolicy(HOST_NETWORK_DNS_POLICY);
+    }
+    to.setResourceClaims(appended(to.getResourceClaims(), from.getResourceClaims()));
     to.setVolumes(appended(to.getVolumes(), from.getVolumes()));
     if (from.getContainers() != null && !from.getContainers().isEmpty()) {
       mergeContainer(to.getContainers().get(0), from.getContainers().get(0));
@@ -84,6 +93,13 @@ public class PodTemplateOverlay {
       ResourceRequirements target = to.getResources();
       target.setLimits(merged(target.getLimits(), resources.getLimits()));
       target.setRequests(merged(target.getRequests(), resources.getRequests()));
+      target.setClaims(appended(target.getClaims(), resources.getClaims()));
+    }
+    Capabilities added =
+        from.getSecurityContext() == null ? null : from.getSecurityContext().getCapabilities();
+    if (added != null && added.getAdd() != null && !added.getAdd().isEmpty()) {
+      Capabilities target = to.getSecurityContext().getCapabilities();
+      target.setAdd(appended(target.getAdd(), added.getAdd()));
     }
   }
 

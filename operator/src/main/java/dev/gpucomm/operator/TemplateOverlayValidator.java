@@ -2,24 +2,34 @@ package dev.gpucomm.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.RankCapability;
+import io.fabric8.kubernetes.api.model.Capabilities;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceClaim;
+import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Checks a CommJob's pod template overlay: only the fields {@link PodTemplateOverlay} merges, and
- * none that would undo what the operator sets up (the contract env, /dev/shm, the GPU count).
+ * none that would undo what the operator sets up (the contract env, /dev/shm, the GPU count) or
+ * widen the container beyond what RDMA needs (added capabilities, resource names). The CRD's schema
+ * says the same at admission; this check covers API servers that did not apply it.
  */
 @ApplicationScoped
 public class TemplateOverlayValidator {
@@ -43,16 +53,49 @@ public class TemplateOverlayValidator {
               "runtimeClassName",
               "imagePullSecrets",
               "topologySpreadConstraints",
-              "volumes"),
+              "volumes",
+              "hostNetwork",
+              "resourceClaims"),
           "container",
           Set.of(
-              "name", "image", "imagePullPolicy", "resources", "env", "envFrom", "volumeMounts"));
+              "name",
+              "image",
+              "imagePullPolicy",
+              "resources",
+              "env",
+              "envFrom",
+              "volumeMounts",
+              "securityContext"),
+          "securityContext",
+          Set.of("capabilities"),
+          "capabilities",
+          Set.of("add"));
 
   static final String SUPPORTED =
       "metadata.labels, metadata.annotations, spec.nodeSelector, spec.tolerations, spec.affinity,"
           + " spec.schedulerName, spec.priorityClassName, spec.runtimeClassName,"
-          + " spec.imagePullSecrets, spec.topologySpreadConstraints, spec.volumes and, in"
-          + " spec.containers[0], image, imagePullPolicy, resources, env, envFrom, volumeMounts";
+          + " spec.imagePullSecrets, spec.topologySpreadConstraints, spec.volumes,"
+          + " spec.hostNetwork, spec.resourceClaims and, in spec.containers[0], image,"
+          + " imagePullPolicy, resources, env, envFrom, volumeMounts,"
+          + " securityContext.capabilities.add";
+
+  /**
+   * Resource names a rank container may request: the core ones, the GPUs, and the NICs and devices
+   * that RDMA device plugins advertise. Anything else is more likely a typo than a device.
+   */
+  static final String SUPPORTED_RESOURCES =
+      "cpu, memory, ephemeral-storage, hugepages-*, nvidia.com/gpu, nvidia.com/hostdev, rdma/*,"
+          + " vpc.amazonaws.com/efa";
+
+  private static final Set<String> RESOURCE_NAMES =
+      Set.of(
+          "cpu",
+          "memory",
+          "ephemeral-storage",
+          PodTemplateFactory.GPU_RESOURCE,
+          "nvidia.com/hostdev",
+          "vpc.amazonaws.com/efa");
+  private static final List<String> RESOURCE_PREFIXES = List.of("hugepages-", "rdma/");
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -81,6 +124,7 @@ public class TemplateOverlayValidator {
     if (template.getSpec() != null) {
       checkContainers(template.getSpec().getContainers(), ranksPerPod, sharedMemoryBytes, problems);
       checkVolumes(template.getSpec().getVolumes(), problems);
+      checkClaims(template.getSpec(), problems);
     }
     return problems;
   }
@@ -141,7 +185,12 @@ public class TemplateOverlayValidator {
                         : ""));
       }
     }
+    checkCapabilities(container.getSecurityContext(), prefix + ".securityContext", problems);
     if (container.getResources() != null) {
+      checkResourceNames(
+          container.getResources().getLimits(), prefix + ".resources.limits", problems);
+      checkResourceNames(
+          container.getResources().getRequests(), prefix + ".resources.requests", problems);
       checkResources(
           container.getResources().getLimits(),
           prefix + ".resources.limits",
@@ -180,6 +229,65 @@ public class TemplateOverlayValidator {
       problems.add(
           "spec.sharedMemorySize exceeds %s.memory (%s): the pages of /dev/shm count against the container's memory limit"
               .formatted(field, memory));
+    }
+  }
+
+  private static void checkCapabilities(
+      SecurityContext securityContext, String field, List<String> problems) {
+    Capabilities capabilities = securityContext == null ? null : securityContext.getCapabilities();
+    List<String> added = capabilities == null ? null : capabilities.getAdd();
+    for (int i = 0; added != null && i < added.size(); i++) {
+      String name = added.get(i);
+      if (Arrays.stream(RankCapability.values()).noneMatch(c -> c.name().equals(name))) {
+        problems.add(
+            "%s.capabilities.add[%d] (%s) is not one a rank container may add (supported: %s)"
+                .formatted(
+                    field,
+                    i,
+                    name,
+                    String.join(
+                        ", ", Arrays.stream(RankCapability.values()).map(Enum::name).toList())));
+      }
+    }
+  }
+
+  private static void checkResourceNames(
+      Map<String, Quantity> resources, String field, List<String> problems) {
+    if (resources == null) {
+      return;
+    }
+    for (String name : new TreeSet<>(resources.keySet())) {
+      if (!RESOURCE_NAMES.contains(name)
+          && RESOURCE_PREFIXES.stream().noneMatch(name::startsWith)) {
+        problems.add(
+            "%s[\"%s\"] is not a resource a rank container may name (supported: %s)"
+                .formatted(field, name, SUPPORTED_RESOURCES));
+      }
+    }
+  }
+
+  /**
+   * A container's claim must name one of the pod's resourceClaims, or the API server refuses it.
+   */
+  private static void checkClaims(PodSpec spec, List<String> problems) {
+    Set<String> declared = new HashSet<>();
+    if (spec.getResourceClaims() != null) {
+      spec.getResourceClaims().forEach(claim -> declared.add(claim.getName()));
+    }
+    List<Container> containers = spec.getContainers();
+    if (containers == null
+        || containers.isEmpty()
+        || containers.get(0).getResources() == null
+        || containers.get(0).getResources().getClaims() == null) {
+      return;
+    }
+    List<ResourceClaim> claims = containers.get(0).getResources().getClaims();
+    for (int i = 0; i < claims.size(); i++) {
+      if (!declared.contains(claims.get(i).getName())) {
+        problems.add(
+            "%s.spec.containers[0].resources.claims[%d] (%s) names no entry of %s.spec.resourceClaims"
+                .formatted(FIELD, i, claims.get(i).getName(), FIELD));
+      }
     }
   }
 

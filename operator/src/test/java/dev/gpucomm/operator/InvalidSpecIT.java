@@ -168,23 +168,43 @@ class InvalidSpecIT {
         invalid(
             "host-ipc",
             "worldSize: 2\n" + BENCHMARK + "\ntemplate: {spec: {hostIPC: true}}",
-            "spec.template.spec.hostIPC is not supported in the pod template overlay (supported:"
-                + " metadata.labels, metadata.annotations, spec.nodeSelector, spec.tolerations,"
-                + " spec.affinity, spec.schedulerName, spec.priorityClassName,"
-                + " spec.runtimeClassName, spec.imagePullSecrets, spec.topologySpreadConstraints,"
-                + " spec.volumes and, in spec.containers[0], image, imagePullPolicy, resources,"
-                + " env, envFrom, volumeMounts)"),
+            "spec.template.spec.hostIPC is not supported in the pod template overlay (supported: "
+                + SUPPORTED
+                + ")"),
         invalid(
             "privileged",
             "worldSize: 2\n"
                 + BENCHMARK
                 + "\ntemplate: {spec: {containers: [{securityContext: {privileged: true}}]}}",
-            "spec.template.spec.containers[0].securityContext is not supported in the pod template"
-                + " overlay (supported: metadata.labels, metadata.annotations, spec.nodeSelector,"
-                + " spec.tolerations, spec.affinity, spec.schedulerName, spec.priorityClassName,"
-                + " spec.runtimeClassName, spec.imagePullSecrets, spec.topologySpreadConstraints,"
-                + " spec.volumes and, in spec.containers[0], image, imagePullPolicy, resources,"
-                + " env, envFrom, volumeMounts)"),
+            "spec.template.spec.containers[0].securityContext.privileged is not supported in the pod"
+                + " template overlay (supported: "
+                + SUPPORTED
+                + ")"),
+        invalid(
+            "sys-admin",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{securityContext: {capabilities: {add:"
+                + " [IPC_LOCK, SYS_ADMIN]}}}]}}",
+            "spec.template.spec.containers[0].securityContext.capabilities.add[1] (SYS_ADMIN) is"
+                + " not one a rank container may add (supported: IPC_LOCK, SYS_RESOURCE)"),
+        invalid(
+            "resource-typo",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{resources: {limits: {rdma/ib: 1, nvidia.com/gpus:"
+                + " 1}}}]}}",
+            "spec.template.spec.containers[0].resources.limits[\"nvidia.com/gpus\"] is not a"
+                + " resource a rank container may name (supported: cpu, memory,"
+                + " ephemeral-storage, hugepages-*, nvidia.com/gpu, nvidia.com/hostdev, rdma/*,"
+                + " vpc.amazonaws.com/efa)"),
+        invalid(
+            "undeclared-claim",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{resources: {claims: [{name: imex}]}}]}}",
+            "spec.template.spec.containers[0].resources.claims[0] (imex) names no entry of"
+                + " spec.template.spec.resourceClaims"),
         invalid(
             "two-containers",
             "worldSize: 2\n"
@@ -270,6 +290,15 @@ class InvalidSpecIT {
     assertThat(cluster.configMap(name + "-spec")).isNull();
     assertThat(client.services().withName(name).get()).isNull();
   }
+
+  /** What the overlay takes, as every message about a field it does not take lists it. */
+  private static final String SUPPORTED =
+      "metadata.labels, metadata.annotations, spec.nodeSelector, spec.tolerations, spec.affinity,"
+          + " spec.schedulerName, spec.priorityClassName, spec.runtimeClassName,"
+          + " spec.imagePullSecrets, spec.topologySpreadConstraints, spec.volumes,"
+          + " spec.hostNetwork, spec.resourceClaims and, in spec.containers[0], image,"
+          + " imagePullPolicy, resources, env, envFrom, volumeMounts,"
+          + " securityContext.capabilities.add";
 
   private static Arguments invalid(String name, String spec, String message) {
     return Arguments.of(name, spec, message);

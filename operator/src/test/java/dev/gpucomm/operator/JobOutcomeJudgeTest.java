@@ -151,6 +151,16 @@ class JobOutcomeJudgeTest {
     }
 
     @Override
+    public String cpuPerRank() {
+      return "2";
+    }
+
+    @Override
+    public String memoryPerRank() {
+      return "4Gi";
+    }
+
+    @Override
     public Duration unschedulableTimeout() {
       return Duration.ofSeconds(300);
     }

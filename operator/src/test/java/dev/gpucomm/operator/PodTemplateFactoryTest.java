@@ -84,6 +84,8 @@ class PodTemplateFactoryTest {
                       case "runtimeImagePullPolicy" -> "IfNotPresent";
                       case "rendezvousPort" -> 29500;
                       case "runAsUser" -> 1000L;
+                      case "cpuPerRank" -> "2";
+                      case "memoryPerRank" -> "4Gi";
                       default -> throw new UnsupportedOperationException(method.getName());
                     });
     return new PodTemplateFactory(config, new PodTemplateOverlay());

@@ -1,5 +1,9 @@
 package dev.gpucomm.api.v1alpha1;
 
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -59,7 +63,59 @@ public final class CommJobDefaults {
   public static final int PROGRAM_COMMUNICATION_SMS = 0;
   public static final boolean PROGRAM_SERIALIZE_MATMULS = false;
 
+  /**
+   * CPU a rank pod requests per rank: the rank's own thread plus NCCL's proxy thread, which must
+   * not wait for a core behind another pod's work.
+   */
+  public static final String CPU_PER_RANK = "2";
+
+  /**
+   * Memory a rank pod requests per rank: a rank's JVM, CUDA context and pinned staging buffers. The
+   * memory-backed /dev/shm comes on top, in the limit only.
+   */
+  public static final String MEMORY_PER_RANK = "4Gi";
+
   private CommJobDefaults() {}
+
+  /** The CPU a rank pod requests: {@code ranksPerPod} x {@code cpuPerRank}. */
+  public static Quantity rankPodCpuRequest(int ranksPerPod, String cpuPerRank) {
+    BigDecimal cores = Quantity.getAmountInBytes(new Quantity(cpuPerRank));
+    BigDecimal total = cores.multiply(BigDecimal.valueOf(ranksPerPod));
+    return total.stripTrailingZeros().scale() <= 0
+        ? new Quantity(total.toBigInteger().toString())
+        : new Quantity(total.movePointRight(3).toBigInteger() + "m");
+  }
+
+  /** The memory a rank pod requests: {@code ranksPerPod} x {@code memoryPerRank}. */
+  public static Quantity rankPodMemoryRequest(int ranksPerPod, String memoryPerRank) {
+    return memory(
+        Quantity.getAmountInBytes(new Quantity(memoryPerRank))
+            .multiply(BigDecimal.valueOf(ranksPerPod)));
+  }
+
+  /**
+   * The memory limit of a rank pod: its request plus {@code sharedMemorySize}, since the pages of a
+   * memory-backed /dev/shm are charged to the container that writes them; a limit without them
+   * would get a pod OOM-killed as soon as NCCL fills its shared buffers.
+   */
+  public static Quantity rankPodMemoryLimit(Quantity memoryRequest, String sharedMemorySize) {
+    return memory(
+        Quantity.getAmountInBytes(memoryRequest)
+            .add(Quantity.getAmountInBytes(new Quantity(sharedMemorySize))));
+  }
+
+  /** Bytes written in the largest binary unit that divides them, as kubectl would show them. */
+  private static Quantity memory(BigDecimal bytes) {
+    BigInteger whole = bytes.setScale(0, RoundingMode.CEILING).toBigInteger();
+    String[] units = {"Ti", "Gi", "Mi", "Ki"};
+    for (int i = 0; i < units.length; i++) {
+      BigInteger unit = BigInteger.ONE.shiftLeft(10 * (units.length - i));
+      if (whole.signum() > 0 && whole.mod(unit).signum() == 0) {
+        return new Quantity(whole.divide(unit) + units[i]);
+      }
+    }
+    return new Quantity(whole.toString());
+  }
 
   /** Fills every unset field that has a default; leaves set fields and absent sections alone. */
   public static CommJob apply(CommJob job) {

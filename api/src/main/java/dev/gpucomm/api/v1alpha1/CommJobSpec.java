@@ -3,7 +3,6 @@ package dev.gpucomm.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
@@ -72,11 +71,13 @@ public class CommJobSpec {
           + " default of 64Mi); 8Gi when omitted.")
   private String sharedMemorySize;
 
-  @PreserveUnknownFields
-  @SchemaFrom(type = Object.class)
+  // Typed as RankPodTemplate for admission and kubectl explain; read as a PodTemplateSpec so that
+  // the operator can name a field the schema would not have let through.
+  @SchemaFrom(type = RankPodTemplate.class)
   @JsonPropertyDescription(
-      "Pod template overlay merged into every pod: image, nodeSelector, tolerations, affinity,"
-          + " resources, env, schedulerName, priorityClassName, volumes.")
+      "Pod template overlay merged into every pod: labels, annotations, scheduling, networking"
+          + " (hostNetwork, resource claims), pull secrets, volumes and the rank container's"
+          + " image, resources, env and added capabilities.")
   private PodTemplateSpec template;
 
   public Integer getWorldSize() {
