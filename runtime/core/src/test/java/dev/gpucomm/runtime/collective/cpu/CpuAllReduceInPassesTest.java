@@ -19,16 +19,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * algorithms.
  */
 class CpuAllReduceInPassesTest {
-  /** Not a multiple of any element size, so passes are cut to whole elements. */
-  private static final long STAGING_BYTES = 1000;
+  /** The smallest staging area that holds the channel slots of 256 bytes. */
+  private static final long STAGING_BYTES = 1024;
 
   private static final CpuBackendConfig SMALL_STAGING =
       CpuBackendConfig.defaults("allreduce-passes-test")
-          .withBufferSizes(STAGING_BYTES, 1024)
+          .withBufferSizes(STAGING_BYTES, 256)
           .withWaitTimeout(Duration.ofSeconds(10));
 
-  /** Element counts of one short pass, several full passes, and full passes plus a remainder. */
-  private static final int[] COUNTS = {3, 500, 1_237};
+  /** Element counts of one short pass, a full pass and a short one, several and a remainder. */
+  private static final int[] COUNTS = {3, 700, 1_237};
 
   @ParameterizedTest(name = "world of {0}")
   @ValueSource(ints = {1, 2, 3, 4})
