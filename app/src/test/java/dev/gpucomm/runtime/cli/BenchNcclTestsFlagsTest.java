@@ -48,7 +48,7 @@ class BenchNcclTestsFlagsTest {
         "gpucomm bench: -e: no size of the sweep is a whole number of 16-byte vectors per rank");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "1X"),
-        "gpucomm bench: -b: '1X' is not a size (e.g. 4096, 64K, 1M)");
+        "gpucomm bench: --min-bytes: '1X' is not a size (e.g. 4096, 64K, 1M)");
   }
 
   @Test
