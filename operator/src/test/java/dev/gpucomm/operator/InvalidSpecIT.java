@@ -84,9 +84,9 @@ class InvalidSpecIT {
             "spec.workload.benchmark.tokens[0]: 0 is below the minimum 1"),
         invalid(
             "buffer-too-big",
-            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [32, 262144]}}",
-            "spec.workload.benchmark.tokens[1]: 262144 tokens x hiddenSize 8192 x 2 bytes (bf16) ="
-                + " 4294967296 bytes is above the 2147483647-byte limit of one rank's buffer"),
+            "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [32, 1048576]}}",
+            "spec.workload.benchmark.tokens[1]: 1048576 tokens x hiddenSize 8192 x 2 bytes (bf16) ="
+                + " 17179869184 bytes is above the 8589934592-byte limit of one rank's buffer"),
         invalid(
             "oneshot-across-pods",
             "worldSize: 16\nranksPerPod: 8\n"

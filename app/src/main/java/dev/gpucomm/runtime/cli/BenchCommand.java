@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
@@ -17,11 +18,13 @@ import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -33,8 +36,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     customSynopsis =
-        "gpucomm bench [--collective C] [--dtype D] [--sizes LIST | --tokens LIST --hidden N]"
-            + " [--algorithms LIST] [--world N] [options]",
+        "gpucomm bench [--collective C] [--dtype D] [--sizes LIST | --tokens LIST --hidden N"
+            + " | -b SIZE -e SIZE (-f N | -i SIZE)] [--algorithms LIST] [--world N] [options]",
     description = "benchmark one collective from flags (builds a CommJob and runs it locally)",
     descriptionHeading = "%n",
     optionListHeading = "%nOptions:%n",
@@ -130,6 +133,8 @@ final class BenchCommand implements Callable<Integer> {
       description = "untimed calls per point (default 20)")
   Integer warmup;
 
+  @Mixin NcclTestsFlags ncclTests = new NcclTestsFlags();
+
   @Option(names = "--no-graph", description = "time eager calls only")
   boolean noGraph;
 
@@ -216,8 +221,14 @@ final class BenchCommand implements Callable<Integer> {
             .withCollective(collective)
             .withDtype(dtype)
             .withHiddenSize(HIDDEN.check(spec, "--hidden", hidden))
-            .withWarmupIterations(WARMUP.check(spec, "--warmup", warmup))
-            .withIterations(ITERATIONS.check(spec, "--iterations", iterations))
+            .withWarmupIterations(
+                WARMUP.check(
+                    spec, "--warmup", either("--warmup", warmup, "-w", ncclTests.warmupIters)))
+            .withIterations(
+                ITERATIONS.check(
+                    spec,
+                    "--iterations",
+                    either("--iterations", iterations, "-n", ncclTests.iters)))
             .withSeed(seed);
     if (noGraph) {
       benchmark.setCudaGraph(false);
@@ -228,16 +239,37 @@ final class BenchCommand implements Callable<Integer> {
     if (tokens != null && sizes != null) {
       throw new OptionValueException(spec, "--tokens", "give --tokens or --sizes, not both");
     }
-    if (tokens != null) {
-      benchmark.setTokens(tokens);
-    } else {
-      benchmark.setSizes(sizes != null ? sizes : DEFAULT_SIZES);
+    ncclTests.requireCheck(spec);
+    if (ncclTests.sweepsSizes() && (tokens != null || sizes != null)) {
+      throw new OptionValueException(
+          spec,
+          ncclTests.firstSizeFlag(),
+          "give nccl-tests' -b/-e/-f/-i or "
+              + (tokens != null ? "--tokens" : "--sizes")
+              + ", not both");
     }
     if (algorithms != null) {
       benchmark.setAlgorithms(algorithms);
     }
     Integer chosenWorld = WORLD.check(spec, "--world", world);
     int worldSize = chosenWorld != null ? chosenWorld : defaultWorld();
+    if (tokens != null) {
+      benchmark.setTokens(tokens);
+    } else if (ncclTests.sweepsSizes()) {
+      List<String> skipped = new ArrayList<>();
+      benchmark.setSizes(
+          ncclTests.bytesPerRank(
+              spec,
+              collective != null ? collective : CommJobDefaults.COLLECTIVE,
+              dtype != null ? dtype : CommJobDefaults.DTYPE,
+              worldSize,
+              skipped));
+      if (!skipped.isEmpty()) {
+        context.err().println("gpucomm bench: not measured: " + String.join(", ", skipped));
+      }
+    } else {
+      benchmark.setSizes(sizes != null ? sizes : DEFAULT_SIZES);
+    }
     Integer chosenRanksPerPod = RANKS_PER_POD.check(spec, "--ranks-per-pod", ranksPerPod);
     CommJobSpec jobSpec = new CommJobSpec();
     jobSpec.setWorldSize(worldSize);
@@ -253,6 +285,15 @@ final class BenchCommand implements Callable<Integer> {
     job.setMetadata(new ObjectMetaBuilder().withName(name).build());
     job.setSpec(jobSpec);
     return job;
+  }
+
+  /** One of a gpucomm flag and its nccl-tests twin (-n, -w); both at once is a usage error. */
+  private <T> T either(String ownFlag, T own, String ncclTestsFlag, T ncclTestsValue) {
+    if (own != null && ncclTestsValue != null) {
+      throw new OptionValueException(
+          spec, ncclTestsFlag, "give " + ownFlag + " or " + ncclTestsFlag + ", not both");
+    }
+    return own != null ? own : ncclTestsValue;
   }
 
   /**

@@ -44,6 +44,9 @@ public final class ReportJson {
   /** The one field of a benchmark report that may be absent: it came after schema version 1. */
   private static final String BENCHMARK_IN_PLACE = "inPlace";
 
+  /** The one field of a size that may be absent: it came after schema version 1. */
+  private static final String SIZE_NOT_MEASURED = "notMeasured";
+
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
 
@@ -155,6 +158,14 @@ public final class ReportJson {
     if (type == BenchmarkReport.class && !root.has(BENCHMARK_IN_PLACE)) {
       // Written before the field existed: those runs were all out of place.
       ((ObjectNode) root).put(BENCHMARK_IN_PLACE, false);
+    }
+    if (type == BenchmarkReport.class && root.get("sizes") != null) {
+      for (JsonNode size : root.get("sizes")) {
+        if (size.isObject() && !size.has(SIZE_NOT_MEASURED)) {
+          // Written before the field existed: those sweeps ran every point or failed.
+          ((ObjectNode) size).putArray(SIZE_NOT_MEASURED);
+        }
+      }
     }
     try {
       return READER.treeToValue(root, type);

@@ -57,8 +57,11 @@ public final class CommJobValidator {
   /** /dev/shm below this is the container runtime's default, which NCCL already outgrows. */
   public static final long MIN_SHARED_MEMORY_BYTES = 64L << 20;
 
-  /** Largest buffer one rank may be asked to move: the runtimes index bytes with 32-bit ints. */
-  public static final long MAX_BYTES_PER_RANK = Integer.MAX_VALUE;
+  /**
+   * Largest buffer one rank may be asked to move: nccl-tests' customary sweep end ({@code -e 8G});
+   * the peer-memory algorithms run such calls through their buffers in passes.
+   */
+  public static final long MAX_BYTES_PER_RANK = 8L << 30;
 
   private final List<SpecProblem> problems = new ArrayList<>();
 

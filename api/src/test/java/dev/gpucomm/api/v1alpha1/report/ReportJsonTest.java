@@ -3,9 +3,12 @@ package dev.gpucomm.api.v1alpha1.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,6 +77,47 @@ class ReportJsonTest {
     assertThat(old).doesNotContain("inPlace");
     assertThat(report).isEqualTo(Reports.h200());
     assertThat(report.inPlace()).isFalse();
+  }
+
+  @Test
+  void aBenchmarkReportWrittenBeforeNotMeasuredSizesReadsAsEveryAlgorithmRun() {
+    String current = ReportJson.write(Reports.h200());
+    String old = current.replaceAll(",\\s*\"notMeasured\" : \\[ \\]", "");
+
+    BenchmarkReport report = (BenchmarkReport) ReportJson.parse(old, "old.json");
+
+    assertThat(current).contains("\"notMeasured\" : [ ]");
+    assertThat(old).doesNotContain("notMeasured");
+    assertThat(report).isEqualTo(Reports.h200());
+  }
+
+  @Test
+  void anAlgorithmThatCouldNotRunAtASizeReadsBackWithItsReason() {
+    BenchmarkReport h200 = Reports.h200();
+    SizeResult first = h200.sizes().getFirst();
+    SizeResult skipped =
+        new SizeResult(
+            first.bytes(),
+            first.tokens(),
+            first.chosen(),
+            first.chosenReason(),
+            first.measurements(),
+            List.of(new NotMeasured(Algorithm.AUTO, "rank 1: cannot allocate 4 GiB")));
+    List<SizeResult> sizes = new ArrayList<>(h200.sizes());
+    sizes.set(0, skipped);
+    String json =
+        ReportJson.write(h200).replaceFirst("\"notMeasured\" : \\[ \\]", notMeasuredJson());
+
+    BenchmarkReport report = (BenchmarkReport) ReportJson.parse(json, "report.json");
+
+    assertThat(report.sizes().getFirst().notMeasuredReason(Algorithm.AUTO))
+        .hasValue("rank 1: cannot allocate 4 GiB");
+    assertThat(report.sizes()).isEqualTo(sizes);
+  }
+
+  private static String notMeasuredJson() {
+    return "\"notMeasured\" : [ {\"algorithm\" : \"auto\", \"reason\" : \"rank 1: cannot allocate 4"
+        + " GiB\"} ]";
   }
 
   @Test

@@ -49,7 +49,7 @@ class CommJobValidatorTest {
           oneshot across pods        | ranksPerPod: 4             | ranksPerPod: 2                                                | spec.workload.benchmark.algorithms[2]
           ring on cuda               | oneshot]                   | ring]                                                         | spec.workload.benchmark.algorithms[2]
           bad token and bad size     | tokens: [32, 64]           | tokens: [32, 0, 32], sizes: [1000]                     | spec.workload.benchmark, spec.workload.benchmark.tokens[1], spec.workload.benchmark.tokens[2], spec.workload.benchmark.sizes[0]
-          tokens beyond one buffer   | tokens: [32, 64]           | tokens: [262144]                                              | spec.workload.benchmark.tokens[0]
+          tokens beyond one buffer   | tokens: [32, 64]           | tokens: [1048576]                                             | spec.workload.benchmark.tokens[0]
           in place allgather oneshot | algorithms: [auto, nccl, oneshot] | collective: allgather, inPlace: true, algorithms: [oneshot] | spec.workload.benchmark.inPlace, spec.workload.benchmark.algorithms[0]
           tune section with benchmark | kind: benchmark           | kind: benchmark\\n    tune: {}                               | spec.workload.tune
           copyengine on allreduce    | oneshot]                   | copyengine]                                                   | spec.workload.benchmark.algorithms[2]

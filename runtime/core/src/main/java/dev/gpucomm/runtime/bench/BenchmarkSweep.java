@@ -1,7 +1,9 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
@@ -14,6 +16,7 @@ import dev.gpucomm.runtime.heuristic.Decision;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.report.ProgressDisplay;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,14 +26,18 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
  * Runs a {@link SweepPlan} on one rank: for each size and algorithm, fresh random inputs, a
  * validated first call, warm-up, timed eager calls, a second validation, then (when asked and the
  * device can capture) the same for calls captured in a graph. Rank 0 gathers every rank's medians
- * and returns one {@link SizeResult} per size; a wrong result anywhere fails the sweep.
+ * and returns one {@link SizeResult} per size; a wrong result anywhere fails the sweep. A size that
+ * some rank cannot hold (host memory, device memory) is skipped by every rank together and reported
+ * as not measured, with the reason, and the sweep goes on.
  *
  * <p>Outputs are poisoned (all bits set: NaN in every dtype) before each validated call, so an
  * element a kernel never writes cannot pass. An in-place sweep's output is its input, so each
@@ -123,7 +130,9 @@ public final class BenchmarkSweep {
       return new Outcome(List.of(), measurer.graphs, measurer.graphNote);
     }
     return new Outcome(
-        sizeResults(plan, decisions, merged), plan.graphs() && measurer.graphs, measurer.graphNote);
+        sizeResults(plan, decisions, merged, measurer.notMeasured),
+        plan.graphs() && measurer.graphs,
+        measurer.graphNote);
   }
 
   /**
@@ -142,6 +151,9 @@ public final class BenchmarkSweep {
     private final int replays;
     private final double[] graphTimes;
     private final List<PointFigures> figures = new ArrayList<>();
+    private final Map<Integer, List<NotMeasured>> notMeasured = new LinkedHashMap<>();
+    private final RankAgreement agreement;
+    private final HostMemory hostMemory = HostMemory.system();
     private final Set<Algorithm> warmedUp = EnumSet.noneOf(Algorithm.class);
     private boolean graphs;
     private String graphNote;
@@ -160,6 +172,42 @@ public final class BenchmarkSweep {
       this.graphs = plan.graphs();
       this.graphNote = graphs ? "" : "graphs not requested";
       this.timer = new CallTimer(device);
+      this.agreement = new RankAgreement(store, topology.rank(), topology.worldSize(), peerTimeout);
+    }
+
+    /**
+     * Why this rank cannot hold point {@code p}'s buffers: the host copies of input and output (and
+     * on the CPU device the buffers themselves) beyond this rank's share of the host memory
+     * available now; empty when it can.
+     */
+    private Optional<String> hostMemoryRefusal(CollectiveShape shape) {
+      long hostBytes = shape.inputBytes() + shape.outputBytes();
+      long needed = device.kind() == DeviceKind.CPU ? 2 * hostBytes : hostBytes;
+      OptionalLong available = hostMemory.availableBytes();
+      if (available.isEmpty()) {
+        return Optional.empty();
+      }
+      long share = available.getAsLong() / topology.localWorldSize();
+      if (needed <= share) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          "needs "
+              + HumanUnits.binaryBytes(needed)
+              + " of host memory, its share of the "
+              + HumanUnits.binaryBytes(available.getAsLong())
+              + " available to "
+              + topology.localWorldSize()
+              + " ranks is "
+              + HumanUnits.binaryBytes(share));
+    }
+
+    /** Records every algorithm of point {@code p} as not measured, for {@code reason}. */
+    private void skip(int p, List<Algorithm> algorithms, String reason) {
+      List<NotMeasured> skipped = notMeasured.computeIfAbsent(p, k -> new ArrayList<>());
+      for (Algorithm algorithm : algorithms) {
+        skipped.add(new NotMeasured(algorithm, reason));
+      }
     }
 
     /** Every algorithm at point {@code p}, on buffers allocated once for the point. */
@@ -167,9 +215,52 @@ public final class BenchmarkSweep {
       SweepPoint point = plan.points().get(p);
       CollectiveShape shape =
           new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
-      try (DeviceBuffer input = device.allocate(shape.inputBytes());
-          DeviceBuffer separateOutput =
-              plan.inPlace() ? null : device.allocate(shape.outputBytes());
+      Optional<String> refusal =
+          agreement.refusal(name + "/host-memory/" + p, hostMemoryRefusal(shape));
+      if (refusal.isPresent()) {
+        skip(p, algorithms, refusal.get());
+        return;
+      }
+      DeviceBuffer input = null;
+      DeviceBuffer separateOutput = null;
+      Optional<String> allocationFailure = Optional.empty();
+      try {
+        input = device.allocate(shape.inputBytes());
+        separateOutput = plan.inPlace() ? null : device.allocate(shape.outputBytes());
+      } catch (RuntimeException | OutOfMemoryError e) {
+        allocationFailure =
+            Optional.of(
+                "cannot allocate "
+                    + HumanUnits.binaryBytes(shape.inputBytes() + shape.outputBytes())
+                    + " of "
+                    + device.kind()
+                    + " memory ("
+                    + e.getMessage()
+                    + ")");
+      }
+      refusal = agreement.refusal(name + "/device-memory/" + p, allocationFailure);
+      if (refusal.isPresent()) {
+        if (separateOutput != null) {
+          separateOutput.close();
+        }
+        if (input != null) {
+          input.close();
+        }
+        skip(p, algorithms, refusal.get());
+        return;
+      }
+      measureSize(p, algorithms, point, shape, input, separateOutput);
+    }
+
+    private void measureSize(
+        int p,
+        List<Algorithm> algorithms,
+        SweepPoint point,
+        CollectiveShape shape,
+        DeviceBuffer allocatedInput,
+        DeviceBuffer allocatedOutput) {
+      try (DeviceBuffer input = allocatedInput;
+          DeviceBuffer separateOutput = allocatedOutput;
           Arena arena = Arena.ofConfined()) {
         DeviceBuffer output = plan.inPlace() ? input : separateOutput;
         MemorySegment hostInput = arena.allocate(shape.inputBytes(), 64);
@@ -380,7 +471,10 @@ public final class BenchmarkSweep {
   }
 
   private List<SizeResult> sizeResults(
-      SweepPlan plan, List<Decision> decisions, List<PointFigures> merged) {
+      SweepPlan plan,
+      List<Decision> decisions,
+      List<PointFigures> merged,
+      Map<Integer, List<NotMeasured>> notMeasured) {
     Map<Integer, List<PointFigures>> byPoint = new LinkedHashMap<>();
     for (PointFigures figures : merged) {
       byPoint.computeIfAbsent(figures.pointIndex() / 16, k -> new ArrayList<>()).add(figures);
@@ -412,7 +506,8 @@ public final class BenchmarkSweep {
               point.tokens(),
               decision.algorithm(),
               decision.reason(),
-              measurements));
+              measurements,
+              notMeasured.getOrDefault(p, List.of())));
     }
     return sizes;
   }

@@ -7,7 +7,6 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
 import dev.gpucomm.runtime.collective.Communicator;
-import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.spec.InvalidJobException;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,9 +16,10 @@ import java.util.stream.Collectors;
 
 /**
  * Turns a job's benchmark or tune section into a {@link SweepPlan} for this communicator: resolves
- * the default algorithms, and rejects (naming the job field) an algorithm the device does not have
- * or a size a peer-memory algorithm cannot hold. Every rank plans identically, so a rejection is
- * reported by all and the job stops before any device work.
+ * the default algorithms, and rejects (naming the job field) an algorithm the device does not have.
+ * Every size runs with every algorithm (the peer-memory ones run large calls through their buffers
+ * in passes). Every rank plans identically, so a rejection is reported by all and the job stops
+ * before any device work.
  */
 public final class SweepPlanner {
   private final String source;
@@ -28,8 +28,7 @@ public final class SweepPlanner {
 
   /**
    * @param source the job file, as errors name it
-   * @param communicator the rank's communicator: which algorithms it has, how large a message its
-   *     peer memory holds
+   * @param communicator the rank's communicator: which algorithms it has
    */
   public SweepPlanner(String source, DeviceKind device, Communicator communicator) {
     this.source = source;
@@ -55,7 +54,6 @@ public final class SweepPlanner {
             ? CollectiveAlgorithms.inReportOrder(
                 CollectiveAlgorithms.available(communicator, collective, inPlace))
             : checked(at + ".algorithms", listed, collective, inPlace);
-    checkSizes(at, points, algorithms, benchmark.getCollective());
     return new SweepPlan(
         benchmark.getCollective(),
         benchmark.getDtype(),
@@ -87,7 +85,6 @@ public final class SweepPlanner {
             ? CollectiveAlgorithms.inReportOrder(
                 CollectiveAlgorithms.available(communicator, collective))
             : checked(at + ".algorithms", tune.getAlgorithms(), collective, false);
-    checkSizes(at, points, algorithms, collective);
     return new SweepPlan(
         collective,
         tune.getDtype(),
@@ -171,29 +168,5 @@ public final class SweepPlanner {
         + offered
         + hint
         + ")";
-  }
-
-  private void checkSizes(
-      String at, List<SweepPoint> points, List<Algorithm> algorithms, Collective collective) {
-    if (collective != Collective.ALLREDUCE) {
-      return;
-    }
-    for (SweepPoint point : points) {
-      for (Algorithm algorithm : algorithms) {
-        boolean peerMemory = algorithm == Algorithm.ONESHOT || algorithm == Algorithm.TWOSHOT;
-        long maxPeerMemoryBytes = communicator.maxPeerMemoryBytes();
-        if (peerMemory && point.bytes() > maxPeerMemoryBytes) {
-          throw new InvalidJobException(
-              source,
-              point.field(),
-              HumanUnits.binaryBytes(point.bytes())
-                  + " is more than the "
-                  + HumanUnits.binaryBytes(maxPeerMemoryBytes)
-                  + " that "
-                  + algorithm
-                  + " handles on this communicator (drop the size or the algorithm)");
-        }
-      }
-    }
   }
 }

@@ -53,7 +53,10 @@ public interface Communicator extends AutoCloseable {
   /** Why some algorithms are missing from {@link #allReduceAlgorithms()}; empty when none are. */
   String unavailableReason();
 
-  /** The largest all-reduce in bytes that the peer-memory algorithms accept. */
+  /**
+   * The largest all-reduce in bytes that the peer-memory algorithms run in one pass through their
+   * buffers; larger ones run in several passes.
+   */
   long maxPeerMemoryBytes();
 
   /**

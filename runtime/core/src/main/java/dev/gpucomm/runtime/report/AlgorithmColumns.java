@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.report;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,6 +18,9 @@ final class AlgorithmColumns {
     for (SizeResult size : report.sizes()) {
       for (Measurement measurement : size.measurements()) {
         seen.add(measurement.algorithm());
+      }
+      for (NotMeasured skipped : size.notMeasured()) {
+        seen.add(skipped.algorithm());
       }
     }
     return List.copyOf(seen);

@@ -8,6 +8,7 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.ProgramReport;
 import dev.gpucomm.api.v1alpha1.report.ProgramTimes;
 import dev.gpucomm.api.v1alpha1.report.Report;
@@ -15,8 +16,10 @@ import dev.gpucomm.api.v1alpha1.report.SizeComparison;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import dev.gpucomm.api.v1alpha1.report.TimeBasis;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 
@@ -30,6 +33,9 @@ import java.util.OptionalDouble;
  */
 public final class ReportMarkdown {
   private static final String NOT_MEASURED = "—";
+
+  /** A cell of an algorithm that could not run at that size (the reasons follow the table). */
+  private static final String NOT_AVAILABLE = "n/a";
 
   private ReportMarkdown() {}
 
@@ -170,11 +176,42 @@ public final class ReportMarkdown {
         cells.add(
             measurement
                 .map(m -> fixed(basis.micros(m), 1) + (markEager && basis.showsEager(m) ? "*" : ""))
-                .orElse(NOT_MEASURED));
+                .orElse(notMeasuredCell(size, algorithm)));
       }
       cells.add(bestCell(comparison));
       cells.add(choiceCell(comparison));
       row(md, cells);
+    }
+    notMeasuredReasons(md, report);
+  }
+
+  private static String notMeasuredCell(SizeResult size, Algorithm algorithm) {
+    return size.notMeasuredReason(algorithm).isPresent() ? NOT_AVAILABLE : NOT_MEASURED;
+  }
+
+  /** Why each {@code n/a} cell of the table above did not run, one line per size and reason. */
+  private static void notMeasuredReasons(StringBuilder md, BenchmarkReport report) {
+    boolean first = true;
+    for (SizeResult size : report.sizes()) {
+      Map<String, List<String>> algorithmsByReason = new LinkedHashMap<>();
+      for (NotMeasured skipped : size.notMeasured()) {
+        algorithmsByReason
+            .computeIfAbsent(skipped.reason(), k -> new ArrayList<>())
+            .add(skipped.algorithm().wireName());
+      }
+      for (Map.Entry<String, List<String>> entry : algorithmsByReason.entrySet()) {
+        if (first) {
+          md.append("\n");
+          first = false;
+        }
+        md.append("- n/a at ")
+            .append(tensorSize(size.bytes()))
+            .append(" (")
+            .append(String.join(", ", entry.getValue()))
+            .append("): ")
+            .append(entry.getKey())
+            .append('\n');
+      }
     }
   }
 
@@ -227,7 +264,8 @@ public final class ReportMarkdown {
       for (Algorithm algorithm : algorithms) {
         Optional<Measurement> measurement = size.of(algorithm);
         if (measurement.isEmpty()) {
-          cells.addAll(List.of(NOT_MEASURED, NOT_MEASURED, NOT_MEASURED));
+          String cell = notMeasuredCell(size, algorithm);
+          cells.addAll(List.of(cell, cell, cell));
           continue;
         }
         double micros = TimeBasis.GRAPH_WHERE_MEASURED.micros(measurement.get());

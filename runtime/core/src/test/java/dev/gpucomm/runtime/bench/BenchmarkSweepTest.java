@@ -7,6 +7,7 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
+import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import dev.gpucomm.runtime.heuristic.TrtllmHeuristic;
 import dev.gpucomm.runtime.report.ProgressDisplay;
@@ -117,6 +118,49 @@ class BenchmarkSweepTest {
             .isPositive()
             .isLessThan(ElementBound.BF16_SUM_OF_THREE);
       }
+    }
+  }
+
+  @Test
+  void aSizeOneRankCannotAllocateIsNotMeasuredAndTheSweepGoesOn() {
+    SweepPlan plan =
+        plan(
+            Collective.ALLREDUCE,
+            DType.BF16,
+            List.of(1024L, 8192L, 2048L),
+            List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT),
+            false);
+
+    // Rank 1 holds at most 4 KiB per buffer: the 8 KiB point cannot run anywhere.
+    List<BenchmarkSweep.Outcome> outcomes =
+        ThreadRanks.run(
+            2,
+            rank ->
+                new BenchmarkSweep(
+                        rank.rank() == 1
+                            ? new MemoryLimitedDevice(rank.device(), 4096)
+                            : rank.device(),
+                        rank.communicator(),
+                        rank.store(),
+                        new TrtllmHeuristic(),
+                        ProgressDisplay.silent(),
+                        PEERS)
+                    .run(plan, "test"));
+
+    List<SizeResult> sizes = outcomes.getFirst().sizes();
+    assertThat(sizes).extracting(SizeResult::bytes).containsExactly(1024L, 8192L, 2048L);
+    assertThat(sizes.get(1).measurements()).isEmpty();
+    assertThat(sizes.get(1).notMeasured())
+        .extracting(NotMeasured::algorithm)
+        .containsExactly(Algorithm.ONESHOT, Algorithm.TWOSHOT);
+    assertThat(sizes.get(1).notMeasuredReason(Algorithm.TWOSHOT))
+        .hasValue(
+            "rank 1: cannot allocate 16 KiB of cpu memory (out of memory: 8192 bytes requested)");
+    for (SizeResult runnable : List.of(sizes.get(0), sizes.get(2))) {
+      assertThat(runnable.notMeasured()).isEmpty();
+      assertThat(runnable.measurements())
+          .extracting(Measurement::algorithm)
+          .containsExactly(Algorithm.ONESHOT, Algorithm.TWOSHOT);
     }
   }
 

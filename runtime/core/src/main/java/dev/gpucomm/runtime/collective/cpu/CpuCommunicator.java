@@ -309,7 +309,10 @@ public final class CpuCommunicator implements Communicator {
             .formatted(topology.nodeCount(), topology.localWorldSize());
   }
 
-  /** The staging area per rank: one-shot and two-shot messages (and direct ones) must fit in it. */
+  /**
+   * The staging area per rank: one-shot and two-shot all-reduces larger than it run through it in
+   * passes; the other direct collectives must fit in it.
+   */
   @Override
   public long maxPeerMemoryBytes() {
     return stagingBytes;
@@ -341,7 +344,8 @@ public final class CpuCommunicator implements Communicator {
     MemorySegment in = segment(operation, "input", input, bytes);
     MemorySegment out = segment(operation, "output", output, bytes);
     if (resolved == Algorithm.ONESHOT || resolved == Algorithm.TWOSHOT) {
-      requireStaging(operation, bytes);
+      // Larger calls run through the staging area in passes; it must hold one element.
+      requireStaging(operation, dtype.bytes());
     }
     post(
         stream,

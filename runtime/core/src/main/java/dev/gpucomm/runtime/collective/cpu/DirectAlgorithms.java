@@ -38,23 +38,53 @@ final class DirectAlgorithms {
     this.end = end;
   }
 
-  /** Every rank sums all staging areas itself: one barrier round trip, n reads per element. */
+  /**
+   * Every rank sums all staging areas itself: one barrier round trip, n reads per element. A call
+   * larger than the staging area runs through it in passes, each a complete one-shot.
+   */
   void oneShotAllReduce(
       String operation, MemorySegment input, MemorySegment output, long count, ElementCodec codec) {
-    stageInput(input, count * codec.bytes());
+    long passCount = passCount(codec);
+    for (long first = 0; first < count; first += passCount) {
+      oneShotPass(operation, input, output, first, Math.min(passCount, count - first), codec);
+    }
+  }
+
+  private void oneShotPass(
+      String operation,
+      MemorySegment input,
+      MemorySegment output,
+      long first,
+      long count,
+      ElementCodec codec) {
+    stageInput(input, first * codec.bytes(), count * codec.bytes());
     start.arriveAndWait(operation);
-    reduce(0, count, codec, output, 0);
+    reduce(0, count, codec, output, first);
     end.arriveAndWait(operation);
   }
 
   /**
    * Each rank reduces its slice (the last takes the remainder) into its own staging area, then
-   * gathers every rank's reduced slice: about 2(n−1)/n of the data moves per rank.
+   * gathers every rank's reduced slice: about 2(n−1)/n of the data moves per rank. A call larger
+   * than the staging area runs through it in passes, each a complete two-shot.
    */
   void twoShotAllReduce(
       String operation, MemorySegment input, MemorySegment output, long count, ElementCodec codec) {
+    long passCount = passCount(codec);
+    for (long first = 0; first < count; first += passCount) {
+      twoShotPass(operation, input, output, first, Math.min(passCount, count - first), codec);
+    }
+  }
+
+  private void twoShotPass(
+      String operation,
+      MemorySegment input,
+      MemorySegment output,
+      long first,
+      long count,
+      ElementCodec codec) {
     int bytes = codec.bytes();
-    stageInput(input, count * bytes);
+    stageInput(input, first * bytes, count * bytes);
     start.arriveAndWait(operation);
     long sliceLength = count / worldSize;
     long mySliceStart = rank * sliceLength;
@@ -70,10 +100,15 @@ final class DirectAlgorithms {
           workspace.staging(owner),
           sliceStart * bytes,
           output,
-          sliceStart * bytes,
+          (first + sliceStart) * bytes,
           sliceCount * bytes);
     }
     end.arriveAndWait(operation);
+  }
+
+  /** Elements of {@code codec} that one pass through the staging area takes. */
+  private long passCount(ElementCodec codec) {
+    return workspace.staging(rank).byteSize() / codec.bytes();
   }
 
   /** Every rank copies every rank's input into its output, in rank order. */
@@ -111,7 +146,11 @@ final class DirectAlgorithms {
   }
 
   private void stageInput(MemorySegment input, long bytes) {
-    MemorySegment.copy(input, 0, workspace.staging(rank), 0, bytes);
+    stageInput(input, 0, bytes);
+  }
+
+  private void stageInput(MemorySegment input, long inputOffset, long bytes) {
+    MemorySegment.copy(input, inputOffset, workspace.staging(rank), 0, bytes);
   }
 
   /**

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param jobName part of every shared-memory file name, so that files of concurrent jobs differ
  * @param sharedMemoryDirectory where shareable buffers live: /dev/shm, or the temp directory
  * @param stagingBytes the per-rank staging area of a communicator: the largest message the one-shot
- *     and two-shot algorithms accept
+ *     and two-shot all-reduces move in one pass (larger ones take several), and the largest that
+ *     the other direct collectives accept
  * @param channelSlotBytes size of one slot of a point-to-point channel (ring, send/receive); larger
  *     messages move in pieces of this size, {@link #CHANNEL_SLOTS} in flight per channel
  * @param waitTimeout how long device work waits for another rank (a barrier, a channel) or another

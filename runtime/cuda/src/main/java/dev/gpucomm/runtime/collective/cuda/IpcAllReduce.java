@@ -95,8 +95,10 @@ public final class IpcAllReduce implements AutoCloseable {
             settings.rendezvousTimeout(),
             bytes,
             (in, out, stream) ->
-                hostAllReduce(route, in, out, bytes, hostBytes, DType.BF16, stream),
-            (in, out, stream) -> peerAllReduce(nvlinkOnly, in, out, bytes, DType.BF16, stream));
+                hostAllReduce(
+                    route, in.address(), out.address(), bytes, hostBytes, DType.BF16, stream),
+            (in, out, stream) ->
+                peerAllReduce(nvlinkOnly, in.address(), out.address(), bytes, DType.BF16, stream));
     if (outcome.pays()) {
       if (topology.rank() == 0) {
         LOG.fine("host path on: " + outcome.describe(route));
@@ -110,7 +112,7 @@ public final class IpcAllReduce implements AutoCloseable {
     }
   }
 
-  /** The largest call the peer buffers take, in bytes. */
+  /** The largest call the peer buffers take in one pass, in bytes; larger calls take several. */
   public long maxBytes() {
     return peerMemory.layout().maxBytes();
   }
@@ -209,7 +211,8 @@ public final class IpcAllReduce implements AutoCloseable {
   /**
    * Runs one kernel chosen by name (e.g. {@code lamport}, {@code oneshot_ws}, {@code twoshot_wsh})
    * instead of the one the kernel shape picks for the size, to compare kernels at the same size. A
-   * host-path kernel runs over NVLink alone where its host share is empty.
+   * host-path kernel runs over NVLink alone where its host share is empty. A call larger than the
+   * kernel's receive buffers runs through them in passes.
    */
   public void allReduceWith(
       String kernel,
@@ -232,21 +235,26 @@ public final class IpcAllReduce implements AutoCloseable {
         throw new IllegalArgumentException(
             chosen.kernelPrefix + " joins two ranks, this node has " + topology.localWorldSize());
       }
-      long hostBytes = hostPath.shareOf(route, bytes);
-      if (hostBytes > 0 && bytes <= peerMemory.layout().maxBytes()) {
-        hostAllReduce(route, input, output, bytes, hostBytes, dtype, stream);
-        return;
+    }
+    long passBytes =
+        Math.min(
+            peerMemory.layout().maxBytes(),
+            switch (chosen) {
+              case LAMPORT -> peerMemory.layout().lamportRankStride();
+              case LAMPORT2 -> peerMemory.layout().lamport2MaxBytes();
+              default -> peerMemory.layout().maxBytes();
+            });
+    for (long offset = 0; offset < bytes; offset += passBytes) {
+      long in = input.address() + offset;
+      long out = output.address() + offset;
+      long thisPass = Math.min(passBytes, bytes - offset);
+      long hostBytes = route == null ? 0 : hostPath.shareOf(route, thisPass);
+      if (hostBytes > 0) {
+        hostAllReduce(route, in, out, thisPass, hostBytes, dtype, stream);
+      } else {
+        peerAllReduce(chosen.withoutHostPath(), in, out, thisPass, dtype, stream);
       }
-      chosen = chosen.withoutHostPath();
     }
-    if ((chosen == AllReduceKernels.Variant.LAMPORT
-            && bytes > peerMemory.layout().lamportRankStride())
-        || (chosen == AllReduceKernels.Variant.LAMPORT2
-            && bytes > peerMemory.layout().lamport2MaxBytes())) {
-      throw new IllegalArgumentException(
-          kernel + " all-reduce of " + bytes + " bytes exceeds its buffer");
-    }
-    peerAllReduce(chosen, input, output, bytes, dtype, stream);
   }
 
   /**
@@ -260,30 +268,40 @@ public final class IpcAllReduce implements AutoCloseable {
       long bytes,
       DType dtype,
       Stream stream) {
+    // A call larger than the peer buffers runs through them in passes of whole buffers, each a
+    // complete call with its own barriers; within a pass the kernels pipeline their own chunks.
+    // Pass boundaries are multiples of the buffer's alignment, so no vector straddles two passes.
+    long passBytes = peerMemory.layout().maxBytes();
+    for (long offset = 0; offset < bytes; offset += passBytes) {
+      allReducePass(
+          route,
+          input.address() + offset,
+          output.address() + offset,
+          Math.min(passBytes, bytes - offset),
+          dtype,
+          stream);
+    }
+  }
+
+  private void allReducePass(
+      HostPath.Route route, long in, long out, long bytes, DType dtype, Stream stream) {
     AllReduceKernels.Variant kernel =
         route == HostPath.Route.ONE_SHOT ? shape.oneShotKernel(bytes) : shape.twoShotKernel(bytes);
     long hostBytes = hostPath == null ? 0 : hostPath.hostBytes(route, bytes);
     if (hostBytes > 0) {
-      hostAllReduce(route, input, output, bytes, hostBytes, dtype, stream);
+      hostAllReduce(route, in, out, bytes, hostBytes, dtype, stream);
     } else {
-      peerAllReduce(kernel, input, output, bytes, dtype, stream);
+      peerAllReduce(kernel, in, out, bytes, dtype, stream);
     }
   }
 
   private void peerAllReduce(
-      AllReduceKernels.Variant variant,
-      DeviceBuffer input,
-      DeviceBuffer output,
-      long bytes,
-      DType dtype,
-      Stream stream) {
+      AllReduceKernels.Variant variant, long in, long out, long bytes, DType dtype, Stream stream) {
     requireFitsPeerBuffer(bytes);
     if (bytes == 0) {
       // Nothing to reduce, and the kernels must not advance their epochs without meeting peers.
       return;
     }
-    long in = input.address();
-    long out = output.address();
     CallTimeline recording = timeline;
     synchronized (kernels) {
       if (recording != null) {
@@ -312,16 +330,14 @@ public final class IpcAllReduce implements AutoCloseable {
   /** The one-shot or two-shot kernel whose first {@code hostBytes} go through host memory. */
   private void hostAllReduce(
       HostPath.Route route,
-      DeviceBuffer input,
-      DeviceBuffer output,
+      long in,
+      long out,
       long bytes,
       long hostBytes,
       DType dtype,
       Stream stream) {
     // The staging holds the share of the largest call the peer buffer takes.
     requireFitsPeerBuffer(bytes);
-    long in = input.address();
-    long out = output.address();
     int hostChunks = hostPath.settings().chunks();
     AllReduceKernels.Variant variant = AllReduceKernels.Variant.withHostPath(route);
     CallTimeline recording = timeline;

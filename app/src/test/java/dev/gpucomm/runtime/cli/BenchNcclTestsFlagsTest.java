@@ -1,0 +1,60 @@
+package dev.gpucomm.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * nccl-tests' sweep flags on bench: mixed with bench's own way of naming the same thing, or making
+ * no sweep, they are usage errors (exit code 2, one line naming the flag, nothing written).
+ */
+class BenchNcclTestsFlagsTest {
+  private static void assertUsageError(CliRun run, String line) {
+    assertThat(run.exitCode()).as("exit code of: " + run.err()).isEqualTo(2);
+    assertThat(run.err()).isEqualTo(line + System.lineSeparator());
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void sizeFlagsBesideSizesOrTokensAreRefused() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-b", "8", "-e", "1M", "--sizes", "4K"),
+        "gpucomm bench: -b: give nccl-tests' -b/-e/-f/-i or --sizes, not both");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-f", "2", "--tokens", "32"),
+        "gpucomm bench: -f: give nccl-tests' -b/-e/-f/-i or --tokens, not both");
+  }
+
+  @Test
+  void iterationFlagsBesideTheirTwinsAreRefused() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-n", "20", "--iterations", "20"),
+        "gpucomm bench: -n: give --iterations or -n, not both");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-w", "5", "--warmup", "5"),
+        "gpucomm bench: -w: give --warmup or -w, not both");
+  }
+
+  @Test
+  void sweepsThatCannotRunAreRefusedNamingTheFlag() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-b", "1M", "-e", "4K", "-f", "2"),
+        "gpucomm bench: -e: 4096 is below the minimum size 1048576 (-b)");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-b", "16", "-e", "1G", "-i", "16"),
+        "gpucomm bench: -i: the sweep has more than 64 sizes; raise -f or -i, or lower -e");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-b", "2", "-e", "8", "-f", "2"),
+        "gpucomm bench: -e: no size of the sweep is a whole number of 16-byte vectors per rank");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-b", "1X"),
+        "gpucomm bench: --min-bytes: '1X' is not a size (e.g. 4096, 64K, 1M)");
+  }
+
+  @Test
+  void checkZeroIsRefusedBecauseEveryPointIsChecked() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-c", "0"),
+        "gpucomm bench: -c: gpucomm checks every point's results; 0 (no check) is not offered");
+  }
+}

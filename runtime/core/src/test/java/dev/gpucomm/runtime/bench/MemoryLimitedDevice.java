@@ -1,0 +1,124 @@
+package dev.gpucomm.runtime.bench;
+
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.device.ComputeCapability;
+import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Event;
+import dev.gpucomm.runtime.device.Graph;
+import dev.gpucomm.runtime.device.IpcHandle;
+import dev.gpucomm.runtime.device.Matmul;
+import dev.gpucomm.runtime.device.ShareableBuffer;
+import dev.gpucomm.runtime.device.Stream;
+import java.lang.foreign.MemorySegment;
+import java.util.Optional;
+
+/** A rank's device with less memory than it has: allocations above a limit fail, as when full. */
+final class MemoryLimitedDevice implements Device {
+  private final Device real;
+  private final long maxAllocationBytes;
+
+  MemoryLimitedDevice(Device real, long maxAllocationBytes) {
+    this.real = real;
+    this.maxAllocationBytes = maxAllocationBytes;
+  }
+
+  @Override
+  public DeviceBuffer allocate(long bytes) {
+    if (bytes > maxAllocationBytes) {
+      throw new IllegalStateException("out of memory: " + bytes + " bytes requested");
+    }
+    return real.allocate(bytes);
+  }
+
+  @Override
+  public DeviceKind kind() {
+    return real.kind();
+  }
+
+  @Override
+  public int ordinal() {
+    return real.ordinal();
+  }
+
+  @Override
+  public String name() {
+    return real.name();
+  }
+
+  @Override
+  public Optional<ComputeCapability> computeCapability() {
+    return real.computeCapability();
+  }
+
+  @Override
+  public int multiprocessors() {
+    return real.multiprocessors();
+  }
+
+  @Override
+  public ShareableBuffer allocateShareable(long bytes) {
+    return real.allocateShareable(bytes);
+  }
+
+  @Override
+  public DeviceBuffer openPeer(IpcHandle handle) {
+    return real.openPeer(handle);
+  }
+
+  @Override
+  public Stream defaultStream() {
+    return real.defaultStream();
+  }
+
+  @Override
+  public Stream createStream() {
+    return real.createStream();
+  }
+
+  @Override
+  public Event createEvent() {
+    return real.createEvent();
+  }
+
+  @Override
+  public void copy(
+      DeviceBuffer dst,
+      long dstOffset,
+      DeviceBuffer src,
+      long srcOffset,
+      long bytes,
+      Stream stream) {
+    real.copy(dst, dstOffset, src, srcOffset, bytes, stream);
+  }
+
+  @Override
+  public void upload(MemorySegment host, DeviceBuffer dst, long dstOffset) {
+    real.upload(host, dst, dstOffset);
+  }
+
+  @Override
+  public void download(DeviceBuffer src, long srcOffset, MemorySegment host, Stream stream) {
+    real.download(src, srcOffset, host, stream);
+  }
+
+  @Override
+  public void fill(DeviceBuffer dst, long dstOffset, long bytes, byte value, Stream stream) {
+    real.fill(dst, dstOffset, bytes, value, stream);
+  }
+
+  @Override
+  public Graph capture(Stream stream, Runnable body) {
+    return real.capture(stream, body);
+  }
+
+  @Override
+  public Matmul matmul() {
+    return real.matmul();
+  }
+
+  @Override
+  public void close() {
+    real.close();
+  }
+}

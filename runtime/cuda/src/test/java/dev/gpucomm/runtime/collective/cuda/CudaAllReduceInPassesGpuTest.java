@@ -1,0 +1,133 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Graph;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.numeric.ElementCodec;
+import dev.gpucomm.runtime.testing.InMemoryStore;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Calls larger than a small peer buffer (64 KiB) run through it in passes on a real GPU, eagerly
+ * and captured in a CUDA graph, with the last pass short: with one rank the sum is the input, so
+ * every byte of every pass must come back exactly.
+ */
+@Tag("gpu")
+class CudaAllReduceInPassesGpuTest {
+  private static final long PEER_BUFFER_BYTES = 64 << 10;
+
+  private CudaDevice device;
+  private CudaCommunicator communicator;
+
+  @BeforeEach
+  void openOneRankWithASmallPeerBuffer() {
+    CudaBackend backend = new CudaBackend();
+    assumeTrue(backend.deviceCount() > 0, "no GPU: " + backend.unavailableReason());
+    device = (CudaDevice) backend.open(0);
+    communicator =
+        CudaCommunicator.create(
+            device,
+            new InMemoryStore(),
+            new RankTopology(0, 1, 0, 1),
+            CudaCommunicatorSettings.from(
+                Map.of("GPUCOMM_PEER_BUFFER_BYTES", Long.toString(PEER_BUFFER_BYTES))));
+  }
+
+  @AfterEach
+  void close() {
+    if (communicator != null) {
+      communicator.close();
+    }
+    if (device != null) {
+      device.close();
+    }
+  }
+
+  @ParameterizedTest(name = "{0} {1} x {2}")
+  @CsvSource({
+    "oneshot, bf16, 100003",
+    "twoshot, fp32, 50001",
+    "oneshot, fp16, 32768",
+    "twoshot, bf16, 1048584"
+  })
+  void theCommunicatorsCallsLargerThanThePeerBufferReturnTheInput(
+      String algorithmName, String dtypeName, long count) {
+    Algorithm algorithm = Algorithm.fromWireName(algorithmName).orElseThrow();
+    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
+    assertThat(communicator.maxPeerMemoryBytes()).isEqualTo(PEER_BUFFER_BYTES);
+    assertRoundTrip(
+        dtype,
+        count,
+        (input, output, stream) ->
+            communicator.allReduce(algorithm, input, output, count, dtype, stream));
+  }
+
+  @ParameterizedTest(name = "{0} {1} x {2}")
+  @CsvSource({
+    "lamport, bf16, 70001",
+    "lamport2, fp32, 40003",
+    "oneshot_ws, bf16, 90000",
+    "twoshot_ws, fp16, 65544"
+  })
+  void everyKernelForcedByNameRunsInPasses(String variant, String dtypeName, long count) {
+    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
+    IpcAllReduce kernels = communicator.ipcAllReduce().orElseThrow();
+    assertRoundTrip(
+        dtype,
+        count,
+        (input, output, stream) ->
+            kernels.allReduceWith(variant, input, output, count, dtype, stream));
+  }
+
+  private interface Call {
+    void run(DeviceBuffer input, DeviceBuffer output, Stream stream);
+  }
+
+  private void assertRoundTrip(DType dtype, long count, Call call) {
+    long bytes = count * dtype.bytes();
+    assertThat(bytes).isGreaterThan(PEER_BUFFER_BYTES);
+    Stream stream = device.defaultStream();
+    try (Arena arena = Arena.ofConfined();
+        DeviceBuffer input = device.allocate(bytes);
+        DeviceBuffer output = device.allocate(bytes)) {
+      MemorySegment host = arena.allocate(bytes, 16);
+      ElementCodec.of(dtype).fillRandom(host, count, count);
+      device.upload(host, input, 0);
+      MemorySegment back = arena.allocate(bytes, 16);
+
+      call.run(input, output, stream);
+      device.download(output, 0, back, stream);
+      assertThat(back.mismatch(host)).as("eager").isEqualTo(-1);
+
+      device.fill(output, 0, bytes, (byte) 0xFF, stream);
+      try (Graph graph =
+          device.capture(
+              stream,
+              () -> {
+                for (int i = 0; i < 3; i++) {
+                  call.run(input, output, stream);
+                }
+              })) {
+        for (int replay = 0; replay < 4; replay++) {
+          graph.replay(stream);
+        }
+      }
+      device.download(output, 0, back, stream);
+      assertThat(back.mismatch(host)).as("graph replays").isEqualTo(-1);
+    }
+  }
+}
