@@ -44,6 +44,8 @@ public final class ReportJson {
   /** The one field of a benchmark report that may be absent: it came after schema version 1. */
   private static final String BENCHMARK_IN_PLACE = "inPlace";
 
+  private static final String BENCHMARK_FABRIC = "fabric";
+
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
 
@@ -155,6 +157,10 @@ public final class ReportJson {
     if (type == BenchmarkReport.class && !root.has(BENCHMARK_IN_PLACE)) {
       // Written before the field existed: those runs were all out of place.
       ((ObjectNode) root).put(BENCHMARK_IN_PLACE, false);
+    }
+    if (type == BenchmarkReport.class && !root.has(BENCHMARK_FABRIC)) {
+      // Written before the field existed: no transports were recorded.
+      ((ObjectNode) root).putArray(BENCHMARK_FABRIC);
     }
     try {
       return READER.treeToValue(root, type);
