@@ -68,6 +68,7 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
               + " → nccl");
     }
     int world = query.worldSize();
+    table.require(world, query.dtype());
     String layout = TuningCurve.layout(world, query.ranksPerNode());
     Optional<TuningCurve> ofLayout = table.curve(world, query.ranksPerNode(), query.dtype());
     if (ofLayout.isPresent()) {
@@ -85,8 +86,14 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
             + ")";
     Optional<TuningCurve> unrecorded = table.withoutLayout(world, query.dtype());
     if (unrecorded.isPresent()) {
+      // Tables from before layouts were recorded were measured on one node: for such a query
+      // their curve is the one it always was; for one spanning pods, say what stands in.
       return choose(
-          query, unrecorded.get(), missing + "; using its curve of world " + world + ": ");
+          query,
+          unrecorded.get(),
+          AcrossPods.applies(query)
+              ? missing + "; using its curve of world " + world + " without a layout: "
+              : "");
     }
     if (AcrossPods.applies(query)) {
       return AcrossPods.fallback(name(), missing, query);
