@@ -40,10 +40,7 @@ class RankFabricGatherTest {
     assertThat(all)
         .extracting(RankFabric::communicator, RankFabric::rank)
         .containsExactly(
-            tuple("world", 0),
-            tuple("across-pods", 0),
-            tuple("world", 1),
-            tuple("across-pods", 1));
+            tuple("world", 0), tuple("across-pods", 0), tuple("world", 1), tuple("across-pods", 1));
     RankFabric rankOneAcross = all.get(3);
     assertThat(rankOneAcross.interNode()).containsExactly("socket");
     assertThat(rankOneAcross.intraNode()).isEmpty();
