@@ -64,6 +64,7 @@ public class CommJobStatusAggregator {
                     after.results().orElseThrow().getMetadata().getName() + " report.json"));
         status.setSummary(report.get().sizes().isEmpty() ? null : report.get().sizes());
         status.setBest(report.get().bestAtLargestSize().orElse(null));
+        status.setFabric(report.get().fabric().isEmpty() ? null : report.get().fabric());
         status.setReportRef(after.results().orElseThrow().getMetadata().getName());
       } catch (ReportFormatException e) {
         reportProblem = e.getMessage();

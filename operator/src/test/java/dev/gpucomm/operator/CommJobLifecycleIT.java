@@ -314,12 +314,19 @@ class CommJobLifecycleIT {
                 512,
                 "twoshot",
                 timing("twoshot", 40.0, 38.5, 182.0),
-                timing("nccl", 50.0, 45.0, 180.0)));
+                timing("nccl", 50.0, 45.0, 180.0))
+            .fabric("world", 0)
+            .fabric("world", 1)
+            .fabric("across-pods", 0));
 
     CommJobStatus status =
         cluster.awaitStatus(
             "slower", s -> hasCondition(s, "Regressed", "True", "SlowerThanBaseline"));
     assertThat(status.getBest()).isEqualTo("twoshot");
+    assertThat(status.getFabric())
+        .containsExactly(
+            "world, ranks 0,1: inter-node ib via mlx5_0",
+            "across-pods, rank 0: inter-node ib via mlx5_0");
     assertThat(status.getSummary())
         .extracting("collective", "bytes", "tokens", "chosen", "best", "latencyMicros")
         .containsExactly(

@@ -60,6 +60,22 @@ final class TestReports {
     return this;
   }
 
+  /** Adds what {@code rank} saw of {@code communicator}'s transports, crossing pods over IB. */
+  TestReports fabric(String communicator, int rank) {
+    ArrayNode fabric =
+        root.has("fabric") ? (ArrayNode) root.get("fabric") : root.putArray("fabric");
+    ObjectNode entry = fabric.addObject();
+    entry.put("communicator", communicator);
+    entry.put("rank", rank);
+    entry.putArray("intraNode");
+    entry.putArray("interNode").add("ib");
+    entry.putArray("nics").add("mlx5_0");
+    entry.putArray("intraNodePaths");
+    entry.put("summary", "inter-node ib via mlx5_0");
+    entry.put("unknownReason", "");
+    return this;
+  }
+
   /** Marks the calls as in place ({@code inPlace: true}; reports without the field were not). */
   TestReports inPlace() {
     root.put("inPlace", true);

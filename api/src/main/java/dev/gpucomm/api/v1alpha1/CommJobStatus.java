@@ -36,6 +36,11 @@ public class CommJobStatus {
       "The ConfigMap that holds the full report (report.json, report.md, latency.svg).")
   private String reportRef;
 
+  @JsonPropertyDescription(
+      "The transports NCCL chose, one line per communicator and distinct view: the ranks, the"
+          + " intra-node transport and the inter-node transport with its NICs.")
+  private List<String> fabric;
+
   public Phase getPhase() {
     return phase;
   }
@@ -111,6 +116,19 @@ public class CommJobStatus {
 
   public CommJobStatus withSummary(List<SizeSummary> summary) {
     this.summary = summary;
+    return this;
+  }
+
+  public List<String> getFabric() {
+    return fabric;
+  }
+
+  public void setFabric(List<String> fabric) {
+    this.fabric = fabric;
+  }
+
+  public CommJobStatus withFabric(List<String> fabric) {
+    this.fabric = fabric;
     return this;
   }
 

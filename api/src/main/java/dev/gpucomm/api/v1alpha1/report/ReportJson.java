@@ -46,6 +46,7 @@ public final class ReportJson {
 
   /** The one field of a size that may be absent: it came after schema version 1. */
   private static final String SIZE_NOT_MEASURED = "notMeasured";
+  private static final String BENCHMARK_FABRIC = "fabric";
 
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
@@ -166,6 +167,10 @@ public final class ReportJson {
           ((ObjectNode) size).putArray(SIZE_NOT_MEASURED);
         }
       }
+    }
+    if (type == BenchmarkReport.class && !root.has(BENCHMARK_FABRIC)) {
+      // Written before the field existed: no transports were recorded.
+      ((ObjectNode) root).putArray(BENCHMARK_FABRIC);
     }
     try {
       return READER.treeToValue(root, type);

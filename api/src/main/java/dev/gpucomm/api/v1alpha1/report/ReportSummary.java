@@ -10,13 +10,18 @@ import java.util.Optional;
  * What a job's status takes from its report: one {@code status.summary} row per size, every
  * algorithm's figures (for metrics), and what was measured ({@code setup}: collective, dtype,
  * ranks, device and whether times are CUDA-graph or eager ones), which two reports must share to be
- * compared.
+ * compared, and the transports NCCL chose ({@code status.fabric}, {@link FabricLines}).
  */
 public record ReportSummary(
-    String collective, String setup, List<SizeSummary> sizes, List<AlgorithmFigure> figures) {
+    String collective,
+    String setup,
+    List<SizeSummary> sizes,
+    List<AlgorithmFigure> figures,
+    List<String> fabric) {
   public ReportSummary {
     sizes = List.copyOf(sizes);
     figures = List.copyOf(figures);
+    fabric = List.copyOf(fabric);
   }
 
   /**
@@ -36,9 +41,10 @@ public record ReportSummary(
               benchmark.collective().wireName(),
               setup(benchmark),
               StatusSummary.of(benchmark),
-              figures(benchmark));
+              figures(benchmark),
+              FabricLines.of(benchmark.fabric()));
       case ProgramReport ignored ->
-          new ReportSummary(null, ReportJson.KIND_PROGRAM, List.of(), List.of());
+          new ReportSummary(null, ReportJson.KIND_PROGRAM, List.of(), List.of(), List.of());
     };
   }
 

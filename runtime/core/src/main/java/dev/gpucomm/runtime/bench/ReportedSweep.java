@@ -1,12 +1,17 @@
 package dev.gpucomm.runtime.bench;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.RankFabric;
+import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.fabric.LocalHost;
+import dev.gpucomm.runtime.fabric.RankFabricGather;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.workload.RankContext;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -58,6 +63,14 @@ final class ReportedSweep {
                 context.progress(),
                 context.rendezvousTimeout())
             .run(plan, label);
+    List<RankFabric> fabric =
+        RankFabricGather.gather(
+            usesNccl(context.communicator()) ? context.communicator().fabrics() : List.of(),
+            context.store(),
+            label + "/fabric",
+            context.rank(),
+            topology.worldSize(),
+            context.rendezvousTimeout());
     if (!context.isRankZero()) {
       return Optional.empty();
     }
@@ -76,7 +89,13 @@ final class ReportedSweep {
             LocalHost.name(),
             heuristic.name(),
             startedAt,
-            outcome.sizes());
+            outcome.sizes(),
+            fabric);
     return Optional.of(new Finished(plan, outcome, report));
+  }
+
+  /** Only NCCL's transports are recorded; the CPU backend's are its own. */
+  private static boolean usesNccl(Communicator communicator) {
+    return communicator.allReduceAlgorithms().contains(Algorithm.NCCL);
   }
 }

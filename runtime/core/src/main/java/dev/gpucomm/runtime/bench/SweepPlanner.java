@@ -157,7 +157,8 @@ public final class SweepPlanner {
       hint =
           collective != Collective.ALLREDUCE
               ? "; hierarchical is an all-reduce"
-              : "; hierarchical runs on the cpu backend only so far";
+              : "; on the cuda backend hierarchical needs ranks on several pods, NCCL and peer"
+                  + " memory";
     }
     return algorithm
         + " is not available for "

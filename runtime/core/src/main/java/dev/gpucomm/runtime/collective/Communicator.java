@@ -5,7 +5,9 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.fabric.CommunicatorFabric;
 import dev.gpucomm.runtime.fabric.FabricObservation;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -48,6 +50,14 @@ public interface Communicator extends AutoCloseable {
    */
   default FabricObservation fabric() {
     return FabricObservation.unknown("this backend's transports are its own (no NCCL)");
+  }
+
+  /**
+   * The transports of each of the communicator's underlying communicators: by default only the one
+   * over every rank ({@link #fabric()}).
+   */
+  default List<CommunicatorFabric> fabrics() {
+    return List.of(new CommunicatorFabric(CommunicatorFabric.WORLD, fabric()));
   }
 
   /** Why some algorithms are missing from {@link #allReduceAlgorithms()}; empty when none are. */

@@ -34,6 +34,18 @@ final class AcrossPods {
     String spans =
         "spans %d pods of %d ranks (world %d): %s is single-node; using "
             .formatted(pods, query.ranksPerNode(), query.worldSize(), rule);
+    return decide(heuristic, spans, query);
+  }
+
+  /**
+   * The decision for a query that spans pods when {@code heuristic} has nothing of its own for its
+   * layout ({@code missing} says what it lacks): this class's rule, with the reason saying so.
+   */
+  static Decision fallback(String heuristic, String missing, SizeQuery query) {
+    return decide(heuristic, missing + "; falling back to the across-pods rule: ", query);
+  }
+
+  private static Decision decide(String heuristic, String spans, SizeQuery query) {
     if (query.collective() != Collective.ALLREDUCE) {
       return Decisions.settle(heuristic, query, Algorithm.NCCL, spans + "nccl");
     }

@@ -7,18 +7,25 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * Picks the algorithm a {@link TuningTable} measured fastest for the query's world size, dtype and
- * size; outside the measured sizes, the nearest measured range (the smallest size's winner below,
- * the largest's above).
+ * Picks the algorithm a {@link TuningTable} measured fastest for the query's world size, layout
+ * (ranks per pod), dtype and size; outside the measured sizes, the nearest measured range (the
+ * smallest size's winner below, the largest's above). Where the table has no curve of the query's
+ * layout, a curve of the same world size without a recorded layout (older tables) stands in; else a
+ * query spanning pods gets the across-pods rule (nccl or hierarchical) and a single-node one
+ * trtllm's rule, and the reason says which and why.
  *
  * <p>Built for one job's world size and dtype, a table without that curve is an error at
  * construction; built for the whole table, at the first query that needs the missing curve. A query
  * for another collective than the table's gets nccl, with the reason saying so.
  */
 public final class MeasuredHeuristic implements AlgorithmHeuristic {
+  /** What a single-node query gets where the table has no curve of its layout. */
+  private static final AlgorithmHeuristic FALLBACK = new TrtllmHeuristic();
+
   private final TuningTable table;
 
   /** Answers for every world size and dtype the table holds. */
@@ -60,7 +67,43 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
               + query.collective()
               + " → nccl");
     }
-    TuningCurve curve = table.require(query.worldSize(), query.dtype());
+    int world = query.worldSize();
+    table.require(world, query.dtype());
+    String layout = TuningCurve.layout(world, query.ranksPerNode());
+    Optional<TuningCurve> ofLayout = table.curve(world, query.ranksPerNode(), query.dtype());
+    if (ofLayout.isPresent()) {
+      return choose(query, ofLayout.get(), "");
+    }
+    String missing =
+        "tuning table "
+            + table.name()
+            + " has no curve for "
+            + layout
+            + " "
+            + query.dtype()
+            + " (it has "
+            + table.layoutsOf(world, query.dtype())
+            + ")";
+    Optional<TuningCurve> unrecorded = table.withoutLayout(world, query.dtype());
+    if (unrecorded.isPresent()) {
+      // Tables from before layouts were recorded were measured on one node: for such a query
+      // their curve is the one it always was; for one spanning pods, say what stands in.
+      return choose(
+          query,
+          unrecorded.get(),
+          AcrossPods.applies(query)
+              ? missing + "; using its curve of world " + world + " without a layout: "
+              : "");
+    }
+    if (AcrossPods.applies(query)) {
+      return AcrossPods.fallback(name(), missing, query);
+    }
+    Decision rule = FALLBACK.choose(query);
+    return new Decision(
+        rule.algorithm(), missing + "; falling back to " + FALLBACK.name() + ": " + rule.reason());
+  }
+
+  private Decision choose(SizeQuery query, TuningCurve curve, String fallback) {
     long bytes = query.bytes();
     SizeRange range = curve.rangeFor(bytes);
     String where;
@@ -81,10 +124,12 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
     }
     boolean last = range == curve.ranges().getLast();
     String reason =
-        "tuning table "
+        fallback
+            + "tuning table "
             + table.name()
             + " (world "
             + curve.worldSize()
+            + (curve.layoutRecorded() ? ", " + curve.layout() : "")
             + ", "
             + curve.dtype()
             + "): "

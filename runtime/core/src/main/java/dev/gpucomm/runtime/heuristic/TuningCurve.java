@@ -6,15 +6,30 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The fastest algorithm by message size for one world size and dtype: contiguous, ordered {@link
- * SizeRange}s spanning the measured sizes, and the medians they were derived from.
+ * The fastest algorithm by message size for one world size, layout and dtype: contiguous, ordered
+ * {@link SizeRange}s spanning the measured sizes, and the medians they were derived from.
+ *
+ * @param ranksPerNode ranks per node (pod) of the job that measured it, so that pods = worldSize /
+ *     ranksPerNode; {@link #LAYOUT_NOT_RECORDED} in tables written before layouts were recorded
  */
 public record TuningCurve(
-    int worldSize, DType dtype, List<SizeRange> ranges, List<MeasuredPoint> measurements) {
+    int worldSize,
+    DType dtype,
+    List<SizeRange> ranges,
+    List<MeasuredPoint> measurements,
+    int ranksPerNode) {
+  /** The layout of a curve from a table written before layouts were recorded. */
+  public static final int LAYOUT_NOT_RECORDED = 0;
+
   public TuningCurve {
     Objects.requireNonNull(dtype, "dtype");
     if (worldSize < 1) {
       throw new IllegalArgumentException("worldSize: must be at least 1, got " + worldSize);
+    }
+    if (ranksPerNode != LAYOUT_NOT_RECORDED
+        && (ranksPerNode < 1 || worldSize % ranksPerNode != 0)) {
+      throw new IllegalArgumentException(
+          "ranksPerNode: must divide worldSize " + worldSize + ", got " + ranksPerNode);
     }
     ranges = List.copyOf(ranges);
     measurements =
@@ -52,6 +67,27 @@ public record TuningCurve(
                 + " (ranges are ordered and contiguous)");
       }
     }
+  }
+
+  /** A curve without a recorded layout. */
+  public TuningCurve(
+      int worldSize, DType dtype, List<SizeRange> ranges, List<MeasuredPoint> measurements) {
+    this(worldSize, dtype, ranges, measurements, LAYOUT_NOT_RECORDED);
+  }
+
+  public boolean layoutRecorded() {
+    return ranksPerNode != LAYOUT_NOT_RECORDED;
+  }
+
+  /** "2 pods × 4 ranks", "1 pod × 8 ranks", or "layout not recorded". */
+  public String layout() {
+    return layoutRecorded() ? layout(worldSize, ranksPerNode) : "layout not recorded";
+  }
+
+  /** "2 pods × 4 ranks" for a world of 8 with 4 ranks per node. */
+  public static String layout(int worldSize, int ranksPerNode) {
+    int pods = worldSize / ranksPerNode;
+    return pods + (pods == 1 ? " pod" : " pods") + " × " + ranksPerNode + " ranks";
   }
 
   /** The smallest measured size, where the first range starts. */

@@ -6,10 +6,21 @@ import java.util.Objects;
 
 /**
  * One median from a tuning sweep, the input of {@link TuningTable#fromMeasurements}: an algorithm's
- * latency at one size, for one world size and dtype.
+ * latency at one size, for one world size, layout (ranks per node) and dtype.
  */
 public record TuningSample(
-    int worldSize, DType dtype, long bytes, Algorithm algorithm, double medianMicros) {
+    int worldSize,
+    DType dtype,
+    long bytes,
+    Algorithm algorithm,
+    double medianMicros,
+    int ranksPerNode) {
+  /** A sample without a recorded layout ({@link TuningCurve#LAYOUT_NOT_RECORDED}). */
+  public TuningSample(
+      int worldSize, DType dtype, long bytes, Algorithm algorithm, double medianMicros) {
+    this(worldSize, dtype, bytes, algorithm, medianMicros, TuningCurve.LAYOUT_NOT_RECORDED);
+  }
+
   public TuningSample {
     Objects.requireNonNull(dtype, "dtype");
     Objects.requireNonNull(algorithm, "algorithm");

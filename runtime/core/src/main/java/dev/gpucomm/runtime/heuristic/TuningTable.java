@@ -18,15 +18,17 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Where the fastest algorithm changes with message size, per world size and dtype, as measured on
- * one cluster by {@code gpucomm tune}: what the {@code measured} heuristic reads. Stored as JSON by
- * {@link TuningTableJson} (schema {@value #SCHEMA_VERSION}).
+ * Where the fastest algorithm changes with message size, per world size, layout (ranks per pod) and
+ * dtype, as measured on one cluster by {@code gpucomm tune}: what the {@code measured} heuristic
+ * reads. Stored as JSON by {@link TuningTableJson} (schema {@value #SCHEMA_VERSION}).
  */
 public record TuningTable(String name, Collective collective, List<TuningCurve> curves) {
   public static final int SCHEMA_VERSION = 1;
 
   private static final Comparator<TuningCurve> CURVE_ORDER =
-      Comparator.comparingInt(TuningCurve::worldSize).thenComparing(TuningCurve::dtype);
+      Comparator.comparingInt(TuningCurve::worldSize)
+          .thenComparingInt(TuningCurve::ranksPerNode)
+          .thenComparing(TuningCurve::dtype);
 
   public TuningTable {
     if (name == null || name.isBlank()) {
@@ -42,17 +44,52 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
         throw new IllegalArgumentException(
             "curves: two curves for world size "
                 + curves.get(i).worldSize()
-                + " and dtype "
+                + " ("
+                + curves.get(i).layout()
+                + ") and dtype "
                 + curves.get(i).dtype());
       }
     }
   }
 
-  /** The curve for {@code worldSize} and {@code dtype}, if measured. */
+  /**
+   * A curve for {@code worldSize} and {@code dtype}, if measured: of one node where the table has
+   * that layout, else one without a recorded layout, else the first other layout.
+   */
   public Optional<TuningCurve> curve(int worldSize, DType dtype) {
+    return curve(worldSize, worldSize, dtype)
+        .or(() -> withoutLayout(worldSize, dtype))
+        .or(
+            () ->
+                curves.stream()
+                    .filter(curve -> curve.worldSize() == worldSize && curve.dtype() == dtype)
+                    .findFirst());
+  }
+
+  /** The curve measured with exactly this layout ({@code ranksPerNode} ranks per node). */
+  public Optional<TuningCurve> curve(int worldSize, int ranksPerNode, DType dtype) {
     return curves.stream()
-        .filter(curve -> curve.worldSize() == worldSize && curve.dtype() == dtype)
+        .filter(
+            curve ->
+                curve.worldSize() == worldSize
+                    && curve.ranksPerNode() == ranksPerNode
+                    && curve.dtype() == dtype)
         .findFirst();
+  }
+
+  /** The curve for {@code worldSize} and {@code dtype} from before layouts were recorded. */
+  public Optional<TuningCurve> withoutLayout(int worldSize, DType dtype) {
+    return curve(worldSize, TuningCurve.LAYOUT_NOT_RECORDED, dtype);
+  }
+
+  /** The layouts the table measured for {@code worldSize} and {@code dtype}, for messages. */
+  public String layoutsOf(int worldSize, DType dtype) {
+    List<String> layouts =
+        curves.stream()
+            .filter(curve -> curve.worldSize() == worldSize && curve.dtype() == dtype)
+            .map(TuningCurve::layout)
+            .toList();
+    return layouts.isEmpty() ? "none" : String.join(", ", layouts);
   }
 
   /**
@@ -99,19 +136,23 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
     }
     Map<String, TuningCurve> merged = new LinkedHashMap<>();
     for (TuningCurve curve : curves) {
-      merged.put(curve.worldSize() + "/" + curve.dtype(), curve);
+      merged.put(curveKey(curve), curve);
     }
     for (TuningCurve curve : other.curves()) {
-      merged.put(curve.worldSize() + "/" + curve.dtype(), curve);
+      merged.put(curveKey(curve), curve);
     }
     return new TuningTable(name, collective, List.copyOf(merged.values()));
   }
 
+  private static String curveKey(TuningCurve curve) {
+    return curve.worldSize() + "/" + curve.ranksPerNode() + "/" + curve.dtype();
+  }
+
   /**
-   * Derives a table from measured medians: per world size and dtype, the fastest algorithm at each
-   * measured size (ties go to the algorithm declared first in {@link Algorithm}: nccl, oneshot,
-   * twoshot, ring), consecutive sizes with the same winner collapsed into one range, and each
-   * crossover placed at the geometric midpoint {@code √(a·b)} (rounded) of the two adjacent
+   * Derives a table from measured medians: per world size, layout and dtype, the fastest algorithm
+   * at each measured size (ties go to the algorithm declared first in {@link Algorithm}: nccl,
+   * oneshot, twoshot, ring), consecutive sizes with the same winner collapsed into one range, and
+   * each crossover placed at the geometric midpoint {@code √(a·b)} (rounded) of the two adjacent
    * measured sizes {@code a < b} where the winner changes. Samples of {@code auto} are ignored: it
    * runs one of the others.
    *
@@ -123,7 +164,9 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
     for (TuningSample sample : samples) {
       if (sample.algorithm() != Algorithm.AUTO) {
         byCurve
-            .computeIfAbsent(sample.worldSize() + "/" + sample.dtype(), key -> new ArrayList<>())
+            .computeIfAbsent(
+                sample.worldSize() + "/" + sample.ranksPerNode() + "/" + sample.dtype(),
+                key -> new ArrayList<>())
             .add(sample);
       }
     }
@@ -139,8 +182,9 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
   }
 
   /**
-   * Derives a table from benchmark reports (one per world size and dtype, say), using each
-   * measurement's {@link Measurement#bestMicros()}.
+   * Derives a table from benchmark reports (one per world size, layout and dtype, say), using each
+   * measurement's {@link Measurement#bestMicros()}; each curve records its report's layout (ranks
+   * per pod).
    *
    * @throws IllegalArgumentException when the reports measured different collectives
    */
@@ -168,7 +212,8 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
                   report.dtype(),
                   size.bytes(),
                   measurement.algorithm(),
-                  measurement.bestMicros()));
+                  measurement.bestMicros(),
+                  report.ranksPerPod()));
         }
       }
     }
@@ -212,7 +257,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
       previousSize = size;
     }
     ranges.add(new SizeRange(rangeStart, bySize.lastKey(), previousWinner));
-    return new TuningCurve(first.worldSize(), first.dtype(), ranges, points);
+    return new TuningCurve(first.worldSize(), first.dtype(), ranges, points, first.ranksPerNode());
   }
 
   private static Algorithm fastest(Map<Algorithm, Double> medians) {

@@ -28,12 +28,15 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * {"schemaVersion": 1, "name": "h200-nvlink", "collective": "allreduce",
- *  "curves": [{"worldSize": 4, "dtype": "bf16",
+ *  "curves": [{"worldSize": 4, "ranksPerNode": 4, "dtype": "bf16",
  *              "ranges": [{"fromBytes": 524288, "toBytes": 741455, "algorithm": "twoshot"}, ...],
  *              "measurements": [{"bytes": 524288, "algorithm": "nccl", "medianMicros": 16.6}, ...]}]}
  * }</pre>
  *
- * Errors name the file (or other source) and the field: {@code tuning table t.json: field
+ * {@code ranksPerNode} is the layout the curve was measured with; tables written before layouts
+ * were recorded lack it, and their curves are read as of an unrecorded layout.
+ *
+ * <p>Errors name the file (or other source) and the field: {@code tuning table t.json: field
  * curves[0].ranges[1].algorithm: unknown value 'fast' (expected one of nccl, oneshot, twoshot,
  * ring)}.
  */
@@ -53,6 +56,9 @@ public final class TuningTableJson {
     for (TuningCurve curve : table.curves()) {
       ObjectNode curveNode = curves.addObject();
       curveNode.put("worldSize", curve.worldSize());
+      if (curve.layoutRecorded()) {
+        curveNode.put("ranksPerNode", curve.ranksPerNode());
+      }
       curveNode.put("dtype", curve.dtype().wireName());
       ArrayNode ranges = curveNode.putArray("ranges");
       for (SizeRange range : curve.ranges()) {
@@ -192,10 +198,21 @@ public final class TuningTableJson {
 
     private TuningCurve curve(JsonNode node, String path) {
       object(node, path);
-      knownFields(node, path, Set.of("worldSize", "dtype", "ranges", "measurements"));
+      knownFields(
+          node, path, Set.of("worldSize", "ranksPerNode", "dtype", "ranges", "measurements"));
       long worldSize = integer(node, "worldSize", path);
       if (worldSize < 1 || worldSize > Integer.MAX_VALUE) {
         throw error(path + ".worldSize", "must be at least 1, got " + worldSize);
+      }
+      // Tables written before layouts were recorded have no ranksPerNode.
+      long ranksPerNode = TuningCurve.LAYOUT_NOT_RECORDED;
+      if (node.has("ranksPerNode")) {
+        ranksPerNode = integer(node, "ranksPerNode", path);
+        if (ranksPerNode < 1 || ranksPerNode > worldSize || worldSize % ranksPerNode != 0) {
+          throw error(
+              path + ".ranksPerNode",
+              "must divide worldSize " + worldSize + ", got " + ranksPerNode);
+        }
       }
       DType dtype = choice(node, "dtype", path, DType::fromWireName, DType.wireNames());
       JsonNode rangesNode = array(node, "ranges", path);
@@ -211,7 +228,7 @@ public final class TuningTableJson {
         }
       }
       try {
-        return new TuningCurve((int) worldSize, dtype, ranges, measurements);
+        return new TuningCurve((int) worldSize, dtype, ranges, measurements, (int) ranksPerNode);
       } catch (IllegalArgumentException e) {
         throw error(path + "." + firstWord(e.getMessage()), rest(e.getMessage()));
       }

@@ -7,6 +7,7 @@ import static dev.gpucomm.runtime.report.HumanUnits.trimmed;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
+import dev.gpucomm.api.v1alpha1.report.FabricLines;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.ProgramReport;
@@ -93,7 +94,23 @@ public final class ReportMarkdown {
           .append(size.chosenReason() == null ? "" : cell(size.chosenReason()))
           .append(" |\n");
     }
+    fabric(md, report);
     return md.toString();
+  }
+
+  /** The transports NCCL chose per communicator, where they were recorded. */
+  private static void fabric(StringBuilder md, BenchmarkReport report) {
+    if (report.fabric().isEmpty()) {
+      return;
+    }
+    md.append("\n## Fabric\n\n")
+        .append(
+            "The transports NCCL chose for each communicator (`world`: every rank;"
+                + " `across-pods`: the ranks of one local rank, which hierarchical all-reduce"
+                + " crosses pods on), from NCCL's log.\n\n");
+    for (String line : FabricLines.of(report.fabric())) {
+      md.append("- ").append(line).append('\n');
+    }
   }
 
   /**

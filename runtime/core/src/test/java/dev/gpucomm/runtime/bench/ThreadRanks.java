@@ -44,6 +44,11 @@ final class ThreadRanks {
    * rank order; the first failure (in rank order) is rethrown.
    */
   static <T> List<T> run(int worldSize, RankBody<T> body) {
+    return run(worldSize, worldSize, body);
+  }
+
+  /** As {@link #run(int, RankBody)}, with the ranks in pods of {@code ranksPerPod}. */
+  static <T> List<T> run(int worldSize, int ranksPerPod, RankBody<T> body) {
     CpuBackend backend =
         new CpuBackend(
             CpuBackendConfig.defaults(
@@ -63,7 +68,9 @@ final class ThreadRanks {
                       Device device = backend.open(rank);
                       Communicator communicator =
                           backend.createCommunicator(
-                              device, store, new RankTopology(rank, worldSize, rank, worldSize))) {
+                              device,
+                              store,
+                              new RankTopology(rank, worldSize, rank % ranksPerPod, ranksPerPod))) {
                     return body.run(new Rank(rank, device, communicator, store));
                   }
                 }));

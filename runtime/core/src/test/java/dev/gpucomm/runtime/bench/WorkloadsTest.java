@@ -50,6 +50,27 @@ class WorkloadsTest {
                     false)));
   }
 
+  /** As {@link #run}, with the ranks in the job's pods of spec.ranksPerPod. */
+  private static List<WorkloadResult> runInPods(String yaml, RankWorkload workload) {
+    LoadedJob job = new JobLoader().load(yaml, "job.yaml");
+    int world = job.job().getSpec().getWorldSize();
+    int perPod = job.job().getSpec().getRanksPerPod();
+    return ThreadRanks.run(
+        world,
+        perPod,
+        rank ->
+            workload.run(
+                new RankContext(
+                    job,
+                    new RankTopology(rank.rank(), world, rank.rank() % perPod, perPod),
+                    rank.device(),
+                    rank.communicator(),
+                    rank.store(),
+                    Duration.ofSeconds(30),
+                    ProgressDisplay.silent(),
+                    false)));
+  }
+
   @Test
   void aTuneJobsTableDrivesTheMeasuredHeuristic() throws Exception {
     String tune =
@@ -172,6 +193,57 @@ class WorkloadsTest {
           .as("auto at %d bytes", bytes)
           .isEqualTo(expected.wireName());
     }
+  }
+
+  @Test
+  void aTuneJobAcrossPodsRecordsItsLayoutAndMeasuredUsesThatCurve() throws Exception {
+    String tune =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: tune-pods}
+        spec:
+          worldSize: 4
+          ranksPerPod: 2
+          device: cpu
+          workload:
+            kind: tune
+            tune: {dtype: fp32, sizes: [1024, 65536], algorithms: [ring, hierarchical], iterations: 3, warmupIterations: 1}
+        """;
+
+    WorkloadResult tuned =
+        runInPods(tune, new TuneWorkload(TuningTableJson.fileLoader())).getFirst();
+
+    Path tableFile = Files.writeString(dir.resolve("pods.json"), tuned.files().get("tuning.json"));
+    TuningTable table = TuningTableJson.read(tableFile);
+    assertThat(table.curve(4, 2, dev.gpucomm.api.v1alpha1.DType.FP32)).isPresent();
+    assertThat(table.curve(4, 4, dev.gpucomm.api.v1alpha1.DType.FP32)).isEmpty();
+    assertThat(tuned.files().get("tuning.json")).contains("\"ranksPerNode\" : 2");
+
+    String measured =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: measured-pods}
+        spec:
+          worldSize: 4
+          ranksPerPod: 2
+          device: cpu
+          heuristic: {name: measured, tuningRef: TABLE}
+          workload:
+            kind: benchmark
+            benchmark: {dtype: fp32, sizes: [1024, 65536], algorithms: [auto], iterations: 3, warmupIterations: 1}
+        """
+            .replace("TABLE", tableFile.toString());
+
+    WorkloadResult benchmark =
+        runInPods(measured, new BenchmarkWorkload(TuningTableJson.fileLoader())).getFirst();
+
+    var report = new ObjectMapper().readTree(benchmark.files().get("report.json"));
+    assertThat(report.path("sizes").get(0).path("chosenReason").asText())
+        .startsWith("tuning table tune-pods (world 4, 2 pods × 2 ranks, fp32)");
+    // The CPU backend's transports are its own: no fabric section.
+    assertThat(report.path("fabric").size()).isZero();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.RankFabric;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,38 @@ class ReportMarkdownTest {
                 + " best) |",
             "| (256, 8192) | 4.00 MB | 41.3 | 48.0 | 26.0 | twoshot (1.59x) | oneshot (+84.6% vs best)"
                 + " |");
+  }
+
+  @Test
+  void aFabricSectionListsTheTransportsOfEachCommunicatorWhereRecorded() {
+    RankFabric world =
+        new RankFabric(
+            "world",
+            0,
+            List.of(),
+            List.of("socket"),
+            List.of("eth0"),
+            List.of(),
+            "inter-node socket via eth0",
+            "");
+    RankFabric acrossPods =
+        new RankFabric(
+            "across-pods",
+            0,
+            List.of(),
+            List.of("socket"),
+            List.of("eth0"),
+            List.of(),
+            "inter-node socket via eth0",
+            "");
+
+    String md = ReportMarkdown.write(Reports.h200().withFabric(List.of(world, acrossPods)));
+
+    assertThat(section(md, "## Fabric"))
+        .contains(
+            "- world, rank 0: inter-node socket via eth0",
+            "- across-pods, rank 0: inter-node socket via eth0");
+    assertThat(ReportMarkdown.write(Reports.h200())).doesNotContain("## Fabric");
   }
 
   @Test

@@ -42,6 +42,9 @@ public final class NcclApi {
     f.put(
         "ncclCommInitRankConfig",
         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, UNIQUE_ID, JAVA_INT, ADDRESS));
+    f.put(
+        "ncclCommSplit",
+        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     f.put("ncclCommDestroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     f.put("ncclCommAbort", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     f.put("ncclGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT));
@@ -79,6 +82,7 @@ public final class NcclApi {
   private final MethodHandle getUniqueId;
   private final MethodHandle commInitRank;
   private final MethodHandle commInitRankConfig;
+  private final MethodHandle commSplit;
   private final MethodHandle commDestroy;
   private final MethodHandle commAbort;
   private final MethodHandle getErrorString;
@@ -99,6 +103,7 @@ public final class NcclApi {
     getUniqueId = handles.get("ncclGetUniqueId");
     commInitRank = handles.get("ncclCommInitRank");
     commInitRankConfig = handles.get("ncclCommInitRankConfig");
+    commSplit = handles.get("ncclCommSplit");
     commDestroy = handles.get("ncclCommDestroy");
     commAbort = handles.get("ncclCommAbort");
     getErrorString = handles.get("ncclGetErrorString");
@@ -217,6 +222,26 @@ public final class NcclApi {
           "ncclCommInitRankConfig",
           MemorySegment.NULL);
       return new NcclComm(this, out.get(ADDRESS, 0), rank, ranks);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /**
+   * ncclCommSplit of {@code parent}: every rank of the parent calls it together, and the ranks
+   * passing the same {@code color} form one new communicator, ordered by {@code key}. The new
+   * communicator inherits the parent's config (NULL config).
+   */
+  MemorySegment split(MemorySegment parent, int color, int key) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment out = arena.allocate(ADDRESS);
+      check(
+          (int) commSplit.invokeExact(parent, color, key, out, MemorySegment.NULL),
+          "ncclCommSplit",
+          parent);
+      return out.get(ADDRESS, 0);
     } catch (RuntimeException e) {
       throw e;
     } catch (Throwable t) {

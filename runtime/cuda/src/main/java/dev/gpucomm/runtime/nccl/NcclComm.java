@@ -153,6 +153,19 @@ public final class NcclComm implements AutoCloseable {
     }
   }
 
+  /**
+   * Splits this communicator: every rank of it calls this together, and the ranks passing the same
+   * {@code color} form one new communicator in which they are ordered by {@code key}. The caller
+   * owns the new communicator and closes it before this one.
+   *
+   * @param ranksOfColor how many ranks pass this rank's color (the new communicator's size)
+   * @param rankInColor this rank's place among them, by {@code key}
+   */
+  public NcclComm split(int color, int key, int rankInColor, int ranksOfColor) {
+    checkOpen();
+    return new NcclComm(api, api.split(comm, color, key), rankInColor, ranksOfColor);
+  }
+
   public void groupStart() {
     api.groupStart();
   }

@@ -72,8 +72,28 @@ public final class NcclDebugLog {
     return new NcclDebugLog(file, "");
   }
 
+  /** The log's length in bytes now, to read later only what NCCL writes after it; 0 if none. */
+  public long length() {
+    if (file == null) {
+      return 0;
+    }
+    try {
+      return Files.isRegularFile(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
   /** What the log says so far; call it after a collective has connected the ranks. */
   public FabricObservation read() {
+    return readFrom(0);
+  }
+
+  /**
+   * What the log says from byte {@code start} on ({@link #length} before a communicator was made):
+   * the transports of the communicators connected since then.
+   */
+  public FabricObservation readFrom(long start) {
     if (file == null) {
       return FabricObservation.unknown(unknownReason);
     }
@@ -82,9 +102,10 @@ public final class NcclDebugLog {
         return FabricObservation.unknown(
             "NCCL wrote no log to " + file + " (it was initialized before gpucomm could set it)");
       }
-      long size = Math.min(Files.size(file), MAX_BYTES);
+      long size = Math.min(Math.max(0, Files.size(file) - start), MAX_BYTES);
       byte[] bytes;
       try (var in = Files.newInputStream(file)) {
+        in.skipNBytes(Math.min(start, Files.size(file)));
         bytes = in.readNBytes((int) size);
       }
       return FabricObservation.of(

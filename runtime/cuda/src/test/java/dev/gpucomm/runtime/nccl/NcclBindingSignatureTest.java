@@ -20,6 +20,8 @@ class NcclBindingSignatureTest {
           "ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank);",
           "ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId commId,"
               + " int rank, ncclConfig_t* config);",
+          "ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,"
+              + " ncclConfig_t* config);",
           "ncclResult_t ncclCommDestroy(ncclComm_t comm);",
           "ncclResult_t ncclCommAbort(ncclComm_t comm);",
           "const char* ncclGetErrorString(ncclResult_t result);",

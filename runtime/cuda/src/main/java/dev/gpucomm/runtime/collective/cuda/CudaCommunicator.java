@@ -14,6 +14,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.fabric.CommunicatorFabric;
 import dev.gpucomm.runtime.fabric.FabricObservation;
 import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclDataType;
@@ -29,10 +30,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The collectives of one rank on NVIDIA GPUs: routes {@code nccl} and every collective other than
- * all-reduce to NCCL, and {@code oneshot} and {@code twoshot} all-reduce to gpucomm's own kernels
- * over CUDA IPC peer memory among the ranks of one node ({@link IpcAllReduce}), and {@code oneshot}
- * and {@code copyengine} all-gather and reduce-scatter to gpucomm's own pushes over peer memory
- * ({@link GatherScatter}).
+ * all-reduce to NCCL, {@code oneshot} and {@code twoshot} all-reduce to gpucomm's own kernels over
+ * CUDA IPC peer memory among the ranks of one node ({@link IpcAllReduce}), {@code oneshot} and
+ * {@code copyengine} all-gather and reduce-scatter to gpucomm's own pushes over peer memory ({@link
+ * GatherScatter}), and, for ranks on several nodes, {@code hierarchical} all-reduce to {@link
+ * HierarchicalAllReduce}.
  *
  * <p>Calls on one communicator must be ordered with respect to each other (one stream, or streams
  * ordered by events): the IPC algorithms share one signal area, and two in flight at once would
@@ -47,15 +49,13 @@ public final class CudaCommunicator implements Communicator {
   private final NcclComm nccl;
   private final IpcAllReduce ipcAllReduce;
   private final GatherScatter gatherScatter;
+  private final HierarchicalAllReduce hierarchical;
   private static final String ALL_REDUCE = "all-reduce";
   private static final String ALL_GATHER = "all-gather";
   private static final String REDUCE_SCATTER = "reduce-scatter";
   private static final String BROADCAST = "broadcast";
   private static final String SEND_RECEIVE = "send/receive";
   private static final String COLLECTIVE_PERMUTE = "collective permute";
-  private static final String HIERARCHICAL_UNAVAILABLE =
-      "hierarchical: not on the cuda backend yet (it needs NCCL communicators split by local rank);"
-          + " use nccl, which crosses nodes itself";
 
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -67,7 +67,13 @@ public final class CudaCommunicator implements Communicator {
     this.nccl = parts.nccl();
     this.ipcAllReduce = parts.ipcAllReduce();
     this.gatherScatter = parts.gatherScatter();
-    this.allReduceAlgorithms = allReduceAlgorithms(nccl != null, ipcAllReduce != null);
+    this.hierarchical = parts.hierarchical();
+    EnumSet<Algorithm> algorithms = EnumSet.noneOf(Algorithm.class);
+    algorithms.addAll(allReduceAlgorithms(nccl != null, ipcAllReduce != null));
+    if (hierarchical != null) {
+      algorithms.add(Algorithm.HIERARCHICAL);
+    }
+    this.allReduceAlgorithms = Set.copyOf(algorithms);
   }
 
   /** What all-reduce can run with NCCL and peer memory usable or not. */
@@ -162,13 +168,29 @@ public final class CudaCommunicator implements Communicator {
     if (gatherScatter == null) {
       reasons.add("all-gather and reduce-scatter oneshot, copyengine: " + parts.gatherReason());
     }
-    reasons.add(HIERARCHICAL_UNAVAILABLE);
+    if (hierarchical == null) {
+      reasons.add("hierarchical: " + parts.hierarchicalReason());
+    }
     return String.join("; ", reasons);
   }
 
   @Override
   public FabricObservation fabric() {
     return parts.fabric();
+  }
+
+  /**
+   * The flat communicator's transports and, on ranks spanning pods, those of the communicator that
+   * hierarchical all-reduce crosses pods on.
+   */
+  @Override
+  public List<CommunicatorFabric> fabrics() {
+    List<CommunicatorFabric> fabrics = new ArrayList<>();
+    fabrics.add(new CommunicatorFabric(CommunicatorFabric.WORLD, parts.fabric()));
+    if (!topology.singleNode() && nccl != null) {
+      fabrics.add(new CommunicatorFabric(CommunicatorFabric.ACROSS_PODS, parts.acrossPodsFabric()));
+    }
+    return List.copyOf(fabrics);
   }
 
   @Override
@@ -217,7 +239,7 @@ public final class CudaCommunicator implements Communicator {
       case RING ->
           throw new IllegalArgumentException(
               "all-reduce algorithm ring belongs to the cpu backend; use nccl on cuda");
-      case HIERARCHICAL -> throw new IllegalArgumentException(HIERARCHICAL_UNAVAILABLE);
+      case HIERARCHICAL -> requireHierarchical().allReduce(input, output, count, dtype, stream);
       case COPYENGINE ->
           throw new IllegalArgumentException(
               "all-reduce has no copyengine algorithm; use oneshot, twoshot or nccl");
@@ -242,6 +264,14 @@ public final class CudaCommunicator implements Communicator {
           collective + " " + algorithm.wireName() + " is unavailable: " + parts.gatherReason());
     }
     return variant;
+  }
+
+  private HierarchicalAllReduce requireHierarchical() {
+    if (hierarchical == null) {
+      throw new IllegalStateException(
+          "all-reduce hierarchical is unavailable: " + parts.hierarchicalReason());
+    }
+    return hierarchical;
   }
 
   private IpcAllReduce requireIpc(Algorithm algorithm) {

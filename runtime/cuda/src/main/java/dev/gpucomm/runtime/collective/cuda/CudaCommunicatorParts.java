@@ -35,6 +35,11 @@ final class CudaCommunicatorParts implements AutoCloseable {
   private String peerReason = "";
   private GatherScatter gatherScatter;
   private String gatherReason = "";
+  private NcclDebugLog ncclLog;
+  private HierarchicalAllReduce hierarchical;
+  private String hierarchicalReason = "the ranks share one node: use oneshot, twoshot or nccl";
+  private FabricObservation acrossPodsFabric =
+      FabricObservation.unknown("no cross-pod communicator");
 
   private CudaCommunicatorParts() {}
 
@@ -54,6 +59,9 @@ final class CudaCommunicatorParts implements AutoCloseable {
       parts.openNccl(device, store, prefix, topology, settings);
       parts.openIpcAllReduce(device, store, prefix, topology, settings);
       parts.openGatherScatter(device, store, prefix, topology, settings);
+      if (!topology.singleNode()) {
+        parts.openHierarchical(device, store, prefix, topology, settings);
+      }
     } catch (RuntimeException e) {
       parts.abandon();
       throw e;
@@ -86,7 +94,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
       ncclReason = "NCCL is turned off (GPUCOMM_NCCL=off)";
       return;
     }
-    NcclDebugLog ncclLog = NcclDebugLog.install(System.getenv());
+    ncclLog = NcclDebugLog.install(System.getenv());
     NcclApi api;
     try {
       api = NcclApi.get();
@@ -105,7 +113,8 @@ final class CudaCommunicatorParts implements AutoCloseable {
         settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
             ? api.initRank(topology.worldSize(), id, topology.rank())
             : api.initRank(topology.worldSize(), id, topology.rank(), settings.maxBlocks());
-    fabric = connectAndObserve(device, ncclLog);
+    long logStart = ncclLog.length();
+    fabric = connectAndObserve(device, nccl, ncclLog, logStart);
   }
 
   /**
@@ -113,11 +122,12 @@ final class CudaCommunicatorParts implements AutoCloseable {
    * together) makes it choose its transports before any timed call, so that they can be recorded
    * and checked first.
    */
-  private FabricObservation connectAndObserve(CudaDevice device, NcclDebugLog ncclLog) {
+  private static FabricObservation connectAndObserve(
+      CudaDevice device, NcclComm comm, NcclDebugLog ncclLog, long logStart) {
     try (DeviceBuffer probe = device.allocate(16);
         Stream stream = device.createStream()) {
       device.fill(probe, 0, 16, (byte) 0, stream);
-      nccl.allReduce(
+      comm.allReduce(
           probe.address(),
           probe.address(),
           4,
@@ -126,7 +136,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
           CudaDevice.rawStream(stream));
       stream.synchronize();
     }
-    return ncclLog.read();
+    return ncclLog.readFrom(logStart);
   }
 
   /** The transports NCCL chose for this rank's connections, or why they are unknown. */
@@ -149,6 +159,20 @@ final class CudaCommunicatorParts implements AutoCloseable {
     if (!peerReason.isEmpty()) {
       return;
     }
+    PeerOpening opening = openPeerAllReduce(device, store, prefix, topology, settings);
+    ipcAllReduce = opening.allReduce();
+    peerReason = opening.reason();
+  }
+
+  /** The IPC all-reduce among the ranks of this rank's node, or why it could not be opened. */
+  private record PeerOpening(IpcAllReduce allReduce, String reason) {}
+
+  private static PeerOpening openPeerAllReduce(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
     PeerMemoryLayout layout =
         PeerMemoryLayout.of(
             topology.localWorldSize(),
@@ -164,9 +188,9 @@ final class CudaCommunicatorParts implements AutoCloseable {
             layout,
             settings);
     if (!peerMemory.verdict().available()) {
-      peerReason = peerMemory.verdict().reason();
+      String reason = peerMemory.verdict().reason();
       peerMemory.close();
-      return;
+      return new PeerOpening(null, reason);
     }
     Arena arena = Arena.ofShared();
     HostPath hostPath = null;
@@ -195,9 +219,10 @@ final class CudaCommunicatorParts implements AutoCloseable {
           LOG.warning("rank " + topology.rank() + ": host path off: " + hostPathReason);
         }
       }
-      ipcAllReduce =
+      return new PeerOpening(
           new IpcAllReduce(
-              device, topology, settings, arena, peerMemory, kernels, hostPath, hostPathReason);
+              device, topology, settings, arena, peerMemory, kernels, hostPath, hostPathReason),
+          "");
     } catch (RuntimeException e) {
       List<AutoCloseable> oldestFirst = new ArrayList<>(List.of(arena, peerMemory));
       if (hostPath != null) {
@@ -271,6 +296,106 @@ final class CudaCommunicatorParts implements AutoCloseable {
     return new HostPath(device, staging, peerMemory.layout(), peerMemory.bases(), host);
   }
 
+  /**
+   * Hierarchical all-reduce for ranks on several nodes: NCCL split by local rank (every rank of the
+   * job takes part in the split), peer memory among the ranks of this node, and the ranks' verdicts
+   * compared through the store, so that either every rank can run it or none offers it.
+   */
+  private void openHierarchical(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    if (nccl == null) {
+      hierarchicalReason = "its cross-pod step needs NCCL: " + ncclReason;
+      return;
+    }
+    long logStart = ncclLog.length();
+    NcclComm acrossPods =
+        nccl.split(
+            topology.localRank(), topology.nodeIndex(), topology.nodeIndex(), topology.nodeCount());
+    String ownReason = podPeerMemoryRefusal(topology, settings);
+    IpcAllReduce pod = null;
+    try {
+      acrossPodsFabric = connectAndObserve(device, acrossPods, ncclLog, logStart);
+      if (ownReason.isEmpty()) {
+        PeerOpening opening = openPeerAllReduce(device, store, prefix + "/pod", topology, settings);
+        pod = opening.allReduce();
+        ownReason = opening.reason();
+        if (pod != null) {
+          pod.tryHostPath(store, prefix + "/pod", settings);
+        }
+      }
+      String jobReason =
+          HierarchicalVerdicts.agree(
+              store, prefix + "/hierarchical", topology, ownReason, settings.rendezvousTimeout());
+      if (jobReason.isEmpty()) {
+        hierarchical =
+            HierarchicalAllReduce.create(
+                device,
+                store,
+                prefix + "/pod",
+                topology,
+                pod,
+                acrossPods,
+                settings.rendezvousTimeout());
+        hierarchicalReason = "";
+        return;
+      }
+      hierarchicalReason = jobReason;
+    } catch (RuntimeException e) {
+      closeQuietly(pod, e);
+      closeQuietly(acrossPods, e);
+      throw e;
+    }
+    if (pod != null) {
+      pod.close();
+    }
+    acrossPods.close();
+  }
+
+  private static void closeQuietly(AutoCloseable closeable, RuntimeException failure) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /**
+   * Why peer memory among the ranks of one node is not tried for hierarchical; empty when it is.
+   */
+  static String podPeerMemoryRefusal(RankTopology topology, CudaCommunicatorSettings settings) {
+    if (!settings.enabled()) {
+      return "its in-pod steps need peer memory, which is turned off (GPUCOMM_PEER_MEMORY=off)";
+    }
+    if (topology.localWorldSize() > PeerMemoryLayout.MAX_RANKS) {
+      return "peer memory supports at most "
+          + PeerMemoryLayout.MAX_RANKS
+          + " ranks per node, this node has "
+          + topology.localWorldSize();
+    }
+    return "";
+  }
+
+  /** Hierarchical all-reduce; null when it is off ({@link #hierarchicalReason} says why). */
+  HierarchicalAllReduce hierarchical() {
+    return hierarchical;
+  }
+
+  String hierarchicalReason() {
+    return hierarchicalReason;
+  }
+
+  /** The transports NCCL chose for the cross-pod communicator of hierarchical all-reduce. */
+  FabricObservation acrossPodsFabric() {
+    return acrossPodsFabric;
+  }
+
   /** Why peer memory is not even tried for this topology; empty when it is. */
   static String peerMemoryRefusal(RankTopology topology, CudaCommunicatorSettings settings) {
     if (!settings.enabled()) {
@@ -341,23 +466,34 @@ final class CudaCommunicatorParts implements AutoCloseable {
   }
 
   /**
-   * Releases every part after the communicator's last collective has completed on every rank: NCCL,
-   * then the IPC all-reduce.
+   * Releases every part after the communicator's last collective has completed on every rank:
+   * hierarchical all-reduce, NCCL, then the IPC all-reduce.
    */
   @Override
   public void close() {
     try {
-      if (nccl != null) {
-        nccl.close();
-      }
+      closeHierarchical();
     } finally {
-      closeIpcAllReduce();
+      try {
+        if (nccl != null) {
+          nccl.close();
+        }
+      } finally {
+        closeIpcAllReduce();
+      }
+    }
+  }
+
+  private void closeHierarchical() {
+    if (hierarchical != null) {
+      hierarchical.close();
     }
   }
 
   /** Releases what was set up when a later part failed: NCCL is aborted, not finalized. */
   private void abandon() {
     try {
+      closeHierarchical();
       if (nccl != null) {
         nccl.abort();
       }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Hierarchical all-reduce on CUDA against flat NCCL across pods, with the transport NCCL chose for
+# each communicator: 2 pods x 1 GPU over NVLink and over sockets (NCCL_P2P_DISABLE=1
+# NCCL_SHM_DISABLE=1), a tune of that layout, the hierarchical GPU JUnit test, and with 4 GPUs
+# also 2 pods x 2 GPUs the same way. About 5 minutes.
+# Usage: bash bench/results/2026-11-26-hierarchical-cuda/scripts/run.sh   (optional: RUN)
+#   Runs from any folder; needs 2 (or 4) NVIDIA GPUs and the environment below.
+#   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz:
+#           ./mvnw -q -pl app -am package -Pbundle -DskipTests)
+#   GPURUN  folder with tests/*.jar and junit.jar as for bench/README.md (default .gpurun at the
+#           repository root); without it the JUnit step is skipped
+#   WORK    scratch folder (default $TMPDIR or /tmp); OUT receives the raw output (default bench/out)
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+B="${GPURUN:-$ROOT/.gpurun}"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+RUN="${RUN:-hier}"
+R="$WORK/r$RUN"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
+source "$ROOT/bench/libs.sh" >"$R/libs.txt"
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+GPUS=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+step() {
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$R/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" | tee -a "$R/steps.txt"
+  tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
+}
+show() { # the latency table, the decisions and the fabric section of one run's report
+  grep -A10 '## Latency' "$R/$1/report.md" | grep '^| '
+  grep -A8 '## Heuristic decisions' "$R/$1/report.md" | grep '^| ' | cut -c1-220
+  sed -n '/## Fabric/,$p' "$R/$1/report.md"
+}
+head -3 "$R/host.txt"
+if [ -f "$B/junit.jar" ]; then
+  rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
+  CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
+  step junit-hierarchical 120 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED \
+    -jar "$B/junit.jar" execute -cp "$CP" --select-class \
+    dev.gpucomm.runtime.collective.cuda.HierarchicalAllReduceGpuTest --fail-if-no-tests \
+    --details=summary --disable-banner
+  grep -E "tests (successful|failed|skipped|aborted)" "$R/junit-hierarchical.log"
+fi
+# 2 pods x 1 GPU: the in-pod steps run on one rank each, the cross-pod step is the whole message
+step 2x1-nvlink 100 "$G" run -f "$HERE/two-pods-hierarchical.yaml" --out "$R/2x1-nvlink"
+show 2x1-nvlink
+# sockets between the "pods", as between nodes without a fabric; 1 GiB left out to stay short
+sed -e 's/, 1073741824\]/]/' "$HERE/two-pods-hierarchical.yaml" >"$R/two-pods-256m.yaml"
+NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 step 2x1-sockets 150 "$G" run -f "$R/two-pods-256m.yaml" \
+  --out "$R/2x1-sockets"
+show 2x1-sockets
+step 2x1-tune 90 "$G" tune -f "$HERE/two-pods-tune.yaml" --out "$R/2x1-tune"
+grep -h '"worldSize"\|"ranksPerNode"\|"algorithm"' "$R"/2x1-tune/*.json | sort | uniq -c
+if [ "$GPUS" -ge 4 ]; then
+  sed -e 's/worldSize: 2/worldSize: 4/; s/ranksPerPod: 1/ranksPerPod: 2/' \
+    "$R/two-pods-256m.yaml" >"$R/two-pods-of-two.yaml"
+  step 2x2-nvlink 120 "$G" run -f "$R/two-pods-of-two.yaml" --out "$R/2x2-nvlink"
+  show 2x2-nvlink
+  NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 step 2x2-sockets 150 "$G" run \
+    -f "$R/two-pods-of-two.yaml" --out "$R/2x2-sockets"
+  show 2x2-sockets
+fi
+cat "$R/steps.txt"
