@@ -5,7 +5,8 @@
 #   build-ptx.sh OUTPUT_DIR
 #
 # allreduce.cu becomes allreduce.ptx (any world size, known at run time) and allreduce-w2/-w4/-w8
-# (world size fixed at compile time: loops and registers sized for it).
+# (world size fixed at compile time: loops and registers sized for it). fusion.cu (all-reduce +
+# residual + RMSNorm) becomes fusion.ptx.
 #
 # The runtime jar carries the committed copies in src/main/resources/ptx; to refresh them after
 # editing a .cu file run:  runtime/cuda/src/main/cuda/build-ptx.sh runtime/cuda/src/main/resources/ptx
@@ -34,3 +35,4 @@ compile "$here/allreduce.cu" allreduce -DGPUCOMM_WORLD=0
 for world in 2 4 8; do
   compile "$here/allreduce.cu" "allreduce-w$world" "-DGPUCOMM_WORLD=$world"
 done
+compile "$here/fusion.cu" fusion
