@@ -18,6 +18,10 @@ instead (bench/torch_gather_scatter.py: NCCL, and symmetric memory's variants wh
 has them) over --sizes, bytes per rank as in `gpucomm bench --sizes`:
 
     python3 bench/compare-torch.py --world 2 --collective allgather --sizes 65536,1048576
+With --pattern allreduceResidualRmsNorm every runner is followed by PyTorch's composition of the
+epilogue gpucomm fuses: residual_out = sum + residual, out = torch.nn.functional.rms_norm(
+residual_out, (hidden,), gamma, eps) (runner names get "+rmsnorm"), checked against a float64
+reference of the whole pattern; set it beside `gpucomm bench --pattern allreduceResidualRmsNorm`.
 
 Keep NVLink multicast off where others share the GPUs:
 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1.
@@ -91,6 +95,61 @@ def check(result, world, tokens, hidden):
     return deviation.max().item()
 
 
+RMS_NORM_EPS = 1e-6
+
+
+def make_residual_and_gamma(tokens, hidden, device):
+    generator = torch.Generator(device=device).manual_seed(7 + tokens)
+    residual = torch.rand(tokens, hidden, generator=generator, device=device) * 2 - 1
+    gamma = torch.rand(hidden, generator=generator, device=device) * 2 - 1
+    return residual.to(torch.bfloat16), gamma.to(torch.bfloat16)
+
+
+def check_norm(out, world, tokens, hidden):
+    """Compares out with the float64 reference of the whole pattern, R = sum x + residual,
+    out = R / sqrt(mean(R^2) + eps) * gamma, element by element. The composition rounds the sum,
+    then R, then out to bf16 (u = 2^-8 each) and NCCL may round partial sums ((world - 1) u sum|x|):
+    with A = sum|x| + |residual| an element of R errs by at most (world + 1) u A, which moves out
+    by |gamma| (world + 1) u A / rms and the row's rms by at most the root mean square of those
+    errors; the final rounding adds u |out|. A missing rank or residual errs by a whole term."""
+    residual, gamma = make_residual_and_gamma(tokens, hidden, out.device)
+    total = residual.double()
+    magnitudes = residual.double().abs()
+    for rank in range(world):
+        x = make_input(rank, tokens, hidden, out.device).double()
+        total = total + x
+        magnitudes = magnitudes + x.abs()
+    rms = (total.pow(2).mean(dim=1, keepdim=True) + RMS_NORM_EPS).sqrt()
+    expected = total / rms * gamma.double()
+    u = 2.0 ** -8
+    element_error = (world + 1) * u * magnitudes
+    rms_error = element_error.pow(2).mean(dim=1, keepdim=True).sqrt()
+    bound = (gamma.double().abs() * element_error / rms + expected.abs() * rms_error / (rms - rms_error)
+             + 2 * u * expected.abs() + 2.0 ** -133)
+    deviation = (out.double() - expected).abs()
+    excess = deviation - bound
+    worst = int(excess.argmax().item())
+    if excess.view(-1)[worst].item() > 0:
+        raise AssertionError(
+            f"all-reduce + residual + rms_norm of {tokens} tokens off by "
+            f"{deviation.view(-1)[worst].item()} at element {worst} (bound {bound.view(-1)[worst].item()})")
+    return deviation.max().item()
+
+
+def with_rms_norm(call, result, tokens, hidden, device):
+    """The runner's all-reduce followed by the epilogue, as a model written in PyTorch runs it."""
+    residual, gamma = make_residual_and_gamma(tokens, hidden, device)
+    residual_out = torch.empty_like(residual)
+    holder = [None]
+
+    def fused():
+        call()
+        torch.add(result(), residual, out=residual_out)
+        holder[0] = torch.nn.functional.rms_norm(residual_out, (hidden,), gamma, RMS_NORM_EPS)
+
+    return fused, lambda: holder[0]
+
+
 def make_input(rank, tokens, hidden, device):
     generator = torch.Generator(device=device).manual_seed(1000 + 17 * rank + tokens)
     return (torch.rand(tokens, hidden, generator=generator, device=device) * 2 - 1).to(torch.bfloat16)
@@ -149,6 +208,11 @@ def worker(rank, world, args, queue):
                 torch.ops.symm_mem.two_shot_all_reduce_(buffer, "sum", group_name)
 
             runners["symm_two_shot"] = (two, two_shot, lambda b=two: b)
+        verify = check
+        if args.pattern == "allreduceResidualRmsNorm":
+            verify = check_norm
+            runners = {name + "+rmsnorm": (buffer, *with_rms_norm(call, result, tokens, args.hidden, device))
+                       for name, (buffer, call, result) in runners.items()}
         for name, (buffer, call, result) in runners.items():
             try:
                 buffer.copy_(source)
@@ -156,7 +220,7 @@ def worker(rank, world, args, queue):
                 with torch.cuda.stream(stream):
                     call()
                 stream.synchronize()
-                error = check(result(), world, tokens, args.hidden)
+                error = verify(result(), world, tokens, args.hidden)
                 with torch.cuda.stream(stream):
                     for _ in range(args.warmup):
                         call()
@@ -166,7 +230,7 @@ def worker(rank, world, args, queue):
                 dist.barrier()
                 graph = timed_graph(call, args.iterations, stream)
                 rows.append({"world": world, "tokens": tokens, "bytes": source.numel() * 2,
-                             "runner": name, "eagerMicros": eager, "graphMicros": graph,
+                             "pattern": args.pattern, "runner": name, "eagerMicros": eager, "graphMicros": graph,
                              "maxAbsError": error})
             except Exception as e:  # keep measuring the others; say what failed
                 rows.append({"world": world, "tokens": tokens, "runner": name, "error": str(e)})
@@ -229,6 +293,8 @@ def main():
                         default="allreduce")
     parser.add_argument("--sizes", default="65536,1048576,16777216,67108864,268435456",
                         help="bytes per rank for allgather and reducescatter")
+    parser.add_argument("--pattern", default="allreduce",
+                        choices=["allreduce", "allreduceResidualRmsNorm"])
     args = parser.parse_args()
     args.tokens = [int(t) for t in args.tokens.split(",")]
     args.sizes = [int(s) for s in args.sizes.split(",")]
@@ -238,12 +304,12 @@ def main():
     rows = queue.get()
     print(f"PyTorch {torch.__version__}, NCCL {'.'.join(map(str, torch.cuda.nccl.version()))}, "
           f"{args.world} x {torch.cuda.get_device_name(0)}; microseconds, median of {args.iterations}")
-    print(f"{'tokens':>6} {'bytes':>10}  {'runner':<14} {'eager':>8} {'graph':>8}")
+    print(f"{'tokens':>6} {'bytes':>10}  {'runner':<22} {'eager':>8} {'graph':>8}")
     for row in rows:
         if "error" in row:
-            print(f"{row['tokens']:>6} {'':>10}  {row['runner']:<14} failed: {row['error']}")
+            print(f"{row['tokens']:>6} {'':>10}  {row['runner']:<22} failed: {row['error']}")
         else:
-            print(f"{row['tokens']:>6} {row['bytes']:>10}  {row['runner']:<14} "
+            print(f"{row['tokens']:>6} {row['bytes']:>10}  {row['runner']:<22} "
                   f"{row['eagerMicros']:>8.2f} {row['graphMicros']:>8.2f}")
     if args.json:
         with open(args.json, "w") as out:

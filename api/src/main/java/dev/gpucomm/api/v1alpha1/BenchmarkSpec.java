@@ -22,6 +22,18 @@ import java.util.List;
     value =
         "!has(self.inPlace) || !self.inPlace || !has(self.algorithms) || self.algorithms.all(a, a != 'oneshot' && a != 'twoshot' && a != 'copyengine')",
     message = "benchmark.inPlace runs nccl (or auto), not oneshot, twoshot or copyengine")
+@ValidationRule(
+    value =
+        "!has(self.pattern) || self.pattern == 'allreduce' || !has(self.collective) || self.collective == 'allreduce'",
+    message = "benchmark.pattern applies to allreduce only")
+@ValidationRule(
+    value =
+        "!has(self.pattern) || self.pattern == 'allreduce' || !has(self.inPlace) || !self.inPlace",
+    message = "benchmark.pattern writes a separate output; it does not run inPlace")
+@ValidationRule(
+    value =
+        "!has(self.pattern) || self.pattern != 'allreduceResidualRmsNormFp8' || has(self.fp8Scale)",
+    message = "benchmark.pattern allreduceResidualRmsNormFp8 needs fp8Scale")
 public class BenchmarkSpec {
   @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(
@@ -75,6 +87,22 @@ public class BenchmarkSpec {
 
   @JsonPropertyDescription("Seed of the random inputs; a fresh seed per run when omitted.")
   private Long seed;
+
+  @Default(CommJobDefaults.PATTERN_NAME)
+  @JsonPropertyDescription(
+      "All-reduce only: allreduce, allreduceResidualRmsNorm (out = RMSNorm(allreduce(x) + residual) * gamma per token, residual updated) or allreduceResidualRmsNormFp8 (the same, output as FP8 e4m3 divided by fp8Scale).")
+  private AllReducePattern pattern;
+
+  @Default("" + CommJobDefaults.FP32_ACCUMULATE)
+  @JsonPropertyDescription(
+      "Fused patterns: sum the ranks in fp32 (true) or in the element type, rounding after each rank (false).")
+  private Boolean fp32Accumulate;
+
+  @Min(1e-12)
+  @Max(1e12)
+  @JsonPropertyDescription(
+      "Per-tensor scale of the FP8 output: the stored value is the normalized output divided by it.")
+  private Double fp8Scale;
 
   public Collective getCollective() {
     return collective;
@@ -216,6 +244,45 @@ public class BenchmarkSpec {
 
   public BenchmarkSpec withSeed(Long seed) {
     this.seed = seed;
+    return this;
+  }
+
+  public AllReducePattern getPattern() {
+    return pattern;
+  }
+
+  public void setPattern(AllReducePattern pattern) {
+    this.pattern = pattern;
+  }
+
+  public BenchmarkSpec withPattern(AllReducePattern pattern) {
+    this.pattern = pattern;
+    return this;
+  }
+
+  public Boolean getFp32Accumulate() {
+    return fp32Accumulate;
+  }
+
+  public void setFp32Accumulate(Boolean fp32Accumulate) {
+    this.fp32Accumulate = fp32Accumulate;
+  }
+
+  public BenchmarkSpec withFp32Accumulate(Boolean fp32Accumulate) {
+    this.fp32Accumulate = fp32Accumulate;
+    return this;
+  }
+
+  public Double getFp8Scale() {
+    return fp8Scale;
+  }
+
+  public void setFp8Scale(Double fp8Scale) {
+    this.fp8Scale = fp8Scale;
+  }
+
+  public BenchmarkSpec withFp8Scale(Double fp8Scale) {
+    this.fp8Scale = fp8Scale;
     return this;
   }
 }

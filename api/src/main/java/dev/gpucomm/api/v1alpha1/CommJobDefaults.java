@@ -24,6 +24,7 @@ public final class CommJobDefaults {
   public static final String HEURISTIC_NAME = "trtllm";
   public static final String COLLECTIVE_NAME = "allreduce";
   public static final String DTYPE_NAME = "bf16";
+  public static final String PATTERN_NAME = "allreduce";
   public static final String PROGRAM_BACKEND_NAME = "nccl";
 
   public static final int RANKS_PER_POD = 1;
@@ -47,6 +48,10 @@ public final class CommJobDefaults {
 
   /** Benchmarks time a separate output buffer unless asked to run in place. */
   public static final boolean IN_PLACE = false;
+
+  public static final AllReducePattern PATTERN =
+      AllReducePattern.fromWireName(PATTERN_NAME).orElseThrow();
+  public static final boolean FP32_ACCUMULATE = true;
 
   public static final int TUNE_WARMUP = 10;
   public static final int TUNE_ITERATIONS = 100;
@@ -160,6 +165,8 @@ public final class CommJobDefaults {
     orElse(benchmark::getIterations, benchmark::setIterations, BENCHMARK_ITERATIONS);
     orElse(benchmark::getCudaGraph, benchmark::setCudaGraph, CUDA_GRAPH);
     orElse(benchmark::getInPlace, benchmark::setInPlace, IN_PLACE);
+    orElse(benchmark::getPattern, benchmark::setPattern, PATTERN);
+    orElse(benchmark::getFp32Accumulate, benchmark::setFp32Accumulate, FP32_ACCUMULATE);
   }
 
   private static void applyTune(TuneSpec tune) {

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.AllReducePattern;
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.CommJob;
@@ -63,6 +64,8 @@ final class BenchCommand implements Callable<Integer> {
           Map.entry("spec.workload.benchmark.dtype", "--dtype"),
           Map.entry("spec.workload.benchmark.collective", "--collective"),
           Map.entry("spec.workload.benchmark.inPlace", "--in-place"),
+          Map.entry("spec.workload.benchmark.pattern", "--pattern"),
+          Map.entry("spec.workload.benchmark.fp8Scale", "--fp8-scale"),
           Map.entry("spec.ranksPerPod", "--ranks-per-pod"),
           Map.entry("spec.worldSize", "--world"),
           Map.entry("spec.heuristic", "--heuristic"),
@@ -144,6 +147,27 @@ final class BenchCommand implements Callable<Integer> {
           "all-reduce with the output in the input's buffer, as torch.distributed.all_reduce"
               + " (nccl and ring only)")
   boolean inPlace;
+
+  @Option(
+      names = "--pattern",
+      paramLabel = "P",
+      description =
+          "allreduce (default), allreduceResidualRmsNorm, allreduceResidualRmsNormFp8:"
+              + " all-reduce + residual + RMSNorm per token (needs --tokens, or whole-token --sizes)")
+  AllReducePattern pattern;
+
+  @Option(
+      names = "--fp32-accumulate",
+      negatable = true,
+      description =
+          "fused patterns: sum in fp32 (default) or, with --no-fp32-accumulate, in the dtype")
+  Boolean fp32Accumulate;
+
+  @Option(
+      names = "--fp8-scale",
+      paramLabel = "S",
+      description = "per-tensor scale of the FP8 output of allreduceResidualRmsNormFp8")
+  Double fp8Scale;
 
   @Option(
       names = "--heuristic",
@@ -236,6 +260,7 @@ final class BenchCommand implements Callable<Integer> {
     if (inPlace) {
       benchmark.setInPlace(true);
     }
+    benchmark.withPattern(pattern).withFp32Accumulate(fp32Accumulate).withFp8Scale(fp8Scale);
     if (tokens != null && sizes != null) {
       throw new OptionValueException(spec, "--tokens", "give --tokens or --sizes, not both");
     }

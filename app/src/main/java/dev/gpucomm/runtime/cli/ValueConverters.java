@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.AllReducePattern;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
@@ -25,6 +26,9 @@ final class ValueConverters {
     cli.registerConverter(
         Collective.class, wireName(Collective::fromWireName, Collective.wireNames()));
     cli.registerConverter(DType.class, wireName(DType::fromWireName, DType.wireNames()));
+    cli.registerConverter(
+        AllReducePattern.class,
+        wireName(AllReducePattern::fromWireName, AllReducePattern.wireNames()));
     cli.registerConverter(
         Algorithm.class, wireName(Algorithm::fromWireName, Algorithm.wireNames()));
     cli.registerConverter(

@@ -115,6 +115,36 @@ class CliErrorsTest {
   }
 
   @Test
+  void benchSaysWhatAFusedPatternNeedsByFlag() {
+    assertUsageError(
+        CliRun.of(
+            "bench",
+            "--device",
+            "cpu",
+            "--tokens",
+            "32",
+            "--pattern",
+            "allreduceResidualRmsNormFp8"),
+        "gpucomm bench: --fp8-scale: required by pattern allreduceResidualRmsNormFp8");
+    assertUsageError(
+        CliRun.of(
+            "bench", "--device", "cpu", "--sizes", "4K", "--pattern", "allreduceResidualRmsNorm"),
+        "gpucomm bench: --sizes: 4096 bytes is not a whole number of tokens of hiddenSize 8192"
+            + " bf16 (16384 bytes each), which RMSNorm needs");
+    assertUsageError(
+        CliRun.of(
+            "bench",
+            "--device",
+            "cpu",
+            "--collective",
+            "allgather",
+            "--pattern",
+            "allreduceResidualRmsNorm"),
+        "gpucomm bench: --pattern: allreduceResidualRmsNorm applies to allreduce only, not"
+            + " allgather");
+  }
+
+  @Test
   void benchFlagsOfAnotherHeuristicAreRefusedByName() {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--fixed", "ring"),

@@ -1,6 +1,7 @@
 package dev.gpucomm.api.v1alpha1.validation;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.AllReducePattern;
 import dev.gpucomm.api.v1alpha1.Baseline;
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.Collective;
@@ -323,6 +324,46 @@ public final class CommJobValidator {
       }
       if (Objects.requireNonNullElse(benchmark.getInPlace(), CommJobDefaults.IN_PLACE)) {
         inPlace(at, collective, algorithms);
+      }
+      pattern(at, benchmark, collective, dtype, hiddenInRange ? hiddenSize : 0);
+    }
+
+    /**
+     * A fused pattern normalizes each token row of the all-reduced tensor, so it needs an
+     * all-reduce into a separate output whose sizes are whole rows, and FP8 output needs its scale.
+     */
+    private void pattern(
+        String at, BenchmarkSpec benchmark, Collective collective, DType dtype, int hiddenSize) {
+      AllReducePattern pattern =
+          Objects.requireNonNullElse(benchmark.getPattern(), CommJobDefaults.PATTERN);
+      Double fp8Scale = benchmark.getFp8Scale();
+      if (fp8Scale != null && !(fp8Scale >= 1e-12 && fp8Scale <= 1e12)) {
+        add(at + ".fp8Scale", "must be a positive number between 1e-12 and 1e12, got " + fp8Scale);
+      }
+      if (!pattern.normalizes()) {
+        return;
+      }
+      if (collective != Collective.ALLREDUCE) {
+        add(
+            at + ".pattern",
+            pattern.wireName() + " applies to allreduce only, not " + collective.wireName());
+      }
+      if (Objects.requireNonNullElse(benchmark.getInPlace(), CommJobDefaults.IN_PLACE)) {
+        add(at + ".inPlace", "a fused pattern writes a separate output; set inPlace to false");
+      }
+      if (pattern.quantizesToFp8() && fp8Scale == null) {
+        add(at + ".fp8Scale", "required by pattern " + pattern.wireName());
+      }
+      List<Long> sizes = benchmark.getSizes();
+      long rowBytes = (long) hiddenSize * dtype.bytes();
+      for (int i = 0; sizes != null && rowBytes > 0 && i < sizes.size(); i++) {
+        Long size = sizes.get(i);
+        if (size != null && size % rowBytes != 0) {
+          add(
+              at + ".sizes[" + i + "]",
+              "%d bytes is not a whole number of tokens of hiddenSize %d %s (%d bytes each), which RMSNorm needs"
+                  .formatted(size, hiddenSize, dtype.wireName(), rowBytes));
+        }
       }
     }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,6 +35,16 @@ class CommJobValidatorTest {
     assertThat(CommJobValidator.validate(job(VALID.replace("ar-tp4", name)))).isEmpty();
   }
 
+  @Test
+  void aFusedFp8PatternOverWholeTokenSizesIsValid() {
+    String fused =
+        VALID.replace(
+            "tokens: [32, 64]",
+            "sizes: [16384, 32768], pattern: allreduceResidualRmsNormFp8, fp8Scale: 0.5,"
+                + " fp32Accumulate: false");
+    assertThat(CommJobValidator.validate(job(fused))).isEmpty();
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
@@ -51,6 +62,11 @@ class CommJobValidatorTest {
           bad token and bad size     | tokens: [32, 64]           | tokens: [32, 0, 32], sizes: [1000]                     | spec.workload.benchmark, spec.workload.benchmark.tokens[1], spec.workload.benchmark.tokens[2], spec.workload.benchmark.sizes[0]
           tokens beyond one buffer   | tokens: [32, 64]           | tokens: [1048576]                                             | spec.workload.benchmark.tokens[0]
           in place allgather oneshot | algorithms: [auto, nccl, oneshot] | collective: allgather, inPlace: true, algorithms: [oneshot] | spec.workload.benchmark.inPlace, spec.workload.benchmark.algorithms[0]
+          fused pattern on allgather | algorithms: [auto, nccl, oneshot] | collective: allgather, pattern: allreduceResidualRmsNorm | spec.workload.benchmark.pattern
+          fused pattern in place     | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNorm, inPlace: true, algorithms: [nccl] | spec.workload.benchmark.inPlace
+          fp8 without scale          | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNormFp8 | spec.workload.benchmark.fp8Scale
+          fp8 with a negative scale  | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNormFp8, fp8Scale: -1 | spec.workload.benchmark.fp8Scale
+          fused size not whole rows  | tokens: [32, 64]           | sizes: [16384, 1024], pattern: allreduceResidualRmsNorm | spec.workload.benchmark.sizes[1]
           tune section with benchmark | kind: benchmark           | kind: benchmark\\n    tune: {}                               | spec.workload.tune
           copyengine on allreduce    | oneshot]                   | copyengine]                                                   | spec.workload.benchmark.algorithms[2]
           copyengine on broadcast    | algorithms: [auto, nccl, oneshot] | collective: broadcast, algorithms: [nccl, copyengine] | spec.workload.benchmark.algorithms[1]

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.AllReducePattern;
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
@@ -39,6 +40,15 @@ public final class SweepPlanner {
   public SweepPlan plan(BenchmarkSpec benchmark, long seed) {
     Collective collective = benchmark.getCollective();
     String at = "spec.workload.benchmark";
+    AllReducePattern pattern = benchmark.getPattern();
+    if (pattern != null && pattern.normalizes()) {
+      // The communicators run the pattern (FusedAllReduce); timing and validating it point by
+      // point in the sweep is the step still to come, and a plain all-reduce must not stand in.
+      throw new InvalidJobException(
+          source,
+          at + ".pattern",
+          pattern.wireName() + " is not measured by the benchmark sweep yet; use allreduce");
+    }
     List<SweepPoint> points =
         points(
             at,

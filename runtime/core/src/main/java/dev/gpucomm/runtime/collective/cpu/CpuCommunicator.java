@@ -7,6 +7,9 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.BufferChecks;
 import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.FusedAllReduce;
+import dev.gpucomm.runtime.collective.FusedBuffers;
+import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.IpcHandle;
@@ -45,7 +48,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * collective that fails (a peer that does not arrive within {@link CpuBackendConfig#waitTimeout()})
  * leaves the ranks out of step, so every later collective of this communicator fails at once.
  */
-public final class CpuCommunicator implements Communicator {
+public final class CpuCommunicator implements Communicator, FusedAllReduce {
   private static final String KEY_ROOT = "gpucomm/cpu-communicator/";
   private static final int PROBE_MAGIC = 0x4743_0000;
 
@@ -53,6 +56,7 @@ public final class CpuCommunicator implements Communicator {
   private static final String TWOSHOT_ALL_REDUCE = "twoshot all-reduce";
   private static final String RING_ALL_REDUCE = "ring all-reduce";
   private static final String HIERARCHICAL_ALL_REDUCE = "hierarchical all-reduce";
+  private static final String FUSED_PREFIX = "residual+rmsnorm ";
   private static final String ONESHOT_ALL_GATHER = "oneshot all-gather";
   private static final String RING_ALL_GATHER = "ring all-gather";
   private static final String ONESHOT_REDUCE_SCATTER = "oneshot reduce-scatter";
@@ -83,6 +87,7 @@ public final class CpuCommunicator implements Communicator {
   private final SharedWorkspace workspace;
   private final DirectAlgorithms direct;
   private final CopyPathAlgorithms copyPath;
+  private final FusedDirectAlgorithms fused;
   private final RingAlgorithms ring;
   private final HierarchicalAllReduce hierarchical;
   private final PointToPoint pointToPoint;
@@ -114,29 +119,26 @@ public final class CpuCommunicator implements Communicator {
     // direct algorithms run only when the pod is the whole world.
     int localRank = rank - topology.firstRankOfNode();
     int ranksPerPod = topology.localWorldSize();
-    FlagBarrier start =
+    FlagBarrier startBarrier =
         new FlagBarrier(
             "start", SignalLayout.START_BARRIER, localRank, ranksPerPod, workspace, layout, wait);
-    FlagBarrier end =
+    FlagBarrier middleBarrier =
+        new FlagBarrier(
+            "middle", SignalLayout.MIDDLE_BARRIER, localRank, ranksPerPod, workspace, layout, wait);
+    FlagBarrier endBarrier =
         new FlagBarrier(
             "end", SignalLayout.END_BARRIER, localRank, ranksPerPod, workspace, layout, wait);
+    // The copy-path and fused algorithms share the barriers: their epochs must advance with every
+    // direct call.
     this.copyPath =
-        new CopyPathAlgorithms(localRank, ranksPerPod, workspace, stagingBytes, start, end);
+        new CopyPathAlgorithms(
+            localRank, ranksPerPod, workspace, stagingBytes, startBarrier, endBarrier);
     this.direct =
         new DirectAlgorithms(
-            localRank,
-            ranksPerPod,
-            workspace,
-            start,
-            new FlagBarrier(
-                "middle",
-                SignalLayout.MIDDLE_BARRIER,
-                localRank,
-                ranksPerPod,
-                workspace,
-                layout,
-                wait),
-            end);
+            localRank, ranksPerPod, workspace, startBarrier, middleBarrier, endBarrier);
+    this.fused =
+        new FusedDirectAlgorithms(
+            localRank, ranksPerPod, workspace, startBarrier, middleBarrier, endBarrier);
     PeerChannels insidePod =
         new PeerChannels(
             rank,
@@ -356,6 +358,69 @@ public final class CpuCommunicator implements Communicator {
           case TWOSHOT -> () -> direct.twoShotAllReduce(operation, in, out, count, codec);
           case HIERARCHICAL -> () -> hierarchical.allReduce(operation, in, out, count, codec);
           default -> () -> ring.allReduce(operation, in, out, count, codec);
+        });
+  }
+
+  @Override
+  public Set<Algorithm> fusedAllReduceAlgorithms() {
+    return allReduceAlgorithms();
+  }
+
+  /**
+   * One-shot and two-shot fuse the epilogue into their reduction; ring, hierarchical and nccl (the
+   * ring here) all-reduce into {@code residualOut} and then normalize it, the unfused sequence.
+   */
+  @Override
+  public void allReduceResidualRmsNorm(
+      Algorithm algorithm,
+      FusedBuffers buffers,
+      long tokens,
+      DType dtype,
+      NormEpilogue epilogue,
+      Stream stream) {
+    Algorithm resolved = resolve(Collective.ALLREDUCE, algorithm);
+    String operation = FUSED_PREFIX + resolved.wireName() + " all-reduce";
+    ElementCodec codec = ElementCodec.of(dtype);
+    long count = tokens * epilogue.hiddenSize();
+    long bytes = bytes(operation, count, dtype, 1);
+    long outputBytes = count * epilogue.outputElementBytes(dtype);
+    if (buffers.residualIn() == buffers.residualOut()) {
+      throw new IllegalArgumentException(
+          operation + ": residualOut must be a buffer other than residualIn");
+    }
+    CpuFusedCall call =
+        new CpuFusedCall(
+            segment(operation, "input", buffers.input(), bytes),
+            segment(operation, "residualIn", buffers.residualIn(), bytes),
+            segment(
+                operation, "gamma", buffers.gamma(), (long) epilogue.hiddenSize() * dtype.bytes()),
+            segment(operation, "residualOut", buffers.residualOut(), bytes),
+            segment(operation, "output", buffers.output(), outputBytes),
+            tokens,
+            epilogue,
+            codec);
+    if (resolved == Algorithm.ONESHOT) {
+      requireStaging(operation, bytes);
+    } else if (resolved == Algorithm.TWOSHOT) {
+      requireStaging(operation, bytes + outputBytes);
+    }
+    post(
+        stream,
+        operation,
+        count,
+        switch (resolved) {
+          case ONESHOT -> () -> fused.oneShot(operation, call);
+          case TWOSHOT -> () -> fused.twoShot(operation, call);
+          case HIERARCHICAL ->
+              () -> {
+                hierarchical.allReduce(operation, call.input(), call.residualOut(), count, codec);
+                fused.normalizeAfterAllReduce(call);
+              };
+          default ->
+              () -> {
+                ring.allReduce(operation, call.input(), call.residualOut(), count, codec);
+                fused.normalizeAfterAllReduce(call);
+              };
         });
   }
 

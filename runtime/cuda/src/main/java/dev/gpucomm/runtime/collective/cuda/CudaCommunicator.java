@@ -10,6 +10,9 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.FusedAllReduce;
+import dev.gpucomm.runtime.collective.FusedBuffers;
+import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
@@ -40,7 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ordered by events): the IPC algorithms share one signal area, and two in flight at once would
  * deadlock. Close the communicator on every rank after its last collective has completed.
  */
-public final class CudaCommunicator implements Communicator {
+public final class CudaCommunicator implements Communicator, FusedAllReduce {
   private static final AtomicInteger CREATED = new AtomicInteger();
 
   private final CudaDevice device;
@@ -59,6 +62,7 @@ public final class CudaCommunicator implements Communicator {
 
   private final Set<Algorithm> allReduceAlgorithms;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile FusionKernels fusionKernels;
 
   private CudaCommunicator(CudaDevice device, RankTopology topology, CudaCommunicatorParts parts) {
     this.device = device;
@@ -274,6 +278,72 @@ public final class CudaCommunicator implements Communicator {
     return hierarchical;
   }
 
+  /**
+   * NCCL only for now: NCCL all-reduce into {@code residualOut}, then gpucomm's add + RMSNorm
+   * kernel, the unfused baseline. The fused one-shot, two-shot and Lamport kernels of fusion.cu
+   * need a fusion area in peer memory that this communicator does not register yet.
+   */
+  @Override
+  public Set<Algorithm> fusedAllReduceAlgorithms() {
+    return nccl == null ? Set.of() : Set.of(Algorithm.NCCL);
+  }
+
+  @Override
+  public void allReduceResidualRmsNorm(
+      Algorithm algorithm,
+      FusedBuffers buffers,
+      long tokens,
+      DType dtype,
+      NormEpilogue epilogue,
+      Stream stream) {
+    checkOpen();
+    if (!fusedAllReduceAlgorithms().contains(algorithm)) {
+      throw new IllegalArgumentException(
+          "all-reduce + residual + RMSNorm runs %s on the cuda backend, not %s"
+              .formatted(fusedAllReduceAlgorithms(), algorithm));
+    }
+    if (buffers.residualIn() == buffers.residualOut()) {
+      throw new IllegalArgumentException(
+          ALL_REDUCE + ": residualOut must be a buffer other than residualIn");
+    }
+    long count = tokens * epilogue.hiddenSize();
+    long bytes = bytes(ALL_REDUCE, count, dtype, 1);
+    requireCapacity(ALL_REDUCE, "input", buffers.input(), bytes);
+    requireCapacity(ALL_REDUCE, "residualIn", buffers.residualIn(), bytes);
+    requireCapacity(ALL_REDUCE, "residualOut", buffers.residualOut(), bytes);
+    requireCapacity(
+        ALL_REDUCE, "gamma", buffers.gamma(), (long) epilogue.hiddenSize() * dtype.bytes());
+    requireCapacity(
+        ALL_REDUCE, "output", buffers.output(), count * epilogue.outputElementBytes(dtype));
+    nccl()
+        .allReduce(
+            buffers.input().address(),
+            buffers.residualOut().address(),
+            count,
+            NcclDataType.of(dtype),
+            NcclDataType.SUM,
+            CudaDevice.rawStream(stream));
+    fusionKernels().addRmsNorm(buffers, tokens, dtype, epilogue, stream);
+  }
+
+  /**
+   * Loaded on the first fused call rather than at creation, so that a communicator that never runs
+   * a fused pattern does not depend on fusion.ptx; the first call is a warm-up call.
+   */
+  private FusionKernels fusionKernels() {
+    FusionKernels kernels = fusionKernels;
+    if (kernels == null) {
+      synchronized (this) {
+        kernels = fusionKernels;
+        if (kernels == null) {
+          kernels = new FusionKernels(device);
+          fusionKernels = kernels;
+        }
+      }
+    }
+    return kernels;
+  }
+
   private IpcAllReduce requireIpc(Algorithm algorithm) {
     if (ipcAllReduce == null) {
       throw new IllegalStateException(
@@ -439,6 +509,10 @@ public final class CudaCommunicator implements Communicator {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      FusionKernels kernels = fusionKernels;
+      if (kernels != null) {
+        kernels.close();
+      }
       parts.close();
     }
   }

@@ -1,0 +1,512 @@
+// Fused all-reduce + residual add + RMSNorm (+ FP8 e4m3 output) of gpucomm's CUDA backend, the
+// pattern of FlashInfer's trtllm_allreduce_fusion: per token row of `hidden` elements,
+//
+//   residualOut = allreduce(input) + residualIn
+//   out         = residualOut * rsqrt(mean(residualOut^2) + eps) * gamma   (T, or e4m3(out / scale))
+//
+//   add_rmsnorm      the epilogue alone, run after an NCCL all-reduce that summed into residualOut
+//                    (the unfused baseline; residualIn and residualOut may not alias).
+//   fused_oneshot    every rank pushes its whole input into every peer's receive area, meets them at
+//                    a flag barrier, then sums each row in rank order and applies the epilogue.
+//   fused_twoshot    rows are split among ranks (the last takes the remainder): each rank pushes
+//                    row i to its owner, the owner sums and normalizes its rows and pushes
+//                    residualOut and out into every rank's gather area, and every rank copies the
+//                    gathered rows into its buffers; two flag barriers per call.
+//   fused_lamport    flag-free one-shot: receive slots hold -0.0 in every lane until data lands (a
+//                    real -0.0 is sent as +0.0), so a rank polls its own memory; three slots rotate
+//                    and each call clears the slot of the call before.
+//
+// Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
+// launches a fixed grid), so block b of every rank works on the same rows and synchronizes only
+// with block b of its peers. Flags are 32-bit words with one writer each, flags[barrier][block]
+// [peer] in the waiting rank's memory, holding the per-block epoch, which the kernel advances in
+// device memory so that CUDA-graph replays see fresh epochs. Receive and gather areas alternate by
+// epoch parity: a rank is at most one call ahead of a peer, so it never writes what the peer may
+// still read. Data flags are written after fence.acq_rel.sys and read with ld.acquire.sys.
+//
+// Sums are accumulated in fp32 in rank order (or, with fp32Accumulate off, rounded to T after each
+// rank), so every rank and every fused algorithm produce bit-identical rows. The norm is taken over
+// the stored (rounded) residual. Rows must be whole 16-byte vectors (hidden * sizeof(T) % 16 == 0).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <stdint.h>
+
+#define FUSION_MAX_RANKS 8
+#define FUSION_MAX_BLOCKS 132
+#define FUSION_THREADS 512
+
+struct FusionPeers {
+  char* base[FUSION_MAX_RANKS];
+};
+
+// Byte offsets inside every rank's fusion area (identical on all ranks) and the sizes they hold.
+struct FusionLayout {
+  long long flagsOffset;    // uint32 [2 barrier][MAX_BLOCKS][MAX_RANKS]
+  long long recvOffset;     // [2 parity][world][rowCapacity rows]: one-shot and two-shot inputs
+  long long gatherOffset;   // [2 parity][rowCapacity rows]: two-shot residualOut, then out
+  long long lamportOffset;  // [3 slot][world][rowCapacity rows], -0.0 when empty
+  long long rowCapacity;    // rows of the largest call, in bytes of T per row times rows
+};
+
+// Per-block state in this rank's own device memory.
+struct FusionControl {
+  uint32_t epoch[FUSION_MAX_BLOCKS];
+  uint32_t lamportEpoch[FUSION_MAX_BLOCKS];
+  long long lamportRows[FUSION_MAX_BLOCKS][3];  // rows of this block each slot held at its last use
+};
+
+struct RowCall {
+  const char* input;
+  const char* residualIn;
+  const char* gamma;
+  char* residualOut;
+  char* output;
+  long long tokens;
+  int hidden;
+  float eps;
+  float fp8Scale;  // > 0: store e4m3(out / fp8Scale); 0: store T
+  int fp32Accumulate;
+};
+
+__device__ __forceinline__ void fence_acq_rel_sys() {
+  asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+__device__ __forceinline__ void st_release_sys(uint32_t* addr, uint32_t value) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* addr) {
+  uint32_t value;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
+  return value;
+}
+
+__device__ __forceinline__ uint4 ld_volatile_v4(const uint4* addr) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(addr)
+               : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void st_volatile_v4(uint4* addr, uint4 v) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(addr), "r"(v.x),
+               "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 16-byte vectors of T as fp32 lanes.
+
+template <typename T>
+struct Vec;
+
+template <>
+struct Vec<__nv_bfloat16> {
+  static constexpr int lanes = 8;
+  static constexpr uint32_t sentinel = 0x80008000u;  // -0.0 in both halves of a word
+  __device__ static void unpack(uint4 v, float (&f)[8]) {
+    const __nv_bfloat162* p = reinterpret_cast<const __nv_bfloat162*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      float2 x = __bfloat1622float2(p[i]);
+      f[2 * i] = x.x;
+      f[2 * i + 1] = x.y;
+    }
+  }
+  __device__ static uint4 pack(const float (&f)[8]) {
+    uint4 v;
+    __nv_bfloat162* p = reinterpret_cast<__nv_bfloat162*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[i] = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
+    return v;
+  }
+};
+
+template <>
+struct Vec<__half> {
+  static constexpr int lanes = 8;
+  static constexpr uint32_t sentinel = 0x80008000u;
+  __device__ static void unpack(uint4 v, float (&f)[8]) {
+    const __half2* p = reinterpret_cast<const __half2*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      float2 x = __half22float2(p[i]);
+      f[2 * i] = x.x;
+      f[2 * i + 1] = x.y;
+    }
+  }
+  __device__ static uint4 pack(const float (&f)[8]) {
+    uint4 v;
+    __half2* p = reinterpret_cast<__half2*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[i] = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
+    return v;
+  }
+};
+
+template <>
+struct Vec<float> {
+  static constexpr int lanes = 4;
+  static constexpr uint32_t sentinel = 0x80008000u;  // the one fill of the area for every T
+  __device__ static void unpack(uint4 v, float (&f)[4]) {
+    const float* p = reinterpret_cast<const float*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) f[i] = p[i];
+  }
+  __device__ static uint4 pack(const float (&f)[4]) {
+    uint4 v;
+    float* p = reinterpret_cast<float*>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[i] = f[i];
+    return v;
+  }
+};
+
+// Rounds every lane to T (the element-type accumulation of fp32Accumulate off).
+template <typename T>
+__device__ __forceinline__ void round_lanes(float (&f)[Vec<T>::lanes]) {
+  uint4 packed = Vec<T>::pack(f);
+  Vec<T>::unpack(packed, f);
+}
+
+template <typename T>
+__device__ __forceinline__ void add_vector(float (&acc)[Vec<T>::lanes], uint4 v, bool first,
+                                           bool roundToT) {
+  float x[Vec<T>::lanes];
+  Vec<T>::unpack(v, x);
+#pragma unroll
+  for (int i = 0; i < Vec<T>::lanes; ++i) acc[i] = first ? x[i] : acc[i] + x[i];
+  if (!first && roundToT) round_lanes<T>(acc);
+}
+
+// Lamport: a received vector is complete when no lane holds -0.0. The area is filled with
+// 0x80008000 words whatever T is (-0.0 in both 16-bit halves), which fp32 also reads as empty, so
+// one area serves calls of every element type.
+__device__ __forceinline__ bool fp32_empty(uint32_t w) { return w == 0x80000000u || w == 0x80008000u; }
+
+template <typename T>
+__device__ __forceinline__ bool lamport_empty(uint4 v) {
+  if (sizeof(T) == 4) return fp32_empty(v.x) || fp32_empty(v.y) || fp32_empty(v.z) || fp32_empty(v.w);
+  uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if ((words[i] & 0xffffu) == 0x8000u || (words[i] >> 16) == 0x8000u) return true;
+  }
+  return false;
+}
+
+// Replaces -0.0 lanes by +0.0 so that sent data never looks empty.
+template <typename T>
+__device__ __forceinline__ uint4 lamport_clean(uint4 v) {
+  uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if (sizeof(T) == 4) {
+      if (fp32_empty(words[i])) words[i] = 0;  // -0.0, or a negative subnormal sent as +0.0
+    } else {
+      if ((words[i] & 0xffffu) == 0x8000u) words[i] &= 0xffff0000u;
+      if ((words[i] >> 16) == 0x8000u) words[i] &= 0x0000ffffu;
+    }
+  }
+  return make_uint4(words[0], words[1], words[2], words[3]);
+}
+
+// Sum over the block; every thread gets the total.
+__device__ __forceinline__ float block_sum(float value) {
+  __shared__ float partial[FUSION_THREADS / 32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  int warp = threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  __syncthreads();  // the previous row's readers are done with `partial`
+  if (lane == 0) partial[warp] = value;
+  __syncthreads();
+  float total = 0.f;
+  int warps = (blockDim.x + 31) / 32;
+  for (int w = 0; w < warps; ++w) total += partial[w];
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The epilogue of one row whose sums a caller-supplied functor yields vector by vector.
+// Pass 1 writes residualOut = round(sum + residualIn) and sums its squares; pass 2 rereads what
+// this thread wrote and writes out. `residualDst` and `outDst` point at the row's first byte.
+
+template <typename T, typename SumOf>
+__device__ __forceinline__ void normalize_row(const RowCall& c, long long row, SumOf sumOf,
+                                              char* residualDst, char* outDst) {
+  constexpr int L = Vec<T>::lanes;
+  const int vectors = c.hidden / L;
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn + row * c.hidden * sizeof(T));
+  uint4* residualRow = reinterpret_cast<uint4*>(residualDst);
+  float squares = 0.f;
+  for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+    float acc[L];
+    sumOf(v, acc);
+    float r[L];
+    Vec<T>::unpack(residualIn[v], r);
+#pragma unroll
+    for (int i = 0; i < L; ++i) r[i] = acc[i] + r[i];
+    round_lanes<T>(r);
+#pragma unroll
+    for (int i = 0; i < L; ++i) squares += r[i] * r[i];
+    residualRow[v] = Vec<T>::pack(r);
+  }
+  float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
+  const uint4* gamma = reinterpret_cast<const uint4*>(c.gamma);
+  for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+    float r[L], g[L];
+    Vec<T>::unpack(residualRow[v], r);
+    Vec<T>::unpack(gamma[v], g);
+#pragma unroll
+    for (int i = 0; i < L; ++i) r[i] = r[i] * inverseRms * g[i];
+    if (c.fp8Scale > 0.f) {
+      __nv_fp8_e4m3 q[L];
+#pragma unroll
+      for (int i = 0; i < L; ++i) q[i] = __nv_fp8_e4m3(r[i] / c.fp8Scale);
+      if (L == 8) {
+        *reinterpret_cast<uint2*>(outDst + (long long)v * L) = *reinterpret_cast<uint2*>(q);
+      } else {
+        *reinterpret_cast<uint32_t*>(outDst + (long long)v * L) = *reinterpret_cast<uint32_t*>(q);
+      }
+    } else {
+      reinterpret_cast<uint4*>(outDst)[v] = Vec<T>::pack(r);
+    }
+  }
+}
+
+__device__ __forceinline__ int out_bytes(const RowCall& c, int elementBytes) {
+  return c.fp8Scale > 0.f ? 1 : elementBytes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block barrier with the same block of every peer: thread t < world raises this rank's flag in
+// peer t's memory, then waits for peer t's flag in its own.
+
+__device__ __forceinline__ uint32_t* fusion_flag(char* base, const FusionLayout& layout, int barrier,
+                                                 int block, int peer) {
+  return reinterpret_cast<uint32_t*>(base + layout.flagsOffset) +
+         ((long long)barrier * FUSION_MAX_BLOCKS + block) * FUSION_MAX_RANKS + peer;
+}
+
+__device__ __forceinline__ void block_barrier(const FusionPeers& peers, const FusionLayout& layout,
+                                              int barrier, uint32_t epoch, int rank, int world) {
+  __syncthreads();
+  int t = threadIdx.x;
+  if (t < world) {
+    fence_acq_rel_sys();
+    st_release_sys(fusion_flag(peers.base[t], layout, barrier, blockIdx.x, rank), epoch);
+    const uint32_t* mine = fusion_flag(peers.base[rank], layout, barrier, blockIdx.x, t);
+    while ((int32_t)(ld_acquire_sys(mine) - epoch) < 0) {
+    }
+  }
+  __syncthreads();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels. Argument order is the same for every fused kernel (FusionKernels on the host).
+
+template <typename T>
+__device__ void add_rmsnorm(RowCall c) {
+  // residualOut holds the all-reduced sum; it becomes sum + residualIn in place.
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    char* residualRow = c.residualOut + row * c.hidden * sizeof(T);
+    const uint4* sums = reinterpret_cast<const uint4*>(residualRow);
+    normalize_row<T>(
+        c, row, [&](int v, float (&acc)[Vec<T>::lanes]) { Vec<T>::unpack(sums[v], acc); },
+        residualRow, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+  }
+}
+
+template <typename T>
+__device__ void fused_oneshot(RowCall c, FusionPeers peers, FusionLayout layout,
+                              FusionControl* control, int rank, int world) {
+  const uint32_t epoch = control->epoch[blockIdx.x] + 1;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const long long parityStride = world * layout.rowCapacity;
+  const long long recv = layout.recvOffset + (epoch & 1) * parityStride;
+  const int vectors = c.hidden / Vec<T>::lanes;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    const uint4* in = reinterpret_cast<const uint4*>(c.input + row * rowBytes);
+    for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+      uint4 x = in[v];
+      for (int p = 0; p < world; ++p) {
+        int peer = (rank + p) % world;
+        reinterpret_cast<uint4*>(peers.base[peer] + recv + rank * layout.rowCapacity +
+                                 row * rowBytes)[v] = x;
+      }
+    }
+  }
+  block_barrier(peers, layout, 0, epoch, rank, world);
+  const char* own = peers.base[rank] + recv;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    normalize_row<T>(
+        c, row,
+        [&](int v, float (&acc)[Vec<T>::lanes]) {
+          for (int r = 0; r < world; ++r) {
+            uint4 x = reinterpret_cast<const uint4*>(own + r * layout.rowCapacity + row * rowBytes)[v];
+            add_vector<T>(acc, x, r == 0, !c.fp32Accumulate);
+          }
+        },
+        c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) control->epoch[blockIdx.x] = epoch;
+}
+
+template <typename T>
+__device__ void fused_twoshot(RowCall c, FusionPeers peers, FusionLayout layout,
+                              FusionControl* control, int rank, int world) {
+  const uint32_t epoch = control->epoch[blockIdx.x] + 1;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const int outRowBytes = c.hidden * out_bytes(c, sizeof(T));
+  const long long recv = layout.recvOffset + (epoch & 1) * world * layout.rowCapacity;
+  // The gather area holds residualOut rows, then out rows, each up to rowCapacity bytes.
+  const long long gather = layout.gatherOffset + (epoch & 1) * 2 * layout.rowCapacity;
+  const long long rowsPerRank = c.tokens / world;
+  const int vectors = c.hidden / Vec<T>::lanes;
+  auto owner = [&](long long row) {
+    long long o = rowsPerRank == 0 ? world - 1 : row / rowsPerRank;
+    return (int)(o < world ? o : world - 1);
+  };
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    const uint4* in = reinterpret_cast<const uint4*>(c.input + row * rowBytes);
+    char* dst = peers.base[owner(row)] + recv + rank * layout.rowCapacity + row * rowBytes;
+    for (int v = threadIdx.x; v < vectors; v += blockDim.x) reinterpret_cast<uint4*>(dst)[v] = in[v];
+  }
+  block_barrier(peers, layout, 0, epoch, rank, world);
+  const char* own = peers.base[rank] + recv;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    if (owner(row) != rank) continue;
+    char* residualRow = peers.base[rank] + gather + row * rowBytes;
+    char* outRow = peers.base[rank] + gather + layout.rowCapacity + row * outRowBytes;
+    normalize_row<T>(
+        c, row,
+        [&](int v, float (&acc)[Vec<T>::lanes]) {
+          for (int r = 0; r < world; ++r) {
+            uint4 x = reinterpret_cast<const uint4*>(own + r * layout.rowCapacity + row * rowBytes)[v];
+            add_vector<T>(acc, x, r == 0, !c.fp32Accumulate);
+          }
+        },
+        residualRow, outRow);
+    __syncthreads();
+    // Push the finished row into every peer's gather area (whole 16-byte vectors of both rows).
+    for (int p = 1; p < world; ++p) {
+      int peer = (rank + p) % world;
+      char* peerGather = peers.base[peer] + gather;
+      for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+        reinterpret_cast<uint4*>(peerGather + row * rowBytes)[v] =
+            reinterpret_cast<const uint4*>(residualRow)[v];
+      }
+      for (int b = threadIdx.x * 4; b < outRowBytes; b += blockDim.x * 4) {
+        *reinterpret_cast<uint32_t*>(peerGather + layout.rowCapacity + row * outRowBytes + b) =
+            *reinterpret_cast<const uint32_t*>(outRow + b);
+      }
+    }
+  }
+  block_barrier(peers, layout, 1, epoch, rank, world);
+  const char* gathered = peers.base[rank] + gather;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+      reinterpret_cast<uint4*>(c.residualOut + row * rowBytes)[v] =
+          reinterpret_cast<const uint4*>(gathered + row * rowBytes)[v];
+    }
+    for (int b = threadIdx.x * 4; b < outRowBytes; b += blockDim.x * 4) {
+      *reinterpret_cast<uint32_t*>(c.output + row * outRowBytes + b) =
+          *reinterpret_cast<const uint32_t*>(gathered + layout.rowCapacity + row * outRowBytes + b);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) control->epoch[blockIdx.x] = epoch;
+}
+
+template <typename T>
+__device__ void fused_lamport(RowCall c, FusionPeers peers, FusionLayout layout,
+                              FusionControl* control, int rank, int world) {
+  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previous = (epoch + 2) % 3;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const long long slotStride = world * layout.rowCapacity;
+  const int vectors = c.hidden / Vec<T>::lanes;
+  const char* own = peers.base[rank] + layout.lamportOffset + slot * slotStride;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    const uint4* in = reinterpret_cast<const uint4*>(c.input + row * rowBytes);
+    for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+      uint4 x = lamport_clean<T>(in[v]);
+      for (int p = 0; p < world; ++p) {
+        int peer = (rank + p) % world;
+        st_volatile_v4(reinterpret_cast<uint4*>(peers.base[peer] + layout.lamportOffset +
+                                                slot * slotStride + rank * layout.rowCapacity +
+                                                row * rowBytes) +
+                           v,
+                       x);
+      }
+    }
+  }
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    normalize_row<T>(
+        c, row,
+        [&](int v, float (&acc)[Vec<T>::lanes]) {
+          for (int r = 0; r < world; ++r) {
+            const uint4* src =
+                reinterpret_cast<const uint4*>(own + r * layout.rowCapacity + row * rowBytes) + v;
+            uint4 x;
+            do {
+              x = ld_volatile_v4(src);
+            } while (lamport_empty<T>(x));
+            add_vector<T>(acc, x, r == 0, !c.fp32Accumulate);
+          }
+        },
+        c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+  }
+  // Refill the previous call's slot with the sentinel: every peer wrote it before this rank could
+  // finish that call, and no peer writes it again before this rank's next-but-one call.
+  char* stale = peers.base[rank] + layout.lamportOffset + previous * slotStride;
+  long long staleRows = control->lamportRows[blockIdx.x][previous];
+  const uint32_t s = Vec<T>::sentinel;
+  const uint4 empty = make_uint4(s, s, s, s);
+  for (int r = 0; r < world; ++r) {
+    for (long long row = blockIdx.x; row < staleRows; row += gridDim.x) {
+      for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+        st_volatile_v4(reinterpret_cast<uint4*>(stale + r * layout.rowCapacity + row * rowBytes) + v,
+                       empty);
+      }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    control->lamportRows[blockIdx.x][slot] = c.tokens;
+    control->lamportEpoch[blockIdx.x] = epoch;
+  }
+}
+
+#define FUSION_KERNELS(T, NAME)                                                                  \
+  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1)                                \
+      add_rmsnorm_##NAME(RowCall c) {                                                            \
+    add_rmsnorm<T>(c);                                                                           \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_oneshot_##NAME(          \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    fused_oneshot<T>(c, peers, layout, control, rank, world);                                    \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_twoshot_##NAME(          \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    fused_twoshot<T>(c, peers, layout, control, rank, world);                                    \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport_##NAME(          \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    fused_lamport<T>(c, peers, layout, control, rank, world);                                    \
+  }
+
+FUSION_KERNELS(__nv_bfloat16, bf16)
+FUSION_KERNELS(__half, fp16)
+FUSION_KERNELS(float, fp32)

@@ -1,0 +1,110 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.FusedBuffers;
+import dev.gpucomm.runtime.collective.NormEpilogue;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.device.cuda.CudaKernel;
+import dev.gpucomm.runtime.device.cuda.CudaModule;
+import dev.gpucomm.runtime.device.cuda.KernelArguments;
+import java.lang.foreign.Arena;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The residual-add + RMSNorm kernel of {@code fusion.cu} that runs after an NCCL all-reduce (the
+ * unfused baseline of the fused patterns), with its parameter block laid out once per element type
+ * so that a launch allocates nothing and can be captured in a CUDA graph.
+ */
+final class FusionKernels implements AutoCloseable {
+  static final String PTX_RESOURCE = "ptx/fusion.ptx";
+  static final int MAX_BLOCKS = 132;
+  static final int MAX_THREADS = 512;
+
+  /** fusion.cu's RowCall: five pointers, tokens, then four 32-bit fields packed in two words. */
+  private static final long ROW_CALL_BYTES = 64;
+
+  private static final int ROW_CALL = 0;
+  private static final int INPUT = 0;
+  private static final int RESIDUAL_IN = 1;
+  private static final int GAMMA = 2;
+  private static final int RESIDUAL_OUT = 3;
+  private static final int OUTPUT = 4;
+  private static final int TOKENS = 5;
+  private static final int HIDDEN_AND_EPSILON = 6;
+  private static final int SCALE_AND_ACCUMULATE = 7;
+
+  private final Arena arena = Arena.ofShared();
+  private final CudaKernel[] addRmsNorm = new CudaKernel[DType.values().length];
+  private final KernelArguments[] arguments = new KernelArguments[DType.values().length];
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  FusionKernels(CudaDevice device) {
+    CudaModule module = device.module(PTX_RESOURCE);
+    for (DType dtype : DType.values()) {
+      addRmsNorm[dtype.ordinal()] = module.kernel("add_rmsnorm_" + dtype.wireName());
+      arguments[dtype.ordinal()] = new KernelArguments(arena, ROW_CALL_BYTES);
+    }
+  }
+
+  /**
+   * The epilogue alone: {@code residualOut} holds the all-reduced sum and becomes sum + residualIn;
+   * the output gets the normalized rows. Rows must be whole 16-byte vectors.
+   */
+  void addRmsNorm(
+      FusedBuffers buffers, long tokens, DType dtype, NormEpilogue epilogue, Stream stream) {
+    if (closed.get()) {
+      throw new IllegalStateException("the fusion kernels are closed");
+    }
+    if ((long) epilogue.hiddenSize() * dtype.bytes() % 16 != 0) {
+      throw new IllegalArgumentException(
+          "hiddenSize %d of %s is not a whole number of 16-byte vectors, which the kernels need"
+              .formatted(epilogue.hiddenSize(), dtype.wireName()));
+    }
+    KernelArguments args = arguments[dtype.ordinal()];
+    args.setStructLong(ROW_CALL, INPUT, buffers.input().address())
+        .setStructLong(ROW_CALL, RESIDUAL_IN, buffers.residualIn().address())
+        .setStructLong(ROW_CALL, GAMMA, buffers.gamma().address())
+        .setStructLong(ROW_CALL, RESIDUAL_OUT, buffers.residualOut().address())
+        .setStructLong(ROW_CALL, OUTPUT, buffers.output().address())
+        .setStructLong(ROW_CALL, TOKENS, tokens)
+        .setStructLong(
+            ROW_CALL,
+            HIDDEN_AND_EPSILON,
+            packed(epilogue.hiddenSize(), Float.floatToRawIntBits(epilogue.epsilon())))
+        .setStructLong(
+            ROW_CALL,
+            SCALE_AND_ACCUMULATE,
+            packed(
+                Float.floatToRawIntBits(
+                    epilogue.pattern().quantizesToFp8() ? epilogue.fp8Scale() : 0f),
+                epilogue.fp32Accumulate() ? 1 : 0));
+    addRmsNorm[dtype.ordinal()].launch(
+        blocks(tokens), threads(epilogue.hiddenSize(), dtype), stream, args);
+  }
+
+  /** One block per row up to the SM count; rows beyond it loop over the same blocks. */
+  static int blocks(long tokens) {
+    return (int) Math.max(1, Math.min(MAX_BLOCKS, tokens));
+  }
+
+  /** One thread per 16-byte vector of a row, in whole warps, at most {@value #MAX_THREADS}. */
+  static int threads(int hiddenSize, DType dtype) {
+    long vectors = (long) hiddenSize * dtype.bytes() / 16;
+    return (int) Math.max(32, Math.min(MAX_THREADS, (vectors + 31) / 32 * 32));
+  }
+
+  /**
+   * Two 32-bit fields of a struct in one little-endian 8-byte word, the first at the lower address.
+   */
+  private static long packed(int first, int second) {
+    return (first & 0xffff_ffffL) | ((long) second << 32);
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      arena.close();
+    }
+  }
+}

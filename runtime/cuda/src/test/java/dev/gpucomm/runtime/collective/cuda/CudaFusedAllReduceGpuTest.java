@@ -1,0 +1,165 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.AllReducePattern;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.FusedBuffers;
+import dev.gpucomm.runtime.collective.NormEpilogue;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.DeviceBuffer;
+import dev.gpucomm.runtime.device.Graph;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.numeric.ElementCodec;
+import dev.gpucomm.runtime.numeric.Fp8E4m3;
+import dev.gpucomm.runtime.numeric.ResidualRmsNormReference;
+import dev.gpucomm.runtime.testing.InMemoryStore;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The unfused baseline on a real GPU with one rank: NCCL all-reduce, then fusion.cu's add + RMSNorm
+ * kernel, eager and replayed from a CUDA graph, within the float64 reference's bound for every
+ * dtype, with and without FP8 output and fp32 accumulation.
+ */
+@Tag("gpu")
+class CudaFusedAllReduceGpuTest {
+  private static final float FP8_SCALE = 0.01f;
+
+  private CudaDevice device;
+  private CudaCommunicator communicator;
+
+  @BeforeEach
+  void openOneRank() {
+    CudaBackend backend = new CudaBackend();
+    assumeTrue(backend.deviceCount() > 0, "no GPU: " + backend.unavailableReason());
+    device = (CudaDevice) backend.open(0);
+    communicator =
+        CudaCommunicator.create(
+            device,
+            new InMemoryStore(),
+            new RankTopology(0, 1, 0, 1),
+            CudaCommunicatorSettings.defaults());
+  }
+
+  @AfterEach
+  void close() {
+    if (communicator != null) {
+      communicator.close();
+    }
+    if (device != null) {
+      device.close();
+    }
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "allreduceResidualRmsNorm, bf16, true, 32, 8192",
+    "allreduceResidualRmsNorm, bf16, false, 3, 8192",
+    "allreduceResidualRmsNorm, fp16, true, 200, 1024",
+    "allreduceResidualRmsNorm, fp32, true, 7, 4100",
+    "allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
+    "allreduceResidualRmsNormFp8, fp32, false, 5, 64",
+  })
+  void ncclThenAddRmsNormMatchesTheFloat64ReferenceEagerAndInAGraph(
+      String patternName, String dtypeName, boolean fp32Accumulate, int tokens, int hidden) {
+    assumeTrue(
+        communicator.fusedAllReduceAlgorithms().contains(Algorithm.NCCL),
+        "NCCL not loadable here: " + communicator.unavailableReason());
+    AllReducePattern pattern = AllReducePattern.fromWireName(patternName).orElseThrow();
+    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
+    ElementCodec codec = ElementCodec.of(dtype);
+    NormEpilogue epilogue =
+        new NormEpilogue(pattern, hidden, NormEpilogue.DEFAULT_EPSILON, FP8_SCALE, fp32Accumulate);
+    long count = (long) tokens * hidden;
+    long bytes = count * dtype.bytes();
+    long outputBytes = count * epilogue.outputElementBytes(dtype);
+    try (Arena arena = Arena.ofConfined();
+        DeviceBuffer input = device.allocate(bytes);
+        DeviceBuffer residual = device.allocate(bytes);
+        DeviceBuffer gamma = device.allocate((long) hidden * dtype.bytes());
+        DeviceBuffer residualOut = device.allocate(bytes);
+        DeviceBuffer output = device.allocate(outputBytes)) {
+      MemorySegment hostInput = upload(arena, codec, input, count, 1);
+      MemorySegment hostResidual = upload(arena, codec, residual, count, 2);
+      MemorySegment hostGamma = upload(arena, codec, gamma, hidden, 3);
+      FusedBuffers buffers = new FusedBuffers(input, residual, gamma, residualOut, output);
+      Runnable call =
+          () ->
+              communicator.allReduceResidualRmsNorm(
+                  Algorithm.NCCL, buffers, tokens, dtype, epilogue, device.defaultStream());
+
+      call.run();
+      check(arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma);
+
+      device.fill(residualOut, 0, bytes, (byte) 0x7f, device.defaultStream());
+      device.fill(output, 0, outputBytes, (byte) 0x7f, device.defaultStream());
+      try (Graph graph = device.capture(device.defaultStream(), call)) {
+        graph.replay(device.defaultStream());
+      }
+      check(arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma);
+    }
+  }
+
+  private MemorySegment upload(
+      Arena arena, ElementCodec codec, DeviceBuffer buffer, long count, long seed) {
+    MemorySegment host = arena.allocate(count * codec.bytes(), 16);
+    codec.fillRandom(host, count, seed);
+    device.upload(host, buffer, 0);
+    return host;
+  }
+
+  private void check(
+      Arena arena,
+      FusedBuffers buffers,
+      int tokens,
+      DType dtype,
+      NormEpilogue epilogue,
+      MemorySegment input,
+      MemorySegment residual,
+      MemorySegment gamma) {
+    ElementCodec codec = ElementCodec.of(dtype);
+    int hidden = epilogue.hiddenSize();
+    MemorySegment residualOut = arena.allocate(buffers.residualOut().byteSize(), 16);
+    MemorySegment output = arena.allocate(buffers.output().byteSize(), 16);
+    device.download(buffers.residualOut(), 0, residualOut, device.defaultStream());
+    device.download(buffers.output(), 0, output, device.defaultStream());
+    // NCCL may sum in the element type, so the bound allows a rounded partial sum.
+    ResidualRmsNormReference reference =
+        new ResidualRmsNormReference(dtype, 1, hidden, epilogue.epsilon(), true);
+    float[] rowInput = new float[hidden];
+    float[] rowResidual = new float[hidden];
+    float[] rowGamma = new float[hidden];
+    codec.load(gamma, 0, rowGamma, 0, hidden);
+    boolean fp8 = epilogue.pattern().quantizesToFp8();
+    for (int row = 0; row < tokens; row++) {
+      long first = (long) row * hidden;
+      codec.load(input, first, rowInput, 0, hidden);
+      codec.load(residual, first, rowResidual, 0, hidden);
+      reference.startRow(rowResidual, rowGamma);
+      reference.addRank(rowInput);
+      reference.finishRow();
+      for (int i = 0; i < hidden; i++) {
+        double gotResidual = codec.read(residualOut, first + i);
+        assertThat(Math.abs(gotResidual - reference.residualOut(i)))
+            .as("residual[%d][%d]", row, i)
+            .isLessThanOrEqualTo(reference.residualOutBound(i));
+        double got =
+            fp8
+                ? Fp8E4m3.toFloat(output.get(ValueLayout.JAVA_BYTE, first + i)) * FP8_SCALE
+                : codec.read(output, first + i);
+        double exact = fp8 ? reference.fp8Out(i, FP8_SCALE) : reference.out(i);
+        double bound = fp8 ? reference.fp8OutBound(i, FP8_SCALE) : reference.outBound(i);
+        assertThat(Math.abs(got - exact)).as("out[%d][%d]", row, i).isLessThanOrEqualTo(bound);
+      }
+    }
+  }
+}
