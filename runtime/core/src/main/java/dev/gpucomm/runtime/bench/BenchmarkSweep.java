@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import dev.gpucomm.runtime.collective.Communicator;
@@ -43,6 +44,12 @@ import java.util.Set;
 public final class BenchmarkSweep {
   /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
   static final int CALLS_PER_GRAPH = 10;
+
+  /** The most the CPU backend warms up an algorithm at the first size it is timed at. */
+  static final Duration FIRST_POINT_BUDGET = Duration.ofSeconds(3);
+
+  /** The most the CPU backend warms up an algorithm at a later size, and a graph's replays. */
+  static final Duration POINT_BUDGET = Duration.ofSeconds(1);
 
   /** Root of broadcasts. */
   static final int BROADCAST_ROOT = 0;
@@ -143,6 +150,14 @@ public final class BenchmarkSweep {
     private final double[] graphTimes;
     private final List<PointFigures> figures = new ArrayList<>();
     private final Set<Algorithm> warmedUp = EnumSet.noneOf(Algorithm.class);
+
+    /**
+     * Whether warm-up goes on until the time per call settles: on the CPU backend, where the JIT
+     * sets when that happens. GPUs keep the fixed counts of {@link FirstPointWarmup}.
+     */
+    private final boolean settlesByTime;
+
+    private final SteadyStateWarmup steadyState;
     private boolean graphs;
     private String graphNote;
 
@@ -160,6 +175,8 @@ public final class BenchmarkSweep {
       this.graphs = plan.graphs();
       this.graphNote = graphs ? "" : "graphs not requested";
       this.timer = new CallTimer(device);
+      this.settlesByTime = device.kind() != DeviceKind.CUDA;
+      this.steadyState = new SteadyStateWarmup(timer, store, topology.worldSize(), peerTimeout);
     }
 
     /** Every algorithm at point {@code p}, on buffers allocated once for the point. */
@@ -210,11 +227,17 @@ public final class BenchmarkSweep {
         Algorithm algorithm, long bytes, int pointIndex, Runnable call, ValidatedRun run) {
       double relativeError = run.check();
       int warmup = plan.warmupIterations();
-      if (warmedUp.add(algorithm)) {
+      boolean firstPoint = warmedUp.add(algorithm);
+      if (firstPoint) {
         warmup += FirstPointWarmup.calls(device.kind(), bytes);
       }
+      String key = name + "/warmup/" + pointIndex;
       for (int w = 0; w < warmup; w++) {
         call.run();
+      }
+      if (settlesByTime) {
+        steadyState.run(
+            call, stream, bytes, firstPoint ? FIRST_POINT_BUDGET : POINT_BUDGET, key + "/eager");
       }
       stream.synchronize();
       store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
@@ -240,6 +263,12 @@ public final class BenchmarkSweep {
         try (graph) {
           relativeError = Math.max(relativeError, run.checkReplay(graph));
           store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+          if (settlesByTime) {
+            // A replay queues its kernels in one go, a path the eager calls did not warm.
+            steadyState.run(
+                () -> graph.replay(stream), stream, bytes, POINT_BUDGET, key + "/graph");
+            store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+          }
           graph.replay(stream); // as for the eager calls: absorbs the ranks' skew untimed
           timer.timeReplays(graph, stream, replays, callsPerGraph, graphTimes);
           graphMicros = CallTimer.median(graphTimes, replays);
