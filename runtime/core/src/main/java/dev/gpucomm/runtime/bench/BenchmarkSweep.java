@@ -51,6 +51,12 @@ public final class BenchmarkSweep {
   /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
   static final int CALLS_PER_GRAPH = 10;
 
+  /** The most the CPU backend warms up an algorithm at the first size it is timed at. */
+  static final Duration FIRST_POINT_BUDGET = Duration.ofSeconds(3);
+
+  /** The most the CPU backend warms up an algorithm at a later size, and a graph's replays. */
+  static final Duration POINT_BUDGET = Duration.ofSeconds(1);
+
   /** Root of broadcasts. */
   static final int BROADCAST_ROOT = 0;
 
@@ -155,6 +161,14 @@ public final class BenchmarkSweep {
     private final RankAgreement agreement;
     private final HostMemory hostMemory = HostMemory.system();
     private final Set<Algorithm> warmedUp = EnumSet.noneOf(Algorithm.class);
+
+    /**
+     * Whether warm-up goes on until the time per call settles: on the CPU backend, where the JIT
+     * sets when that happens. GPUs keep the fixed counts of {@link FirstPointWarmup}.
+     */
+    private final boolean settlesByTime;
+
+    private final SteadyStateWarmup steadyState;
     private boolean graphs;
     private String graphNote;
 
@@ -173,6 +187,8 @@ public final class BenchmarkSweep {
       this.graphNote = graphs ? "" : "graphs not requested";
       this.timer = new CallTimer(device);
       this.agreement = new RankAgreement(store, topology.rank(), topology.worldSize(), peerTimeout);
+      this.settlesByTime = device.kind() != DeviceKind.CUDA;
+      this.steadyState = new SteadyStateWarmup(timer, store, topology.worldSize(), peerTimeout);
     }
 
     /**
@@ -301,11 +317,17 @@ public final class BenchmarkSweep {
         Algorithm algorithm, long bytes, int pointIndex, Runnable call, ValidatedRun run) {
       double relativeError = run.check();
       int warmup = plan.warmupIterations();
-      if (warmedUp.add(algorithm)) {
+      boolean firstPoint = warmedUp.add(algorithm);
+      if (firstPoint) {
         warmup += FirstPointWarmup.calls(device.kind(), bytes);
       }
+      String key = name + "/warmup/" + pointIndex;
       for (int w = 0; w < warmup; w++) {
         call.run();
+      }
+      if (settlesByTime) {
+        steadyState.run(
+            call, stream, bytes, firstPoint ? FIRST_POINT_BUDGET : POINT_BUDGET, key + "/eager");
       }
       stream.synchronize();
       store.barrier(name + "/timing", topology.worldSize(), peerTimeout);
@@ -331,6 +353,12 @@ public final class BenchmarkSweep {
         try (graph) {
           relativeError = Math.max(relativeError, run.checkReplay(graph));
           store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+          if (settlesByTime) {
+            // A replay queues its kernels in one go, a path the eager calls did not warm.
+            steadyState.run(
+                () -> graph.replay(stream), stream, bytes, POINT_BUDGET, key + "/graph");
+            store.barrier(name + "/graph", topology.worldSize(), peerTimeout);
+          }
           graph.replay(stream); // as for the eager calls: absorbs the ranks' skew untimed
           timer.timeReplays(graph, stream, replays, callsPerGraph, graphTimes);
           graphMicros = CallTimer.median(graphTimes, replays);

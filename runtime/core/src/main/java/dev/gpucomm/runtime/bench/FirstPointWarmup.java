@@ -14,8 +14,9 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
  * point does not run for seconds. The count depends only on the size, so every rank makes the same
  * number of collective calls.
  *
- * <p>The CPU backend has no launch path to settle; its calls keep the short warm-up that lets the
- * JIT compile the per-call path.
+ * <p>The CPU backend has no launch path to settle, but its collectives run as Java code that the
+ * JIT compiles while they run: after these calls it warms up until the time per call settles
+ * ({@link SteadyStateWarmup}).
  */
 final class FirstPointWarmup {
   /** Calls at the small sizes on GPUs. */

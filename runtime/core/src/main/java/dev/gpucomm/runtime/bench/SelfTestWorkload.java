@@ -117,7 +117,7 @@ public final class SelfTestWorkload implements RankWorkload {
         .append(cases)
         .append(" cases on ")
         .append(context.topology().worldSize())
-        .append(" ranks (")
+        .append(context.topology().worldSize() == 1 ? " rank (" : " ranks (")
         .append(context.device().name())
         .append("), each validated on every rank against a float64 reference\n");
     return new WorkloadResult(table.toString(), Map.of());

@@ -16,6 +16,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -91,6 +92,10 @@ public final class TuningTableJson {
     Path temporary = Files.createTempFile(folder, "." + file.getFileName() + ".", ".tmp");
     try {
       Files.writeString(temporary, write(table), StandardCharsets.UTF_8);
+      // A temporary file is created owner-only; the table is shared like the reports beside it.
+      if (Files.getFileStore(temporary).supportsFileAttributeView("posix")) {
+        Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
+      }
       try {
         Files.move(
             temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -21,7 +21,7 @@ public sealed interface SupervisionResult {
 
     @Override
     public String message() {
-      return ranks + " ranks finished";
+      return ranks + (ranks == 1 ? " rank finished" : " ranks finished");
     }
   }
 

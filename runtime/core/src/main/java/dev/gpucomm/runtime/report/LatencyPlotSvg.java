@@ -92,9 +92,12 @@ public final class LatencyPlotSvg {
         "12",
         "normal",
         (report.deviceName() == null ? report.device() : report.deviceName())
-            + " · median per call, CUDA-graph replay where measured, eager otherwise · ring: "
+            + " · median per call, "
+            + ("cuda".equals(report.device()) ? "CUDA-graph replay" : "graph replay")
+            + " where measured, eager otherwise · circled: "
             + report.heuristic()
-            + "'s choice",
+            + "'s choice"
+            + ("cuda".equals(report.device()) ? "" : " · shows the flow, not GPU performance"),
         "subtitle");
 
     // Frame and grid.

@@ -64,9 +64,15 @@ public final class ReportMarkdown {
         "hidden size " + report.hiddenSize(),
         "started " + report.startedAt(),
         "heuristic `" + report.heuristic() + "`");
+    if (!"cuda".equals(report.device())) {
+      md.append(hostFlowNote(report.device())).append("\n\n");
+    }
 
     boolean anyGraph = anyGraph(report);
     md.append("## Latency (µs)\n\n").append(caption(report)).append("\n\n");
+    // The progress lines print the medians of the rank that draws them, which can differ.
+    md.append("Each cell is the slowest rank's median (the progress lines print one rank's own).")
+        .append("\n\n");
     latencyTable(md, report, algorithms, TimeBasis.GRAPH_WHERE_MEASURED, anyGraph);
     if (anyGraph) {
       md.append("\n## Eager latency (µs)\n\n")
@@ -145,7 +151,7 @@ public final class ReportMarkdown {
     String caption;
     if (!anyGraph(report)) {
       caption =
-          "Eager medians (one launch per call) in microseconds (µs) per call; no CUDA-graph"
+          "Eager medians (one launch per call) in microseconds (µs) per call; no graph replay"
               + " times were measured.";
     } else if (allGraph) {
       caption = graphReplay(report) + " medians in microseconds (µs) per call.";
@@ -177,7 +183,7 @@ public final class ReportMarkdown {
       header.add(algorithm.wireName());
       alignment.add("---:");
     }
-    header.add("Best (Speedup vs " + baselineName(report) + ")");
+    header.add(bestHeader(report, algorithms));
     header.add("Heuristic choice");
     alignment.add("---");
     alignment.add("---");
@@ -314,6 +320,24 @@ public final class ReportMarkdown {
         + report.worldSize();
   }
 
+  /**
+   * Says a speedup is given only when the column it is measured against is in the table: a header
+   * that names a baseline the table lacks promises figures it cannot show.
+   */
+  private static String bestHeader(BenchmarkReport report, List<Algorithm> algorithms) {
+    String baseline = baselineName(report);
+    boolean shown = algorithms.contains("ring".equals(baseline) ? Algorithm.RING : Algorithm.NCCL);
+    return shown ? "Best (Speedup vs " + baseline + ")" : "Best";
+  }
+
+  /** What the figures of a run on a device other than a GPU can and cannot tell. */
+  static String hostFlowNote(String device) {
+    return "The "
+        + device
+        + " backend runs each collective's flow (its steps, barriers and data movement) in host"
+        + " processes: these figures show that flow, not GPU performance.";
+  }
+
   private static String baselineName(BenchmarkReport report) {
     boolean nccl = report.sizes().stream().anyMatch(size -> size.of(Algorithm.NCCL).isPresent());
     boolean ring = report.sizes().stream().anyMatch(size -> size.of(Algorithm.RING).isPresent());
@@ -391,7 +415,11 @@ public final class ReportMarkdown {
   }
 
   private static String device(String device, String deviceName) {
-    return deviceName == null ? device : device + " (" + deviceName + ")";
+    // A name that already starts with the device kind ("cpu (2 cores)") says it once.
+    if (deviceName == null || deviceName.startsWith(device)) {
+      return deviceName == null ? device : deviceName;
+    }
+    return device + " (" + deviceName + ")";
   }
 
   private static void row(StringBuilder md, List<String> cells) {

@@ -12,8 +12,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Flags count upwards (epochs, message counts) and wrap around harmlessly: a flag has reached
  * {@code target} when {@code flag - target} is non-negative as a 32-bit int. Waiting spins briefly,
- * then yields, then parks for short intervals, so that ranks that share few cores (ranks as threads
- * in tests, CI machines) leave the CPU to the rank being waited for.
+ * then yields, so that ranks that share few cores (ranks as threads in tests, CI machines) leave
+ * the CPU to the rank being waited for, and parks for short intervals only once a wait has lasted
+ * {@link #YIELD_NANOS}: a park sleeps far longer than it asks for (timer slack, the scheduler's
+ * wake-up), which a wait inside a collective call must not add to every call.
  *
  * <p>The same loop waits for other conditions (a TCP link that has a message, a free slot), and
  * while a wait is slow it drives the communicator's {@link Progress}, so that data queued for other
@@ -23,7 +25,8 @@ final class FlagWait {
   private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
   private static final int SPINS_WITH_SPARE_CORES = 2_000;
   private static final int SPINS_WHEN_OVERSUBSCRIBED = 20;
-  private static final int YIELDS = 200;
+  private static final int YIELDS_PER_CLOCK_READ = 16;
+  private static final long YIELD_NANOS = 5_000_000;
   private static final long PARK_NANOS = 20_000;
 
   /** Abort flag value of a peer whose collective failed. */
@@ -135,12 +138,15 @@ final class FlagWait {
       Thread.onSpinWait();
     }
     long started = System.nanoTime();
-    for (int yield = 0; yield < YIELDS; yield++) {
-      if (holds(condition, signals, offset, target)) {
-        return true;
+    long yieldUntil = started + YIELD_NANOS;
+    while (System.nanoTime() - yieldUntil < 0) {
+      for (int yield = 0; yield < YIELDS_PER_CLOCK_READ; yield++) {
+        if (holds(condition, signals, offset, target)) {
+          return true;
+        }
+        progress.advance();
+        Thread.yield();
       }
-      progress.advance();
-      Thread.yield();
     }
     while (!holds(condition, signals, offset, target)) {
       if (System.nanoTime() - started > timeoutNanos) {

@@ -53,7 +53,8 @@ final class SharedMemoryFiles {
               StandardOpenOption.WRITE)) {
         try {
           reserve(channel, path, bytes);
-          return new MappedFile(path, channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena));
+          return new MappedFile(
+              path, asNative(channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena), arena));
         } catch (IOException | RuntimeException e) {
           Files.deleteIfExists(path);
           throw e;
@@ -97,7 +98,8 @@ final class SharedMemoryFiles {
     try (FileChannel channel =
         FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       return new MappedFile(
-          path, channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena));
+          path,
+          asNative(channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena), arena));
     } catch (NoSuchFileException e) {
       throw new IllegalStateException(
           "the peer's shared-memory file "
@@ -108,6 +110,17 @@ final class SharedMemoryFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot map the peer's shared-memory file " + path, e);
     }
+  }
+
+  /**
+   * The same mapping as a plain native segment, unmapped when {@code arena} closes. The
+   * collectives' element loops read staging areas and device buffers alike; given segments of two
+   * classes (a mapped one and a native one) the JIT compiles those loops for the first class it saw
+   * and falls back to slow generic access for the other, which makes every call of the other many
+   * times slower for the rest of the run.
+   */
+  private static MemorySegment asNative(MemorySegment mapped, Arena arena) {
+    return MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
   }
 
   static byte[] handleBytesOf(Path path) {
