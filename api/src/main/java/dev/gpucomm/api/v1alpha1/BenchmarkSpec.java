@@ -76,6 +76,13 @@ public class BenchmarkSpec {
   @JsonPropertyDescription("Seed of the random inputs; a fresh seed per run when omitted.")
   private Long seed;
 
+  @Default("" + CommJobDefaults.OUTLIER_THRESHOLD_PERCENT)
+  @Min(0)
+  @Max(10000)
+  @JsonPropertyDescription(
+      "A rank whose median is slower than the median of the other ranks by more than this percentage is flagged as an outlier, with its node, in the report and status.")
+  private Double outlierThresholdPercent;
+
   public Collective getCollective() {
     return collective;
   }
@@ -216,6 +223,19 @@ public class BenchmarkSpec {
 
   public BenchmarkSpec withSeed(Long seed) {
     this.seed = seed;
+    return this;
+  }
+
+  public Double getOutlierThresholdPercent() {
+    return outlierThresholdPercent;
+  }
+
+  public void setOutlierThresholdPercent(Double outlierThresholdPercent) {
+    this.outlierThresholdPercent = outlierThresholdPercent;
+  }
+
+  public BenchmarkSpec withOutlierThresholdPercent(Double outlierThresholdPercent) {
+    this.outlierThresholdPercent = outlierThresholdPercent;
     return this;
   }
 }

@@ -41,6 +41,9 @@ public final class CommJobDefaults {
   public static final int BENCHMARK_ITERATIONS = 200;
   public static final boolean CUDA_GRAPH = true;
 
+  /** A rank slower than the median of its peers by more than this is flagged as an outlier. */
+  public static final double OUTLIER_THRESHOLD_PERCENT = 20;
+
   /** Benchmarks time a separate output buffer unless asked to run in place. */
   public static final boolean IN_PLACE = false;
 
@@ -104,6 +107,10 @@ public final class CommJobDefaults {
     orElse(benchmark::getIterations, benchmark::setIterations, BENCHMARK_ITERATIONS);
     orElse(benchmark::getCudaGraph, benchmark::setCudaGraph, CUDA_GRAPH);
     orElse(benchmark::getInPlace, benchmark::setInPlace, IN_PLACE);
+    orElse(
+        benchmark::getOutlierThresholdPercent,
+        benchmark::setOutlierThresholdPercent,
+        OUTLIER_THRESHOLD_PERCENT);
   }
 
   private static void applyTune(TuneSpec tune) {

@@ -1,6 +1,7 @@
 package dev.gpucomm.api.v1alpha1.report;
 
 import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.List;
 
@@ -10,6 +11,9 @@ import java.util.List;
  *
  * @param inPlace whether each call's output was its input buffer (absent from reports written
  *     before the field existed, which read as false: out of place was all they ran)
+ * @param ranks who every rank was (empty in reports written before the field existed)
+ * @param rankTimings every rank's median and spread per size and algorithm (likewise)
+ * @param outlierThresholdPercent how much slower than its peers a rank is flagged
  */
 public record BenchmarkReport(
     int schemaVersion,
@@ -25,11 +29,56 @@ public record BenchmarkReport(
     String host,
     String heuristic,
     String startedAt,
-    List<SizeResult> sizes)
+    List<SizeResult> sizes,
+    List<RankIdentity> ranks,
+    List<RankTiming> rankTimings,
+    double outlierThresholdPercent)
     implements Report {
   public static final int SCHEMA_VERSION = 1;
 
+  /** What reports written before the threshold was recorded are judged with. */
+  public static final double DEFAULT_OUTLIER_THRESHOLD_PERCENT =
+      CommJobDefaults.OUTLIER_THRESHOLD_PERCENT;
+
   public BenchmarkReport {
     sizes = List.copyOf(sizes);
+    ranks = ranks == null ? List.of() : List.copyOf(ranks);
+    rankTimings = rankTimings == null ? List.of() : List.copyOf(rankTimings);
+  }
+
+  /** A report without per-rank figures, as reports written before they existed read. */
+  public BenchmarkReport(
+      int schemaVersion,
+      String job,
+      Collective collective,
+      DType dtype,
+      int hiddenSize,
+      boolean inPlace,
+      int worldSize,
+      int ranksPerPod,
+      String device,
+      String deviceName,
+      String host,
+      String heuristic,
+      String startedAt,
+      List<SizeResult> sizes) {
+    this(
+        schemaVersion,
+        job,
+        collective,
+        dtype,
+        hiddenSize,
+        inPlace,
+        worldSize,
+        ranksPerPod,
+        device,
+        deviceName,
+        host,
+        heuristic,
+        startedAt,
+        sizes,
+        List.of(),
+        List.of(),
+        DEFAULT_OUTLIER_THRESHOLD_PERCENT);
   }
 }

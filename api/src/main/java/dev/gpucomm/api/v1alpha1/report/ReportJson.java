@@ -44,6 +44,12 @@ public final class ReportJson {
   /** The one field of a benchmark report that may be absent: it came after schema version 1. */
   private static final String BENCHMARK_IN_PLACE = "inPlace";
 
+  /** Per-rank fields of a benchmark report, absent from reports written before them. */
+  private static final String BENCHMARK_RANKS = "ranks";
+
+  private static final String BENCHMARK_RANK_TIMINGS = "rankTimings";
+  private static final String BENCHMARK_OUTLIER_THRESHOLD = "outlierThresholdPercent";
+
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
 
@@ -155,6 +161,20 @@ public final class ReportJson {
     if (type == BenchmarkReport.class && !root.has(BENCHMARK_IN_PLACE)) {
       // Written before the field existed: those runs were all out of place.
       ((ObjectNode) root).put(BENCHMARK_IN_PLACE, false);
+    }
+    if (type == BenchmarkReport.class) {
+      // Written before per-rank figures existed: they kept only the slowest rank's.
+      ObjectNode benchmark = (ObjectNode) root;
+      if (!benchmark.has(BENCHMARK_RANKS)) {
+        benchmark.putArray(BENCHMARK_RANKS);
+      }
+      if (!benchmark.has(BENCHMARK_RANK_TIMINGS)) {
+        benchmark.putArray(BENCHMARK_RANK_TIMINGS);
+      }
+      if (!benchmark.has(BENCHMARK_OUTLIER_THRESHOLD)) {
+        benchmark.put(
+            BENCHMARK_OUTLIER_THRESHOLD, BenchmarkReport.DEFAULT_OUTLIER_THRESHOLD_PERCENT);
+      }
     }
     try {
       return READER.treeToValue(root, type);

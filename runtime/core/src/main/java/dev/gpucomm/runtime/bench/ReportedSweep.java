@@ -2,11 +2,14 @@ package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.RankIdentity;
 import dev.gpucomm.runtime.fabric.LocalHost;
+import dev.gpucomm.runtime.fabric.RankIdentities;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.workload.RankContext;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -24,7 +27,8 @@ final class ReportedSweep {
   /**
    * Agrees on the seed ({@code requestedSeed}, or one rank 0 draws, under {@code label/seed}),
    * plans the sweep with {@code planner}, runs it with the job's heuristic for {@code dtype}
-   * deciding the automatic choices, and returns the result on rank 0; the other ranks get none.
+   * deciding the automatic choices, and returns the result on rank 0; the other ranks get none. The
+   * report flags a rank slower than its peers by more than {@code outlierThresholdPercent}.
    */
   static Optional<Finished> run(
       RankContext context,
@@ -32,6 +36,7 @@ final class ReportedSweep {
       String label,
       Long requestedSeed,
       DType dtype,
+      double outlierThresholdPercent,
       BiFunction<SweepPlanner, Long, SweepPlan> planner) {
     var topology = context.topology();
     long seed =
@@ -58,6 +63,14 @@ final class ReportedSweep {
                 context.progress(),
                 context.rendezvousTimeout())
             .run(plan, label);
+    List<RankIdentity> identities =
+        RankIdentities.gather(
+            context.store(),
+            label + "/identity",
+            RankIdentities.local(
+                context.rank(), context.device(), context.communicator(), System.getenv()),
+            topology.worldSize(),
+            context.rendezvousTimeout());
     if (!context.isRankZero()) {
       return Optional.empty();
     }
@@ -76,7 +89,10 @@ final class ReportedSweep {
             LocalHost.name(),
             heuristic.name(),
             startedAt,
-            outcome.sizes());
+            outcome.sizes(),
+            identities,
+            outcome.rankTimings(),
+            outlierThresholdPercent);
     return Optional.of(new Finished(plan, outcome, report));
   }
 }

@@ -87,6 +87,7 @@ public final class ReportMarkdown {
           .append(size.chosenReason() == null ? "" : cell(size.chosenReason()))
           .append(" |\n");
     }
+    RankSection.append(md, report);
     return md.toString();
   }
 
