@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
 public final class ReportJson {
   public static final String KIND_BENCHMARK = "benchmark";
   public static final String KIND_PROGRAM = "program";
+  public static final String KIND_FABRIC = "fabric";
 
   private static final ObjectMapper WRITER =
       new ObjectMapper()
@@ -136,13 +137,17 @@ public final class ReportJson {
         type = ProgramReport.class;
         supported = ProgramReport.SCHEMA_VERSION;
       }
+      case KIND_FABRIC -> {
+        type = FabricReport.class;
+        supported = FabricReport.SCHEMA_VERSION;
+      }
       default ->
           throw new ReportFormatException(
               "report "
                   + source
                   + ": field kind: unknown value '"
                   + kind
-                  + "' (expected benchmark or program)");
+                  + "' (expected benchmark, program or fabric)");
     }
     if (version.intValue() < 1 || version.intValue() > supported) {
       throw new ReportFormatException(
@@ -191,13 +196,14 @@ public final class ReportJson {
       return benchmark;
     }
     throw new ReportFormatException(
-        "report " + source + ": holds a program run, not a benchmark sweep");
+        "report " + source + ": holds a " + kindOf(report) + " run, not a benchmark sweep");
   }
 
   private static String kindOf(Report report) {
     return switch (report) {
       case BenchmarkReport ignored -> KIND_BENCHMARK;
       case ProgramReport ignored -> KIND_PROGRAM;
+      case FabricReport ignored -> KIND_FABRIC;
     };
   }
 

@@ -8,15 +8,26 @@ import java.util.Optional;
 
 /**
  * What a job's status takes from its report: one {@code status.summary} row per size, every
- * algorithm's figures (for metrics), and what was measured ({@code setup}: collective, dtype,
- * ranks, device and whether times are CUDA-graph or eager ones), which two reports must share to be
- * compared.
+ * algorithm's figures and per-node figures (for metrics), a fabric sweep's verdict, and what was
+ * measured ({@code setup}: collective, dtype, ranks, device and whether times are CUDA-graph or
+ * eager ones), which two reports must share to be compared.
  */
 public record ReportSummary(
-    String collective, String setup, List<SizeSummary> sizes, List<AlgorithmFigure> figures) {
+    String collective,
+    String setup,
+    List<SizeSummary> sizes,
+    List<AlgorithmFigure> figures,
+    List<NodeFigure> nodes,
+    FabricVerdict fabric) {
   public ReportSummary {
     sizes = List.copyOf(sizes);
     figures = List.copyOf(figures);
+    nodes = List.copyOf(nodes);
+  }
+
+  /** The Degraded verdict of a fabric sweep; empty for other reports. */
+  public Optional<FabricVerdict> fabricVerdict() {
+    return Optional.ofNullable(fabric);
   }
 
   /**
@@ -36,9 +47,19 @@ public record ReportSummary(
               benchmark.collective().wireName(),
               setup(benchmark),
               StatusSummary.of(benchmark),
-              figures(benchmark));
+              figures(benchmark),
+              NodeFigures.of(benchmark),
+              null);
       case ProgramReport ignored ->
-          new ReportSummary(null, ReportJson.KIND_PROGRAM, List.of(), List.of());
+          new ReportSummary(null, ReportJson.KIND_PROGRAM, List.of(), List.of(), List.of(), null);
+      case FabricReport fabric ->
+          new ReportSummary(
+              null,
+              ReportJson.KIND_FABRIC,
+              List.of(),
+              List.of(),
+              NodeFigures.of(fabric),
+              FabricJudge.verdict(fabric));
     };
   }
 

@@ -12,6 +12,7 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.Expectation;
 import dev.gpucomm.api.v1alpha1.ExpectedSize;
+import dev.gpucomm.api.v1alpha1.FabricSpec;
 import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
@@ -357,9 +358,14 @@ public final class CommJobValidator {
       sections.put(WorkloadKind.BENCHMARK, workload.getBenchmark());
       sections.put(WorkloadKind.TUNE, workload.getTune());
       sections.put(WorkloadKind.PROGRAM, workload.getProgram());
+      sections.put(WorkloadKind.FABRIC, workload.getFabric());
       section(kind, kind, sections.get(kind));
       for (WorkloadKind other :
-          List.of(WorkloadKind.BENCHMARK, WorkloadKind.TUNE, WorkloadKind.PROGRAM)) {
+          List.of(
+              WorkloadKind.BENCHMARK,
+              WorkloadKind.TUNE,
+              WorkloadKind.PROGRAM,
+              WorkloadKind.FABRIC)) {
         if (other != kind) {
           section(kind, other, sections.get(other));
         }
@@ -380,6 +386,11 @@ public final class CommJobValidator {
             program(workload.getProgram());
           }
         }
+        case FABRIC -> {
+          if (workload.getFabric() != null) {
+            fabric(workload.getFabric());
+          }
+        }
       }
     }
 
@@ -389,6 +400,27 @@ public final class CommJobValidator {
         add(field, "required when spec.workload.kind is " + kind.wireName());
       } else if (kind != section && value != null) {
         add(field, "set but spec.workload.kind is " + kind.wireName());
+      }
+    }
+
+    private void fabric(FabricSpec fabric) {
+      String at = "spec.workload.fabric";
+      if (fabric.getBytes() != null) {
+        Long bytes = fabric.getBytes();
+        if (bytes < CommJob.MESSAGE_ALIGNMENT_BYTES || bytes > (1L << 30)) {
+          add(at + ".bytes", bytes + " is outside " + CommJob.MESSAGE_ALIGNMENT_BYTES + "..1Gi");
+        } else if (bytes % CommJob.MESSAGE_ALIGNMENT_BYTES != 0) {
+          add(
+              at + ".bytes",
+              bytes + " bytes is not a multiple of " + CommJob.MESSAGE_ALIGNMENT_BYTES);
+        }
+      }
+      if (fabric.getIterations() != null) {
+        inRange(at + ".iterations", fabric.getIterations(), 1, 10000);
+      }
+      Double slowFraction = fabric.getSlowFraction();
+      if (slowFraction != null && !(slowFraction >= 0 && slowFraction <= 1)) {
+        add(at + ".slowFraction", slowFraction + " is outside 0..1");
       }
     }
 

@@ -7,6 +7,7 @@ import static dev.gpucomm.runtime.report.HumanUnits.trimmed;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
+import dev.gpucomm.api.v1alpha1.report.FabricReport;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.ProgramReport;
 import dev.gpucomm.api.v1alpha1.report.ProgramTimes;
@@ -37,6 +38,7 @@ public final class ReportMarkdown {
     return switch (report) {
       case BenchmarkReport benchmark -> benchmark(benchmark);
       case ProgramReport program -> program(program);
+      case FabricReport fabric -> FabricMarkdown.write(fabric);
     };
   }
 
