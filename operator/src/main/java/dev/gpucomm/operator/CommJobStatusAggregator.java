@@ -6,8 +6,8 @@ import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Expectation;
 import dev.gpucomm.api.v1alpha1.Phase;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
-import dev.gpucomm.api.v1alpha1.report.FabricVerdict;
 import dev.gpucomm.api.v1alpha1.report.ExpectationVerdict;
+import dev.gpucomm.api.v1alpha1.report.FabricVerdict;
 import dev.gpucomm.api.v1alpha1.report.RegressionVerdict;
 import dev.gpucomm.api.v1alpha1.report.ReportFormatException;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
@@ -25,8 +25,8 @@ import java.util.Optional;
 
 /**
  * Builds a CommJob's status from a {@link JobPlan} and what exists after the workflow ran: phase,
- * conditions (Ready, Succeeded, Failed, Regressed, MeetsExpectations, Degraded, SpecChanged), times, and the
- * per-size summary read from the results ConfigMap.
+ * conditions (Ready, Succeeded, Failed, Regressed, MeetsExpectations, Degraded, SpecChanged),
+ * times, and the per-size summary read from the results ConfigMap.
  */
 @ApplicationScoped
 public class CommJobStatusAggregator {
