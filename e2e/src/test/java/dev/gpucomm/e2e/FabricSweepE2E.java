@@ -48,7 +48,7 @@ class FabricSweepE2E {
     PodLinks links = linksOrSkip();
     String name = "fabric-slow-" + pods;
     int slowPod = pods / 2;
-    cluster.apply(JobManifests.fabricSweep(name, cluster.device(), pods, "1Mi"));
+    cluster.apply(JobManifests.fabricSweep(name, cluster.device(), pods, 1L << 20, 3));
     jobs.awaitPods(name, pods);
     for (int pod = 0; pod < pods; pod++) {
       limitOnceAttached(links, name, pod, pod == slowPod ? TENTH_RATE : BASE_RATE);
@@ -85,7 +85,9 @@ class FabricSweepE2E {
   void linksLeftAloneAreNotDegraded() {
     linksOrSkip();
     String name = "fabric-even";
-    cluster.apply(JobManifests.fabricSweep(name, cluster.device(), 4, "1Mi"));
+    // an unlimited link moves a small transfer in a few milliseconds, as long as a time slice of
+    // this shared machine: longer transfers and more of them keep scheduling noise out of the median
+    cluster.apply(JobManifests.fabricSweep(name, cluster.device(), 4, 4L << 20, 7));
 
     CommJob job = jobs.awaitFinished(name, Duration.ofMinutes(3));
 

@@ -55,8 +55,11 @@ final class JobManifests {
             heuristic);
   }
 
-  /** A fabric sweep of {@code pods} pods of one rank each, moving {@code bytes} per transfer. */
-  static String fabricSweep(String name, String device, int pods, String bytes) {
+  /**
+   * A fabric sweep of {@code pods} pods of one rank each, moving {@code bytes} per transfer, the
+   * median of {@code iterations} transfers per direction.
+   */
+  static String fabricSweep(String name, String device, int pods, long bytes, int iterations) {
     return """
         apiVersion: gpucomm.dev/v1alpha1
         kind: CommJob
@@ -70,11 +73,11 @@ final class JobManifests {
             kind: fabric
             fabric:
               bytes: %s
-              iterations: 3
+              iterations: %d
               slowFraction: 0.5
           timeoutSeconds: 300
         """
-        .formatted(name, pods, device, bytes);
+        .formatted(name, pods, device, bytes, iterations);
   }
 
   /** {@code yaml} with pass/fail floors under spec.expect (each rule one line of flow YAML). */
