@@ -173,15 +173,24 @@ class CiExamplesTest {
     }
     Map<String, String> env =
         Map.of(
-            "PATH", bin + ":" + System.getenv("PATH"),
-            "GPUCOMM_CLI", bin.resolve("gpucomm").toString(),
-            "STUB_STATUS", status,
-            "STUB_REASON", reason,
-            "STUB_MESSAGE", message,
-            "STUB_EXPECT", "[rules]",
-            "STUB_MEETS", "True",
-            "STUB_MEETS_REASON", "AllExpectationsMet",
-            "STUB_MEETS_MESSAGE", "all 1 rules met");
+            "PATH",
+            bin + ":" + System.getenv("PATH"),
+            "GPUCOMM_CLI",
+            bin.resolve("gpucomm").toString(),
+            "STUB_STATUS",
+            status,
+            "STUB_REASON",
+            reason,
+            "STUB_MESSAGE",
+            message,
+            "STUB_EXPECT",
+            "[rules]",
+            "STUB_MEETS",
+            "True",
+            "STUB_MEETS_REASON",
+            "AllExpectationsMet",
+            "STUB_MEETS_MESSAGE",
+            "all 1 rules met");
 
     Result result =
         bash(
@@ -215,13 +224,20 @@ class CiExamplesTest {
     }
     Map<String, String> env =
         Map.of(
-            "PATH", bin + ":" + System.getenv("PATH"),
-            "GPUCOMM_CLI", bin.resolve("gpucomm").toString(),
-            "STUB_EXPECT", "[rules]",
-            "STUB_MEETS", status,
-            "STUB_MEETS_REASON", reason,
-            "STUB_MEETS_MESSAGE", message,
-            "STUB_BASELINE", "");
+            "PATH",
+            bin + ":" + System.getenv("PATH"),
+            "GPUCOMM_CLI",
+            bin.resolve("gpucomm").toString(),
+            "STUB_EXPECT",
+            "[rules]",
+            "STUB_MEETS",
+            status,
+            "STUB_MEETS_REASON",
+            reason,
+            "STUB_MEETS_MESSAGE",
+            message,
+            "STUB_BASELINE",
+            "");
 
     Result result =
         bash(

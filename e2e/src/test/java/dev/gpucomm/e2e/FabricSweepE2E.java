@@ -86,7 +86,8 @@ class FabricSweepE2E {
     linksOrSkip();
     String name = "fabric-even";
     // an unlimited link moves a small transfer in a few milliseconds, as long as a time slice of
-    // this shared machine: longer transfers and more of them keep scheduling noise out of the median
+    // this shared machine: longer transfers and more of them keep scheduling noise out of the
+    // median
     cluster.apply(JobManifests.fabricSweep(name, cluster.device(), 4, 4L << 20, 7));
 
     CommJob job = jobs.awaitFinished(name, Duration.ofMinutes(3));
