@@ -6,10 +6,12 @@
 # report and latency plot as artifacts, and fails when the job failed or, for a job with
 # spec.baseline, unless its Regressed condition is False: True (slower) and Unknown (no verdict:
 # no common sizes, a size missing, an unreadable or missing baseline) both fail, since a gate that
-# cannot compare has not passed.
+# cannot compare has not passed. A job with spec.expect (pass/fail floors, no baseline needed)
+# must also have MeetsExpectations True: False (a floor missed) and Unknown (a figure the rules
+# name was not measured) both fail.
 #
 # Exit codes: 0 passed, 1 job failed or timed out, 2 usage error, 3 performance regressed,
-# 4 no verdict against the baseline.
+# 4 no verdict against the baseline, 5 expectations not met (or not checked).
 set -euo pipefail
 
 usage() {
@@ -134,6 +136,26 @@ fi
 "$gpucomm" report "$job" --namespace "$namespace" --format json --output "$artifacts/report.json"
 "$gpucomm" report "$job" --namespace "$namespace" --format svg --output "$artifacts/latency.svg"
 log "report saved in $artifacts/"
+
+if [ -n "$(jsonpath '{.spec.expect}')" ]; then
+  # like Regressed, MeetsExpectations follows the report: wait for it
+  expect_deadline=$((SECONDS + 120))
+  while :; do
+    meets="$(jsonpath '{.status.conditions[?(@.type=="MeetsExpectations")].status}')"
+    reason="$(jsonpath '{.status.conditions[?(@.type=="MeetsExpectations")].reason}')"
+    message="$(jsonpath '{.status.conditions[?(@.type=="MeetsExpectations")].message}')"
+    if [ "$meets" = "True" ]; then
+      log "CommJob $job meets its expectations: $message"
+      break
+    fi
+    if [ "$meets" = "False" ] || { [ "$reason" != "AwaitingReport" ] && [ -n "$reason" ]; } \
+      || [ "$SECONDS" -ge "$expect_deadline" ]; then
+      echo "gpucomm-ci: expectations not met: MeetsExpectations=${meets:-missing} (${reason:-no reason}): ${message:-no message}" >&2
+      exit 5
+    fi
+    sleep 2
+  done
+fi
 
 if [ -z "$(jsonpath '{.spec.baseline.configMapRef}')" ]; then
   log "CommJob $job succeeded (no spec.baseline: no performance gate)"

@@ -142,7 +142,11 @@ class CiExamplesTest {
         "create --namespace"*"jsonpath={.metadata.name}"*) printf gate-x ;;
         *"-o yaml"*) echo "kind: CommJob" ;;
         *"jsonpath={.status.phase}"*) printf Succeeded ;;
-        *"jsonpath={.spec.baseline.configMapRef}"*) printf ar-gate-baseline ;;
+        *"jsonpath={.spec.expect}"*) printf '%s' "${STUB_EXPECT:-}" ;;
+        *'type=="MeetsExpectations")].status'*) printf '%s' "$STUB_MEETS" ;;
+        *'type=="MeetsExpectations")].reason'*) printf '%s' "$STUB_MEETS_REASON" ;;
+        *'type=="MeetsExpectations")].message'*) printf '%s' "$STUB_MEETS_MESSAGE" ;;
+        *"jsonpath={.spec.baseline.configMapRef}"*) printf '%s' "${STUB_BASELINE-ar-gate-baseline}" ;;
         *'type=="Regressed")].status'*) printf '%s' "$STUB_STATUS" ;;
         *'type=="Regressed")].reason'*) printf '%s' "$STUB_REASON" ;;
         *'type=="Regressed")].message'*) printf '%s' "$STUB_MESSAGE" ;;
@@ -169,11 +173,71 @@ class CiExamplesTest {
     }
     Map<String, String> env =
         Map.of(
-            "PATH", bin + ":" + System.getenv("PATH"),
-            "GPUCOMM_CLI", bin.resolve("gpucomm").toString(),
-            "STUB_STATUS", status,
-            "STUB_REASON", reason,
-            "STUB_MESSAGE", message);
+            "PATH",
+            bin + ":" + System.getenv("PATH"),
+            "GPUCOMM_CLI",
+            bin.resolve("gpucomm").toString(),
+            "STUB_STATUS",
+            status,
+            "STUB_REASON",
+            reason,
+            "STUB_MESSAGE",
+            message,
+            "STUB_EXPECT",
+            "[rules]",
+            "STUB_MEETS",
+            "True",
+            "STUB_MEETS_REASON",
+            "AllExpectationsMet",
+            "STUB_MEETS_MESSAGE",
+            "all 1 rules met");
+
+    Result result =
+        bash(
+            env,
+            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
+            "-f",
+            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
+            "--skip-install",
+            "--artifacts",
+            dir.resolve("artifacts").toString());
+
+    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(exitCode);
+    assertThat(result.stdout() + result.stderr()).contains(message);
+  }
+
+  @ParameterizedTest(name = "MeetsExpectations={0} ({1}): exit {3}")
+  @CsvSource({
+    "True, AllExpectationsMet, all 1 rules met, 0",
+    "False, ExpectationsNotMet, 1 of 1 rules not met: spec.expect[0] (allreduce 32Mi), 5",
+    "Unknown, ExpectationNotMeasured, spec.expect[0] (allreduce 32Mi): not measured, 5"
+  })
+  void theGateFailsAJobBelowItsFloorsWithoutABaseline(
+      String status, String reason, String message, int exitCode, @TempDir Path dir)
+      throws Exception {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    for (String tool : List.of("kubectl", "helm", "gpucomm")) {
+      Path stub =
+          Files.writeString(
+              bin.resolve(tool), tool.equals("kubectl") ? STUB_KUBECTL : "#!/usr/bin/env bash\n");
+      stub.toFile().setExecutable(true);
+    }
+    Map<String, String> env =
+        Map.of(
+            "PATH",
+            bin + ":" + System.getenv("PATH"),
+            "GPUCOMM_CLI",
+            bin.resolve("gpucomm").toString(),
+            "STUB_EXPECT",
+            "[rules]",
+            "STUB_MEETS",
+            status,
+            "STUB_MEETS_REASON",
+            reason,
+            "STUB_MEETS_MESSAGE",
+            message,
+            "STUB_BASELINE",
+            "");
 
     Result result =
         bash(
@@ -207,6 +271,7 @@ class CiExamplesTest {
         serialization.unmarshal(
             Files.readString(EXAMPLES.resolve("allreduce-gate.yaml")), CommJob.class);
     assertThat(gate.getSpec().getBaseline().getConfigMapRef()).isNotBlank();
+    assertThat(gate.getSpec().getExpect()).as("acceptance floors").isNotEmpty();
   }
 
   private static JsonNode yaml(Path file) throws IOException {

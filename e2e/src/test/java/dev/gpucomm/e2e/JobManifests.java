@@ -55,6 +55,40 @@ final class JobManifests {
             heuristic);
   }
 
+  /**
+   * A fabric sweep of {@code pods} pods of one rank each, moving {@code bytes} per transfer, the
+   * median of {@code iterations} transfers per direction.
+   */
+  static String fabricSweep(String name, String device, int pods, long bytes, int iterations) {
+    return """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata:
+          name: %s
+        spec:
+          worldSize: %d
+          ranksPerPod: 1
+          device: %s
+          workload:
+            kind: fabric
+            fabric:
+              bytes: %s
+              iterations: %d
+              slowFraction: 0.5
+          timeoutSeconds: 300
+        """
+        .formatted(name, pods, device, bytes, iterations);
+  }
+
+  /** {@code yaml} with pass/fail floors under spec.expect (each rule one line of flow YAML). */
+  static String withExpect(String yaml, String... rules) {
+    StringBuilder expect = new StringBuilder("  expect:\n");
+    for (String rule : rules) {
+      expect.append("    - ").append(rule).append("\n");
+    }
+    return yaml + expect;
+  }
+
   /** Every all-reduce algorithm of the device: ring is the CPU backend's stand-in for NCCL. */
   static List<String> algorithms(String device) {
     return device.equals("cpu")

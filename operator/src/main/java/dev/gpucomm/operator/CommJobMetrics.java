@@ -3,6 +3,7 @@ package dev.gpucomm.operator;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
 import dev.gpucomm.api.v1alpha1.report.AlgorithmFigure;
+import dev.gpucomm.api.v1alpha1.report.NodeFigure;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -27,7 +28,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * Prometheus metrics: jobs by phase ({@code gpucomm_jobs}), reconcile duration ({@code
  * gpucomm_reconcile_duration_seconds}), and the figures of succeeded jobs ({@code
  * gpucomm_job_latency_microseconds}, {@code gpucomm_job_bus_bandwidth_gbps}) labelled by namespace,
- * job, collective, size and algorithm.
+ * job, collective, size and algorithm, and per-node figures ({@code
+ * gpucomm_job_node_latency_microseconds}, {@code gpucomm_fabric_node_bandwidth_gbps}) labelled by
+ * namespace, job and node; a deleted job's series go with it.
  */
 @ApplicationScoped
 public class CommJobMetrics {
@@ -36,11 +39,14 @@ public class CommJobMetrics {
   private final Timer reconcileTimer;
   private final MultiGauge latency;
   private final MultiGauge busBandwidth;
+  private final MultiGauge nodeLatency;
+  private final MultiGauge nodeBandwidth;
   private final AtomicReference<IndexedResourceCache<CommJob>> jobs = new AtomicReference<>();
   private final Map<ResourceID, JobFigures> figuresByJob = new ConcurrentHashMap<>();
 
   /** Value-comparable, so that an unchanged report is not published again. */
-  private record JobFigures(String uid, String collective, List<AlgorithmFigure> figures) {}
+  private record JobFigures(
+      String uid, String collective, List<AlgorithmFigure> figures, List<NodeFigure> nodes) {}
 
   @Inject
   public CommJobMetrics(MeterRegistry registry) {
@@ -68,6 +74,17 @@ public class CommJobMetrics {
             .baseUnit("gbps")
             .description("Bus bandwidth (nccl-tests definition) per size and algorithm, GB/s")
             .register(registry);
+    // one series per node of a job: labels are namespace, job and node, never a size or a rank
+    nodeLatency =
+        MultiGauge.builder("gpucomm.job.node.latency")
+            .baseUnit("microseconds")
+            .description("Slowest rank's median on each node at a benchmark's largest size")
+            .register(registry);
+    nodeBandwidth =
+        MultiGauge.builder("gpucomm.fabric.node.bandwidth")
+            .baseUnit("gbps")
+            .description("Median bandwidth of each node with its partners in a fabric sweep, GB/s")
+            .register(registry);
   }
 
   /**
@@ -79,6 +96,8 @@ public class CommJobMetrics {
     meters.forEach(registry::remove);
     latency.register(List.of(), true);
     busBandwidth.register(List.of(), true);
+    nodeLatency.register(List.of(), true);
+    nodeBandwidth.register(List.of(), true);
   }
 
   public void recordReconcile(Duration duration) {
@@ -94,7 +113,8 @@ public class CommJobMetrics {
   public void recordSucceeded(CommJob job, ReportSummary report) {
     ResourceID id = ResourceID.fromResource(job);
     JobFigures figures =
-        new JobFigures(job.getMetadata().getUid(), report.collective(), report.figures());
+        new JobFigures(
+            job.getMetadata().getUid(), report.collective(), report.figures(), report.nodes());
     if (!figures.equals(figuresByJob.put(id, figures))) {
       forgetDeletedJobs();
       publish();
@@ -112,8 +132,23 @@ public class CommJobMetrics {
   private synchronized void publish() {
     List<MultiGauge.Row<?>> latencyRows = new ArrayList<>();
     List<MultiGauge.Row<?>> bandwidthRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> nodeLatencyRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> nodeBandwidthRows = new ArrayList<>();
     figuresByJob.forEach(
         (id, figures) -> {
+          for (NodeFigure node : figures.nodes()) {
+            Tags tags =
+                Tags.of(
+                    "namespace", id.getNamespace().orElse(""),
+                    "job", id.getName(),
+                    "node", node.node());
+            if (node.latencyMicros() != null) {
+              nodeLatencyRows.add(MultiGauge.Row.of(tags, node.latencyMicros()));
+            }
+            if (node.bandwidthGBps() != null) {
+              nodeBandwidthRows.add(MultiGauge.Row.of(tags, node.bandwidthGBps()));
+            }
+          }
           for (AlgorithmFigure figure : figures.figures()) {
             Tags tags =
                 Tags.of(
@@ -130,6 +165,8 @@ public class CommJobMetrics {
         });
     latency.register(latencyRows, true);
     busBandwidth.register(bandwidthRows, true);
+    nodeLatency.register(nodeLatencyRows, true);
+    nodeBandwidth.register(nodeBandwidthRows, true);
   }
 
   private double countJobs(Phase phase) {

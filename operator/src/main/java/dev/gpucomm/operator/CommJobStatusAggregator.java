@@ -3,7 +3,11 @@ package dev.gpucomm.operator;
 import dev.gpucomm.api.v1alpha1.Baseline;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Expectation;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.WorkloadKind;
+import dev.gpucomm.api.v1alpha1.report.ExpectationVerdict;
+import dev.gpucomm.api.v1alpha1.report.FabricVerdict;
 import dev.gpucomm.api.v1alpha1.report.RegressionVerdict;
 import dev.gpucomm.api.v1alpha1.report.ReportFormatException;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
@@ -21,8 +25,8 @@ import java.util.Optional;
 
 /**
  * Builds a CommJob's status from a {@link JobPlan} and what exists after the workflow ran: phase,
- * conditions (Ready, Succeeded, Failed, Regressed, SpecChanged), times, and the per-size summary
- * read from the results ConfigMap.
+ * conditions (Ready, Succeeded, Failed, Regressed, MeetsExpectations, Degraded, SpecChanged),
+ * times, and the per-size summary read from the results ConfigMap.
  */
 @ApplicationScoped
 public class CommJobStatusAggregator {
@@ -64,7 +68,7 @@ public class CommJobStatusAggregator {
                     after.results().orElseThrow().getMetadata().getName() + " report.json"));
         status.setSummary(report.get().sizes().isEmpty() ? null : report.get().sizes());
         status.setBest(report.get().bestAtLargestSize().orElse(null));
-        status.setFabric(report.get().fabric().isEmpty() ? null : report.get().fabric());
+        status.setFabric(report.get().transports().isEmpty() ? null : report.get().transports());
         status.setReportRef(after.results().orElseThrow().getMetadata().getName());
       } catch (ReportFormatException e) {
         reportProblem = e.getMessage();
@@ -89,6 +93,33 @@ public class CommJobStatusAggregator {
               generation,
               now));
     }
+    List<Expectation> expect =
+        plan.job().getSpec() == null ? null : plan.job().getSpec().getExpect();
+    if (expect != null && !expect.isEmpty() && plan.layout().isPresent()) {
+      ExpectationVerdict verdict =
+          ExpectationGate.verdict(expect, before, outcome, report, reportProblem);
+      conditions.add(
+          ConditionList.next(
+              before,
+              Reasons.MEETS_EXPECTATIONS,
+              verdict.status(),
+              verdict.reason(),
+              verdict.message(),
+              generation,
+              now));
+    }
+    if (isFabricSweep(plan) && plan.layout().isPresent()) {
+      FabricVerdict verdict = degraded(outcome, report, reportProblem);
+      conditions.add(
+          ConditionList.next(
+              before,
+              Reasons.DEGRADED,
+              verdict.status(),
+              verdict.reason(),
+              verdict.message(),
+              generation,
+              now));
+    }
     Optional<Long> startedGeneration = after.startedGeneration();
     if (startedGeneration.isPresent() && startedGeneration.get() != generation) {
       conditions.add(
@@ -104,6 +135,39 @@ public class CommJobStatusAggregator {
     }
     status.setConditions(conditions);
     return new Aggregate(status, report);
+  }
+
+  private static boolean isFabricSweep(JobPlan plan) {
+    return plan.job().getSpec() != null
+        && plan.job().getSpec().getWorkload() != null
+        && plan.job().getSpec().getWorkload().getKind() == WorkloadKind.FABRIC;
+  }
+
+  /** A fabric sweep's verdict once its report is read; Unknown until then. */
+  private static FabricVerdict degraded(
+      JobOutcome outcome, Optional<ReportSummary> report, String reportProblem) {
+    if (reportProblem != null) {
+      return new FabricVerdict(
+          ConditionList.UNKNOWN,
+          Reasons.REPORT_UNREADABLE,
+          reportProblem,
+          List.of(),
+          List.of(),
+          List.of());
+    }
+    Optional<FabricVerdict> verdict = report.flatMap(ReportSummary::fabricVerdict);
+    if (verdict.isEmpty() || !(outcome instanceof JobOutcome.Succeeded)) {
+      return new FabricVerdict(
+          ConditionList.UNKNOWN,
+          Reasons.AWAITING_REPORT,
+          outcome instanceof JobOutcome.Failed
+              ? "the job failed without a fabric report"
+              : "no fabric report yet",
+          List.of(),
+          List.of(),
+          List.of());
+    }
+    return verdict.get();
   }
 
   private static Phase phase(JobOutcome outcome, Map<Integer, Pod> pods) {

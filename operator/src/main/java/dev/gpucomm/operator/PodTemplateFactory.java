@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -44,6 +45,11 @@ public class PodTemplateFactory {
   public static final String ENV_WORLD_SIZE = "GPUCOMM_WORLD_SIZE";
   public static final String ENV_RENDEZVOUS = "GPUCOMM_RENDEZVOUS";
 
+  /** The node and pod a rank runs in (downward API), so that reports name a slow rank's node. */
+  public static final String ENV_NODE_NAME = "GPUCOMM_NODE_NAME";
+
+  public static final String ENV_POD_NAME = "GPUCOMM_POD_NAME";
+
   /** Env the operator or the launcher sets; a template may not set these. */
   public static final Set<String> RESERVED_ENV =
       Set.of(
@@ -53,6 +59,8 @@ public class PodTemplateFactory {
           ENV_RANKS_PER_POD,
           ENV_WORLD_SIZE,
           ENV_RENDEZVOUS,
+          ENV_NODE_NAME,
+          ENV_POD_NAME,
           "RANK",
           "LOCAL_RANK",
           "WORLD_SIZE",
@@ -140,6 +148,17 @@ public class PodTemplateFactory {
         .toList();
   }
 
+  private static EnvVar fieldRef(String name, String fieldPath) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath(fieldPath)
+        .endFieldRef()
+        .endValueFrom()
+        .build();
+  }
+
   private Container container(CommJob job, JobLayout layout, int podIndex) {
     JobNames names = JobNames.of(job);
     String namespace = job.getMetadata().getNamespace();
@@ -153,6 +172,8 @@ public class PodTemplateFactory {
     env.add(new EnvVar(ENV_RANKS_PER_POD, Integer.toString(layout.ranksPerPod()), null));
     env.add(new EnvVar(ENV_WORLD_SIZE, Integer.toString(layout.worldSize()), null));
     env.add(new EnvVar(ENV_RENDEZVOUS, rendezvous, null));
+    env.add(fieldRef(ENV_NODE_NAME, "spec.nodeName"));
+    env.add(fieldRef(ENV_POD_NAME, "metadata.name"));
     return new ContainerBuilder()
         .withName(CONTAINER_NAME)
         .withImage(config.runtimeImage())

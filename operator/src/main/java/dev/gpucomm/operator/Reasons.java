@@ -1,5 +1,7 @@
 package dev.gpucomm.operator;
 
+import dev.gpucomm.api.v1alpha1.report.ExpectationVerdict;
+import dev.gpucomm.api.v1alpha1.report.FabricVerdict;
 import dev.gpucomm.api.v1alpha1.report.RegressionVerdict;
 
 /** Condition types and the CamelCase reasons the operator writes into a CommJob's status. */
@@ -12,6 +14,8 @@ public final class Reasons {
   public static final String FAILED = "Failed";
   public static final String REGRESSED = "Regressed";
   public static final String SPEC_CHANGED = "SpecChanged";
+  public static final String MEETS_EXPECTATIONS = "MeetsExpectations";
+  public static final String DEGRADED = "Degraded";
 
   // while the job runs
   public static final String PODS_PENDING = "PodsPending";
@@ -47,6 +51,17 @@ public final class Reasons {
   public static final String MISSING_SIZES = RegressionVerdict.MISSING_SIZES;
   public static final String NOT_COMPARABLE = RegressionVerdict.NOT_COMPARABLE;
   public static final String REPORT_UNREADABLE = "ReportUnreadable";
+
+  // acceptance floors (spec.expect)
+  public static final String ALL_EXPECTATIONS_MET = ExpectationVerdict.ALL_MET;
+  public static final String EXPECTATIONS_NOT_MET = ExpectationVerdict.NOT_MET;
+  public static final String EXPECTATION_NOT_MEASURED = ExpectationVerdict.NOT_MEASURED;
+
+  // fabric sweep (Degraded)
+  public static final String SLOW_NODE = FabricVerdict.SLOW_NODE;
+  public static final String SLOW_LINK = FabricVerdict.SLOW_LINK;
+  public static final String SLOW_GPU_PAIR = FabricVerdict.SLOW_GPU_PAIR;
+  public static final String FABRIC_HEALTHY = FabricVerdict.FABRIC_HEALTHY;
 
   // spec edits after start
   public static final String SPEC_IMMUTABLE = "SpecImmutable";

@@ -171,7 +171,14 @@ class CommJobLifecycleIT {
             tuple("GPUCOMM_RANKS_PER_POD", "4"),
             tuple("GPUCOMM_WORLD_SIZE", "8"),
             tuple("GPUCOMM_RENDEZVOUS", "ar-tp8-0.ar-tp8." + cluster.namespace + ".svc:29500"),
+            tuple("GPUCOMM_NODE_NAME", null),
+            tuple("GPUCOMM_POD_NAME", null),
             tuple("NCCL_DEBUG", "INFO"));
+    // the node and pod names come from the downward API: a reader of the report finds the node
+    assertThat(container.getEnv())
+        .filteredOn(env -> env.getValueFrom() != null)
+        .extracting(env -> env.getValueFrom().getFieldRef().getFieldPath())
+        .containsExactly("spec.nodeName", "metadata.name");
     assertThat(container.getResources().getLimits())
         .containsEntry("nvidia.com/gpu", new Quantity("4"))
         .containsEntry("memory", new Quantity("64Gi"));

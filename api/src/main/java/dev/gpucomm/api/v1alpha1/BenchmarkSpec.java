@@ -103,6 +103,12 @@ public class BenchmarkSpec {
   @JsonPropertyDescription(
       "Per-tensor scale of the FP8 output: the stored value is the normalized output divided by it.")
   private Double fp8Scale;
+  @Default("" + CommJobDefaults.OUTLIER_THRESHOLD_PERCENT)
+  @Min(0)
+  @Max(10000)
+  @JsonPropertyDescription(
+      "A rank whose median is slower than the median of the other ranks by more than this percentage is flagged as an outlier, with its node, in the report and status.")
+  private Double outlierThresholdPercent;
 
   public Collective getCollective() {
     return collective;
@@ -283,6 +289,19 @@ public class BenchmarkSpec {
 
   public BenchmarkSpec withFp8Scale(Double fp8Scale) {
     this.fp8Scale = fp8Scale;
+    return this;
+  }
+
+  public Double getOutlierThresholdPercent() {
+    return outlierThresholdPercent;
+  }
+
+  public void setOutlierThresholdPercent(Double outlierThresholdPercent) {
+    this.outlierThresholdPercent = outlierThresholdPercent;
+  }
+
+  public BenchmarkSpec withOutlierThresholdPercent(Double outlierThresholdPercent) {
+    this.outlierThresholdPercent = outlierThresholdPercent;
     return this;
   }
 }

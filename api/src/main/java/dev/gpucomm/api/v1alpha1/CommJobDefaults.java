@@ -46,6 +46,15 @@ public final class CommJobDefaults {
   public static final int BENCHMARK_ITERATIONS = 200;
   public static final boolean CUDA_GRAPH = true;
 
+  public static final long FABRIC_BYTES = 4L << 20;
+  public static final int FABRIC_ITERATIONS = 5;
+
+  /** A pair below this fraction of its matrix's median is slow. */
+  public static final double FABRIC_SLOW_FRACTION = 0.5;
+
+  /** A rank slower than the median of its peers by more than this is flagged as an outlier. */
+  public static final double OUTLIER_THRESHOLD_PERCENT = 20;
+
   /** Benchmarks time a separate output buffer unless asked to run in place. */
   public static final boolean IN_PLACE = false;
 
@@ -153,6 +162,9 @@ public final class CommJobDefaults {
       if (workload.getProgram() != null) {
         applyProgram(workload.getProgram());
       }
+      if (workload.getFabric() != null) {
+        applyFabric(workload.getFabric());
+      }
     }
     return job;
   }
@@ -167,6 +179,16 @@ public final class CommJobDefaults {
     orElse(benchmark::getInPlace, benchmark::setInPlace, IN_PLACE);
     orElse(benchmark::getPattern, benchmark::setPattern, PATTERN);
     orElse(benchmark::getFp32Accumulate, benchmark::setFp32Accumulate, FP32_ACCUMULATE);
+    orElse(
+        benchmark::getOutlierThresholdPercent,
+        benchmark::setOutlierThresholdPercent,
+        OUTLIER_THRESHOLD_PERCENT);
+  }
+
+  private static void applyFabric(FabricSpec fabric) {
+    orElse(fabric::getBytes, fabric::setBytes, FABRIC_BYTES);
+    orElse(fabric::getIterations, fabric::setIterations, FABRIC_ITERATIONS);
+    orElse(fabric::getSlowFraction, fabric::setSlowFraction, FABRIC_SLOW_FRACTION);
   }
 
   private static void applyTune(TuneSpec tune) {

@@ -9,8 +9,10 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import java.util.List;
 
 /** What a CommJob runs, on how many ranks, and how its results are judged. */
 @JsonClassDescription("What the job runs, on how many ranks, and how its results are judged.")
@@ -61,6 +63,11 @@ public class CommJobSpec {
 
   @JsonPropertyDescription("Earlier results to compare with; sets the Regressed condition.")
   private Baseline baseline;
+
+  @Size(min = 1, max = 64)
+  @JsonPropertyDescription(
+      "Pass/fail floors checked against the measured figures; sets the MeetsExpectations condition.")
+  private List<Expectation> expect;
 
   @JsonPropertyDescription("What the job requires of the fabric between its ranks.")
   private NetworkSpec network;
@@ -126,6 +133,19 @@ public class CommJobSpec {
 
   public void setTimeoutSeconds(Integer timeoutSeconds) {
     this.timeoutSeconds = timeoutSeconds;
+  }
+
+  public List<Expectation> getExpect() {
+    return expect;
+  }
+
+  public void setExpect(List<Expectation> expect) {
+    this.expect = expect;
+  }
+
+  public CommJobSpec withExpect(List<Expectation> expect) {
+    this.expect = expect;
+    return this;
   }
 
   public NetworkSpec getNetwork() {

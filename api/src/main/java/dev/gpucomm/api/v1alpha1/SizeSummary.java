@@ -34,6 +34,20 @@ public class SizeSummary {
       "NCCL's (or the ring's, on the CPU backend) latency divided by the best latency.")
   private Double speedupVsNccl;
 
+  @JsonPropertyDescription("The slowest rank at this size (its own median of the best algorithm).")
+  private Integer slowestRank;
+
+  @JsonPropertyDescription("The node the slowest rank ran on (its host name outside Kubernetes).")
+  private String slowestNode;
+
+  @JsonPropertyDescription(
+      "How much slower the slowest rank was than the median of the other ranks, in percent.")
+  private Double slowestBehindPeersPercent;
+
+  @JsonPropertyDescription(
+      "Whether the slowest rank is slower than its peers by more than the report's outlier threshold.")
+  private Boolean outlier;
+
   public String getCollective() {
     return collective;
   }
@@ -148,6 +162,58 @@ public class SizeSummary {
 
   public SizeSummary withSpeedupVsNccl(Double speedupVsNccl) {
     this.speedupVsNccl = speedupVsNccl;
+    return this;
+  }
+
+  public Integer getSlowestRank() {
+    return slowestRank;
+  }
+
+  public void setSlowestRank(Integer slowestRank) {
+    this.slowestRank = slowestRank;
+  }
+
+  public SizeSummary withSlowestRank(Integer slowestRank) {
+    this.slowestRank = slowestRank;
+    return this;
+  }
+
+  public String getSlowestNode() {
+    return slowestNode;
+  }
+
+  public void setSlowestNode(String slowestNode) {
+    this.slowestNode = slowestNode;
+  }
+
+  public SizeSummary withSlowestNode(String slowestNode) {
+    this.slowestNode = slowestNode;
+    return this;
+  }
+
+  public Double getSlowestBehindPeersPercent() {
+    return slowestBehindPeersPercent;
+  }
+
+  public void setSlowestBehindPeersPercent(Double slowestBehindPeersPercent) {
+    this.slowestBehindPeersPercent = slowestBehindPeersPercent;
+  }
+
+  public SizeSummary withSlowestBehindPeersPercent(Double slowestBehindPeersPercent) {
+    this.slowestBehindPeersPercent = slowestBehindPeersPercent;
+    return this;
+  }
+
+  public Boolean getOutlier() {
+    return outlier;
+  }
+
+  public void setOutlier(Boolean outlier) {
+    this.outlier = outlier;
+  }
+
+  public SizeSummary withOutlier(Boolean outlier) {
+    this.outlier = outlier;
     return this;
   }
 }

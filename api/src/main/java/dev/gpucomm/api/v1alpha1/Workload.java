@@ -16,10 +16,13 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(
     value = "self.kind != 'tune' || has(self.tune)",
     message = "workload.tune is required when workload.kind is tune")
+@ValidationRule(
+    value = "self.kind != 'fabric' || has(self.fabric)",
+    message = "workload.fabric is required when workload.kind is fabric")
 public class Workload {
   @Required
   @JsonPropertyDescription(
-      "benchmark, program or tune; the section of the same name holds its settings.")
+      "benchmark, program, tune or fabric; the section of the same name holds its settings.")
   private WorkloadKind kind;
 
   @JsonPropertyDescription("A sweep of one collective over sizes and algorithms.")
@@ -31,6 +34,10 @@ public class Workload {
   @JsonPropertyDescription(
       "A sweep that measures where one algorithm overtakes another; writes a tuning table.")
   private TuneSpec tune;
+
+  @JsonPropertyDescription(
+      "A sweep of the fabric pair by pair: GPU pairs inside each node, pods against each other; names a slow node, link or GPU pair.")
+  private FabricSpec fabric;
 
   public WorkloadKind getKind() {
     return kind;
@@ -81,6 +88,19 @@ public class Workload {
 
   public Workload withTune(TuneSpec tune) {
     this.tune = tune;
+    return this;
+  }
+
+  public FabricSpec getFabric() {
+    return fabric;
+  }
+
+  public void setFabric(FabricSpec fabric) {
+    this.fabric = fabric;
+  }
+
+  public Workload withFabric(FabricSpec fabric) {
+    this.fabric = fabric;
     return this;
   }
 }

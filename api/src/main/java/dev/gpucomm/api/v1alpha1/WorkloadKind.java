@@ -11,7 +11,9 @@ public enum WorkloadKind {
   @JsonProperty("program")
   PROGRAM("program"),
   @JsonProperty("tune")
-  TUNE("tune");
+  TUNE("tune"),
+  @JsonProperty("fabric")
+  FABRIC("fabric");
 
   private final String wireName;
 

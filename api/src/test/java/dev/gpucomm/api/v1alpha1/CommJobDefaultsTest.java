@@ -31,7 +31,8 @@ class CommJobDefaultsTest {
         new Workload()
             .withBenchmark(new BenchmarkSpec())
             .withTune(new TuneSpec())
-            .withProgram(new ProgramSpec()));
+            .withProgram(new ProgramSpec())
+            .withFabric(new FabricSpec()));
     spec.setHeuristic(new Heuristic());
     spec.setBaseline(new Baseline());
     job.setSpec(spec);

@@ -50,6 +50,11 @@ final class NamespacePerPod implements PodNetworking {
   }
 
   @Override
+  public String nodeName(PodSlot pod) {
+    return "sim-node-" + pod.job() + "-" + pod.index();
+  }
+
+  @Override
   public void disconnect(PodSlot pod) {
     PodNetwork.PodLink link = links.remove(pod);
     if (link != null) {

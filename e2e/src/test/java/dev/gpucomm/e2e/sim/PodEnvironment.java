@@ -28,12 +28,15 @@ final class PodEnvironment {
   private final Pod pod;
   private final Container container;
   private final String podAddress;
+  private final String nodeName;
 
-  PodEnvironment(KubernetesClient client, Pod pod, Container container, String podAddress) {
+  PodEnvironment(
+      KubernetesClient client, Pod pod, Container container, String podAddress, String nodeName) {
     this.client = client;
     this.pod = pod;
     this.container = container;
     this.podAddress = podAddress;
+    this.nodeName = nodeName;
   }
 
   Map<String, String> resolve() {
@@ -89,7 +92,7 @@ final class PodEnvironment {
       case "metadata.name" -> metadata.getName();
       case "metadata.namespace" -> metadata.getNamespace();
       case "metadata.uid" -> metadata.getUid();
-      case "spec.nodeName" -> Optional.ofNullable(pod.getSpec().getNodeName()).orElse("");
+      case "spec.nodeName" -> Optional.ofNullable(pod.getSpec().getNodeName()).orElse(nodeName);
       case "spec.serviceAccountName" ->
           Optional.ofNullable(pod.getSpec().getServiceAccountName()).orElse("default");
       case "status.podIP", "status.podIPs" -> podAddress;

@@ -16,6 +16,15 @@ sealed interface PodNetworking permits SharedLoopback, NamespacePerPod {
   /** Gives the pod its network; returns the words that run its command inside it. */
   List<String> connect(PodSlot pod);
 
+  /**
+   * The node a pod runs on, as the downward API's spec.nodeName reads it when the pod names none:
+   * one node for pods sharing this machine's loopback, a node of its own for a pod on its own link,
+   * so that reports can tell the pods' nodes apart.
+   */
+  default String nodeName(PodSlot pod) {
+    return "sim-node";
+  }
+
   /** Takes the pod's network away once its processes have ended. */
   void disconnect(PodSlot pod);
 }

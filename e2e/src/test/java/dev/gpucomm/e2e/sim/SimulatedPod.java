@@ -103,7 +103,8 @@ public final class SimulatedPod {
       environment.put("TMPDIR", directory.resolve("tmp").toString());
       environment.put("HOSTNAME", hostname(pod));
       environment.put("LANG", "C.UTF-8"); // as container images set it: output is UTF-8
-      environment.putAll(new PodEnvironment(client, pod, container, address).resolve());
+      environment.putAll(
+          new PodEnvironment(client, pod, container, address, networking.nodeName(slot)).resolve());
       Path terminationLog =
           local(
               mounts,

@@ -11,9 +11,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The regression rule: a report regressed against a baseline report when any size's best latency is
- * slower by more than {@code maxSlowdownPercent}; reports of different setups, or without a common
- * size, give no verdict.
+ * The regression rule: a report regressed against a baseline report when any size's best latency,
+ * or any algorithm's latency at a size both measured, is slower by more than {@code
+ * maxSlowdownPercent} (so that a slower NCCL does not hide behind a faster custom kernel); reports
+ * of different setups, or without a common size, give no verdict.
  */
 public final class BaselineComparison {
   private BaselineComparison() {}
@@ -87,6 +88,19 @@ public final class BaselineComparison {
           "the report and baseline %s share no measured size".formatted(baselineName));
     }
     String limit = String.format(Locale.ROOT, "%s%%", trim(maxSlowdownPercent));
+    List<String> slowerAlgorithms = slowerAlgorithms(current, reference, maxSlowdownPercent);
+    String algorithms =
+        slowerAlgorithms.isEmpty()
+            ? ""
+            : "; %d algorithm figures slower by more than %s: %s"
+                .formatted(slowerAlgorithms.size(), limit, String.join(", ", slowerAlgorithms));
+    if (slower.isEmpty() && !slowerAlgorithms.isEmpty()) {
+      return new RegressionVerdict(
+          RegressionVerdict.TRUE,
+          RegressionVerdict.SLOWER_THAN_BASELINE,
+          "all %d sizes within %s of baseline %s (best latency per size)%s"
+              .formatted(compared, limit, baselineName, algorithms));
+    }
     if (slower.isEmpty()) {
       return new RegressionVerdict(
           RegressionVerdict.FALSE,
@@ -98,7 +112,59 @@ public final class BaselineComparison {
         RegressionVerdict.TRUE,
         RegressionVerdict.SLOWER_THAN_BASELINE,
         "%d of %d sizes slower than baseline %s by more than %s (best latency per size): %s"
-            .formatted(slower.size(), compared, baselineName, limit, String.join(", ", slower)));
+                .formatted(slower.size(), compared, baselineName, limit, String.join(", ", slower))
+            + algorithms);
+  }
+
+  /**
+   * Each algorithm other than auto measured at a size by both reports, slower by more than the
+   * limit; the fastest algorithm of both reports at a size is left to the per-size check, which
+   * already names it.
+   */
+  private static List<String> slowerAlgorithms(
+      ReportSummary current, ReportSummary reference, double maxSlowdownPercent) {
+    Map<String, Double> referenceMicros = new HashMap<>();
+    for (AlgorithmFigure figure : reference.figures()) {
+      referenceMicros.put(figure.bytes() + "/" + figure.algorithm(), figure.latencyMicros());
+    }
+    Map<Long, String> bestNow = best(current);
+    Map<Long, String> bestBefore = best(reference);
+    List<String> slower = new ArrayList<>();
+    for (AlgorithmFigure figure : current.figures()) {
+      if (figure.algorithm().equals("auto")) {
+        continue;
+      }
+      if (figure.algorithm().equals(bestNow.get(figure.bytes()))
+          && figure.algorithm().equals(bestBefore.get(figure.bytes()))) {
+        continue;
+      }
+      Double before = referenceMicros.get(figure.bytes() + "/" + figure.algorithm());
+      if (before == null || before <= 0) {
+        continue;
+      }
+      if (figure.latencyMicros() > before * (1 + maxSlowdownPercent / 100)) {
+        slower.add(
+            String.format(
+                Locale.ROOT,
+                "%s at %d B +%.1f%% (%.2f -> %.2f us)",
+                figure.algorithm(),
+                figure.bytes(),
+                (figure.latencyMicros() / before - 1) * 100,
+                before,
+                figure.latencyMicros()));
+      }
+    }
+    return slower;
+  }
+
+  private static Map<Long, String> best(ReportSummary report) {
+    Map<Long, String> best = new HashMap<>();
+    for (SizeSummary size : report.sizes()) {
+      if (size.getBest() != null) {
+        best.put(size.getBytes(), size.getBest());
+      }
+    }
+    return best;
   }
 
   private static String trim(double value) {

@@ -1,6 +1,7 @@
 package dev.gpucomm.api.v1alpha1.report;
 
 import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.List;
 
@@ -12,6 +13,9 @@ import java.util.List;
  *     before the field existed, which read as false: out of place was all they ran)
  * @param fabric the transports NCCL chose, per rank and communicator (empty where nothing was
  *     recorded, and in reports written before the field existed)
+ * @param ranks who every rank was (empty in reports written before the field existed)
+ * @param rankTimings every rank's median and spread per size and algorithm (likewise)
+ * @param outlierThresholdPercent how much slower than its peers a rank is flagged
  */
 public record BenchmarkReport(
     int schemaVersion,
@@ -28,16 +32,25 @@ public record BenchmarkReport(
     String heuristic,
     String startedAt,
     List<SizeResult> sizes,
+    List<RankIdentity> ranks,
+    List<RankTiming> rankTimings,
+    double outlierThresholdPercent,
     List<RankFabric> fabric)
     implements Report {
   public static final int SCHEMA_VERSION = 1;
 
+  /** What reports written before the threshold was recorded are judged with. */
+  public static final double DEFAULT_OUTLIER_THRESHOLD_PERCENT =
+      CommJobDefaults.OUTLIER_THRESHOLD_PERCENT;
+
   public BenchmarkReport {
     sizes = List.copyOf(sizes);
+    ranks = ranks == null ? List.of() : List.copyOf(ranks);
+    rankTimings = rankTimings == null ? List.of() : List.copyOf(rankTimings);
     fabric = fabric == null ? List.of() : List.copyOf(fabric);
   }
 
-  /** A report without a fabric section (the CPU backend's, or one read from before it existed). */
+  /** A report without per-rank figures or fabric, as reports written before them read. */
   public BenchmarkReport(
       int schemaVersion,
       String job,
@@ -68,6 +81,49 @@ public record BenchmarkReport(
         heuristic,
         startedAt,
         sizes,
+        List.of(),
+        List.of(),
+        DEFAULT_OUTLIER_THRESHOLD_PERCENT,
+        List.of());
+  }
+
+  /** A report with per-rank figures and without a fabric section (the CPU backend's). */
+  public BenchmarkReport(
+      int schemaVersion,
+      String job,
+      Collective collective,
+      DType dtype,
+      int hiddenSize,
+      boolean inPlace,
+      int worldSize,
+      int ranksPerPod,
+      String device,
+      String deviceName,
+      String host,
+      String heuristic,
+      String startedAt,
+      List<SizeResult> sizes,
+      List<RankIdentity> ranks,
+      List<RankTiming> rankTimings,
+      double outlierThresholdPercent) {
+    this(
+        schemaVersion,
+        job,
+        collective,
+        dtype,
+        hiddenSize,
+        inPlace,
+        worldSize,
+        ranksPerPod,
+        device,
+        deviceName,
+        host,
+        heuristic,
+        startedAt,
+        sizes,
+        ranks,
+        rankTimings,
+        outlierThresholdPercent,
         List.of());
   }
 
@@ -88,6 +144,9 @@ public record BenchmarkReport(
         heuristic,
         startedAt,
         sizes,
+        ranks,
+        rankTimings,
+        outlierThresholdPercent,
         rankFabric);
   }
 }

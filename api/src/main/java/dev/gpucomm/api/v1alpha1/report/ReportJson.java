@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
 public final class ReportJson {
   public static final String KIND_BENCHMARK = "benchmark";
   public static final String KIND_PROGRAM = "program";
+  public static final String KIND_FABRIC = "fabric";
 
   private static final ObjectMapper WRITER =
       new ObjectMapper()
@@ -47,6 +48,11 @@ public final class ReportJson {
   /** The one field of a size that may be absent: it came after schema version 1. */
   private static final String SIZE_NOT_MEASURED = "notMeasured";
   private static final String BENCHMARK_FABRIC = "fabric";
+  /** Per-rank fields of a benchmark report, absent from reports written before them. */
+  private static final String BENCHMARK_RANKS = "ranks";
+
+  private static final String BENCHMARK_RANK_TIMINGS = "rankTimings";
+  private static final String BENCHMARK_OUTLIER_THRESHOLD = "outlierThresholdPercent";
 
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
@@ -134,13 +140,17 @@ public final class ReportJson {
         type = ProgramReport.class;
         supported = ProgramReport.SCHEMA_VERSION;
       }
+      case KIND_FABRIC -> {
+        type = FabricReport.class;
+        supported = FabricReport.SCHEMA_VERSION;
+      }
       default ->
           throw new ReportFormatException(
               "report "
                   + source
                   + ": field kind: unknown value '"
                   + kind
-                  + "' (expected benchmark or program)");
+                  + "' (expected benchmark, program or fabric)");
     }
     if (version.intValue() < 1 || version.intValue() > supported) {
       throw new ReportFormatException(
@@ -172,6 +182,20 @@ public final class ReportJson {
       // Written before the field existed: no transports were recorded.
       ((ObjectNode) root).putArray(BENCHMARK_FABRIC);
     }
+    if (type == BenchmarkReport.class) {
+      // Written before per-rank figures existed: they kept only the slowest rank's.
+      ObjectNode benchmark = (ObjectNode) root;
+      if (!benchmark.has(BENCHMARK_RANKS)) {
+        benchmark.putArray(BENCHMARK_RANKS);
+      }
+      if (!benchmark.has(BENCHMARK_RANK_TIMINGS)) {
+        benchmark.putArray(BENCHMARK_RANK_TIMINGS);
+      }
+      if (!benchmark.has(BENCHMARK_OUTLIER_THRESHOLD)) {
+        benchmark.put(
+            BENCHMARK_OUTLIER_THRESHOLD, BenchmarkReport.DEFAULT_OUTLIER_THRESHOLD_PERCENT);
+      }
+    }
     try {
       return READER.treeToValue(root, type);
     } catch (JsonMappingException e) {
@@ -187,13 +211,14 @@ public final class ReportJson {
       return benchmark;
     }
     throw new ReportFormatException(
-        "report " + source + ": holds a program run, not a benchmark sweep");
+        "report " + source + ": holds a " + kindOf(report) + " run, not a benchmark sweep");
   }
 
   private static String kindOf(Report report) {
     return switch (report) {
       case BenchmarkReport ignored -> KIND_BENCHMARK;
       case ProgramReport ignored -> KIND_PROGRAM;
+      case FabricReport ignored -> KIND_FABRIC;
     };
   }
 

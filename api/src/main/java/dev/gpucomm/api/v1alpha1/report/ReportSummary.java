@@ -8,20 +8,29 @@ import java.util.Optional;
 
 /**
  * What a job's status takes from its report: one {@code status.summary} row per size, every
- * algorithm's figures (for metrics), and what was measured ({@code setup}: collective, dtype,
- * ranks, device and whether times are CUDA-graph or eager ones), which two reports must share to be
- * compared, and the transports NCCL chose ({@code status.fabric}, {@link FabricLines}).
+ * algorithm's figures and per-node figures (for metrics), a fabric sweep's verdict, the
+ * transports NCCL chose ({@code status.fabric}, {@link FabricLines}), and what was measured ({@code
+ * setup}: collective, dtype, ranks, device and whether times are CUDA-graph or eager ones), which
+ * two reports must share to be compared.
  */
 public record ReportSummary(
     String collective,
     String setup,
     List<SizeSummary> sizes,
     List<AlgorithmFigure> figures,
-    List<String> fabric) {
+    List<NodeFigure> nodes,
+    FabricVerdict fabric,
+    List<String> transports) {
   public ReportSummary {
     sizes = List.copyOf(sizes);
     figures = List.copyOf(figures);
-    fabric = List.copyOf(fabric);
+    nodes = List.copyOf(nodes);
+    transports = List.copyOf(transports);
+  }
+
+  /** The Degraded verdict of a fabric sweep; empty for other reports. */
+  public Optional<FabricVerdict> fabricVerdict() {
+    return Optional.ofNullable(fabric);
   }
 
   /**
@@ -42,9 +51,21 @@ public record ReportSummary(
               setup(benchmark),
               StatusSummary.of(benchmark),
               figures(benchmark),
+              NodeFigures.of(benchmark),
+              null,
               FabricLines.of(benchmark.fabric()));
       case ProgramReport ignored ->
-          new ReportSummary(null, ReportJson.KIND_PROGRAM, List.of(), List.of(), List.of());
+          new ReportSummary(
+              null, ReportJson.KIND_PROGRAM, List.of(), List.of(), List.of(), null, List.of());
+      case FabricReport fabric ->
+          new ReportSummary(
+              null,
+              ReportJson.KIND_FABRIC,
+              List.of(),
+              List.of(),
+              NodeFigures.of(fabric),
+              FabricJudge.verdict(fabric),
+              List.of());
     };
   }
 

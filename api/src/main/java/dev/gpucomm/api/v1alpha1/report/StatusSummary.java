@@ -2,7 +2,9 @@ package dev.gpucomm.api.v1alpha1.report;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.SizeSummary;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The per-size rows of a CommJob's status, from a benchmark report. */
 public final class StatusSummary {
@@ -14,7 +16,23 @@ public final class StatusSummary {
    * bus bandwidth and its speedup over NCCL (or ring).
    */
   public static List<SizeSummary> of(BenchmarkReport report) {
-    return report.sizes().stream().map(size -> row(report, size)).toList();
+    Map<Long, SlowRank> slowest = new HashMap<>();
+    for (SlowRank slow : RankOutliers.of(report)) {
+      slowest.put(slow.bytes(), slow);
+    }
+    return report.sizes().stream()
+        .map(size -> withSlowestRank(row(report, size), slowest.get(size.bytes())))
+        .toList();
+  }
+
+  private static SizeSummary withSlowestRank(SizeSummary row, SlowRank slow) {
+    if (slow == null) {
+      return row;
+    }
+    return row.withSlowestRank(slow.rank())
+        .withSlowestNode(slow.node())
+        .withSlowestBehindPeersPercent(Math.round(slow.behindPeersPercent() * 10) / 10.0)
+        .withOutlier(slow.outlier());
   }
 
   private static SizeSummary row(BenchmarkReport report, SizeResult size) {

@@ -11,6 +11,9 @@ import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.Expectation;
+import dev.gpucomm.api.v1alpha1.ExpectedSize;
+import dev.gpucomm.api.v1alpha1.FabricSpec;
 import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
@@ -26,8 +29,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The rules a CommJob must meet to run, wherever it runs: everything the CRD's schema and CEL rules
@@ -179,6 +184,98 @@ public final class CommJobValidator {
     if (spec.getSharedMemorySize() != null) {
       checkSharedMemory(spec.getSharedMemorySize());
     }
+    if (spec.getExpect() != null) {
+      checkExpect(spec.getExpect(), workload);
+    }
+  }
+
+  /**
+   * Each rule names the benchmark's collective, a size it measures and a floor or ceiling that is
+   * not negative: a rule that could never be checked would leave the gate Unknown forever.
+   */
+  private void checkExpect(List<Expectation> rules, Workload workload) {
+    if (!listSize("spec.expect", rules, 1, 64)) {
+      return;
+    }
+    BenchmarkSpec benchmark = null;
+    if (workload != null && workload.getKind() != null) {
+      if (workload.getKind() != WorkloadKind.BENCHMARK) {
+        add(
+            "spec.expect",
+            "checks benchmark figures, but spec.workload.kind is " + workload.getKind().wireName());
+        return;
+      }
+      benchmark = workload.getBenchmark();
+    }
+    Set<Long> measured = benchmark == null ? null : sweptBytes(benchmark);
+    Collective collective =
+        benchmark == null
+            ? null
+            : Objects.requireNonNullElse(benchmark.getCollective(), CommJobDefaults.COLLECTIVE);
+    for (int i = 0; i < rules.size(); i++) {
+      String at = "spec.expect[" + i + "]";
+      Expectation rule = rules.get(i);
+      if (rule == null) {
+        add(at, "required");
+        continue;
+      }
+      if (rule.getCollective() == null) {
+        add(at + ".collective", "required");
+      } else if (collective != null && rule.getCollective() != collective) {
+        add(
+            at + ".collective",
+            "%s is not measured: the benchmark sweeps %s"
+                .formatted(rule.getCollective().wireName(), collective.wireName()));
+      }
+      OptionalLong bytes = ExpectedSize.bytes(rule.getBytes());
+      if (rule.getBytes() == null) {
+        add(at + ".bytes", "required");
+      } else if (bytes.isEmpty()) {
+        add(at + ".bytes", "'" + rule.getBytes() + "' is not a size (e.g. 67108864 or 64Mi)");
+      } else if (measured != null && !measured.contains(bytes.getAsLong())) {
+        add(
+            at + ".bytes",
+            "%s (%d bytes) is not a size the benchmark measures (%s)"
+                .formatted(
+                    rule.getBytes(),
+                    bytes.getAsLong(),
+                    measured.stream().sorted().map(b -> b + "").collect(Collectors.joining(", "))));
+      }
+      if (rule.getAlgorithm() != null
+          && benchmark != null
+          && benchmark.getAlgorithms() != null
+          && !benchmark.getAlgorithms().contains(rule.getAlgorithm())) {
+        add(
+            at + ".algorithm",
+            rule.getAlgorithm().wireName() + " is not among spec.workload.benchmark.algorithms");
+      }
+      if (rule.getMinBusBandwidthGBps() == null && rule.getMaxLatencyMicros() == null) {
+        add(at, "needs minBusBandwidthGBps or maxLatencyMicros");
+      }
+      if (rule.getMinBusBandwidthGBps() != null && !(rule.getMinBusBandwidthGBps() >= 0)) {
+        add(at + ".minBusBandwidthGBps", rule.getMinBusBandwidthGBps() + " is negative");
+      }
+      if (rule.getMaxLatencyMicros() != null && !(rule.getMaxLatencyMicros() >= 0)) {
+        add(at + ".maxLatencyMicros", rule.getMaxLatencyMicros() + " is negative");
+      }
+    }
+  }
+
+  /** The per-rank sizes a benchmark measures: its sizes, or tokens x hiddenSize x dtype bytes. */
+  private static Set<Long> sweptBytes(BenchmarkSpec benchmark) {
+    Set<Long> bytes = new HashSet<>();
+    if (benchmark.getSizes() != null) {
+      benchmark.getSizes().stream().filter(Objects::nonNull).forEach(bytes::add);
+    }
+    if (benchmark.getTokens() != null) {
+      int hiddenSize =
+          Objects.requireNonNullElse(benchmark.getHiddenSize(), CommJobDefaults.HIDDEN_SIZE);
+      DType dtype = Objects.requireNonNullElse(benchmark.getDtype(), CommJobDefaults.DTYPE);
+      benchmark.getTokens().stream()
+          .filter(Objects::nonNull)
+          .forEach(tokens -> bytes.add((long) tokens * hiddenSize * dtype.bytes()));
+    }
+    return bytes;
   }
 
   private void checkHeuristic(Heuristic heuristic) {
@@ -265,9 +362,14 @@ public final class CommJobValidator {
       sections.put(WorkloadKind.BENCHMARK, workload.getBenchmark());
       sections.put(WorkloadKind.TUNE, workload.getTune());
       sections.put(WorkloadKind.PROGRAM, workload.getProgram());
+      sections.put(WorkloadKind.FABRIC, workload.getFabric());
       section(kind, kind, sections.get(kind));
       for (WorkloadKind other :
-          List.of(WorkloadKind.BENCHMARK, WorkloadKind.TUNE, WorkloadKind.PROGRAM)) {
+          List.of(
+              WorkloadKind.BENCHMARK,
+              WorkloadKind.TUNE,
+              WorkloadKind.PROGRAM,
+              WorkloadKind.FABRIC)) {
         if (other != kind) {
           section(kind, other, sections.get(other));
         }
@@ -288,6 +390,11 @@ public final class CommJobValidator {
             program(workload.getProgram());
           }
         }
+        case FABRIC -> {
+          if (workload.getFabric() != null) {
+            fabric(workload.getFabric());
+          }
+        }
       }
     }
 
@@ -297,6 +404,27 @@ public final class CommJobValidator {
         add(field, "required when spec.workload.kind is " + kind.wireName());
       } else if (kind != section && value != null) {
         add(field, "set but spec.workload.kind is " + kind.wireName());
+      }
+    }
+
+    private void fabric(FabricSpec fabric) {
+      String at = "spec.workload.fabric";
+      if (fabric.getBytes() != null) {
+        Long bytes = fabric.getBytes();
+        if (bytes < CommJob.MESSAGE_ALIGNMENT_BYTES || bytes > (1L << 30)) {
+          add(at + ".bytes", bytes + " is outside " + CommJob.MESSAGE_ALIGNMENT_BYTES + "..1Gi");
+        } else if (bytes % CommJob.MESSAGE_ALIGNMENT_BYTES != 0) {
+          add(
+              at + ".bytes",
+              bytes + " bytes is not a multiple of " + CommJob.MESSAGE_ALIGNMENT_BYTES);
+        }
+      }
+      if (fabric.getIterations() != null) {
+        inRange(at + ".iterations", fabric.getIterations(), 1, 10000);
+      }
+      Double slowFraction = fabric.getSlowFraction();
+      if (slowFraction != null && !(slowFraction >= 0 && slowFraction <= 1)) {
+        add(at + ".slowFraction", slowFraction + " is outside 0..1");
       }
     }
 

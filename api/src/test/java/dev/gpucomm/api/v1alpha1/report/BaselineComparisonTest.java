@@ -86,6 +86,42 @@ class BaselineComparisonTest {
                 + " base measures allreduce bf16 on 8 ranks (cuda, eager times)");
   }
 
+  @Test
+  void aSlowerNcclIsARegressionEvenWhenAFasterKernelKeepsTheBestLatency() throws Exception {
+    // given oneshot fastest in both runs, and NCCL 20% slower now
+    ReportSummary baseline =
+        ReportSummary.read(
+            TestReports.allreduce("j")
+                .size(
+                    1024,
+                    null,
+                    "oneshot",
+                    timing("nccl", 20.0, null, 1.0),
+                    timing("oneshot", 8.0, null, 1.0))
+                .json(),
+            "r");
+    ReportSummary now =
+        ReportSummary.read(
+            TestReports.allreduce("j")
+                .size(
+                    1024,
+                    null,
+                    "oneshot",
+                    timing("nccl", 24.0, null, 1.0),
+                    timing("oneshot", 8.0, null, 1.0))
+                .json(),
+            "r");
+
+    RegressionVerdict verdict = BaselineComparison.verdict("base", 5, now, baseline);
+
+    assertThat(verdict.status()).isEqualTo("True");
+    assertThat(verdict.reason()).isEqualTo("SlowerThanBaseline");
+    assertThat(verdict.message())
+        .isEqualTo(
+            "all 1 sizes within 5% of baseline base (best latency per size); 1 algorithm figures"
+                + " slower by more than 5%: nccl at 1024 B +20.0% (20.00 -> 24.00 us)");
+  }
+
   private ReportSummary baselineOf1024And4096() {
     return ReportSummary.read(
         TestReports.allreduce("j")

@@ -50,10 +50,10 @@ class FabricSectionTest {
   void theStatusSummaryHasOneLinePerCommunicatorAndView() {
     ReportSummary summary = ReportSummary.of(Reports.h200().withFabric(TWO_PODS));
 
-    assertThat(summary.fabric())
+    assertThat(summary.transports())
         .containsExactly(
             "world, ranks 0,1: intra-node p2p; inter-node ib via mlx5_0",
             "across-pods, ranks 0,1: inter-node ib via mlx5_0");
-    assertThat(ReportSummary.of(Reports.h200()).fabric()).isEmpty();
+    assertThat(ReportSummary.of(Reports.h200()).transports()).isEmpty();
   }
 }

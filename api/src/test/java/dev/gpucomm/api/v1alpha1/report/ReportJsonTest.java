@@ -158,7 +158,7 @@ class ReportJsonTest {
                 ReportJson.parse(
                     json.replace("\"kind\" : \"benchmark\"", "\"kind\" : \"tune\""), "r.json"))
         .hasMessage(
-            "report r.json: field kind: unknown value 'tune' (expected benchmark or program)");
+            "report r.json: field kind: unknown value 'tune' (expected benchmark, program or fabric)");
     assertThatThrownBy(() -> ReportJson.parse("{\"schemaVersion\": 1,", "r.json"))
         .hasMessageStartingWith("report r.json: not valid JSON at line 1");
     assertThatThrownBy(() -> ReportJson.parse("{\"sizes\": []}", "r.json"))

@@ -72,6 +72,8 @@ class CommJobValidatorTest {
           copyengine on broadcast    | algorithms: [auto, nccl, oneshot] | collective: broadcast, algorithms: [nccl, copyengine] | spec.workload.benchmark.algorithms[1]
           fixed heuristic without algorithm | device: cuda        | device: cuda\\n  heuristic: {name: fixed}                    | spec.heuristic.fixedAlgorithm
           fixedAlgorithm without fixed | device: cuda             | device: cuda\\n  heuristic: {name: vllm, fixedAlgorithm: nccl} | spec.heuristic.fixedAlgorithm
+          expect: wrong collective, size not measured, negative floor; a rule without a floor | device: cuda | device: cuda\\n  expect: [{collective: allgather, bytes: 3Mi, minBusBandwidthGBps: -1}, {collective: allreduce, bytes: 512Ki}] | spec.expect[0].collective, spec.expect[0].bytes, spec.expect[0].minBusBandwidthGBps, spec.expect[1]
+          expect an algorithm not measured | device: cuda      | device: cuda\\n  expect: [{collective: allreduce, bytes: 1Mi, algorithm: twoshot, maxLatencyMicros: 30}] | spec.expect[0].algorithm
           bad baseline and /dev/shm  | device: cuda               | device: cuda\\n  baseline: {configMapRef: Nightly_Base, maxSlowdownPercent: 2000}\\n  sharedMemorySize: 16Mi | spec.baseline.configMapRef, spec.baseline.maxSlowdownPercent, spec.sharedMemorySize
           """)
   void everyProblemIsReportedWithItsFieldPath(
@@ -82,6 +84,33 @@ class CommJobValidatorTest {
     List<SpecProblem> problems = CommJobValidator.validateForPods(job(yaml));
 
     assertThat(problems).extracting(SpecProblem::fieldPath).containsExactly(fieldPaths.split(", "));
+  }
+
+  @Test
+  void expectRulesOnMeasuredSizesAreAccepted() {
+    // 64 tokens x 8192 x 2 bytes = 1Mi, 32 tokens = 512Ki
+    String yaml =
+        VALID.replace(
+            "device: cuda",
+            "device: cuda\n  expect: [{collective: allreduce, bytes: 1Mi, minBusBandwidthGBps:"
+                + " 350}, {collective: allreduce, bytes: '524288', algorithm: nccl,"
+                + " maxLatencyMicros: 40}]");
+
+    assertThat(CommJobValidator.validateForPods(job(yaml))).isEmpty();
+  }
+
+  @Test
+  void aSizeNotMeasuredIsNamedWithTheSizesThatAre() {
+    String yaml =
+        VALID.replace(
+            "device: cuda",
+            "device: cuda\n  expect: [{collective: allreduce, bytes: 64Mi, minBusBandwidthGBps: 1}]");
+
+    assertThat(CommJobValidator.validateForPods(job(yaml)))
+        .singleElement()
+        .hasToString(
+            "spec.expect[0].bytes: 64Mi (67108864 bytes) is not a size the benchmark measures"
+                + " (524288, 1048576)");
   }
 
   @ParameterizedTest(name = "{0}")

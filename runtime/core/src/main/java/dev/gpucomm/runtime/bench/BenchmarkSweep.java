@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.NotMeasured;
+import dev.gpucomm.api.v1alpha1.report.RankTiming;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
@@ -92,7 +93,11 @@ public final class BenchmarkSweep {
   }
 
   /** What a sweep found: per size on rank 0 (empty on other ranks), and whether graphs ran. */
-  public record Outcome(List<SizeResult> sizes, boolean graphsTimed, String graphNote) {}
+  public record Outcome(
+      List<SizeResult> sizes,
+      List<RankTiming> rankTimings,
+      boolean graphsTimed,
+      String graphNote) {}
 
   /**
    * Runs the sweep; {@code name} keys this sweep's results in the store (unique within a job).
@@ -124,7 +129,7 @@ public final class BenchmarkSweep {
     } finally {
       progress.finish();
     }
-    List<PointFigures> merged =
+    FigureGather.Gathered gathered =
         FigureGather.gather(
             store,
             name + "/figures",
@@ -133,10 +138,11 @@ public final class BenchmarkSweep {
             measurer.figures,
             peerTimeout);
     if (topology.rank() != 0) {
-      return new Outcome(List.of(), measurer.graphs, measurer.graphNote);
+      return new Outcome(List.of(), List.of(), measurer.graphs, measurer.graphNote);
     }
     return new Outcome(
-        sizeResults(plan, decisions, merged, measurer.notMeasured),
+        sizeResults(plan, decisions, gathered.merged(), measurer.notMeasured),
+        rankTimings(plan, gathered.perRank()),
         plan.graphs() && measurer.graphs,
         measurer.graphNote);
   }
@@ -338,6 +344,7 @@ public final class BenchmarkSweep {
       call.run();
       timer.timeCalls(call, stream, replays, callsPerGraph, eagerTimes);
       double eagerMicros = CallTimer.median(eagerTimes, replays);
+      double eagerSpreadMicros = CallTimer.interquartileRange(eagerTimes, replays);
 
       // The second validation comes after the timed calls, so that a kernel that corrupts its
       // input over repeated calls is caught: the graph replay's when graphs run, else eager.
@@ -364,7 +371,14 @@ public final class BenchmarkSweep {
           graphMicros = CallTimer.median(graphTimes, replays);
         }
       }
-      return new PointFigures(pointIndex, algorithm, eagerMicros, graphMicros, relativeError);
+      return new PointFigures(
+          pointIndex,
+          algorithm,
+          eagerMicros,
+          graphMicros,
+          relativeError,
+          topology.rank(),
+          eagerSpreadMicros);
     }
 
     @Override
@@ -496,6 +510,22 @@ public final class BenchmarkSweep {
       device.download(output, 0, hostOutput, stream);
       return validator.validate(shape, algorithm, pointIndex, hostOutput);
     }
+  }
+
+  /** Every rank's eager median and spread, keyed by size rather than point index. */
+  private static List<RankTiming> rankTimings(SweepPlan plan, List<PointFigures> perRank) {
+    List<RankTiming> timings = new ArrayList<>();
+    for (PointFigures figures : perRank) {
+      SweepPoint point = plan.points().get(figures.pointIndex() / 16);
+      timings.add(
+          new RankTiming(
+              point.bytes(),
+              figures.algorithm(),
+              figures.rank(),
+              figures.eagerMicros(),
+              figures.eagerSpreadMicros()));
+    }
+    return timings;
   }
 
   private List<SizeResult> sizeResults(

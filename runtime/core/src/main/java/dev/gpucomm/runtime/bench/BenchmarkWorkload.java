@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.report.ReportFiles;
 import dev.gpucomm.runtime.report.ReportMarkdown;
@@ -27,6 +28,9 @@ public final class BenchmarkWorkload implements RankWorkload {
             "benchmark",
             benchmark.getSeed(),
             benchmark.getDtype(),
+            benchmark.getOutlierThresholdPercent() != null
+                ? benchmark.getOutlierThresholdPercent()
+                : CommJobDefaults.OUTLIER_THRESHOLD_PERCENT,
             (planner, seed) -> planner.plan(benchmark, seed))
         .map(BenchmarkWorkload::result)
         .orElseGet(WorkloadResult::none);

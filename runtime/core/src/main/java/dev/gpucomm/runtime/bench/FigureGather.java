@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * Brings every rank's figures to rank 0 through the store and merges them per point and algorithm
  * by taking the slowest rank's median (as nccl-tests reports the maximum over ranks): a collective
- * is only done when its last rank is.
+ * is only done when its last rank is. Every rank's own figures are kept beside the merge, so that a
+ * report can say which rank was the slow one.
  */
 public final class FigureGather {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -24,10 +25,16 @@ public final class FigureGather {
   private FigureGather() {}
 
   /**
+   * The merge in rank 0's order, and every rank's own figures in rank order (on other ranks: their
+   * own figures, both times).
+   */
+  public record Gathered(List<PointFigures> merged, List<PointFigures> perRank) {}
+
+  /**
    * Publishes this rank's figures under {@code key}; rank 0 then waits for every rank's and returns
    * the merge, in rank 0's order. Other ranks return their own figures.
    */
-  public static List<PointFigures> gather(
+  public static Gathered gather(
       KeyValueStore store,
       String key,
       int rank,
@@ -40,8 +47,9 @@ public final class FigureGather {
       throw new UncheckedIOException(e);
     }
     if (rank != 0) {
-      return own;
+      return new Gathered(own, own);
     }
+    List<PointFigures> perRank = new ArrayList<>(own);
     Map<String, PointFigures> merged = new LinkedHashMap<>();
     for (PointFigures figures : own) {
       merged.put(figures.pointIndex() + "/" + figures.algorithm(), figures);
@@ -53,11 +61,12 @@ public final class FigureGather {
       } catch (IOException e) {
         throw new UncheckedIOException("rank " + other + " sent unreadable figures", e);
       }
+      perRank.addAll(theirs);
       for (PointFigures figures : theirs) {
         merged.merge(
             figures.pointIndex() + "/" + figures.algorithm(), figures, PointFigures::slowest);
       }
     }
-    return new ArrayList<>(merged.values());
+    return new Gathered(new ArrayList<>(merged.values()), perRank);
   }
 }

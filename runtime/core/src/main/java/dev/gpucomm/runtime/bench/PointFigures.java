@@ -4,14 +4,17 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 
 /**
  * One rank's validated figures for one algorithm at one point of a sweep: medians over the timed
- * calls, the graph median when graphs were timed (else null), and the worst relative error seen.
+ * calls, the graph median when graphs were timed (else null), and the worst relative error seen;
+ * {@code rank} and the eager calls' interquartile range keep what each rank saw on its own.
  */
 public record PointFigures(
     int pointIndex,
     Algorithm algorithm,
     double eagerMicros,
     Double graphMicros,
-    double maxRelativeError) {
+    double maxRelativeError,
+    int rank,
+    double eagerSpreadMicros) {
 
   /** The figures of several ranks for the same point and algorithm, merged as nccl-tests does. */
   public PointFigures slowest(PointFigures other) {
@@ -24,6 +27,8 @@ public record PointFigures(
         algorithm,
         Math.max(eagerMicros, other.eagerMicros),
         graph,
-        Math.max(maxRelativeError, other.maxRelativeError));
+        Math.max(maxRelativeError, other.maxRelativeError),
+        eagerMicros >= other.eagerMicros ? rank : other.rank,
+        eagerMicros >= other.eagerMicros ? eagerSpreadMicros : other.eagerSpreadMicros);
   }
 }

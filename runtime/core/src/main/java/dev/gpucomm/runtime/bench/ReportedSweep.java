@@ -7,6 +7,8 @@ import dev.gpucomm.api.v1alpha1.report.RankFabric;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.fabric.LocalHost;
 import dev.gpucomm.runtime.fabric.RankFabricGather;
+import dev.gpucomm.api.v1alpha1.report.RankIdentity;
+import dev.gpucomm.runtime.fabric.RankIdentities;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.workload.RankContext;
@@ -29,7 +31,8 @@ final class ReportedSweep {
   /**
    * Agrees on the seed ({@code requestedSeed}, or one rank 0 draws, under {@code label/seed}),
    * plans the sweep with {@code planner}, runs it with the job's heuristic for {@code dtype}
-   * deciding the automatic choices, and returns the result on rank 0; the other ranks get none.
+   * deciding the automatic choices, and returns the result on rank 0; the other ranks get none. The
+   * report flags a rank slower than its peers by more than {@code outlierThresholdPercent}.
    */
   static Optional<Finished> run(
       RankContext context,
@@ -37,6 +40,7 @@ final class ReportedSweep {
       String label,
       Long requestedSeed,
       DType dtype,
+      double outlierThresholdPercent,
       BiFunction<SweepPlanner, Long, SweepPlan> planner) {
     var topology = context.topology();
     long seed =
@@ -71,6 +75,14 @@ final class ReportedSweep {
             context.rank(),
             topology.worldSize(),
             context.rendezvousTimeout());
+    List<RankIdentity> identities =
+        RankIdentities.gather(
+            context.store(),
+            label + "/identity",
+            RankIdentities.local(
+                context.rank(), context.device(), context.communicator(), System.getenv()),
+            topology.worldSize(),
+            context.rendezvousTimeout());
     if (!context.isRankZero()) {
       return Optional.empty();
     }
@@ -90,6 +102,9 @@ final class ReportedSweep {
             heuristic.name(),
             startedAt,
             outcome.sizes(),
+            identities,
+            outcome.rankTimings(),
+            outlierThresholdPercent,
             fabric);
     return Optional.of(new Finished(plan, outcome, report));
   }

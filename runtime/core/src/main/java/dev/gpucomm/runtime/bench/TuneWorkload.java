@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.bench;
 
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.runtime.heuristic.TuningTable;
@@ -40,6 +41,7 @@ public final class TuneWorkload implements RankWorkload {
             "tune",
             null,
             tune.getDtype(),
+            CommJobDefaults.OUTLIER_THRESHOLD_PERCENT,
             (planner, seed) -> planner.plan(tune, seed))
         .map(sweep -> result(tune, context.job().name(), sweep.report()))
         .orElseGet(WorkloadResult::none);

@@ -21,6 +21,16 @@ public interface Device extends AutoCloseable {
   /** Human-readable model, e.g. "NVIDIA H200" or "cpu (16 cores)". */
   String name();
 
+  /** The GPU's UUID as nvidia-smi prints it ("GPU-…"); empty on the CPU backend. */
+  default Optional<String> uuid() {
+    return Optional.empty();
+  }
+
+  /** The GPU's PCI bus id ("0000:1b:00.0"); empty on the CPU backend. */
+  default Optional<String> pciBusId() {
+    return Optional.empty();
+  }
+
   /** The CUDA compute capability; empty on the CPU backend. */
   Optional<ComputeCapability> computeCapability();
 

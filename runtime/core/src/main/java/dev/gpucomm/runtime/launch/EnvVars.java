@@ -18,6 +18,12 @@ public final class EnvVars {
   public static final String RANKS_PER_POD = "GPUCOMM_RANKS_PER_POD";
   public static final String WORLD_SIZE = "GPUCOMM_WORLD_SIZE";
 
+  /** The node the pod runs on (downward API spec.nodeName); unset outside a cluster. */
+  public static final String NODE_NAME = "GPUCOMM_NODE_NAME";
+
+  /** The pod's name (downward API metadata.name); unset outside a cluster. */
+  public static final String POD_NAME = "GPUCOMM_POD_NAME";
+
   /** host:port of the rendezvous store. */
   public static final String RENDEZVOUS = "GPUCOMM_RENDEZVOUS";
 

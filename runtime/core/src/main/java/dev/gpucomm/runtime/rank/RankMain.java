@@ -16,6 +16,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.fabric.FabricGather;
 import dev.gpucomm.runtime.fabric.FabricObservation;
+import dev.gpucomm.runtime.fabric.FabricSweepWorkload;
 import dev.gpucomm.runtime.fabric.LocalHost;
 import dev.gpucomm.runtime.fabric.TransportCheck;
 import dev.gpucomm.runtime.fabric.UnexpectedTransportException;
@@ -224,6 +225,7 @@ public final class RankMain {
     return switch (kind) {
       case BENCHMARK -> new BenchmarkWorkload(site.tuningTables());
       case TUNE -> new TuneWorkload(site.tuningTables());
+      case FABRIC -> new FabricSweepWorkload();
       case PROGRAM ->
           ServiceLoader.load(ProgramWorkload.class)
               .findFirst()

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.report;
 
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
+import dev.gpucomm.api.v1alpha1.report.FabricReport;
 import dev.gpucomm.api.v1alpha1.report.Report;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import java.util.LinkedHashMap;
@@ -9,8 +10,8 @@ import java.util.SequencedMap;
 
 /**
  * The files of a report, rendered in memory and keyed by file name: report.json, report.csv,
- * report.md and latency.svg for a benchmark; report.json and report.md for a program. The same
- * names are the keys of the results ConfigMap.
+ * report.md and latency.svg for a benchmark; report.json and report.md for a program; report.json,
+ * report.md and heatmaps for a fabric sweep. The same names are the keys of the results ConfigMap.
  */
 public final class ReportFiles {
   public static final String JSON = "report.json";
@@ -30,6 +31,9 @@ public final class ReportFiles {
     files.put(MARKDOWN, ReportMarkdown.write(report));
     if (report instanceof BenchmarkReport benchmark) {
       files.put(SVG, LatencyPlotSvg.write(benchmark));
+    }
+    if (report instanceof FabricReport fabric) {
+      FabricMarkdown.heatmaps(fabric, files);
     }
     return files;
   }

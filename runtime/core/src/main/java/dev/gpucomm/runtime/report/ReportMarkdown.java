@@ -8,6 +8,7 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
 import dev.gpucomm.api.v1alpha1.report.FabricLines;
+import dev.gpucomm.api.v1alpha1.report.FabricReport;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.ProgramReport;
@@ -44,6 +45,7 @@ public final class ReportMarkdown {
     return switch (report) {
       case BenchmarkReport benchmark -> benchmark(benchmark);
       case ProgramReport program -> program(program);
+      case FabricReport fabric -> FabricMarkdown.write(fabric);
     };
   }
 
@@ -101,6 +103,7 @@ public final class ReportMarkdown {
           .append(" |\n");
     }
     fabric(md, report);
+    RankSection.append(md, report);
     return md.toString();
   }
 

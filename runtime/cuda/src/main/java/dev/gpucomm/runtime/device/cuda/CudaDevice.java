@@ -24,6 +24,7 @@ import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUresult;
+import jcuda.driver.CUuuid;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -117,6 +118,20 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
     if (result != CUresult.CUDA_SUCCESS) {
       throw new CudaException(call, CUresult.stringFor(result), device);
     }
+  }
+
+  @Override
+  public Optional<String> uuid() {
+    CUuuid uuid = new CUuuid();
+    check(JCudaDriver.cuDeviceGetUuid(uuid, cuDevice), "cuDeviceGetUuid");
+    return Optional.of(GpuUuid.format(uuid.bytes));
+  }
+
+  @Override
+  public Optional<String> pciBusId() {
+    String[] busId = new String[1];
+    check(JCudaDriver.cuDeviceGetPCIBusId(busId, 32, cuDevice), "cuDeviceGetPCIBusId");
+    return Optional.ofNullable(busId[0]).map(String::trim);
   }
 
   private int attribute(int attribute) {

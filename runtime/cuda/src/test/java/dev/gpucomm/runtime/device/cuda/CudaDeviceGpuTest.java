@@ -50,6 +50,17 @@ class CudaDeviceGpuTest {
   }
 
   @Test
+  void namesItsGpuByUuidAndPciBusIdAsNvidiaSmiDoes() {
+    assertThat(device.uuid())
+        .hasValueSatisfying(uuid -> assertThat(uuid).matches("GPU-[0-9a-f-]{36}"));
+    assertThat(device.pciBusId())
+        .hasValueSatisfying(
+            busId ->
+                assertThat(busId)
+                    .matches("[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-7]"));
+  }
+
+  @Test
   void bytesSurviveUploadCopyFillAndDownload() {
     try (Arena arena = Arena.ofConfined();
         DeviceBuffer a = device.allocate(1 << 20);

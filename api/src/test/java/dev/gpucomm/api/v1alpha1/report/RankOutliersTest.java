@@ -1,0 +1,146 @@
+package dev.gpucomm.api.v1alpha1.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.SizeSummary;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RankOutliersTest {
+  private static final List<RankIdentity> FOUR_NODES =
+      List.of(
+          identity(0, "node-a"),
+          identity(1, "node-b"),
+          identity(2, "node-c"),
+          identity(3, "node-d"));
+
+  @Test
+  void aRankWellBehindItsPeersIsNamedWithItsNodeAsTheOutlier() {
+    // given the CPU sweep where oneshot is fastest at 4 KiB and ring at 64 KiB, rank 2 slow at both
+    BenchmarkReport report =
+        withRanks(
+            Reports.cpu(),
+            timings(4096, Algorithm.ONESHOT, 60, 61, 95, 59),
+            timings(65536, Algorithm.RING, 300, 302, 330, 298),
+            20);
+
+    List<SlowRank> slowest = RankOutliers.of(report);
+
+    assertThat(slowest).extracting(SlowRank::rank).containsExactly(2, 2);
+    assertThat(slowest).extracting(SlowRank::node).containsExactly("node-c", "node-c");
+    assertThat(slowest.get(0).algorithm()).isEqualTo("oneshot");
+    assertThat(slowest.get(0).peerMedianMicros()).isEqualTo(60);
+    assertThat(slowest.get(0).outlier()).as("95 us against 60 us is 58% behind").isTrue();
+    assertThat(slowest.get(1).outlier()).as("330 us against 300 us is 10% behind").isFalse();
+    assertThat(RankOutliers.outliers(report)).hasSize(1);
+  }
+
+  @Test
+  void theThresholdIsTheReportsOwn() {
+    BenchmarkReport report =
+        withRanks(
+            Reports.cpu(),
+            timings(4096, Algorithm.ONESHOT, 60, 61, 95, 59),
+            timings(65536, Algorithm.RING, 300, 302, 330, 298),
+            5);
+
+    assertThat(RankOutliers.outliers(report))
+        .extracting(SlowRank::bytes)
+        .containsExactly(4096L, 65536L);
+  }
+
+  @Test
+  void theStatusRowsNameTheSlowestRankAndItsNode() {
+    BenchmarkReport report =
+        withRanks(
+            Reports.cpu(),
+            timings(4096, Algorithm.ONESHOT, 60, 61, 95, 59),
+            timings(65536, Algorithm.RING, 300, 302, 330, 298),
+            20);
+
+    List<SizeSummary> rows = StatusSummary.of(report);
+
+    assertThat(rows.get(0).getSlowestRank()).isEqualTo(2);
+    assertThat(rows.get(0).getSlowestNode()).isEqualTo("node-c");
+    assertThat(rows.get(0).getSlowestBehindPeersPercent()).isEqualTo(58.3);
+    assertThat(rows.get(0).getOutlier()).isTrue();
+    assertThat(rows.get(1).getOutlier()).isFalse();
+  }
+
+  @Test
+  void aReportWithoutPerRankFiguresNamesNoRank() {
+    assertThat(RankOutliers.of(Reports.cpu())).isEmpty();
+    assertThat(StatusSummary.of(Reports.cpu()))
+        .allSatisfy(row -> assertThat(row.getSlowestRank()).isNull());
+  }
+
+  @Test
+  void perRankFiguresSurviveReportJson() {
+    BenchmarkReport report =
+        withRanks(
+            Reports.cpu(),
+            timings(4096, Algorithm.ONESHOT, 60, 61, 95, 59),
+            timings(65536, Algorithm.RING, 300, 302, 330, 298),
+            12.5);
+
+    BenchmarkReport read = (BenchmarkReport) ReportJson.parse(ReportJson.write(report), "test");
+
+    assertThat(read).isEqualTo(report);
+    assertThat(read.ranks().get(2).gpuUuid()).isEqualTo("GPU-2");
+  }
+
+  @Test
+  void aReportWrittenBeforePerRankFiguresReadsWithNone() {
+    String old =
+        ReportJson.write(Reports.cpu())
+            .replaceAll(
+                "(?s),\\s*\"ranks\" : \\[ \\],\\s*\"rankTimings\" : \\[ \\],\\s*\"outlierThresholdPercent\" : [0-9.]+",
+                "");
+    assertThat(old).doesNotContain("rankTimings");
+
+    BenchmarkReport read = (BenchmarkReport) ReportJson.parse(old, "old.json");
+
+    assertThat(read.ranks()).isEmpty();
+    assertThat(read.rankTimings()).isEmpty();
+    assertThat(read.outlierThresholdPercent()).isEqualTo(20);
+  }
+
+  private static RankIdentity identity(int rank, String node) {
+    return new RankIdentity(
+        rank, "job-" + rank, node, node, "GPU-" + rank, "0000:1" + rank + ":00.0", List.of("eth0"));
+  }
+
+  private static List<RankTiming> timings(long bytes, Algorithm algorithm, double... medians) {
+    List<RankTiming> timings = new ArrayList<>();
+    for (int rank = 0; rank < medians.length; rank++) {
+      timings.add(new RankTiming(bytes, algorithm, rank, medians[rank], medians[rank] / 20));
+    }
+    return timings;
+  }
+
+  private static BenchmarkReport withRanks(
+      BenchmarkReport report, List<RankTiming> first, List<RankTiming> second, double threshold) {
+    List<RankTiming> all = new ArrayList<>(first);
+    all.addAll(second);
+    return new BenchmarkReport(
+        report.schemaVersion(),
+        report.job(),
+        report.collective(),
+        report.dtype(),
+        report.hiddenSize(),
+        report.inPlace(),
+        report.worldSize(),
+        report.ranksPerPod(),
+        report.device(),
+        report.deviceName(),
+        report.host(),
+        report.heuristic(),
+        report.startedAt(),
+        report.sizes(),
+        FOUR_NODES,
+        all,
+        threshold);
+  }
+}
