@@ -12,6 +12,7 @@ public final class Reasons {
   public static final String FAILED = "Failed";
   public static final String REGRESSED = "Regressed";
   public static final String SPEC_CHANGED = "SpecChanged";
+  public static final String SUSPENDED = "Suspended";
 
   // while the job runs
   public static final String PODS_PENDING = "PodsPending";
@@ -19,6 +20,14 @@ public final class Reasons {
   public static final String NOT_FINISHED = "NotFinished";
   public static final String RECONCILE_ERROR = "ReconcileError";
   public static final String PREDECESSOR_TERMINATING = "PredecessorTerminating";
+
+  // suspension (spec.suspend, as a queue such as Kueue sets it)
+  public static final String JOB_SUSPENDED = "JobSuspended";
+  public static final String JOB_RESUMED = "JobResumed";
+
+  // events that no condition carries
+  public static final String PODS_CREATED = "PodsCreated";
+  public static final String TTL_EXPIRED = "TTLExpired";
 
   // when it has finished
   public static final String JOB_FINISHED = "JobFinished";

@@ -99,7 +99,53 @@ class JobOutcomeJudgeTest {
         .build();
   }
 
+  @Test
+  void podsThatNeverAllRanDoNotTimeOutHoweverLongTheyWait() {
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    JobOutcome outcome =
+        outcome(
+            job,
+            Map.of(0, running("job-0"), 1, pending("job-1")),
+            STARTED.plusSeconds(10 * TIMEOUT_SECONDS));
+
+    assertThat(outcome).isInstanceOf(JobOutcome.InProgress.class);
+  }
+
+  @Test
+  void aSuspendedJobThatHasNotFinishedIsSuspendedWhateverItsPods() {
+    CommJob job = job();
+    job.getSpec().setSuspend(true);
+
+    JobOutcome outcome = outcome(job, Map.of(), STARTED.plusSeconds(TIMEOUT_SECONDS + 5));
+
+    assertThat(outcome).isEqualTo(new JobOutcome.Suspended());
+  }
+
   private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {
+    return outcome(job(), pods, now);
+  }
+
+  private JobOutcome outcome(CommJob job, Map<Integer, Pod> pods, Instant now) {
+    ConfigMap specConfigMap =
+        new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
+    JobObservation observation =
+        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0);
+    return judge.plan(job, observation, now).outcome();
+  }
+
+  private static Pod pending(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewStatus()
+        .withPhase("Pending")
+        .endStatus()
+        .build();
+  }
+
+  private static CommJob job() {
     CommJob job = new CommJob();
     job.setMetadata(new ObjectMetaBuilder().withName("job").withNamespace("ns").build());
     CommJobSpec spec = new CommJobSpec();
@@ -109,12 +155,9 @@ class JobOutcomeJudgeTest {
     job.setSpec(spec);
     CommJobStatus status = new CommJobStatus();
     status.setStartTime(STARTED.toString());
+    status.setRunningTime(STARTED.toString());
     job.setStatus(status);
-    ConfigMap specConfigMap =
-        new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
-    JobObservation observation =
-        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0);
-    return judge.plan(job, observation, now).outcome();
+    return job;
   }
 
   private static Pod running(String name) {

@@ -81,8 +81,9 @@ public class CommJobSpec {
   @JsonPropertyDescription(
       "The job fails with reason Timeout when it has not finished this many seconds after all"
           + " its pods were first running (status.runningTime): rendezvous and the run count; time"
-          + " spent suspended, queued, scheduling or pulling images does not (see"
-          + " schedulingTimeoutSeconds).")
+          + " spent suspended, queued, scheduling or pulling images does not. Pods that never all"
+          + " run fail the job with reason Timeout timeoutSeconds + schedulingTimeoutSeconds after"
+          + " they were created (status.startTime), unless scheduling gates hold one back.")
   private Integer timeoutSeconds;
 
   @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
