@@ -72,6 +72,32 @@ class JobDeadlinesIT {
   }
 
   @Test
+  void podsThatNeverAllRunTimeOutAfterTheTimeoutAndTheSchedulingTimeout() {
+    cluster.apply(
+        """
+        metadata: {name: never-runs}
+        spec:
+          worldSize: 2
+          device: cpu
+          timeoutSeconds: 1
+          schedulingTimeoutSeconds: 1
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    // the pods stay pending: an image that never arrives, say
+
+    CommJobStatus failed = cluster.awaitStatus("never-runs", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("Timeout");
+    assertThat(condition(failed, "Failed").getMessage())
+        .isEqualTo(
+            "pods not all running 2 s after they were created (spec.timeoutSeconds +"
+                + " spec.schedulingTimeoutSeconds): 0 of 2 pods running, 2 pending");
+    assertThat(failed.getRunningTime()).isNull();
+    cluster.awaitPods("never-runs");
+  }
+
+  @Test
   void aJobMayWaitLongerThanTheDefaultForAnAutoscaledNodePool() {
     cluster.apply(
         """

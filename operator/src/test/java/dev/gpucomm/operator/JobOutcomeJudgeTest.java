@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -100,14 +101,39 @@ class JobOutcomeJudgeTest {
   }
 
   @Test
-  void podsThatNeverAllRanDoNotTimeOutHoweverLongTheyWait() {
+  void podsThatNeverAllRanHaveTheSchedulingTimeoutOnTopOfTheTimeoutToStart() {
     CommJob job = job();
     job.getStatus().setRunningTime(null);
+    Map<Integer, Pod> oneStillPulling = Map.of(0, running("job-0"), 1, pending("job-1"));
+
+    assertThat(outcome(job, oneStillPulling, STARTED.plusSeconds(TIMEOUT_SECONDS + 299)))
+        .isInstanceOf(JobOutcome.InProgress.class);
+    assertThat(outcome(job, oneStillPulling, STARTED.plusSeconds(TIMEOUT_SECONDS + 301)))
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.TIMEOUT,
+                "pods not all running 360 s after they were created (spec.timeoutSeconds +"
+                    + " spec.schedulingTimeoutSeconds): 1 of 2 pods running, 1 pending"));
+  }
+
+  @Test
+  void aPodHeldBackBySchedulingGatesKeepsTheJobFromTimingOut() {
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    Pod gated = pending("job-1");
+    gated
+        .getStatus()
+        .setConditions(
+            List.of(
+                new PodConditionBuilder()
+                    .withType("PodScheduled")
+                    .withStatus("False")
+                    .withReason("SchedulingGated")
+                    .build()));
+
     JobOutcome outcome =
         outcome(
-            job,
-            Map.of(0, running("job-0"), 1, pending("job-1")),
-            STARTED.plusSeconds(10 * TIMEOUT_SECONDS));
+            job, Map.of(0, running("job-0"), 1, gated), STARTED.plusSeconds(10 * TIMEOUT_SECONDS));
 
     assertThat(outcome).isInstanceOf(JobOutcome.InProgress.class);
   }
