@@ -107,7 +107,9 @@ class CommJobScenariosE2E {
   @Test
   void aJobWhosePodNeverStartsFailsWithTimeoutAtTimeoutPlusSchedulingTimeout() {
     // the run's timeout counts from when all pods run; pods that never all run get the
-    // scheduling timeout on top to start
+    // scheduling timeout on top to start. No pod starts: a started rank would give up waiting for
+    // its peer first, and fail the job as RankFailed.
+    cluster.neverStartPod("hang", 0);
     cluster.neverStartPod("hang", 1);
     cluster.apply(
         JobManifests.withSpecField(
