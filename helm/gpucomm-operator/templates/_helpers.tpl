@@ -135,7 +135,12 @@ The operator's rules, in a ClusterRole or, with rbac.namespaced, in a Role per w
 What the operator does, verb by verb:
 - reads CommJobs and writes their status; owner references with blockOwnerDeletion need
   update on commjobs/finalizers (the OwnerReferencesPermissionEnforcement admission plugin);
-- creates a job's pods and deletes them when the job fails (pods are never updated);
+  deletes a finished CommJob once its spec.ttlSecondsAfterFinished has passed;
+- creates a job's pods and deletes them when the job fails, is suspended, or its cleanPodPolicy
+  or TTL says so (pods are never updated);
+- records Events on CommJobs (kubectl describe commjob);
+- creates the PodGroup of a gang-scheduled job (spec.gang) for Volcano or the scheduler-plugins
+  coscheduling plugin; where neither is installed, the rules grant nothing;
 - creates and keeps the job's Service, ServiceAccount, Role and RoleBinding as they should be;
 - creates the job's ConfigMaps and reads baseline ConfigMaps. The per-job Role grants get,
   update and patch of the results ConfigMap; Kubernetes lets a Role be created only by one
@@ -144,7 +149,7 @@ What the operator does, verb by verb:
 {{- define "gpucomm-operator.rules" -}}
 - apiGroups: ["gpucomm.dev"]
   resources: ["commjobs"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["get", "list", "watch", "delete"]
 - apiGroups: ["gpucomm.dev"]
   resources: ["commjobs/status"]
   verbs: ["get", "update", "patch"]
@@ -160,4 +165,10 @@ What the operator does, verb by verb:
 - apiGroups: ["rbac.authorization.k8s.io"]
   resources: ["roles", "rolebindings"]
   verbs: ["get", "list", "watch", "create", "update", "patch"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create"]
+- apiGroups: ["scheduling.volcano.sh", "scheduling.x-k8s.io"]
+  resources: ["podgroups"]
+  verbs: ["get", "create"]
 {{- end }}

@@ -105,21 +105,28 @@ class CommJobScenariosE2E {
   }
 
   @Test
-  void aJobWhoseRankNeverJoinsFailsWithTimeoutAtTimeoutSeconds() {
+  void aJobWhosePodNeverStartsFailsWithTimeoutAtTimeoutPlusSchedulingTimeout() {
+    // the run's timeout counts from when all pods run; pods that never all run get the
+    // scheduling timeout on top to start. No pod starts: a started rank would give up waiting for
+    // its peer first, and fail the job as RankFailed.
+    cluster.neverStartPod("hang", 0);
     cluster.neverStartPod("hang", 1);
-    cluster.apply(JobManifests.twoPodsWithTimeout("hang", cluster.device(), 12));
+    cluster.apply(
+        JobManifests.withSpecField(
+            JobManifests.twoPodsWithTimeout("hang", cluster.device(), 12),
+            "schedulingTimeoutSeconds: 5"));
 
-    CommJob job = jobs.awaitFinished("hang", cluster.podStartup().plusSeconds(12 + 30));
+    CommJob job = jobs.awaitFinished("hang", cluster.podStartup().plusSeconds(17 + 30));
 
     assertThat(job.getStatus().getPhase()).isEqualTo(Phase.FAILED);
     Condition failed = jobs.condition(job, "Failed").orElseThrow();
     assertThat(failed.getReason()).isEqualTo("Timeout");
-    assertThat(failed.getMessage()).contains("12 s");
+    assertThat(failed.getMessage()).contains("not all running 17 s after they were created");
     Duration ran =
         Duration.between(
             Instant.parse(job.getStatus().getStartTime()),
             Instant.parse(job.getStatus().getCompletionTime()));
-    assertThat(ran).isBetween(Duration.ofSeconds(11), Duration.ofSeconds(12 + 10));
+    assertThat(ran).isBetween(Duration.ofSeconds(16), Duration.ofSeconds(17 + 10));
   }
 
   @Test

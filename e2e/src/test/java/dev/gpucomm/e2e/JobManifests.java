@@ -189,6 +189,11 @@ final class JobManifests {
         .replace("ranksPerPod: 2", "ranksPerPod: " + ranksPerPod);
   }
 
+  /** The job with {@code field} (a top-level spec field, {@code "suspend: true"}) added. */
+  static String withSpecField(String yaml, String field) {
+    return yaml + "  " + field + "\n";
+  }
+
   /** The job compared with the report in ConfigMap {@code baseline}. */
   static String withBaseline(String yaml, String baseline, double maxSlowdownPercent) {
     return yaml

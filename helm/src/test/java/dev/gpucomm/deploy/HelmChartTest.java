@@ -107,17 +107,24 @@ class HelmChartTest {
 
     assertThat(rules(find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system")))
         .containsExactlyInAnyOrderEntriesOf(
-            Map.of(
-                "gpucomm.dev/commjobs", "get,list,watch",
-                "gpucomm.dev/commjobs/status", "get,update,patch",
-                "gpucomm.dev/commjobs/finalizers", "update",
-                "/pods", "get,list,watch,create,delete",
+            Map.ofEntries(
+                // delete: spec.ttlSecondsAfterFinished
+                Map.entry("gpucomm.dev/commjobs", "get,list,watch,delete"),
+                Map.entry("gpucomm.dev/commjobs/status", "get,update,patch"),
+                Map.entry("gpucomm.dev/commjobs/finalizers", "update"),
+                Map.entry("/pods", "get,list,watch,create,delete"),
                 // get, update and patch of configmaps also because the per-job Role grants them
-                "/configmaps", "get,list,watch,create,update,patch",
-                "/services", "get,list,watch,create,update,patch",
-                "/serviceaccounts", "get,list,watch,create,update,patch",
-                "rbac.authorization.k8s.io/roles", "get,list,watch,create,update,patch",
-                "rbac.authorization.k8s.io/rolebindings", "get,list,watch,create,update,patch"));
+                Map.entry("/configmaps", "get,list,watch,create,update,patch"),
+                Map.entry("/services", "get,list,watch,create,update,patch"),
+                Map.entry("/serviceaccounts", "get,list,watch,create,update,patch"),
+                Map.entry("rbac.authorization.k8s.io/roles", "get,list,watch,create,update,patch"),
+                Map.entry(
+                    "rbac.authorization.k8s.io/rolebindings", "get,list,watch,create,update,patch"),
+                // Events on CommJobs, for kubectl describe
+                Map.entry("/events", "create"),
+                // spec.gang: PodGroups of Volcano and of the scheduler-plugins coscheduling plugin
+                Map.entry("scheduling.volcano.sh/podgroups", "get,create"),
+                Map.entry("scheduling.x-k8s.io/podgroups", "get,create")));
     JsonNode crdReader =
         find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system-crd-reader");
     assertThat(rules(crdReader))

@@ -17,9 +17,9 @@ import java.util.Map;
 
 /**
  * The job's pods {@code <job>-0 .. <job>-(podCount-1)}. While the job runs, every pod is wanted
- * (missing ones are created, none are ever updated: a rank cannot be restarted in place). Once it
- * has finished, only pods worth keeping are: all of a succeeded job's, the failed pods of a failed
- * one (for their logs); the rest are deleted, so that no rank hangs waiting for a dead peer.
+ * (missing ones are created, none are ever updated: a rank cannot be restarted in place); while it
+ * is suspended, none is. Once it has finished, {@link FinishedPods} keeps those its cleanPodPolicy
+ * keeps; the rest are deleted, so that no rank hangs waiting for a dead peer.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = CommJob.JOB_LABEL))
 public class CommJobPodsDependentResource extends KubernetesDependentResource<Pod, CommJob>
@@ -44,14 +44,14 @@ public class CommJobPodsDependentResource extends KubernetesDependentResource<Po
         JobLayout layout = plan.layout().orElseThrow();
         for (int index = 0; index < layout.podCount(); index++) {
           Pod pod = podTemplateFactory.build(plan.job(), layout, index);
+          PodGroups.joinGang(pod, plan.job());
           desired.put(ResourceID.fromResource(pod), pod);
         }
       }
-      case JobOutcome.Succeeded succeeded ->
-          plan.observation().podsByIndex().values().forEach(pod -> keep(desired, pod));
-      case JobOutcome.Failed failed ->
-          plan.observation().podsByIndex().values().stream()
-              .filter(pod -> "Failed".equals(JobOutcomeJudge.phaseOf(pod)))
+      case JobOutcome.Suspended suspended -> {}
+      case JobOutcome.Succeeded _, JobOutcome.Failed _ ->
+          FinishedPods.kept(
+                  plan.job().getSpec().getCleanPodPolicy(), plan.outcome(), plan.observation())
               .forEach(pod -> keep(desired, pod));
     }
     return desired;

@@ -34,9 +34,11 @@ import org.jboss.logging.Logger;
 @Workflow(
     explicitInvocation = true,
     dependents = {
+      // a suspended job has no spec ConfigMap and, as they depend on it, no pods
       @Dependent(
           name = CommJobSpecConfigMapDependentResource.NAME,
-          type = CommJobSpecConfigMapDependentResource.class),
+          type = CommJobSpecConfigMapDependentResource.class,
+          reconcilePrecondition = NotSuspendedCondition.class),
       // both ConfigMaps come from one informer
       @Dependent(
           name = "results-configmap",
@@ -92,6 +94,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       if (before.predecessorObjects() > 0) {
         return awaitPredecessorCleanup(job, before.predecessorObjects(), context);
       }
+      CommJobStatus statusBefore = job.getStatus();
       JobPlan plan = judge.plan(job, before, now);
       LOG.debugf(
           "%s/%s: pods %s -> %s",
@@ -110,6 +113,11 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               patchStatusIfChanged(
                   job, aggregator.aggregate(job, plan, before, now).status(), context);
         }
+        if (plan.outcome() instanceof JobOutcome.InProgress
+            && plan.job().getSpec().getGang() != null) {
+          // the PodGroup comes before its pods, which the gang scheduler holds until it exists
+          PodGroups.ensure(context.getClient(), plan.job(), plan.layout().get());
+        }
         context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);
         context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
         after = JobObservation.of(job, context);
@@ -121,11 +129,25 @@ public class CommJobReconciler implements Reconciler<CommJob> {
         metrics.forgetDeletedJobs();
       }
       patchStatusIfChanged(job, aggregate.status(), context);
+      CommJobEventRecorder.recordTransitions(
+          context.getClient(), job, statusBefore, aggregate.status());
+      Optional<Duration> ttlLeft = FinishedJobTtl.timeLeft(plan.job(), aggregate.status(), now);
+      if (ttlLeft.isPresent() && !ttlLeft.get().isPositive()) {
+        LOG.infof(
+            "%s/%s: deleting the job %d s after it finished (spec.ttlSecondsAfterFinished)",
+            job.getMetadata().getNamespace(),
+            job.getMetadata().getName(),
+            plan.job().getSpec().getTtlSecondsAfterFinished());
+        FinishedJobTtl.expire(context.getClient(), job);
+        return UpdateControl.noUpdate();
+      }
       UpdateControl<CommJob> control = UpdateControl.noUpdate();
-      Stream.concat(
-              judge.nextCheck(plan, aggregate.status().getStartTime(), now).stream()
+      Stream.of(
+              judge.nextCheck(plan, aggregate.status(), now).stream()
                   .map(wait -> wait.plus(DEADLINE_SLACK)),
-              baselineToLookAtAgain(aggregate.status()).stream())
+              baselineToLookAtAgain(aggregate.status()).stream(),
+              ttlLeft.stream().map(wait -> wait.plus(DEADLINE_SLACK)))
+          .flatMap(s -> s)
           .min(Comparator.naturalOrder())
           .ifPresent(control::rescheduleAfter);
       return control;

@@ -49,7 +49,10 @@ public class CommJobStatusAggregator {
     Map<Integer, Pod> pods = after.podsByIndex();
     CommJobStatus status = new CommJobStatus().withObservedGeneration(generation);
     status.setPhase(phase(outcome, pods));
-    status.setStartTime(startTime(previous, after, now));
+    boolean suspended = outcome instanceof JobOutcome.Suspended;
+    // a suspended job starts afresh: its times count again from its next pods
+    status.setStartTime(suspended ? null : startTime(previous, after, now));
+    status.setRunningTime(suspended ? null : runningTime(previous, plan, after, now));
     if (outcome.finished()) {
       status.setCompletionTime(
           Objects.requireNonNullElseGet(
@@ -120,8 +123,13 @@ public class CommJobStatusAggregator {
               generation,
               now));
     }
+    suspendedCondition(before, outcome, generation, now).ifPresent(conditions::add);
     Optional<Long> startedGeneration = after.startedGeneration();
-    if (startedGeneration.isPresent() && startedGeneration.get() != generation) {
+    if (startedGeneration.isPresent()
+        && startedGeneration.get() != generation
+        && live.getSpec() != null
+        && plan.job().getSpec() != null
+        && LifecycleFields.runDiffers(live.getSpec(), plan.job().getSpec())) {
       conditions.add(
           ConditionList.next(
               before,
@@ -174,6 +182,7 @@ public class CommJobStatusAggregator {
     return switch (outcome) {
       case JobOutcome.Succeeded s -> Phase.SUCCEEDED;
       case JobOutcome.Failed f -> Phase.FAILED;
+      case JobOutcome.Suspended s -> Phase.PENDING;
       case JobOutcome.InProgress p ->
           pods.values().stream()
                   .map(JobOutcomeJudge::phaseOf)
@@ -198,6 +207,51 @@ public class CommJobStatusAggregator {
         .orElseGet(() -> ConditionList.rfc3339(now));
   }
 
+  /**
+   * When every pod was first running (or had finished): kept once recorded; the job's timeout
+   * counts from it.
+   */
+  private static String runningTime(
+      CommJobStatus previous, JobPlan plan, JobObservation after, Instant now) {
+    if (previous.getRunningTime() != null) {
+      return previous.getRunningTime();
+    }
+    if (plan.layout().isEmpty() || !after.allPodsRan(plan.layout().get().podCount())) {
+      return null;
+    }
+    return ConditionList.rfc3339(now);
+  }
+
+  /**
+   * Suspended=True while spec.suspend holds the job back; False once it is resumed. A job never
+   * suspended has no such condition.
+   */
+  private static Optional<Condition> suspendedCondition(
+      List<Condition> before, JobOutcome outcome, long generation, Instant now) {
+    if (outcome instanceof JobOutcome.Suspended) {
+      return Optional.of(
+          ConditionList.next(
+              before,
+              Reasons.SUSPENDED,
+              ConditionList.TRUE,
+              Reasons.JOB_SUSPENDED,
+              "spec.suspend is set: the job has no pods until it is unsuspended",
+              generation,
+              now));
+    }
+    return ConditionList.find(before, Reasons.SUSPENDED)
+        .map(
+            previous ->
+                ConditionList.next(
+                    before,
+                    Reasons.SUSPENDED,
+                    ConditionList.FALSE,
+                    Reasons.JOB_RESUMED,
+                    "the job was unsuspended and starts afresh",
+                    generation,
+                    now));
+  }
+
   private static Optional<String> reportJson(Optional<ConfigMap> results) {
     return results
         .map(ConfigMap::getData)
@@ -211,6 +265,16 @@ public class CommJobStatusAggregator {
       Map<Integer, Pod> pods,
       long generation,
       Instant now) {
+    if (outcome instanceof JobOutcome.Suspended) {
+      return ConditionList.next(
+          before,
+          Reasons.READY,
+          ConditionList.FALSE,
+          Reasons.JOB_SUSPENDED,
+          "the job is suspended",
+          generation,
+          now);
+    }
     if (outcome.finished() || plan.layout().isEmpty()) {
       return ConditionList.next(
           before,
@@ -268,7 +332,7 @@ public class CommJobStatusAggregator {
               "the job failed (see the Failed condition)",
               generation,
               now);
-      case JobOutcome.InProgress p ->
+      case JobOutcome.InProgress _, JobOutcome.Suspended _ ->
           ConditionList.next(
               before,
               Reasons.SUCCEEDED,
@@ -295,7 +359,7 @@ public class CommJobStatusAggregator {
               "the job succeeded",
               generation,
               now);
-      case JobOutcome.InProgress p ->
+      case JobOutcome.InProgress _, JobOutcome.Suspended _ ->
           ConditionList.next(
               before,
               Reasons.FAILED,

@@ -2,6 +2,7 @@ package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -86,7 +87,8 @@ public record JobObservation(
 
   /**
    * {@code live} with the spec the job started with (job.json of its spec ConfigMap): a spec edited
-   * after the start is not applied. Before the start, {@code live} itself.
+   * after the start is not applied, except its lifecycle fields, which apply at once. Before the
+   * start, {@code live} itself.
    */
   public CommJob frozenJob(CommJob live) {
     Optional<String> json =
@@ -104,6 +106,9 @@ public record JobObservation(
     if (frozen == null) {
       return live;
     }
+    if (live.getSpec() != null) {
+      LifecycleFields.copy(live.getSpec(), frozen);
+    }
     CommJob job = new CommJob();
     job.setMetadata(live.getMetadata());
     job.setSpec(frozen);
@@ -119,7 +124,7 @@ public record JobObservation(
         .map(Long::parseLong);
   }
 
-  /** When the job started: the recorded startTime, else when its spec ConfigMap was created. */
+  /** When the job's pods were created: the recorded startTime, else its spec ConfigMap's. */
   public Optional<Instant> startTime(CommJob job) {
     if (job.getStatus() != null && job.getStatus().getStartTime() != null) {
       return Optional.of(Instant.parse(job.getStatus().getStartTime()));
@@ -128,5 +133,28 @@ public record JobObservation(
         .map(cm -> cm.getMetadata().getCreationTimestamp())
         .filter(text -> text != null && !text.isEmpty())
         .map(Instant::parse);
+  }
+
+  /**
+   * When all the job's pods were first running, as the status records it. Where a lost status patch
+   * left it unrecorded, the next reconciliation records it anew, a little later.
+   */
+  public Optional<Instant> runningTime(CommJob job) {
+    return Optional.ofNullable(job.getStatus())
+        .map(CommJobStatus::getRunningTime)
+        .filter(text -> !text.isEmpty())
+        .map(Instant::parse);
+  }
+
+  /** Whether every one of the job's {@code podCount} pods is running or has finished. */
+  public boolean allPodsRan(int podCount) {
+    for (int index = 0; index < podCount; index++) {
+      Pod pod = podsByIndex.get(index);
+      String phase = pod == null ? "Pending" : JobOutcomeJudge.phaseOf(pod);
+      if (phase.equals("Pending") || phase.equals("Unknown")) {
+        return false;
+      }
+    }
+    return true;
   }
 }

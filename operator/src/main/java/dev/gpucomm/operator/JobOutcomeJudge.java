@@ -60,6 +60,9 @@ public class JobOutcomeJudge {
       }
     }
     JobLayout layout = JobLayout.of(job.getSpec(), config.defaultSharedMemorySize());
+    if (recorded.isEmpty() && Boolean.TRUE.equals(job.getSpec().getSuspend())) {
+      return new JobPlan(job, observation, new JobOutcome.Suspended(), Optional.of(layout));
+    }
     JobOutcome outcome = recorded.orElseGet(() -> judge(job, layout, observation, now));
     return new JobPlan(job, observation, outcome, Optional.of(layout));
   }
@@ -127,7 +130,8 @@ public class JobOutcomeJudge {
         continue;
       }
       Instant since = since(unscheduled.get(), entry.getValue(), now);
-      Duration left = Duration.between(now, since.plus(config.unschedulableTimeout()));
+      Duration schedulingTimeout = schedulingTimeout(job);
+      Duration left = Duration.between(now, since.plus(schedulingTimeout));
       if (!left.isPositive()) {
         return new JobOutcome.Failed(
             Reasons.UNSCHEDULABLE,
@@ -135,7 +139,7 @@ public class JobOutcomeJudge {
                 .formatted(
                     entry.getValue().getMetadata().getName(),
                     layout.ranksOf(entry.getKey()),
-                    config.unschedulableTimeout().toSeconds(),
+                    schedulingTimeout.toSeconds(),
                     PodFailureDescriber.lastLine(
                         Objects.requireNonNullElse(
                             unscheduled.get().getMessage(), unscheduled.get().getReason()))));
@@ -145,41 +149,90 @@ public class JobOutcomeJudge {
     return new JobOutcome.InProgress(Optional.ofNullable(recheck));
   }
 
+  /** spec.schedulingTimeoutSeconds, else the operator's default. */
+  private Duration schedulingTimeout(CommJob job) {
+    Integer seconds = job.getSpec().getSchedulingTimeoutSeconds();
+    return seconds == null ? config.unschedulableTimeout() : Duration.ofSeconds(seconds);
+  }
+
   /**
    * When the operator must look at an unfinished job again even if nothing changes: at its timeout
-   * (counted from the start time the status now records) or at a pod's scheduling deadline,
+   * (counted from the running time the status now records) or at a pod's scheduling deadline,
    * whichever comes first. Its own pod creations trigger no reconciliation.
    */
-  public Optional<Duration> nextCheck(JobPlan plan, String startTime, Instant now) {
+  public Optional<Duration> nextCheck(JobPlan plan, CommJobStatus status, Instant now) {
     if (!(plan.outcome() instanceof JobOutcome.InProgress inProgress) || plan.layout().isEmpty()) {
       return Optional.empty();
     }
+    JobLayout layout = plan.layout().get();
     Optional<Duration> timeout =
-        Optional.ofNullable(startTime)
-            .map(Instant::parse)
-            .map(start -> timeLeft(start, plan.layout().get(), now));
+        status.getRunningTime() != null
+            ? Optional.of(
+                timeLeft(Instant.parse(status.getRunningTime()), layout.timeoutSeconds(), now))
+            : Optional.ofNullable(status.getStartTime())
+                .map(Instant::parse)
+                .map(created -> timeLeft(created, startupAllowance(plan.job(), layout), now));
     return Stream.of(timeout, inProgress.recheckAfter())
         .flatMap(Optional::stream)
         .min(Comparator.naturalOrder())
         .map(wait -> wait.isNegative() ? Duration.ZERO : wait);
   }
 
-  /** The Timeout verdict once spec.timeoutSeconds have passed since the start; else empty. */
-  private static Optional<JobOutcome> timedOut(
+  /**
+   * The Timeout verdict once spec.timeoutSeconds have passed since all pods were running: time
+   * spent queued, scheduling or pulling images does not count. Pods that never all run (an image
+   * that never arrives, a container that never starts) time out spec.timeoutSeconds +
+   * spec.schedulingTimeoutSeconds after they were created, unless scheduling gates hold one back.
+   */
+  private Optional<JobOutcome> timedOut(
       CommJob job, JobLayout layout, JobObservation observation, Instant now) {
-    Optional<Instant> start = observation.startTime(job);
-    if (start.isEmpty() || timeLeft(start.get(), layout, now).isPositive()) {
+    Optional<Instant> running = observation.runningTime(job);
+    if (running.isPresent()) {
+      if (timeLeft(running.get(), layout.timeoutSeconds(), now).isPositive()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new JobOutcome.Failed(
+              Reasons.TIMEOUT,
+              "not finished after %d s (spec.timeoutSeconds): %s"
+                  .formatted(
+                      layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout))));
+    }
+    Optional<Instant> created = observation.startTime(job);
+    long allowance = startupAllowance(job, layout);
+    if (created.isEmpty()
+        || timeLeft(created.get(), allowance, now).isPositive()
+        || observation.podsByIndex().values().stream().anyMatch(JobOutcomeJudge::gated)) {
       return Optional.empty();
     }
     return Optional.of(
         new JobOutcome.Failed(
             Reasons.TIMEOUT,
-            "not finished after %d s (spec.timeoutSeconds): %s"
-                .formatted(layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout))));
+            "pods not all running %d s after they were created (spec.timeoutSeconds +"
+                    .formatted(allowance)
+                + " spec.schedulingTimeoutSeconds): "
+                + podCounts(observation.podsByIndex(), layout)));
   }
 
-  private static Duration timeLeft(Instant start, JobLayout layout, Instant now) {
-    return Duration.between(now, start.plusSeconds(layout.timeoutSeconds()));
+  /** How long pods may take from creation to all running: the run's timeout and scheduling's. */
+  private long startupAllowance(CommJob job, JobLayout layout) {
+    return layout.timeoutSeconds() + schedulingTimeout(job).toSeconds();
+  }
+
+  private static Duration timeLeft(Instant start, long seconds, Instant now) {
+    return Duration.between(now, start.plusSeconds(seconds));
+  }
+
+  private static boolean gated(Pod pod) {
+    return "Pending".equals(phaseOf(pod))
+        && pod.getStatus() != null
+        && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(
+                c ->
+                    POD_SCHEDULED.equals(c.getType())
+                        && "False".equals(c.getStatus())
+                        && SCHEDULING_GATED.equals(c.getReason()));
   }
 
   /** A finished job's recorded outcome: finished jobs never change their verdict. */

@@ -16,6 +16,7 @@ public final class Reasons {
   public static final String SPEC_CHANGED = "SpecChanged";
   public static final String MEETS_EXPECTATIONS = "MeetsExpectations";
   public static final String DEGRADED = "Degraded";
+  public static final String SUSPENDED = "Suspended";
 
   // while the job runs
   public static final String PODS_PENDING = "PodsPending";
@@ -23,6 +24,14 @@ public final class Reasons {
   public static final String NOT_FINISHED = "NotFinished";
   public static final String RECONCILE_ERROR = "ReconcileError";
   public static final String PREDECESSOR_TERMINATING = "PredecessorTerminating";
+
+  // suspension (spec.suspend, as a queue such as Kueue sets it)
+  public static final String JOB_SUSPENDED = "JobSuspended";
+  public static final String JOB_RESUMED = "JobResumed";
+
+  // events that no condition carries
+  public static final String PODS_CREATED = "PodsCreated";
+  public static final String TTL_EXPIRED = "TTLExpired";
 
   // when it has finished
   public static final String JOB_FINISHED = "JobFinished";

@@ -428,12 +428,15 @@ class CommJobLifecycleIT {
             kind: benchmark
             benchmark: {tokens: [32]}
         """);
-    // the pods never start: a node that never pulls the image, say
+    // the pods run but never finish: ranks waiting on each other, say
+    cluster.awaitPods("hangs", "hangs-0", "hangs-1");
+    cluster.kubelet.run("hangs-0");
+    cluster.kubelet.run("hangs-1");
 
     CommJobStatus failed = cluster.awaitStatus("hangs", s -> s.getPhase() == Phase.FAILED);
     assertThat(condition(failed, "Failed").getReason()).isEqualTo("Timeout");
     assertThat(condition(failed, "Failed").getMessage())
-        .isEqualTo("not finished after 1 s (spec.timeoutSeconds): 0 of 2 pods running, 2 pending");
+        .isEqualTo("not finished after 1 s (spec.timeoutSeconds): 2 of 2 pods running");
     assertThat(failed.getStartTime()).isNotNull();
     cluster.awaitPods("hangs");
   }

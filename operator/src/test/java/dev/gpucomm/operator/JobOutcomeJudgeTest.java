@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -99,7 +100,78 @@ class JobOutcomeJudgeTest {
         .build();
   }
 
+  @Test
+  void podsThatNeverAllRanHaveTheSchedulingTimeoutOnTopOfTheTimeoutToStart() {
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    Map<Integer, Pod> oneStillPulling = Map.of(0, running("job-0"), 1, pending("job-1"));
+
+    assertThat(outcome(job, oneStillPulling, STARTED.plusSeconds(TIMEOUT_SECONDS + 299)))
+        .isInstanceOf(JobOutcome.InProgress.class);
+    assertThat(outcome(job, oneStillPulling, STARTED.plusSeconds(TIMEOUT_SECONDS + 301)))
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.TIMEOUT,
+                "pods not all running 360 s after they were created (spec.timeoutSeconds +"
+                    + " spec.schedulingTimeoutSeconds): 1 of 2 pods running, 1 pending"));
+  }
+
+  @Test
+  void aPodHeldBackBySchedulingGatesKeepsTheJobFromTimingOut() {
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    Pod gated = pending("job-1");
+    gated
+        .getStatus()
+        .setConditions(
+            List.of(
+                new PodConditionBuilder()
+                    .withType("PodScheduled")
+                    .withStatus("False")
+                    .withReason("SchedulingGated")
+                    .build()));
+
+    JobOutcome outcome =
+        outcome(
+            job, Map.of(0, running("job-0"), 1, gated), STARTED.plusSeconds(10 * TIMEOUT_SECONDS));
+
+    assertThat(outcome).isInstanceOf(JobOutcome.InProgress.class);
+  }
+
+  @Test
+  void aSuspendedJobThatHasNotFinishedIsSuspendedWhateverItsPods() {
+    CommJob job = job();
+    job.getSpec().setSuspend(true);
+
+    JobOutcome outcome = outcome(job, Map.of(), STARTED.plusSeconds(TIMEOUT_SECONDS + 5));
+
+    assertThat(outcome).isEqualTo(new JobOutcome.Suspended());
+  }
+
   private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {
+    return outcome(job(), pods, now);
+  }
+
+  private JobOutcome outcome(CommJob job, Map<Integer, Pod> pods, Instant now) {
+    ConfigMap specConfigMap =
+        new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
+    JobObservation observation =
+        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0);
+    return judge.plan(job, observation, now).outcome();
+  }
+
+  private static Pod pending(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewStatus()
+        .withPhase("Pending")
+        .endStatus()
+        .build();
+  }
+
+  private static CommJob job() {
     CommJob job = new CommJob();
     job.setMetadata(new ObjectMetaBuilder().withName("job").withNamespace("ns").build());
     CommJobSpec spec = new CommJobSpec();
@@ -109,12 +181,9 @@ class JobOutcomeJudgeTest {
     job.setSpec(spec);
     CommJobStatus status = new CommJobStatus();
     status.setStartTime(STARTED.toString());
+    status.setRunningTime(STARTED.toString());
     job.setStatus(status);
-    ConfigMap specConfigMap =
-        new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
-    JobObservation observation =
-        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0);
-    return judge.plan(job, observation, now).outcome();
+    return job;
   }
 
   private static Pod running(String name) {

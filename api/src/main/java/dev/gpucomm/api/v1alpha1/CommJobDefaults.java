@@ -26,10 +26,14 @@ public final class CommJobDefaults {
   public static final String DTYPE_NAME = "bf16";
   public static final String PATTERN_NAME = "allreduce";
   public static final String PROGRAM_BACKEND_NAME = "nccl";
+  public static final String CLEAN_POD_POLICY_NAME = "Running";
 
   public static final int RANKS_PER_POD = 1;
   public static final DeviceKind DEVICE = DeviceKind.fromWireName(DEVICE_NAME).orElseThrow();
   public static final int TIMEOUT_SECONDS = 900;
+  public static final boolean SUSPEND = false;
+  public static final CleanPodPolicy CLEAN_POD_POLICY =
+      CleanPodPolicy.fromWireName(CLEAN_POD_POLICY_NAME).orElseThrow();
   public static final HeuristicName HEURISTIC =
       HeuristicName.fromWireName(HEURISTIC_NAME).orElseThrow();
 
@@ -141,6 +145,8 @@ public final class CommJobDefaults {
     orElse(spec::getDevice, spec::setDevice, DEVICE);
     orElse(spec::getTimeoutSeconds, spec::setTimeoutSeconds, TIMEOUT_SECONDS);
     orElse(spec::getSharedMemorySize, spec::setSharedMemorySize, CommJobSpec.DEFAULT_SHARED_MEMORY);
+    orElse(spec::getSuspend, spec::setSuspend, SUSPEND);
+    orElse(spec::getCleanPodPolicy, spec::setCleanPodPolicy, CLEAN_POD_POLICY);
     if (spec.getHeuristic() == null) {
       spec.setHeuristic(new Heuristic());
     }

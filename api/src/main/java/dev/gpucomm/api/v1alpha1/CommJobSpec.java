@@ -20,18 +20,38 @@ import java.util.List;
 @ValidationRule(
     value = "self.worldSize % self.ranksPerPod == 0",
     message = "spec.worldSize must be a multiple of spec.ranksPerPod")
+// What a job runs is fixed at creation; its lifecycle fields (suspend, ttlSecondsAfterFinished,
+// cleanPodPolicy, schedulingTimeoutSeconds) may change. A queue such as Kueue places a suspended
+// job by editing its pod template (nodeSelector, tolerations), so the template may change while
+// the job is suspended.
 @ValidationRule(
-    value = "self == oldSelf",
-    message = "spec is immutable: create a new CommJob to run something else")
+    value =
+        "(has(oldSelf.suspend) && oldSelf.suspend) || (has(self.template) == has(oldSelf.template)"
+            + " && (!has(self.template) || self.template == oldSelf.template))",
+    message = "spec.template is immutable unless the job is suspended")
+@ValidationRule(
+    value =
+        "has(self.baseline) == has(oldSelf.baseline) && has(self.network) == has(oldSelf.network)"
+            + " && has(self.heuristic) == has(oldSelf.heuristic)"
+            + " && has(self.gang) == has(oldSelf.gang) && has(self.expect) == has(oldSelf.expect)"
+            + " && has(self.sharedMemorySize) == has(oldSelf.sharedMemorySize)",
+    message =
+        "spec.baseline, spec.network, spec.heuristic, spec.gang and spec.sharedMemorySize cannot be"
+            + " added or removed after creation: create a new CommJob to run something else")
 public class CommJobSpec {
   public static final String DEFAULT_SHARED_MEMORY = "8Gi";
 
+  private static final String IMMUTABLE =
+      "is immutable: create a new CommJob to run something else";
+
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Required
   @Min(1)
   @Max(4096)
   @JsonPropertyDescription("Total number of ranks (one GPU each for device cuda).")
   private Integer worldSize;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Default("" + CommJobDefaults.RANKS_PER_POD)
   @Min(1)
   @Max(16)
@@ -40,43 +60,87 @@ public class CommJobSpec {
           + " (CUDA IPC) algorithms run among them; must divide worldSize.")
   private Integer ranksPerPod;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Default(CommJobDefaults.DEVICE_NAME)
   @JsonPropertyDescription("Device backend of the ranks: cuda (one GPU per rank) or cpu.")
   private DeviceKind device;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Required
   @JsonPropertyDescription(
       "What the ranks run: a benchmark sweep, a host-IR program or a tuning sweep.")
   private Workload workload;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @JsonPropertyDescription("How the auto algorithm is chosen per size; trtllm when omitted.")
   private Heuristic heuristic;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Default("" + CommJobDefaults.TIMEOUT_SECONDS)
   @Min(1)
   @Max(86400)
   @JsonPropertyDescription(
-      "The job fails with reason Timeout when it has not finished this many seconds after its"
-          + " pods were created (status.startTime): image pulls and rendezvous count, time"
-          + " spent before the pods exist does not.")
+      "The job fails with reason Timeout when it has not finished this many seconds after all"
+          + " its pods were first running (status.runningTime): rendezvous and the run count; time"
+          + " spent suspended, queued, scheduling or pulling images does not. Pods that never all"
+          + " run fail the job with reason Timeout timeoutSeconds + schedulingTimeoutSeconds after"
+          + " they were created (status.startTime), unless scheduling gates hold one back.")
   private Integer timeoutSeconds;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @JsonPropertyDescription("Earlier results to compare with; sets the Regressed condition.")
   private Baseline baseline;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Size(min = 1, max = 64)
   @JsonPropertyDescription(
       "Pass/fail floors checked against the measured figures; sets the MeetsExpectations condition.")
   private List<Expectation> expect;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @JsonPropertyDescription("What the job requires of the fabric between its ranks.")
   private NetworkSpec network;
 
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Pattern("^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$")
   @JsonPropertyDescription(
       "Size of the memory-backed /dev/shm of each pod (NCCL needs far more than the container"
           + " default of 64Mi); 8Gi when omitted.")
   private String sharedMemorySize;
+
+  @Default("false")
+  @JsonPropertyDescription(
+      "A suspended job has no pods; setting it back to false starts the job afresh. A queue such"
+          + " as Kueue creates jobs suspended and admits them by unsuspending; while suspended the"
+          + " pod template (nodeSelector, tolerations) may change. A finished job ignores it.")
+  private Boolean suspend;
+
+  @Min(0)
+  @JsonPropertyDescription(
+      "Seconds after the job finished (status.completionTime) when the operator deletes it, its"
+          + " pods and its results; kept until deleted when omitted.")
+  private Integer ttlSecondsAfterFinished;
+
+  @Default(CommJobDefaults.CLEAN_POD_POLICY_NAME)
+  @JsonPropertyDescription(
+      "Which pods are deleted when the job finishes: Running (pods not yet finished), All (all,"
+          + " except a failed job's failed pods, kept for their logs until the TTL) or None.")
+  private CleanPodPolicy cleanPodPolicy;
+
+  @Min(1)
+  @Max(604800)
+  @JsonPropertyDescription(
+      "The job fails with reason Unschedulable when one of its pods has been refused by the"
+          + " scheduler for this many seconds; the operator's default (Helm value"
+          + " runtime.unschedulableTimeout) when omitted. Pods held back by scheduling gates do"
+          + " not count.")
+  private Integer schedulingTimeoutSeconds;
+
+  @JsonPropertyDescription(
+      "Gang scheduling through a PodGroup, so that the job never holds some GPUs while waiting"
+          + " for the rest.")
+  @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
+  private GangSpec gang;
 
   // Typed as RankPodTemplate for admission and kubectl explain; read as a PodTemplateSpec so that
   // the operator can name a field the schema would not have let through.
@@ -175,6 +239,46 @@ public class CommJobSpec {
 
   public void setSharedMemorySize(String sharedMemorySize) {
     this.sharedMemorySize = sharedMemorySize;
+  }
+
+  public Boolean getSuspend() {
+    return suspend;
+  }
+
+  public void setSuspend(Boolean suspend) {
+    this.suspend = suspend;
+  }
+
+  public Integer getTtlSecondsAfterFinished() {
+    return ttlSecondsAfterFinished;
+  }
+
+  public void setTtlSecondsAfterFinished(Integer ttlSecondsAfterFinished) {
+    this.ttlSecondsAfterFinished = ttlSecondsAfterFinished;
+  }
+
+  public CleanPodPolicy getCleanPodPolicy() {
+    return cleanPodPolicy;
+  }
+
+  public void setCleanPodPolicy(CleanPodPolicy cleanPodPolicy) {
+    this.cleanPodPolicy = cleanPodPolicy;
+  }
+
+  public Integer getSchedulingTimeoutSeconds() {
+    return schedulingTimeoutSeconds;
+  }
+
+  public void setSchedulingTimeoutSeconds(Integer schedulingTimeoutSeconds) {
+    this.schedulingTimeoutSeconds = schedulingTimeoutSeconds;
+  }
+
+  public GangSpec getGang() {
+    return gang;
+  }
+
+  public void setGang(GangSpec gang) {
+    this.gang = gang;
   }
 
   public PodTemplateSpec getTemplate() {

@@ -20,8 +20,14 @@ public class CommJobStatus {
   @JsonPropertyDescription("The metadata.generation this status describes.")
   private Long observedGeneration;
 
-  @JsonPropertyDescription("When the job's pods were created (RFC 3339).")
+  @JsonPropertyDescription(
+      "When the job's pods were created (RFC 3339); cleared while it is suspended.")
   private String startTime;
+
+  @JsonPropertyDescription(
+      "When all the job's pods were first running (RFC 3339); spec.timeoutSeconds counts from"
+          + " here.")
+  private String runningTime;
 
   @JsonPropertyDescription("When the job succeeded or failed (RFC 3339).")
   private String completionTime;
@@ -90,6 +96,19 @@ public class CommJobStatus {
 
   public CommJobStatus withStartTime(String startTime) {
     this.startTime = startTime;
+    return this;
+  }
+
+  public String getRunningTime() {
+    return runningTime;
+  }
+
+  public void setRunningTime(String runningTime) {
+    this.runningTime = runningTime;
+  }
+
+  public CommJobStatus withRunningTime(String runningTime) {
+    this.runningTime = runningTime;
     return this;
   }
 

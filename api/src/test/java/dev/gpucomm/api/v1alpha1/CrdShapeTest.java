@@ -68,6 +68,54 @@ class CrdShapeTest {
             "size(self.metadata.name) <= " + CommJob.MAX_NAME_LENGTH);
   }
 
+  @Test
+  void whatAJobRunsIsImmutableFieldByFieldWhileItsLifecycleFieldsMayChange() {
+    JsonNode spec = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec");
+    for (String field :
+        List.of(
+            "worldSize",
+            "ranksPerPod",
+            "device",
+            "workload",
+            "heuristic",
+            "timeoutSeconds",
+            "baseline",
+            "network",
+            "sharedMemorySize",
+            "gang")) {
+      assertThat(rules(spec.at("/properties/" + field)))
+          .as("spec.%s is immutable", field)
+          .contains("self == oldSelf");
+    }
+    for (String field :
+        List.of(
+            "suspend", "ttlSecondsAfterFinished", "cleanPodPolicy", "schedulingTimeoutSeconds")) {
+      assertThat(rules(spec.at("/properties/" + field))).as("spec.%s may change", field).isEmpty();
+    }
+    assertThat(rules(spec)).doesNotContain("self == oldSelf");
+  }
+
+  @Test
+  void theTemplateMayChangeOnlyWhileTheJobIsSuspendedAsKueuePlacesIt() {
+    JsonNode spec = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec");
+    assertThat(rules(spec))
+        .contains(
+            "(has(oldSelf.suspend) && oldSelf.suspend) || (has(self.template) =="
+                + " has(oldSelf.template) && (!has(self.template) || self.template =="
+                + " oldSelf.template))");
+    assertThat(spec.at("/properties/suspend/default").asBoolean(true)).isFalse();
+    assertThat(texts(spec.at("/properties/cleanPodPolicy/enum")))
+        .containsExactlyInAnyOrder("Running", "All", "None");
+    assertThat(texts(spec.at("/properties/gang/properties/scheduler/enum")))
+        .containsExactlyInAnyOrder("volcano", "coscheduling");
+  }
+
+  private static List<String> rules(JsonNode schema) {
+    List<String> rules = new ArrayList<>();
+    schema.path("x-kubernetes-validations").forEach(rule -> rules.add(rule.get("rule").asText()));
+    return rules;
+  }
+
   private static List<String> texts(JsonNode array) {
     List<String> values = new ArrayList<>();
     array.forEach(value -> values.add(value.asText()));

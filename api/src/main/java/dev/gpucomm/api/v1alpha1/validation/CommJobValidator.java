@@ -178,6 +178,16 @@ public final class CommJobValidator {
     if (spec.getTimeoutSeconds() != null) {
       inRange("spec.timeoutSeconds", spec.getTimeoutSeconds(), 1, 86400);
     }
+    if (spec.getSchedulingTimeoutSeconds() != null) {
+      inRange("spec.schedulingTimeoutSeconds", spec.getSchedulingTimeoutSeconds(), 1, 604800);
+    }
+    if (spec.getTtlSecondsAfterFinished() != null) {
+      inRange(
+          "spec.ttlSecondsAfterFinished", spec.getTtlSecondsAfterFinished(), 0, Integer.MAX_VALUE);
+    }
+    if (spec.getGang() != null && spec.getGang().getScheduler() == null) {
+      add("spec.gang.scheduler", "required (volcano or coscheduling)");
+    }
     if (spec.getBaseline() != null) {
       checkBaseline(spec.getBaseline(), workload);
     }

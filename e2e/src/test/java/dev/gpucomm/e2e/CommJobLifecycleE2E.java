@@ -1,0 +1,79 @@
+package dev.gpucomm.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.e2e.cluster.Cluster;
+import dev.gpucomm.e2e.cluster.ClusterExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A CommJob's lifecycle as a queue and a CI pipeline drive it: created suspended and started when
+ * unsuspended (Kueue's contract), and deleted with all it owns once its TTL after finishing passes.
+ */
+@ExtendWith(ClusterExtension.class)
+class CommJobLifecycleE2E {
+  private final Cluster cluster;
+  private final Jobs jobs;
+
+  CommJobLifecycleE2E(Cluster cluster) {
+    this.cluster = cluster;
+    this.jobs = new Jobs(cluster);
+  }
+
+  @Test
+  void aJobCreatedSuspendedRunsNothingUntilUnsuspendedThenSucceeds() {
+    cluster.apply(
+        JobManifests.withSpecField(
+            JobManifests.allReduceSweep("admitted", cluster.device(), "trtllm"), "suspend: true"));
+
+    await("admitted stays suspended without pods")
+        .during(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(15))
+        .until(
+            () ->
+                jobs.pods("admitted").isEmpty()
+                    && Jobs.phaseOf(jobs.get("admitted")) != Phase.RUNNING);
+    assertThat(jobs.condition(jobs.get("admitted"), "Suspended"))
+        .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+
+    cluster
+        .client()
+        .resources(CommJob.class)
+        .inNamespace(cluster.namespace())
+        .withName("admitted")
+        .edit(
+            job -> {
+              job.getSpec().setSuspend(false);
+              return job;
+            });
+
+    CommJob job = jobs.awaitFinished("admitted");
+    assertThat(job.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
+    assertThat(jobs.condition(job, "Suspended"))
+        .hasValueSatisfying(c -> assertThat(c.getReason()).isEqualTo("JobResumed"));
+    assertThat(jobs.results("admitted").getData()).containsKey("report.json");
+  }
+
+  @Test
+  void aFinishedJobWithATtlIsDeletedWithEverythingItOwned() {
+    cluster.apply(
+        JobManifests.withSpecField(
+            JobManifests.allReduceSweep("ephemeral", cluster.device(), "trtllm"),
+            "ttlSecondsAfterFinished: 5"));
+
+    CommJob job = jobs.awaitFinished("ephemeral");
+    assertThat(job.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
+
+    await("ephemeral deleted by its TTL")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> jobs.get("ephemeral") == null);
+    cluster.awaitNothingLeftOf("ephemeral", Duration.ofMinutes(2));
+    assertThat(jobs.objectsOf("ephemeral")).isEmpty();
+  }
+}

@@ -1,0 +1,120 @@
+package dev.gpucomm.operator;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.GangScheduler;
+import dev.gpucomm.api.v1alpha1.GangSpec;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The PodGroup of a gang-scheduled job (spec.gang) and the marks that put its pods in it: the
+ * scheduler places all {@code minMember} pods at once or none, so a job never holds some GPUs while
+ * waiting for the rest.
+ *
+ * <p>PodGroups are another project's API, installed only where that scheduler runs: they are
+ * created through Fabric8's generic resources, without an informer that would fail on clusters
+ * without the CRD. A job whose scheduler's CRD is missing fails to reconcile with the API server's
+ * message.
+ */
+final class PodGroups {
+  /** Annotation by which Volcano finds a pod's PodGroup. */
+  static final String VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name";
+
+  /** Label by which the coscheduling plugin finds a pod's PodGroup. */
+  static final String COSCHEDULING_GROUP_LABEL = "scheduling.x-k8s.io/pod-group";
+
+  static final ResourceDefinitionContext VOLCANO =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("scheduling.volcano.sh")
+          .withVersion("v1beta1")
+          .withKind("PodGroup")
+          .withPlural("podgroups")
+          .withNamespaced(true)
+          .build();
+
+  static final ResourceDefinitionContext COSCHEDULING =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("scheduling.x-k8s.io")
+          .withVersion("v1alpha1")
+          .withKind("PodGroup")
+          .withPlural("podgroups")
+          .withNamespaced(true)
+          .build();
+
+  private PodGroups() {}
+
+  static ResourceDefinitionContext api(GangScheduler scheduler) {
+    return switch (scheduler) {
+      case VOLCANO -> VOLCANO;
+      case COSCHEDULING -> COSCHEDULING;
+    };
+  }
+
+  /** The PodGroup {@code job} needs, named after it, with minMember = its pod count. */
+  static GenericKubernetesResource desired(CommJob job, JobLayout layout) {
+    GangSpec gang = job.getSpec().getGang();
+    ResourceDefinitionContext api = api(gang.getScheduler());
+    Map<String, Object> spec = new LinkedHashMap<>();
+    spec.put("minMember", layout.podCount());
+    if (gang.getScheduler() == GangScheduler.VOLCANO && gang.getQueue() != null) {
+      spec.put("queue", gang.getQueue());
+    }
+    return new GenericKubernetesResourceBuilder()
+        .withApiVersion(api.getGroup() + "/" + api.getVersion())
+        .withKind(api.getKind())
+        .withMetadata(JobOwnedObjects.metadata(job, job.getMetadata().getName()))
+        .addToAdditionalProperties("spec", spec)
+        .build();
+  }
+
+  /**
+   * Creates the job's PodGroup unless it exists. Its minMember never changes: the pod count of a
+   * job is fixed.
+   */
+  static void ensure(KubernetesClient client, CommJob job, JobLayout layout) {
+    GenericKubernetesResource podGroup = desired(job, layout);
+    var resource =
+        client
+            .genericKubernetesResources(api(job.getSpec().getGang().getScheduler()))
+            .inNamespace(job.getMetadata().getNamespace())
+            .withName(podGroup.getMetadata().getName());
+    if (resource.get() == null) {
+      resource.create(podGroup);
+    }
+  }
+
+  /** Marks {@code pod} as a member of its job's PodGroup and names the gang scheduler. */
+  static void joinGang(Pod pod, CommJob job) {
+    GangSpec gang = job.getSpec().getGang();
+    if (gang == null || gang.getScheduler() == null) {
+      return;
+    }
+    String group = job.getMetadata().getName();
+    pod.getSpec()
+        .setSchedulerName(
+            Objects.requireNonNullElse(
+                gang.getSchedulerName(), gang.getScheduler().defaultSchedulerName()));
+    switch (gang.getScheduler()) {
+      case VOLCANO -> {
+        Map<String, String> annotations =
+            new HashMap<>(
+                Objects.requireNonNullElseGet(pod.getMetadata().getAnnotations(), Map::of));
+        annotations.put(VOLCANO_GROUP_ANNOTATION, group);
+        pod.getMetadata().setAnnotations(annotations);
+      }
+      case COSCHEDULING -> {
+        Map<String, String> labels =
+            new HashMap<>(Objects.requireNonNullElseGet(pod.getMetadata().getLabels(), Map::of));
+        labels.put(COSCHEDULING_GROUP_LABEL, group);
+        pod.getMetadata().setLabels(labels);
+      }
+    }
+  }
+}

@@ -1,0 +1,150 @@
+package dev.gpucomm.operator;
+
+import static dev.gpucomm.operator.TestCluster.condition;
+import static dev.gpucomm.operator.TestCluster.hasCondition;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** spec.suspend as Kueue uses it: a suspended job has no pods; unsuspending starts it. */
+@QuarkusTest
+@WithKubernetesTestServer(setup = CommJobCrdSetup.class)
+class CommJobSuspendIT {
+  @Inject KubernetesClient client;
+
+  private TestCluster cluster;
+  private JobEvents events;
+
+  @BeforeEach
+  void connect() {
+    cluster = new TestCluster(client);
+    events = new JobEvents(client, cluster.namespace);
+  }
+
+  @Test
+  void aJobCreatedSuspendedWaitsWithoutPodsAndStartsWhereTheQueuePlacedIt() {
+    cluster.apply(
+        """
+        metadata: {name: queued-run}
+        spec:
+          worldSize: 2
+          device: cpu
+          suspend: true
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+
+    CommJobStatus suspended =
+        cluster.awaitStatus(
+            "queued-run", s -> hasCondition(s, "Suspended", "True", "JobSuspended"));
+    assertThat(suspended.getPhase()).isEqualTo(Phase.PENDING);
+    assertThat(suspended.getStartTime()).isNull();
+    assertThat(condition(suspended, "Ready").getReason()).isEqualTo("JobSuspended");
+    assertThat(cluster.pods("queued-run")).isEmpty();
+    assertThat(cluster.configMap("queued-run-spec")).isNull();
+
+    // Kueue admits the job: it sets the flavor's node selector and tolerations, then unsuspends
+    edit(
+        "queued-run",
+        job -> {
+          PodSpec podSpec = new PodSpec();
+          podSpec.setNodeSelector(Map.of("cloud.example/flavor", "h100-spot"));
+          Toleration spot = new Toleration();
+          spot.setKey("spot");
+          spot.setOperator("Exists");
+          podSpec.setTolerations(List.of(spot));
+          PodTemplateSpec template = new PodTemplateSpec();
+          template.setSpec(podSpec);
+          job.getSpec().setTemplate(template);
+          job.getSpec().setSuspend(false);
+        });
+
+    List<Pod> pods = cluster.awaitPods("queued-run", "queued-run-0", "queued-run-1");
+    assertThat(pods)
+        .allSatisfy(
+            pod -> {
+              assertThat(pod.getSpec().getNodeSelector())
+                  .containsEntry("cloud.example/flavor", "h100-spot");
+              assertThat(pod.getSpec().getTolerations())
+                  .extracting("key", "operator")
+                  .contains(tuple("spot", "Exists"));
+            });
+    CommJobStatus resumed =
+        cluster.awaitStatus("queued-run", s -> hasCondition(s, "Suspended", "False", "JobResumed"));
+    assertThat(resumed.getStartTime()).isNotNull();
+    assertThat(resumed.getConditions()).extracting("type").doesNotContain("SpecChanged");
+    events.await("queued-run", "JobResumed");
+    assertThat(events.reasons("queued-run")).contains("JobSuspended", "PodsCreated");
+  }
+
+  @Test
+  void suspendingARunningJobDeletesItsPodsWithoutFailingItAndResumingStartsItAfresh() {
+    cluster.apply(
+        """
+        metadata: {name: preempted}
+        spec:
+          worldSize: 2
+          device: cpu
+          timeoutSeconds: 3
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("preempted", "preempted-0", "preempted-1");
+    cluster.kubelet.run("preempted-0");
+    cluster.kubelet.run("preempted-1");
+    cluster.awaitStatus("preempted", s -> s.getRunningTime() != null);
+
+    edit("preempted", job -> job.getSpec().setSuspend(true));
+
+    cluster.awaitPods("preempted");
+    CommJobStatus suspended =
+        cluster.awaitStatus("preempted", s -> hasCondition(s, "Suspended", "True", "JobSuspended"));
+    assertThat(suspended.getPhase()).isEqualTo(Phase.PENDING);
+    assertThat(suspended.getStartTime()).isNull();
+    assertThat(suspended.getRunningTime()).isNull();
+    assertThat(condition(suspended, "Failed").getStatus()).isEqualTo("False");
+    await().atMost(TestCluster.PATIENCE).until(() -> cluster.configMap("preempted-spec") == null);
+
+    edit("preempted", job -> job.getSpec().setSuspend(false));
+
+    cluster.awaitPods("preempted", "preempted-0", "preempted-1");
+    CommJobStatus resumed =
+        cluster.awaitStatus("preempted", s -> hasCondition(s, "Suspended", "False", "JobResumed"));
+    assertThat(resumed.getPhase()).isEqualTo(Phase.PENDING);
+    assertThat(resumed.getRunningTime())
+        .as("the timeout counts again from the new pods' running")
+        .isNull();
+    assertThat(condition(resumed, "Failed").getStatus()).isEqualTo("False");
+  }
+
+  private void edit(String name, Consumer<CommJob> change) {
+    client
+        .resources(CommJob.class)
+        .inNamespace(cluster.namespace)
+        .withName(name)
+        .edit(
+            job -> {
+              change.accept(job);
+              return job;
+            });
+  }
+}

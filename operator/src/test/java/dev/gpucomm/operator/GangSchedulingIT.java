@@ -1,0 +1,167 @@
+package dev.gpucomm.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * spec.gang: a PodGroup with minMember = the pod count, for Volcano or the scheduler-plugins
+ * coscheduling plugin, and pods that name the gang scheduler and their group.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(setup = CommJobCrdSetup.class)
+class GangSchedulingIT {
+  private static final ResourceDefinitionContext VOLCANO =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("scheduling.volcano.sh")
+          .withVersion("v1beta1")
+          .withKind("PodGroup")
+          .withPlural("podgroups")
+          .withNamespaced(true)
+          .build();
+  private static final ResourceDefinitionContext COSCHEDULING =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("scheduling.x-k8s.io")
+          .withVersion("v1alpha1")
+          .withKind("PodGroup")
+          .withPlural("podgroups")
+          .withNamespaced(true)
+          .build();
+
+  @Inject KubernetesClient client;
+
+  private TestCluster cluster;
+
+  @BeforeEach
+  void connect() {
+    cluster = new TestCluster(client);
+  }
+
+  @Test
+  void aVolcanoGangJobGetsAPodGroupOfAllItsPodsAndPodsVolcanoSchedules() {
+    cluster.apply(
+        """
+        metadata: {name: gang-volcano}
+        spec:
+          worldSize: 8
+          ranksPerPod: 4
+          gang: {scheduler: volcano, queue: gpu-benchmarks}
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+
+    List<Pod> pods = cluster.awaitPods("gang-volcano", "gang-volcano-0", "gang-volcano-1");
+    GenericKubernetesResource podGroup = awaitPodGroup(VOLCANO, "gang-volcano");
+    assertThat(podGroup.getApiVersion()).isEqualTo("scheduling.volcano.sh/v1beta1");
+    assertThat(spec(podGroup))
+        .containsEntry("minMember", 2)
+        .containsEntry("queue", "gpu-benchmarks");
+    assertThat(podGroup.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(owner -> assertThat(owner.getName()).isEqualTo("gang-volcano"));
+    assertThat(pods)
+        .allSatisfy(
+            pod -> {
+              assertThat(pod.getSpec().getSchedulerName()).isEqualTo("volcano");
+              assertThat(pod.getMetadata().getAnnotations())
+                  .containsEntry("scheduling.k8s.io/group-name", "gang-volcano");
+            });
+  }
+
+  @Test
+  void aCoschedulingGangJobGetsASchedulerPluginsPodGroupAndLabelledPods() {
+    cluster.apply(
+        """
+        metadata: {name: gang-cosched}
+        spec:
+          worldSize: 3
+          device: cpu
+          gang: {scheduler: coscheduling}
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+
+    List<Pod> pods =
+        cluster.awaitPods("gang-cosched", "gang-cosched-0", "gang-cosched-1", "gang-cosched-2");
+    GenericKubernetesResource podGroup = awaitPodGroup(COSCHEDULING, "gang-cosched");
+    assertThat(podGroup.getApiVersion()).isEqualTo("scheduling.x-k8s.io/v1alpha1");
+    assertThat(spec(podGroup)).containsEntry("minMember", 3);
+    assertThat(pods)
+        .allSatisfy(
+            pod -> {
+              assertThat(pod.getSpec().getSchedulerName()).isEqualTo("scheduler-plugins-scheduler");
+              assertThat(pod.getMetadata().getLabels())
+                  .containsEntry("scheduling.x-k8s.io/pod-group", "gang-cosched");
+            });
+    assertThat(
+            client
+                .genericKubernetesResources(VOLCANO)
+                .inNamespace(cluster.namespace)
+                .list()
+                .getItems())
+        .extracting(g -> g.getMetadata().getName())
+        .doesNotContain("gang-cosched");
+  }
+
+  @Test
+  void aJobWithoutGangGetsNoPodGroupAndTheDefaultScheduler() {
+    cluster.apply(
+        """
+        metadata: {name: no-gang}
+        spec:
+          worldSize: 1
+          device: cpu
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+
+    Pod pod = cluster.awaitPods("no-gang", "no-gang-0").get(0);
+    assertThat(pod.getSpec().getSchedulerName()).isNotIn("volcano", "scheduler-plugins-scheduler");
+    assertThat(
+            client
+                .genericKubernetesResources(VOLCANO)
+                .inNamespace(cluster.namespace)
+                .withName("no-gang")
+                .get())
+        .isNull();
+    assertThat(
+            client
+                .genericKubernetesResources(COSCHEDULING)
+                .inNamespace(cluster.namespace)
+                .withName("no-gang")
+                .get())
+        .isNull();
+  }
+
+  private GenericKubernetesResource awaitPodGroup(ResourceDefinitionContext api, String name) {
+    return await()
+        .atMost(TestCluster.PATIENCE)
+        .until(
+            () ->
+                client
+                    .genericKubernetesResources(api)
+                    .inNamespace(cluster.namespace)
+                    .withName(name)
+                    .get(),
+            group -> group != null);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> spec(GenericKubernetesResource podGroup) {
+    return (Map<String, Object>) podGroup.getAdditionalProperties().get("spec");
+  }
+}
