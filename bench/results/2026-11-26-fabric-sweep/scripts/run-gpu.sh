@@ -22,6 +22,8 @@ mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
 G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id,uuid --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
 GPUS=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | wc -l)
+# nvidia-smi lists every GPU of the host; count only those this process may use
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && GPUS=$(tr , "\n" <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {
   local name="$1" limit="$2" start=$SECONDS

@@ -24,6 +24,8 @@ R="$WORK/r$RUN"
 mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
 G="$WORK/g/gpucomm/bin/gpucomm"
 GPUS="$(nvidia-smi -L | wc -l)"
+# nvidia-smi lists every GPU of the host; count only those this process may use
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && GPUS=$(tr , "\n" <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 { date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 step() {

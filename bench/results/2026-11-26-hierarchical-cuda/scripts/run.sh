@@ -26,6 +26,8 @@ G="$WORK/g/gpucomm/bin/gpucomm"
 source "$ROOT/bench/libs.sh" >"$R/libs.txt"
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 GPUS=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+# nvidia-smi lists every GPU of the host; count only those this process may use
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && GPUS=$(tr , "\n" <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2

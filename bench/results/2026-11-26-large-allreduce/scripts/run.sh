@@ -28,6 +28,8 @@ source "$ROOT/bench/libs.sh" >"$R/libs.txt"
 # the ranks hold host copies of a 2 GiB input and output for validation
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 GPUS=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+# nvidia-smi lists every GPU of the host; count only those this process may use
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && GPUS=$(tr , "\n" <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
