@@ -80,7 +80,7 @@ class CliErrorsTest {
   void anEndlessOrHugeJobFileIsRefusedInOneLine() throws Exception {
     assertUsageError(
         CliRun.of("run", "-f", "/dev/zero"),
-        "gpucomm run: /dev/zero: larger than 1 MiB; a CommJob file is a few kilobytes");
+        "gpucomm run: /dev/zero: not a regular file (a character device)");
     Path big = dir.resolve("big.yaml");
     try (var file =
         FileChannel.open(big, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
