@@ -22,6 +22,14 @@ import java.util.List;
     value =
         "!has(self.inPlace) || !self.inPlace || !has(self.algorithms) || self.algorithms.all(a, a != 'oneshot' && a != 'twoshot' && a != 'copyengine')",
     message = "benchmark.inPlace runs nccl (or auto), not oneshot, twoshot or copyengine")
+@ValidationRule(
+    value =
+        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) <= 2147483647)",
+    message =
+        "benchmark: tokens x hiddenSize x the dtype's bytes is at most 2147483647 bytes per rank")
+@ValidationRule(
+    value = "!has(self.sizes) || self.sizes.all(s, s <= 2147483647)",
+    message = "benchmark: sizes are at most 2147483647 bytes per rank")
 public class BenchmarkSpec {
   @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(

@@ -221,7 +221,7 @@ class CliErrorsTest {
   }
 
   @Test
-  void malformedYamlNamesTheLine() throws Exception {
+  void malformedYamlNamesTheLineAndColumn() throws Exception {
     Path job =
         Files.writeString(
             dir.resolve("broken.yaml"), VALID.replace("  ranksPerPod: 2", "   ranksPerPod: 2"));
@@ -229,7 +229,9 @@ class CliErrorsTest {
     CliRun run = CliRun.of("run", "-f", job.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).startsWith("gpucomm run: " + job + ":6: malformed YAML: ");
+    assertThat(run.err())
+        .startsWith(
+            "gpucomm run: " + job + ":6:15: malformed YAML: mapping values are not allowed here");
     assertThat(run.err().lines()).hasSize(1);
   }
 

@@ -145,9 +145,13 @@ public final class LocalRun {
                                 available)));
   }
 
+  private static final String WORK_DIR_PREFIX = "gpucomm-run-";
+
   private static Path createWorkDir() {
     try {
-      return Files.createTempDirectory("gpucomm-run-");
+      Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+      OwnedTemporaryDirectory.removeAbandoned(temporary, WORK_DIR_PREFIX);
+      return OwnedTemporaryDirectory.create(temporary, WORK_DIR_PREFIX);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a temporary directory: " + e.getMessage(), e);
     }
