@@ -34,6 +34,14 @@ import java.util.List;
     value =
         "!has(self.pattern) || self.pattern != 'allreduceResidualRmsNormFp8' || has(self.fp8Scale)",
     message = "benchmark.pattern allreduceResidualRmsNormFp8 needs fp8Scale")
+@ValidationRule(
+    value =
+        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) <= 8589934592)",
+    message =
+        "benchmark: tokens x hiddenSize x the dtype's bytes is at most 8 GiB (8589934592 bytes) per rank")
+@ValidationRule(
+    value = "!has(self.sizes) || self.sizes.all(s, s <= 8589934592)",
+    message = "benchmark: sizes are at most 8 GiB (8589934592 bytes) per rank")
 public class BenchmarkSpec {
   @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(

@@ -7,7 +7,6 @@ import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.rendezvous.PeerFailedException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -99,7 +98,7 @@ public final class Gpucomm {
   public static RankError classify(Throwable failure) {
     Throwable e = unwrap(failure);
     if (e instanceof UsageException) {
-      return new RankError(RankError.Kind.USAGE, e.getMessage());
+      return new RankError(RankError.Kind.USAGE, RankError.oneLine(e.getMessage()));
     }
     if (causedByPeer(e)) {
       return new RankError(RankError.Kind.PEER, describe(e));
@@ -126,19 +125,12 @@ public final class Gpucomm {
   }
 
   /**
-   * One line for a failure: our own exceptions carry messages written for users; anything else also
-   * names its type, which is what a maintainer needs first.
+   * One line for a failure, naming its cause in words: our own exceptions carry messages written
+   * for users, and the JDK's common ones are put in words here. The exception's type, which a
+   * maintainer needs, is in the stack trace that --debug prints.
    */
   static String describe(Throwable failure) {
-    Throwable e = unwrap(failure);
-    String message = e.getMessage();
-    boolean ours =
-        e.getClass().getName().startsWith("dev.gpucomm.") || e instanceof UncheckedIOException;
-    if (ours && message != null && !message.isBlank()) {
-      return RankError.oneLine(message);
-    }
-    return RankError.oneLine(
-        e.getClass().getSimpleName() + (message == null ? "" : ": " + message));
+    return RankError.oneLine(FailureCause.of(unwrap(failure)));
   }
 
   static Throwable unwrap(Throwable e) {

@@ -1,8 +1,11 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.Heuristic;
+import dev.gpucomm.api.v1alpha1.HeuristicName;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.DeviceBackends;
+import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.JavaCommand;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
@@ -47,6 +50,7 @@ final class LocalJobExecution {
       boolean dumpIr,
       CliContext context) {
     reportDir.ifPresent(dir -> requireReportTarget(command, dir));
+    requireReadableTuningTable(command, job);
     DeviceKind device =
         new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
     LocalRun run =
@@ -62,6 +66,26 @@ final class LocalJobExecution {
               throw new UsageException(
                   "gpucomm " + command + ": report directory '" + dir + "' (--out) " + problem);
             });
+  }
+
+  /**
+   * Reads a measured heuristic's table once here, where a bad one is a usage error in one line,
+   * before every rank would read it and fail on its own.
+   */
+  private static void requireReadableTuningTable(String command, LoadedJob job) {
+    Heuristic heuristic = job.job().getSpec().getHeuristic();
+    if (heuristic == null
+        || heuristic.getName() != HeuristicName.MEASURED
+        || heuristic.getTuningRef() == null) {
+      return;
+    }
+    try {
+      TuningTableJson.read(Path.of(heuristic.getTuningRef()));
+    } catch (IllegalArgumentException e) {
+      // bench builds its job from flags, so its users know the table by the flag's name
+      String field = command.equals("bench") ? "--tuning-ref" : "spec.heuristic.tuningRef";
+      throw new UsageException("gpucomm " + command + ": " + field + ": " + e.getMessage(), e);
+    }
   }
 
   /** Prints where the report went, or the failing rank; returns the exit code. */

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.runtime.launch.RankError;
 import java.util.Arrays;
 import java.util.List;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -33,7 +34,8 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
       e.printStackTrace(context.err());
     }
     String command = e.getCommandLine().getCommandSpec().qualifiedName();
-    context.err().println(command + ": " + problem(e, Arrays.asList(args)));
+    // arguments are echoed: no escape sequence or megabyte-long argument reaches the terminal
+    context.err().println(RankError.oneLine(command + ": " + problem(e, Arrays.asList(args))));
     return EXIT_CODE;
   }
 

@@ -80,7 +80,7 @@ class CliErrorsTest {
   void anEndlessOrHugeJobFileIsRefusedInOneLine() throws Exception {
     assertUsageError(
         CliRun.of("run", "-f", "/dev/zero"),
-        "gpucomm run: /dev/zero: larger than 1 MiB; a CommJob file is a few kilobytes");
+        "gpucomm run: /dev/zero: not a regular file (a character device)");
     Path big = dir.resolve("big.yaml");
     try (var file =
         FileChannel.open(big, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
@@ -251,7 +251,7 @@ class CliErrorsTest {
   }
 
   @Test
-  void malformedYamlNamesTheLine() throws Exception {
+  void malformedYamlNamesTheLineAndColumn() throws Exception {
     Path job =
         Files.writeString(
             dir.resolve("broken.yaml"), VALID.replace("  ranksPerPod: 2", "   ranksPerPod: 2"));
@@ -259,7 +259,9 @@ class CliErrorsTest {
     CliRun run = CliRun.of("run", "-f", job.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).startsWith("gpucomm run: " + job + ":6: malformed YAML: ");
+    assertThat(run.err())
+        .startsWith(
+            "gpucomm run: " + job + ":6:15: malformed YAML: mapping values are not allowed here");
     assertThat(run.err().lines()).hasSize(1);
   }
 

@@ -107,15 +107,15 @@ public final class CommJobValidator {
           "apiVersion",
           job.getApiVersion() == null
               ? "required (" + CommJob.API_VERSION + ")"
-              : "unknown value '%s' (expected %s)"
-                  .formatted(job.getApiVersion(), CommJob.API_VERSION));
+              : "unknown value %s (expected %s)"
+                  .formatted(EchoedValue.quoted(job.getApiVersion()), CommJob.API_VERSION));
     }
     if (!"CommJob".equals(job.getKind())) {
       add(
           "kind",
           job.getKind() == null
               ? "required (CommJob)"
-              : "unknown value '" + job.getKind() + "' (expected CommJob)");
+              : "unknown value " + EchoedValue.quoted(job.getKind()) + " (expected CommJob)");
     }
     checkName(job.getMetadata() == null ? null : job.getMetadata().getName());
     CommJobSpec spec = job.getSpec();
@@ -134,15 +134,15 @@ public final class CommJobValidator {
     if (!JOB_NAME.matcher(name).matches()) {
       add(
           "metadata.name",
-          "'%s' is not a valid job name (lower-case letters, digits and '-', starting with a letter"
-                  .formatted(name)
+          "%s is not a valid job name (lower-case letters, digits and '-', starting with a letter"
+                  .formatted(EchoedValue.quoted(name))
               + " and ending with a letter or digit: it also names the job's headless Service)");
     }
     if (name.length() > CommJob.MAX_NAME_LENGTH) {
       add(
           "metadata.name",
-          "'%s' is %d characters long, at most %d (the names of the job's pods and ConfigMaps"
-                  .formatted(name, name.length(), CommJob.MAX_NAME_LENGTH)
+          "%s is %d characters long, at most %d (the names of the job's pods and ConfigMaps"
+                  .formatted(EchoedValue.quoted(name), name.length(), CommJob.MAX_NAME_LENGTH)
               + " are made from it)");
     }
   }
@@ -335,7 +335,9 @@ public final class CommJobValidator {
 
   private void checkSharedMemory(String size) {
     if (!QUANTITY.matcher(size).matches()) {
-      add("spec.sharedMemorySize", "'" + size + "' is not a quantity (e.g. 8Gi, 512Mi)");
+      add(
+          "spec.sharedMemorySize",
+          EchoedValue.quoted(size) + " is not a quantity (e.g. 8Gi, 512Mi)");
     } else if (Quantity.getAmountInBytes(new Quantity(size))
             .compareTo(BigDecimal.valueOf(MIN_SHARED_MEMORY_BYTES))
         < 0) {
@@ -698,7 +700,7 @@ public final class CommJobValidator {
 
   private void configMapName(String field, String name) {
     if (name.length() > MAX_CONFIG_MAP_NAME_LENGTH || !CONFIG_MAP_NAME.matcher(name).matches()) {
-      add(field, "'" + name + "' is not a valid ConfigMap name");
+      add(field, EchoedValue.quoted(name) + " is not a valid ConfigMap name");
     }
   }
 
@@ -740,7 +742,7 @@ public final class CommJobValidator {
       if (item == null) {
         add(field + "[" + i + "]", "required");
       } else if (!seen.add(item)) {
-        add(field + "[" + i + "]", "'" + item + "' is listed twice");
+        add(field + "[" + i + "]", EchoedValue.quoted(item) + " is listed twice");
       }
     }
   }

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.device;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * One accelerator (or the CPU standing in for one) owned by one rank: its memory, streams, events,
@@ -39,6 +40,15 @@ public interface Device extends AutoCloseable {
    * splits; 0 on the CPU backend, which has none.
    */
   int multiprocessors();
+
+  /**
+   * Device memory free for new allocations now, when the device can say: a job checks its buffers
+   * fit before allocating any. Empty where device memory is host memory (the CPU backend), whose
+   * room the launcher checks instead.
+   */
+  default OptionalLong freeMemoryBytes() {
+    return OptionalLong.empty();
+  }
 
   /** Device memory visible to this rank only. */
   DeviceBuffer allocate(long bytes);

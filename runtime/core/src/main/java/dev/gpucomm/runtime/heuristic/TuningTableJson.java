@@ -10,6 +10,8 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.JsonSyntax;
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -135,13 +137,15 @@ public final class TuningTableJson {
   public static TuningTable read(Path file) {
     String text;
     try {
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "tuning table " + file + ": cannot read it (" + describe(e) + ")", e);
+      text = BoundedFile.readText(file, MAX_TABLE_BYTES);
+    } catch (UnreadableFileException e) {
+      throw new IllegalArgumentException("tuning table " + file + ": " + e.getMessage(), e);
     }
     return parse(text, file.toString());
   }
+
+  /** The largest tuning table read: tables hold a few curves of tens of points. */
+  public static final int MAX_TABLE_BYTES = 16 << 20;
 
   /** A loader for {@link Heuristics#create}: tuning references are file paths. */
   public static Function<String, TuningTable> fileLoader() {
@@ -162,10 +166,6 @@ public final class TuningTableJson {
       throw new IllegalArgumentException("tuning table " + source + ": " + JsonSyntax.describe(e));
     }
     return new Reader(source).table(root);
-  }
-
-  private static String describe(IOException e) {
-    return e.getClass().getSimpleName() + (e.getMessage() != null ? ": " + e.getMessage() : "");
   }
 
   /** Walks the tree, keeping the source name for error messages. */

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.launch;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
@@ -61,6 +62,7 @@ public final class LocalRun {
     job.getSpec().setDevice(request.device());
     int worldSize = job.getSpec().getWorldSize();
     int ranksPerPod = job.getSpec().getRanksPerPod();
+    requireHostRoom(request, worldSize);
     // The report's staging first: a target that cannot be made leaves no work directory behind.
     Optional<StagedReportDirectory> staged = request.reportDir().map(StagedReportDirectory::create);
     Path workDir;
@@ -125,9 +127,31 @@ public final class LocalRun {
     }
   }
 
+  /** Every rank of a local run shares this host; on the CPU backend its buffers are host memory. */
+  private static void requireHostRoom(Request request, int ranksOnHost) {
+    RankMemory.of(request.job().job())
+        .ifPresent(
+            need ->
+                MemoryCheck.hostAvailableBytes()
+                    .ifPresent(
+                        available ->
+                            MemoryCheck.requireHostRoom(
+                                request.job().source(),
+                                need,
+                                request.device() == DeviceKind.CPU
+                                    ? need.hostBytesWithDevice()
+                                    : need.hostBytes(),
+                                ranksOnHost,
+                                available)));
+  }
+
+  private static final String WORK_DIR_PREFIX = "gpucomm-run-";
+
   private static Path createWorkDir() {
     try {
-      return Files.createTempDirectory("gpucomm-run-");
+      Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+      OwnedTemporaryDirectory.removeAbandoned(temporary, WORK_DIR_PREFIX);
+      return OwnedTemporaryDirectory.create(temporary, WORK_DIR_PREFIX);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a temporary directory: " + e.getMessage(), e);
     }

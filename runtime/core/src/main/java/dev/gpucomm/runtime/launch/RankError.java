@@ -1,5 +1,7 @@
 package dev.gpucomm.runtime.launch;
 
+import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
+import dev.gpucomm.runtime.files.BoundedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,10 +40,13 @@ public record RankError(Kind kind, String message) {
     }
   }
 
+  /** The most of a rank's error file read: the message is one line, shown in a terminal. */
+  private static final int MAX_ERROR_FILE_BYTES = 64 << 10;
+
   /** The error a rank left in {@code file}, if it left one. */
   public static Optional<RankError> readFrom(Path file) {
     try {
-      String text = Files.readString(file, StandardCharsets.UTF_8).strip();
+      String text = BoundedFile.readText(file, MAX_ERROR_FILE_BYTES).strip();
       int tab = text.indexOf('\t');
       if (tab < 0) {
         return Optional.empty();
@@ -58,6 +63,11 @@ public record RankError(Kind kind, String message) {
     if (message == null || message.isBlank()) {
       return "unknown error";
     }
-    return message.strip().replaceAll("\\s*\\R\\s*", " | ");
+    // a message may echo what a user or a library wrote: no escape sequence reaches the terminal
+    return EchoedValue.escaped(
+        message.strip().replaceAll("\\s*\\R\\s*", " | "), MAX_LINE_CHARACTERS);
   }
+
+  /** The longest line said about a failure; longer ones end in a note of their length. */
+  private static final int MAX_LINE_CHARACTERS = 2000;
 }

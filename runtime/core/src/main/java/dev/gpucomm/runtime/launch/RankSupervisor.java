@@ -12,11 +12,15 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Starts one JVM per rank and watches them like torchrun does: when one fails, the others get a
@@ -29,6 +33,12 @@ public final class RankSupervisor {
 
   /** How long to wait for the rank that others saw die, when only they have reported so far. */
   static final Duration PEER_FAILURE_GRACE = Duration.ofSeconds(10);
+
+  /** How long a rank may stay stopped (SIGSTOP) before the job fails naming it. */
+  static final Duration STOPPED_LIMIT = Duration.ofSeconds(30);
+
+  /** How often the ranks' process states are looked at. */
+  private static final Duration STOPPED_CHECK = Duration.ofSeconds(1);
 
   /** How long a stopped rank gets between SIGTERM and SIGKILL. */
   static final Duration STOP_GRACE = Duration.ofSeconds(3);
@@ -67,16 +77,20 @@ public final class RankSupervisor {
       List<RankSettings> ranks, Duration timeLimit, Runnable onShutdown) {
     Path errorDir;
     try {
-      errorDir = Files.createTempDirectory("gpucomm-ranks-");
+      Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+      OwnedTemporaryDirectory.removeAbandoned(temporary, ERROR_DIR_PREFIX);
+      errorDir = OwnedTemporaryDirectory.create(temporary, ERROR_DIR_PREFIX);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a directory for rank error files", e);
     }
     // read by the shutdown hook's thread while ranks are still being started
     Map<Integer, Running> running = new ConcurrentSkipListMap<>();
     BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
+    AtomicBoolean hookRan = new AtomicBoolean();
     Thread stopOnShutdown =
         new Thread(
             () -> {
+              hookRan.set(true);
               kill(running);
               deleteQuietly(errorDir);
               onShutdown.run();
@@ -97,6 +111,10 @@ public final class RankSupervisor {
       for (Running rank : running.values()) {
         rank.copier().join(STOP_GRACE); // all of a rank's output comes before the verdict
       }
+      if (hookRan.get()) {
+        // The ranks died of the hook's SIGKILL, not on their own: no verdict, the hook speaks.
+        awaitHalt();
+      }
       return result;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -109,6 +127,20 @@ public final class RankSupervisor {
         // The hook is running already.
       }
       deleteQuietly(errorDir);
+    }
+  }
+
+  private static final String ERROR_DIR_PREFIX = "gpucomm-ranks-";
+
+  /** Blocks this thread until the exiting JVM halts, so that it reports nothing more. */
+  private static void awaitHalt() {
+    CountDownLatch never = new CountDownLatch(1);
+    while (true) {
+      try {
+        never.await();
+      } catch (InterruptedException e) {
+        // keep waiting: the JVM is on its way out
+      }
     }
   }
 
@@ -149,13 +181,23 @@ public final class RankSupervisor {
     long deadline = System.nanoTime() + timeLimit.toNanos();
     List<Exit> failures = new ArrayList<>();
     Set<Integer> exited = new HashSet<>();
+    StoppedRankWatch stoppedRanks = new StoppedRankWatch(STOPPED_LIMIT);
     while (exited.size() < running.size()) {
       Exit exit;
+      long left = Math.max(0, deadline - System.nanoTime());
       try {
-        exit = exits.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        exit = exits.poll(Math.min(left, STOPPED_CHECK.toNanos()), TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         exit = null;
+        left = 0;
+      }
+      if (exit == null && left > STOPPED_CHECK.toNanos()) {
+        Optional<Integer> stoppedRank = stoppedRanks.check(pids(running), System.nanoTime());
+        if (stoppedRank.isPresent()) {
+          return stoppedRankFailed(stoppedRank.get(), running);
+        }
+        continue;
       }
       if (exit == null) {
         List<Integer> stillRunning = alive(running);
@@ -212,6 +254,33 @@ public final class RankSupervisor {
     }
     stop(running);
     return firstCause(failures, running, stopped);
+  }
+
+  /** A rank stopped past the limit fails the job by name; the others are stopped with it. */
+  private static SupervisionResult stoppedRankFailed(int rank, Map<Integer, Running> running) {
+    List<Integer> others = alive(running).stream().filter(r -> r != rank).toList();
+    // SIGKILL, which a stopped process does not need to be resumed for
+    running.get(rank).process().destroyForcibly();
+    stop(running);
+    return new SupervisionResult.RankFailed(
+        rank,
+        new RankError(
+            RankError.Kind.FAILURE,
+            "was stopped (SIGSTOP, SIGTSTP or a debugger) for "
+                + STOPPED_LIMIT.toSeconds()
+                + " s, holding up every other rank"),
+        others);
+  }
+
+  private static Map<Integer, Long> pids(Map<Integer, Running> running) {
+    Map<Integer, Long> pids = new TreeMap<>();
+    running.forEach(
+        (rank, process) -> {
+          if (process.process().isAlive()) {
+            pids.put(rank, process.process().pid());
+          }
+        });
+    return pids;
   }
 
   private static boolean onlyPeerFailures(List<Exit> failures, Map<Integer, Running> running) {

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.launch;
 
+import dev.gpucomm.runtime.files.FileProblem;
 import dev.gpucomm.runtime.report.ReportFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,6 +62,10 @@ public final class StagedReportDirectory {
                 + ReportFiles.JSON
                 + "); name a new or empty directory");
       }
+      Optional<String> notReplaceable = replaceability(absolute);
+      if (notReplaceable.isPresent()) {
+        return notReplaceable;
+      }
     }
     Path ancestor = absolute.getParent();
     while (!Files.exists(ancestor)) {
@@ -71,6 +76,29 @@ public final class StagedReportDirectory {
     }
     if (!Files.isWritable(ancestor)) {
       return Optional.of("cannot be created: " + ancestor + " is not writable");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether an existing target can be renamed aside, as a commit does: a mount point, or another
+   * user's directory under a sticky parent, passes every permission check and fails only there,
+   * after the whole run. Tried for real, by renaming it aside and back.
+   */
+  private static Optional<String> replaceability(Path target) {
+    Path aside =
+        target.resolveSibling(
+            "." + target.getFileName() + ".probe-" + ProcessHandle.current().pid());
+    try {
+      Files.move(target, aside, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      return Optional.of("cannot be replaced by a new report (" + FileProblem.of(e) + ")");
+    }
+    try {
+      Files.move(aside, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      return Optional.of(
+          "was renamed to " + aside + " and could not be renamed back (" + FileProblem.of(e) + ")");
     }
     return Optional.empty();
   }
@@ -90,7 +118,9 @@ public final class StagedReportDirectory {
       Path parent = absolute.getParent();
       Path createdParent = Files.isDirectory(parent) ? null : Files.createDirectories(parent);
       recoverSetAside(absolute);
-      Path staging = Files.createTempDirectory(parent, "." + absolute.getFileName() + ".partial-");
+      String partial = "." + absolute.getFileName() + ".partial-";
+      OwnedTemporaryDirectory.removeAbandoned(parent, partial);
+      Path staging = OwnedTemporaryDirectory.create(parent, partial);
       return new StagedReportDirectory(absolute, staging, createdParent);
     } catch (IOException e) {
       throw new UncheckedIOException(

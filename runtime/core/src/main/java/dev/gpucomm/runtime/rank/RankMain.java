@@ -7,6 +7,7 @@ import dev.gpucomm.api.v1alpha1.NetworkSpec;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.BenchmarkWorkload;
+import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.bench.SelfTestWorkload;
 import dev.gpucomm.runtime.bench.TuneWorkload;
 import dev.gpucomm.runtime.collective.Communicator;
@@ -20,6 +21,9 @@ import dev.gpucomm.runtime.fabric.FabricSweepWorkload;
 import dev.gpucomm.runtime.fabric.LocalHost;
 import dev.gpucomm.runtime.fabric.TransportCheck;
 import dev.gpucomm.runtime.fabric.UnexpectedTransportException;
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
+import dev.gpucomm.runtime.launch.MemoryCheck;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.PeerWatch;
@@ -31,10 +35,7 @@ import dev.gpucomm.runtime.workload.ProgramWorkload;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -119,7 +120,7 @@ public final class RankMain {
     RankTopology topology = settings.topology();
     DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
     DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
-    try (Device device = backend.open(settings.deviceOrdinal());
+    try (Device device = withRoomForSweep(backend.open(settings.deviceOrdinal()), job, settings);
         Communicator communicator = backend.createCommunicator(device, store, topology)) {
       checkFabric(job, communicator, store, topology, peerTimeout);
       ProgressDisplay progress =
@@ -175,6 +176,33 @@ public final class RankMain {
             });
   }
 
+  /**
+   * {@code device}, once its free memory is known to hold the sweep's buffers: checked before the
+   * communicator or the workload allocates anything, and in every pod, since the launcher sees only
+   * its own host. Closes the device when refusing.
+   */
+  private static Device withRoomForSweep(Device device, LoadedJob job, RankSettings settings) {
+    try {
+      RankMemory.of(job.job())
+          .ifPresent(
+              need ->
+                  device
+                      .freeMemoryBytes()
+                      .ifPresent(
+                          free ->
+                              MemoryCheck.requireDeviceRoom(
+                                  settings.jobSource(),
+                                  need,
+                                  settings.rank(),
+                                  device.name(),
+                                  free)));
+      return device;
+    } catch (RuntimeException e) {
+      device.close();
+      throw e;
+    }
+  }
+
   private static boolean usesNccl(Communicator communicator) {
     return communicator.allReduceAlgorithms().contains(Algorithm.NCCL);
   }
@@ -190,9 +218,9 @@ public final class RankMain {
   private static LoadedJob load(RankSettings settings) {
     String text;
     try {
-      text = Files.readString(settings.jobFile());
-    } catch (IOException e) {
-      throw new UncheckedIOException(
+      text = BoundedFile.readText(settings.jobFile(), JobLoader.MAX_JOB_BYTES);
+    } catch (UnreadableFileException e) {
+      throw new UsageException(
           "cannot read the job file " + settings.jobFile() + ": " + e.getMessage(), e);
     }
     LoadedJob job = new JobLoader().load(text, settings.jobSource());

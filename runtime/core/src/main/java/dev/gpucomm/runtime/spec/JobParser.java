@@ -10,19 +10,24 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import org.yaml.snakeyaml.error.YAMLException;
 
 /**
  * Reads a CommJob from YAML or JSON text as strictly as the API server would: unknown fields,
@@ -34,18 +39,29 @@ public final class JobParser {
 
   private static ObjectMapper strict(
       com.fasterxml.jackson.databind.cfg.MapperBuilder<?, ?> builder) {
-    return builder
-        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-        .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-        // text after the job (a second YAML document, JSON followed by more) is not ignored
-        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-        // "4" is not an integer to the API server either.
-        .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-        .addMixIn(CommJobSpec.class, WithoutPodTemplate.class)
-        .build();
+    ObjectMapper mapper =
+        builder
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+            // text after the job (a second YAML document, JSON followed by more) is not ignored
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            // "4" is not an integer to the API server either.
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // an enum is one of its names, never an index, and never a name padded with spaces
+            .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
+            .addModule(ExactEnumNames.module())
+            .addMixIn(CommJobSpec.class, WithoutPodTemplate.class)
+            .build();
+    // 12 or true where a string belongs (a name, a label's value) is refused by the API server
+    mapper
+        .coercionConfigFor(LogicalType.Textual)
+        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+    return mapper;
   }
 
   /**
@@ -60,7 +76,12 @@ public final class JobParser {
     ObjectMapper mapper = isJson ? json : yaml;
     JsonNode tree;
     try {
-      tree = mapper.readTree(text);
+      tree = isJson ? mapper.readTree(text) : YamlTree.read(text);
+    } catch (YamlTree.SecondDocumentException e) {
+      throw new InvalidJobException(
+          SyntaxProblem.of(e).where(source), "", SyntaxProblem.of(e).cause());
+    } catch (YAMLException e) {
+      throw malformed(source, "YAML", e);
     } catch (MismatchedInputException e) {
       if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Trailing token")) {
         throw new InvalidJobException(
@@ -90,7 +111,9 @@ public final class JobParser {
       throw new InvalidJobException(
           source,
           path(e),
-          "unknown field '" + e.getPropertyName() + "'" + knownFields(e.getKnownPropertyIds()));
+          "unknown field "
+              + EchoedValue.quoted(e.getPropertyName())
+              + knownFields(e.getKnownPropertyIds()));
     } catch (InvalidFormatException e) {
       throw new InvalidJobException(source, path(e), badValue(e));
     } catch (MismatchedInputException e) {
@@ -110,7 +133,9 @@ public final class JobParser {
     }
     if (!value.isTextual() || !value.asText().equals(expected)) {
       throw new InvalidJobException(
-          source, field, "unknown value '" + value.asText() + "' (expected " + expected + ")");
+          source,
+          field,
+          "unknown value " + EchoedValue.quoted(value.asText()) + " (expected " + expected + ")");
     }
   }
 
@@ -134,23 +159,31 @@ public final class JobParser {
         throw new InvalidJobException(
             source,
             "metadata",
-            "unknown field '" + field + "' (known: " + String.join(", ", METADATA_FIELDS) + ")");
+            "unknown field "
+                + EchoedValue.quoted(field)
+                + " (known: "
+                + String.join(", ", METADATA_FIELDS)
+                + ")");
       }
     }
     for (String field : List.of("name", "namespace")) {
       JsonNode value = metadata.get(field);
       if (value != null && !value.isNull() && !value.isTextual()) {
         throw new InvalidJobException(
-            source, "metadata." + field, "expected a string, got '" + value.asText() + "'");
+            source, "metadata." + field, "expected a string, got " + EchoedValue.quoted(value));
       }
     }
   }
 
   private static String where(String source, JsonProcessingException e) {
     JsonLocation location = e.getLocation();
-    return location != null && location.getLineNr() > 0
-        ? source + ":" + location.getLineNr()
-        : source;
+    if (location == null || location.getLineNr() <= 0) {
+      return source;
+    }
+    return source
+        + ":"
+        + location.getLineNr()
+        + (location.getColumnNr() > 0 ? ":" + location.getColumnNr() : "");
   }
 
   /** ", got 'x'" for a scalar that has the wrong type, empty when the culprit is not a scalar. */
@@ -159,7 +192,7 @@ public final class JobParser {
       JsonToken token = parser.currentToken();
       if (token != null && token.isScalarValue()) {
         try {
-          return ", got '" + parser.getText() + "'";
+          return ", got " + EchoedValue.quoted(parser.getText());
         } catch (IOException ignored) {
           return "";
         }
@@ -168,28 +201,23 @@ public final class JobParser {
     return "";
   }
 
-  private static InvalidJobException malformed(
-      String source, String format, JsonProcessingException e) {
-    JsonLocation location = e.getLocation();
-    String where = source;
-    if (location != null && location.getLineNr() > 0) {
-      where = source + ":" + location.getLineNr();
-    }
+  private static InvalidJobException malformed(String source, String format, Exception e) {
+    SyntaxProblem problem = SyntaxProblem.of(e);
     return new InvalidJobException(
-        where, "", "malformed " + format + ": " + firstLine(e.getOriginalMessage()));
+        problem.where(source), "", "malformed " + format + ": " + problem.cause());
   }
 
   private static String badValue(InvalidFormatException e) {
     Class<?> target = e.getTargetType();
-    String value = String.valueOf(e.getValue());
+    String value = EchoedValue.quoted(e.getValue());
     if (target != null && target.isEnum()) {
       String expected =
           Arrays.stream(target.getEnumConstants())
               .map(Object::toString)
               .collect(Collectors.joining(", "));
-      return "unknown value '" + value + "' (expected " + expected + ")";
+      return "unknown value " + value + " (expected " + expected + ")";
     }
-    return "expected " + typeName(target) + ", got '" + value + "'";
+    return "expected " + typeName(target) + ", got " + value;
   }
 
   private static String typeName(Class<?> type) {
@@ -237,7 +265,9 @@ public final class JobParser {
         if (!path.isEmpty()) {
           path.append('.');
         }
-        path.append(reference.getFieldName());
+        // a field name may be the user's own (an unknown field): escaped like any echoed value
+        path.append(
+            EchoedValue.escaped(reference.getFieldName(), EchoedValue.MAX_SHOWN_CHARACTERS));
       } else if (reference.getIndex() >= 0) {
         path.append('[').append(reference.getIndex()).append(']');
       }

@@ -125,7 +125,6 @@ class TuningTableJsonTest {
 
     assertThatThrownBy(() -> TuningTableJson.read(missing))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith(
-            "tuning table " + missing + ": cannot read it (NoSuchFileException");
+        .hasMessageStartingWith("tuning table " + missing + ": no such file");
   }
 }

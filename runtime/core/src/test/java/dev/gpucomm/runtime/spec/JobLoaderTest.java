@@ -241,12 +241,12 @@ class JobLoaderTest {
   }
 
   @Test
-  void malformedYamlNamesTheFileAndLine() {
+  void malformedYamlNamesTheFileLineAndColumn() {
     String yaml = VALID.replace("  ranksPerPod: 4", "   ranksPerPod: 4");
 
     assertThatThrownBy(() -> loader.load(yaml, "x.yaml"))
         .isInstanceOf(InvalidJobException.class)
-        .hasMessageStartingWith("x.yaml:7: malformed YAML: ")
+        .hasMessage("x.yaml:7:15: malformed YAML: mapping values are not allowed here")
         .hasMessageNotContaining("\n");
   }
 
@@ -256,8 +256,8 @@ class JobLoaderTest {
         .isInstanceOf(InvalidJobException.class)
         .hasMessage(
             "x.yaml:"
-                + (VALID.lines().count() + 2) // the second document's first line, after "---"
-                + ": more than one YAML document (a file holds one CommJob)");
+                + (VALID.lines().count() + 1) // the second document's "---"
+                + ":1: more than one YAML document (a file holds one CommJob)");
   }
 
   @Test
@@ -268,10 +268,10 @@ class JobLoaderTest {
             + " \"benchmark\", \"benchmark\": {\"sizes\": [4096]}}}}";
     assertThatThrownBy(() -> loader.load(json + " {\"a\": 1}", "x.json"))
         .isInstanceOf(InvalidJobException.class)
-        .hasMessage("x.json:1: text after the CommJob object");
+        .hasMessage("x.json:1:179: text after the CommJob object");
     assertThatThrownBy(() -> loader.load(json + " this is not json }}}", "x.json"))
         .isInstanceOf(InvalidJobException.class)
-        .hasMessageStartingWith("x.json:1: malformed JSON: ");
+        .hasMessageStartingWith("x.json:1:183: malformed JSON: ");
   }
 
   @Test
@@ -280,7 +280,7 @@ class JobLoaderTest {
 
     assertThatThrownBy(() -> loader.load(yaml, "x.yaml"))
         .isInstanceOf(InvalidJobException.class)
-        .hasMessageStartingWith("x.yaml:7: malformed YAML: Duplicate field 'worldSize'");
+        .hasMessage("x.yaml:7:3: malformed YAML: duplicate key 'worldSize'");
   }
 
   @Test

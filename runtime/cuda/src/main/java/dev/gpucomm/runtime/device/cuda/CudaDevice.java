@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUgraph;
@@ -190,6 +191,16 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
   @Override
   public DeviceBuffer allocate(long bytes) {
     return allocateShareable(bytes);
+  }
+
+  @Override
+  public OptionalLong freeMemoryBytes() {
+    state.checkOpen();
+    bind();
+    long[] free = new long[1];
+    long[] total = new long[1];
+    check(JCudaDriver.cuMemGetInfo(free, total), "cuMemGetInfo");
+    return OptionalLong.of(free[0]);
   }
 
   @Override

@@ -41,6 +41,17 @@ class CudaDeviceGpuTest {
   }
 
   @Test
+  void freeMemoryShrinksByWhatIsAllocated() {
+    long before = device.freeMemoryBytes().orElseThrow();
+    try (DeviceBuffer buffer = device.allocate(1L << 30)) {
+      long during = device.freeMemoryBytes().orElseThrow();
+
+      assertThat(before).isPositive();
+      assertThat(before - during).isGreaterThanOrEqualTo(1L << 30);
+    }
+  }
+
+  @Test
   void reportsAModelAndComputeCapability() {
     assertThat(device.name()).isNotBlank();
     assertThat(device.computeCapability())

@@ -1,0 +1,106 @@
+package dev.gpucomm.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Inputs meant to hurt (endless files, pipes, escape sequences) end in one line and exit 2. */
+class HostileInputCliTest {
+  @TempDir Path dir;
+
+  private static void assertUsageError(CliRun run, String line) {
+    assertThat(run.exitCode()).as("exit code of: " + run.err()).isEqualTo(2);
+    assertThat(run.err()).isEqualTo(line + System.lineSeparator());
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void anEndlessTuningTableIsRefusedBeforeAnyRankStarts() {
+    assertUsageError(
+        CliRun.of(
+            "bench", "--device", "cpu", "--heuristic", "measured", "--tuning-ref", "/dev/zero"),
+        "gpucomm bench: --tuning-ref: tuning table /dev/zero: not a regular file (a character"
+            + " device)");
+  }
+
+  @Test
+  void anEndlessTableToMergeIntoIsRefused() throws Exception {
+    Path job = dir.resolve("tune.yaml");
+    Files.writeString(
+        job,
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: t}
+        spec:
+          worldSize: 2
+          device: cpu
+          workload:
+            kind: tune
+            tune: {sizes: [4096, 8192], algorithms: [oneshot, ring]}
+        """);
+
+    assertUsageError(
+        CliRun.of("tune", "-f", job.toString(), "--table", "/dev/zero"),
+        "gpucomm tune: --table /dev/zero: tuning table /dev/zero: not a regular file (a character"
+            + " device)");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aNamedPipeWithNoWriterIsRefusedAtOnce() throws Exception {
+    Path pipe = dir.resolve("job.yaml");
+    Process mkfifo = new ProcessBuilder("mkfifo", pipe.toString()).start();
+    assumeTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+
+    assertUsageError(
+        CliRun.of("run", "-f", pipe.toString()),
+        "gpucomm run: " + pipe + ": not a regular file (a named pipe)");
+  }
+
+  @Test
+  void escapeSequencesInAJobNeverReachTheTerminal() throws Exception {
+    Path job = dir.resolve("job.yaml");
+    Files.writeString(
+        job,
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: "\\e[2J\\e[31mgotcha"}
+        spec:
+          worldSize: 2
+          workload: {kind: benchmark, benchmark: {sizes: [4096]}}
+        """);
+
+    CliRun run = CliRun.of("run", "-f", job.toString(), "--device", "cpu");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .doesNotContain("\u001b")
+        .startsWith("gpucomm run: " + job + ": metadata.name: '\\x1b[2J\\x1b[31mgotcha' is not");
+  }
+
+  @Test
+  void aHugeArgumentIsEchoedShort() {
+    String name = "x".repeat(500_000);
+
+    CliRun run = CliRun.of("bench", "--device", "cpu", "--name", name);
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).hasSizeLessThan(1000).contains("(500000 characters)");
+  }
+
+  @Test
+  void anEscapeSequenceInAnUnknownCommandIsEscaped() {
+    CliRun run = CliRun.of("\u001b[2Jrun");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).doesNotContain("\u001b").contains("\\x1b[2Jrun");
+  }
+}

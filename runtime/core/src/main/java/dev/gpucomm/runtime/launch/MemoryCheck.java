@@ -1,0 +1,86 @@
+package dev.gpucomm.runtime.launch;
+
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.bench.RankMemory;
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
+import dev.gpucomm.runtime.report.HumanUnits;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+
+/**
+ * Refuses, before any rank allocates, a sweep whose buffers do not fit: in the host's available
+ * memory for the ranks that share it, or in a device's free memory. A sweep past the memory would
+ * otherwise push the host into swapping or the out-of-memory killer, and fail late and unclearly.
+ */
+public final class MemoryCheck {
+  private static final Path MEMINFO = Path.of("/proc/meminfo");
+
+  private MemoryCheck() {}
+
+  /**
+   * Throws when {@code ranksOnHost} ranks, each holding {@code perRankBytes} of host memory, need
+   * more than {@code availableBytes}.
+   */
+  public static void requireHostRoom(
+      String source, RankMemory need, long perRankBytes, int ranksOnHost, long availableBytes) {
+    long total = perRankBytes * ranksOnHost;
+    if (total > availableBytes) {
+      throw new UsageException(
+          "%s: the sweep's largest message (%s per rank) needs %s of host memory per rank, %s for the %d ranks on this host, and %s is available"
+              .formatted(
+                  source,
+                  gib(need.largestMessageBytes()),
+                  gib(perRankBytes),
+                  gib(total),
+                  ranksOnHost,
+                  gib(availableBytes)));
+    }
+  }
+
+  /** Throws when one rank's device buffers need more than the device has free. */
+  public static void requireDeviceRoom(
+      String source, RankMemory need, int rank, String deviceName, long freeBytes) {
+    if (need.deviceBytes() > freeBytes) {
+      throw new UsageException(
+          "%s: the sweep's largest message (%s per rank) needs %s of device memory on rank %d, and its device (%s) has %s free"
+              .formatted(
+                  source,
+                  gib(need.largestMessageBytes()),
+                  gib(need.deviceBytes()),
+                  rank,
+                  deviceName,
+                  gib(freeBytes)));
+    }
+  }
+
+  /** The host's MemAvailable, when the system says (Linux's /proc/meminfo). */
+  public static OptionalLong hostAvailableBytes() {
+    String text;
+    try {
+      text = BoundedFile.readText(MEMINFO, 64 << 10);
+    } catch (UnreadableFileException e) {
+      return OptionalLong.empty();
+    }
+    return availableIn(text);
+  }
+
+  /** MemAvailable of a /proc/meminfo text, in bytes. */
+  static OptionalLong availableIn(String meminfo) {
+    for (String line : meminfo.split("\n")) {
+      if (line.startsWith("MemAvailable:")) {
+        String[] words = line.substring("MemAvailable:".length()).trim().split("\\s+");
+        try {
+          return OptionalLong.of(Long.parseLong(words[0]) * 1024);
+        } catch (NumberFormatException e) {
+          return OptionalLong.empty();
+        }
+      }
+    }
+    return OptionalLong.empty();
+  }
+
+  private static String gib(long bytes) {
+    return HumanUnits.binaryBytes(bytes);
+  }
+}

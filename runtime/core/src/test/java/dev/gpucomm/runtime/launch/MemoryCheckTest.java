@@ -1,0 +1,78 @@
+package dev.gpucomm.runtime.launch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.bench.RankMemory;
+import dev.gpucomm.runtime.spec.JobLoader;
+import org.junit.jupiter.api.Test;
+
+class MemoryCheckTest {
+  private static final String RING_MILLION_TOKENS =
+      """
+      apiVersion: gpucomm.dev/v1alpha1
+      kind: CommJob
+      metadata: {name: big}
+      spec:
+        worldSize: 4
+        device: cpu
+        workload:
+          kind: benchmark
+          benchmark: {tokens: [1000000], hiddenSize: 1024, dtype: bf16, algorithms: [ring]}
+      """;
+
+  private static final long GIB = 1L << 30;
+
+  private final RankMemory millionTokens =
+      RankMemory.of(new JobLoader().load(RING_MILLION_TOKENS, "big.yaml").job()).orElseThrow();
+
+  @Test
+  void aSweepCountsItsLargestPointsBuffersOnDeviceAndHost() {
+    assertThat(millionTokens.largestMessageBytes()).isEqualTo(2_048_000_000L);
+    assertThat(millionTokens.deviceBytes()).isEqualTo(2 * 2_048_000_000L);
+    assertThat(millionTokens.hostBytes()).isEqualTo(2 * 2_048_000_000L);
+    assertThat(millionTokens.hostBytesWithDevice()).isEqualTo(4 * 2_048_000_000L);
+  }
+
+  @Test
+  void fourCpuRanksOfAMillionTokensDoNotFitA23GibHostAndAreRefusedWithTheNumbers() {
+    assertThatThrownBy(
+            () ->
+                MemoryCheck.requireHostRoom(
+                    "big.yaml", millionTokens, millionTokens.hostBytesWithDevice(), 4, 23 * GIB))
+        .isInstanceOf(UsageException.class)
+        .hasMessage(
+            "big.yaml: the sweep's largest message (1.91 GiB per rank) needs 7.63 GiB of host"
+                + " memory per rank, 30.52 GiB for the 4 ranks on this host, and 23 GiB is"
+                + " available");
+  }
+
+  @Test
+  void aSweepThatFitsPasses() {
+    assertThatNoException()
+        .isThrownBy(
+            () ->
+                MemoryCheck.requireHostRoom(
+                    "big.yaml", millionTokens, millionTokens.hostBytesWithDevice(), 2, 23 * GIB));
+  }
+
+  @Test
+  void aDeviceWithTooLittleFreeMemoryIsNamed() {
+    assertThatThrownBy(
+            () -> MemoryCheck.requireDeviceRoom("big.yaml", millionTokens, 3, "NVIDIA H100", GIB))
+        .hasMessage(
+            "big.yaml: the sweep's largest message (1.91 GiB per rank) needs 3.81 GiB of device"
+                + " memory on rank 3, and its device (NVIDIA H100) has 1 GiB free");
+  }
+
+  @Test
+  void memAvailableIsReadFromMeminfo() {
+    assertThat(
+            MemoryCheck.availableIn(
+                "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n"))
+        .hasValue(20_000_000L * 1024);
+    assertThat(MemoryCheck.availableIn("MemTotal: 1 kB\n")).isEmpty();
+  }
+}
