@@ -173,8 +173,8 @@ class OperatorImageIT {
 
   /**
    * The command that runs the image's entrypoint as a container runtime would: in mount and PID
-   * namespaces of its own, with /proc and /dev mounted, the image's file system as its root and, where
-   * this test runs as root (as CI does), as the image's own user; as a mapped root in a user
+   * namespaces of its own, with /proc and /dev mounted, the image's file system as its root and,
+   * where this test runs as root (as CI does), as the image's own user; as a mapped root in a user
    * namespace otherwise, and skipped where neither is allowed. The entrypoint gets {@code
    * environment} and nothing of this process's.
    */
@@ -192,7 +192,11 @@ class OperatorImageIT {
     }
     command.addAll(
         List.of(
-            "--mount", "--pid", "--fork", "--kill-child=SIGTERM", "--mount-proc=" + root.resolve("proc")));
+            "--mount",
+            "--pid",
+            "--fork",
+            "--kill-child=SIGTERM",
+            "--mount-proc=" + root.resolve("proc")));
     command.addAll(List.of("sh", "-c", "mount --rbind /dev \"$0/dev\" && exec \"$@\""));
     command.add(root.toString());
     command.addAll(List.of("env", "-i"));
