@@ -41,7 +41,7 @@ class OperatorImageIT {
 
   @BeforeAll
   static void openImage() throws Exception {
-    String tarball = System.getProperty("gpucomm.operator.image", "");
+    String tarball = System.getProperty("gpucomm.oci.tarball", "");
     assumeTrue(
         !tarball.isBlank() && Files.isRegularFile(Path.of(tarball)),
         "no operator image: build it with -Poci");
@@ -56,7 +56,7 @@ class OperatorImageIT {
         .isEqualTo("application/vnd.oci.image.manifest.v1+json");
     assertThat(image.manifest().path("config").path("mediaType").asText())
         .isEqualTo("application/vnd.oci.image.config.v1+json");
-    String expectedName = System.getProperty("gpucomm.operator.image.name");
+    String expectedName = System.getProperty("gpucomm.oci.image");
     JsonNode annotations = image.index().path("manifests").get(0).path("annotations");
     assertThat(annotations.toString()).contains(tagOf(expectedName));
   }
@@ -159,8 +159,11 @@ class OperatorImageIT {
             """);
         cluster.awaitPods("imaged", "imaged-0", "imaged-1");
       } finally {
-        operator.destroy();
+        // unshare ignores SIGTERM while it waits for its child: stop the operator itself, as a
+        // container runtime stops the entrypoint
+        operator.descendants().forEach(ProcessHandle::destroy);
         if (!operator.waitFor(30, TimeUnit.SECONDS)) {
+          operator.descendants().forEach(ProcessHandle::destroyForcibly);
           operator.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
       }
@@ -168,7 +171,9 @@ class OperatorImageIT {
     assertThat(Files.readString(LOG, StandardCharsets.UTF_8))
         .as("the image's runtime has every module the operator loads")
         .doesNotContain("NoClassDefFoundError")
-        .doesNotContain("ClassNotFoundException");
+        .doesNotContain("ClassNotFoundException")
+        .as("the operator stops cleanly on SIGTERM, as its pod is stopped")
+        .contains("stopped in");
   }
 
   /**
