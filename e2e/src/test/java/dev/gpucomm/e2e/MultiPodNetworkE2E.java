@@ -33,8 +33,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 @RequiresNetworkNamespaces
 @ExtendWith(ClusterExtension.class)
 class MultiPodNetworkE2E {
-  /** Long enough for the JVMs of three pods to start on a small machine, short for a scenario. */
-  private static final int CUT_JOB_TIMEOUT_SECONDS = 40;
+  /**
+   * Long enough for the JVMs of three pods to start on a small machine and for the store to miss a
+   * cut pod's heartbeats after that (10 s), short for a scenario.
+   */
+  private static final int CUT_JOB_TIMEOUT_SECONDS = 60;
 
   private final Cluster cluster;
   private final Jobs jobs;
