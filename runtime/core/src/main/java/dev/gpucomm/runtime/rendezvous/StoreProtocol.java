@@ -23,10 +23,16 @@ final class StoreProtocol {
   static final byte WATCH = 6;
   static final byte BYE = 7;
 
+  /** A rank's heartbeat on its watch connection (int32 rank); answered by {@link #BEAT}. */
+  static final byte HEARTBEAT = 8;
+
   static final byte OK = 0;
   static final byte TIMEOUT = 1;
   static final byte FAILED = 2;
   static final byte PEER_FAILED = 3;
+
+  /** The store's echo of a heartbeat: not the watch's answer, only a sign that the store lives. */
+  static final byte BEAT = 4;
 
   /** Larger frames are refused: nothing the runtime exchanges comes near this. */
   static final int MAX_FRAME_BYTES = 64 << 20;

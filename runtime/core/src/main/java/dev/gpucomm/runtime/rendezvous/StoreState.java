@@ -53,6 +53,10 @@ final class StoreState {
   private final Map<String, byte[]> values = new HashMap<>();
   private final Map<String, TreeSet<Integer>> barriers = new HashMap<>();
   private final Map<Integer, RankStatus> ranks = new TreeMap<>();
+
+  /** When each rank that sends heartbeats sent its last, in {@link System#nanoTime()}. */
+  private final Map<Integer, Long> lastHeartbeat = new TreeMap<>();
+
   private int worldSize = -1;
   private String failure;
   private boolean closed;
@@ -226,10 +230,86 @@ final class StoreState {
     }
   }
 
+  /** A heartbeat of {@code rank} arrived at {@code nanos}. */
+  void heartbeat(int rank, long nanos) {
+    lock.lock();
+    try {
+      if (ranks.get(rank) == RankStatus.CONNECTED) {
+        lastHeartbeat.put(rank, nanos);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The ranks whose heartbeats the store is watching now. */
+  Set<Integer> beatingRanks() {
+    lock.lock();
+    try {
+      return Set.copyOf(lastHeartbeat.keySet());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The rank closed its watch connection: it sends no more heartbeats, and none are missed. */
+  void heartbeatsEnded(int rank) {
+    lock.lock();
+    try {
+      lastHeartbeat.remove(rank);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Declares the ranks whose heartbeats stopped failed, as a crashed rank's disconnect does: once
+   * one connected rank has been silent for longer than the limit at {@code nanos}, it and every
+   * rank that fell silent with it are named together, and every open wait fails.
+   */
+  void checkHeartbeats(long nanos, Liveness liveness) {
+    lock.lock();
+    try {
+      long limit = liveness.silenceLimit().toNanos();
+      boolean anyOverdue =
+          lastHeartbeat.entrySet().stream()
+              .anyMatch(
+                  beat ->
+                      ranks.get(beat.getKey()) == RankStatus.CONNECTED
+                          && nanos - beat.getValue() > limit);
+      if (!anyOverdue) {
+        return;
+      }
+      long shared = liveness.sharedSilence().toNanos();
+      Set<Integer> silent =
+          lastHeartbeat.entrySet().stream()
+              .filter(beat -> ranks.get(beat.getKey()) == RankStatus.CONNECTED)
+              .filter(beat -> nanos - beat.getValue() > shared)
+              .map(Map.Entry::getKey)
+              .collect(Collectors.toCollection(TreeSet::new));
+      for (int rank : silent) {
+        ranks.put(rank, RankStatus.DISCONNECTED);
+        lastHeartbeat.remove(rank);
+      }
+      if (failure == null) {
+        failure =
+            "rendezvous: "
+                + ranksText(silent)
+                + " sent no heartbeat for "
+                + seconds(limit)
+                + " (their host or its network link is gone)";
+      }
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The rank said goodbye: its connection closing is not a failure. */
   void left(int rank) {
     lock.lock();
     try {
+      lastHeartbeat.remove(rank);
       ranks.put(rank, RankStatus.LEFT);
       changed.signalAll();
     } finally {

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -170,11 +171,17 @@ public final class TcpStoreClient implements KeyValueStore {
   }
 
   /**
-   * Opens a second connection that waits for any rank to disconnect and then calls {@code
-   * onFailure} with the store's message (also when the store itself goes away). The watcher stops
+   * Opens a second connection that waits for any rank to disconnect or fall silent and then calls
+   * {@code onFailure} with the store's message (also when the store itself goes away or stops
+   * echoing heartbeats). Heartbeats per {@link Liveness#DEFAULT} travel on it. The watcher stops
    * silently when closed; closing this client closes it too.
    */
   public PeerWatch watchPeers(Consumer<String> onFailure) {
+    return watchPeers(onFailure, Liveness.DEFAULT);
+  }
+
+  /** Watches as {@link #watchPeers(Consumer)} does, with heartbeats per {@code liveness}. */
+  public PeerWatch watchPeers(Consumer<String> onFailure, Liveness liveness) {
     Socket watchSocket = connectWithRetries(address, Duration.ofSeconds(10));
     AtomicBoolean stopped = new AtomicBoolean();
     Thread watcher =
@@ -183,23 +190,7 @@ public final class TcpStoreClient implements KeyValueStore {
             .name("rendezvous-watch")
             .start(
                 () -> {
-                  String message;
-                  try {
-                    new StoreProtocol.Frame(StoreProtocol.WATCH)
-                        .sendTo(new BufferedOutputStream(watchSocket.getOutputStream()));
-                    DataInputStream answer =
-                        StoreProtocol.readFrame(
-                            new BufferedInputStream(watchSocket.getInputStream()));
-                    if (answer == null) {
-                      message = "rendezvous: lost the store at " + address;
-                    } else {
-                      answer.readByte();
-                      StoreProtocol.readBytes(answer);
-                      message = answer.readUTF();
-                    }
-                  } catch (IOException e) {
-                    message = "rendezvous: lost the store at " + address + " (" + describe(e) + ")";
-                  }
+                  String message = watch(watchSocket, liveness, stopped);
                   if (!stopped.get() && !closed.get()) {
                     onFailure.accept(message);
                   }
@@ -209,6 +200,61 @@ public final class TcpStoreClient implements KeyValueStore {
       closeQuietly(watchSocket);
       watcher.interrupt();
     };
+  }
+
+  /** Sends the watch and its heartbeats, skips the echoes; returns the failure that ends it. */
+  private String watch(Socket watchSocket, Liveness liveness, AtomicBoolean stopped) {
+    Thread beater = null;
+    try {
+      OutputStream watchOut = new BufferedOutputStream(watchSocket.getOutputStream());
+      new StoreProtocol.Frame(StoreProtocol.WATCH).sendTo(watchOut);
+      beater =
+          Thread.ofPlatform()
+              .daemon()
+              .name("rendezvous-heartbeat")
+              .start(() -> beat(watchOut, liveness, stopped));
+      watchSocket.setSoTimeout(
+          (int) Math.min(Integer.MAX_VALUE, liveness.storeSilenceLimit().toMillis()));
+      InputStream watchIn = new BufferedInputStream(watchSocket.getInputStream());
+      while (true) {
+        DataInputStream answer = StoreProtocol.readFrame(watchIn);
+        if (answer == null) {
+          return "rendezvous: lost the store at " + address;
+        }
+        byte status = answer.readByte();
+        StoreProtocol.readBytes(answer);
+        if (status != StoreProtocol.BEAT) {
+          return answer.readUTF();
+        }
+      }
+    } catch (SocketTimeoutException e) {
+      return String.format(
+          Locale.ROOT,
+          "rendezvous: the store at %s answered no heartbeat of rank %d for %.1f s (its host or"
+              + " the network link between them is gone)",
+          address,
+          rank,
+          liveness.storeSilenceLimit().toMillis() / 1e3);
+    } catch (IOException e) {
+      return "rendezvous: lost the store at " + address + " (" + describe(e) + ")";
+    } finally {
+      if (beater != null) {
+        beater.interrupt();
+      }
+    }
+  }
+
+  /** Sends a heartbeat every interval until the watch stops or its connection breaks. */
+  private void beat(OutputStream watchOut, Liveness liveness, AtomicBoolean stopped) {
+    StoreProtocol.Frame heartbeat = new StoreProtocol.Frame(StoreProtocol.HEARTBEAT).writeInt(rank);
+    try {
+      while (!stopped.get() && !closed.get() && !Thread.currentThread().isInterrupted()) {
+        heartbeat.sendTo(watchOut);
+        LockSupport.parkNanos(liveness.beatInterval().toNanos());
+      }
+    } catch (IOException e) {
+      // The watch connection broke: the watcher reports it.
+    }
   }
 
   private byte[] call(StoreProtocol.Frame frame, Duration answerTimeout, String what) {

@@ -15,13 +15,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The rendezvous store's server: a TCP key-value store for one job, hosted next to global rank 0.
  * Each connection is served by virtual threads, so thousands of waiting ranks cost no platform
  * threads. A rank whose connection closes without a goodbye is reported as disconnected, and every
- * open wait fails fast instead of running into its timeout.
+ * open wait fails fast instead of running into its timeout; so is a rank whose heartbeats stop
+ * ({@link Liveness}), which is all a cut network link shows.
  */
 public final class TcpStoreServer implements AutoCloseable {
   private final ServerSocket serverSocket;
@@ -29,11 +31,17 @@ public final class TcpStoreServer implements AutoCloseable {
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread acceptor;
+  private final Thread heartbeatChecker;
 
-  private TcpStoreServer(ServerSocket serverSocket) {
+  private TcpStoreServer(ServerSocket serverSocket, Liveness liveness) {
     this.serverSocket = serverSocket;
     this.acceptor =
         Thread.ofPlatform().daemon().name("rendezvous-accept").start(this::acceptConnections);
+    this.heartbeatChecker =
+        Thread.ofPlatform()
+            .daemon()
+            .name("rendezvous-heartbeats")
+            .start(() -> checkHeartbeats(liveness));
   }
 
   /** Listens on {@code port} (0 picks a free one) of every local address. */
@@ -43,6 +51,14 @@ public final class TcpStoreServer implements AutoCloseable {
 
   /** Listens on {@code port} of {@code bindAddress} (null: every local address). */
   public static TcpStoreServer start(InetAddress bindAddress, int port) throws IOException {
+    return start(bindAddress, port, Liveness.DEFAULT);
+  }
+
+  /**
+   * Listens as {@link #start(InetAddress, int)} does, declaring silent ranks per {@code liveness}.
+   */
+  public static TcpStoreServer start(InetAddress bindAddress, int port, Liveness liveness)
+      throws IOException {
     ServerSocket socket = new ServerSocket();
     socket.setReuseAddress(true);
     try {
@@ -51,7 +67,7 @@ public final class TcpStoreServer implements AutoCloseable {
       socket.close();
       throw new IOException("cannot listen on port " + port + ": " + e.getMessage(), e);
     }
-    return new TcpStoreServer(socket);
+    return new TcpStoreServer(socket, liveness);
   }
 
   public int port() {
@@ -61,6 +77,11 @@ public final class TcpStoreServer implements AutoCloseable {
   /** The first rank that disconnected without a goodbye, as a message; empty while none has. */
   public Optional<String> failure() {
     return Optional.ofNullable(state.failure());
+  }
+
+  /** The ranks whose heartbeats arrive, so whose silence would fail the job. */
+  Set<Integer> beatingRanks() {
+    return state.beatingRanks();
   }
 
   /**
@@ -90,6 +111,13 @@ public final class TcpStoreServer implements AutoCloseable {
     }
   }
 
+  private void checkHeartbeats(Liveness liveness) {
+    while (!closed.get()) {
+      LockSupport.parkNanos(liveness.beatInterval().toNanos());
+      state.checkHeartbeats(System.nanoTime(), liveness);
+    }
+  }
+
   /** One connection: reads requests in order; blocking ones answer from their own thread. */
   private void serve(Socket socket) {
     Connection connection = new Connection(socket);
@@ -108,6 +136,9 @@ public final class TcpStoreServer implements AutoCloseable {
       // The peer went away mid-frame or the store is closing: treated like a closed connection.
     } finally {
       connections.remove(socket);
+      if (connection.beatingRank >= 0) {
+        state.heartbeatsEnded(connection.beatingRank);
+      }
       if (connection.rank >= 0 && !connection.saidGoodbye) {
         state.disconnected(connection.rank);
       }
@@ -160,6 +191,12 @@ public final class TcpStoreServer implements AutoCloseable {
                     ? StoreState.Outcome.failed("rendezvous: the store closed")
                     : StoreState.Outcome.peerFailed(failure);
               });
+      case StoreProtocol.HEARTBEAT -> {
+        int rank = request.readInt();
+        connection.beatingRank = rank;
+        state.heartbeat(rank, System.nanoTime());
+        connection.reply(new StoreState.Outcome(StoreProtocol.BEAT, new byte[0], ""));
+      }
       case StoreProtocol.BYE -> {
         connection.saidGoodbye = true;
         if (connection.rank >= 0) {
@@ -209,6 +246,7 @@ public final class TcpStoreServer implements AutoCloseable {
         // Closing anyway.
       }
     }
+    LockSupport.unpark(heartbeatChecker);
     try {
       acceptor.join(Duration.ofSeconds(5));
     } catch (InterruptedException e) {
@@ -222,6 +260,10 @@ public final class TcpStoreServer implements AutoCloseable {
     private final ReentrantLock writeLock = new ReentrantLock();
     private OutputStream out;
     private volatile int rank = -1;
+
+    /** The rank whose heartbeats this (watch) connection carries; -1 for none. */
+    private volatile int beatingRank = -1;
+
     private volatile boolean saidGoodbye;
 
     Connection(Socket socket) {

@@ -10,14 +10,21 @@ import java.lang.foreign.MemorySegment;
  * the ranks with the same local rank in every pod (TCP) sums that shard across pods; a ring
  * all-gather inside the pod hands every rank every shard.
  *
- * <p>The stages run piece by piece (a channel slot of fp32 partial sums), so no scratch buffer the
- * size of the message is needed. Partial sums stay fp32 through both reductions and are rounded to
- * the element type once, by the rank that completes a piece of a shard; every other rank receives
- * those bits, so all ranks end with identical results. With one pod this is a reduce-scatter and an
- * all-gather inside the pod; with one rank per pod, a ring across pods.
+ * <p>The stages run piece by piece, so no scratch buffer the size of the message is needed. A piece
+ * is one channel slot of fp32 partial sums per pod: inside the pod it moves a slot at a time, and
+ * across pods, where the ring splits it once per pod, every message still fills a slot. Pieces of
+ * one slot would send a pod's link messages of a fraction of a slot, each a round trip across the
+ * network, and leave the link idle for much of the time. Partial sums stay fp32 through both
+ * reductions and are rounded to the element type once, by the rank that completes a piece of a
+ * shard; every other rank receives those bits, so all ranks end with identical results. With one
+ * pod this is a reduce-scatter and an all-gather inside the pod; with one rank per pod, a ring
+ * across pods.
  */
 final class HierarchicalAllReduce {
   private static final ElementCodec PARTIALS = ElementCodec.of(DType.FP32);
+
+  /** The most slots in a piece, which bounds the piece buffer with many pods. */
+  private static final int MAX_SLOTS_PER_PIECE = 16;
 
   private final int localRank;
   private final int ranksPerPod;
@@ -29,6 +36,7 @@ final class HierarchicalAllReduce {
   private final int podRight;
   private final MessageChannels channels;
   private final int piecePartials;
+  private final int slotsPerPiece;
   private final float[] piece;
   private final float[] partial;
 
@@ -44,7 +52,8 @@ final class HierarchicalAllReduce {
     this.podRight = (podIndex + 1) % pods * ranksPerPod + localRank;
     this.channels = channels;
     this.piecePartials = channels.slotBytes() / Float.BYTES;
-    this.piece = new float[piecePartials];
+    this.slotsPerPiece = Math.min(pods, MAX_SLOTS_PER_PIECE);
+    this.piece = new float[slotsPerPiece * piecePartials];
     this.partial = new float[piecePartials];
   }
 
@@ -52,16 +61,23 @@ final class HierarchicalAllReduce {
       String operation, MemorySegment input, MemorySegment output, long count, ElementCodec codec) {
     int bytes = codec.bytes();
     long shard = ceilDiv(count, ranksPerPod);
-    long pieces = ceilDiv(shard, piecePartials);
+    int pieceElements = piece.length;
+    long pieces = ceilDiv(shard, pieceElements);
     // The shard whose pod-wide sum the reduce-scatter leaves on this rank.
     int ownShard = (localRank + 1) % ranksPerPod;
     for (long pieceIndex = 0; pieceIndex < pieces; pieceIndex++) {
-      long pieceStart = pieceIndex * piecePartials;
-      reduceScatterInsidePod(operation, input, count, shard, pieceStart, codec);
+      long pieceStart = pieceIndex * pieceElements;
+      for (int slot = 0; slot < slotsPerPiece; slot++) {
+        reduceScatterInsidePod(
+            operation, input, count, shard, pieceStart + (long) slot * piecePartials, slot, codec);
+      }
       long first = pieceFirst(ownShard, shard, pieceStart, count);
-      int length = pieceLength(ownShard, shard, pieceStart, count);
+      int length = spanLength(ownShard, shard, pieceStart, count, pieceElements);
       allReduceAcrossPods(operation, output, first, length, codec);
-      allGatherInsidePod(operation, output, count, shard, pieceStart, bytes);
+      for (int slot = 0; slot < slotsPerPiece; slot++) {
+        allGatherInsidePod(
+            operation, output, count, shard, pieceStart + (long) slot * piecePartials, bytes);
+      }
     }
     if (ranksPerPod > 1) {
       channels.drain(localRight, operation);
@@ -71,33 +87,38 @@ final class HierarchicalAllReduce {
     }
   }
 
-  /** Leaves the pod's fp32 sum of this piece of shard (localRank + 1) in {@link #piece}. */
+  /**
+   * Leaves the pod's fp32 sum of the slot at {@code pieceStart} of shard (localRank + 1) in slot
+   * {@code slot} of {@link #piece}.
+   */
   private void reduceScatterInsidePod(
       String operation,
       MemorySegment input,
       long count,
       long shard,
       long pieceStart,
+      int slot,
       ElementCodec codec) {
+    int at = slot * piecePartials;
     int shardIndex = localRank;
     codec.load(
         input,
         pieceFirst(shardIndex, shard, pieceStart, count),
         piece,
-        0,
+        at,
         pieceLength(shardIndex, shard, pieceStart, count));
     if (ranksPerPod == 1) {
       return;
     }
     sendPartials(
-        localRight, piece, 0, pieceLength(shardIndex, shard, pieceStart, count), operation);
+        localRight, piece, at, pieceLength(shardIndex, shard, pieceStart, count), operation);
     for (int step = 1; step < ranksPerPod; step++) {
       shardIndex = Math.floorMod(localRank - step, ranksPerPod);
       int length = pieceLength(shardIndex, shard, pieceStart, count);
-      receivePartials(localLeft, piece, 0, length, operation);
-      codec.accumulate(input, pieceFirst(shardIndex, shard, pieceStart, count), piece, 0, length);
+      receivePartials(localLeft, piece, at, length, operation);
+      codec.accumulate(input, pieceFirst(shardIndex, shard, pieceStart, count), piece, at, length);
       if (step < ranksPerPod - 1) {
-        sendPartials(localRight, piece, 0, length, operation);
+        sendPartials(localRight, piece, at, length, operation);
       }
     }
   }
@@ -180,9 +201,14 @@ final class HierarchicalAllReduce {
   }
 
   private int pieceLength(int shardIndex, long shard, long pieceStart, long count) {
-    long first = shardIndex * shard + pieceStart;
+    return spanLength(shardIndex, shard, pieceStart, count, piecePartials);
+  }
+
+  /** Elements of shard {@code shardIndex} from {@code start} on, at most {@code limit}. */
+  private static int spanLength(int shardIndex, long shard, long start, long count, int limit) {
+    long first = shardIndex * shard + start;
     long end = Math.min((shardIndex + 1) * shard, count);
-    return (int) Math.max(0, Math.min(piecePartials, end - first));
+    return (int) Math.max(0, Math.min(limit, end - first));
   }
 
   private static int subFirst(int part, int sub, int length) {
