@@ -111,6 +111,7 @@ public class BenchmarkSpec {
   @JsonPropertyDescription(
       "Per-tensor scale of the FP8 output: the stored value is the normalized output divided by it.")
   private Double fp8Scale;
+
   @Default("" + CommJobDefaults.OUTLIER_THRESHOLD_PERCENT)
   @Min(0)
   @Max(10000)

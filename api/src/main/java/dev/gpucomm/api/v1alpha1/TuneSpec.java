@@ -16,7 +16,8 @@ import java.util.List;
 @ValidationRule(
     value =
         "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) <= 8589934592)",
-    message = "tune: tokens x hiddenSize x the dtype's bytes is at most 8 GiB (8589934592 bytes) per rank")
+    message =
+        "tune: tokens x hiddenSize x the dtype's bytes is at most 8 GiB (8589934592 bytes) per rank")
 @ValidationRule(
     value = "!has(self.sizes) || self.sizes.all(s, s <= 8589934592)",
     message = "tune: sizes are at most 8 GiB (8589934592 bytes) per rank")

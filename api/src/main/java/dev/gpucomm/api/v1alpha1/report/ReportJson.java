@@ -47,7 +47,9 @@ public final class ReportJson {
 
   /** The one field of a size that may be absent: it came after schema version 1. */
   private static final String SIZE_NOT_MEASURED = "notMeasured";
+
   private static final String BENCHMARK_FABRIC = "fabric";
+
   /** Per-rank fields of a benchmark report, absent from reports written before them. */
   private static final String BENCHMARK_RANKS = "ranks";
 
