@@ -4,10 +4,10 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.RankFabric;
+import dev.gpucomm.api.v1alpha1.report.RankIdentity;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.fabric.LocalHost;
 import dev.gpucomm.runtime.fabric.RankFabricGather;
-import dev.gpucomm.api.v1alpha1.report.RankIdentity;
 import dev.gpucomm.runtime.fabric.RankIdentities;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.TuningTable;
@@ -105,7 +105,8 @@ final class ReportedSweep {
             identities,
             outcome.rankTimings(),
             outlierThresholdPercent,
-            fabric);
+            fabric,
+            plan.fused() ? plan.epilogue().pattern() : null);
     return Optional.of(new Finished(plan, outcome, report));
   }
 
