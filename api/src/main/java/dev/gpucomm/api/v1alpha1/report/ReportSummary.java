@@ -8,10 +8,10 @@ import java.util.Optional;
 
 /**
  * What a job's status takes from its report: one {@code status.summary} row per size, every
- * algorithm's figures and per-node figures (for metrics), a fabric sweep's verdict, the transports
- * NCCL chose ({@code status.fabric}, {@link FabricLines}), and what was measured ({@code setup}:
- * collective, dtype, ranks, device and whether times are CUDA-graph or eager ones), which two
- * reports must share to be compared.
+ * algorithm's figures and per-node figures (for metrics), a fabric sweep's verdict, the
+ * transports NCCL chose ({@code status.fabric}, {@link FabricLines}), and what was measured ({@code
+ * setup}: collective, dtype, ranks, device and whether times are CUDA-graph or eager ones), which
+ * two reports must share to be compared.
  */
 public record ReportSummary(
     String collective,
