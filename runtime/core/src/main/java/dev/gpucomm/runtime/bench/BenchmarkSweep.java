@@ -83,6 +83,7 @@ public final class BenchmarkSweep {
   private final ProgressDisplay progress;
   private final Duration peerTimeout;
   private final Stream stream;
+  private final boolean settleWarmup;
 
   public BenchmarkSweep(
       Device device,
@@ -99,6 +100,27 @@ public final class BenchmarkSweep {
     this.progress = progress;
     this.peerTimeout = peerTimeout;
     this.stream = device.defaultStream();
+    this.settleWarmup = true;
+  }
+
+  private BenchmarkSweep(BenchmarkSweep sweep, boolean settleWarmup) {
+    this.device = sweep.device;
+    this.communicator = sweep.communicator;
+    this.store = sweep.store;
+    this.topology = sweep.topology;
+    this.heuristic = sweep.heuristic;
+    this.progress = sweep.progress;
+    this.peerTimeout = sweep.peerTimeout;
+    this.stream = sweep.stream;
+    this.settleWarmup = settleWarmup;
+  }
+
+  /**
+   * This sweep without the CPU backend's warm-up until times settle, for sweeps that check results
+   * and whose times nobody reads (selftest): the warm-up costs seconds per algorithm and plan.
+   */
+  BenchmarkSweep checkingOnly() {
+    return new BenchmarkSweep(this, false);
   }
 
   /** What a sweep found: per size on rank 0 (empty on other ranks), and whether graphs ran. */
@@ -208,7 +230,7 @@ public final class BenchmarkSweep {
       this.graphNote = graphs ? "" : "graphs not requested";
       this.timer = new CallTimer(device);
       this.agreement = new RankAgreement(store, topology.rank(), topology.worldSize(), peerTimeout);
-      this.settlesByTime = device.kind() != DeviceKind.CUDA;
+      this.settlesByTime = settleWarmup && device.kind() != DeviceKind.CUDA;
       this.steadyState = new SteadyStateWarmup(timer, store, topology.worldSize(), peerTimeout);
     }
 

@@ -65,7 +65,8 @@ public final class SelfTestWorkload implements RankWorkload {
   private static int fusedPatterns(
       RankContext context, FusedAllReduce fused, long seed, List<String> lines) {
     List<Algorithm> algorithms =
-        CollectiveAlgorithms.inReportOrder(fused.fusedAllReduceAlgorithms());
+        CollectiveAlgorithms.inReportOrder(
+            CollectiveAlgorithms.fusedAvailable(context.communicator(), fused));
     if (algorithms.isEmpty()) {
       return 0;
     }
@@ -114,6 +115,7 @@ public final class SelfTestWorkload implements RankWorkload {
                       FIRST_AVAILABLE,
                       context.progress(),
                       context.rendezvousTimeout())
+                  .checkingOnly()
                   .run(
                       plan,
                       "selftest/"
@@ -189,6 +191,7 @@ public final class SelfTestWorkload implements RankWorkload {
                   FIRST_AVAILABLE,
                   context.progress(),
                   context.rendezvousTimeout())
+              .checkingOnly()
               .run(plan, "selftest/" + collective + (inPlace ? "-in-place/" : "/") + dtype);
           int checked = points.size() * algorithms.size();
           cases += checked;

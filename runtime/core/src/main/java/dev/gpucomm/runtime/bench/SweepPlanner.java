@@ -138,7 +138,8 @@ public final class SweepPlanner {
   List<Algorithm> fusedAlgorithms(String at, AllReducePattern pattern, List<Algorithm> listed) {
     Set<Algorithm> fusing = ((FusedAllReduce) communicator).fusedAllReduceAlgorithms();
     if (listed == null) {
-      return CollectiveAlgorithms.inReportOrder(fusing);
+      return CollectiveAlgorithms.inReportOrder(
+          CollectiveAlgorithms.fusedAvailable(communicator, (FusedAllReduce) communicator));
     }
     List<Algorithm> algorithms = new ArrayList<>();
     for (int i = 0; i < listed.size(); i++) {
