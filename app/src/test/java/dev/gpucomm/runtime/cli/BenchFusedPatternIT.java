@@ -127,6 +127,45 @@ class BenchFusedPatternIT {
     assertThat(report.has("pattern")).isFalse();
   }
 
+  @Test
+  void aTuneOfTheFusedPatternWritesItsTableAndSaysWhatToCompareItWith() throws Exception {
+    Path job = dir.resolve("tune-fused.yaml");
+    Files.writeString(
+        job,
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata:
+          name: tune-fused
+        spec:
+          worldSize: 2
+          ranksPerPod: 2
+          workload:
+            kind: tune
+            tune:
+              dtype: bf16
+              hiddenSize: 64
+              tokens: [1, 8]
+              algorithms: [oneshot, twoshot]
+              warmupIterations: 1
+              iterations: 3
+              pattern: allreduceResidualRmsNorm
+        """);
+    Path out = dir.resolve("reports").resolve("tune-fused");
+
+    CliRun run =
+        CliRun.of(
+            Map.of(), "tune", "-f", job.toString(), "--device", "cpu", "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains("Measured with pattern allreduceResidualRmsNorm: compare its crossovers");
+    JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
+    assertThat(report.path("pattern").asText()).isEqualTo("allreduceResidualRmsNorm");
+    assertThat(algorithms(report.path("sizes").get(1))).containsExactly("oneshot", "twoshot");
+    assertThat(out.resolve("tuning.json")).exists();
+  }
+
   private static List<String> algorithms(JsonNode size) {
     List<String> names = new ArrayList<>();
     size.path("measurements").forEach(m -> names.add(m.path("algorithm").asText()));
