@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # All-reduce + residual + RMSNorm (+ FP8) at 0.5-4 MiB (tokens 32-256 x hidden 8192, bf16) on 2 GPUs
-# (and 4 where there are 4): the GPU tests (the fused pattern's NCCL + add/RMSNorm baseline among
-# them), selftest, gpucomm's plain all-reduce and the fused pattern in CUDA graphs, and PyTorch's
-# compositions at the same sizes. About 4 minutes on 2 GPUs.
+# (and 4 where there are 4): the GPU tests (the fused one-shot, Lamport and two-shot kernels and the
+# NCCL + add/RMSNorm baseline among them), selftest (every fused kernel x pattern x dtype across
+# GPUs), gpucomm's plain all-reduce and the fused pattern in CUDA graphs, a tune of each to compare
+# the one-/two-shot crossover, and PyTorch's compositions at the same sizes. About 5 minutes on
+# 2 GPUs.
 # Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run.sh   (optional: RUN)
 #   Runs from any folder; needs 2 NVIDIA GPUs and the environment below.
 #   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz:
@@ -45,8 +47,12 @@ step junit 240 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED
   --details=tree --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
 grep -A3 "CudaFusedAllReduceGpuTest" "$R/junit.log" | head -12
-step selftest-tp2 120 "$G" selftest --device cuda --world 2
-tail -1 "$R/selftest-tp2.log"
+step selftest-tp2 150 "$G" selftest --device cuda --world 2
+grep -E "allreduceResidual|selftest passed" "$R/selftest-tp2.log" | tail -8
+if [ "$GPUS" -ge 4 ]; then
+  step selftest-tp4 150 "$G" selftest --device cuda --world 4
+  tail -1 "$R/selftest-tp4.log"
+fi
 
 T=(--tokens 32,64,128,256 --hidden 8192 --dtype bf16 --algorithms nccl,oneshot,twoshot,auto)
 WORLDS=(2)
@@ -66,6 +72,37 @@ for W in "${WORLDS[@]}"; do
     --pattern allreduceResidualRmsNormFp8 --fp8-scale 0.05 --name "fused-fp8-tp$W" \
     --out "$R/fused-fp8-tp$W"
   tail -2 "$R/fused-fp8-tp$W.log"
+done
+
+# The one-/two-shot crossover with and without the pattern (the heuristics assume it is the same).
+tune_job() {
+  cat <<YAML
+apiVersion: gpucomm.dev/v1alpha1
+kind: CommJob
+metadata:
+  name: $1
+spec:
+  worldSize: 2
+  ranksPerPod: 2
+  workload:
+    kind: tune
+    tune:
+      dtype: bf16
+      hiddenSize: 8192
+      tokens: [4, 8, 16, 32, 64, 128, 256]
+      algorithms: [oneshot, twoshot]
+      warmupIterations: 5
+      iterations: 40
+$2
+  timeoutSeconds: 300
+YAML
+}
+tune_job tune-plain-tp2 "" >"$R/tune-plain.yaml"
+tune_job tune-fused-tp2 "      pattern: allreduceResidualRmsNorm" >"$R/tune-fused.yaml"
+for P in plain fused; do
+  step "tune-$P-tp2" 120 "$G" tune -f "$R/tune-$P.yaml" --device cuda --out "$R/tune-$P-tp2"
+  grep -A10 '## Latency' "$R/tune-$P-tp2/report.md" | grep 'iB |'
+  cat "$R/tune-$P-tp2/tuning.json"
 done
 
 if "$PYTHON" -c "import torch" 2>/dev/null; then

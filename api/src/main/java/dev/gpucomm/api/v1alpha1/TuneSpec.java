@@ -66,6 +66,57 @@ public class TuneSpec {
       "Name of the tuning table written (a ConfigMap in a cluster, a file locally); the job's name when omitted.")
   private String tableName;
 
+  @JsonPropertyDescription(
+      "All-reduce only: tune the plain allreduce (when omitted) or a fused pattern, allreduceResidualRmsNorm or allreduceResidualRmsNormFp8, to compare where the fastest algorithm changes.")
+  private AllReducePattern pattern;
+
+  @JsonPropertyDescription(
+      "Fused patterns: sum the ranks in fp32 (true, when omitted) or in the element type (false).")
+  private Boolean fp32Accumulate;
+
+  @JsonPropertyDescription(
+      "Per-tensor scale of the FP8 output of allreduceResidualRmsNormFp8: the stored value is the normalized output divided by it.")
+  private Double fp8Scale;
+
+  public AllReducePattern getPattern() {
+    return pattern;
+  }
+
+  public void setPattern(AllReducePattern pattern) {
+    this.pattern = pattern;
+  }
+
+  public TuneSpec withPattern(AllReducePattern pattern) {
+    this.pattern = pattern;
+    return this;
+  }
+
+  public Boolean getFp32Accumulate() {
+    return fp32Accumulate;
+  }
+
+  public void setFp32Accumulate(Boolean fp32Accumulate) {
+    this.fp32Accumulate = fp32Accumulate;
+  }
+
+  public TuneSpec withFp32Accumulate(Boolean fp32Accumulate) {
+    this.fp32Accumulate = fp32Accumulate;
+    return this;
+  }
+
+  public Double getFp8Scale() {
+    return fp8Scale;
+  }
+
+  public void setFp8Scale(Double fp8Scale) {
+    this.fp8Scale = fp8Scale;
+  }
+
+  public TuneSpec withFp8Scale(Double fp8Scale) {
+    this.fp8Scale = fp8Scale;
+    return this;
+  }
+
   public Collective getCollective() {
     return collective;
   }

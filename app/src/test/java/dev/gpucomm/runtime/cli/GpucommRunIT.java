@@ -122,6 +122,9 @@ class GpucommRunIT {
             "| allreduce (in place) | bf16 | ring | 4 | ok |",
             "| allgather | bf16 | ring, oneshot, copyengine | 4 | ok |",
             "| reducescatter | fp32 | ring, oneshot, copyengine | 4 | ok |",
+            "| allreduce + allreduceResidualRmsNorm | bf16 | ring, oneshot, twoshot | 3 | ok |",
+            "| allreduce + allreduceResidualRmsNormFp8 (dtype sums) | fp16 | ring, oneshot,"
+                + " twoshot | 3 | ok |",
             "selftest passed: ");
   }
 

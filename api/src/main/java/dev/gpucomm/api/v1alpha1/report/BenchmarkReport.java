@@ -1,5 +1,7 @@
 package dev.gpucomm.api.v1alpha1.report;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.gpucomm.api.v1alpha1.AllReducePattern;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.DType;
@@ -16,6 +18,8 @@ import java.util.List;
  * @param ranks who every rank was (empty in reports written before the field existed)
  * @param rankTimings every rank's median and spread per size and algorithm (likewise)
  * @param outlierThresholdPercent how much slower than its peers a rank is flagged
+ * @param pattern the fused pattern each all-reduce ran (null for the plain collective, as in
+ *     reports written before the field existed)
  */
 public record BenchmarkReport(
     int schemaVersion,
@@ -35,7 +39,8 @@ public record BenchmarkReport(
     List<RankIdentity> ranks,
     List<RankTiming> rankTimings,
     double outlierThresholdPercent,
-    List<RankFabric> fabric)
+    List<RankFabric> fabric,
+    @JsonInclude(JsonInclude.Include.NON_NULL) AllReducePattern pattern)
     implements Report {
   public static final int SCHEMA_VERSION = 1;
 
@@ -48,6 +53,56 @@ public record BenchmarkReport(
     ranks = ranks == null ? List.of() : List.copyOf(ranks);
     rankTimings = rankTimings == null ? List.of() : List.copyOf(rankTimings);
     fabric = fabric == null ? List.of() : List.copyOf(fabric);
+    if (pattern == AllReducePattern.ALLREDUCE) {
+      pattern = null;
+    }
+  }
+
+  /** A report of the plain collective, without a fused pattern. */
+  public BenchmarkReport(
+      int schemaVersion,
+      String job,
+      Collective collective,
+      DType dtype,
+      int hiddenSize,
+      boolean inPlace,
+      int worldSize,
+      int ranksPerPod,
+      String device,
+      String deviceName,
+      String host,
+      String heuristic,
+      String startedAt,
+      List<SizeResult> sizes,
+      List<RankIdentity> ranks,
+      List<RankTiming> rankTimings,
+      double outlierThresholdPercent,
+      List<RankFabric> fabric) {
+    this(
+        schemaVersion,
+        job,
+        collective,
+        dtype,
+        hiddenSize,
+        inPlace,
+        worldSize,
+        ranksPerPod,
+        device,
+        deviceName,
+        host,
+        heuristic,
+        startedAt,
+        sizes,
+        ranks,
+        rankTimings,
+        outlierThresholdPercent,
+        fabric,
+        null);
+  }
+
+  /** Whether each all-reduce ran a fused residual-add + RMSNorm pattern around its sum. */
+  public boolean fused() {
+    return pattern != null && pattern.normalizes();
   }
 
   /** A report without per-rank figures or fabric, as reports written before them read. */
@@ -147,6 +202,7 @@ public record BenchmarkReport(
         ranks,
         rankTimings,
         outlierThresholdPercent,
-        rankFabric);
+        rankFabric,
+        pattern);
   }
 }

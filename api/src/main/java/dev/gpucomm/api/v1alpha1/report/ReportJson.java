@@ -49,6 +49,7 @@ public final class ReportJson {
   private static final String SIZE_NOT_MEASURED = "notMeasured";
 
   private static final String BENCHMARK_FABRIC = "fabric";
+  private static final String BENCHMARK_PATTERN = "pattern";
 
   /** Per-rank fields of a benchmark report, absent from reports written before them. */
   private static final String BENCHMARK_RANKS = "ranks";
@@ -179,6 +180,10 @@ public final class ReportJson {
           ((ObjectNode) size).putArray(SIZE_NOT_MEASURED);
         }
       }
+    }
+    if (type == BenchmarkReport.class && !root.has(BENCHMARK_PATTERN)) {
+      // Written before the field existed, or of the plain collective: no fused pattern.
+      ((ObjectNode) root).putNull(BENCHMARK_PATTERN);
     }
     if (type == BenchmarkReport.class && !root.has(BENCHMARK_FABRIC)) {
       // Written before the field existed: no transports were recorded.

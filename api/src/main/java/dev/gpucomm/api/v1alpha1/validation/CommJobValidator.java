@@ -474,9 +474,30 @@ public final class CommJobValidator {
      */
     private void pattern(
         String at, BenchmarkSpec benchmark, Collective collective, DType dtype, int hiddenSize) {
-      AllReducePattern pattern =
-          Objects.requireNonNullElse(benchmark.getPattern(), CommJobDefaults.PATTERN);
-      Double fp8Scale = benchmark.getFp8Scale();
+      pattern(
+          at,
+          benchmark.getPattern(),
+          benchmark.getFp8Scale(),
+          Objects.requireNonNullElse(benchmark.getInPlace(), CommJobDefaults.IN_PLACE),
+          benchmark.getSizes(),
+          collective,
+          dtype,
+          hiddenSize);
+    }
+
+    /**
+     * As for a benchmark, for any sweep that names a pattern (a tune sweep's is never in place).
+     */
+    private void pattern(
+        String at,
+        AllReducePattern named,
+        Double fp8Scale,
+        boolean inPlace,
+        List<Long> sizes,
+        Collective collective,
+        DType dtype,
+        int hiddenSize) {
+      AllReducePattern pattern = Objects.requireNonNullElse(named, CommJobDefaults.PATTERN);
       if (fp8Scale != null && !(fp8Scale >= 1e-12 && fp8Scale <= 1e12)) {
         add(at + ".fp8Scale", "must be a positive number between 1e-12 and 1e12, got " + fp8Scale);
       }
@@ -488,13 +509,12 @@ public final class CommJobValidator {
             at + ".pattern",
             pattern.wireName() + " applies to allreduce only, not " + collective.wireName());
       }
-      if (Objects.requireNonNullElse(benchmark.getInPlace(), CommJobDefaults.IN_PLACE)) {
+      if (inPlace) {
         add(at + ".inPlace", "a fused pattern writes a separate output; set inPlace to false");
       }
       if (pattern.quantizesToFp8() && fp8Scale == null) {
         add(at + ".fp8Scale", "required by pattern " + pattern.wireName());
       }
-      List<Long> sizes = benchmark.getSizes();
       long rowBytes = (long) hiddenSize * dtype.bytes();
       for (int i = 0; sizes != null && rowBytes > 0 && i < sizes.size(); i++) {
         Long size = sizes.get(i);
@@ -549,6 +569,15 @@ public final class CommJobValidator {
             "tune measures allreduce, allgather or reducescatter, not " + collective.wireName());
       }
       copyEngineCollective(at, collective, algorithms);
+      pattern(
+          at,
+          tune.getPattern(),
+          tune.getFp8Scale(),
+          false,
+          tune.getSizes(),
+          collective,
+          dtype,
+          hiddenInRange ? hiddenSize : 0);
       for (int i = 0; algorithms != null && i < algorithms.size(); i++) {
         if (algorithms.get(i) == Algorithm.AUTO) {
           add(

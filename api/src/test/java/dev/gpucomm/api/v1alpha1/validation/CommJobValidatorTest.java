@@ -45,6 +45,36 @@ class CommJobValidatorTest {
     assertThat(CommJobValidator.validate(job(fused))).isEmpty();
   }
 
+  /** {@link #VALID} as a tune job whose tune section is {@code tune}. */
+  private static String tuneJob(String tune) {
+    return VALID
+        .replace("kind: benchmark", "kind: tune")
+        .replace("benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}", tune);
+  }
+
+  @Test
+  void aFusedTuneOverTokensIsValid() {
+    String tune =
+        tuneJob(
+            "tune: {tokens: [4, 64], algorithms: [oneshot, twoshot],"
+                + " pattern: allreduceResidualRmsNorm, fp32Accumulate: false}");
+    assertThat(CommJobValidator.validate(job(tune))).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          fused tune of allgather            | tune: {collective: allgather, pattern: allreduceResidualRmsNorm} | spec.workload.tune.pattern
+          fp8 tune without scale, part rows  | tune: {sizes: [1024], pattern: allreduceResidualRmsNormFp8}     | spec.workload.tune.fp8Scale, spec.workload.tune.sizes[0]
+          """)
+  void aFusedTuneIsCheckedAsAFusedBenchmarkIs(String whatIsWrong, String tune, String fieldPaths) {
+    List<SpecProblem> problems = CommJobValidator.validate(job(tuneJob(tune)));
+
+    assertThat(problems).extracting(SpecProblem::fieldPath).containsExactly(fieldPaths.split(", "));
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',

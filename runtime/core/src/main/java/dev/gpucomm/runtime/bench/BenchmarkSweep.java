@@ -7,6 +7,9 @@ import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.RankTiming;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.FusedAllReduce;
+import dev.gpucomm.runtime.collective.FusedBuffers;
+import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
@@ -47,6 +50,12 @@ import java.util.Set;
  * nccl-tests' in-place loops do: the values grow until they overflow, which costs no time. The
  * timed loops allocate nothing: the call is a lambda bound once to the size's buffers, events and
  * result arrays exist before timing starts.
+ *
+ * <p>A plan with a fused pattern runs all-reduce + residual + RMSNorm ({@link FusedAllReduce}) on
+ * five buffers per point (input, residual, γ, updated residual, output), both outputs poisoned and
+ * validated against the float64 reference of the whole pattern ({@link FusedResultValidator}). An
+ * algorithm that cannot run a point's shape (or that the heuristic chose but does not fuse) is
+ * reported as not measured at that point, with the reason.
  */
 public final class BenchmarkSweep {
   /** Calls captured per graph (fewer when fewer are timed); a replay's time is divided by it. */
@@ -74,6 +83,7 @@ public final class BenchmarkSweep {
   private final ProgressDisplay progress;
   private final Duration peerTimeout;
   private final Stream stream;
+  private final boolean settleWarmup;
 
   public BenchmarkSweep(
       Device device,
@@ -90,6 +100,27 @@ public final class BenchmarkSweep {
     this.progress = progress;
     this.peerTimeout = peerTimeout;
     this.stream = device.defaultStream();
+    this.settleWarmup = true;
+  }
+
+  private BenchmarkSweep(BenchmarkSweep sweep, boolean settleWarmup) {
+    this.device = sweep.device;
+    this.communicator = sweep.communicator;
+    this.store = sweep.store;
+    this.topology = sweep.topology;
+    this.heuristic = sweep.heuristic;
+    this.progress = sweep.progress;
+    this.peerTimeout = sweep.peerTimeout;
+    this.stream = sweep.stream;
+    this.settleWarmup = settleWarmup;
+  }
+
+  /**
+   * This sweep without the CPU backend's warm-up until times settle, for sweeps that check results
+   * and whose times nobody reads (selftest): the warm-up costs seconds per algorithm and plan.
+   */
+  BenchmarkSweep checkingOnly() {
+    return new BenchmarkSweep(this, false);
   }
 
   /** What a sweep found: per size on rank 0 (empty on other ranks), and whether graphs ran. */
@@ -157,6 +188,7 @@ public final class BenchmarkSweep {
     private final ElementCodec codec;
     private final InputData inputs;
     private final ResultValidator validator;
+    private final FusedResultValidator fusedValidator;
     private final CallTimer timer;
     private final double[] eagerTimes;
     private final int callsPerGraph;
@@ -185,6 +217,11 @@ public final class BenchmarkSweep {
       this.inputs = new InputData(plan.seed());
       this.validator =
           new ResultValidator(inputs, plan.dtype(), topology.worldSize(), topology.rank());
+      this.fusedValidator =
+          plan.fused()
+              ? new FusedResultValidator(
+                  inputs, plan.dtype(), topology.worldSize(), topology.rank(), plan.epilogue())
+              : null;
       this.eagerTimes = new double[plan.iterations()];
       this.callsPerGraph = Math.min(CALLS_PER_GRAPH, plan.iterations());
       this.replays = Math.max(1, plan.iterations() / callsPerGraph);
@@ -193,7 +230,7 @@ public final class BenchmarkSweep {
       this.graphNote = graphs ? "" : "graphs not requested";
       this.timer = new CallTimer(device);
       this.agreement = new RankAgreement(store, topology.rank(), topology.worldSize(), peerTimeout);
-      this.settlesByTime = device.kind() != DeviceKind.CUDA;
+      this.settlesByTime = settleWarmup && device.kind() != DeviceKind.CUDA;
       this.steadyState = new SteadyStateWarmup(timer, store, topology.worldSize(), peerTimeout);
     }
 
@@ -203,7 +240,11 @@ public final class BenchmarkSweep {
      * available now; empty when it can.
      */
     private Optional<String> hostMemoryRefusal(CollectiveShape shape) {
-      long hostBytes = shape.inputBytes() + shape.outputBytes();
+      return hostMemoryRefusal(shape.inputBytes() + shape.outputBytes());
+    }
+
+    /** As {@link #hostMemoryRefusal(CollectiveShape)}, for {@code hostBytes} of host copies. */
+    private Optional<String> hostMemoryRefusal(long hostBytes) {
       long needed = device.kind() == DeviceKind.CPU ? 2 * hostBytes : hostBytes;
       OptionalLong available = hostMemory.availableBytes();
       if (available.isEmpty()) {
@@ -234,6 +275,10 @@ public final class BenchmarkSweep {
 
     /** Every algorithm at point {@code p}, on buffers allocated once for the point. */
     void measureSize(int p, List<Algorithm> algorithms) {
+      if (plan.fused()) {
+        measureFusedSize(p, algorithms);
+        return;
+      }
       SweepPoint point = plan.points().get(p);
       CollectiveShape shape =
           new CollectiveShape(plan.collective(), point.bytes(), topology.worldSize());
@@ -318,9 +363,136 @@ public final class BenchmarkSweep {
       }
     }
 
+    /**
+     * Every algorithm at point {@code p} of a fused plan, on the five buffers of the pattern
+     * allocated once for the point; the residual and γ are the same on every rank.
+     */
+    private void measureFusedSize(int p, List<Algorithm> algorithms) {
+      SweepPoint point = plan.points().get(p);
+      NormEpilogue epilogue = plan.epilogue();
+      long rowBytes = (long) epilogue.hiddenSize() * codec.bytes();
+      if (point.bytes() % rowBytes != 0) {
+        skip(
+            p,
+            algorithms,
+            "%d bytes is not a whole number of rows of %d elements, which RMSNorm needs"
+                .formatted(point.bytes(), epilogue.hiddenSize()));
+        return;
+      }
+      long tokens = point.bytes() / rowBytes;
+      long outputBytes = tokens * epilogue.hiddenSize() * epilogue.outputElementBytes(plan.dtype());
+      long[] sizes = {point.bytes(), point.bytes(), rowBytes, point.bytes(), outputBytes};
+      long totalBytes = 0;
+      for (long size : sizes) {
+        totalBytes += size;
+      }
+      Optional<String> refusal =
+          agreement.refusal(name + "/host-memory/" + p, hostMemoryRefusal(totalBytes));
+      if (refusal.isPresent()) {
+        skip(p, algorithms, refusal.get());
+        return;
+      }
+      List<DeviceBuffer> allocated = new ArrayList<>();
+      Optional<String> allocationFailure = Optional.empty();
+      try {
+        for (long size : sizes) {
+          allocated.add(device.allocate(size));
+        }
+      } catch (RuntimeException | OutOfMemoryError e) {
+        allocationFailure =
+            Optional.of(
+                "cannot allocate "
+                    + HumanUnits.binaryBytes(totalBytes)
+                    + " of "
+                    + device.kind()
+                    + " memory ("
+                    + e.getMessage()
+                    + ")");
+      }
+      refusal = agreement.refusal(name + "/device-memory/" + p, allocationFailure);
+      try (Arena arena = Arena.ofConfined()) {
+        if (refusal.isPresent()) {
+          skip(p, algorithms, refusal.get());
+          return;
+        }
+        FusedBuffers buffers =
+            new FusedBuffers(
+                allocated.get(0),
+                allocated.get(1),
+                allocated.get(2),
+                allocated.get(3),
+                allocated.get(4));
+        MemorySegment hostInput = arena.allocate(point.bytes(), 64);
+        MemorySegment hostResidual = arena.allocate(point.bytes(), 64);
+        MemorySegment hostGamma = arena.allocate(rowBytes, 64);
+        MemorySegment hostResidualOut = arena.allocate(point.bytes(), 64);
+        MemorySegment hostOutput = arena.allocate(outputBytes, 64);
+        FusedAllReduce fused = (FusedAllReduce) communicator;
+        for (int a = 0; a < algorithms.size(); a++) {
+          Algorithm algorithm = algorithms.get(a);
+          Optional<String> cannot =
+              fused.fusedAllReduceAlgorithms().contains(algorithm)
+                  ? fused.fusedRefusal(algorithm, tokens, plan.dtype(), epilogue)
+                  : Optional.of(
+                      algorithm.wireName()
+                          + " does not run "
+                          + epilogue.pattern().wireName()
+                          + " on the "
+                          + device.kind()
+                          + " device");
+          if (cannot.isPresent()) {
+            skip(p, List.of(algorithm), cannot.get());
+            continue;
+          }
+          progress.measuring(p + 1, plan.points().size(), point.bytes(), algorithm);
+          int pointIndex = p * 16 + a;
+          long count = point.bytes() / codec.bytes();
+          int world = topology.worldSize();
+          inputs.fill(hostInput, codec, topology.rank(), pointIndex, count);
+          inputs.fill(
+              hostResidual, codec, FusedResultValidator.residualSource(world), pointIndex, count);
+          inputs.fill(
+              hostGamma,
+              codec,
+              FusedResultValidator.gammaSource(world),
+              pointIndex,
+              epilogue.hiddenSize());
+          device.upload(hostInput, buffers.input(), 0);
+          device.upload(hostResidual, buffers.residualIn(), 0);
+          device.upload(hostGamma, buffers.gamma(), 0);
+          Runnable call =
+              () ->
+                  fused.allReduceResidualRmsNorm(
+                      algorithm, buffers, tokens, plan.dtype(), epilogue, stream);
+          FusedValidatedRun run =
+              new FusedValidatedRun(
+                  algorithm,
+                  pointIndex,
+                  tokens,
+                  call,
+                  buffers,
+                  hostResidualOut,
+                  hostOutput,
+                  fusedValidator);
+          PointFigures measured = measure(algorithm, point.bytes(), pointIndex, call, run);
+          figures.add(measured);
+          progress.measured(
+              p + 1,
+              plan.points().size(),
+              point.bytes(),
+              algorithm,
+              measured.graphMicros() != null ? measured.graphMicros() : measured.eagerMicros());
+        }
+      } finally {
+        for (int i = allocated.size() - 1; i >= 0; i--) {
+          allocated.get(i).close();
+        }
+      }
+    }
+
     /** Validate, warm up, time eagerly, then validate again and time the graph replays. */
     private PointFigures measure(
-        Algorithm algorithm, long bytes, int pointIndex, Runnable call, ValidatedRun run) {
+        Algorithm algorithm, long bytes, int pointIndex, Runnable call, CheckedRun run) {
       double relativeError = run.check();
       int warmup = plan.warmupIterations();
       boolean firstPoint = warmedUp.add(algorithm);
@@ -440,11 +612,20 @@ public final class BenchmarkSweep {
     }
   }
 
+  /** A call whose result can be checked after an eager call or after a graph replay. */
+  private interface CheckedRun {
+    /** Runs the call once and validates its result; returns the largest relative error. */
+    double check();
+
+    /** Replays {@code timedGraph} (or a graph of one call) and validates its result. */
+    double checkReplay(Graph timedGraph);
+  }
+
   /**
    * Poisons the output (or, in place, uploads the input again), runs the call (or a replay),
    * downloads and validates.
    */
-  private final class ValidatedRun {
+  private final class ValidatedRun implements CheckedRun {
     private final CollectiveShape shape;
     private final Algorithm algorithm;
     private final int pointIndex;
@@ -473,7 +654,8 @@ public final class BenchmarkSweep {
       this.validator = validator;
     }
 
-    double check() {
+    @Override
+    public double check() {
       prepareOutput();
       call.run();
       return downloadAndValidate();
@@ -483,7 +665,8 @@ public final class BenchmarkSweep {
      * Validates a replay. In place, the timed graph's calls each sum the previous one's result, so
      * a graph of one captured call is replayed on a fresh input instead.
      */
-    double checkReplay(Graph timedGraph) {
+    @Override
+    public double checkReplay(Graph timedGraph) {
       prepareOutput();
       if (inPlaceInput == null) {
         timedGraph.replay(stream);
@@ -509,6 +692,65 @@ public final class BenchmarkSweep {
     private double downloadAndValidate() {
       device.download(output, 0, hostOutput, stream);
       return validator.validate(shape, algorithm, pointIndex, hostOutput);
+    }
+  }
+
+  /**
+   * Poisons both outputs of a fused call, runs it (or replays the timed graph: every captured call
+   * writes the same outputs from the same inputs), downloads both and validates them.
+   */
+  private final class FusedValidatedRun implements CheckedRun {
+    private final Algorithm algorithm;
+    private final int pointIndex;
+    private final long tokens;
+    private final Runnable call;
+    private final FusedBuffers buffers;
+    private final MemorySegment hostResidualOut;
+    private final MemorySegment hostOutput;
+    private final FusedResultValidator validator;
+
+    FusedValidatedRun(
+        Algorithm algorithm,
+        int pointIndex,
+        long tokens,
+        Runnable call,
+        FusedBuffers buffers,
+        MemorySegment hostResidualOut,
+        MemorySegment hostOutput,
+        FusedResultValidator validator) {
+      this.algorithm = algorithm;
+      this.pointIndex = pointIndex;
+      this.tokens = tokens;
+      this.call = call;
+      this.buffers = buffers;
+      this.hostResidualOut = hostResidualOut;
+      this.hostOutput = hostOutput;
+      this.validator = validator;
+    }
+
+    @Override
+    public double check() {
+      poison();
+      call.run();
+      return downloadAndValidate();
+    }
+
+    @Override
+    public double checkReplay(Graph timedGraph) {
+      poison();
+      timedGraph.replay(stream);
+      return downloadAndValidate();
+    }
+
+    private void poison() {
+      device.fill(buffers.residualOut(), 0, hostResidualOut.byteSize(), POISON, stream);
+      device.fill(buffers.output(), 0, hostOutput.byteSize(), POISON, stream);
+    }
+
+    private double downloadAndValidate() {
+      device.download(buffers.residualOut(), 0, hostResidualOut, stream);
+      device.download(buffers.output(), 0, hostOutput, stream);
+      return validator.validate(algorithm, pointIndex, tokens, hostResidualOut, hostOutput);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.bench;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.FusedAllReduce;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -61,6 +62,16 @@ public final class CollectiveAlgorithms {
       // lists it, not measured by default.
       algorithms.remove(Algorithm.HIERARCHICAL);
     }
+    return algorithms;
+  }
+
+  /**
+   * What a sweep of a fused all-reduce pattern measures when the job lists no algorithms: those of
+   * {@link #available} for all-reduce that run the pattern.
+   */
+  public static Set<Algorithm> fusedAvailable(Communicator communicator, FusedAllReduce fused) {
+    Set<Algorithm> algorithms = available(communicator, Collective.ALLREDUCE, false);
+    algorithms.retainAll(fused.fusedAllReduceAlgorithms());
     return algorithms;
   }
 

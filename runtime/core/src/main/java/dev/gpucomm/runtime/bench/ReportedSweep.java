@@ -105,7 +105,8 @@ final class ReportedSweep {
             identities,
             outcome.rankTimings(),
             outlierThresholdPercent,
-            fabric);
+            fabric,
+            plan.fused() ? plan.epilogue().pattern() : null);
     return Optional.of(new Finished(plan, outcome, report));
   }
 

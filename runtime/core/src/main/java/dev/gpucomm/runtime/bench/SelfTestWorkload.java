@@ -1,8 +1,12 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.AllReducePattern;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.report.SizeResult;
+import dev.gpucomm.runtime.collective.FusedAllReduce;
+import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.Decision;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
@@ -17,8 +21,9 @@ import java.util.Map;
  * {@code gpucomm selftest}: every collective with every algorithm the communicator offers for it,
  * in every dtype, at sizes that include odd multiples of 16 bytes (so that per-rank slices do not
  * divide evenly), each checked against the float64 reference on every rank; all-reduce also in
- * place with the algorithms that allow it. Runs each case as a one-iteration sweep with a graph, so
- * the same validation as a benchmark applies.
+ * place with the algorithms that allow it, and every fused all-reduce pattern with every algorithm
+ * that runs it, summing in fp32 and in the element type. Runs each case as a one-iteration sweep
+ * with a graph, so the same validation as a benchmark applies.
  */
 public final class SelfTestWorkload implements RankWorkload {
   /** 16 B is one vector; 48 B and 4112 B (257 vectors) leave remainders for any world size. */
@@ -28,6 +33,18 @@ public final class SelfTestWorkload implements RankWorkload {
   private static final boolean[] IN_PLACE_BOTH = {false, true};
 
   private static final boolean[] OUT_OF_PLACE = {false};
+
+  /**
+   * Token counts of the fused patterns: one row, fewer rows than most worlds, and more rows than
+   * any world that do not divide among its ranks.
+   */
+  static final List<Integer> FUSED_TOKENS = List.of(1, 3, 13);
+
+  /** An odd number of 16-byte vectors per row in every dtype, so no row splits evenly in lanes. */
+  static final int FUSED_HIDDEN_SIZE = 136;
+
+  /** Small enough that some FP8 outputs saturate at ±448 · scale and others are subnormal. */
+  static final float FUSED_FP8_SCALE = 0.004f;
 
   /** The algorithm named, whatever the size: selftest needs no heuristic. */
   private static final AlgorithmHeuristic FIRST_AVAILABLE =
@@ -43,6 +60,92 @@ public final class SelfTestWorkload implements RankWorkload {
               query.available().stream().findFirst().orElse(Algorithm.NCCL), "selftest");
         }
       };
+
+  /** Every fused pattern × dtype × accumulation with every algorithm that runs it; case count. */
+  private static int fusedPatterns(
+      RankContext context, FusedAllReduce fused, long seed, List<String> lines) {
+    List<Algorithm> algorithms =
+        CollectiveAlgorithms.inReportOrder(
+            CollectiveAlgorithms.fusedAvailable(context.communicator(), fused));
+    if (algorithms.isEmpty()) {
+      return 0;
+    }
+    int cases = 0;
+    for (AllReducePattern pattern : AllReducePattern.values()) {
+      if (!pattern.normalizes()) {
+        continue;
+      }
+      for (DType dtype : DType.values()) {
+        for (boolean fp32Accumulate : new boolean[] {true, false}) {
+          List<SweepPoint> points = new ArrayList<>();
+          for (int tokens : FUSED_TOKENS) {
+            points.add(
+                new SweepPoint(
+                    (long) tokens * FUSED_HIDDEN_SIZE * dtype.bytes(),
+                    tokens,
+                    "selftest tokens " + tokens));
+          }
+          NormEpilogue epilogue =
+              new NormEpilogue(
+                  pattern,
+                  FUSED_HIDDEN_SIZE,
+                  NormEpilogue.DEFAULT_EPSILON,
+                  FUSED_FP8_SCALE,
+                  fp32Accumulate);
+          SweepPlan plan =
+              new SweepPlan(
+                  Collective.ALLREDUCE,
+                  dtype,
+                  FUSED_HIDDEN_SIZE,
+                  points,
+                  algorithms,
+                  false,
+                  0,
+                  1,
+                  true,
+                  false,
+                  seed + cases,
+                  "selftest algorithms",
+                  epilogue);
+          BenchmarkSweep.Outcome outcome =
+              new BenchmarkSweep(
+                      context.device(),
+                      context.communicator(),
+                      context.store(),
+                      FIRST_AVAILABLE,
+                      context.progress(),
+                      context.rendezvousTimeout())
+                  .checkingOnly()
+                  .run(
+                      plan,
+                      "selftest/"
+                          + pattern.wireName()
+                          + (fp32Accumulate ? "-fp32/" : "-rounded/")
+                          + dtype);
+          int notRun = 0;
+          for (SizeResult size : outcome.sizes()) {
+            notRun += size.notMeasured().size();
+          }
+          int checked = points.size() * algorithms.size() - notRun;
+          cases += checked;
+          lines.add(
+              "| allreduce + "
+                  + pattern.wireName()
+                  + (fp32Accumulate ? "" : " (dtype sums)")
+                  + " | "
+                  + dtype
+                  + " | "
+                  + String.join(", ", algorithms.stream().map(Algorithm::wireName).toList())
+                  + " | "
+                  + points.size()
+                  + " | ok"
+                  + (notRun > 0 ? " (" + notRun + " not run here)" : "")
+                  + " |");
+        }
+      }
+    }
+    return cases;
+  }
 
   @Override
   public WorkloadResult run(RankContext context) {
@@ -88,6 +191,7 @@ public final class SelfTestWorkload implements RankWorkload {
                   FIRST_AVAILABLE,
                   context.progress(),
                   context.rendezvousTimeout())
+              .checkingOnly()
               .run(plan, "selftest/" + collective + (inPlace ? "-in-place/" : "/") + dtype);
           int checked = points.size() * algorithms.size();
           cases += checked;
@@ -104,6 +208,9 @@ public final class SelfTestWorkload implements RankWorkload {
                   + " | ok |");
         }
       }
+    }
+    if (context.communicator() instanceof FusedAllReduce fused) {
+      cases += fusedPatterns(context, fused, seed + cases, lines);
     }
     if (!context.isRankZero()) {
       return WorkloadResult.none();

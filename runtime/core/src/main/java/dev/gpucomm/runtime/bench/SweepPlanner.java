@@ -8,6 +8,8 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
 import dev.gpucomm.runtime.collective.Communicator;
+import dev.gpucomm.runtime.collective.FusedAllReduce;
+import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.spec.InvalidJobException;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,12 +44,7 @@ public final class SweepPlanner {
     String at = "spec.workload.benchmark";
     AllReducePattern pattern = benchmark.getPattern();
     if (pattern != null && pattern.normalizes()) {
-      // The communicators run the pattern (FusedAllReduce); timing and validating it point by
-      // point in the sweep is the step still to come, and a plain all-reduce must not stand in.
-      throw new InvalidJobException(
-          source,
-          at + ".pattern",
-          pattern.wireName() + " is not measured by the benchmark sweep yet; use allreduce");
+      return fusedPlan(benchmark, pattern, seed);
     }
     List<SweepPoint> points =
         points(
@@ -80,6 +77,97 @@ public final class SweepPlanner {
   }
 
   /**
+   * A sweep of all-reduce with a fused residual-add + RMSNorm pattern, over the algorithms that run
+   * it here (by default all of them). Measuring auto measures the heuristic's plain all-reduce
+   * choice with the pattern: the pattern does not change the choice.
+   */
+  private SweepPlan fusedPlan(BenchmarkSpec benchmark, AllReducePattern pattern, long seed) {
+    String at = "spec.workload.benchmark";
+    NormEpilogue epilogue =
+        epilogue(
+            at,
+            pattern,
+            benchmark.getHiddenSize(),
+            benchmark.getFp8Scale(),
+            benchmark.getFp32Accumulate());
+    List<Algorithm> listed = benchmark.getAlgorithms();
+    return new SweepPlan(
+        Collective.ALLREDUCE,
+        benchmark.getDtype(),
+        benchmark.getHiddenSize(),
+        points(
+            at,
+            benchmark.getTokens(),
+            benchmark.getSizes(),
+            benchmark.getHiddenSize(),
+            benchmark.getDtype()),
+        fusedAlgorithms(at, pattern, listed),
+        listed == null || listed.contains(Algorithm.AUTO),
+        benchmark.getWarmupIterations(),
+        benchmark.getIterations(),
+        benchmark.getCudaGraph(),
+        false,
+        seed,
+        at + ".algorithms",
+        epilogue);
+  }
+
+  /** The pattern's epilogue, or a job error when this communicator cannot fuse it at all. */
+  NormEpilogue epilogue(
+      String at,
+      AllReducePattern pattern,
+      int hiddenSize,
+      Double fp8Scale,
+      Boolean fp32Accumulate) {
+    if (!(communicator instanceof FusedAllReduce fused)
+        || fused.fusedAllReduceAlgorithms().isEmpty()) {
+      throw new InvalidJobException(
+          source,
+          at + ".pattern",
+          pattern.wireName() + " is not available on the " + device + " device; use allreduce");
+    }
+    return new NormEpilogue(
+        pattern,
+        hiddenSize,
+        NormEpilogue.DEFAULT_EPSILON,
+        fp8Scale == null ? 1f : fp8Scale.floatValue(),
+        fp32Accumulate == null || fp32Accumulate);
+  }
+
+  /** The listed algorithms (all that run the pattern when none are listed), checked. */
+  List<Algorithm> fusedAlgorithms(String at, AllReducePattern pattern, List<Algorithm> listed) {
+    Set<Algorithm> fusing = ((FusedAllReduce) communicator).fusedAllReduceAlgorithms();
+    if (listed == null) {
+      return CollectiveAlgorithms.inReportOrder(
+          CollectiveAlgorithms.fusedAvailable(communicator, (FusedAllReduce) communicator));
+    }
+    List<Algorithm> algorithms = new ArrayList<>();
+    for (int i = 0; i < listed.size(); i++) {
+      Algorithm algorithm = listed.get(i);
+      if (algorithm == Algorithm.AUTO) {
+        continue;
+      }
+      if (!fusing.contains(algorithm)) {
+        throw new InvalidJobException(
+            source,
+            at + ".algorithms[" + i + "]",
+            algorithm
+                + " does not run "
+                + pattern.wireName()
+                + " on the "
+                + device
+                + " device (available: "
+                + CollectiveAlgorithms.inReportOrder(fusing).stream()
+                    .map(Algorithm::wireName)
+                    .collect(Collectors.joining(", "))
+                + ")");
+      }
+      algorithms.add(algorithm);
+    }
+    return algorithms;
+  }
+
+  /**
    * A tune sweep measures the candidates for its collective (all-reduce by default) eagerly and,
    * where the device can capture them, from CUDA graphs; the table ranks by graph time where there
    * is one (it times the kernels themselves, without the host's launch cost, which eager medians of
@@ -90,6 +178,26 @@ public final class SweepPlanner {
     List<SweepPoint> points =
         points(at, tune.getTokens(), tune.getSizes(), tune.getHiddenSize(), tune.getDtype());
     Collective collective = Objects.requireNonNullElse(tune.getCollective(), Collective.ALLREDUCE);
+    AllReducePattern pattern = tune.getPattern();
+    if (pattern != null && pattern.normalizes()) {
+      // The same candidates and points as the plain tune, so that the two tables' crossovers
+      // compare: whether the pattern moves the one-/two-shot choice.
+      return new SweepPlan(
+          Collective.ALLREDUCE,
+          tune.getDtype(),
+          tune.getHiddenSize(),
+          points,
+          fusedAlgorithms(at, pattern, tune.getAlgorithms()),
+          false,
+          tune.getWarmupIterations(),
+          tune.getIterations(),
+          true,
+          false,
+          seed,
+          at + ".algorithms",
+          epilogue(
+              at, pattern, tune.getHiddenSize(), tune.getFp8Scale(), tune.getFp32Accumulate()));
+    }
     List<Algorithm> algorithms =
         tune.getAlgorithms() == null
             ? CollectiveAlgorithms.inReportOrder(

@@ -19,7 +19,9 @@ import java.util.function.Function;
  * {@code spec.workload.kind: tune}: a sweep of its collective (all-reduce, all-gather or
  * reduce-scatter) over the candidate algorithms whose medians become a {@link TuningTable} (the
  * crossover sizes the {@code measured} heuristic reads), published as {@value #TABLE_FILE} next to
- * the sweep's report.
+ * the sweep's report. A tune of a fused all-reduce pattern measures the same candidates with the
+ * pattern around each call; its table shows whether the pattern moves the crossovers of the plain
+ * all-reduce's, which the heuristics read.
  */
 public final class TuneWorkload implements RankWorkload {
   /** File (and ConfigMap key) of the table. */
@@ -60,7 +62,13 @@ public final class TuneWorkload implements RankWorkload {
             + TABLE_FILE
             + "): "
             + table.curves().size()
-            + " curve(s)\n",
+            + " curve(s)\n"
+            + (report.fused()
+                ? "Measured with pattern "
+                    + report.pattern().wireName()
+                    + ": compare its crossovers with a plain all-reduce tune's; the heuristics"
+                    + " read plain all-reduce tables.\n"
+                : ""),
         files);
   }
 }

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.collective;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.device.Stream;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -19,6 +20,16 @@ public interface FusedAllReduce {
 
   /** The algorithms {@link #allReduceResidualRmsNorm} accepts here (never auto). */
   Set<Algorithm> fusedAllReduceAlgorithms();
+
+  /**
+   * Why {@code algorithm} (one of {@link #fusedAllReduceAlgorithms()}) cannot run a call of this
+   * shape here, such as a tensor beyond its peer memory; empty when it can. A sweep reports such a
+   * point as not measured with this reason instead of failing.
+   */
+  default Optional<String> fusedRefusal(
+      Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
+    return Optional.empty();
+  }
 
   void allReduceResidualRmsNorm(
       Algorithm algorithm,

@@ -54,7 +54,7 @@ public final class ReportMarkdown {
     StringBuilder md = new StringBuilder();
     line(
         md,
-        "# " + report.collective(),
+        "# " + collective(report),
         String.valueOf(report.dtype()),
         "world " + report.worldSize() + inPlace(report));
     line(
@@ -130,7 +130,7 @@ public final class ReportMarkdown {
     StringBuilder md = new StringBuilder();
     line(
         md,
-        "### " + report.collective(),
+        "### " + collective(report),
         String.valueOf(report.dtype()),
         "world " + report.worldSize() + inPlace(report),
         "heuristic " + report.heuristic());
@@ -357,6 +357,13 @@ public final class ReportMarkdown {
       return "(" + size.tokens() + ", " + report.hiddenSize() + ")";
     }
     return "(" + size.bytes() / report.dtype().bytes() + ",)";
+  }
+
+  /** The collective, and the fused pattern around it where one ran. */
+  private static String collective(BenchmarkReport report) {
+    return report.fused()
+        ? report.collective() + " + residual + RMSNorm (" + report.pattern().wireName() + ")"
+        : String.valueOf(report.collective());
   }
 
   /** Says so in headings when the calls wrote their output over their input. */

@@ -27,6 +27,7 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -364,6 +365,25 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce {
   @Override
   public Set<Algorithm> fusedAllReduceAlgorithms() {
     return allReduceAlgorithms();
+  }
+
+  /** One-shot stages the input, two-shot the input and its output rows, in the staging buffer. */
+  @Override
+  public Optional<String> fusedRefusal(
+      Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
+    long count = tokens * epilogue.hiddenSize();
+    long staged =
+        switch (algorithm) {
+          case ONESHOT -> count * dtype.bytes();
+          case TWOSHOT -> count * (dtype.bytes() + (long) epilogue.outputElementBytes(dtype));
+          default -> 0;
+        };
+    if (staged <= stagingBytes) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "%s stages %d bytes per rank, more than its staging buffer of %d bytes"
+            .formatted(algorithm.wireName(), staged, stagingBytes));
   }
 
   /**

@@ -119,6 +119,22 @@ class CpuFusedAllReduceTest {
     }
   }
 
+  @Test
+  void aCallBeyondTheStagingBufferIsRefusedWithTheReasonSoASweepCanReportItNotMeasured() {
+    // 24 tokens x 64 bf16 = 3 KiB of input; two-shot also stages its 3 KiB of output rows.
+    try (CpuWorld world = CpuWorld.start(2, CpuAllReduceTest.CONFIG.withStagingBytes(4096))) {
+      CpuCommunicator communicator = world.rank(0).communicator();
+      NormEpilogue epilogue =
+          new NormEpilogue(AllReducePattern.ALLREDUCE_RESIDUAL_RMS_NORM, 64, 1e-6f, 1f, true);
+
+      assertThat(communicator.fusedRefusal(Algorithm.ONESHOT, 24, DType.BF16, epilogue)).isEmpty();
+      assertThat(communicator.fusedRefusal(Algorithm.RING, 24, DType.BF16, epilogue)).isEmpty();
+      assertThat(communicator.fusedRefusal(Algorithm.TWOSHOT, 24, DType.BF16, epilogue))
+          .hasValue(
+              "twoshot stages 6144 bytes per rank, more than its staging buffer of 4096 bytes");
+    }
+  }
+
   private static List<Outputs> runAll(CpuWorld.Rank rank, List<Case> cases) {
     List<DeviceBuffer> owned = new ArrayList<>();
     List<FusedBuffers> buffers = new ArrayList<>();

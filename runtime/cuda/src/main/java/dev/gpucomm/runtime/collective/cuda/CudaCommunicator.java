@@ -279,13 +279,41 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
   }
 
   /**
-   * NCCL only for now: NCCL all-reduce into {@code residualOut}, then gpucomm's add + RMSNorm
-   * kernel, the unfused baseline. The fused one-shot, two-shot and Lamport kernels of fusion.cu
-   * need a fusion area in peer memory that this communicator does not register yet.
+   * {@code oneshot} and {@code twoshot} run fusion.cu's fused kernels over their own peer memory
+   * (one-shot as the Lamport kernel up to the plain one-shot's Lamport size); {@code nccl} runs
+   * NCCL all-reduce into {@code residualOut}, then gpucomm's add + RMSNorm kernel, the unfused
+   * baseline.
    */
   @Override
   public Set<Algorithm> fusedAllReduceAlgorithms() {
-    return nccl == null ? Set.of() : Set.of(Algorithm.NCCL);
+    EnumSet<Algorithm> algorithms = EnumSet.noneOf(Algorithm.class);
+    if (nccl != null) {
+      algorithms.add(Algorithm.NCCL);
+    }
+    if (parts.fusedPeer() != null) {
+      algorithms.add(Algorithm.ONESHOT);
+      algorithms.add(Algorithm.TWOSHOT);
+    }
+    return Set.copyOf(algorithms);
+  }
+
+  @Override
+  public Optional<String> fusedRefusal(
+      Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
+    if (algorithm == Algorithm.NCCL) {
+      long rowBytes = (long) epilogue.hiddenSize() * dtype.bytes();
+      return rowBytes % 16 == 0
+          ? Optional.empty()
+          : Optional.of(
+              "rows of %d %s elements are not whole 16-byte vectors"
+                  .formatted(epilogue.hiddenSize(), dtype.wireName()));
+    }
+    FusedPeerAllReduce fused = parts.fusedPeer();
+    if (fused == null) {
+      return Optional.of(
+          algorithm.wireName() + " has no fused kernels here: " + parts.fusedPeerReason());
+    }
+    return fused.refusal(tokens, dtype, epilogue);
   }
 
   @Override
@@ -315,6 +343,16 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
         ALL_REDUCE, "gamma", buffers.gamma(), (long) epilogue.hiddenSize() * dtype.bytes());
     requireCapacity(
         ALL_REDUCE, "output", buffers.output(), count * epilogue.outputElementBytes(dtype));
+    if (algorithm != Algorithm.NCCL) {
+      FusedPeerAllReduce fused = parts.fusedPeer();
+      Optional<String> refusal = fused.refusal(tokens, dtype, epilogue);
+      if (refusal.isPresent()) {
+        throw new IllegalArgumentException(
+            "all-reduce + residual + RMSNorm " + algorithm.wireName() + ": " + refusal.get());
+      }
+      fused.launch(fused.kernel(algorithm, bytes), buffers, tokens, dtype, epilogue, stream);
+      return;
+    }
     nccl()
         .allReduce(
             buffers.input().address(),

@@ -35,6 +35,8 @@ final class CudaCommunicatorParts implements AutoCloseable {
   private String peerReason = "";
   private GatherScatter gatherScatter;
   private String gatherReason = "";
+  private FusedPeerAllReduce fusedPeer;
+  private String fusedPeerReason = "";
   private NcclDebugLog ncclLog;
   private HierarchicalAllReduce hierarchical;
   private String hierarchicalReason = "the ranks share one node: use oneshot, twoshot or nccl";
@@ -59,6 +61,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
       parts.openNccl(device, store, prefix, topology, settings);
       parts.openIpcAllReduce(device, store, prefix, topology, settings);
       parts.openGatherScatter(device, store, prefix, topology, settings);
+      parts.openFusedPeer(device, store, prefix, topology, settings);
       if (!topology.singleNode()) {
         parts.openHierarchical(device, store, prefix, topology, settings);
       }
@@ -234,6 +237,29 @@ final class CudaCommunicatorParts implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** The fused all-reduce kernels over their own peer memory, where the all-reduce's works. */
+  private void openFusedPeer(
+      CudaDevice device,
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    if (ipcAllReduce == null) {
+      fusedPeerReason = peerReason;
+      return;
+    }
+    String[] reason = {""};
+    fusedPeer =
+        FusedPeerAllReduce.open(
+            device,
+            store,
+            prefix + "/node-" + topology.nodeIndex() + "/fusion",
+            topology,
+            settings,
+            reason);
+    fusedPeerReason = reason[0];
   }
 
   /** All-gather and reduce-scatter over their own peer memory, where the all-reduce's works. */
@@ -465,6 +491,15 @@ final class CudaCommunicatorParts implements AutoCloseable {
     return gatherReason;
   }
 
+  /** The fused all-reduce's peer kernels; null when off ({@link #fusedPeerReason}). */
+  FusedPeerAllReduce fusedPeer() {
+    return fusedPeer;
+  }
+
+  String fusedPeerReason() {
+    return fusedPeerReason;
+  }
+
   /**
    * Releases every part after the communicator's last collective has completed on every rank:
    * hierarchical all-reduce, NCCL, then the IPC all-reduce.
@@ -504,8 +539,14 @@ final class CudaCommunicatorParts implements AutoCloseable {
 
   private void closeIpcAllReduce() {
     try {
-      if (gatherScatter != null) {
-        gatherScatter.close();
+      try {
+        if (fusedPeer != null) {
+          fusedPeer.close();
+        }
+      } finally {
+        if (gatherScatter != null) {
+          gatherScatter.close();
+        }
       }
     } finally {
       if (ipcAllReduce != null) {

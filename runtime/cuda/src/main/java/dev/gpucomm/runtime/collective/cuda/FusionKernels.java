@@ -22,7 +22,7 @@ final class FusionKernels implements AutoCloseable {
   static final int MAX_THREADS = 512;
 
   /** fusion.cu's RowCall: five pointers, tokens, then four 32-bit fields packed in two words. */
-  private static final long ROW_CALL_BYTES = 64;
+  static final long ROW_CALL_BYTES = 64;
 
   private static final int ROW_CALL = 0;
   private static final int INPUT = 0;
@@ -62,25 +62,31 @@ final class FusionKernels implements AutoCloseable {
               .formatted(epilogue.hiddenSize(), dtype.wireName()));
     }
     KernelArguments args = arguments[dtype.ordinal()];
-    args.setStructLong(ROW_CALL, INPUT, buffers.input().address())
-        .setStructLong(ROW_CALL, RESIDUAL_IN, buffers.residualIn().address())
-        .setStructLong(ROW_CALL, GAMMA, buffers.gamma().address())
-        .setStructLong(ROW_CALL, RESIDUAL_OUT, buffers.residualOut().address())
-        .setStructLong(ROW_CALL, OUTPUT, buffers.output().address())
-        .setStructLong(ROW_CALL, TOKENS, tokens)
+    writeRowCall(args, ROW_CALL, buffers, tokens, epilogue);
+    addRmsNorm[dtype.ordinal()].launch(
+        blocks(tokens), threads(epilogue.hiddenSize(), dtype), stream, args);
+  }
+
+  /** Writes fusion.cu's RowCall of one call into parameter {@code index} of {@code args}. */
+  static void writeRowCall(
+      KernelArguments args, int index, FusedBuffers buffers, long tokens, NormEpilogue epilogue) {
+    args.setStructLong(index, INPUT, buffers.input().address())
+        .setStructLong(index, RESIDUAL_IN, buffers.residualIn().address())
+        .setStructLong(index, GAMMA, buffers.gamma().address())
+        .setStructLong(index, RESIDUAL_OUT, buffers.residualOut().address())
+        .setStructLong(index, OUTPUT, buffers.output().address())
+        .setStructLong(index, TOKENS, tokens)
         .setStructLong(
-            ROW_CALL,
+            index,
             HIDDEN_AND_EPSILON,
             packed(epilogue.hiddenSize(), Float.floatToRawIntBits(epilogue.epsilon())))
         .setStructLong(
-            ROW_CALL,
+            index,
             SCALE_AND_ACCUMULATE,
             packed(
                 Float.floatToRawIntBits(
                     epilogue.pattern().quantizesToFp8() ? epilogue.fp8Scale() : 0f),
                 epilogue.fp32Accumulate() ? 1 : 0));
-    addRmsNorm[dtype.ordinal()].launch(
-        blocks(tokens), threads(epilogue.hiddenSize(), dtype), stream, args);
   }
 
   /** One block per row up to the SM count; rows beyond it loop over the same blocks. */

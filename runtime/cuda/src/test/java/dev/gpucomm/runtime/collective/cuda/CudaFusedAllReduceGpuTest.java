@@ -26,9 +26,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The unfused baseline on a real GPU with one rank: NCCL all-reduce, then fusion.cu's add + RMSNorm
- * kernel, eager and replayed from a CUDA graph, within the float64 reference's bound for every
- * dtype, with and without FP8 output and fp32 accumulation.
+ * The fused patterns on a real GPU with one rank: the unfused baseline (NCCL all-reduce, then
+ * fusion.cu's add + RMSNorm kernel) and the fused one-shot (flag and Lamport) and two-shot kernels,
+ * which run their whole protocol (epochs, barriers, Lamport slots, gather area) with the rank as
+ * its only peer, eager and replayed from a CUDA graph, within the float64 reference's bound for
+ * every dtype, with and without FP8 output and fp32 accumulation. Several ranks run in processes:
+ * {@code gpucomm selftest --device cuda --world 2} covers the same kernels across GPUs.
  */
 @Tag("gpu")
 class CudaFusedAllReduceGpuTest {
@@ -60,20 +63,40 @@ class CudaFusedAllReduceGpuTest {
     }
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
   @CsvSource({
-    "allreduceResidualRmsNorm, bf16, true, 32, 8192",
-    "allreduceResidualRmsNorm, bf16, false, 3, 8192",
-    "allreduceResidualRmsNorm, fp16, true, 200, 1024",
-    "allreduceResidualRmsNorm, fp32, true, 7, 4100",
-    "allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
-    "allreduceResidualRmsNormFp8, fp32, false, 5, 64",
+    "nccl, allreduceResidualRmsNorm, bf16, true, 32, 8192",
+    "nccl, allreduceResidualRmsNorm, bf16, false, 3, 8192",
+    "nccl, allreduceResidualRmsNorm, fp16, true, 200, 1024",
+    "nccl, allreduceResidualRmsNorm, fp32, true, 7, 4100",
+    "nccl, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
+    "nccl, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
+    // one-shot: the Lamport kernel up to the Lamport size, the flag kernel above it
+    "oneshot, allreduceResidualRmsNorm, bf16, true, 1, 8192",
+    "oneshot, allreduceResidualRmsNorm, bf16, false, 3, 8192",
+    "oneshot, allreduceResidualRmsNorm, bf16, true, 256, 8192",
+    "oneshot, allreduceResidualRmsNorm, fp16, true, 200, 1024",
+    "oneshot, allreduceResidualRmsNorm, fp32, true, 7, 4100",
+    "oneshot, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
+    "oneshot, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
+    "twoshot, allreduceResidualRmsNorm, bf16, true, 32, 8192",
+    "twoshot, allreduceResidualRmsNorm, bf16, false, 3, 8192",
+    "twoshot, allreduceResidualRmsNorm, fp16, true, 200, 1024",
+    "twoshot, allreduceResidualRmsNorm, fp32, true, 7, 4100",
+    "twoshot, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
+    "twoshot, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
   })
-  void ncclThenAddRmsNormMatchesTheFloat64ReferenceEagerAndInAGraph(
-      String patternName, String dtypeName, boolean fp32Accumulate, int tokens, int hidden) {
+  void eachFusedAlgorithmMatchesTheFloat64ReferenceEagerAndInAGraph(
+      String algorithmName,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden) {
+    Algorithm algorithm = Algorithm.fromWireName(algorithmName).orElseThrow();
     assumeTrue(
-        communicator.fusedAllReduceAlgorithms().contains(Algorithm.NCCL),
-        "NCCL not loadable here: " + communicator.unavailableReason());
+        communicator.fusedAllReduceAlgorithms().contains(algorithm),
+        algorithmName + " does not run fused here: " + communicator.unavailableReason());
     AllReducePattern pattern = AllReducePattern.fromWireName(patternName).orElseThrow();
     DType dtype = DType.fromWireName(dtypeName).orElseThrow();
     ElementCodec codec = ElementCodec.of(dtype);
@@ -95,8 +118,11 @@ class CudaFusedAllReduceGpuTest {
       Runnable call =
           () ->
               communicator.allReduceResidualRmsNorm(
-                  Algorithm.NCCL, buffers, tokens, dtype, epilogue, device.defaultStream());
+                  algorithm, buffers, tokens, dtype, epilogue, device.defaultStream());
 
+      call.run();
+      check(arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma);
+      // A second eager call runs on the next epoch (and the next Lamport slot).
       call.run();
       check(arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma);
 

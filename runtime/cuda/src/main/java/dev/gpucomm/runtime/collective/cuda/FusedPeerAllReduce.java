@@ -1,0 +1,213 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.collective.FusedBuffers;
+import dev.gpucomm.runtime.collective.NormEpilogue;
+import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.device.cuda.CudaKernel;
+import dev.gpucomm.runtime.device.cuda.CudaModule;
+import dev.gpucomm.runtime.device.cuda.KernelArguments;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.lang.foreign.Arena;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The fused one-shot, two-shot and Lamport one-shot all-reduce + residual + RMSNorm kernels of
+ * {@code fusion.cu} over their own peer memory among the ranks of one node, with every kernel's
+ * parameter block laid out once, so that a call allocates nothing and can be captured in a CUDA
+ * graph.
+ *
+ * <p>The fusion area is a {@link PeerMemory} whose regions stand in for fusion.cu's {@code
+ * FusionLayout}: the zeroed flag sets at its start hold the two fused barriers, the one-shot
+ * receive area the inputs ({@code [2 parity][world][capacity]}), the sentinel-filled Lamport area
+ * the Lamport slots ({@code [3][world][capacity]}), and the second Lamport area, which is larger
+ * than four capacities, the two-shot gather area ({@code [2 parity][residual, out][capacity]}). Its
+ * zeroed control block holds the per-block epochs of {@code FusionControl}. Calls run on a fixed
+ * grid, since epochs and Lamport slots are kept per block; a call larger than the capacity is
+ * refused (the sweep reports it as not measured).
+ */
+final class FusedPeerAllReduce implements AutoCloseable {
+  /** The most bytes per rank a fused call takes: enough for the token counts of decode steps. */
+  static final long MAX_CAPACITY_BYTES = 4L << 20;
+
+  /** fusion.cu's FUSION_MAX_BLOCKS: the per-block arrays of its flags and control block. */
+  static final int MAX_BLOCKS = 132;
+
+  /** The kernels, in the order of their parameter blocks. */
+  enum Kernel {
+    ONESHOT("fused_oneshot_"),
+    TWOSHOT("fused_twoshot_"),
+    LAMPORT("fused_lamport_");
+
+    final String prefix;
+
+    Kernel(String prefix) {
+      this.prefix = prefix;
+    }
+  }
+
+  private static final int ROW_CALL = 0;
+  private static final int PEERS = 1;
+  private static final int LAYOUT = 2;
+  private static final int CONTROL = 3;
+  private static final int RANK = 4;
+  private static final int WORLD = 5;
+
+  private final PeerMemory memory;
+  private final Arena arena = Arena.ofShared();
+  private final CudaKernel[][] kernels = new CudaKernel[Kernel.values().length][];
+  private final KernelArguments[][] arguments = new KernelArguments[Kernel.values().length][];
+  private final long capacityBytes;
+  private final long lamportMaxBytes;
+  private final int blocks;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private FusedPeerAllReduce(
+      CudaDevice device, PeerMemory memory, int rank, int world, long lamportMaxBytes) {
+    this.memory = memory;
+    PeerMemoryLayout layout = memory.layout();
+    this.capacityBytes = layout.maxBytes();
+    this.lamportMaxBytes = lamportMaxBytes;
+    this.blocks = Math.max(1, Math.min(MAX_BLOCKS, device.multiprocessors()));
+    long[] fusionLayout = {
+      layout.oneshotFlagsOffset(),
+      layout.oneshotRecvOffset(),
+      layout.lamport2Offset(),
+      layout.lamportOffset(),
+      layout.oneshotRankStride()
+    };
+    long[] bases = memory.bases();
+    CudaModule module = device.module(FusionKernels.PTX_RESOURCE);
+    for (Kernel kernel : Kernel.values()) {
+      kernels[kernel.ordinal()] = new CudaKernel[DType.values().length];
+      arguments[kernel.ordinal()] = new KernelArguments[DType.values().length];
+      for (DType dtype : DType.values()) {
+        kernels[kernel.ordinal()][dtype.ordinal()] =
+            module.kernel(kernel.prefix + dtype.wireName());
+        KernelArguments args =
+            new KernelArguments(
+                arena,
+                FusionKernels.ROW_CALL_BYTES,
+                8L * PeerMemoryLayout.MAX_RANKS,
+                8L * fusionLayout.length,
+                8,
+                4,
+                4);
+        for (int peer = 0; peer < PeerMemoryLayout.MAX_RANKS; peer++) {
+          args.setStructLong(PEERS, peer, bases[peer]);
+        }
+        for (int i = 0; i < fusionLayout.length; i++) {
+          args.setStructLong(LAYOUT, i, fusionLayout[i]);
+        }
+        args.setLong(CONTROL, memory.controlAddress()).setInt(RANK, rank).setInt(WORLD, world);
+        arguments[kernel.ordinal()][dtype.ordinal()] = args;
+      }
+    }
+  }
+
+  /**
+   * Allocates the fusion area on every rank of the node together and maps the peers'; null, with
+   * {@code reason[0]} saying why, when the ranks cannot reach each other's memory.
+   */
+  static FusedPeerAllReduce open(
+      CudaDevice device,
+      KeyValueStore store,
+      String keyPrefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings,
+      String[] reason) {
+    long capacity = Math.min(MAX_CAPACITY_BYTES, settings.maxBytes());
+    // Every region is a multiple of the capacity: recv 2·world, Lamport 3·world, gather 4 (inside
+    // the second Lamport area, 6·world slices of capacity/world).
+    PeerMemoryLayout layout =
+        PeerMemoryLayout.of(topology.localWorldSize(), capacity, capacity, capacity);
+    PeerMemory memory =
+        PeerMemory.create(device, store, keyPrefix, topology.localRank(), layout, settings);
+    if (!memory.verdict().available()) {
+      reason[0] = memory.verdict().reason();
+      memory.close();
+      return null;
+    }
+    try {
+      return new FusedPeerAllReduce(
+          device,
+          memory,
+          topology.localRank(),
+          topology.localWorldSize(),
+          Math.min(settings.lamportMaxBytes(), layout.maxBytes()));
+    } catch (RuntimeException e) {
+      memory.close();
+      throw e;
+    }
+  }
+
+  /** The largest fused call in bytes per rank (of the element type, tokens × hidden). */
+  long maxBytes() {
+    return capacityBytes;
+  }
+
+  /** Why a call of this shape cannot run here; empty when it can. */
+  Optional<String> refusal(long tokens, DType dtype, NormEpilogue epilogue) {
+    long rowBytes = (long) epilogue.hiddenSize() * dtype.bytes();
+    if (rowBytes % 16 != 0) {
+      return Optional.of(
+          "rows of %d %s elements are not whole 16-byte vectors"
+              .formatted(epilogue.hiddenSize(), dtype.wireName()));
+    }
+    if (tokens * rowBytes > capacityBytes) {
+      return Optional.of(
+          "%d bytes per rank exceed the fused kernels' peer memory of %d bytes"
+              .formatted(tokens * rowBytes, capacityBytes));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The kernel {@code algorithm} runs for a call of {@code bytes}: one-shot takes the Lamport
+   * kernel up to the size where the plain one-shot does.
+   */
+  Kernel kernel(Algorithm algorithm, long bytes) {
+    return switch (algorithm) {
+      case ONESHOT -> bytes <= lamportMaxBytes ? Kernel.LAMPORT : Kernel.ONESHOT;
+      case TWOSHOT -> Kernel.TWOSHOT;
+      default -> throw new IllegalArgumentException(algorithm + " has no fused peer kernel");
+    };
+  }
+
+  /**
+   * Launches {@code kernel} for one call whose shape {@link #refusal} accepted; calls must be
+   * ordered with respect to each other, as the communicator's are.
+   */
+  void launch(
+      Kernel kernel,
+      FusedBuffers buffers,
+      long tokens,
+      DType dtype,
+      NormEpilogue epilogue,
+      Stream stream) {
+    if (closed.get()) {
+      throw new IllegalStateException("the fused peer all-reduce is closed");
+    }
+    KernelArguments args = arguments[kernel.ordinal()][dtype.ordinal()];
+    synchronized (this) {
+      FusionKernels.writeRowCall(args, ROW_CALL, buffers, tokens, epilogue);
+      kernels[kernel.ordinal()][dtype.ordinal()].launch(
+          blocks, FusionKernels.threads(epilogue.hiddenSize(), dtype), stream, args);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      try {
+        memory.close();
+      } finally {
+        arena.close();
+      }
+    }
+  }
+}
