@@ -21,7 +21,10 @@ import java.util.Optional;
  */
 public record RankMemory(long largestMessageBytes, long deviceBytes, long hostBytes) {
 
-  /** The memory of a benchmark or tune job's rank; empty for a program, whose shape is fixed. */
+  /**
+   * The memory of a benchmark or tune job's rank; empty for a program or a fabric sweep, whose
+   * buffers are fixed in size by their specs.
+   */
   public static Optional<RankMemory> of(CommJob job) {
     Workload workload = job.getSpec().getWorkload();
     int worldSize = job.getSpec().getWorldSize();
@@ -48,7 +51,7 @@ public record RankMemory(long largestMessageBytes, long deviceBytes, long hostBy
                 worldSize,
                 false));
       }
-      case PROGRAM -> Optional.empty();
+      case PROGRAM, FABRIC -> Optional.empty();
     };
   }
 
