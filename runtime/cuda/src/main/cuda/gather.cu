@@ -143,6 +143,16 @@ __device__ __forceinline__ char* slot(const PeerBases& peers, const GatherLayout
   return peers.base[owner] + layout.slotsOffset + sender * layout.slotBytes;
 }
 
+// This block's share of a pipelined round of `vectors` 16-byte vectors: its share of a full round,
+// cut at the round's end, so a block touches the same slot bytes in every round and a peer's free
+// flag for this block covers everything the peer's block writes next.
+__device__ __forceinline__ void round_range(long long roundVectors, long long vectors,
+                                            long long& first, long long& end) {
+  long long perBlock = (roundVectors + gridDim.x - 1) / gridDim.x;
+  first = min(vectors, perBlock * blockIdx.x);
+  end = min(vectors, first + perBlock);
+}
+
 // This block's share of `vectors` 16-byte vectors: the same on every rank (fixed grid).
 __device__ __forceinline__ void block_range(long long vectors, long long& first, long long& end) {
   long long perBlock = (vectors + gridDim.x - 1) / gridDim.x;
@@ -276,7 +286,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       }
       long long start = k * layout.roundBytes;
       long long first, end;
-      block_range(min(layout.roundBytes, bytes - start) / 16, first, end);
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
       char* peerSlots[GPUCOMM_MAX_RANKS];
       for (int r = 0; r < world; ++r) {
         peerSlots[r] = half_slots(peers, layout, r, k & 1) + rank * layout.slotBytes;
@@ -293,7 +303,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
       long long start = j * layout.roundBytes;
       long long first, end;
-      block_range(min(layout.roundBytes, bytes - start) / 16, first, end);
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
       const char* mine = half_slots(peers, layout, rank, j & 1);
       for (int step = 1; step < world; ++step) {
         int sender = (rank + step) % world;
@@ -435,7 +445,7 @@ __device__ __forceinline__ void reducescatter_pipelined(const char* input, char*
       }
       long long start = k * layout.roundBytes;
       long long first, end;
-      block_range(min(layout.roundBytes, bytes - start) / 16, first, end);
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
       for (int step = 1; step < world; ++step) {
         int peer = (rank + step) % world;
         char* to = half_slots(peers, layout, peer, k & 1) + rank * layout.slotBytes;
@@ -451,7 +461,7 @@ __device__ __forceinline__ void reducescatter_pipelined(const char* input, char*
       await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
       long long start = j * layout.roundBytes;
       long long first, end;
-      block_range(min(layout.roundBytes, bytes - start) / 16, first, end);
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
       reduce_slots<T>(input + rank * inputStride + start, output + start,
                       half_slots(peers, layout, rank, j & 1), layout.slotBytes, rank, world,
                       first, end);
