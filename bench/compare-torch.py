@@ -18,6 +18,9 @@ instead (bench/torch_gather_scatter.py: NCCL, and symmetric memory's variants wh
 has them) over --sizes, bytes per rank as in `gpucomm bench --sizes`:
 
     python3 bench/compare-torch.py --world 2 --collective allgather --sizes 65536,1048576
+
+Each of those runners runs in processes of its own under --runner-timeout seconds, so a runner
+that hangs or aborts is reported as such and the others are still measured.
 With --pattern allreduceResidualRmsNorm every runner is followed by PyTorch's composition of the
 epilogue gpucomm fuses: residual_out = sum + residual, out = torch.nn.functional.rms_norm(
 residual_out, (hidden,), gamma, eps) (runner names get "+rmsnorm"), checked against a float64
@@ -32,6 +35,7 @@ import json
 import os
 import statistics
 import sys
+import time
 import warnings
 
 import torch
@@ -251,6 +255,7 @@ def gather_scatter_rows(rank, world, args, device, symm, group_name, stream):
         elements = size // 2
         found = torch_gather_scatter.runners(
             args.collective, rank, world, elements, device, symm, group_name, notes)
+        found = {name: runner for name, runner in found.items() if name == args.only}
         for name, (prepare, call, result, checker) in found.items():
             try:
                 prepare()
@@ -280,6 +285,39 @@ def gather_scatter_rows(rank, world, args, device, symm, group_name, stream):
     return rows
 
 
+GATHER_SCATTER_RUNNERS = ("torch_nccl", "symm_low_contention")
+
+
+def run_isolated(args, runner):
+    """Rows of one runner, measured in processes of its own; a hang or a crash becomes a row."""
+    args.only = runner
+    context = mp.get_context("spawn")
+    queue = context.SimpleQueue()
+    processes = mp.spawn(worker, args=(args.world, args, queue), nprocs=args.world, join=False)
+    deadline = time.monotonic() + args.runner_timeout
+    failure = None
+    try:
+        while not processes.join(timeout=1):
+            if time.monotonic() > deadline:
+                failure = f"timed out after {args.runner_timeout} s"
+                break
+    except mp.ProcessExitedException as e:
+        failure = f"worker died: {e}"
+    rows = queue.get() if not queue.empty() else []
+    if failure is not None:
+        for process in processes.processes:
+            if process.is_alive():
+                process.kill()
+        for process in processes.processes:
+            process.join()
+        print(f"{runner}: {failure}", file=sys.stderr)
+        rows.append({"world": args.world, "tokens": 0, "runner": runner, "error": failure})
+    elif not rows:
+        rows.append({"world": args.world, "tokens": 0, "runner": runner,
+                     "error": "no rows came back"})
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--world", type=int, default=torch.cuda.device_count())
@@ -293,15 +331,24 @@ def main():
                         default="allreduce")
     parser.add_argument("--sizes", default="65536,1048576,16777216,67108864,268435456",
                         help="bytes per rank for allgather and reducescatter")
+    parser.add_argument("--runner-timeout", type=int, default=60,
+                        help="seconds each allgather/reducescatter runner may take")
     parser.add_argument("--pattern", default="allreduce",
                         choices=["allreduce", "allreduceResidualRmsNorm"])
     args = parser.parse_args()
     args.tokens = [int(t) for t in args.tokens.split(",")]
     args.sizes = [int(s) for s in args.sizes.split(",")]
-    context = mp.get_context("spawn")
-    queue = context.SimpleQueue()
-    mp.spawn(worker, args=(args.world, args, queue), nprocs=args.world, join=True)
-    rows = queue.get()
+    if args.collective == "allreduce":
+        context = mp.get_context("spawn")
+        queue = context.SimpleQueue()
+        mp.spawn(worker, args=(args.world, args, queue), nprocs=args.world, join=True)
+        rows = queue.get()
+    else:
+        rows = []
+        base_port = args.port
+        for index, runner in enumerate(GATHER_SCATTER_RUNNERS):
+            args.port = base_port + index
+            rows.extend(run_isolated(args, runner))
     print(f"PyTorch {torch.__version__}, NCCL {'.'.join(map(str, torch.cuda.nccl.version()))}, "
           f"{args.world} x {torch.cuda.get_device_name(0)}; microseconds, median of {args.iterations}")
     print(f"{'tokens':>6} {'bytes':>10}  {'runner':<22} {'eager':>8} {'graph':>8}")

@@ -8,7 +8,10 @@
 //                  kernels' start barrier, set 1 for the copy-engine start barrier, set 2 for the
 //                  copy-engine data barrier (row 0 only)
 //   receive slots  [MAX_RANKS][slotBytes]            (PeerLayout.oneshotRecvOffset): slot s of
-//                  rank r holds what rank s sent to rank r in the current piece
+//                  rank r holds what rank s sent to rank r; the pipelined kernels use its two
+//                  halves alternately, one round each
+//   parity slots   [2 parity][world][paritySlotBytes] (PeerLayout.twoshotRecvOffset): the
+//                  single-pass kernels' receive slots, parity = epoch & 1
 //
 // A caller's buffers are never read remotely: each rank pushes its bytes into the peers' receive
 // slots (with its threads, or with the copy engines through cuMemcpyAsync on the peer mapping), and
@@ -18,10 +21,23 @@
 // copy-engine variants may follow each other in any order. Epochs live in device memory (Control)
 // and are advanced by the kernels, so CUDA-graph replays see fresh epochs.
 //
-//   allgather_push        start barrier; push this rank's bytes to every peer and to its own
-//                         output; data barrier; copy every peer's slot into the output.
-//   reducescatter_push    start barrier; push shard q of the input to rank q; data barrier;
-//                         sum every rank's shard in rank order 0..n-1 in fp32.
+//   allgather_oneshot     small calls in one pass without a start barrier: push this rank's
+//                         bytes into every peer's parity slot and its own output; raise the data
+//                         flag; wait for the peers' data flags; copy every peer's slot out.
+//   reducescatter_oneshot the same for reduce-scatter: push shard q to rank q's parity slot; data
+//                         flags; sum every rank's shard in rank order 0..n-1 in fp32.
+//   allgather_pipelined   large calls in one launch: start barrier, then rounds of roundBytes
+//                         that alternate between the two halves of the receive slots; round k is
+//                         pushed before round k-1 is copied out, so the local copy-out overlaps
+//                         the next push, and a peer may reuse a half once this rank has copied
+//                         it out (free flag).
+//   reducescatter_pipelined  the same rounds, with the rank-order fp32 sum as the copy-out.
+//
+// Why the single-pass kernels need no start barrier: a kernel with epoch e writes parity e & 1.
+// Every launch of the kernels takes one epoch per block and every kernel grid covers the
+// single-pass grid, so this block's previous launch (epoch e - 1) waited for the peer's data flag
+// e - 1; the peer's launch e - 1 had therefore started, so its launch e - 2, the last reader of
+// this parity, had finished.
 //   ce_start              the copy-engine variant's start barrier (one block).
 //   ce_arrived            the copy-engine data barrier after the engines' pushes (one block).
 //   ce_reduce_<dtype>     the copy-engine data barrier, then the rank-order fp32 sum.
@@ -46,6 +62,9 @@ struct GatherLayout {
   long long startFlagsOffset;
   long long slotsOffset;
   long long slotBytes;
+  long long roundBytes;
+  long long parityOffset;
+  long long paritySlotBytes;
 };
 
 // Per-communicator epochs in this rank's own memory.
@@ -124,6 +143,16 @@ __device__ __forceinline__ char* slot(const PeerBases& peers, const GatherLayout
   return peers.base[owner] + layout.slotsOffset + sender * layout.slotBytes;
 }
 
+// This block's share of a pipelined round of `vectors` 16-byte vectors: its share of a full round,
+// cut at the round's end, so a block touches the same slot bytes in every round and a peer's free
+// flag for this block covers everything the peer's block writes next.
+__device__ __forceinline__ void round_range(long long roundVectors, long long vectors,
+                                            long long& first, long long& end) {
+  long long perBlock = (roundVectors + gridDim.x - 1) / gridDim.x;
+  first = min(vectors, perBlock * blockIdx.x);
+  end = min(vectors, first + perBlock);
+}
+
 // This block's share of `vectors` 16-byte vectors: the same on every rank (fixed grid).
 __device__ __forceinline__ void block_range(long long vectors, long long& first, long long& end) {
   long long perBlock = (vectors + gridDim.x - 1) / gridDim.x;
@@ -141,36 +170,152 @@ __device__ __forceinline__ uint32_t next_kernel_epoch(GatherControl* control) {
   return epoch;
 }
 
-// One piece of an all-gather: `bytes` of this rank's input (starting at `input`) land at
-// `output + r * outputStride` for every rank r.
-extern "C" __global__ void __launch_bounds__(512, 1)
-    gpucomm_allgather_push(const char* input, char* output, long long bytes,
-                           long long outputStride, PeerBases peers, GatherLayout layout,
-                           GatherControl* control, int rank, int world) {
-  uint32_t epoch = next_kernel_epoch(control);
-  raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, false);
-  await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, false);
-  long long first, end;
-  block_range(bytes / 16, first, end);
-  const uint4* in = reinterpret_cast<const uint4*>(input);
-  uint4* own = reinterpret_cast<uint4*>(output + rank * outputStride);
-  for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
-    uint4 value = __ldg(in + v);
-    own[v] = value;
-    for (int step = 1; step < world; ++step) {
-      int peer = (rank + step) % world;
-      reinterpret_cast<uint4*>(slot(peers, layout, peer, rank))[v] = value;
+// Takes `count` consecutive epochs for this block and returns the first.
+__device__ __forceinline__ uint32_t next_kernel_epochs(GatherControl* control, uint32_t count) {
+  __shared__ uint32_t first;
+  if (threadIdx.x == 0) {
+    first = control->kernelEpoch[blockIdx.x] + 1;
+    control->kernelEpoch[blockIdx.x] = first + count - 1;
+  }
+  __syncthreads();
+  return first;
+}
+
+// Rank `owner`'s receive slots of one parity (single-pass kernels): sender s at s * stride.
+__device__ __forceinline__ char* parity_slots(const PeerBases& peers, const GatherLayout& layout,
+                                              int owner, int parity, int world) {
+  return peers.base[owner] + layout.parityOffset +
+         static_cast<long long>(parity) * world * layout.paritySlotBytes;
+}
+
+// Rank `owner`'s receive slots, half `half` (pipelined kernels): sender s at s * slotBytes.
+__device__ __forceinline__ char* half_slots(const PeerBases& peers, const GatherLayout& layout,
+                                            int owner, int half) {
+  return peers.base[owner] + layout.slotsOffset + half * (layout.slotBytes / 2);
+}
+
+#define GPUCOMM_UNROLL 4
+
+// Copies vectors [first, end) of `from` to `to`, this block's threads, several loads in flight.
+__device__ __forceinline__ void copy_vectors(const uint4* from, uint4* to, long long first,
+                                             long long end) {
+  for (long long v = first + threadIdx.x; v < end; v += GPUCOMM_UNROLL * blockDim.x) {
+    uint4 value[GPUCOMM_UNROLL];
+#pragma unroll
+    for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
+      long long i = v + u * blockDim.x;
+      if (i < end) value[u] = __ldcg(from + i);
+    }
+#pragma unroll
+    for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
+      long long i = v + u * blockDim.x;
+      if (i < end) to[i] = value[u];
     }
   }
+}
+
+// Vectors [first, end) of `input` to this rank's own output and to every peer's receive slot for
+// this rank: `peerSlots[r]` is rank r's slot for this rank (rank's own entry unused).
+__device__ __forceinline__ void push_to_all(const uint4* input, uint4* own, char* const* peerSlots,
+                                            int rank, int world, long long first, long long end) {
+  for (long long v = first + threadIdx.x; v < end; v += GPUCOMM_UNROLL * blockDim.x) {
+    uint4 value[GPUCOMM_UNROLL];
+#pragma unroll
+    for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
+      long long i = v + u * blockDim.x;
+      if (i < end) value[u] = __ldg(input + i);
+    }
+#pragma unroll
+    for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
+      long long i = v + u * blockDim.x;
+      if (i < end) {
+        own[i] = value[u];
+        for (int step = 1; step < world; ++step) {
+          int peer = rank + step < world ? rank + step : rank + step - world;
+          reinterpret_cast<uint4*>(peerSlots[peer])[i] = value[u];
+        }
+      }
+    }
+  }
+}
+
+// A small all-gather in one pass (no start barrier; see the top of this file): `bytes` of this
+// rank's input land at `output + r * outputStride` for every rank r.
+extern "C" __global__ void __launch_bounds__(512, 1)
+    gpucomm_allgather_oneshot(const char* input, char* output, long long bytes,
+                              long long outputStride, PeerBases peers, GatherLayout layout,
+                              GatherControl* control, int rank, int world) {
+  uint32_t epoch = next_kernel_epoch(control);
+  int parity = epoch & 1;
+  long long first, end;
+  block_range(bytes / 16, first, end);
+  char* peerSlots[GPUCOMM_MAX_RANKS];
+  for (int r = 0; r < world; ++r) {
+    peerSlots[r] = parity_slots(peers, layout, r, parity, world) + rank * layout.paritySlotBytes;
+  }
+  push_to_all(reinterpret_cast<const uint4*>(input),
+              reinterpret_cast<uint4*>(output + rank * outputStride), peerSlots, rank, world,
+              first, end);
   __syncthreads();
   raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
   await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
+  const char* mine = parity_slots(peers, layout, rank, parity, world);
   for (int step = 1; step < world; ++step) {
     int sender = (rank + step) % world;
-    const uint4* from = reinterpret_cast<const uint4*>(slot(peers, layout, rank, sender));
-    uint4* to = reinterpret_cast<uint4*>(output + sender * outputStride);
-    for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
-      to[v] = __ldcg(from + v);
+    copy_vectors(reinterpret_cast<const uint4*>(mine + sender * layout.paritySlotBytes),
+                 reinterpret_cast<uint4*>(output + sender * outputStride), first, end);
+  }
+}
+
+// A large all-gather in one launch: rounds of layout.roundBytes per rank over the two halves of
+// the receive slots, each round's copy-out after the next round's push.
+extern "C" __global__ void __launch_bounds__(512, 1)
+    gpucomm_allgather_pipelined(const char* input, char* output, long long bytes,
+                                long long outputStride, PeerBases peers, GatherLayout layout,
+                                GatherControl* control, int rank, int world) {
+  long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
+  uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
+  raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
+  await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
+  for (long long k = 0; k <= rounds; ++k) {
+    if (k < rounds) {
+      uint32_t epoch = base + static_cast<uint32_t>(k);
+      if (k >= 2) {
+        // The peers have copied out round k - 2, which used this half.
+        await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true);
+      }
+      long long start = k * layout.roundBytes;
+      long long first, end;
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+      char* peerSlots[GPUCOMM_MAX_RANKS];
+      for (int r = 0; r < world; ++r) {
+        peerSlots[r] = half_slots(peers, layout, r, k & 1) + rank * layout.slotBytes;
+      }
+      push_to_all(reinterpret_cast<const uint4*>(input + start),
+                  reinterpret_cast<uint4*>(output + rank * outputStride + start), peerSlots, rank,
+                  world, first, end);
+      __syncthreads();
+      raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
+    }
+    if (k >= 1) {
+      long long j = k - 1;
+      uint32_t epoch = base + static_cast<uint32_t>(j);
+      await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
+      long long start = j * layout.roundBytes;
+      long long first, end;
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+      const char* mine = half_slots(peers, layout, rank, j & 1);
+      for (int step = 1; step < world; ++step) {
+        int sender = (rank + step) % world;
+        copy_vectors(reinterpret_cast<const uint4*>(mine + sender * layout.slotBytes),
+                     reinterpret_cast<uint4*>(output + sender * outputStride + start), first,
+                     end);
+      }
+      if (j + 2 < rounds) {
+        // Only rounds of this call are announced, so the flag stays below the next call's epochs.
+        __syncthreads();
+        raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch + 2, true);
+      }
     }
   }
 }
@@ -235,50 +380,97 @@ struct Lanes<float> {
   }
 };
 
-// output[v] = sum over ranks r = 0..world-1 of (r == rank ? ownShard : slot r)[v], in fp32.
+// output[v] = sum over ranks r = 0..world-1 of (r == rank ? ownShard : slots + r * slotStride)[v],
+// in fp32; `slots` are this rank's own receive slots.
 template <typename T>
 __device__ __forceinline__ void reduce_slots(const char* ownShard, char* output,
-                                             const PeerBases& peers, const GatherLayout& layout,
-                                             int rank, int world, long long first,
-                                             long long end) {
+                                             const char* slots, long long slotStride, int rank,
+                                             int world, long long first, long long end) {
   for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
     float acc[Lanes<T>::count];
     for (int r = 0; r < world; ++r) {
       uint4 value = r == rank ? __ldg(reinterpret_cast<const uint4*>(ownShard) + v)
-                              : __ldcg(reinterpret_cast<const uint4*>(
-                                           slot(peers, layout, rank, r)) +
-                                       v);
+                              : __ldcg(reinterpret_cast<const uint4*>(slots + r * slotStride) + v);
       Lanes<T>::add(acc, value, r == 0);
     }
     reinterpret_cast<uint4*>(output)[v] = Lanes<T>::pack(acc);
   }
 }
 
-// One piece of a reduce-scatter: shard q of this piece starts at `input + q * inputStride` and is
-// `bytes` long; this rank's reduced shard lands at `output`.
+// A small reduce-scatter in one pass (no start barrier): shard q starts at
+// `input + q * inputStride` and is `bytes` long; this rank's reduced shard lands at `output`.
 template <typename T>
-__device__ __forceinline__ void reducescatter_push(const char* input, char* output,
-                                                   long long bytes, long long inputStride,
-                                                   const PeerBases& peers,
-                                                   const GatherLayout& layout,
-                                                   GatherControl* control, int rank, int world) {
+__device__ __forceinline__ void reducescatter_oneshot(const char* input, char* output,
+                                                      long long bytes, long long inputStride,
+                                                      const PeerBases& peers,
+                                                      const GatherLayout& layout,
+                                                      GatherControl* control, int rank,
+                                                      int world) {
   uint32_t epoch = next_kernel_epoch(control);
-  raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, false);
-  await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, false);
+  int parity = epoch & 1;
   long long first, end;
   block_range(bytes / 16, first, end);
   for (int step = 1; step < world; ++step) {
     int peer = (rank + step) % world;
-    const uint4* from = reinterpret_cast<const uint4*>(input + peer * inputStride);
-    uint4* to = reinterpret_cast<uint4*>(slot(peers, layout, peer, rank));
-    for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
-      to[v] = __ldg(from + v);
-    }
+    char* to = parity_slots(peers, layout, peer, parity, world) + rank * layout.paritySlotBytes;
+    copy_vectors(reinterpret_cast<const uint4*>(input + peer * inputStride),
+                 reinterpret_cast<uint4*>(to), first, end);
   }
   __syncthreads();
   raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
   await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
-  reduce_slots<T>(input + rank * inputStride, output, peers, layout, rank, world, first, end);
+  reduce_slots<T>(input + rank * inputStride, output,
+                  parity_slots(peers, layout, rank, parity, world), layout.paritySlotBytes, rank,
+                  world, first, end);
+}
+
+// A large reduce-scatter in one launch, in the all-gather's pipelined rounds; the copy-out of a
+// round is its rank-order fp32 sum.
+template <typename T>
+__device__ __forceinline__ void reducescatter_pipelined(const char* input, char* output,
+                                                        long long bytes, long long inputStride,
+                                                        const PeerBases& peers,
+                                                        const GatherLayout& layout,
+                                                        GatherControl* control, int rank,
+                                                        int world) {
+  long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
+  uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
+  raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
+  await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
+  for (long long k = 0; k <= rounds; ++k) {
+    if (k < rounds) {
+      uint32_t epoch = base + static_cast<uint32_t>(k);
+      if (k >= 2) {
+        await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true);
+      }
+      long long start = k * layout.roundBytes;
+      long long first, end;
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+      for (int step = 1; step < world; ++step) {
+        int peer = (rank + step) % world;
+        char* to = half_slots(peers, layout, peer, k & 1) + rank * layout.slotBytes;
+        copy_vectors(reinterpret_cast<const uint4*>(input + peer * inputStride + start),
+                     reinterpret_cast<uint4*>(to), first, end);
+      }
+      __syncthreads();
+      raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
+    }
+    if (k >= 1) {
+      long long j = k - 1;
+      uint32_t epoch = base + static_cast<uint32_t>(j);
+      await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
+      long long start = j * layout.roundBytes;
+      long long first, end;
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+      reduce_slots<T>(input + rank * inputStride + start, output + start,
+                      half_slots(peers, layout, rank, j & 1), layout.slotBytes, rank, world,
+                      first, end);
+      if (j + 2 < rounds) {
+        __syncthreads();
+        raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch + 2, true);
+      }
+    }
+  }
 }
 
 // The copy-engine variant's start barrier: advances its epoch and meets every peer.
@@ -320,15 +512,22 @@ __device__ __forceinline__ void ce_reduce(const char* ownShard, char* output, lo
   ce_data_barrier(peers, layout, control, rank, world);
   long long first, end;
   block_range(bytes / 16, first, end);
-  reduce_slots<T>(ownShard, output, peers, layout, rank, world, first, end);
+  reduce_slots<T>(ownShard, output, slot(peers, layout, rank, 0), layout.slotBytes, rank, world,
+                  first, end);
 }
 
 #define GPUCOMM_DTYPE_KERNELS(NAME, T)                                                          \
-  extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_reducescatter_push_##NAME(      \
+  extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_reducescatter_oneshot_##NAME(   \
       const char* input, char* output, long long bytes, long long inputStride, PeerBases peers, \
       GatherLayout layout, GatherControl* control, int rank, int world) {                        \
-    reducescatter_push<T>(input, output, bytes, inputStride, peers, layout, control, rank,      \
-                          world);                                                                \
+    reducescatter_oneshot<T>(input, output, bytes, inputStride, peers, layout, control, rank,   \
+                             world);                                                             \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_reducescatter_pipelined_##NAME( \
+      const char* input, char* output, long long bytes, long long inputStride, PeerBases peers, \
+      GatherLayout layout, GatherControl* control, int rank, int world) {                        \
+    reducescatter_pipelined<T>(input, output, bytes, inputStride, peers, layout, control, rank, \
+                               world);                                                           \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_ce_reduce_##NAME(                \
       const char* ownShard, char* output, long long bytes, PeerBases peers, GatherLayout layout, \

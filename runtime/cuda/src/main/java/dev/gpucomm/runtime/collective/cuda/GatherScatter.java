@@ -22,9 +22,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Each rank pushes its bytes into the peers' receive slots in a peer-memory allocation of its
  * own (gather.cu describes the protocol), so the caller's buffers need no registration and a call
- * captured into a CUDA graph replays unchanged. Calls larger than a slot run as consecutive pieces
- * of one slot each. Kernel parameters are prepared once; a call writes addresses and sizes and
- * launches. Calls must be ordered with respect to each other (one signal area).
+ * captured into a CUDA graph replays unchanged. The kernel variant runs every call as one launch:
+ * small calls in a single pass over slots of alternating parity, larger ones in pipelined rounds
+ * whose local copy-out overlaps the next round's push. The copy-engine variant runs calls larger
+ * than a slot as consecutive pieces of one slot each. Kernel parameters are prepared once; a call
+ * writes addresses and sizes and launches. Calls must be ordered with respect to each other (one
+ * signal area).
  */
 public final class GatherScatter implements AutoCloseable {
   /** Which engine moves the bytes. */
@@ -38,8 +41,20 @@ public final class GatherScatter implements AutoCloseable {
 
   static final String PTX = "ptx/gather.ptx";
 
-  // Every rank launches the same fixed grid, so block b of every rank covers the same bytes.
-  private static final int BLOCKS = 32;
+  // Every rank launches the same grid for the same call, so block b of every rank covers the same
+  // bytes. Every kernel grid covers the single-pass grid: the single-pass kernels rely on each of
+  // their blocks having taken part in the previous kernel call (gather.cu says why).
+  private static final int COPY_ENGINE_REDUCE_BLOCKS = 32;
+  private static final int ONESHOT_BLOCKS = 32;
+  private static final int PIPELINED_BLOCKS = 64;
+
+  /** The largest call per rank that runs in a single pass; above it the kernels pipeline. */
+  static final long ONESHOT_MAX_BYTES = 1L << 20;
+
+  /** Bytes per rank of one pipelined round, at most half a slot. */
+  static final long ROUND_BYTES = 2L << 20;
+
+  private static final int LAYOUT_STRUCT_BYTES = 7 * Long.BYTES;
   private static final int THREADS = 512;
   private static final int BARRIER_THREADS = 32;
   private static final int CONTROL_BYTES = 1024;
@@ -62,9 +77,12 @@ public final class GatherScatter implements AutoCloseable {
   private final Arena arena;
   private final long[] slotBases;
   private final long slotBytes;
-  private final CudaKernel allGatherPush;
+  private final long oneshotMaxBytes;
+  private final CudaKernel allGatherOneshot;
+  private final CudaKernel allGatherPipelined;
   private final KernelArguments allGatherArgs;
-  private final CudaKernel[] reduceScatterPush;
+  private final CudaKernel[] reduceScatterOneshot;
+  private final CudaKernel[] reduceScatterPipelined;
   private final KernelArguments[] reduceScatterArgs;
   private final CudaKernel copyEngineStart;
   private final CudaKernel copyEngineArrived;
@@ -90,36 +108,56 @@ public final class GatherScatter implements AutoCloseable {
     for (int r = 0; r < world; r++) {
       slotBases[r] = bases[r] + layout.oneshotRecvOffset();
     }
+    // The two-shot receive area ([2 parity][world][stride]) holds the single-pass kernels'
+    // slots of alternating parity.
+    long paritySlotBytes = layout.twoshotRankStride();
+    this.oneshotMaxBytes = Math.min(ONESHOT_MAX_BYTES, paritySlotBytes);
     long[] gatherLayout = {
       layout.oneshotFlagsOffset(),
       layout.twoshotFlagsOffset(),
       layout.oneshotRecvOffset(),
-      slotBytes
+      slotBytes,
+      Math.min(ROUND_BYTES, slotBytes / 2),
+      layout.twoshotRecvOffset(),
+      paritySlotBytes
     };
     CudaModule module = device.module(PTX);
-    allGatherPush = module.kernel("gpucomm_allgather_push");
+    allGatherOneshot = module.kernel("gpucomm_allgather_oneshot");
+    allGatherPipelined = module.kernel("gpucomm_allgather_pipelined");
     allGatherArgs = pushArguments(bases, gatherLayout);
     copyEngineStart = module.kernel("gpucomm_ce_start");
     copyEngineArrived = module.kernel("gpucomm_ce_arrived");
-    barrierArgs = prepared(new KernelArguments(arena, 64, 32, 8, 4, 4), 0, bases, gatherLayout);
+    barrierArgs =
+        prepared(
+            new KernelArguments(arena, 64, LAYOUT_STRUCT_BYTES, 8, 4, 4), 0, bases, gatherLayout);
     DType[] dtypes = DType.values();
-    reduceScatterPush = new CudaKernel[dtypes.length];
+    reduceScatterOneshot = new CudaKernel[dtypes.length];
+    reduceScatterPipelined = new CudaKernel[dtypes.length];
     reduceScatterArgs = new KernelArguments[dtypes.length];
     copyEngineReduce = new CudaKernel[dtypes.length];
     copyEngineReduceArgs = new KernelArguments[dtypes.length];
     for (DType dtype : dtypes) {
       int i = dtype.ordinal();
-      reduceScatterPush[i] = module.kernel("gpucomm_reducescatter_push_" + dtype.wireName());
+      reduceScatterOneshot[i] = module.kernel("gpucomm_reducescatter_oneshot_" + dtype.wireName());
+      reduceScatterPipelined[i] =
+          module.kernel("gpucomm_reducescatter_pipelined_" + dtype.wireName());
       reduceScatterArgs[i] = pushArguments(bases, gatherLayout);
       copyEngineReduce[i] = module.kernel("gpucomm_ce_reduce_" + dtype.wireName());
       copyEngineReduceArgs[i] =
-          prepared(new KernelArguments(arena, 8, 8, 8, 64, 32, 8, 4, 4), 3, bases, gatherLayout);
+          prepared(
+              new KernelArguments(arena, 8, 8, 8, 64, LAYOUT_STRUCT_BYTES, 8, 4, 4),
+              3,
+              bases,
+              gatherLayout);
     }
   }
 
   private KernelArguments pushArguments(long[] bases, long[] gatherLayout) {
     return prepared(
-        new KernelArguments(arena, 8, 8, 8, 8, 64, 32, 8, 4, 4), 4, bases, gatherLayout);
+        new KernelArguments(arena, 8, 8, 8, 8, 64, LAYOUT_STRUCT_BYTES, 8, 4, 4),
+        4,
+        bases,
+        gatherLayout);
   }
 
   /** Fills peers, layout, control, rank and world, which start at parameter {@code first}. */
@@ -186,29 +224,36 @@ public final class GatherScatter implements AutoCloseable {
     checkShape("all-gather", input, output, bytesPerRank);
     long in = input.address();
     long out = output.address();
+    if (bytesPerRank == 0) {
+      return;
+    }
     synchronized (this) {
+      if (variant == Variant.KERNEL) {
+        allGatherArgs
+            .setLong(IN, in)
+            .setLong(OUT, out)
+            .setLong(BYTES, bytesPerRank)
+            .setLong(STRIDE, bytesPerRank);
+        if (bytesPerRank <= oneshotMaxBytes) {
+          allGatherOneshot.launch(ONESHOT_BLOCKS, THREADS, stream, allGatherArgs);
+        } else {
+          allGatherPipelined.launch(PIPELINED_BLOCKS, THREADS, stream, allGatherArgs);
+        }
+        return;
+      }
       for (long offset = 0; offset < bytesPerRank; offset += slotBytes) {
         long piece = Math.min(slotBytes, bytesPerRank - offset);
-        if (variant == Variant.KERNEL) {
-          allGatherArgs
-              .setLong(IN, in + offset)
-              .setLong(OUT, out + offset)
-              .setLong(BYTES, piece)
-              .setLong(STRIDE, bytesPerRank);
-          allGatherPush.launch(BLOCKS, THREADS, stream, allGatherArgs);
-        } else {
-          copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
-          for (int step = 1; step < world; step++) {
-            int peer = (rank + step) % world;
-            device.copyAddresses(slot(peer, rank), in + offset, piece, stream);
-          }
-          device.copyAddresses(out + rank * bytesPerRank + offset, in + offset, piece, stream);
-          copyEngineArrived.launch(1, BARRIER_THREADS, stream, barrierArgs);
-          for (int step = 1; step < world; step++) {
-            int sender = (rank + step) % world;
-            device.copyAddresses(
-                out + sender * bytesPerRank + offset, slot(rank, sender), piece, stream);
-          }
+        copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
+        for (int step = 1; step < world; step++) {
+          int peer = (rank + step) % world;
+          device.copyAddresses(slot(peer, rank), in + offset, piece, stream);
+        }
+        device.copyAddresses(out + rank * bytesPerRank + offset, in + offset, piece, stream);
+        copyEngineArrived.launch(1, BARRIER_THREADS, stream, barrierArgs);
+        for (int step = 1; step < world; step++) {
+          int sender = (rank + step) % world;
+          device.copyAddresses(
+              out + sender * bytesPerRank + offset, slot(rank, sender), piece, stream);
         }
       }
     }
@@ -230,29 +275,38 @@ public final class GatherScatter implements AutoCloseable {
     long in = input.address();
     long out = output.address();
     int d = dtype.ordinal();
+    if (bytesPerShard == 0) {
+      return;
+    }
     synchronized (this) {
+      if (variant == Variant.KERNEL) {
+        reduceScatterArgs[d]
+            .setLong(IN, in)
+            .setLong(OUT, out)
+            .setLong(BYTES, bytesPerShard)
+            .setLong(STRIDE, bytesPerShard);
+        CudaKernel kernel =
+            bytesPerShard <= oneshotMaxBytes ? reduceScatterOneshot[d] : reduceScatterPipelined[d];
+        kernel.launch(
+            bytesPerShard <= oneshotMaxBytes ? ONESHOT_BLOCKS : PIPELINED_BLOCKS,
+            THREADS,
+            stream,
+            reduceScatterArgs[d]);
+        return;
+      }
       for (long offset = 0; offset < bytesPerShard; offset += slotBytes) {
         long piece = Math.min(slotBytes, bytesPerShard - offset);
-        if (variant == Variant.KERNEL) {
-          reduceScatterArgs[d]
-              .setLong(IN, in + offset)
-              .setLong(OUT, out + offset)
-              .setLong(BYTES, piece)
-              .setLong(STRIDE, bytesPerShard);
-          reduceScatterPush[d].launch(BLOCKS, THREADS, stream, reduceScatterArgs[d]);
-        } else {
-          copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
-          for (int step = 1; step < world; step++) {
-            int peer = (rank + step) % world;
-            device.copyAddresses(
-                slot(peer, rank), in + peer * bytesPerShard + offset, piece, stream);
-          }
-          copyEngineReduceArgs[d]
-              .setLong(IN, in + rank * bytesPerShard + offset)
-              .setLong(OUT, out + offset)
-              .setLong(REDUCE_BYTES, piece);
-          copyEngineReduce[d].launch(BLOCKS, THREADS, stream, copyEngineReduceArgs[d]);
+        copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
+        for (int step = 1; step < world; step++) {
+          int peer = (rank + step) % world;
+          device.copyAddresses(slot(peer, rank), in + peer * bytesPerShard + offset, piece, stream);
         }
+        copyEngineReduceArgs[d]
+            .setLong(IN, in + rank * bytesPerShard + offset)
+            .setLong(OUT, out + offset)
+            .setLong(REDUCE_BYTES, piece);
+        copyEngineReduce[d].launch(
+            COPY_ENGINE_REDUCE_BLOCKS, THREADS, stream, copyEngineReduceArgs[d]);
       }
     }
   }

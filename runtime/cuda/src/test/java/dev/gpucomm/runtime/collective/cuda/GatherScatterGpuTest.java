@@ -130,4 +130,42 @@ class GatherScatterGpuTest {
       assertThat(replayed.mismatch(host)).as("graph replays").isEqualTo(-1);
     }
   }
+
+  /**
+   * Bytes per rank around the kernels' switch from the single pass (up to the 64 KiB buffer's
+   * parity slot) to pipelined rounds of half a slot: one vector, the largest single pass, the
+   * smallest pipelined call (two rounds, the second of one vector), three rounds, and 32 rounds.
+   */
+  private static final long[] SIZES_ACROSS_THE_SWITCH = {16, 33024, 33040, 65552, 1 << 20};
+
+  @Test
+  void singlePassPipelinedAndCopyEngineCallsFollowEachOtherInAnyOrder() {
+    Stream stream = device.defaultStream();
+    long largest = 1 << 20;
+    try (Arena arena = Arena.ofConfined();
+        DeviceBuffer input = device.allocate(largest);
+        DeviceBuffer output = device.allocate(largest)) {
+      MemorySegment host = arena.allocate(largest, 16);
+      ElementCodec.of(DType.BF16).fillRandom(host, largest / 2, 7);
+      device.upload(host, input, 0);
+      MemorySegment result = arena.allocate(largest, 16);
+      for (Algorithm algorithm : new Algorithm[] {Algorithm.ONESHOT, Algorithm.COPYENGINE}) {
+        for (long bytes : SIZES_ACROSS_THE_SWITCH) {
+          for (Collective collective :
+              new Collective[] {Collective.ALLGATHER, Collective.REDUCESCATTER}) {
+            device.fill(output, 0, largest, (byte) 0x7f, stream);
+            if (collective == Collective.ALLGATHER) {
+              communicator.allGather(algorithm, input, output, bytes / 2, DType.BF16, stream);
+            } else {
+              communicator.reduceScatter(algorithm, input, output, bytes / 2, DType.BF16, stream);
+            }
+            device.download(output, 0, result, stream);
+            assertThat(result.asSlice(0, bytes).mismatch(host.asSlice(0, bytes)))
+                .as("%s %s of %d bytes", collective, algorithm, bytes)
+                .isEqualTo(-1);
+          }
+        }
+      }
+    }
+  }
 }
