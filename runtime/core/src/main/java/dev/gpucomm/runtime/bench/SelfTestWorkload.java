@@ -81,6 +81,8 @@ public final class SelfTestWorkload implements RankWorkload {
                   inPlace,
                   seed + cases,
                   "selftest algorithms");
+          // Every collective and dtype sweeps the same sizes: say which one a line belongs to.
+          context.progress().scope(collective + (inPlace ? " (in place)" : "") + " · " + dtype);
           new BenchmarkSweep(
                   context.device(),
                   context.communicator(),
@@ -105,6 +107,7 @@ public final class SelfTestWorkload implements RankWorkload {
         }
       }
     }
+    context.progress().scope("");
     if (!context.isRankZero()) {
       return WorkloadResult.none();
     }

@@ -12,8 +12,8 @@ import java.lang.foreign.ValueLayout;
  * whereas per-element short-to-int casts and float-to-bits conversions do not, and reinterpreting
  * bits as floats is a bulk copy between arrays. Rounding is the same round-to-nearest-even as
  * {@link Bf16#fromFloat}, done on both halves of a long at once, so results are bit-identical to
- * the element-by-element path. Needs native little-endian byte order (the bf16 at the lower
- * address is the low half of a pair); {@link #SUPPORTED} says whether this host has it.
+ * the element-by-element path. Needs native little-endian byte order (the bf16 at the lower address
+ * is the low half of a pair); {@link #SUPPORTED} says whether this host has it.
  *
  * <p>Each thread gets its own scratch arrays, allocated once.
  */
@@ -55,8 +55,7 @@ final class Bf16Blocks {
     while (length - done >= 2) {
       int pairs = Math.min(PAIRS, (length - done) / 2);
       scratch.widen(source, (sourceIndex + done) * 2, pairs);
-      MemorySegment.copy(
-          scratch.fp32Pairs, 0, target, PAIR_OF_FP32, (offset + done) * 4L, pairs);
+      MemorySegment.copy(scratch.fp32Pairs, 0, target, PAIR_OF_FP32, (offset + done) * 4L, pairs);
       done += 2 * pairs;
     }
     if (done < length) {
@@ -89,7 +88,9 @@ final class Bf16Blocks {
     }
   }
 
-  /** Stores {@code values[offset + i]}, rounded to nearest even, at {@code destinationIndex + i}. */
+  /**
+   * Stores {@code values[offset + i]}, rounded to nearest even, at {@code destinationIndex + i}.
+   */
   static void store(
       float[] values, int offset, MemorySegment destination, long destinationIndex, int length) {
     Bf16Blocks scratch = SCRATCH.get();
@@ -113,7 +114,9 @@ final class Bf16Blocks {
     }
   }
 
-  /** Fills {@code fp32Pairs[0, pairs)} with the fp32 bits of the bf16 pairs at {@code byteOffset}. */
+  /**
+   * Fills {@code fp32Pairs[0, pairs)} with the fp32 bits of the bf16 pairs at {@code byteOffset}.
+   */
   private void widen(MemorySegment source, long byteOffset, int pairs) {
     int[] bf16Pairs = this.bf16Pairs;
     long[] fp32Pairs = this.fp32Pairs;
