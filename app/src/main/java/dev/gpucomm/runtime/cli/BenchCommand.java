@@ -42,6 +42,8 @@ import picocli.CommandLine.Spec;
     description = "benchmark one collective from flags (builds a CommJob and runs it locally)",
     descriptionHeading = "%n",
     optionListHeading = "%nOptions:%n",
+    footerHeading = ReportColumnsHelp.HEADING,
+    footer = ReportColumnsHelp.COLUMNS,
     sortOptions = false)
 final class BenchCommand implements Callable<Integer> {
   static final List<Long> DEFAULT_SIZES = List.of(4096L, 65536L, 1L << 20);

@@ -27,6 +27,8 @@ import picocli.CommandLine.Spec;
     descriptionHeading = "%n",
     parameterListHeading = "%nArguments:%n",
     optionListHeading = "%nOptions:%n",
+    footerHeading = ReportColumnsHelp.HEADING,
+    footer = ReportColumnsHelp.COLUMNS,
     sortOptions = false)
 final class ReportCommand implements Callable<Integer> {
   private final CliContext context;

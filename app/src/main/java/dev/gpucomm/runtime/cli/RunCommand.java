@@ -18,6 +18,8 @@ import picocli.CommandLine.Option;
             + " report",
     descriptionHeading = "%n",
     optionListHeading = "%nOptions:%n",
+    footerHeading = ReportColumnsHelp.HEADING,
+    footer = ReportColumnsHelp.COLUMNS,
     sortOptions = false)
 final class RunCommand implements Callable<Integer> {
   private final CliContext context;

@@ -110,9 +110,10 @@ public final class ReportLookup {
     String source =
         results
             .file(format.sourceKey())
+            // the report is there, only not in the form asked for: the request is what to change
             .orElseThrow(
                 () ->
-                    new ReportUnavailableException(
+                    new UsageException(
                         "the report of "
                             + results.job()
                             + " has no "

@@ -167,6 +167,21 @@ class ReportCommandTest {
   }
 
   @Test
+  void aFormatTheReportDirectoryDoesNotHoldIsAUsageError() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("markdown-only"));
+    Files.writeString(
+        directory.resolve(ReportFiles.MARKDOWN),
+        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+
+    Result result = report(directory.toString(), "--format", "svg");
+
+    assertUsageError(
+        result,
+        "gpucomm report: the report of " + directory + " has no latency.svg (it has report.md)");
+    assertThat(result.out()).isEmpty();
+  }
+
+  @Test
   void aCorruptJsonReportIsNotPrintedAsOne() throws Exception {
     Path directory = Files.createDirectories(home.resolve("broken"));
     Files.writeString(directory.resolve(ReportFiles.JSON), "{\"collective\": \"allred");

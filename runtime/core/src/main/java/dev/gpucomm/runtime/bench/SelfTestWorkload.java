@@ -184,6 +184,8 @@ public final class SelfTestWorkload implements RankWorkload {
                   inPlace,
                   seed + cases,
                   "selftest algorithms");
+          // Every collective and dtype sweeps the same sizes: say which one a line belongs to.
+          context.progress().scope(collective + (inPlace ? " (in place)" : "") + " · " + dtype);
           new BenchmarkSweep(
                   context.device(),
                   context.communicator(),
@@ -212,6 +214,7 @@ public final class SelfTestWorkload implements RankWorkload {
     if (context.communicator() instanceof FusedAllReduce fused) {
       cases += fusedPatterns(context, fused, seed + cases, lines);
     }
+    context.progress().scope("");
     if (!context.isRankZero()) {
       return WorkloadResult.none();
     }

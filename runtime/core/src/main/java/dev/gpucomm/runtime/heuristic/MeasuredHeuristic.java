@@ -141,10 +141,14 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
             + (last ? "]" : ")")
             + " → "
             + range.algorithm()
-            + medians(curve.nearestMeasured(bytes));
+            + medians(curve.supportingMeasured(range, bytes));
     return Decisions.settle(name(), query, range.algorithm(), reason);
   }
 
+  /**
+   * The medians behind the choice; none rather than a point where the chosen algorithm lost, which
+   * would contradict the choice it is meant to explain.
+   */
   private static String medians(List<MeasuredPoint> points) {
     if (points.isEmpty()) {
       return "";

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.heuristic;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.Comparator;
 import java.util.List;
@@ -112,6 +113,37 @@ public record TuningCurve(
       }
     }
     return found;
+  }
+
+  /**
+   * The medians that support {@code range}: those at the measured size nearest to {@code bytes} on
+   * a log scale among the sizes inside the range where the range's algorithm was the fastest; empty
+   * if the range holds no such size (a table whose ranges were written by hand, or coarsened).
+   */
+  public List<MeasuredPoint> supportingMeasured(SizeRange range, long bytes) {
+    boolean last = range.equals(ranges.getLast());
+    double target = Math.log(Math.max(bytes, 1));
+    return measurements.stream()
+        .map(MeasuredPoint::bytes)
+        .distinct()
+        .filter(size -> size >= range.fromBytes())
+        .filter(size -> last ? size <= range.toBytes() : size < range.toBytes())
+        .filter(size -> fastestAt(size) == range.algorithm())
+        .min(Comparator.comparingDouble(size -> Math.abs(Math.log(size) - target)))
+        .map(this::measuredAt)
+        .orElse(List.of());
+  }
+
+  private Algorithm fastestAt(long bytes) {
+    return measuredAt(bytes).getFirst().algorithm();
+  }
+
+  /** The medians measured at {@code bytes}, fastest first. */
+  private List<MeasuredPoint> measuredAt(long bytes) {
+    return measurements.stream()
+        .filter(point -> point.bytes() == bytes)
+        .sorted(Comparator.comparingDouble(MeasuredPoint::medianMicros))
+        .toList();
   }
 
   /** The medians at the measured size nearest to {@code bytes} on a log scale; empty if none. */

@@ -58,7 +58,7 @@ abstract sealed class TwoByteCodec implements ElementCodec permits Bf16Codec, Fp
   }
 
   @Override
-  public final void load(
+  public void load(
       MemorySegment source, long sourceIndex, float[] destination, int offset, int length) {
     long byteOffset = sourceIndex * 2;
     for (int i = 0; i < length; i++) {
@@ -67,7 +67,7 @@ abstract sealed class TwoByteCodec implements ElementCodec permits Bf16Codec, Fp
   }
 
   @Override
-  public final void accumulate(
+  public void accumulate(
       MemorySegment source, long sourceIndex, float[] sums, int offset, int length) {
     long byteOffset = sourceIndex * 2;
     for (int i = 0; i < length; i++) {
@@ -76,7 +76,7 @@ abstract sealed class TwoByteCodec implements ElementCodec permits Bf16Codec, Fp
   }
 
   @Override
-  public final void store(
+  public void store(
       float[] values, int offset, MemorySegment destination, long destinationIndex, int length) {
     long byteOffset = destinationIndex * 2;
     for (int i = 0; i < length; i++) {

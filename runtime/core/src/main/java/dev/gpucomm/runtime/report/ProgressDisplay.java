@@ -23,6 +23,7 @@ public final class ProgressDisplay {
   private final Mode mode;
   private int drawnLength;
   private String lastMedian = "";
+  private String scope = "";
 
   private ProgressDisplay(PrintStream out, Mode mode) {
     this.out = out;
@@ -48,6 +49,15 @@ public final class ProgressDisplay {
   /** Shows nothing. */
   public static ProgressDisplay silent() {
     return new ProgressDisplay(System.out, Mode.SILENT);
+  }
+
+  /**
+   * Names what the following measurements belong to (a collective and dtype, say), for runs that
+   * sweep several; it leads every line until the next call. Blank names nothing.
+   */
+  public synchronized void scope(String name) {
+    scope = name.isBlank() ? "" : name.strip() + " · ";
+    lastMedian = "";
   }
 
   /**
@@ -85,8 +95,15 @@ public final class ProgressDisplay {
     }
   }
 
-  private static String prefix(int sizeIndex, int sizeCount, long bytes) {
-    return "size " + sizeIndex + "/" + sizeCount + " (" + HumanUnits.shortBytes(bytes) + ")";
+  private String prefix(int sizeIndex, int sizeCount, long bytes) {
+    return scope
+        + "size "
+        + sizeIndex
+        + "/"
+        + sizeCount
+        + " ("
+        + HumanUnits.shortBytes(bytes)
+        + ")";
   }
 
   private void redraw(String line) {

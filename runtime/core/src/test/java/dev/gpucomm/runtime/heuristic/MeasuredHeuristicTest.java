@@ -11,9 +11,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MeasuredHeuristicTest {
+  private static final long KIB = 1024;
   private final TuningTable table = TuningTableTest.h200Table();
   private final MeasuredHeuristic heuristic = new MeasuredHeuristic(table, 4, DType.BF16);
 
@@ -33,6 +35,58 @@ class MeasuredHeuristicTest {
         .isEqualTo(
             "tuning table h200-nvlink (world 4, bf16): 2 MiB in [1.41 MiB, 22.63 MiB) → twoshot"
                 + " (medians at 2 MiB: twoshot 19.4 µs, nccl 28.4 µs, oneshot 30.6 µs)");
+  }
+
+  @Test
+  void theReasonNeverCitesAPointWhereTheChosenAlgorithmWasSlower() {
+    // A table whose oneshot range runs past 256 KiB, where ring measured faster: the reason for
+    // 200 KiB cites 64 KiB, where oneshot won, not the nearer 256 KiB.
+    TuningCurve curve =
+        new TuningCurve(
+            2,
+            DType.BF16,
+            List.of(
+                new SizeRange(64 * KIB, 512 * KIB, Algorithm.ONESHOT),
+                new SizeRange(512 * KIB, 1024 * KIB, Algorithm.RING)),
+            List.of(
+                new MeasuredPoint(64 * KIB, Algorithm.ONESHOT, 20),
+                new MeasuredPoint(64 * KIB, Algorithm.RING, 30),
+                new MeasuredPoint(256 * KIB, Algorithm.ONESHOT, 90),
+                new MeasuredPoint(256 * KIB, Algorithm.RING, 60),
+                new MeasuredPoint(1024 * KIB, Algorithm.ONESHOT, 400),
+                new MeasuredPoint(1024 * KIB, Algorithm.RING, 200)),
+            2);
+    MeasuredHeuristic coarse =
+        new MeasuredHeuristic(
+            new TuningTable("coarse", Collective.ALLREDUCE, List.of(curve)), 2, DType.BF16);
+
+    Decision decision = coarse.choose(bytes(200 * KIB, 2));
+
+    assertThat(decision.algorithm()).isEqualTo(Algorithm.ONESHOT);
+    assertThat(decision.reason())
+        .endsWith("→ oneshot (medians at 64 KiB: oneshot 20 µs, ring 30 µs)")
+        .doesNotContain("256 KiB:");
+  }
+
+  @Test
+  void aRangeNoMeasurementSupportsIsChosenWithoutCitingMedians() {
+    TuningCurve curve =
+        new TuningCurve(
+            2,
+            DType.BF16,
+            List.of(new SizeRange(64 * KIB, 256 * KIB, Algorithm.ONESHOT)),
+            List.of(
+                new MeasuredPoint(64 * KIB, Algorithm.ONESHOT, 40),
+                new MeasuredPoint(64 * KIB, Algorithm.RING, 30)),
+            2);
+    MeasuredHeuristic handWritten =
+        new MeasuredHeuristic(
+            new TuningTable("hand-written", Collective.ALLREDUCE, List.of(curve)), 2, DType.BF16);
+
+    Decision decision = handWritten.choose(bytes(64 * KIB, 2));
+
+    assertThat(decision.algorithm()).isEqualTo(Algorithm.ONESHOT);
+    assertThat(decision.reason()).endsWith("→ oneshot").doesNotContain("medians");
   }
 
   @Test

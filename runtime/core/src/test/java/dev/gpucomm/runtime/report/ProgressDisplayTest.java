@@ -42,6 +42,24 @@ class ProgressDisplayTest {
   }
 
   @Test
+  void aScopedLineSaysWhichCollectiveAndDtypeItBelongsTo() {
+    ProgressDisplay display = ProgressDisplay.lines(out);
+
+    display.scope("allreduce · bf16");
+    display.measured(1, 2, 16, Algorithm.RING, 12.5);
+    display.scope("allgather · fp32");
+    display.measured(1, 2, 16, Algorithm.RING, 8.25);
+    display.scope("");
+    display.measured(2, 2, 4096, Algorithm.RING, 20);
+
+    assertThat(printed().lines())
+        .containsExactly(
+            "allreduce · bf16 · size 1/2 (16 B) · median ring 12.5 µs",
+            "allgather · fp32 · size 1/2 (16 B) · median ring 8.25 µs",
+            "size 2/2 (4 KB) · median ring 20 µs");
+  }
+
+  @Test
   void aShorterLineWipesTheRestOfALongerOne() {
     ProgressDisplay display = ProgressDisplay.terminal(out);
 
