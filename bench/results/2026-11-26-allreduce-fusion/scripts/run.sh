@@ -31,6 +31,8 @@ G="$WORK/g/gpucomm/bin/gpucomm"
 source "$ROOT/bench/libs.sh" >"$R/libs.txt"
 export GPUCOMM_JAVA_OPTS="-Xmx16g"
 GPUS=$(nvidia-smi -L | wc -l)
+# nvidia-smi lists every GPU of the host; count only those this process may use
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && GPUS=$(tr , "\n" <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 step() {
   local name="$1" limit="$2" start=$SECONDS
   shift 2
@@ -42,9 +44,9 @@ head -3 "$R/host.txt"
 # the jlinked runtime has no jar file system, so JUnit scans the test classes as a folder
 rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
 CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
-step junit 240 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
-  -cp "$CP" --scan-class-path "$WORK/test-classes" --include-tag gpu --fail-if-no-tests \
-  --details=tree --disable-banner
+step junit 120 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
+  -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.CudaFusedAllReduceGpuTest \
+  --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
 grep -A3 "CudaFusedAllReduceGpuTest" "$R/junit.log" | head -12
 step selftest-tp2 150 "$G" selftest --device cuda --world 2
