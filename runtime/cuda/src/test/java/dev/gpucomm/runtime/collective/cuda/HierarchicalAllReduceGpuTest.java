@@ -35,12 +35,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("gpu")
 class HierarchicalAllReduceGpuTest {
-  private static final Duration RANK_TIMEOUT = Duration.ofMinutes(3);
+  private static final Duration RANK_TIMEOUT = Duration.ofSeconds(90);
 
   private record RankOutput(int rank, float[] values) {}
 
   @ParameterizedTest
-  @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   // One chunk, and more than the 64 MiB peer buffer (two chunks).
   @ValueSource(longs = {1_000_003, 17_000_001})
   void twoPodsOfOneGpuGetTheSameExactSum(long count) throws Exception {
