@@ -100,7 +100,7 @@ public final class HierarchicalAllReduce implements AutoCloseable {
       int localRank = topology.localRank();
       int localWorld = topology.localWorldSize();
       store.set(
-          keyPrefix + "/gather-handle/" + localRank,
+          gatherHandleKey(keyPrefix, topology, localRank),
           own.handle().encode().getBytes(StandardCharsets.UTF_8));
       long[] bases = new long[localWorld];
       bases[localRank] = own.address();
@@ -109,7 +109,7 @@ public final class HierarchicalAllReduce implements AutoCloseable {
           IpcHandle handle =
               IpcHandle.decode(
                   new String(
-                      store.get(keyPrefix + "/gather-handle/" + peer, timeout),
+                      store.get(gatherHandleKey(keyPrefix, topology, peer), timeout),
                       StandardCharsets.UTF_8));
           bases[peer] = device.openPeer(handle).address();
           opened.add(handle);
@@ -124,6 +124,16 @@ public final class HierarchicalAllReduce implements AutoCloseable {
       own.close();
       throw e;
     }
+  }
+
+  /**
+   * Store key of the gather area of local rank {@code localRank} of this rank's pod. Every pod has
+   * the same local ranks and the job shares one store, so the key names the pod: without it a rank
+   * could map a gather area of another pod, which on a host with several pods opens without error,
+   * and then two senders raise one flag while another flag is never raised.
+   */
+  static String gatherHandleKey(String keyPrefix, RankTopology topology, int localRank) {
+    return keyPrefix + "/node-" + topology.nodeIndex() + "/gather-handle/" + localRank;
   }
 
   /** The ranks of the communicator that crosses pods (one per pod). */

@@ -16,13 +16,15 @@ import dev.gpucomm.runtime.testing.InMemoryStore;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,22 +35,41 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("gpu")
 class HierarchicalAllReduceGpuTest {
+  private static final Duration RANK_TIMEOUT = Duration.ofSeconds(90);
+
+  private record RankOutput(int rank, float[] values) {}
+
   @ParameterizedTest
+  @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   // One chunk, and more than the 64 MiB peer buffer (two chunks).
   @ValueSource(longs = {1_000_003, 17_000_001})
   void twoPodsOfOneGpuGetTheSameExactSum(long count) throws Exception {
     CudaBackend backend = new CudaBackend();
     assumeTrue(backend.deviceCount() >= 2, "needs 2 GPUs: " + backend.unavailableReason());
     InMemoryStore store = new InMemoryStore();
-    ExecutorService ranks = Executors.newFixedThreadPool(2);
+    // Daemon threads: a rank stuck in a native call must not keep the test JVM alive.
+    ExecutorService ranks =
+        Executors.newFixedThreadPool(
+            2, task -> Thread.ofPlatform().daemon().name("hierarchical-rank").unstarted(task));
     try {
-      List<Future<float[]>> outputs = new ArrayList<>();
+      CompletionService<RankOutput> finished = new ExecutorCompletionService<>(ranks);
       for (int rank = 0; rank < 2; rank++) {
         int own = rank;
-        outputs.add(ranks.submit(() -> runRank(backend, store, own, count)));
+        finished.submit(() -> new RankOutput(own, runRank(backend, store, own, count)));
       }
-      float[] rankZero = outputs.get(0).get(5, TimeUnit.MINUTES);
-      float[] rankOne = outputs.get(1).get(5, TimeUnit.MINUTES);
+      float[][] byRank = new float[2][];
+      for (int done = 0; done < 2; done++) {
+        // The first rank to fail is reported at once: its peer would wait for it in NCCL.
+        Future<RankOutput> next = finished.poll(RANK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        if (next == null) {
+          throw new AssertionError(
+              "a rank did not finish within " + RANK_TIMEOUT + " (a collective never completed)");
+        }
+        RankOutput output = next.get();
+        byRank[output.rank()] = output.values();
+      }
+      float[] rankZero = byRank[0];
+      float[] rankOne = byRank[1];
 
       float[] inputZero = input(0, count);
       float[] inputOne = input(1, count);
