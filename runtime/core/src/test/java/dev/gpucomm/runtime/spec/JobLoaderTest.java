@@ -116,8 +116,8 @@ class JobLoaderTest {
           """
           # what is wrong                | replace               | with                            | message
           unknown dtype                  | dtype: bf16           | dtype: bf8                      | x.yaml: spec.workload.benchmark.dtype: unknown value 'bf8' (expected bf16, fp16, fp32)
-          unknown field                  | dtype: bf16           | dtyp: bf16                      | x.yaml: spec.workload.benchmark.dtyp: unknown field 'dtyp' (known: algorithms, collective, cudaGraph, dtype, hiddenSize, inPlace, iterations, seed, sizes, tokens, warmupIterations)
-          unknown top-level spec field   | worldSize: 4          | worldSize: 4\\n  gpus: 4        | x.yaml: spec.gpus: unknown field 'gpus' (known: baseline, device, heuristic, network, ranksPerPod, sharedMemorySize, timeoutSeconds, workload, worldSize)
+          unknown field                  | dtype: bf16           | dtyp: bf16                      | x.yaml: spec.workload.benchmark.dtyp: unknown field 'dtyp' (known: algorithms, collective, cudaGraph, dtype, fp32Accumulate, fp8Scale, hiddenSize, inPlace, iterations, outlierThresholdPercent, pattern, seed, sizes, tokens, warmupIterations)
+          unknown top-level spec field   | worldSize: 4          | worldSize: 4\\n  gpus: 4        | x.yaml: spec.gpus: unknown field 'gpus' (known: baseline, cleanPodPolicy, device, expect, gang, heuristic, network, ranksPerPod, schedulingTimeoutSeconds, sharedMemorySize, suspend, timeoutSeconds, ttlSecondsAfterFinished, workload, worldSize)
           world not divisible            | worldSize: 4          | worldSize: 6                    | x.yaml: spec.worldSize: 6 is not a multiple of spec.ranksPerPod (4)
           world is text                  | worldSize: 4          | worldSize: four                 | x.yaml: spec.worldSize: expected an integer, got 'four'
           world is a quoted number       | worldSize: 4          | worldSize: '4'                  | x.yaml: spec.worldSize: expected an integer, got '4'
@@ -141,7 +141,7 @@ class JobLoaderTest {
           inPlace with a peer-memory kernel | dtype: bf16        | algorithms: [nccl, oneshot]\\n      inPlace: true | x.yaml: spec.workload.benchmark.algorithms[1]: oneshot does not run in place (a rank's peers read its input while it would overwrite it); with inPlace use nccl, ring or auto
           inPlace for another collective | dtype: bf16           | collective: allgather\\n      inPlace: true | x.yaml: spec.workload.benchmark.inPlace: applies to allreduce only (allgather's output is not the shape of its input)
           unknown collective             | dtype: bf16           | collective: alltoall            | x.yaml: spec.workload.benchmark.collective: unknown value 'alltoall' (expected allreduce, allgather, reducescatter, broadcast, collectivepermute)
-          unknown workload kind          | kind: benchmark       | kind: training                  | x.yaml: spec.workload.kind: unknown value 'training' (expected benchmark, program, tune)
+          unknown workload kind          | kind: benchmark       | kind: training                  | x.yaml: spec.workload.kind: unknown value 'training' (expected benchmark, program, tune, fabric)
           workload section missing       | kind: benchmark       | kind: tune                      | x.yaml: spec.workload.tune: required when spec.workload.kind is tune
           fixed without algorithm        | ranksPerPod: 4        | ranksPerPod: 4\\n  heuristic: {name: fixed} | x.yaml: spec.heuristic.fixedAlgorithm: required when spec.heuristic.name is fixed
           fixed auto                     | ranksPerPod: 4        | ranksPerPod: 4\\n  heuristic: {name: fixed, fixedAlgorithm: auto} | x.yaml: spec.heuristic.fixedAlgorithm: auto cannot be fixed (name an algorithm)
