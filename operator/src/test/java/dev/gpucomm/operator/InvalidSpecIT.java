@@ -57,7 +57,7 @@ class InvalidSpecIT {
         invalid(
             "no-kind",
             "worldSize: 2\nworkload: {benchmark: {tokens: [32]}}",
-            "spec.workload.kind: required (benchmark, program, tune)"),
+            "spec.workload.kind: required (benchmark, program, tune, fabric)"),
         invalid(
             "program-missing",
             "worldSize: 2\nworkload: {kind: program}",
