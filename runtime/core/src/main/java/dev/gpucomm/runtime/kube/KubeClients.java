@@ -33,7 +33,23 @@ public final class KubeClients {
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new JdkHttpClientFactory())
+        .withHttpClientBuilderConsumer(
+            builder -> {
+              if (isCleartext(config)) {
+                builder.preferHttp11();
+              }
+            })
         .build();
+  }
+
+  /**
+   * Plain http: a local proxy ({@code kubectl proxy}) or a test's API server, never a real
+   * kube-apiserver. The JDK client would offer such a server an h2c upgrade; Fabric8's mock API
+   * server accepts it and then at times never completes the response (the call hangs though the
+   * answer was sent). HTTP/1.1 is what these servers speak anyway; over TLS, ALPN still picks.
+   */
+  static boolean isCleartext(Config config) {
+    return config.getMasterUrl() != null && config.getMasterUrl().startsWith("http:");
   }
 
   /**

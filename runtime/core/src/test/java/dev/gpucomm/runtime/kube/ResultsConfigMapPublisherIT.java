@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -175,6 +176,19 @@ class ResultsConfigMapPublisherIT {
               assertThat(config.getRequestRetryBackoffLimit()).isEqualTo(5);
               assertThat(config.getRequestRetryBackoffInterval()).isEqualTo(500);
             });
+  }
+
+  @Test
+  void aPlainHttpApiServerIsAskedInHttp11WithoutAnH2cUpgradeOffer() throws Exception {
+    givenResultsConfigMap(Map.of("report.md", "µs × 2 — ≤ 1\n".repeat(2_000)));
+    server.takeRequest(); // the admin's create
+
+    ConfigMapReader reader = new ConfigMapReader(rank, "ml");
+
+    assertThat(reader.data("ar-tp4-results")).hasValueSatisfying(d -> assertThat(d).hasSize(1));
+    RecordedRequest read = server.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(read.getHttpVersion()).isEqualTo("HTTP/1.1");
+    assertThat(read.getHeader("Upgrade")).isNull();
   }
 
   private ResultsConfigMapPublisher publisher() {
