@@ -1,14 +1,18 @@
 package dev.gpucomm.deploy;
 
 import static dev.gpucomm.deploy.Helm.all;
+import static dev.gpucomm.deploy.Helm.documents;
 import static dev.gpucomm.deploy.Helm.env;
 import static dev.gpucomm.deploy.Helm.find;
+import static dev.gpucomm.deploy.Helm.grants;
 import static dev.gpucomm.deploy.Helm.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -104,6 +108,58 @@ class ChartRbacTest {
                 find(objects, "Deployment", "ops-gpucomm-operator"),
                 "QUARKUS_OPERATOR_SDK_NAMESPACES"))
         .isEqualTo("team-a,team-b");
+  }
+
+  /**
+   * Kubernetes refuses to create a Role that grants what its creator does not hold (RBAC's
+   * escalation check), so the CI pipeline's identity from the example setup must hold every verb of
+   * every Role the namespaced install renders: Kubernetes' built-in {@code admin} role in the
+   * namespace, plus the example's own Role for what admin lacks.
+   */
+  @Test
+  void theCiPipelinesIdentityHoldsEveryVerbThatTheNamespacedInstallGrants() throws Exception {
+    List<JsonNode> install =
+        helm.template("--namespace=gpucomm-ci", "--set", "rbac.namespaced=true");
+    List<JsonNode> setup =
+        documents(helm.chart.resolve("../../examples/ci/ci-namespace-setup.yaml"));
+
+    Set<String> held = new TreeSet<>(BUILT_IN_ADMIN);
+    held.addAll(grants(find(setup, "Role", "gpucomm-ci-deployer")));
+    assertThat(all(install, "Role")).isNotEmpty();
+    for (JsonNode role : all(install, "Role")) {
+      assertThat(grants(role))
+          .as("what Role %s grants and the pipeline does not hold", role.at("/metadata/name"))
+          .allSatisfy(grant -> assertThat(held).contains(grant));
+    }
+  }
+
+  /**
+   * What Kubernetes' built-in {@code admin} ClusterRole grants (aggregated from {@code edit} and
+   * {@code view}) on the resources the chart's Roles name, from Kubernetes' bootstrap policy
+   * (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go). Custom resources, Leases and
+   * PodGroups are not among them; Events are left out too, since older releases granted only reads.
+   */
+  private static final Set<String> BUILT_IN_ADMIN = builtInAdmin();
+
+  private static Set<String> builtInAdmin() {
+    List<String> readWrite =
+        List.of("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection");
+    Set<String> grants = new TreeSet<>();
+    for (String resource :
+        List.of(
+            "/pods",
+            "/configmaps",
+            "/services",
+            "/serviceaccounts",
+            "/secrets",
+            "apps/deployments",
+            "policy/poddisruptionbudgets",
+            "networking.k8s.io/networkpolicies",
+            "rbac.authorization.k8s.io/roles",
+            "rbac.authorization.k8s.io/rolebindings")) {
+      readWrite.forEach(verb -> grants.add(resource + ":" + verb));
+    }
+    return grants;
   }
 
   /** Objects only a cluster administrator may create. */

@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the helm binary the build installed, and reads what helm template renders. */
@@ -69,6 +71,19 @@ final class Helm {
     return objects;
   }
 
+  /** The objects of a multi-document YAML file of the repository, such as an example. */
+  static List<JsonNode> documents(Path file) throws IOException {
+    List<JsonNode> objects = new ArrayList<>();
+    try (YAMLParser parser = new YAMLFactory().createParser(file.toFile())) {
+      for (JsonNode node : YAML.readValues(parser, JsonNode.class).readAll()) {
+        if (node != null && node.has("kind")) {
+          objects.add(node);
+        }
+      }
+    }
+    return objects;
+  }
+
   static JsonNode find(List<JsonNode> objects, String kind, String name) {
     return objects.stream()
         .filter(o -> o.path("kind").asText().equals(kind))
@@ -90,6 +105,19 @@ final class Helm {
       }
     }
     throw new AssertionError("no env " + name);
+  }
+
+  /** "apiGroup/resource:verb" for every verb a role grants on every resource it names. */
+  static Set<String> grants(JsonNode role) {
+    Set<String> grants = new TreeSet<>();
+    rules(role)
+        .forEach(
+            (resource, verbs) -> {
+              for (String verb : verbs.split(",")) {
+                grants.add(resource + ":" + verb);
+              }
+            });
+    return grants;
   }
 
   /** "apiGroup/resource" to "verb,verb" for each rule of a role. */
