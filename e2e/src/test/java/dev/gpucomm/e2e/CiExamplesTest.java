@@ -263,6 +263,9 @@ class CiExamplesTest {
       for (Path file : jobs) {
         CommJob job = serialization.unmarshal(Files.readString(file), CommJob.class);
         assertThat(job.getMetadata().getGenerateName()).as("%s generateName", file).endsWith("-");
+        assertThat(job.getSpec().getTtlSecondsAfterFinished())
+            .as("%s: a job per pipeline run must not pile up", file)
+            .isPositive();
         assertThat(job.getSpec().getWorldSize() % job.getSpec().getRanksPerPod()).isZero();
         assertThat(job.getSpec().getWorkload().getBenchmark()).as("%s benchmark", file).isNotNull();
       }
