@@ -97,6 +97,29 @@ class RuntimeImageDockerfileTest {
     }
   }
 
+  /**
+   * The commands that build the image, in the Dockerfile's header and in the README, make the
+   * bundle it adds first (without {@code -Pbundle} the ADD fails), and the bundle's jlink is the
+   * build's own JDK rather than a path of one machine.
+   */
+  @Test
+  void theDocumentedCommandsBuildTheBundleBeforeTheImageWithTheBuildsOwnJdk() throws IOException {
+    String header =
+        Files.readAllLines(context.resolve("Dockerfile")).stream()
+            .takeWhile(line -> line.startsWith("#"))
+            .reduce("", (text, line) -> text + line + "\n");
+    String readme = Files.readString(context.resolve("../README.md"));
+    for (String document : List.of(header, readme)) {
+      int bundle = document.indexOf("-pl app -am package -Pbundle");
+      assertThat(bundle).as("the bundle build in %.60s...", document).isNotNegative();
+      assertThat(document.indexOf("docker build", bundle))
+          .as("docker build after the bundle build")
+          .isGreaterThan(bundle);
+    }
+    assertThat(Files.readString(context.resolve("pom.xml")))
+        .contains("<bundle.jdk>${java.home}</bundle.jdk>");
+  }
+
   private String argument(String name) {
     return all("ARG").stream()
         .map(Instruction::arguments)
