@@ -14,7 +14,13 @@ public class CommJobStatus {
   @JsonPropertyDescription("Pending, Running, Succeeded or Failed.")
   private Phase phase;
 
-  @JsonPropertyDescription("Kubernetes-style conditions: Ready, Succeeded, Failed, Regressed.")
+  @JsonPropertyDescription(
+      "Kubernetes-style conditions, one per type: Ready (all pods running), Succeeded, Failed"
+          + " (reason says why: RankFailed, Timeout, Unschedulable, InvalidSpec...), Suspended"
+          + " (spec.suspend), SpecChanged (a field that says what the job runs was edited after"
+          + " it started), and the verdicts on results: Regressed (against spec.baseline),"
+          + " MeetsExpectations (spec.expect) and Degraded (a fabric sweep found a slow node,"
+          + " GPU pair or link).")
   private List<Condition> conditions;
 
   @JsonPropertyDescription("The metadata.generation this status describes.")

@@ -58,6 +58,16 @@ class CrdShapeTest {
   }
 
   @Test
+  void kubectlExplainSaysWhenTheTimeoutsClockStarts() {
+    JsonNode spec = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties");
+    assertThat(spec.at("/timeoutSeconds/description").asText())
+        .as("counted from when all pods ran, not from creation")
+        .contains("after all its pods were first running (status.runningTime)")
+        .contains("does not");
+    assertThat(spec.at("/schedulingTimeoutSeconds/description").asText()).isNotBlank();
+  }
+
+  @Test
   void theNameIsCheckedAtAdmissionWithTheOperatorsRules() {
     List<String> rules = new ArrayList<>();
     crd.at("/spec/versions/0/schema/openAPIV3Schema/x-kubernetes-validations")
