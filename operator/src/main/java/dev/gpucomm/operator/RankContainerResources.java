@@ -18,7 +18,9 @@ import java.util.Map;
  * ResourceQuota on requests) nor OOM-killed by their own shared memory.
  *
  * <p>Memory the overlay names wins, and the other side follows it: a request alone gets a limit of
- * that request plus /dev/shm, a limit alone lowers the default request to fit under it.
+ * that request plus /dev/shm, a limit alone lowers the default request to fit under it. A CPU limit
+ * alone likewise lowers the default CPU request; CPU gets no limit by default (a limit throttles
+ * the host threads that feed the GPUs).
  */
 final class RankContainerResources {
   static final String CPU = "cpu";
@@ -36,7 +38,14 @@ final class RankContainerResources {
       limits.put(
           PodTemplateFactory.GPU_RESOURCE, new Quantity(Integer.toString(layout.ranksPerPod())));
     }
-    requests.put(CPU, CommJobDefaults.rankPodCpuRequest(layout.ranksPerPod(), config.cpuPerRank()));
+    Quantity cpuRequest =
+        CommJobDefaults.rankPodCpuRequest(layout.ranksPerPod(), config.cpuPerRank());
+    Quantity cpuLimit = overlayLimits.get(CPU);
+    if (cpuLimit != null
+        && cpuLimit.getNumericalAmount().compareTo(cpuRequest.getNumericalAmount()) < 0) {
+      cpuRequest = cpuLimit; // a request above the limit would make the pod invalid
+    }
+    requests.put(CPU, cpuRequest);
     Quantity memoryRequest = overlayRequests.get(MEMORY);
     Quantity memoryLimit = overlayLimits.get(MEMORY);
     if (memoryRequest == null) {

@@ -204,4 +204,32 @@ class RankPodsIT {
         .containsEntry("memory", new Quantity("256Gi"));
     assertThat(container.getResources().getLimits()).containsEntry("memory", new Quantity("264Gi"));
   }
+
+  @Test
+  void limitsAloneInTheTemplateLowerTheDefaultRequestsToFitUnderThem() {
+    cluster.apply(
+        """
+        metadata: {name: small-quota}
+        spec:
+          worldSize: 4
+          ranksPerPod: 4
+          device: cpu
+          sharedMemorySize: 1Gi
+          template:
+            spec:
+              containers: [{resources: {limits: {memory: 6Gi, cpu: 1500m}}}]
+        """
+            + BENCHMARK.indent(2));
+
+    Container container =
+        cluster.awaitPods("small-quota", "small-quota-0").get(0).getSpec().getContainers().get(0);
+
+    assertThat(container.getResources().getRequests())
+        .as("the defaults, 4 ranks x 2 CPUs and x 4Gi, would exceed the limits")
+        .containsEntry("cpu", new Quantity("1500m"))
+        .containsEntry("memory", new Quantity("6Gi"));
+    assertThat(container.getResources().getLimits())
+        .containsEntry("cpu", new Quantity("1500m"))
+        .containsEntry("memory", new Quantity("6Gi"));
+  }
 }
