@@ -133,6 +133,17 @@ final class Jobs {
         .findFirst();
   }
 
+  /** The port of the job's rendezvous store, from its pods' GPUCOMM_RENDEZVOUS (host:port). */
+  int rendezvousPort(String job) {
+    String rendezvous =
+        pods(job).getFirst().getSpec().getContainers().getFirst().getEnv().stream()
+            .filter(variable -> variable.getName().equals("GPUCOMM_RENDEZVOUS"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("the pods of " + job + " have no rendezvous"))
+            .getValue();
+    return Integer.parseInt(rendezvous.substring(rendezvous.lastIndexOf(':') + 1));
+  }
+
   List<Pod> pods(String job) {
     return client
         .pods()

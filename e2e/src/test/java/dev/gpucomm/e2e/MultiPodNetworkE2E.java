@@ -100,7 +100,17 @@ class MultiPodNetworkE2E {
         JobManifests.longMultiPodAllReduce("cut", cluster.device(), CUT_JOB_TIMEOUT_SECONDS));
     jobs.awaitPods("cut", 2);
     CommJob running = jobs.awaitPhase("cut", Phase.RUNNING);
-    jobs.awaitLiveProcesses("cut");
+    // Cut only once the ranks run their collectives: pod cut-1's ranks have connections to pod
+    // cut-0's other than to the rendezvous store. Cut before its ranks joined, pod cut-1 would
+    // look like a pod that is slow to start, for which the job's timeout is the right answer.
+    int rendezvousPort = jobs.rendezvousPort("cut");
+    await("pod cut-1's ranks exchanging data with pod cut-0's")
+        .atMost(cluster.podStartup().plusSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                links.connections("cut", 1).stream()
+                    .anyMatch(connection -> !connection.uses(rendezvousPort)));
 
     links.cut("cut", 1);
 

@@ -309,6 +309,11 @@ public final class MockCluster implements Cluster {
           public void limit(String job, int podIndex, PodNetwork.LinkLimit limit) {
             node.limitLink(job, podIndex, limit);
           }
+
+          @Override
+          public List<PodNetwork.TcpConnection> connections(String job, int podIndex) {
+            return node.connectionsOf(job, podIndex);
+          }
         });
   }
 

@@ -1,6 +1,8 @@
 package dev.gpucomm.e2e.cluster;
 
 import dev.gpucomm.e2e.sim.PodNetwork.LinkLimit;
+import dev.gpucomm.e2e.sim.PodNetwork.TcpConnection;
+import java.util.List;
 
 /** What a scenario may do to the network link of one pod of a running job. */
 public interface PodLinks {
@@ -9,4 +11,7 @@ public interface PodLinks {
 
   /** Limits the rate of the pod's link in both directions. */
   void limit(String job, int podIndex, LinkLimit limit);
+
+  /** The TCP connections of the pod's processes that are established now. */
+  List<TcpConnection> connections(String job, int podIndex);
 }

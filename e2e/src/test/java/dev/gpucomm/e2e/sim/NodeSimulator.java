@@ -257,6 +257,12 @@ public final class NodeSimulator implements AutoCloseable {
     namespaces.network().limit(runningLink(namespaces, job, podIndex), limit);
   }
 
+  /** The TCP connections established in the network namespace of the job's pod of that index. */
+  public List<PodNetwork.TcpConnection> connectionsOf(String job, int podIndex) {
+    NamespacePerPod namespaces = namespaces();
+    return namespaces.network().establishedConnections(runningLink(namespaces, job, podIndex));
+  }
+
   /** Whether each pod has a network namespace (and a link) of its own. */
   public boolean hasPodNetwork() {
     return addressing.networking() instanceof NamespacePerPod;

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -163,6 +164,44 @@ public final class PodNetwork implements AutoCloseable {
   /** Cuts the pod's link, as a pulled cable does: nothing goes in or out, no error is sent. */
   public void cut(PodLink link) {
     IpCommand.run("ip", "link", "set", link.hostVeth(), "down");
+  }
+
+  /** The TCP connections established inside the pod's namespace now. */
+  public List<TcpConnection> establishedConnections(PodLink link) {
+    return IpCommand.output(
+            "ip", "netns", "exec", link.namespace(), "ss", "-Htn", "state", "established")
+        .stream()
+        .map(TcpConnection::parse)
+        .flatMap(Optional::stream)
+        .toList();
+  }
+
+  /** One established TCP connection, as {@code ss} shows it from the pod's side. */
+  public record TcpConnection(String local, int localPort, String peer, int peerPort) {
+    /** A line of {@code ss -Htn}: receive queue, send queue, local and peer address:port. */
+    static Optional<TcpConnection> parse(String line) {
+      String[] columns = line.strip().split("\\s+");
+      if (columns.length < 4) {
+        return Optional.empty();
+      }
+      int local = columns[2].lastIndexOf(':');
+      int peer = columns[3].lastIndexOf(':');
+      try {
+        return Optional.of(
+            new TcpConnection(
+                columns[2].substring(0, local),
+                Integer.parseInt(columns[2].substring(local + 1)),
+                columns[3].substring(0, peer),
+                Integer.parseInt(columns[3].substring(peer + 1))));
+      } catch (RuntimeException e) {
+        return Optional.empty();
+      }
+    }
+
+    /** Whether either end is on {@code port}. */
+    public boolean uses(int port) {
+      return localPort == port || peerPort == port;
+    }
   }
 
   /** Limits the pod's link in both directions with a token bucket filter. */
