@@ -559,13 +559,12 @@ public final class BenchmarkSweep {
     }
   }
 
+  /**
+   * One-shot and two-shot stay available above the peer buffers (they run in passes there); the
+   * query carries the buffers' size, so that the published rules, which have no passes, can send
+   * such a message to NCCL as upstream does, while a measured table decides by its curve.
+   */
   private SizeQuery query(SweepPlan plan, SweepPoint point, Set<Algorithm> available) {
-    Set<Algorithm> fitting = EnumSet.noneOf(Algorithm.class);
-    fitting.addAll(available);
-    if (point.bytes() > communicator.maxPeerMemoryBytes(plan.collective())) {
-      fitting.remove(Algorithm.ONESHOT);
-      fitting.remove(Algorithm.TWOSHOT);
-    }
     return new SizeQuery(
         plan.collective(),
         point.bytes(),
@@ -575,7 +574,8 @@ public final class BenchmarkSweep {
         topology.worldSize(),
         topology.localWorldSize(),
         device.computeCapability(),
-        Set.copyOf(fitting));
+        Set.copyOf(available),
+        communicator.maxPeerMemoryBytes(plan.collective()));
   }
 
   /** The call for one algorithm, bound once to this size's buffers. */

@@ -1,5 +1,7 @@
 package dev.gpucomm.runtime.heuristic;
 
+import static dev.gpucomm.runtime.report.HumanUnits.binaryBytes;
+
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import java.util.Optional;
@@ -7,7 +9,8 @@ import java.util.function.Function;
 
 /**
  * The cases that the published IPC all-reduce rules (TensorRT-LLM's, vLLM's) settle before their
- * own thresholds: other collectives, a world of one, a world across pods, and no IPC algorithm.
+ * own thresholds: other collectives, a world of one, a world across pods, no IPC algorithm, and a
+ * message larger than the IPC workspace (upstream has no passes: such a message goes to NCCL).
  */
 final class IpcRuleGate {
 
@@ -52,6 +55,19 @@ final class IpcRuleGate {
               query,
               Algorithm.NCCL,
               "the IPC algorithms (oneshot, twoshot) are not available here → nccl"));
+    }
+    if (query.bytes() > query.ipcWorkspaceBytes()) {
+      return Optional.of(
+          Decisions.settle(
+              heuristic,
+              query,
+              Algorithm.NCCL,
+              binaryBytes(query.bytes())
+                  + " is more than the "
+                  + binaryBytes(query.ipcWorkspaceBytes())
+                  + " IPC workspace, and "
+                  + rule
+                  + " runs its IPC kernels only on messages that fit → nccl"));
     }
     return Optional.empty();
   }

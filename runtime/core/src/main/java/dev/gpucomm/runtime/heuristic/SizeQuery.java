@@ -11,7 +11,12 @@ import java.util.Set;
 /**
  * Everything a heuristic may look at: the call (collective, bytes per rank, tokens and hidden size
  * when known, dtype), the world (ranks, ranks per node) and the hardware (compute capability, which
- * algorithms the communicator can run).
+ * algorithms the communicator can run, and the largest message its IPC algorithms carry in one pass
+ * through their peer buffers).
+ *
+ * @param ipcWorkspaceBytes the peer buffers' capacity: gpucomm's one-shot and two-shot run a larger
+ *     message in passes, while the published rules (TensorRT-LLM's, vLLM's) use their IPC kernels
+ *     only for messages that fit their workspace
  */
 public record SizeQuery(
     Collective collective,
@@ -22,4 +27,30 @@ public record SizeQuery(
     int worldSize,
     int ranksPerNode,
     Optional<ComputeCapability> computeCapability,
-    Set<Algorithm> available) {}
+    Set<Algorithm> available,
+    long ipcWorkspaceBytes) {
+
+  /** A query on a communicator whose peer buffers hold any message in one pass. */
+  public SizeQuery(
+      Collective collective,
+      long bytes,
+      OptionalInt tokens,
+      int hiddenSize,
+      DType dtype,
+      int worldSize,
+      int ranksPerNode,
+      Optional<ComputeCapability> computeCapability,
+      Set<Algorithm> available) {
+    this(
+        collective,
+        bytes,
+        tokens,
+        hiddenSize,
+        dtype,
+        worldSize,
+        ranksPerNode,
+        computeCapability,
+        available,
+        Long.MAX_VALUE);
+  }
+}

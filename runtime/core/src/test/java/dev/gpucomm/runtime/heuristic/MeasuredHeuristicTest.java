@@ -4,6 +4,7 @@ import static dev.gpucomm.runtime.heuristic.Queries.CPU_ALGORITHMS;
 import static dev.gpucomm.runtime.heuristic.Queries.bytes;
 import static dev.gpucomm.runtime.heuristic.Queries.withAvailable;
 import static dev.gpucomm.runtime.heuristic.Queries.withCollective;
+import static dev.gpucomm.runtime.heuristic.Queries.withIpcWorkspace;
 import static dev.gpucomm.runtime.heuristic.TuningTableTest.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -126,5 +127,28 @@ class MeasuredHeuristicTest {
     assertThat(onCpu.algorithm()).isEqualTo(Algorithm.RING);
     assertThat(allGather.algorithm()).isEqualTo(Algorithm.NCCL);
     assertThat(allGather.reason()).contains("measured allreduce, not allgather");
+  }
+
+  @Test
+  void aMeasuredWinnerKeepsItsRangeAboveThePeerBuffersWhereItRunsInPasses() {
+    TuningCurve curve =
+        new TuningCurve(
+            2,
+            DType.BF16,
+            List.of(
+                new SizeRange(MIB, 32 * MIB, Algorithm.ONESHOT),
+                new SizeRange(32 * MIB, 1024 * MIB, Algorithm.TWOSHOT)),
+            List.of(
+                new MeasuredPoint(256 * MIB, Algorithm.TWOSHOT, 800),
+                new MeasuredPoint(256 * MIB, Algorithm.NCCL, 900)),
+            2);
+    MeasuredHeuristic large =
+        new MeasuredHeuristic(
+            new TuningTable("large", Collective.ALLREDUCE, List.of(curve)), 2, DType.BF16);
+
+    Decision decision = large.choose(withIpcWorkspace(bytes(256 * MIB, 2), 64 * MIB));
+
+    assertThat(decision.algorithm()).isEqualTo(Algorithm.TWOSHOT);
+    assertThat(decision.reason()).doesNotContain("workspace");
   }
 }

@@ -50,6 +50,21 @@ final class Queries {
         CUDA_ALGORITHMS);
   }
 
+  /** {@code query} on a communicator whose IPC peer buffers hold {@code bytes} per pass. */
+  static SizeQuery withIpcWorkspace(SizeQuery query, long bytes) {
+    return new SizeQuery(
+        query.collective(),
+        query.bytes(),
+        query.tokens(),
+        query.hiddenSize(),
+        query.dtype(),
+        query.worldSize(),
+        query.ranksPerNode(),
+        query.computeCapability(),
+        query.available(),
+        bytes);
+  }
+
   static SizeQuery withAvailable(SizeQuery query, Set<Algorithm> available) {
     return new SizeQuery(
         query.collective(),

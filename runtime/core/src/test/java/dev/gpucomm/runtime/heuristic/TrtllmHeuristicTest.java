@@ -5,6 +5,7 @@ import static dev.gpucomm.runtime.heuristic.Queries.bytes;
 import static dev.gpucomm.runtime.heuristic.Queries.tokens;
 import static dev.gpucomm.runtime.heuristic.Queries.withAvailable;
 import static dev.gpucomm.runtime.heuristic.Queries.withCollective;
+import static dev.gpucomm.runtime.heuristic.Queries.withIpcWorkspace;
 import static dev.gpucomm.runtime.heuristic.Queries.withRanksPerNode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -230,5 +231,21 @@ class TrtllmHeuristicTest {
     assertThatThrownBy(() -> new TrtllmHeuristic(Map.of(4, -1.0)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("world 4");
+  }
+
+  @Test
+  void aMessageLargerThanTheIpcWorkspaceGoesToNcclAsUpstreamSendsIt() {
+    long mib = 1L << 20;
+    SizeQuery large = bytes(128 * mib, 2);
+
+    Decision fitting = heuristic.choose(large);
+    Decision tooLarge = heuristic.choose(withIpcWorkspace(large, 64 * mib));
+
+    assertThat(fitting.reason()).doesNotContain("IPC workspace");
+    assertThat(tooLarge.algorithm()).isEqualTo(Algorithm.NCCL);
+    assertThat(tooLarge.reason())
+        .isEqualTo(
+            "128 MiB is more than the 64 MiB IPC workspace, and FlashInfer's one-shot/two-shot"
+                + " rule runs its IPC kernels only on messages that fit → nccl");
   }
 }
