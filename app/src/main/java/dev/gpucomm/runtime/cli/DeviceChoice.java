@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.cli;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.DeviceBackends;
+import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.PrintStream;
 import java.util.Optional;
@@ -58,10 +59,10 @@ final class DeviceChoice {
       throw new UsageException(
           job.source()
               + ": spec.worldSize: "
-              + worldSize
-              + " ranks need "
-              + worldSize
-              + " GPUs on this host, which has "
+              + HumanUnits.count(worldSize, "rank")
+              + " need "
+              + HumanUnits.count(worldSize, "GPU")
+              + " on this host, which has "
               + probe.deviceCount()
               + " (local runs put every rank here)");
     }

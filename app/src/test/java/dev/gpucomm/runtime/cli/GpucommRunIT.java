@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,12 +113,27 @@ class GpucommRunIT {
     assertThat(dir.resolve("reports")).doesNotExist();
   }
 
+  /**
+   * Run as a user runs it ({@code ./gpucomm}, ranks as child processes whose progress lines reach
+   * the terminal): the table of what was checked, and progress lines that each say which collective
+   * or fused pattern and dtype they belong to.
+   */
   @Test
-  void selftestChecksEveryAlgorithm() {
-    CliRun run = CliRun.of(Map.of(), "selftest", "--device", "cpu", "--world", "2");
+  void selftestChecksEveryAlgorithmAndSaysWhatEachProgressLineBelongsTo() throws Exception {
+    Path stdout = dir.resolve("selftest.out");
+    Path stderr = dir.resolve("selftest.err");
+    ProcessBuilder launcher =
+        new ProcessBuilder("../gpucomm", "selftest", "--device", "cpu", "--world", "2")
+            .redirectOutput(stdout.toFile())
+            .redirectError(stderr.toFile());
+    launcher.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    Process process = launcher.start();
+    assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("selftest finished").isTrue();
+    String out = Files.readString(stdout);
+    String err = Files.readString(stderr);
 
-    assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out())
+    assertThat(process.exitValue()).as(err).isZero();
+    assertThat(out)
         .contains(
             "| allreduce | bf16 | ring, oneshot, twoshot | 4 | ok |",
             "| allreduce (in place) | bf16 | ring | 4 | ok |",
@@ -126,6 +143,18 @@ class GpucommRunIT {
             "| allreduce + allreduceResidualRmsNormFp8 (dtype sums) | fp16 | ring, oneshot,"
                 + " twoshot | 3 | ok |",
             "selftest passed: ");
+    List<String> progress = err.lines().filter(line -> line.contains(" · size ")).toList();
+    assertThat(progress)
+        .as("every progress line says which collective or pattern and dtype it belongs to")
+        .isNotEmpty()
+        .allSatisfy(
+            line ->
+                assertThat(line)
+                    .matches(
+                        "(allreduce|allgather|reducescatter|broadcast|collectivepermute"
+                            + "|allreduceResidualRmsNorm(Fp8)?)( \\(in place\\))?"
+                            + " · (bf16|fp16|fp32)( · fp32 accumulate)? · size .*"))
+        .anyMatch(line -> line.startsWith("allreduceResidualRmsNormFp8 · fp16 · "));
   }
 
   @Test

@@ -86,14 +86,20 @@ public record ReportSummary(
         report.sizes().stream()
             .flatMap(size -> size.measurements().stream())
             .anyMatch(measurement -> measurement.graphMicros() != null);
-    return "%s %s on %d ranks (%s, %s times%s)"
+    return "%s %s on %d %s (%s, %s times%s)"
         .formatted(
             report.collective().wireName(),
             report.dtype().wireName(),
             report.worldSize(),
+            report.worldSize() == 1 ? "rank" : "ranks",
             report.device(),
-            graphs ? "CUDA-graph" : "eager",
+            graphs ? graphKind(report.device()) : "eager",
             report.inPlace() ? ", in place" : "");
+  }
+
+  /** A CUDA graph on GPUs; the CPU backend replays the kernels it recorded instead. */
+  private static String graphKind(String device) {
+    return "cuda".equals(device) ? "CUDA-graph" : "graph-replay";
   }
 
   private static List<AlgorithmFigure> figures(BenchmarkReport report) {

@@ -68,6 +68,21 @@ class BaselineComparisonTest {
   }
 
   @Test
+  void theSetupOfACpuRunOnOneRankIsWordedForWhatItIs() throws Exception {
+    ReportSummary cpu =
+        ReportSummary.read(
+            TestReports.allreduce("j")
+                .onOneCpuRank()
+                .size(1024, null, "ring", timing("ring", 12.0, 8.0, 1.0))
+                .json(),
+            "r");
+    RegressionVerdict verdict = BaselineComparison.verdict("base", 5, cpu, report(1024, 10.0));
+    assertThat(verdict.message())
+        .startsWith(
+            "the report measures allreduce bf16 on 1 rank (cpu, graph-replay times), baseline");
+  }
+
+  @Test
   void anInPlaceRunIsNotJudgedAgainstAnOutOfPlaceBaseline() throws Exception {
     // in place, NCCL's working set is half as large: 3 % faster at 16 MiB on H200s
     ReportSummary inPlace =

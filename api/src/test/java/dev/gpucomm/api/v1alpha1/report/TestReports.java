@@ -60,6 +60,15 @@ final class TestReports {
     return this;
   }
 
+  /** A run of the CPU backend on one rank, as the quick start's smallest job is. */
+  TestReports onOneCpuRank() {
+    root.put("worldSize", 1);
+    root.put("ranksPerPod", 1);
+    root.put("device", "cpu");
+    root.put("deviceName", "cpu (2 cores)");
+    return this;
+  }
+
   /** Marks the calls as in place ({@code inPlace: true}; reports without the field were not). */
   TestReports inPlace() {
     root.put("inPlace", true);

@@ -260,8 +260,8 @@ public final class BenchmarkSweep {
               + " of host memory, its share of the "
               + HumanUnits.binaryBytes(available.getAsLong())
               + " available to "
-              + topology.localWorldSize()
-              + " ranks is "
+              + HumanUnits.count(topology.localWorldSize(), "rank")
+              + " is "
               + HumanUnits.binaryBytes(share));
     }
 

@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.Decision;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
+import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
@@ -107,6 +108,13 @@ public final class SelfTestWorkload implements RankWorkload {
                   seed + cases,
                   "selftest algorithms",
                   epilogue);
+          context
+              .progress()
+              .scope(
+                  pattern.wireName()
+                      + " · "
+                      + dtype
+                      + (fp32Accumulate ? " · fp32 accumulate" : ""));
           BenchmarkSweep.Outcome outcome =
               new BenchmarkSweep(
                       context.device(),
@@ -226,8 +234,8 @@ public final class SelfTestWorkload implements RankWorkload {
         .append("\nselftest passed: ")
         .append(cases)
         .append(" cases on ")
-        .append(context.topology().worldSize())
-        .append(context.topology().worldSize() == 1 ? " rank (" : " ranks (")
+        .append(HumanUnits.count(context.topology().worldSize(), "rank"))
+        .append(" (")
         .append(context.device().name())
         .append("), each validated on every rank against a float64 reference\n");
     return new WorkloadResult(table.toString(), Map.of());

@@ -27,13 +27,13 @@ public final class MemoryCheck {
     long total = perRankBytes * ranksOnHost;
     if (total > availableBytes) {
       throw new UsageException(
-          "%s: the sweep's largest message (%s per rank) needs %s of host memory per rank, %s for the %d ranks on this host, and %s is available"
+          "%s: the sweep's largest message (%s per rank) needs %s of host memory per rank, %s for the %s on this host, and %s is available"
               .formatted(
                   source,
                   gib(need.largestMessageBytes()),
                   gib(perRankBytes),
                   gib(total),
-                  ranksOnHost,
+                  HumanUnits.count(ranksOnHost, "rank"),
                   gib(availableBytes)));
     }
   }

@@ -33,15 +33,12 @@ public final class FabricMarkdown {
     md.append("# fabric sweep · world ")
         .append(report.worldSize())
         .append(" · ")
-        .append(report.ranksPerPod())
-        .append(" ranks per pod\n\n")
+        .append(HumanUnits.count(report.ranksPerPod(), "rank"))
+        .append(" per pod\n\n")
         .append("Job `")
         .append(report.job())
         .append("` · ")
-        .append(
-            report.deviceName() == null
-                ? report.device()
-                : report.device() + " (" + report.deviceName() + ")")
+        .append(ReportMarkdown.device(report.device(), report.deviceName()))
         .append(" · ")
         .append(HumanUnits.binaryBytes(report.bytes()))
         .append(" per transfer, median of ")

@@ -15,6 +15,11 @@ public final class HumanUnits {
 
   private HumanUnits() {}
 
+  /** "1 rank", "8 ranks": a count and its noun, singular for one. */
+  public static String count(long count, String noun) {
+    return count + " " + (count == 1 ? noun : noun + "s");
+  }
+
   /** A byte count in KiB/MiB/GiB with up to two decimals, e.g. {@code 47.84 MiB}, {@code 512 B}. */
   public static String binaryBytes(long bytes) {
     return scaled(bytes, "B", "KiB", "MiB", "GiB");

@@ -61,7 +61,7 @@ public final class ReportMarkdown {
         md,
         "Job `" + report.job() + "`",
         device(report.device(), report.deviceName()),
-        report.ranksPerPod() + " ranks per pod",
+        HumanUnits.count(report.ranksPerPod(), "rank") + " per pod",
         "host `" + report.host() + "`",
         "hidden size " + report.hiddenSize(),
         "started " + report.startedAt(),
@@ -424,7 +424,8 @@ public final class ReportMarkdown {
     md.append(String.join(" · ", fields)).append("\n\n");
   }
 
-  private static String device(String device, String deviceName) {
+  /** "cuda (NVIDIA H200)", or the name alone where it already starts with the kind. */
+  static String device(String device, String deviceName) {
     // A name that already starts with the device kind ("cpu (2 cores)") says it once.
     if (deviceName == null || deviceName.startsWith(device)) {
       return deviceName == null ? device : deviceName;

@@ -33,4 +33,11 @@ class HumanUnitsTest {
     assertThat(HumanUnits.atLeastOneDecimal(64.125, 3)).isEqualTo("64.125");
     assertThat(HumanUnits.fixed(1.865168, 2)).isEqualTo("1.87");
   }
+
+  @Test
+  void aCountOfOneTakesTheSingular() {
+    assertThat(HumanUnits.count(1, "rank")).isEqualTo("1 rank");
+    assertThat(HumanUnits.count(0, "rank")).isEqualTo("0 ranks");
+    assertThat(HumanUnits.count(8, "GPU")).isEqualTo("8 GPUs");
+  }
 }

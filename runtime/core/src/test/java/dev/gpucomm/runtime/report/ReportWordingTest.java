@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,32 @@ class ReportWordingTest {
             Reports.report(List.of(oneshotAndTwoshotOnly()), "cpu", "cpu (2 cores)"));
 
     assertThat(md).contains("· cpu (2 cores) ·").doesNotContain("cpu (cpu");
+  }
+
+  @Test
+  void oneRankPerPodIsSingular() {
+    BenchmarkReport four = Reports.report(List.of(oneshotAndTwoshotOnly()), "cpu", null);
+    BenchmarkReport one =
+        new BenchmarkReport(
+            four.schemaVersion(),
+            four.job(),
+            four.collective(),
+            four.dtype(),
+            four.hiddenSize(),
+            four.inPlace(),
+            1,
+            1,
+            four.device(),
+            four.deviceName(),
+            four.host(),
+            four.heuristic(),
+            four.startedAt(),
+            four.sizes());
+
+    assertThat(ReportMarkdown.write(four)).contains(" · 4 ranks per pod · ");
+    assertThat(ReportMarkdown.write(one))
+        .contains(" · 1 rank per pod · ")
+        .doesNotContain("1 ranks");
   }
 
   @Test
