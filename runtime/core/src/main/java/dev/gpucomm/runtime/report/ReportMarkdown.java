@@ -72,9 +72,7 @@ public final class ReportMarkdown {
 
     boolean anyGraph = anyGraph(report);
     md.append("## Latency (µs)\n\n").append(caption(report)).append("\n\n");
-    // The progress lines print the medians of the rank that draws them, which can differ.
-    md.append("Each cell is the slowest rank's median (the progress lines print one rank's own).")
-        .append("\n\n");
+    md.append(SLOWEST_RANK_NOTE).append("\n\n");
     latencyTable(md, report, algorithms, TimeBasis.GRAPH_WHERE_MEASURED, anyGraph);
     if (anyGraph) {
       md.append("\n## Eager latency (µs)\n\n")
@@ -134,11 +132,18 @@ public final class ReportMarkdown {
         String.valueOf(report.dtype()),
         "world " + report.worldSize() + inPlace(report),
         "heuristic " + report.heuristic());
-    md.append(caption(report)).append("\n\n");
+    md.append(caption(report)).append(' ').append(SLOWEST_RANK_NOTE).append("\n\n");
     latencyTable(
         md, report, AlgorithmColumns.of(report), TimeBasis.GRAPH_WHERE_MEASURED, anyGraph(report));
     return md.toString();
   }
+
+  /**
+   * The progress lines print the medians of the rank that draws them, which can differ from the
+   * tables' figures: said under every table that follows progress lines.
+   */
+  private static final String SLOWEST_RANK_NOTE =
+      "Each cell is the slowest rank's median (the progress lines print one rank's own).";
 
   private static boolean anyGraph(BenchmarkReport report) {
     return report.sizes().stream()

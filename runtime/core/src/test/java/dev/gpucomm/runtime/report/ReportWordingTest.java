@@ -81,9 +81,12 @@ class ReportWordingTest {
 
   @Test
   void theTableSaysItsCellsAreTheSlowestRanksMedianUnlikeTheProgressLines() {
-    assertThat(ReportMarkdown.write(Reports.cpu()))
-        .contains(
-            "Each cell is the slowest rank's median (the progress lines print one rank's own).");
+    String note =
+        "Each cell is the slowest rank's median (the progress lines print one rank's own).";
+    assertThat(ReportMarkdown.write(Reports.cpu())).contains(note);
+    assertThat(ReportMarkdown.summary(Reports.cpu()))
+        .as("the table printed right under the progress lines")
+        .contains(note);
   }
 
   @Test
