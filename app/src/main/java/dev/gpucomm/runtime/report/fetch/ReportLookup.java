@@ -4,6 +4,8 @@ import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Report;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
 import dev.gpucomm.runtime.kube.RetryPolicy;
 import dev.gpucomm.runtime.report.ReportCsv;
@@ -13,6 +15,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
@@ -33,6 +36,14 @@ public final class ReportLookup {
    * unreachable gets a few more tries within about two seconds, not the ranks' long patience.
    */
   private static final RetryPolicy RETRIES = new RetryPolicy(3, Duration.ofMillis(250));
+
+  /**
+   * The most a local report file may hold. Reports hold one row per size and algorithm, and a
+   * CommJob sweeps at most 64 sizes and 8 algorithms, which keeps them far below this; a results
+   * ConfigMap holds at most 1 MiB. The cap keeps a wrong file (a device, a huge log) from filling
+   * the heap.
+   */
+  static final int MAX_REPORT_FILE_BYTES = 16 << 20;
 
   private final Map<String, String> env;
 
@@ -68,12 +79,15 @@ public final class ReportLookup {
     Map<String, String> files = new LinkedHashMap<>();
     for (ReportFormat format : ReportFormat.values()) {
       Path file = directory.resolve(format.sourceKey());
-      if (Files.isRegularFile(file)) {
-        try {
-          files.put(format.sourceKey(), Files.readString(file, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-          throw new ReportUnavailableException("cannot read " + file + ": " + e.getMessage());
-        }
+      // A name that is there but is no regular file (a pipe, a device, a directory) is refused
+      // rather than passed over: it is not the report the user thinks is there.
+      if (files.containsKey(format.sourceKey()) || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      try {
+        files.put(format.sourceKey(), BoundedFile.readText(file, MAX_REPORT_FILE_BYTES));
+      } catch (UnreadableFileException e) {
+        throw new UsageException(file + ": " + e.getMessage());
       }
     }
     if (files.isEmpty()) {
