@@ -1,9 +1,11 @@
 package dev.gpucomm.runtime.report.fetch;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Report;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.bench.NcclTestsTable;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
@@ -72,7 +74,7 @@ public final class ReportLookup {
     Path directory = Path.of(request.target());
     JobResults results =
         Files.isDirectory(directory) ? fromDirectory(directory) : fromCluster(request);
-    return render(results, request.format());
+    return render(results, request.format(), request.algorithm());
   }
 
   private static JobResults fromDirectory(Path directory) {
@@ -120,7 +122,7 @@ public final class ReportLookup {
     }
   }
 
-  static String render(JobResults results, ReportFormat format) {
+  static String render(JobResults results, ReportFormat format, Algorithm algorithm) {
     String source =
         results
             .file(format.sourceKey())
@@ -138,7 +140,12 @@ public final class ReportLookup {
     if (format == ReportFormat.JSON) {
       parsed(source, results.job()); // a corrupt report.json must not be printed as a report
     }
-    String text = format == ReportFormat.CSV ? csv(source, results.job()) : source;
+    String text =
+        switch (format) {
+          case CSV -> ReportCsv.write(benchmark(source, results.job(), "CSV"));
+          case NCCL_TESTS -> ncclTests(benchmark(source, results.job(), "nccl-tests"), algorithm);
+          case MD, JSON, SVG -> source;
+        };
     return text.endsWith("\n") ? text : text + "\n";
   }
 
@@ -150,15 +157,27 @@ public final class ReportLookup {
     }
   }
 
-  private static String csv(String reportJson, String job) {
+  /** The benchmark report of {@code reportJson}, for a form that only a benchmark has. */
+  private static BenchmarkReport benchmark(String reportJson, String job, String form) {
     Report report = parsed(reportJson, job);
     if (!(report instanceof BenchmarkReport benchmark)) {
       throw new UsageException(
           "the report of "
               + job
-              + " is a program run, which has no CSV form: use --format md or json");
+              + " is a program run, which has no "
+              + form
+              + " form: use --format md or json");
     }
-    return ReportCsv.write(benchmark);
+    return benchmark;
+  }
+
+  private static String ncclTests(BenchmarkReport report, Algorithm algorithm) {
+    try {
+      return NcclTestsTable.write(report, algorithm);
+    } catch (IllegalArgumentException e) {
+      // the algorithm asked for is what to change
+      throw new UsageException("--algorithm: " + e.getMessage());
+    }
   }
 
   private static void writeWhole(Path file, String text) throws IOException {
