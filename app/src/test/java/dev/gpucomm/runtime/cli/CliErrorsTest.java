@@ -398,7 +398,7 @@ class CliErrorsTest {
         "gpucomm report: unknown option '-f' (see gpucomm report --help)");
     assertUsageError(
         CliRun.of("report", report.toString(), "--format", "pdf"),
-        "gpucomm report: --format: 'pdf' is not one of md|json|csv|svg");
+        "gpucomm report: --format: 'pdf' is not one of md|json|csv|svg|nccl-tests");
   }
 
   @Test

@@ -3,8 +3,11 @@ package dev.gpucomm.runtime.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,6 +16,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** Inputs meant to hurt (endless files, pipes, escape sequences) end in one line and exit 2. */
 class HostileInputCliTest {
   @TempDir Path dir;
+
+  private static Path namedPipe(Path path) throws Exception {
+    Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).start();
+    assumeTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+    return path;
+  }
 
   private static void assertUsageError(CliRun run, String line) {
     assertThat(run.exitCode()).as("exit code of: " + run.err()).isEqualTo(2);
@@ -55,13 +64,71 @@ class HostileInputCliTest {
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void aNamedPipeWithNoWriterIsRefusedAtOnce() throws Exception {
-    Path pipe = dir.resolve("job.yaml");
-    Process mkfifo = new ProcessBuilder("mkfifo", pipe.toString()).start();
-    assumeTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+    Path pipe = namedPipe(dir.resolve("job.yaml"));
 
     assertUsageError(
         CliRun.of("run", "-f", pipe.toString()),
         "gpucomm run: " + pipe + ": not a regular file (a named pipe)");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aReportDirectoryWhoseReportIsANamedPipeIsRefusedAtOnce() throws Exception {
+    Path report = Files.createDirectories(dir.resolve("reports/ar"));
+    Path pipe = namedPipe(report.resolve("report.json"));
+
+    assertUsageError(
+        CliRun.of("report", report.toString(), "--format", "json"),
+        "gpucomm report: " + pipe + ": not a regular file (a named pipe)");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aReportThatLinksToAnEndlessDeviceIsRefusedWithoutReadingIt() throws Exception {
+    assumeTrue(Files.exists(Path.of("/dev/zero")), "/dev/zero");
+    Path report = Files.createDirectories(dir.resolve("reports/ar"));
+    Path link = Files.createSymbolicLink(report.resolve("report.json"), Path.of("/dev/zero"));
+
+    assertUsageError(
+        CliRun.of("report", report.toString(), "--format", "json"),
+        "gpucomm report: " + link + ": not a regular file (a character device)");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aHugeReportFileIsRefusedWithoutReadingIt() throws Exception {
+    Path report = Files.createDirectories(dir.resolve("reports/ar"));
+    Path huge = report.resolve("report.json");
+    try (var file =
+        FileChannel.open(huge, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      file.write(ByteBuffer.wrap(new byte[] {'}'}), 3L << 30); // sparse, 3 GiB
+    }
+
+    assertUsageError(
+        CliRun.of("report", report.toString(), "--format", "json"),
+        "gpucomm report: " + huge + ": larger than 16 MiB");
+  }
+
+  @Test
+  void aDirectoryWhereTheReportShouldBeIsRefused() throws Exception {
+    Path report = Files.createDirectories(dir.resolve("reports/ar"));
+    Path inner = Files.createDirectories(report.resolve("report.md"));
+
+    assertUsageError(
+        CliRun.of("report", report.toString()), "gpucomm report: " + inner + ": is a directory");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aKubeconfigThatIsAPipeOrADeviceIsRefusedBeforeTheClientReadsIt() throws Exception {
+    Path pipe = namedPipe(dir.resolve("kubeconfig"));
+
+    assertUsageError(
+        CliRun.of("report", "ar-tp2", "--kubeconfig", pipe.toString()),
+        "gpucomm report: --kubeconfig " + pipe + ": not a regular file (a named pipe)");
+    assertUsageError(
+        CliRun.of("report", "ar-tp2", "--kubeconfig", "/dev/zero"),
+        "gpucomm report: --kubeconfig /dev/zero: not a regular file (a character device)");
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.gpucomm.runtime.report.fetch;
 
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
@@ -24,6 +26,12 @@ final class ClusterLookup {
   static final String LOOKED_AT =
       "--kubeconfig, KUBECONFIG, ~/.kube/config or a pod's service account";
 
+  /**
+   * The largest kubeconfig read: a file of many clusters and users with their certificates embedded
+   * stays far below it.
+   */
+  static final int MAX_KUBECONFIG_BYTES = 16 << 20;
+
   private ClusterLookup() {}
 
   /**
@@ -38,9 +46,7 @@ final class ClusterLookup {
       Map<String, String> env, Optional<Path> kubeconfig, Optional<String> context) {
     if (kubeconfig.isPresent()) {
       Path file = kubeconfig.get();
-      if (!Files.isRegularFile(file)) {
-        throw new KubeConfigException("--kubeconfig " + file + ": no such file");
-      }
+      requireReadable(file, "--kubeconfig " + file);
       Config config =
           load(file.toString(), () -> Config.fromKubeconfig(context.orElse(null), file.toFile()));
       // What autoConfigure applies after reading its files: HTTPS_PROXY, NO_PROXY and the like.
@@ -54,10 +60,15 @@ final class ClusterLookup {
               KubeClients.overridden(override, KubeClients.SERVICE_ACCOUNT),
               KubeClients.OVERRIDE_ENV));
     }
+    // Fabric8 passes over the names that are not regular files, as kubectl does, and reads the
+    // rest.
     List<String> files =
         Config.getKubeconfigFilenames().stream()
             .filter(name -> !name.isBlank() && Files.isRegularFile(Path.of(name)))
             .toList();
+    for (String name : files) {
+      requireReadable(Path.of(name), name);
+    }
     if (!files.isEmpty()) {
       String source = String.join(", ", files);
       Config config = load(source, () -> Config.autoConfigure(context.orElse(null)));
@@ -70,6 +81,18 @@ final class ClusterLookup {
               "the pod's service account"));
     }
     return Optional.empty();
+  }
+
+  /**
+   * Fabric8 reads a kubeconfig whole, and would read a device to its end or wait on a named pipe:
+   * the file must be a regular one of sane size first.
+   */
+  private static void requireReadable(Path file, String source) {
+    try {
+      BoundedFile.check(file, MAX_KUBECONFIG_BYTES);
+    } catch (UnreadableFileException e) {
+      throw new KubeConfigException(source + ": " + e.getMessage());
+    }
   }
 
   /** Where Fabric8 would take an in-cluster configuration from. */

@@ -9,7 +9,9 @@ public enum ReportFormat {
   JSON("json", JobResults.REPORT_JSON),
   /** Derived from report.json: the results ConfigMap leaves report.csv out. */
   CSV("csv", JobResults.REPORT_JSON),
-  SVG("svg", JobResults.LATENCY_SVG);
+  SVG("svg", JobResults.LATENCY_SVG),
+  /** Derived from report.json: nccl-tests' results table for one algorithm. */
+  NCCL_TESTS("nccl-tests", JobResults.REPORT_JSON);
 
   private final String flag;
   private final String sourceKey;

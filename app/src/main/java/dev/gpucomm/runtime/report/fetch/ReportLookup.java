@@ -1,9 +1,13 @@
 package dev.gpucomm.runtime.report.fetch;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Report;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.bench.NcclTestsTable;
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
 import dev.gpucomm.runtime.kube.RetryPolicy;
 import dev.gpucomm.runtime.report.ReportCsv;
@@ -13,6 +17,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
@@ -33,6 +38,14 @@ public final class ReportLookup {
    * unreachable gets a few more tries within about two seconds, not the ranks' long patience.
    */
   private static final RetryPolicy RETRIES = new RetryPolicy(3, Duration.ofMillis(250));
+
+  /**
+   * The most a local report file may hold. Reports hold one row per size and algorithm, and a
+   * CommJob sweeps at most 64 sizes and 8 algorithms, which keeps them far below this; a results
+   * ConfigMap holds at most 1 MiB. The cap keeps a wrong file (a device, a huge log) from filling
+   * the heap.
+   */
+  static final int MAX_REPORT_FILE_BYTES = 16 << 20;
 
   private final Map<String, String> env;
 
@@ -61,19 +74,22 @@ public final class ReportLookup {
     Path directory = Path.of(request.target());
     JobResults results =
         Files.isDirectory(directory) ? fromDirectory(directory) : fromCluster(request);
-    return render(results, request.format());
+    return render(results, request.format(), request.algorithm());
   }
 
   private static JobResults fromDirectory(Path directory) {
     Map<String, String> files = new LinkedHashMap<>();
     for (ReportFormat format : ReportFormat.values()) {
       Path file = directory.resolve(format.sourceKey());
-      if (Files.isRegularFile(file)) {
-        try {
-          files.put(format.sourceKey(), Files.readString(file, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-          throw new ReportUnavailableException("cannot read " + file + ": " + e.getMessage());
-        }
+      // A name that is there but is no regular file (a pipe, a device, a directory) is refused
+      // rather than passed over: it is not the report the user thinks is there.
+      if (files.containsKey(format.sourceKey()) || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      try {
+        files.put(format.sourceKey(), BoundedFile.readText(file, MAX_REPORT_FILE_BYTES));
+      } catch (UnreadableFileException e) {
+        throw new UsageException(file + ": " + e.getMessage());
       }
     }
     if (files.isEmpty()) {
@@ -106,7 +122,7 @@ public final class ReportLookup {
     }
   }
 
-  static String render(JobResults results, ReportFormat format) {
+  static String render(JobResults results, ReportFormat format, Algorithm algorithm) {
     String source =
         results
             .file(format.sourceKey())
@@ -124,7 +140,12 @@ public final class ReportLookup {
     if (format == ReportFormat.JSON) {
       parsed(source, results.job()); // a corrupt report.json must not be printed as a report
     }
-    String text = format == ReportFormat.CSV ? csv(source, results.job()) : source;
+    String text =
+        switch (format) {
+          case CSV -> ReportCsv.write(benchmark(source, results.job(), "CSV"));
+          case NCCL_TESTS -> ncclTests(benchmark(source, results.job(), "nccl-tests"), algorithm);
+          case MD, JSON, SVG -> source;
+        };
     return text.endsWith("\n") ? text : text + "\n";
   }
 
@@ -136,15 +157,27 @@ public final class ReportLookup {
     }
   }
 
-  private static String csv(String reportJson, String job) {
+  /** The benchmark report of {@code reportJson}, for a form that only a benchmark has. */
+  private static BenchmarkReport benchmark(String reportJson, String job, String form) {
     Report report = parsed(reportJson, job);
     if (!(report instanceof BenchmarkReport benchmark)) {
       throw new UsageException(
           "the report of "
               + job
-              + " is a program run, which has no CSV form: use --format md or json");
+              + " is a program run, which has no "
+              + form
+              + " form: use --format md or json");
     }
-    return ReportCsv.write(benchmark);
+    return benchmark;
+  }
+
+  private static String ncclTests(BenchmarkReport report, Algorithm algorithm) {
+    try {
+      return NcclTestsTable.write(report, algorithm);
+    } catch (IllegalArgumentException e) {
+      // the algorithm asked for is what to change
+      throw new UsageException("--algorithm: " + e.getMessage());
+    }
   }
 
   private static void writeWhole(Path file, String text) throws IOException {

@@ -9,6 +9,7 @@ import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
+import dev.gpucomm.runtime.bench.NcclTestsTable;
 import dev.gpucomm.runtime.cli.Gpucomm;
 import dev.gpucomm.runtime.kube.MockApiServer;
 import dev.gpucomm.runtime.report.ReportCsv;
@@ -164,6 +165,70 @@ class ReportCommandTest {
         .isEqualTo(ReportJson.write(REPORT));
     assertThat(report(directory.toString(), "--format", "csv").out())
         .isEqualTo(ReportCsv.write(REPORT));
+  }
+
+  @Test
+  void printsALocalReportAsNcclTestsPrintsItsTableForTheAlgorithmAsked() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("report"));
+    for (var file : ReportFiles.render(REPORT).entrySet()) {
+      Files.writeString(directory.resolve(file.getKey()), file.getValue());
+    }
+
+    Result result = report(directory.toString(), "--format", "nccl-tests", "--algorithm", "ring");
+
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out()).isEqualTo(NcclTestsTable.write(REPORT, Algorithm.RING));
+    assertThat(result.out().lines())
+        .contains(
+            "     1048576        524288  bfloat16     sum      -1    20.25   51.80   51.80       0"
+                + "      N/A     N/A     N/A     N/A",
+            "# Avg bus bandwidth    : 51.8 ");
+  }
+
+  @Test
+  void aJobsNcclTestsTableShowsWhatTheHeuristicChoseByDefault() {
+    Result result =
+        report("ar-tp2", "--kubeconfig", kubeconfig.toString(), "--format", "nccl-tests");
+
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out())
+        .contains("# algorithm auto (heuristic trtllm): oneshot at 1048576 B\n")
+        .contains(
+            "     1048576        524288  bfloat16     sum      -1    12.50   83.90   83.90       0")
+        .contains("# Avg bus bandwidth    : 83.9 \n");
+  }
+
+  @Test
+  void helpSaysWhatTheNcclTestsFormHoldsAndThatNothingWrongIsEverCounted() {
+    Result help = report("--help");
+
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.out())
+        .contains("[--format md|json|csv|svg|nccl-tests", "[--algorithm A]]")
+        .contains("The nccl-tests form (--format nccl-tests):")
+        .contains("(# Avg bus bandwidth)")
+        .contains("#wrong           always 0: a wrong result fails the job")
+        .contains("--algorithm=A");
+  }
+
+  @Test
+  void anAlgorithmIsAskedOfTheNcclTestsFormOnlyAndMustBeInTheReport() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("report"));
+    Files.writeString(
+        directory.resolve(ReportFiles.JSON), ReportFiles.render(REPORT).get(ReportFiles.JSON));
+
+    assertUsageError(
+        report(directory.toString(), "--format", "csv", "--algorithm", "ring"),
+        "gpucomm report: --algorithm: applies to --format nccl-tests only (the other forms show"
+            + " all)");
+    assertUsageError(
+        report(directory.toString(), "--format", "nccl-tests", "--algorithm", "fastest"),
+        "gpucomm report: --algorithm: 'fastest' is not one of auto, nccl, oneshot, twoshot, ring,"
+            + " hierarchical, copyengine");
+    assertUsageError(
+        report(directory.toString(), "--format", "nccl-tests", "--algorithm", "twoshot"),
+        "gpucomm report: --algorithm: the report of 'ar-tp2' has no twoshot measurement (it has"
+            + " oneshot, ring)");
   }
 
   @Test
@@ -378,7 +443,7 @@ class ReportCommandTest {
     assertUsageError(report(), "gpucomm report: name one report directory or job");
     assertUsageError(
         report("ar-tp2", "--format", "pdf"),
-        "gpucomm report: --format: 'pdf' is not one of md|json|csv|svg");
+        "gpucomm report: --format: 'pdf' is not one of md|json|csv|svg|nccl-tests");
     assertUsageError(
         report("ar-tp2", "--kubeconfig", home.resolve("missing").toString()),
         "gpucomm report: --kubeconfig " + home.resolve("missing") + ": no such file");

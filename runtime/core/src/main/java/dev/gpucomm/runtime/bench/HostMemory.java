@@ -1,7 +1,7 @@
 package dev.gpucomm.runtime.bench;
 
-import java.io.IOException;
-import java.nio.file.Files;
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 
@@ -11,6 +11,9 @@ import java.util.OptionalLong;
  * out-of-memory killer once it touches the pages (allocation itself rarely fails on Linux).
  */
 final class HostMemory {
+  /** /proc/meminfo is a few kilobytes; the reader reports no figure rather than read more. */
+  private static final int MAX_MEMINFO_BYTES = 64 << 10;
+
   private final Path meminfo;
 
   HostMemory(Path meminfo) {
@@ -23,15 +26,21 @@ final class HostMemory {
 
   /** Bytes available now; empty where the file is missing or unreadable (not Linux). */
   OptionalLong availableBytes() {
+    String text;
     try {
-      for (String line : Files.readAllLines(meminfo)) {
-        if (line.startsWith("MemAvailable:")) {
-          String[] fields = line.substring("MemAvailable:".length()).trim().split("\\s+");
+      text = BoundedFile.readText(meminfo, MAX_MEMINFO_BYTES);
+    } catch (UnreadableFileException e) {
+      return OptionalLong.empty();
+    }
+    for (String line : text.split("\n")) {
+      if (line.startsWith("MemAvailable:")) {
+        String[] fields = line.substring("MemAvailable:".length()).trim().split("\\s+");
+        try {
           return OptionalLong.of(Long.parseLong(fields[0]) * 1024);
+        } catch (NumberFormatException e) {
+          return OptionalLong.empty();
         }
       }
-    } catch (IOException | NumberFormatException e) {
-      return OptionalLong.empty();
     }
     return OptionalLong.empty();
   }

@@ -30,6 +30,27 @@ public final class BoundedFile {
 
   /** The bytes of {@code file}, at most {@code maxBytes}; as {@link #readText}. */
   public static byte[] readBytes(Path file, int maxBytes) throws UnreadableFileException {
+    check(file, maxBytes);
+    try (InputStream in = Files.newInputStream(file)) {
+      // the size may have grown since it was read, so the read is bounded too
+      byte[] bytes = in.readNBytes(maxBytes + 1);
+      if (bytes.length > maxBytes) {
+        throw tooLarge(maxBytes);
+      }
+      return bytes;
+    } catch (IOException e) {
+      throw new UnreadableFileException(FileProblem.of(e));
+    }
+  }
+
+  /**
+   * Checks that {@code file} is a regular file of at most {@code maxBytes}, without opening it: for
+   * a file that a library reads on its own (a kubeconfig), which would read a device or a huge file
+   * to its end and wait forever on a named pipe.
+   *
+   * @throws UnreadableFileException saying why in words, as {@link #readText}
+   */
+  public static void check(Path file, long maxBytes) throws UnreadableFileException {
     BasicFileAttributes attributes;
     try {
       attributes = Files.readAttributes(file, BasicFileAttributes.class);
@@ -47,19 +68,9 @@ public final class BoundedFile {
     if (attributes.size() > maxBytes) {
       throw tooLarge(maxBytes);
     }
-    try (InputStream in = Files.newInputStream(file)) {
-      // the size may have grown since it was read, so the read is bounded too
-      byte[] bytes = in.readNBytes(maxBytes + 1);
-      if (bytes.length > maxBytes) {
-        throw tooLarge(maxBytes);
-      }
-      return bytes;
-    } catch (IOException e) {
-      throw new UnreadableFileException(FileProblem.of(e));
-    }
   }
 
-  private static UnreadableFileException tooLarge(int maxBytes) {
+  private static UnreadableFileException tooLarge(long maxBytes) {
     return new UnreadableFileException("larger than " + FileProblem.bytes(maxBytes), true);
   }
 

@@ -1,11 +1,12 @@
 package dev.gpucomm.runtime.kube;
 
+import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.UnreadableFileException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,10 +91,13 @@ public final class KubeClients {
     return config.build();
   }
 
+  /** A service account's token (a few kilobytes) or namespace name: anything larger is not one. */
+  private static final int MAX_SERVICE_ACCOUNT_FILE_BYTES = 64 << 10;
+
   private static String read(Path file) {
     try {
-      return Files.readString(file).strip();
-    } catch (IOException e) {
+      return BoundedFile.readText(file, MAX_SERVICE_ACCOUNT_FILE_BYTES).strip();
+    } catch (UnreadableFileException e) {
       throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
     }
   }

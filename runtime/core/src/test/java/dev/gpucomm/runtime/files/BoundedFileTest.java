@@ -55,6 +55,22 @@ class BoundedFileTest {
   }
 
   @Test
+  @Timeout(value = 20, unit = TimeUnit.SECONDS)
+  void checkingAFileForALibraryRefusesWhatReadingWouldAndOpensNothing() throws Exception {
+    Path pipe = dir.resolve("kubeconfig");
+    Process mkfifo = new ProcessBuilder("mkfifo", pipe.toString()).start();
+    assumeTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+    Path big = Files.write(dir.resolve("big.yaml"), new byte[101]);
+    Path fits = Files.write(dir.resolve("ok.yaml"), new byte[100]);
+
+    assertThatThrownBy(() -> BoundedFile.check(pipe, 100))
+        .hasMessage("not a regular file (a named pipe)");
+    assertThatThrownBy(() -> BoundedFile.check(big, 100)).hasMessage("larger than 100 bytes");
+    assertThatThrownBy(() -> BoundedFile.check(dir, 100)).hasMessage("is a directory");
+    BoundedFile.check(fits, 100);
+  }
+
+  @Test
   void aRegularFileWithinTheLimitIsRead() throws Exception {
     Path file = Files.writeString(dir.resolve("ok.txt"), "héllo");
 
