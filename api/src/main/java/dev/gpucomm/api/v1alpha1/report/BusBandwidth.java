@@ -27,6 +27,25 @@ public final class BusBandwidth {
     };
   }
 
+  /**
+   * nccl-tests' size for a message of {@code bytesPerRank} (what each rank contributes or receives
+   * as one piece, as reports record sizes): the gathered output of an all-gather, the whole input
+   * of a reduce-scatter, the per-rank buffer otherwise.
+   */
+  public static long ncclTestsBytes(Collective collective, int worldSize, long bytesPerRank) {
+    return switch (collective) {
+      case ALLGATHER, REDUCESCATTER -> bytesPerRank * worldSize;
+      case ALLREDUCE, BROADCAST, COLLECTIVEPERMUTE -> bytesPerRank;
+    };
+  }
+
+  /** busbw in GB/s of a message of {@code bytesPerRank} (a report's size) that took micros. */
+  public static double busBandwidthOfMessage(
+      Collective collective, int worldSize, long bytesPerRank, double micros) {
+    return busBandwidthGBps(
+        collective, worldSize, ncclTestsBytes(collective, worldSize, bytesPerRank), micros);
+  }
+
   /** algbw in GB/s (10^9 bytes per second) for {@code bytes} moved in {@code micros}. */
   public static double algBandwidthGBps(long bytes, double micros) {
     return bytes / (micros * 1e3);

@@ -112,7 +112,7 @@ public record ReportSummary(
                 size.bytes(),
                 measurement.algorithm().wireName(),
                 micros,
-                BusBandwidth.busBandwidthGBps(
+                BusBandwidth.busBandwidthOfMessage(
                     report.collective(), report.worldSize(), size.bytes(), micros)));
       }
     }

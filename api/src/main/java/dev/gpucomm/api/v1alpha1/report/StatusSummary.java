@@ -53,7 +53,7 @@ public final class StatusSummary {
               row.withBest(best.algorithm().wireName())
                   .withLatencyMicros(micros)
                   .withBusBandwidthGBps(
-                      BusBandwidth.busBandwidthGBps(
+                      BusBandwidth.busBandwidthOfMessage(
                           report.collective(), report.worldSize(), size.bytes(), micros));
             });
     if (size.chosen() != null) {

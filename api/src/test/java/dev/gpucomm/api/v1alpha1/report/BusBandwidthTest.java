@@ -28,4 +28,17 @@ class BusBandwidthTest {
         .isCloseTo(288, within(0.5));
     assertThat(BusBandwidth.algBandwidthGBps(1_000_000, 1.0)).isEqualTo(1000.0);
   }
+
+  @Test
+  void aGathersSizeIsTheWholeGatheredBufferAsInNcclTests() {
+    long perRank = 8L << 20;
+    // all_gather_perf on 4 ranks reports size 32 MiB for 8 MiB per rank
+    assertThat(BusBandwidth.ncclTestsBytes(Collective.ALLGATHER, 4, perRank))
+        .isEqualTo(4 * perRank);
+    assertThat(BusBandwidth.ncclTestsBytes(Collective.REDUCESCATTER, 4, perRank))
+        .isEqualTo(4 * perRank);
+    assertThat(BusBandwidth.ncclTestsBytes(Collective.ALLREDUCE, 4, perRank)).isEqualTo(perRank);
+    assertThat(BusBandwidth.busBandwidthOfMessage(Collective.ALLGATHER, 4, perRank, 100.0))
+        .isCloseTo(4 * perRank / 100e3 * 0.75, within(1e-9));
+  }
 }

@@ -288,8 +288,11 @@ public final class ReportMarkdown {
     row(md, header);
     row(md, alignment);
     for (SizeResult size : report.sizes()) {
+      // nccl-tests' size is the larger buffer; its count is one rank's elements
+      long ncclTestsBytes =
+          BusBandwidth.ncclTestsBytes(report.collective(), report.worldSize(), size.bytes());
       List<String> cells = new ArrayList<>();
-      cells.add(Long.toString(size.bytes()));
+      cells.add(Long.toString(ncclTestsBytes));
       cells.add(Long.toString(size.bytes() / report.dtype().bytes()));
       cells.add(report.dtype().wireName());
       for (Algorithm algorithm : algorithms) {
@@ -301,11 +304,11 @@ public final class ReportMarkdown {
         }
         double micros = TimeBasis.GRAPH_WHERE_MEASURED.micros(measurement.get());
         cells.add(fixed(micros, 1));
-        cells.add(fixed(BusBandwidth.algBandwidthGBps(size.bytes(), micros), 2));
+        cells.add(fixed(BusBandwidth.algBandwidthGBps(ncclTestsBytes, micros), 2));
         cells.add(
             fixed(
                 BusBandwidth.busBandwidthGBps(
-                    report.collective(), report.worldSize(), size.bytes(), micros),
+                    report.collective(), report.worldSize(), ncclTestsBytes, micros),
                 2));
       }
       row(md, cells);
