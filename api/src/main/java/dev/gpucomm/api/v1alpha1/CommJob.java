@@ -28,7 +28,9 @@ import java.util.List;
             + CommJob.MAX_NAME_LENGTH
             + " characters (the pods and ConfigMaps named after it"
             + " must stay DNS labels)",
-    reason = "FieldValueTooLong")
+    // The API server takes only FieldValueInvalid, Forbidden, Required and Duplicate as a rule's
+    // reason, and refuses the whole CRD over any other.
+    reason = "FieldValueInvalid")
 @Group(CommJob.GROUP)
 @Version(CommJob.VERSION)
 @Kind("CommJob")

@@ -36,7 +36,7 @@ import java.util.List;
             + " && has(self.gang) == has(oldSelf.gang) && has(self.expect) == has(oldSelf.expect)"
             + " && has(self.sharedMemorySize) == has(oldSelf.sharedMemorySize)",
     message =
-        "spec.baseline, spec.network, spec.heuristic, spec.gang, spec.expect and"
+        "spec.baseline, spec.expect, spec.network, spec.heuristic, spec.gang and"
             + " spec.sharedMemorySize cannot be added or removed after creation: create a new"
             + " CommJob to run something else")
 public class CommJobSpec {
