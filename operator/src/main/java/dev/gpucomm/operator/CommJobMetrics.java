@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * gpucomm_job_latency_microseconds}, {@code gpucomm_job_bus_bandwidth_gbps}) labelled by namespace,
  * job, collective, size and algorithm, and per-node figures ({@code
  * gpucomm_job_node_latency_microseconds}, {@code gpucomm_fabric_node_bandwidth_gbps}) labelled by
- * namespace, job and node; a deleted job's series go with it.
+ * namespace, job and node; a deleted job's series go with it ({@link JobDeletionSource} tells of
+ * each deletion as it happens, since a deletion reconciles nothing).
  */
 @ApplicationScoped
 public class CommJobMetrics {
@@ -121,10 +122,36 @@ public class CommJobMetrics {
     }
   }
 
-  /** Drops the figures of jobs that are gone; called on every reconciliation. */
+  /**
+   * Drops every series of {@code job}, which was deleted. A job created again under its name is
+   * another job: the deletion of the one before leaves its series alone.
+   */
+  public void forget(CommJob job) {
+    ResourceID id = ResourceID.fromResource(job);
+    JobFigures figures = figuresByJob.get(id);
+    if (figures != null
+        && Objects.equals(figures.uid(), job.getMetadata().getUid())
+        && figuresByJob.remove(id, figures)) {
+      publish();
+    }
+  }
+
+  /**
+   * Drops the figures of jobs that are gone, or that were created again under their name since (the
+   * new job is not the one measured); called on every reconciliation.
+   */
   public void forgetDeletedJobs() {
     IndexedResourceCache<CommJob> cache = jobs.get();
-    if (cache != null && figuresByJob.keySet().removeIf(id -> cache.get(id).isEmpty())) {
+    if (cache != null
+        && figuresByJob
+            .entrySet()
+            .removeIf(
+                figures ->
+                    cache
+                        .get(figures.getKey())
+                        .map(job -> job.getMetadata().getUid())
+                        .filter(uid -> uid.equals(figures.getValue().uid()))
+                        .isEmpty())) {
       publish();
     }
   }

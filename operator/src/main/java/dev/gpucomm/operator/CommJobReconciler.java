@@ -8,12 +8,14 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.RetryInfo;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,6 +84,11 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     this.aggregator = aggregator;
     this.metrics = metrics;
     this.baselineRecheck = config.baselineRecheckInterval();
+  }
+
+  @Override
+  public List<EventSource<?, CommJob>> prepareEventSources(EventSourceContext<CommJob> context) {
+    return List.of(new JobDeletionSource(metrics));
   }
 
   @Override

@@ -1,8 +1,16 @@
 package dev.gpucomm.operator;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gpucomm.api.v1alpha1.report.FabricReport;
+import dev.gpucomm.api.v1alpha1.report.PodMatrix;
+import dev.gpucomm.api.v1alpha1.report.RankIdentity;
+import dev.gpucomm.api.v1alpha1.report.ReportJson;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * report.json documents in the runtime's schema (version 1), built the way rank 0 writes them: one
@@ -76,10 +84,71 @@ final class TestReports {
     return this;
   }
 
+  /**
+   * Names the node each rank ran on (rank i on {@code nodes[i]}) and gives every rank its own
+   * timings of each algorithm of the sizes added so far: rank i's median is the slowest rank's less
+   * i µs.
+   */
+  TestReports ranksOn(String... nodes) {
+    ArrayNode ranks = root.putArray("ranks");
+    ArrayNode timings = root.putArray("rankTimings");
+    for (int rank = 0; rank < nodes.length; rank++) {
+      ObjectNode identity = ranks.addObject();
+      identity.put("rank", rank);
+      identity.put("pod", root.get("job").asText() + "-" + rank);
+      identity.put("node", nodes[rank]);
+      identity.put("host", nodes[rank]);
+      identity.putNull("gpuUuid");
+      identity.putNull("pciBusId");
+      identity.putArray("nics");
+      for (JsonNode size : sizes) {
+        for (JsonNode measurement : size.get("measurements")) {
+          ObjectNode timing = timings.addObject();
+          timing.put("bytes", size.get("bytes").asLong());
+          timing.put("algorithm", measurement.get("algorithm").asText());
+          timing.put("rank", rank);
+          timing.put("medianMicros", measurement.get("eagerMicros").asDouble() - rank);
+          timing.put("spreadMicros", 1.0);
+          timing.putNull("ownMicros");
+        }
+      }
+    }
+    return this;
+  }
+
   /** Marks the calls as in place ({@code inPlace: true}; reports without the field were not). */
   TestReports inPlace() {
     root.put("inPlace", true);
     return this;
+  }
+
+  /**
+   * The report.json of a fabric sweep between pods, one pod per node of {@code nodes}: {@code
+   * gbps[a][b]} is what pod a measured towards pod b (null on the diagonal).
+   */
+  static String fabricSweep(String job, List<String> nodes, Double[][] gbps) {
+    List<RankIdentity> ranks = new ArrayList<>();
+    List<List<Double>> matrix = new ArrayList<>();
+    for (int pod = 0; pod < nodes.size(); pod++) {
+      ranks.add(
+          new RankIdentity(pod, job + "-" + pod, nodes.get(pod), nodes.get(pod), null, null, null));
+      matrix.add(Arrays.asList(gbps[pod]));
+    }
+    return ReportJson.write(
+        new FabricReport(
+            FabricReport.SCHEMA_VERSION,
+            job,
+            nodes.size(),
+            1,
+            "cpu",
+            "cpu",
+            1 << 20,
+            10,
+            0.5,
+            "2025-01-01T00:00:00Z",
+            ranks,
+            List.of(),
+            new PodMatrix(nodes, matrix, nodes.size() - 1, 1.0)));
   }
 
   static Object[] timing(String algorithm, double eagerMicros, Double graphMicros, double busBw) {

@@ -116,7 +116,7 @@ public class BenchmarkSpec {
   @Min(0)
   @Max(10000)
   @JsonPropertyDescription(
-      "A rank whose median is slower than the median of the other ranks by more than this percentage is flagged as an outlier, with its node, in the report and status.")
+      "A rank behind the median of the other ranks by more than this percentage of their time per call is flagged as an outlier, with its node, in the report and status. Ranks are compared by their time per call outside the waits for each other where the backend measures it (cpu), else by their medians.")
   private Double outlierThresholdPercent;
 
   public Collective getCollective() {

@@ -34,14 +34,15 @@ public class SizeSummary {
       "NCCL's (or the ring's, on the CPU backend) latency divided by the best latency.")
   private Double speedupVsNccl;
 
-  @JsonPropertyDescription("The slowest rank at this size (its own median of the best algorithm).")
+  @JsonPropertyDescription(
+      "The slowest rank at this size, at the best algorithm: by its time per call outside the waits for other ranks where measured (cpu), else by its own median.")
   private Integer slowestRank;
 
   @JsonPropertyDescription("The node the slowest rank ran on (its host name outside Kubernetes).")
   private String slowestNode;
 
   @JsonPropertyDescription(
-      "How much slower the slowest rank was than the median of the other ranks, in percent.")
+      "How far the slowest rank was behind the median of the other ranks, in percent of their median time per call.")
   private Double slowestBehindPeersPercent;
 
   @JsonPropertyDescription(

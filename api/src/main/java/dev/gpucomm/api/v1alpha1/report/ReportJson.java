@@ -57,6 +57,9 @@ public final class ReportJson {
   private static final String BENCHMARK_RANK_TIMINGS = "rankTimings";
   private static final String BENCHMARK_OUTLIER_THRESHOLD = "outlierThresholdPercent";
 
+  /** The one field of a rank's timing that may be absent: it came after the timings. */
+  private static final String RANK_TIMING_OWN = "ownMicros";
+
   private static final Pattern MISSING =
       Pattern.compile("Missing (?:required )?creator property '([^']+)'");
 
@@ -197,6 +200,12 @@ public final class ReportJson {
       }
       if (!benchmark.has(BENCHMARK_RANK_TIMINGS)) {
         benchmark.putArray(BENCHMARK_RANK_TIMINGS);
+      }
+      for (JsonNode timing : benchmark.get(BENCHMARK_RANK_TIMINGS)) {
+        if (timing.isObject() && !timing.has(RANK_TIMING_OWN)) {
+          // Written before the field existed: no rank's own time was measured.
+          ((ObjectNode) timing).putNull(RANK_TIMING_OWN);
+        }
       }
       if (!benchmark.has(BENCHMARK_OUTLIER_THRESHOLD)) {
         benchmark.put(

@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.FusedAllReduce;
 import dev.gpucomm.runtime.collective.FusedBuffers;
 import dev.gpucomm.runtime.collective.NormEpilogue;
+import dev.gpucomm.runtime.collective.OwnTimeMeter;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
@@ -85,6 +86,9 @@ public final class BenchmarkSweep {
   private final Stream stream;
   private final boolean settleWarmup;
 
+  /** Null where the backend does not measure its ranks' own time (CUDA: NCCL waits on the GPU). */
+  private final OwnTimeMeter ownTime;
+
   public BenchmarkSweep(
       Device device,
       Communicator communicator,
@@ -101,6 +105,7 @@ public final class BenchmarkSweep {
     this.peerTimeout = peerTimeout;
     this.stream = device.defaultStream();
     this.settleWarmup = true;
+    this.ownTime = communicator instanceof OwnTimeMeter meter ? meter : null;
   }
 
   private BenchmarkSweep(BenchmarkSweep sweep, boolean settleWarmup) {
@@ -113,6 +118,7 @@ public final class BenchmarkSweep {
     this.peerTimeout = sweep.peerTimeout;
     this.stream = sweep.stream;
     this.settleWarmup = settleWarmup;
+    this.ownTime = sweep.ownTime;
   }
 
   /**
@@ -513,10 +519,19 @@ public final class BenchmarkSweep {
       // untimed call waits for the last rank, so the first timed sample does not hold that skew.
       // With few iterations it would be the only sample, and small calls read several times their
       // time (bench/results/2026-11-25-2xH100-host-path-trial/).
+      long ownNanosBefore = ownTime == null ? 0 : ownTime.ownNanos();
       call.run();
       timer.timeCalls(call, stream, replays, callsPerGraph, eagerTimes);
       double eagerMicros = CallTimer.median(eagerTimes, replays);
       double eagerSpreadMicros = CallTimer.interquartileRange(eagerTimes, replays);
+      // A mean over the calls, where the times per call take a median: a rank slowed in bursts (a
+      // CPU quota throttles a process for part of each period) stretches only the calls the
+      // bursts hit, which the median passes over. The untimed call above counts as one more: the
+      // meter cannot leave it out, and it is a call like the others. timeCalls returned after its
+      // last event, so every one of these calls is done.
+      int ownCalls = replays * callsPerGraph + 1;
+      Double ownMicros =
+          ownTime == null ? null : (ownTime.ownNanos() - ownNanosBefore) / 1e3 / ownCalls;
 
       // The second validation comes after the timed calls, so that a kernel that corrupts its
       // input over repeated calls is caught: the graph replay's when graphs run, else eager.
@@ -550,7 +565,8 @@ public final class BenchmarkSweep {
           graphMicros,
           relativeError,
           topology.rank(),
-          eagerSpreadMicros);
+          eagerSpreadMicros,
+          ownMicros);
     }
 
     @Override
@@ -754,7 +770,7 @@ public final class BenchmarkSweep {
     }
   }
 
-  /** Every rank's eager median and spread, keyed by size rather than point index. */
+  /** Every rank's eager median, spread and own time, keyed by size rather than point index. */
   private static List<RankTiming> rankTimings(SweepPlan plan, List<PointFigures> perRank) {
     List<RankTiming> timings = new ArrayList<>();
     for (PointFigures figures : perRank) {
@@ -765,7 +781,8 @@ public final class BenchmarkSweep {
               figures.algorithm(),
               figures.rank(),
               figures.eagerMicros(),
-              figures.eagerSpreadMicros()));
+              figures.eagerSpreadMicros(),
+              figures.ownMicros()));
     }
     return timings;
   }

@@ -5,7 +5,11 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 /**
  * One rank's validated figures for one algorithm at one point of a sweep: medians over the timed
  * calls, the graph median when graphs were timed (else null), and the worst relative error seen;
- * {@code rank} and the eager calls' interquartile range keep what each rank saw on its own.
+ * {@code rank}, the eager calls' interquartile range and the rank's own time per call keep what
+ * each rank saw on its own.
+ *
+ * @param ownMicros the mean time per eager call this rank spent outside waits for its peers (null
+ *     where the backend does not measure it)
  */
 public record PointFigures(
     int pointIndex,
@@ -14,7 +18,8 @@ public record PointFigures(
     Double graphMicros,
     double maxRelativeError,
     int rank,
-    double eagerSpreadMicros) {
+    double eagerSpreadMicros,
+    Double ownMicros) {
 
   /** The figures of several ranks for the same point and algorithm, merged as nccl-tests does. */
   public PointFigures slowest(PointFigures other) {
@@ -29,6 +34,7 @@ public record PointFigures(
         graph,
         Math.max(maxRelativeError, other.maxRelativeError),
         eagerMicros >= other.eagerMicros ? rank : other.rank,
-        eagerMicros >= other.eagerMicros ? eagerSpreadMicros : other.eagerSpreadMicros);
+        eagerMicros >= other.eagerMicros ? eagerSpreadMicros : other.eagerSpreadMicros,
+        eagerMicros >= other.eagerMicros ? ownMicros : other.ownMicros);
   }
 }

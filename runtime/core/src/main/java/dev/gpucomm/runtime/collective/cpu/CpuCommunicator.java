@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.FusedAllReduce;
 import dev.gpucomm.runtime.collective.FusedBuffers;
 import dev.gpucomm.runtime.collective.NormEpilogue;
+import dev.gpucomm.runtime.collective.OwnTimeMeter;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.IpcHandle;
@@ -49,7 +50,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * collective that fails (a peer that does not arrive within {@link CpuBackendConfig#waitTimeout()})
  * leaves the ranks out of step, so every later collective of this communicator fails at once.
  */
-public final class CpuCommunicator implements Communicator, FusedAllReduce {
+public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnTimeMeter {
   private static final String KEY_ROOT = "gpucomm/cpu-communicator/";
   private static final int PROBE_MAGIC = 0x4743_0000;
 
@@ -98,6 +99,9 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce {
   private final AtomicReference<String> running = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile RuntimeException failure;
+
+  /** Written by the one thread that runs a collective at a time ({@link #runExclusively}). */
+  private volatile long ownNanos;
 
   private CpuCommunicator(
       RankTopology topology,
@@ -652,7 +656,8 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce {
   /**
    * Runs a collective on the stream's worker. Two collectives of one communicator must never
    * overlap (they share the signal and staging areas), and after a failure the ranks are out of
-   * step, so both are refused with a message that says why.
+   * step, so both are refused with a message that says why. The time the collective ran outside its
+   * waits for peers adds to {@link #ownNanos()}.
    */
   private void runExclusively(String operation, Runnable collective) {
     RuntimeException earlier = failure;
@@ -668,14 +673,22 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce {
       abort(overlap);
       throw overlap;
     }
+    long waitedBefore = wait.waitedNanos();
+    long started = System.nanoTime();
     try {
       collective.run();
+      ownNanos += System.nanoTime() - started - (wait.waitedNanos() - waitedBefore);
     } catch (RuntimeException | Error e) {
       abort(e);
       throw e;
     } finally {
       running.compareAndSet(operation, null);
     }
+  }
+
+  @Override
+  public long ownNanos() {
+    return ownNanos;
   }
 
   /**

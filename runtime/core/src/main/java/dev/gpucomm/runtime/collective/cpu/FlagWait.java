@@ -25,7 +25,7 @@ final class FlagWait {
   private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
   private static final int SPINS_WITH_SPARE_CORES = 2_000;
   private static final int SPINS_WHEN_OVERSUBSCRIBED = 20;
-  private static final int YIELDS_PER_CLOCK_READ = 16;
+  private static final int SPINS_PER_CLOCK_READ = 16;
   private static final long YIELD_NANOS = 5_000_000;
   private static final long PARK_NANOS = 20_000;
 
@@ -55,6 +55,11 @@ final class FlagWait {
   private final long[] abortFlags;
   private volatile String localFailure;
   private Progress progress = () -> {};
+
+  /**
+   * One writer at a time (see {@link #waitedNanos()}); volatile so that any thread reads it whole.
+   */
+  private volatile long waitedNanos;
 
   /**
    * @param localRank the waiting rank's position in its pod, which indexes the signal flags
@@ -129,40 +134,63 @@ final class FlagWait {
     return await(condition, null, 0, 0, operation);
   }
 
+  /**
+   * The time this rank has waited for its peers in total, in nanoseconds: each wait counts from its
+   * start to the last look that found the peers not ready. From then to the look that found them
+   * ready, the peers may have been ready all along while this rank was not looking (descheduled,
+   * throttled by a CPU quota, stopped), so that stretch is this rank's own time, not its peers'.
+   * Only the thread that runs the communicator's collectives waits, and they never overlap, so one
+   * thread at a time updates it.
+   */
+  long waitedNanos() {
+    return waitedNanos;
+  }
+
   private boolean await(
       Condition condition, MemorySegment signals, long offset, int target, String operation) {
-    for (int spin = 0; spin < spins; spin++) {
-      if (holds(condition, signals, offset, target)) {
-        return true;
-      }
-      Thread.onSpinWait();
+    if (holds(condition, signals, offset, target)) {
+      return true; // no clock read when nothing is to be waited for
     }
     long started = System.nanoTime();
-    long yieldUntil = started + YIELD_NANOS;
-    while (System.nanoTime() - yieldUntil < 0) {
-      for (int yield = 0; yield < YIELDS_PER_CLOCK_READ; yield++) {
+    long lastMiss = started;
+    try {
+      for (int spin = 0; spin < spins; spin++) {
         if (holds(condition, signals, offset, target)) {
           return true;
         }
+        if (spin % SPINS_PER_CLOCK_READ == 0) {
+          lastMiss = System.nanoTime();
+        }
+        Thread.onSpinWait();
+      }
+      long yieldUntil = started + YIELD_NANOS;
+      while (lastMiss - yieldUntil < 0) {
+        if (holds(condition, signals, offset, target)) {
+          return true;
+        }
+        lastMiss = System.nanoTime();
         progress.advance();
         Thread.yield();
       }
-    }
-    while (!holds(condition, signals, offset, target)) {
-      if (System.nanoTime() - started > timeoutNanos) {
-        return holds(condition, signals, offset, target);
+      while (!holds(condition, signals, offset, target)) {
+        lastMiss = System.nanoTime();
+        if (lastMiss - started > timeoutNanos) {
+          return holds(condition, signals, offset, target);
+        }
+        String abandoned = abandonedBecause();
+        // A peer publishes everything it owes before raising its abort flag, so look once more.
+        if (abandoned != null && !holds(condition, signals, offset, target)) {
+          throw new PeerFailedException(
+              "%s on rank %d gave up: %s"
+                  .formatted(operation, firstRankOfPod + localRank, abandoned));
+        }
+        progress.advance();
+        LockSupport.parkNanos(PARK_NANOS);
       }
-      String abandoned = abandonedBecause();
-      // A peer publishes everything it owes before raising its abort flag, so look once more.
-      if (abandoned != null && !holds(condition, signals, offset, target)) {
-        throw new PeerFailedException(
-            "%s on rank %d gave up: %s"
-                .formatted(operation, firstRankOfPod + localRank, abandoned));
-      }
-      progress.advance();
-      LockSupport.parkNanos(PARK_NANOS);
+      return true;
+    } finally {
+      waitedNanos += lastMiss - started;
     }
-    return true;
   }
 
   private static boolean holds(
