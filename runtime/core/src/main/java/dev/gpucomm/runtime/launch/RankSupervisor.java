@@ -90,7 +90,9 @@ public final class RankSupervisor {
     Thread stopOnShutdown =
         new Thread(
             () -> {
-              hookRan.set(true);
+              synchronized (hookRan) {
+                hookRan.set(true); // no rank starts after this
+              }
               kill(running);
               deleteQuietly(errorDir);
               onShutdown.run();
@@ -98,14 +100,21 @@ public final class RankSupervisor {
     Runtime.getRuntime().addShutdownHook(stopOnShutdown);
     try {
       for (RankSettings rank : ranks) {
-        Path errorFile = errorDir.resolve("rank-" + rank.rank() + ".err");
-        Process process = start(rank, errorFile);
-        Thread copier =
-            Thread.ofVirtual().name("rank-" + rank.rank() + "-stdout").start(() -> copy(process));
-        running.put(rank.rank(), new Running(rank, process, errorFile, copier));
-        process
-            .onExit()
-            .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
+        synchronized (hookRan) {
+          if (hookRan.get()) {
+            // A rank started now would outlive this process, and report a failure of its own
+            // (its job file is gone) after the interruption.
+            break;
+          }
+          Path errorFile = errorDir.resolve("rank-" + rank.rank() + ".err");
+          Process process = start(rank, errorFile);
+          Thread copier =
+              Thread.ofVirtual().name("rank-" + rank.rank() + "-stdout").start(() -> copy(process));
+          running.put(rank.rank(), new Running(rank, process, errorFile, copier));
+          process
+              .onExit()
+              .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
+        }
       }
       SupervisionResult result = await(running, exits, timeLimit);
       for (Running rank : running.values()) {
