@@ -46,6 +46,7 @@ public final class RankSupervisor {
   private final JavaCommand java;
   private final Map<String, String> baseEnvironment;
   private final OutputStream output;
+  private final Duration stoppedLimit;
 
   /**
    * @param baseEnvironment variables added to every rank's environment (on top of this JVM's)
@@ -54,9 +55,19 @@ public final class RankSupervisor {
    */
   public RankSupervisor(
       JavaCommand java, Map<String, String> baseEnvironment, OutputStream output) {
+    this(java, baseEnvironment, output, STOPPED_LIMIT);
+  }
+
+  /** A supervisor that fails a job once a rank has been stopped for {@code stoppedLimit}. */
+  RankSupervisor(
+      JavaCommand java,
+      Map<String, String> baseEnvironment,
+      OutputStream output,
+      Duration stoppedLimit) {
     this.output = output;
     this.java = java;
     this.baseEnvironment = Map.copyOf(baseEnvironment);
+    this.stoppedLimit = stoppedLimit;
   }
 
   private record Exit(int rank, int code, long atNanos) {}
@@ -190,7 +201,7 @@ public final class RankSupervisor {
     long deadline = System.nanoTime() + timeLimit.toNanos();
     List<Exit> failures = new ArrayList<>();
     Set<Integer> exited = new HashSet<>();
-    StoppedRankWatch stoppedRanks = new StoppedRankWatch(STOPPED_LIMIT);
+    StoppedRankWatch stoppedRanks = new StoppedRankWatch(stoppedLimit);
     while (exited.size() < running.size()) {
       Exit exit;
       long left = Math.max(0, deadline - System.nanoTime());
@@ -204,7 +215,7 @@ public final class RankSupervisor {
       if (exit == null && left > STOPPED_CHECK.toNanos()) {
         Optional<Integer> stoppedRank = stoppedRanks.check(pids(running), System.nanoTime());
         if (stoppedRank.isPresent()) {
-          return stoppedRankFailed(stoppedRank.get(), running);
+          return stoppedRankFailed(stoppedRank.get(), stoppedRanks.limit(), running);
         }
         continue;
       }
@@ -266,7 +277,8 @@ public final class RankSupervisor {
   }
 
   /** A rank stopped past the limit fails the job by name; the others are stopped with it. */
-  private static SupervisionResult stoppedRankFailed(int rank, Map<Integer, Running> running) {
+  private static SupervisionResult stoppedRankFailed(
+      int rank, Duration limit, Map<Integer, Running> running) {
     List<Integer> others = alive(running).stream().filter(r -> r != rank).toList();
     // SIGKILL, which a stopped process does not need to be resumed for
     running.get(rank).process().destroyForcibly();
@@ -276,7 +288,7 @@ public final class RankSupervisor {
         new RankError(
             RankError.Kind.FAILURE,
             "was stopped (SIGSTOP, SIGTSTP or a debugger) for "
-                + STOPPED_LIMIT.toSeconds()
+                + limit.toSeconds()
                 + " s, holding up every other rank"),
         others);
   }
