@@ -2,13 +2,16 @@ package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -197,6 +200,38 @@ class CliErrorsTest {
             + " or empty directory");
     assertThat(mine.resolve("notes.txt")).hasContent("keep me");
     assertThat(dir).isDirectoryNotContaining("glob:**/.mine.partial-*");
+  }
+
+  @Test
+  void anEmptyReportDirectoryThatCannotBeRenamedIsRefusedBeforeTheRun() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+    Path fixed = Files.createDirectory(dir.resolve("fixed"));
+    // Immutable: renaming it fails even for root, to whom permission bits do not apply, as a
+    // mount point's rename does; where chattr is refused (no CAP_LINUX_IMMUTABLE, a file system
+    // without the flag) the test is skipped rather than passed.
+    assumeTrue(command("chattr", "+i", fixed.toString()) == 0, "chattr +i " + fixed);
+    try {
+      CliRun run =
+          CliRun.of("run", "-f", job.toString(), "--device", "cpu", "--out", fixed.toString());
+
+      assertUsageError(
+          run,
+          "gpucomm run: report directory '"
+              + fixed
+              + "' (--out) cannot be replaced by a new report (Operation not permitted)");
+      assertThat(fixed).isEmptyDirectory();
+      try (var entries = Files.list(dir)) {
+        assertThat(entries).as("no probe or staging left").containsExactlyInAnyOrder(job, fixed);
+      }
+    } finally {
+      command("chattr", "-i", fixed.toString());
+    }
+  }
+
+  private static int command(String... command) throws Exception {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    process.getInputStream().transferTo(OutputStream.nullOutputStream());
+    return process.waitFor(10, TimeUnit.SECONDS) ? process.exitValue() : -1;
   }
 
   @Test

@@ -46,6 +46,7 @@ public final class RankSupervisor {
   private final JavaCommand java;
   private final Map<String, String> baseEnvironment;
   private final OutputStream output;
+  private final Duration stoppedLimit;
 
   /**
    * @param baseEnvironment variables added to every rank's environment (on top of this JVM's)
@@ -54,9 +55,19 @@ public final class RankSupervisor {
    */
   public RankSupervisor(
       JavaCommand java, Map<String, String> baseEnvironment, OutputStream output) {
+    this(java, baseEnvironment, output, STOPPED_LIMIT);
+  }
+
+  /** A supervisor that fails a job once a rank has been stopped for {@code stoppedLimit}. */
+  RankSupervisor(
+      JavaCommand java,
+      Map<String, String> baseEnvironment,
+      OutputStream output,
+      Duration stoppedLimit) {
     this.output = output;
     this.java = java;
     this.baseEnvironment = Map.copyOf(baseEnvironment);
+    this.stoppedLimit = stoppedLimit;
   }
 
   private record Exit(int rank, int code, long atNanos) {}
@@ -90,7 +101,9 @@ public final class RankSupervisor {
     Thread stopOnShutdown =
         new Thread(
             () -> {
-              hookRan.set(true);
+              synchronized (hookRan) {
+                hookRan.set(true); // no rank starts after this
+              }
               kill(running);
               deleteQuietly(errorDir);
               onShutdown.run();
@@ -98,14 +111,21 @@ public final class RankSupervisor {
     Runtime.getRuntime().addShutdownHook(stopOnShutdown);
     try {
       for (RankSettings rank : ranks) {
-        Path errorFile = errorDir.resolve("rank-" + rank.rank() + ".err");
-        Process process = start(rank, errorFile);
-        Thread copier =
-            Thread.ofVirtual().name("rank-" + rank.rank() + "-stdout").start(() -> copy(process));
-        running.put(rank.rank(), new Running(rank, process, errorFile, copier));
-        process
-            .onExit()
-            .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
+        synchronized (hookRan) {
+          if (hookRan.get()) {
+            // A rank started now would outlive this process, and report a failure of its own
+            // (its job file is gone) after the interruption.
+            break;
+          }
+          Path errorFile = errorDir.resolve("rank-" + rank.rank() + ".err");
+          Process process = start(rank, errorFile);
+          Thread copier =
+              Thread.ofVirtual().name("rank-" + rank.rank() + "-stdout").start(() -> copy(process));
+          running.put(rank.rank(), new Running(rank, process, errorFile, copier));
+          process
+              .onExit()
+              .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
+        }
       }
       SupervisionResult result = await(running, exits, timeLimit);
       for (Running rank : running.values()) {
@@ -181,7 +201,7 @@ public final class RankSupervisor {
     long deadline = System.nanoTime() + timeLimit.toNanos();
     List<Exit> failures = new ArrayList<>();
     Set<Integer> exited = new HashSet<>();
-    StoppedRankWatch stoppedRanks = new StoppedRankWatch(STOPPED_LIMIT);
+    StoppedRankWatch stoppedRanks = new StoppedRankWatch(stoppedLimit);
     while (exited.size() < running.size()) {
       Exit exit;
       long left = Math.max(0, deadline - System.nanoTime());
@@ -195,7 +215,7 @@ public final class RankSupervisor {
       if (exit == null && left > STOPPED_CHECK.toNanos()) {
         Optional<Integer> stoppedRank = stoppedRanks.check(pids(running), System.nanoTime());
         if (stoppedRank.isPresent()) {
-          return stoppedRankFailed(stoppedRank.get(), running);
+          return stoppedRankFailed(stoppedRank.get(), stoppedRanks.limit(), running);
         }
         continue;
       }
@@ -257,7 +277,8 @@ public final class RankSupervisor {
   }
 
   /** A rank stopped past the limit fails the job by name; the others are stopped with it. */
-  private static SupervisionResult stoppedRankFailed(int rank, Map<Integer, Running> running) {
+  private static SupervisionResult stoppedRankFailed(
+      int rank, Duration limit, Map<Integer, Running> running) {
     List<Integer> others = alive(running).stream().filter(r -> r != rank).toList();
     // SIGKILL, which a stopped process does not need to be resumed for
     running.get(rank).process().destroyForcibly();
@@ -267,7 +288,7 @@ public final class RankSupervisor {
         new RankError(
             RankError.Kind.FAILURE,
             "was stopped (SIGSTOP, SIGTSTP or a debugger) for "
-                + STOPPED_LIMIT.toSeconds()
+                + limit.toSeconds()
                 + " s, holding up every other rank"),
         others);
   }

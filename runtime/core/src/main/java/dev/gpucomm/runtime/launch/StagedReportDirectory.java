@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
@@ -27,7 +28,8 @@ import java.util.stream.Stream;
  *
  * <p>Replacing takes two renames (the old report aside, the new one in). A run killed between them
  * leaves the old report aside as {@code .<name>.old-*}; the next run of the same target puts it
- * back before anything else, so a report is never lost to a kill.
+ * back before anything else, so a report is never lost to a kill. The same holds for the probe of
+ * {@link #refusal}, which renames an existing target to {@code .<name>.probe-<pid>} and back.
  */
 public final class StagedReportDirectory {
   private final Path target;
@@ -42,7 +44,8 @@ public final class StagedReportDirectory {
 
   /**
    * Why {@code target} cannot take a report, as the end of a sentence naming it; empty when it can
-   * (it does not exist yet, is empty, or holds an earlier report).
+   * (it does not exist yet, is empty, or holds an earlier report). A target that the probe of a
+   * killed run left aside is put back first.
    */
   public static Optional<String> refusal(Path target) {
     if (target.toString().isEmpty()) {
@@ -51,6 +54,11 @@ public final class StagedReportDirectory {
     Path absolute = target.toAbsolutePath().normalize();
     if (absolute.getParent() == null) {
       return Optional.of("is the root directory");
+    }
+    try {
+      recoverProbed(absolute);
+    } catch (IOException e) {
+      // what cannot be put back stays aside; the checks below judge the target as it is
     }
     if (Files.exists(absolute)) {
       if (!Files.isDirectory(absolute)) {
@@ -86,9 +94,7 @@ public final class StagedReportDirectory {
    * after the whole run. Tried for real, by renaming it aside and back.
    */
   private static Optional<String> replaceability(Path target) {
-    Path aside =
-        target.resolveSibling(
-            "." + target.getFileName() + ".probe-" + ProcessHandle.current().pid());
+    Path aside = target.resolveSibling(probePrefix(target) + ProcessHandle.current().pid());
     try {
       Files.move(target, aside, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
@@ -101,6 +107,46 @@ public final class StagedReportDirectory {
           "was renamed to " + aside + " and could not be renamed back (" + FileProblem.of(e) + ")");
     }
     return Optional.empty();
+  }
+
+  private static String probePrefix(Path target) {
+    return "." + target.getFileName() + ".probe-";
+  }
+
+  /**
+   * Puts back a target that a run killed during its probe left aside, when nothing has taken its
+   * place; otherwise removes the leftover if it is empty or an earlier report. A probe of a run
+   * still going is left alone.
+   */
+  private static void recoverProbed(Path target) throws IOException {
+    String prefix = probePrefix(target);
+    List<Path> leftovers;
+    try (Stream<Path> siblings = Files.list(target.getParent())) {
+      leftovers = siblings.filter(sibling -> isProbeOfEndedRun(sibling, prefix)).toList();
+    } catch (NoSuchFileException e) {
+      return; // no parent, so nothing was probed there
+    }
+    for (Path probed : leftovers) {
+      if (!Files.exists(target)) {
+        Files.move(probed, target, StandardCopyOption.ATOMIC_MOVE);
+      } else if (isEmpty(probed) || Files.isRegularFile(probed.resolve(ReportFiles.JSON))) {
+        deleteTree(probed);
+      }
+    }
+  }
+
+  private static boolean isProbeOfEndedRun(Path sibling, String prefix) {
+    String name = sibling.getFileName().toString();
+    if (!name.startsWith(prefix) || !Files.isDirectory(sibling)) {
+      return false;
+    }
+    long pid;
+    try {
+      pid = Long.parseLong(name.substring(prefix.length()));
+    } catch (NumberFormatException e) {
+      return false; // not a name the probe gives
+    }
+    return ProcessHandle.of(pid).map(process -> !process.isAlive()).orElse(true);
   }
 
   private static boolean isEmpty(Path directory) {
@@ -117,6 +163,7 @@ public final class StagedReportDirectory {
     try {
       Path parent = absolute.getParent();
       Path createdParent = Files.isDirectory(parent) ? null : Files.createDirectories(parent);
+      recoverProbed(absolute);
       recoverSetAside(absolute);
       String partial = "." + absolute.getFileName() + ".partial-";
       OwnedTemporaryDirectory.removeAbandoned(parent, partial);

@@ -49,6 +49,39 @@ class AbandonedDirectoriesTest {
   }
 
   @Test
+  void aTargetAKilledProbeLeftAsideIsPutBackBeforeTheNextRunJudgesIt() throws Exception {
+    Path target = dir.resolve("report");
+    // killed between the probe's two renames: the earlier report aside, nothing in place
+    Path aside = Files.createDirectory(dir.resolve(".report.probe-" + deadPid()));
+    Files.writeString(aside.resolve("report.json"), "{\"old\": true}");
+
+    assertThat(StagedReportDirectory.refusal(target)).isEmpty();
+
+    assertThat(target.resolve("report.json")).hasContent("{\"old\": true}");
+    assertThat(aside).doesNotExist();
+  }
+
+  @Test
+  void aProbeLeftoverBesideItsTargetIsRemovedByTheNextRunOnlyWhenItsLauncherIsGone()
+      throws Exception {
+    Path target = Files.createDirectory(dir.resolve("report"));
+    Files.writeString(target.resolve("report.json"), "{\"new\": true}");
+    Path abandoned = Files.createDirectory(dir.resolve(".report.probe-" + deadPid()));
+    Path live =
+        Files.createDirectory(dir.resolve(".report.probe-" + ProcessHandle.current().pid()));
+    Path notOurs = Files.createDirectory(dir.resolve(".report.probe-" + deadPid()));
+    Files.writeString(notOurs.resolve("notes.txt"), "keep me");
+
+    StagedReportDirectory staged = StagedReportDirectory.create(target);
+
+    assertThat(abandoned).doesNotExist();
+    assertThat(live).as("its launcher is still probing").exists();
+    assertThat(notOurs.resolve("notes.txt")).as("neither empty nor a report").exists();
+    assertThat(target.resolve("report.json")).hasContent("{\"new\": true}");
+    staged.discard();
+  }
+
+  @Test
   void anExistingEmptyTargetIsProbedAndLeftInPlace() throws Exception {
     Path empty = Files.createDirectory(dir.resolve("empty"));
 

@@ -1,11 +1,14 @@
 package dev.gpucomm.runtime.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -118,6 +123,74 @@ class RankSupervisorIT {
       assertThat(files.map(f -> f.getFileName().toString()))
           .noneMatch(name -> name.startsWith("gpucomm-" + job + "-"));
     }
+  }
+
+  @Test
+  void aRankStoppedWithSigstopFailsTheJobByNameLongBeforeItsTimeLimit() throws Exception {
+    Duration stoppedLimit = Duration.ofSeconds(2);
+    Duration timeLimit = Duration.ofSeconds(50);
+    long started = System.nanoTime();
+    CompletableFuture<SupervisionResult> supervising =
+        CompletableFuture.supplyAsync(
+            () ->
+                new RankSupervisor(
+                        STAND_IN,
+                        Map.of(
+                            "STAND_IN_RANK_0", "hang",
+                            "STAND_IN_RANK_1", "hang",
+                            "STAND_IN_RANK_2", "hang"),
+                        System.out,
+                        stoppedLimit)
+                    .supervise(ranks(3), timeLimit));
+    ProcessHandle rank1 =
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> rankProcess(1), Optional::isPresent)
+            .get();
+    try {
+      signal("STOP", rank1);
+
+      SupervisionResult result = supervising.get(40, TimeUnit.SECONDS);
+
+      assertThat(result.message())
+          .isEqualTo(
+              "rank 1 failed: was stopped (SIGSTOP, SIGTSTP or a debugger) for 2 s, holding up"
+                  + " every other rank (stopped ranks 0, 2)");
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(timeLimit);
+      assertThat(rank1.isAlive()).as("the stopped rank is killed").isFalse();
+    } finally {
+      if (rank1.isAlive()) {
+        signal("CONT", rank1);
+        rank1.destroyForcibly();
+      }
+    }
+  }
+
+  /** The rank process of this JVM's supervisor that runs rank {@code rank}, once started. */
+  private static Optional<ProcessHandle> rankProcess(int rank) {
+    try (var children = ProcessHandle.current().children()) {
+      return children
+          .filter(child -> environment(child).contains(EnvVars.RANK + "=" + rank))
+          .findFirst();
+    }
+  }
+
+  /** A process's environment as Linux shows it, where this test's stopped-rank check looks. */
+  private static List<String> environment(ProcessHandle process) {
+    try {
+      byte[] environ =
+          Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ"));
+      return List.of(new String(environ, StandardCharsets.UTF_8).split("\u0000"));
+    } catch (IOException e) {
+      return List.of(); // not started yet, or gone
+    }
+  }
+
+  private static void signal(String signal, ProcessHandle process) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+    assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0)
+        .as("kill -%s %d", signal, process.pid())
+        .isTrue();
   }
 
   @Test
