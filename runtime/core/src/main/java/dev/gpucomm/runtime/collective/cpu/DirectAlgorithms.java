@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.collective.cpu;
 
+import dev.gpucomm.runtime.numeric.BlockSums;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import java.lang.foreign.MemorySegment;
 
@@ -13,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * bit-identical results, and one-shot and two-shot agree bit for bit.
  */
 final class DirectAlgorithms {
-  private static final int BLOCK = 4096;
+  private static final int BLOCK = BlockSums.CAPACITY;
 
   private final int rank;
   private final int worldSize;
@@ -21,7 +22,7 @@ final class DirectAlgorithms {
   private final FlagBarrier start;
   private final FlagBarrier middle;
   private final FlagBarrier end;
-  private final float[] sums = new float[BLOCK];
+  private final BlockSums sums = new BlockSums();
 
   DirectAlgorithms(
       int rank,
@@ -165,11 +166,11 @@ final class DirectAlgorithms {
       long destinationIndex) {
     for (long done = 0; done < count; done += BLOCK) {
       int length = (int) Math.min(BLOCK, count - done);
-      codec.load(workspace.staging(0), first + done, sums, 0, length);
+      codec.loadBlock(workspace.staging(0), first + done, sums, length);
       for (int owner = 1; owner < worldSize; owner++) {
-        codec.accumulate(workspace.staging(owner), first + done, sums, 0, length);
+        codec.accumulateBlock(workspace.staging(owner), first + done, sums, length);
       }
-      codec.store(sums, 0, destination, destinationIndex + done, length);
+      codec.storeBlock(sums, destination, destinationIndex + done, length);
     }
   }
 }
