@@ -71,7 +71,8 @@ class CpuAllReduceTest {
   }
 
   /**
-   * Ring pieces and direct reductions of several blocks of sums, with a remainder of odd length.
+   * Ring pieces and direct reductions of several blocks of sums, with a remainder of odd length;
+   * ring pieces move elements on their first hop and fp32 partials on later ones.
    */
   @ParameterizedTest(name = "world of {0}")
   @ValueSource(ints = {2, 3, 5})
