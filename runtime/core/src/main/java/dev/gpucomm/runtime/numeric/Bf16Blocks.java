@@ -15,6 +15,11 @@ import java.lang.foreign.ValueLayout;
  * the element-by-element path. Needs native little-endian byte order (the bf16 at the lower address
  * is the low half of a pair); {@link #SUPPORTED} says whether this host has it.
  *
+ * <p>The split methods keep a block's fp32 values in block order (see {@link
+ * ElementCodec#loadBlock}): the even elements first, then the odd ones, then the last element of an
+ * odd length. A pair then becomes two ints with shifts and masks alone, which vectorize at full
+ * width, and bits become floats in bulk copies; no pass interleaves the halves again.
+ *
  * <p>Each thread gets its own scratch arrays, allocated once.
  */
 final class Bf16Blocks {
@@ -36,6 +41,11 @@ final class Bf16Blocks {
   private static final long ROUNDING = 0x0000_7fff_0000_7fffL;
   private static final long QUIET = 0x0040_0000_0040_0000L;
 
+  private static final int SPLIT_PAIRS = BlockSums.CAPACITY / 2;
+  private static final ValueLayout.OfFloat FP32 = ValueLayout.JAVA_FLOAT;
+  private static final ValueLayout.OfInt FP32_BITS = ValueLayout.JAVA_INT;
+  private static final int UPPER_HALF = 0xffff_0000;
+
   private static final ThreadLocal<Bf16Blocks> SCRATCH = ThreadLocal.withInitial(Bf16Blocks::new);
 
   private final int[] bf16Pairs = new int[PAIRS];
@@ -43,6 +53,13 @@ final class Bf16Blocks {
   private final float[] operands = new float[2 * PAIRS];
   private final float[] partials = new float[2 * PAIRS];
   private final MemorySegment operandSegment = MemorySegment.ofArray(operands);
+  private final int[] blockPairs = new int[SPLIT_PAIRS];
+  private final int[] evenBits = new int[SPLIT_PAIRS];
+  private final int[] oddBits = new int[SPLIT_PAIRS];
+  // Views of the bit arrays that bulk copies read and write as floats.
+  private final MemorySegment evenSegment = MemorySegment.ofArray(evenBits);
+  private final MemorySegment oddSegment = MemorySegment.ofArray(oddBits);
+  private final float[] blockOperands = new float[BlockSums.CAPACITY];
 
   private Bf16Blocks() {}
 
@@ -112,6 +129,90 @@ final class Bf16Blocks {
     if (done < length) {
       destination.set(BF16, (destinationIndex + done) * 2, Bf16.fromFloat(values[offset + done]));
     }
+  }
+
+  /** {@code sums} = the {@code length} elements from {@code sourceIndex}, in block order. */
+  static void loadSplit(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
+    int pairs = splitPairs(length);
+    Bf16Blocks scratch = SCRATCH.get();
+    scratch.split(source, sourceIndex * 2, pairs);
+    float[] values = sums.values;
+    MemorySegment.copy(scratch.evenSegment, FP32, 0, values, 0, pairs);
+    MemorySegment.copy(scratch.oddSegment, FP32, 0, values, pairs, pairs);
+    if (2 * pairs < length) {
+      values[2 * pairs] = Bf16.toFloat(source.get(BF16, (sourceIndex + 2 * pairs) * 2));
+    }
+  }
+
+  /** {@code sums +=} the {@code length} elements from {@code sourceIndex}, in block order. */
+  static void accumulateSplit(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
+    int pairs = splitPairs(length);
+    Bf16Blocks scratch = SCRATCH.get();
+    scratch.split(source, sourceIndex * 2, pairs);
+    float[] operands = scratch.blockOperands;
+    MemorySegment.copy(scratch.evenSegment, FP32, 0, operands, 0, pairs);
+    MemorySegment.copy(scratch.oddSegment, FP32, 0, operands, pairs, pairs);
+    if (2 * pairs < length) {
+      operands[2 * pairs] = Bf16.toFloat(source.get(BF16, (sourceIndex + 2 * pairs) * 2));
+    }
+    // The same index into both arrays: the JIT vectorizes this even if they might be one.
+    float[] values = sums.values;
+    for (int i = 0; i < length; i++) {
+      values[i] += operands[i];
+    }
+  }
+
+  /** Stores {@code sums}, in block order, rounded to nearest even as {@code length} elements. */
+  static void storeSplit(
+      BlockSums sums, MemorySegment destination, long destinationIndex, int length) {
+    int pairs = splitPairs(length);
+    int[] blockPairs = SCRATCH.get().blockPairs;
+    // The sums' bits, read through their segment: cheaper than copying them into int arrays.
+    MemorySegment bits = sums.segment;
+    long oddOffset = 4L * pairs;
+    for (int j = 0; j < pairs; j++) {
+      int even = bits.get(FP32_BITS, 4L * j);
+      int odd = bits.get(FP32_BITS, oddOffset + 4L * j);
+      blockPairs[j] = (roundToUpperHalf(even) >>> 16) | (roundToUpperHalf(odd) & UPPER_HALF);
+    }
+    MemorySegment.copy(blockPairs, 0, destination, PAIR_OF_BF16, destinationIndex * 2, pairs);
+    if (2 * pairs < length) {
+      destination.set(
+          BF16, (destinationIndex + 2 * pairs) * 2, Bf16.fromFloat(sums.values[2 * pairs]));
+    }
+  }
+
+  private static int splitPairs(int length) {
+    if (length < 0 || length > BlockSums.CAPACITY) {
+      throw new IllegalArgumentException(
+          "a block holds 0 to %d elements, got %d".formatted(BlockSums.CAPACITY, length));
+    }
+    return length / 2;
+  }
+
+  /** Fills {@code evenBits} and {@code oddBits} with the fp32 bits of the pairs at the offset. */
+  private void split(MemorySegment source, long byteOffset, int pairs) {
+    int[] blockPairs = this.blockPairs;
+    int[] evenBits = this.evenBits;
+    int[] oddBits = this.oddBits;
+    MemorySegment.copy(source, PAIR_OF_BF16, byteOffset, blockPairs, 0, pairs);
+    for (int j = 0; j < pairs; j++) {
+      int pair = blockPairs[j];
+      evenBits[j] = pair << 16;
+      oddBits[j] = pair & UPPER_HALF;
+    }
+  }
+
+  /**
+   * fp32 bits rounded to the nearest bf16, ties to even, in the upper half: {@link Bf16#fromFloat}
+   * without a branch, so that it vectorizes.
+   */
+  private static int roundToUpperHalf(int bits) {
+    // All ones exactly when the magnitude is above infinity's, i.e. for a NaN.
+    int nanMask = ((bits & 0x7fff_ffff) + 0x007f_ffff) >> 31;
+    int rounded = bits + 0x7fff + ((bits >>> 16) & 1);
+    // A NaN keeps its upper bits with the quiet bit set, so truncation cannot make it infinity.
+    return (rounded & ~nanMask) | ((bits | 0x0040_0000) & nanMask);
   }
 
   /**

@@ -3,7 +3,7 @@ package dev.gpucomm.runtime.numeric;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.lang.foreign.MemorySegment;
 
-/** bf16 elements; the block methods take the vectorized path of {@link Bf16Blocks}. */
+/** bf16 elements; the bulk and block methods take the vectorized paths of {@link Bf16Blocks}. */
 final class Bf16Codec extends TwoByteCodec {
   static final Bf16Codec INSTANCE = new Bf16Codec();
 
@@ -48,6 +48,35 @@ final class Bf16Codec extends TwoByteCodec {
       Bf16Blocks.store(values, offset, destination, destinationIndex, length);
     } else {
       super.store(values, offset, destination, destinationIndex, length);
+    }
+  }
+
+  /** Block order: the even elements of the block, then the odd ones (see {@link Bf16Blocks}). */
+  @Override
+  public void loadBlock(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
+    if (Bf16Blocks.SUPPORTED) {
+      Bf16Blocks.loadSplit(source, sourceIndex, sums, length);
+    } else {
+      super.loadBlock(source, sourceIndex, sums, length);
+    }
+  }
+
+  @Override
+  public void accumulateBlock(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
+    if (Bf16Blocks.SUPPORTED) {
+      Bf16Blocks.accumulateSplit(source, sourceIndex, sums, length);
+    } else {
+      super.accumulateBlock(source, sourceIndex, sums, length);
+    }
+  }
+
+  @Override
+  public void storeBlock(
+      BlockSums sums, MemorySegment destination, long destinationIndex, int length) {
+    if (Bf16Blocks.SUPPORTED) {
+      Bf16Blocks.storeSplit(sums, destination, destinationIndex, length);
+    } else {
+      super.storeBlock(sums, destination, destinationIndex, length);
     }
   }
 }

@@ -61,6 +61,32 @@ public sealed interface ElementCodec permits TwoByteCodec, Fp32Codec {
       float[] values, int offset, MemorySegment destination, long destinationIndex, int length);
 
   /**
+   * {@code sums} = the {@code length} elements from {@code sourceIndex} (at most {@link
+   * BlockSums#CAPACITY}), in this codec's block order.
+   *
+   * <p>The block methods serve reductions, which add blocks element by element and store them back
+   * without looking at single sums, so a codec may keep a block's sums in another order than the
+   * elements' when its conversions run faster that way; the order depends only on the codec and the
+   * length. Partial sums in block order may travel between ranks as raw fp32 values, as long as
+   * sender and receiver use the same codec and length. The values are exactly those of {@link
+   * #load}, {@link #accumulate} and {@link #store}; in element order by default.
+   */
+  default void loadBlock(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
+    load(source, sourceIndex, sums.values, 0, length);
+  }
+
+  /** {@code sums += } the {@code length} elements from {@code sourceIndex}, in block order. */
+  default void accumulateBlock(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
+    accumulate(source, sourceIndex, sums.values, 0, length);
+  }
+
+  /** Stores the first {@code length} sums, in block order and rounded, as elements. */
+  default void storeBlock(
+      BlockSums sums, MemorySegment destination, long destinationIndex, int length) {
+    store(sums.values, 0, destination, destinationIndex, length);
+  }
+
+  /**
    * Fills {@code count} elements with random values in [-1, 1) that this type represents exactly;
    * the same seed gives the same values, so a validator can regenerate any rank's input.
    */

@@ -57,6 +57,44 @@ class ElementCodecTest {
     }
   }
 
+  /**
+   * A reduction in blocks, with its partial sums sent raw to another rank half way, as the ring
+   * does, stores the same bits as the bulk methods in element order.
+   */
+  @ParameterizedTest
+  @EnumSource(DType.class)
+  void blockSumsMovedRawBetweenRanksStoreTheSameBitsAsTheBulkMethods(DType dtype) {
+    ElementCodec codec = ElementCodec.of(dtype);
+    int capacity = BlockSums.CAPACITY;
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment[] terms = new MemorySegment[3];
+      for (int term = 0; term < terms.length; term++) {
+        terms[term] = arena.allocate((long) (capacity + 50) * dtype.bytes());
+        codec.fillRandom(terms[term], capacity + 50, 20 + term);
+      }
+      MemorySegment partialsMessage = arena.allocate(4L * capacity);
+      MemorySegment fromBlocks = arena.allocate((long) (capacity + 100) * dtype.bytes());
+      MemorySegment fromBulk = arena.allocate((long) (capacity + 100) * dtype.bytes());
+      float[] bulk = new float[capacity];
+      for (int length : new int[] {0, 1, 2, 7, 1000, capacity - 1, capacity}) {
+        BlockSums sender = new BlockSums();
+        codec.loadBlock(terms[0], 50, sender, length);
+        codec.accumulateBlock(terms[1], 50, sender, length);
+        sender.copyTo(partialsMessage, 0, length);
+        BlockSums receiver = new BlockSums();
+        receiver.copyFrom(partialsMessage, 0, length);
+        codec.accumulateBlock(terms[2], 50, receiver, length);
+        codec.storeBlock(receiver, fromBlocks, 25, length);
+
+        codec.load(terms[0], 50, bulk, 0, length);
+        codec.accumulate(terms[1], 50, bulk, 0, length);
+        codec.accumulate(terms[2], 50, bulk, 0, length);
+        codec.store(bulk, 0, fromBulk, 25, length);
+        assertThat(fromBlocks.mismatch(fromBulk)).as("length %d", length).isEqualTo(-1);
+      }
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(DType.class)
   void randomFillIsReproducibleExactAndInsideMinusOneToOne(DType dtype) {

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.collective.cpu;
 
+import dev.gpucomm.runtime.numeric.BlockSums;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import java.lang.foreign.MemorySegment;
 
@@ -7,13 +8,14 @@ import java.lang.foreign.MemorySegment;
  * Collectives in which every rank reads the other ranks' staging areas directly (the IPC
  * algorithms): each copies its input into its own staging area, meets the others at a start
  * barrier, reads what it needs from every rank, and meets them again at an end barrier before its
- * staging area may be overwritten.
+ * staging area may be overwritten. A rank reads its own term from its input, which holds the same
+ * values; two-shot stages only the slices that the other ranks reduce.
  *
  * <p>Sums read ranks in the fixed order 0..n−1 and accumulate in fp32, so every rank computes
  * bit-identical results, and one-shot and two-shot agree bit for bit.
  */
 final class DirectAlgorithms {
-  private static final int BLOCK = 4096;
+  private static final int BLOCK = BlockSums.CAPACITY;
 
   private final int rank;
   private final int worldSize;
@@ -21,7 +23,7 @@ final class DirectAlgorithms {
   private final FlagBarrier start;
   private final FlagBarrier middle;
   private final FlagBarrier end;
-  private final float[] sums = new float[BLOCK];
+  private final BlockSums sums = new BlockSums();
 
   DirectAlgorithms(
       int rank,
@@ -59,14 +61,14 @@ final class DirectAlgorithms {
       ElementCodec codec) {
     stageInput(input, first * codec.bytes(), count * codec.bytes());
     start.arriveAndWait(operation);
-    reduce(0, count, codec, output, first);
+    reduce(0, count, codec, input, first, output, first);
     end.arriveAndWait(operation);
   }
 
   /**
-   * Each rank reduces its slice (the last takes the remainder) into its own staging area, then
-   * gathers every rank's reduced slice: about 2(n−1)/n of the data moves per rank. A call larger
-   * than the staging area runs through it in passes, each a complete two-shot.
+   * Each rank reduces its slice (the last takes the remainder) into its output and its staging
+   * area, then gathers every other rank's reduced slice: about 2(n−1)/n of the data moves per rank.
+   * A call larger than the staging area runs through it in passes, each a complete two-shot.
    */
   void twoShotAllReduce(
       String operation, MemorySegment input, MemorySegment output, long count, ElementCodec codec) {
@@ -84,16 +86,40 @@ final class DirectAlgorithms {
       long count,
       ElementCodec codec) {
     int bytes = codec.bytes();
-    stageInput(input, first * bytes, count * bytes);
-    start.arriveAndWait(operation);
     long sliceLength = count / worldSize;
     long mySliceStart = rank * sliceLength;
     long mySliceCount = rank == worldSize - 1 ? count - mySliceStart : sliceLength;
-    // Peers read only their own slices of this staging area, so the reduced slice can replace
-    // this rank's input slice in place.
-    reduce(mySliceStart, mySliceCount, codec, workspace.staging(rank), mySliceStart);
+    long mySliceEnd = mySliceStart + mySliceCount;
+    // Peers read only their own slices of this staging area: this rank's slice is reduced from its
+    // input, so only the others are staged.
+    stageInput(input, first * bytes, mySliceStart * bytes);
+    MemorySegment.copy(
+        input,
+        (first + mySliceEnd) * bytes,
+        workspace.staging(rank),
+        mySliceEnd * bytes,
+        (count - mySliceEnd) * bytes);
+    start.arriveAndWait(operation);
+    reduce(
+        mySliceStart,
+        mySliceCount,
+        codec,
+        input,
+        first + mySliceStart,
+        output,
+        first + mySliceStart);
+    // The reduced slice goes where the peers gather it from.
+    MemorySegment.copy(
+        output,
+        (first + mySliceStart) * bytes,
+        workspace.staging(rank),
+        mySliceStart * bytes,
+        mySliceCount * bytes);
     middle.arriveAndWait(operation);
     for (int owner = 0; owner < worldSize; owner++) {
+      if (owner == rank) {
+        continue;
+      }
       long sliceStart = owner * sliceLength;
       long sliceCount = owner == worldSize - 1 ? count - sliceStart : sliceLength;
       MemorySegment.copy(
@@ -130,7 +156,7 @@ final class DirectAlgorithms {
       ElementCodec codec) {
     stageInput(input, countPerRank * worldSize * codec.bytes());
     start.arriveAndWait(operation);
-    reduce(rank * countPerRank, countPerRank, codec, output, 0);
+    reduce(rank * countPerRank, countPerRank, codec, input, rank * countPerRank, output, 0);
     end.arriveAndWait(operation);
   }
 
@@ -155,21 +181,29 @@ final class DirectAlgorithms {
 
   /**
    * {@code destination[destinationIndex + i] = Σ_r staging_r[first + i]} for i below {@code count},
-   * summed in fp32 in rank order and rounded once.
+   * summed in fp32 in rank order and rounded once; this rank's own term is read from {@code own} at
+   * {@code ownIndex + i}, where it has the same values as in its staging area.
    */
   private void reduce(
       long first,
       long count,
       ElementCodec codec,
+      MemorySegment own,
+      long ownIndex,
       MemorySegment destination,
       long destinationIndex) {
     for (long done = 0; done < count; done += BLOCK) {
       int length = (int) Math.min(BLOCK, count - done);
-      codec.load(workspace.staging(0), first + done, sums, 0, length);
-      for (int owner = 1; owner < worldSize; owner++) {
-        codec.accumulate(workspace.staging(owner), first + done, sums, 0, length);
+      for (int owner = 0; owner < worldSize; owner++) {
+        MemorySegment source = owner == rank ? own : workspace.staging(owner);
+        long index = (owner == rank ? ownIndex : first) + done;
+        if (owner == 0) {
+          codec.loadBlock(source, index, sums, length);
+        } else {
+          codec.accumulateBlock(source, index, sums, length);
+        }
       }
-      codec.store(sums, 0, destination, destinationIndex + done, length);
+      codec.storeBlock(sums, destination, destinationIndex + done, length);
     }
   }
 }

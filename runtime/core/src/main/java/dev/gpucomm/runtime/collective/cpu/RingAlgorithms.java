@@ -1,6 +1,6 @@
 package dev.gpucomm.runtime.collective.cpu;
 
-import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.numeric.BlockSums;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import java.lang.foreign.MemorySegment;
 
@@ -8,23 +8,26 @@ import java.lang.foreign.MemorySegment;
  * Ring collectives over {@link MessageChannels}, the way NCCL moves data: each rank sends only to
  * its right neighbour and receives only from its left, in pieces of one channel slot.
  *
- * <p>All-reduce is a reduce-scatter followed by an all-gather. Partial sums travel between ranks in
- * fp32 and are rounded to the element type once, by the rank that completes a chunk; the all-gather
- * then copies that rank's bits to everyone, so all ranks end with identical results.
+ * <p>All-reduce is a reduce-scatter followed by an all-gather. The first hop of a chunk carries the
+ * sender's elements as they are (they convert to fp32 exactly, so the receiver starts its sum from
+ * them); later hops carry partial sums in fp32, in the codec's block order ({@link
+ * ElementCodec#loadBlock}), and the rank that completes a chunk rounds it to the element type once.
+ * The all-gather then copies that rank's bits to everyone, so all ranks end with identical results.
  *
  * <p>Every rank walks the pieces in the same order and, per piece, sends once and then alternates
  * receive and send; with at least two slots per channel no rank can wait on a full channel whose
  * reader waits on it.
  */
 final class RingAlgorithms {
-  private static final ElementCodec PARTIALS = ElementCodec.of(DType.FP32);
+  private static final int BLOCK = BlockSums.CAPACITY;
 
   private final int rank;
   private final int worldSize;
   private final int left;
   private final int right;
   private final MessageChannels channels;
-  private final float[] piece;
+  private final MemorySegment piece;
+  private final BlockSums sums = new BlockSums();
   private final int piecePartials;
 
   RingAlgorithms(int rank, int worldSize, MessageChannels channels) {
@@ -34,7 +37,8 @@ final class RingAlgorithms {
     this.right = (rank + 1) % worldSize;
     this.channels = channels;
     this.piecePartials = channels.slotBytes() / Float.BYTES;
-    this.piece = new float[piecePartials];
+    // The partials of one piece, between receiving them and sending them on.
+    this.piece = MemorySegment.ofArray(new float[piecePartials]);
   }
 
   void allReduce(
@@ -52,23 +56,19 @@ final class RingAlgorithms {
       int chunkIndex = rank;
       long first = pieceFirst(chunkIndex, chunk, pieceStart, count);
       int length = pieceLength(chunkIndex, chunk, pieceStart, count);
-      codec.load(input, first, piece, 0, length);
-      sendPartials(length, operation);
+      sendBytes(input, first * bytes, (long) length * bytes, operation);
       for (int step = 1; step < worldSize - 1; step++) {
         chunkIndex = Math.floorMod(rank - step, worldSize);
         first = pieceFirst(chunkIndex, chunk, pieceStart, count);
         length = pieceLength(chunkIndex, chunk, pieceStart, count);
-        receivePartials(length, operation);
-        codec.accumulate(input, first, piece, 0, length);
+        receiveAndAccumulate(step == 1, input, first, length, codec, operation);
         sendPartials(length, operation);
       }
       // This rank completes chunk (rank + 1), rounds it once and starts its all-gather.
       chunkIndex = (rank + 1) % worldSize;
       first = pieceFirst(chunkIndex, chunk, pieceStart, count);
       length = pieceLength(chunkIndex, chunk, pieceStart, count);
-      receivePartials(length, operation);
-      codec.accumulate(input, first, piece, 0, length);
-      codec.store(piece, 0, output, first, length);
+      receiveAndStore(worldSize == 2, input, first, output, first, length, codec, operation);
       sendBytes(output, first * bytes, (long) length * bytes, operation);
       // All-gather: chunk (rank - t) arrives at step t and moves on, except at the last step.
       for (int step = 0; step < worldSize - 1; step++) {
@@ -87,8 +87,9 @@ final class RingAlgorithms {
   /** Rank r ends with the sum of chunk r of every rank's input ({@code count} elements each). */
   void reduceScatter(
       String operation, MemorySegment input, MemorySegment output, long count, ElementCodec codec) {
+    int bytes = codec.bytes();
     if (worldSize == 1) {
-      MemorySegment.copy(input, 0, output, 0, count * codec.bytes());
+      MemorySegment.copy(input, 0, output, 0, count * bytes);
       return;
     }
     long pieces = ceilDiv(count, piecePartials);
@@ -96,16 +97,15 @@ final class RingAlgorithms {
       long pieceStart = pieceIndex * piecePartials;
       int length = (int) Math.min(piecePartials, count - pieceStart);
       // The partial of chunk (rank - 1 - s) moves right at step s, so chunk r completes on rank r.
-      codec.load(input, Math.floorMod(rank - 1, worldSize) * count + pieceStart, piece, 0, length);
-      sendPartials(length, operation);
+      long firstOfOwnChunk = Math.floorMod(rank - 1, worldSize) * count + pieceStart;
+      sendBytes(input, firstOfOwnChunk * bytes, (long) length * bytes, operation);
       for (int step = 1; step < worldSize; step++) {
-        int chunkIndex = Math.floorMod(rank - 1 - step, worldSize);
-        receivePartials(length, operation);
-        codec.accumulate(input, chunkIndex * count + pieceStart, piece, 0, length);
+        long first = Math.floorMod(rank - 1 - step, worldSize) * count + pieceStart;
         if (step < worldSize - 1) {
+          receiveAndAccumulate(step == 1, input, first, length, codec, operation);
           sendPartials(length, operation);
         } else {
-          codec.store(piece, 0, output, pieceStart, length);
+          receiveAndStore(step == 1, input, first, output, pieceStart, length, codec, operation);
         }
       }
     }
@@ -179,16 +179,70 @@ final class RingAlgorithms {
     return (int) Math.max(0, Math.min(piecePartials, end - first));
   }
 
-  private void sendPartials(int length, String operation) {
-    MemorySegment slot = channels.acquireSendSlot(right, operation);
-    PARTIALS.store(piece, 0, slot, 0, length);
-    channels.publish(right, (long) length * Float.BYTES, operation);
+  /**
+   * {@code piece} = the message from the left (the left's elements when {@code elements}, else its
+   * partials) plus this rank's {@code length} elements from {@code inputIndex}, block by block in
+   * block order.
+   */
+  private void receiveAndAccumulate(
+      boolean elements,
+      MemorySegment input,
+      long inputIndex,
+      int length,
+      ElementCodec codec,
+      String operation) {
+    MemorySegment slot = channels.awaitMessage(left, operation);
+    for (int done = 0; done < length; done += BLOCK) {
+      int blockLength = Math.min(BLOCK, length - done);
+      sumBlock(slot, elements, done, input, inputIndex + done, blockLength, codec);
+      sums.copyTo(piece, (long) done * Float.BYTES, blockLength);
+    }
+    channels.release(left);
   }
 
-  private void receivePartials(int length, String operation) {
+  /**
+   * As {@link #receiveAndAccumulate}, but stores the sums, rounded once, as {@code length} elements
+   * of {@code output} from {@code outputIndex}.
+   */
+  private void receiveAndStore(
+      boolean elements,
+      MemorySegment input,
+      long inputIndex,
+      MemorySegment output,
+      long outputIndex,
+      int length,
+      ElementCodec codec,
+      String operation) {
     MemorySegment slot = channels.awaitMessage(left, operation);
-    PARTIALS.load(slot, 0, piece, 0, length);
+    for (int done = 0; done < length; done += BLOCK) {
+      int blockLength = Math.min(BLOCK, length - done);
+      sumBlock(slot, elements, done, input, inputIndex + done, blockLength, codec);
+      codec.storeBlock(sums, output, outputIndex + done, blockLength);
+    }
     channels.release(left);
+  }
+
+  /** {@code sums} = block {@code done} of the message plus this rank's elements. */
+  private void sumBlock(
+      MemorySegment slot,
+      boolean elements,
+      int done,
+      MemorySegment input,
+      long inputIndex,
+      int blockLength,
+      ElementCodec codec) {
+    if (elements) {
+      codec.loadBlock(slot, done, sums, blockLength);
+    } else {
+      sums.copyFrom(slot, (long) done * Float.BYTES, blockLength);
+    }
+    codec.accumulateBlock(input, inputIndex, sums, blockLength);
+  }
+
+  private void sendPartials(int length, String operation) {
+    MemorySegment slot = channels.acquireSendSlot(right, operation);
+    MemorySegment.copy(piece, 0, slot, 0, (long) length * Float.BYTES);
+    channels.publish(right, (long) length * Float.BYTES, operation);
   }
 
   private void sendBytes(MemorySegment source, long offset, long length, String operation) {

@@ -11,6 +11,7 @@ import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
 import dev.gpucomm.runtime.heuristic.TrtllmHeuristic;
+import dev.gpucomm.runtime.numeric.BlockSums;
 import dev.gpucomm.runtime.numeric.ReductionTolerance;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +70,23 @@ class CpuAllReduceTest {
     }
   }
 
+  /**
+   * Ring pieces and direct reductions of several blocks of sums, with a remainder of odd length;
+   * ring pieces move elements on their first hop and fp32 partials on later ones.
+   */
+  @ParameterizedTest(name = "world of {0}")
+  @ValueSource(ints = {2, 3, 5})
+  void reductionsOfSeveralBlocksMatchTheReferenceWithIdenticalBitsOnAllRanks(int worldSize) {
+    CpuBackendConfig largeSlots = CONFIG.withBufferSizes(1 << 20, 64 << 10);
+    try (CpuWorld world = CpuWorld.start(worldSize, largeSlots)) {
+      checkEveryCase(
+          world,
+          List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT, Algorithm.RING),
+          new long[] {(3L * BlockSums.CAPACITY + 1001) * worldSize * 4},
+          3 * BlockSums.CAPACITY + 1001);
+    }
+  }
+
   /** Auto is resolved as a job resolves it: by its heuristic, from the communicator's layout. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("multiPodLayouts")
@@ -81,14 +99,19 @@ class CpuAllReduceTest {
   }
 
   private static void checkEveryCase(CpuWorld world, List<Algorithm> algorithms) {
+    checkEveryCase(world, algorithms, SIZES_IN_BYTES, ODD_ELEMENT_COUNT);
+  }
+
+  private static void checkEveryCase(
+      CpuWorld world, List<Algorithm> algorithms, long[] sizesInBytes, int oddElementCount) {
     int worldSize = world.size();
     List<Case> cases = new ArrayList<>();
     for (Algorithm algorithm : algorithms) {
       for (DType dtype : DType.values()) {
-        for (long bytes : SIZES_IN_BYTES) {
+        for (long bytes : sizesInBytes) {
           cases.add(new Case(algorithm, dtype, (int) (bytes / dtype.bytes())));
         }
-        cases.add(new Case(algorithm, dtype, ODD_ELEMENT_COUNT));
+        cases.add(new Case(algorithm, dtype, oddElementCount));
       }
     }
     // Each rank queues all calls back to back, sizes and algorithms changing from call to call,
