@@ -32,6 +32,52 @@ class HostileInputCliTest {
             + " device)");
   }
 
+  /** A job whose measured heuristic reads its table from {@code tuningRef}. */
+  private Path jobWithTuningTable(Path tuningRef) throws Exception {
+    return Files.writeString(
+        dir.resolve("measured.yaml"),
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: measured}
+        spec:
+          worldSize: 2
+          device: cpu
+          heuristic: {name: measured, tuningRef: TABLE}
+          workload: {kind: benchmark, benchmark: {sizes: [4096]}}
+        """
+            .replace("TABLE", tuningRef.toString()));
+  }
+
+  @Test
+  void anEndlessTuningTableNamedByAJobIsRefusedInOneLineNamingBoth() throws Exception {
+    Path job = jobWithTuningTable(Path.of("/dev/zero"));
+
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString()),
+        "gpucomm run: "
+            + job
+            + ": spec.heuristic.tuningRef: tuning table /dev/zero: not a regular file (a"
+            + " character device)");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aNamedPipeAsAJobsTuningTableIsRefusedAtOnce() throws Exception {
+    Path pipe = dir.resolve("tuning.json");
+    Process mkfifo = new ProcessBuilder("mkfifo", pipe.toString()).start();
+    assumeTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+    Path job = jobWithTuningTable(pipe);
+
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString()),
+        "gpucomm run: "
+            + job
+            + ": spec.heuristic.tuningRef: tuning table "
+            + pipe
+            + ": not a regular file (a named pipe)");
+  }
+
   @Test
   void anEndlessTableToMergeIntoIsRefused() throws Exception {
     Path job = dir.resolve("tune.yaml");
