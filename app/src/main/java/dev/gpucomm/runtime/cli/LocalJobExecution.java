@@ -82,8 +82,10 @@ final class LocalJobExecution {
     try {
       TuningTableJson.read(Path.of(heuristic.getTuningRef()));
     } catch (IllegalArgumentException e) {
-      // bench builds its job from flags, so its users know the table by the flag's name
-      String field = command.equals("bench") ? "--tuning-ref" : "spec.heuristic.tuningRef";
+      // bench builds its job from flags, so its users know the table by the flag's name; the
+      // others name the job file's field, as for any other problem of a job file
+      String field =
+          command.equals("bench") ? "--tuning-ref" : job.source() + ": spec.heuristic.tuningRef";
       throw new UsageException("gpucomm " + command + ": " + field + ": " + e.getMessage(), e);
     }
   }

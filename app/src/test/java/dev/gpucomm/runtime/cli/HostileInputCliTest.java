@@ -3,12 +3,15 @@ package dev.gpucomm.runtime.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.gpucomm.runtime.launch.MemoryCheck;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +39,52 @@ class HostileInputCliTest {
             "bench", "--device", "cpu", "--heuristic", "measured", "--tuning-ref", "/dev/zero"),
         "gpucomm bench: --tuning-ref: tuning table /dev/zero: not a regular file (a character"
             + " device)");
+  }
+
+  /** A job whose measured heuristic reads its table from {@code tuningRef}. */
+  private Path jobWithTuningTable(Path tuningRef) throws Exception {
+    return Files.writeString(
+        dir.resolve("measured.yaml"),
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: measured}
+        spec:
+          worldSize: 2
+          device: cpu
+          heuristic: {name: measured, tuningRef: TABLE}
+          workload: {kind: benchmark, benchmark: {sizes: [4096]}}
+        """
+            .replace("TABLE", tuningRef.toString()));
+  }
+
+  @Test
+  void anEndlessTuningTableNamedByAJobIsRefusedInOneLineNamingBoth() throws Exception {
+    Path job = jobWithTuningTable(Path.of("/dev/zero"));
+
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString()),
+        "gpucomm run: "
+            + job
+            + ": spec.heuristic.tuningRef: tuning table /dev/zero: not a regular file (a"
+            + " character device)");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aNamedPipeAsAJobsTuningTableIsRefusedAtOnce() throws Exception {
+    Path pipe = dir.resolve("tuning.json");
+    Process mkfifo = new ProcessBuilder("mkfifo", pipe.toString()).start();
+    assumeTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+    Path job = jobWithTuningTable(pipe);
+
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString()),
+        "gpucomm run: "
+            + job
+            + ": spec.heuristic.tuningRef: tuning table "
+            + pipe
+            + ": not a regular file (a named pipe)");
   }
 
   @Test
@@ -129,6 +178,48 @@ class HostileInputCliTest {
     assertUsageError(
         CliRun.of("report", "ar-tp2", "--kubeconfig", "/dev/zero"),
         "gpucomm report: --kubeconfig /dev/zero: not a regular file (a character device)");
+  @Timeout(value = 10, unit = TimeUnit.SECONDS)
+  void aSweepTooLargeForThisHostIsRefusedWithTheNumbersBeforeAnyRankAllocates() throws Exception {
+    Path job =
+        Files.writeString(
+            dir.resolve("huge.yaml"),
+            """
+            apiVersion: gpucomm.dev/v1alpha1
+            kind: CommJob
+            metadata: {name: huge}
+            spec:
+              worldSize: 8
+              device: cpu
+              workload:
+                kind: benchmark
+                benchmark:
+                  tokens: [1000000]
+                  hiddenSize: 4096
+                  dtype: bf16
+                  algorithms: [ring]
+            """);
+    // 8 ranks, each with input and output of 8,192,000,000 bytes on its device and on the host
+    long needed = 8 * 4 * 8_192_000_000L;
+    OptionalLong available = MemoryCheck.hostAvailableBytes();
+    // where the host's memory is unknown, or this much is free, the check rightly lets it run
+    assumeTrue(available.isPresent() && available.getAsLong() < needed, "less memory than needed");
+    Path out = dir.resolve("reports").resolve("huge");
+
+    CliRun run = CliRun.of("run", "-f", job.toString(), "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    // the launcher's words: a rank that had started would be named in them
+    assertThat(run.err())
+        .matches(
+            Pattern.quote(
+                    "gpucomm run: "
+                        + job
+                        + ": the sweep's largest message (7.63 GiB per rank) needs 30.52 GiB of"
+                        + " host memory per rank, 244.14 GiB for the 8 ranks on this host, and ")
+                + "[0-9.]+ [KMG]iB is available"
+                + System.lineSeparator());
+    assertThat(run.out()).isEmpty();
+    assertThat(dir.resolve("reports")).doesNotExist();
   }
 
   @Test
