@@ -178,6 +178,9 @@ class HostileInputCliTest {
     assertUsageError(
         CliRun.of("report", "ar-tp2", "--kubeconfig", "/dev/zero"),
         "gpucomm report: --kubeconfig /dev/zero: not a regular file (a character device)");
+  }
+
+  @Test
   @Timeout(value = 10, unit = TimeUnit.SECONDS)
   void aSweepTooLargeForThisHostIsRefusedWithTheNumbersBeforeAnyRankAllocates() throws Exception {
     Path job =
