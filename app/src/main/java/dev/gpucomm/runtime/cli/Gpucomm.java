@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.runtime.FailureCause;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.cpu.PeerTimeoutException;
 import dev.gpucomm.runtime.launch.EnvVars;

@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.TuneWorkload;
+import dev.gpucomm.runtime.files.FileProblem;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
@@ -113,7 +114,7 @@ final class TuneCommand implements Callable<Integer> {
             "gpucomm tune: --table " + tableFile.get() + ": " + e.getMessage());
       } catch (IOException e) {
         throw new UncheckedIOException(
-            "cannot write " + tableFile.get() + ": " + e.getMessage(), e);
+            "cannot write " + tableFile.get() + ": " + FileProblem.of(tableFile.get(), e), e);
       }
       produced = tableFile.get();
     }

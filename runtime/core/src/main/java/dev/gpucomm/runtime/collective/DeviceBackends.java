@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.collective;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.FailureCause;
 import dev.gpucomm.runtime.collective.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import java.lang.reflect.InvocationTargetException;
@@ -25,13 +26,20 @@ public final class DeviceBackends {
 
   private final Map<DeviceKind, Probe> probes = new EnumMap<>(DeviceKind.class);
   private final String instanceName;
+  private final String cudaBackendClass;
 
   /**
    * @param instanceName names this run's shared resources (the CPU backend's /dev/shm files), so
    *     that concurrent runs on one host do not collide
    */
   public DeviceBackends(String instanceName) {
+    this(instanceName, CUDA_BACKEND);
+  }
+
+  /** Backends whose CUDA backend is the class named {@code cudaBackendClass}. */
+  DeviceBackends(String instanceName, String cudaBackendClass) {
     this.instanceName = instanceName;
+    this.cudaBackendClass = cudaBackendClass;
   }
 
   /** Backends for probing only (how many devices, which are usable). */
@@ -51,7 +59,7 @@ public final class DeviceBackends {
           switch (kind) {
             case CPU -> new CpuBackend(CpuBackendConfig.defaults(instanceName));
             case CUDA ->
-                Class.forName(CUDA_BACKEND)
+                Class.forName(cudaBackendClass)
                     .asSubclass(DeviceBackend.class)
                     .getConstructor()
                     .newInstance();
@@ -80,8 +88,6 @@ public final class DeviceBackends {
     if (e == null) {
       return "unknown error";
     }
-    String message = e.getMessage();
-    return e.getClass().getSimpleName()
-        + (message == null ? "" : ": " + message.lines().findFirst().orElse(""));
+    return FailureCause.of(e).lines().findFirst().orElse("");
   }
 }

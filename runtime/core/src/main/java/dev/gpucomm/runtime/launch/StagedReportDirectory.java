@@ -171,7 +171,7 @@ public final class StagedReportDirectory {
       return new StagedReportDirectory(absolute, staging, createdParent);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "cannot create the report directory " + target + ": " + e.getMessage(), e);
+          "cannot create the report directory " + target + ": " + FileProblem.of(absolute, e), e);
     }
   }
 
@@ -230,7 +230,7 @@ public final class StagedReportDirectory {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "cannot move the report into " + target + ": " + e.getMessage(), e);
+          "cannot move the report into " + target + ": " + FileProblem.of(target, e), e);
     }
   }
 

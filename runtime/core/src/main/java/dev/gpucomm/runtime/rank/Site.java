@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.rank;
 
+import dev.gpucomm.runtime.files.FileProblem;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.kube.ConfigMapReader;
@@ -43,7 +44,7 @@ public sealed interface Site {
         }
       } catch (IOException e) {
         throw new UncheckedIOException(
-            "cannot write the report into " + directory + ": " + e.getMessage(), e);
+            "cannot write the report into " + directory + ": " + FileProblem.of(directory, e), e);
       }
     }
 

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +68,23 @@ class StagedReportDirectoryTest {
     assertThat(current.resolve("report.json")).hasContent("{\"new\": true}");
     assertThat(aside).doesNotExist();
     assertThat(notOurs).as("no report.json: not set aside by gpucomm").exists();
+  }
+
+  @Test
+  void aCommitWhoseStagedFilesVanishedSaysWhatIsMissing() throws Exception {
+    Path target = dir.resolve("reports/sweep");
+    StagedReportDirectory staged = StagedReportDirectory.create(target);
+    Files.delete(staged.staging()); // a cleaner of hidden or temporary directories got there first
+
+    assertThatThrownBy(staged::commit)
+        .hasMessage(
+            "cannot move the report into "
+                + target
+                + ": "
+                + staged.staging()
+                + " -> "
+                + target
+                + ": no such file");
   }
 
   @Test
