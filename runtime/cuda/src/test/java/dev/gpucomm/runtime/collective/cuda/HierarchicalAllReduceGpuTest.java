@@ -35,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("gpu")
 class HierarchicalAllReduceGpuTest {
-  private static final Duration RANK_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration RANK_TIMEOUT = Duration.ofSeconds(45);
+  private static final String RANK_THREAD = "hierarchical-rank-";
 
   private record RankOutput(int rank, float[] values) {}
 
@@ -50,7 +51,7 @@ class HierarchicalAllReduceGpuTest {
     // Daemon threads: a rank stuck in a native call must not keep the test JVM alive.
     ExecutorService ranks =
         Executors.newFixedThreadPool(
-            2, task -> Thread.ofPlatform().daemon().name("hierarchical-rank").unstarted(task));
+            2, Thread.ofPlatform().daemon().name(RANK_THREAD, 0).factory());
     try {
       CompletionService<RankOutput> finished = new ExecutorCompletionService<>(ranks);
       for (int rank = 0; rank < 2; rank++) {
@@ -63,7 +64,10 @@ class HierarchicalAllReduceGpuTest {
         Future<RankOutput> next = finished.poll(RANK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         if (next == null) {
           throw new AssertionError(
-              "a rank did not finish within " + RANK_TIMEOUT + " (a collective never completed)");
+              "a rank did not finish within "
+                  + RANK_TIMEOUT
+                  + " (a collective never completed); where the ranks were:\n"
+                  + rankStacks());
         }
         RankOutput output = next.get();
         byRank[output.rank()] = output.values();
@@ -91,6 +95,22 @@ class HierarchicalAllReduceGpuTest {
     } finally {
       ranks.shutdownNow();
     }
+  }
+
+  /** The Java stacks of the rank threads: which call a stuck rank is in. */
+  private static String rankStacks() {
+    StringBuilder stacks = new StringBuilder();
+    Thread.getAllStackTraces()
+        .forEach(
+            (thread, frames) -> {
+              if (thread.getName().startsWith(RANK_THREAD)) {
+                stacks.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                for (StackTraceElement frame : frames) {
+                  stacks.append("    at ").append(frame).append('\n');
+                }
+              }
+            });
+    return stacks.toString();
   }
 
   private static float[] input(int rank, long count) {
