@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The collectives of one rank on NVIDIA GPUs: routes {@code nccl} and every collective other than
@@ -44,7 +43,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * deadlock. Close the communicator on every rank after its last collective has completed.
  */
 public final class CudaCommunicator implements Communicator, FusedAllReduce {
-  private static final AtomicInteger CREATED = new AtomicInteger();
 
   private final CudaDevice device;
   private final RankTopology topology;
@@ -104,7 +102,11 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
       KeyValueStore store,
       RankTopology topology,
       CudaCommunicatorSettings settings) {
-    String prefix = "gpucomm/cuda/communicator-" + CREATED.incrementAndGet();
+    // The n-th communicator a rank creates meets the n-th of every other rank. Counted in the
+    // store per rank, not per process: ranks that share a process (tests, one launcher running
+    // several ranks as threads) would otherwise each take their own number and never meet.
+    long ordinal = store.add("gpucomm/cuda/communicators-created/rank-" + topology.rank(), 1);
+    String prefix = "gpucomm/cuda/communicator-" + ordinal;
     device.bind();
     CudaCommunicatorParts parts =
         CudaCommunicatorParts.open(device, store, prefix, topology, settings);
