@@ -14,19 +14,40 @@
 //                    gathered rows into its buffers; two flag barriers per call.
 //   fused_lamport    flag-free one-shot: receive slots hold -0.0 in every lane until data lands (a
 //                    real -0.0 is sent as +0.0), so a rank polls its own memory; three slots rotate
-//                    and each call clears the slot of the call before.
+//                    and each call clears the slot of the call before. Sends, waits and the refill
+//                    all follow the row-to-block mapping, so a call of few rows runs on few blocks,
+//                    and each thread waits for its vectors one rank and one vector at a time.
+//   fused_lamport_spread
+//                    the same protocol and slots, cut the way the plain Lamport one-shot is: the
+//                    sends and the refill are spread over the whole grid (so every multiprocessor
+//                    drives NVLink stores, however few the rows), and a row's reduction keeps its
+//                    vectors in registers, with every rank's copy, the residual and gamma loaded
+//                    together, so the row costs one memory round trip and one block reduction
+//                    before both outputs are stored. Launched with programmatic dependent launch.
+//   fused_lamport2   flag-free two-shot, cut as the plain Lamport two-shot is: the call's vectors
+//                    (not its rows) are split into one slice per rank; each rank scatters slice r to
+//                    rank r, which sums it, adds the residual, rounds to T and pushes the finished
+//                    residualOut slice into every rank's gather slots; every rank then normalizes
+//                    every row from its gather slots (the norm is a row's local work once
+//                    residualOut is known), so the gather moves what the plain two-shot's does,
+//                    and neither output needs a copy pass. A residualOut lane of -0.0 arrives as
+//                    +0.0. Launched with programmatic dependent launch.
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
 // launches a fixed grid), so block b of every rank works on the same rows and synchronizes only
-// with block b of its peers. Flags are 32-bit words with one writer each, flags[barrier][block]
-// [peer] in the waiting rank's memory, holding the per-block epoch, which the kernel advances in
-// device memory so that CUDA-graph replays see fresh epochs. Receive and gather areas alternate by
-// epoch parity: a rank is at most one call ahead of a peer, so it never writes what the peer may
-// still read. Data flags are written after fence.acq_rel.sys and read with ld.acquire.sys.
+// with block b of its peers. The spread Lamport kernels need no such pairing: they wait on data,
+// never on a peer's block, and refill a slot only after every peer has written it for the last
+// time before this rank's next call, as the plain Lamport kernels do. Flags are 32-bit words with
+// one writer each, flags[barrier][block][peer] in the waiting rank's memory, holding the per-block
+// epoch, which the kernel advances in device memory so that CUDA-graph replays see fresh epochs.
+// Receive and gather areas alternate by epoch parity: a rank is at most one call ahead of a peer,
+// so it never writes what the peer may still read. Data flags are written after fence.acq_rel.sys
+// and read with ld.acquire.sys.
 //
 // Sums are accumulated in fp32 in rank order (or, with fp32Accumulate off, rounded to T after each
-// rank), so every rank and every fused algorithm produce bit-identical rows. The norm is taken over
-// the stored (rounded) residual. Rows must be whole 16-byte vectors (hidden * sizeof(T) % 16 == 0).
+// rank), so every rank and every fused algorithm produce bit-identical rows (but for the sign of a
+// zero in fused_lamport2, see above). The norm is taken over the stored (rounded) residual. Rows
+// must be whole 16-byte vectors (hidden * sizeof(T) % 16 == 0).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -48,6 +69,10 @@ struct FusionLayout {
   long long gatherOffset;   // [2 parity][rowCapacity rows]: two-shot residualOut, then out
   long long lamportOffset;  // [3 slot][world][rowCapacity rows], -0.0 when empty
   long long rowCapacity;    // rows of the largest call, in bytes of T per row times rows
+  // fused_lamport2's slices at gatherOffset: [2 scatter/gather][3 slot][world][slice stride],
+  // -0.0 when empty; the flag two-shot's gather area lies in the same bytes, so a communicator
+  // runs one two-shot kernel or the other, never both.
+  long long sliceStride;
 };
 
 // Per-block state in this rank's own device memory.
@@ -55,7 +80,17 @@ struct FusionControl {
   uint32_t epoch[FUSION_MAX_BLOCKS];
   uint32_t lamportEpoch[FUSION_MAX_BLOCKS];
   long long lamportRows[FUSION_MAX_BLOCKS][3];  // rows of this block each slot held at its last use
+  // 16-byte vectors per rank each slot held at its last use (both Lamport kernels record it;
+  // fused_lamport_spread refills by it, so a call of another row size refills the whole slot).
+  long long lamportVectors[FUSION_MAX_BLOCKS][3];
+  uint32_t lamport2Epoch[FUSION_MAX_BLOCKS];
+  long long lamport2Vectors[FUSION_MAX_BLOCKS][3];  // longest slice each slot held at its last use
 };
+
+// Vectors of a row one thread of fused_lamport_spread holds in registers, and how many ranks' copies
+// of them it loads at once (more would spill at 512 threads per block).
+#define SPREAD_ROW_VECTORS 4
+#define SPREAD_RANK_GROUP 2
 
 struct RowCall {
   const char* input;
@@ -233,11 +268,38 @@ __device__ __forceinline__ float block_sum(float value) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Stores vector v of an output row: residual lanes r times inverseRms times gamma, as T or as e4m3
+// divided by the FP8 scale.
+template <typename T>
+__device__ __forceinline__ void store_normalized(const RowCall& c, char* outDst, int v,
+                                                 const float (&residual)[Vec<T>::lanes],
+                                                 uint4 gammaVector, float inverseRms) {
+  constexpr int L = Vec<T>::lanes;
+  float r[L], g[L];
+  Vec<T>::unpack(gammaVector, g);
+#pragma unroll
+  for (int i = 0; i < L; ++i) r[i] = residual[i] * inverseRms * g[i];
+  if (c.fp8Scale > 0.f) {
+    __nv_fp8_e4m3 q[L];
+#pragma unroll
+    for (int i = 0; i < L; ++i) q[i] = __nv_fp8_e4m3(r[i] / c.fp8Scale);
+    if (L == 8) {
+      *reinterpret_cast<uint2*>(outDst + (long long)v * L) = *reinterpret_cast<uint2*>(q);
+    } else {
+      *reinterpret_cast<uint32_t*>(outDst + (long long)v * L) = *reinterpret_cast<uint32_t*>(q);
+    }
+  } else {
+    reinterpret_cast<uint4*>(outDst)[v] = Vec<T>::pack(r);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The epilogue of one row whose sums a caller-supplied functor yields vector by vector.
 // Pass 1 writes residualOut = round(sum + residualIn) and sums its squares; pass 2 rereads what
 // this thread wrote and writes out. `residualDst` and `outDst` point at the row's first byte.
+// Without AddResidual the functor yields residualOut itself.
 
-template <typename T, typename SumOf>
+template <typename T, bool AddResidual = true, typename SumOf>
 __device__ __forceinline__ void normalize_row(const RowCall& c, long long row, SumOf sumOf,
                                               char* residualDst, char* outDst) {
   constexpr int L = Vec<T>::lanes;
@@ -249,7 +311,12 @@ __device__ __forceinline__ void normalize_row(const RowCall& c, long long row, S
     float acc[L];
     sumOf(v, acc);
     float r[L];
-    Vec<T>::unpack(residualIn[v], r);
+    if (AddResidual) {
+      Vec<T>::unpack(residualIn[v], r);
+    } else {
+#pragma unroll
+      for (int i = 0; i < L; ++i) r[i] = 0.f;
+    }
 #pragma unroll
     for (int i = 0; i < L; ++i) r[i] = acc[i] + r[i];
     round_lanes<T>(r);
@@ -260,23 +327,9 @@ __device__ __forceinline__ void normalize_row(const RowCall& c, long long row, S
   float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
   const uint4* gamma = reinterpret_cast<const uint4*>(c.gamma);
   for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
-    float r[L], g[L];
+    float r[L];
     Vec<T>::unpack(residualRow[v], r);
-    Vec<T>::unpack(gamma[v], g);
-#pragma unroll
-    for (int i = 0; i < L; ++i) r[i] = r[i] * inverseRms * g[i];
-    if (c.fp8Scale > 0.f) {
-      __nv_fp8_e4m3 q[L];
-#pragma unroll
-      for (int i = 0; i < L; ++i) q[i] = __nv_fp8_e4m3(r[i] / c.fp8Scale);
-      if (L == 8) {
-        *reinterpret_cast<uint2*>(outDst + (long long)v * L) = *reinterpret_cast<uint2*>(q);
-      } else {
-        *reinterpret_cast<uint32_t*>(outDst + (long long)v * L) = *reinterpret_cast<uint32_t*>(q);
-      }
-    } else {
-      reinterpret_cast<uint4*>(outDst)[v] = Vec<T>::pack(r);
-    }
+    store_normalized<T>(c, outDst, v, r, gamma[v], inverseRms);
   }
 }
 
@@ -482,7 +535,401 @@ __device__ void fused_lamport(RowCall c, FusionPeers peers, FusionLayout layout,
   __syncthreads();
   if (threadIdx.x == 0) {
     control->lamportRows[blockIdx.x][slot] = c.tokens;
+    control->lamportVectors[blockIdx.x][slot] = c.tokens * rowBytes / 16;
     control->lamportEpoch[blockIdx.x] = epoch;
+  }
+}
+
+// fused_lamport_spread ------------------------------------------------------------------------
+
+__device__ __forceinline__ void wait_for_previous_grid() {
+  // Launched with programmatic stream serialization, the grid may start while the previous kernel
+  // of the stream finishes; nothing is read or written before that kernel has completed.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+// The thread's index in a grid-wide loop whose consecutive 32-vector runs go to different blocks:
+// a small call then keeps every multiprocessor busy instead of the first few, and each warp still
+// moves 512 contiguous bytes.
+__device__ __forceinline__ long long spread_index() {
+  return ((long long)(threadIdx.x / 32) * gridDim.x + blockIdx.x) * 32 + threadIdx.x % 32;
+}
+
+// Waits until vals[r][k] holds vector threadIdx.x + k * blockDim.x of rank r0 + r's copy of the row
+// at rowBase (copies rankStride bytes apart) for every r < ranks and k < vectorCount: every load is
+// issued before any is checked, and only those still empty are issued again, so a wait costs one
+// memory round trip rather than one per rank and vector.
+template <typename T, int R, int K>
+__device__ __forceinline__ void lamport_wait(const char* rowBase, long long rankStride, int r0,
+                                             uint4 (&vals)[R][K], int ranks, int vectorCount) {
+  auto src = [&](int r, int k) {
+    return reinterpret_cast<const uint4*>(rowBase + (r0 + r) * rankStride) + threadIdx.x +
+           k * blockDim.x;
+  };
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (r < ranks && k < vectorCount) vals[r][k] = ld_volatile_v4(src(r, k));
+    }
+  }
+  for (;;) {
+    bool pending = false;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (r < ranks && k < vectorCount && lamport_empty<T>(vals[r][k])) {
+          vals[r][k] = ld_volatile_v4(src(r, k));
+          pending = pending || lamport_empty<T>(vals[r][k]);
+        }
+      }
+    }
+    if (!pending) break;
+  }
+}
+
+// The vectors of a row one thread holds: threadIdx.x + k * blockDim.x for k < mine.
+__device__ __forceinline__ int row_vectors_of_thread(int rowVectors) {
+  return threadIdx.x < rowVectors ? (rowVectors - 1 - (int)threadIdx.x) / (int)blockDim.x + 1 : 0;
+}
+
+// Finishes a row whose residualOut lanes (rounded to T) this thread holds in registers: stores
+// them, takes the block's sum of squares and stores out.
+template <typename T, int K>
+__device__ __forceinline__ void finish_row_in_registers(const RowCall& c, long long row,
+                                                        float (&residual)[K][Vec<T>::lanes],
+                                                        const uint4 (&gammaVectors)[K], int mine) {
+  constexpr int L = Vec<T>::lanes;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut + row * rowBytes);
+  float squares = 0.f;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < mine) {
+#pragma unroll
+      for (int i = 0; i < L; ++i) squares += residual[k][i] * residual[k][i];
+      residualOut[threadIdx.x + k * blockDim.x] = Vec<T>::pack(residual[k]);
+    }
+  }
+  const float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
+  char* out = c.output + row * c.hidden * out_bytes(c, sizeof(T));
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < mine) {
+      store_normalized<T>(c, out, threadIdx.x + k * blockDim.x, residual[k], gammaVectors[k],
+                          inverseRms);
+    }
+  }
+}
+
+template <int K>
+__device__ __forceinline__ void load_gamma(const RowCall& c, uint4 (&gammaVectors)[K], int mine) {
+  const uint4* gamma = reinterpret_cast<const uint4*>(c.gamma);
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < mine) gammaVectors[k] = gamma[threadIdx.x + k * blockDim.x];
+  }
+}
+
+// One row whose vectors fit in the block's registers (vector threadIdx.x + k * blockDim.x for
+// k < SPREAD_ROW_VECTORS): the residual, gamma and the first ranks' copies are loaded together,
+// residualOut is stored before the block reduction, out right after it.
+template <typename T>
+__device__ __forceinline__ void spread_row(const RowCall& c, long long row, const char* slotBase,
+                                           long long rankStride, int world) {
+  constexpr int L = Vec<T>::lanes;
+  constexpr int K = SPREAD_ROW_VECTORS;
+  constexpr int G = SPREAD_RANK_GROUP;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const int mine = row_vectors_of_thread(c.hidden / L);
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn + row * rowBytes);
+  uint4 residualVectors[K], gammaVectors[K];
+  load_gamma<K>(c, gammaVectors, mine);
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < mine) residualVectors[k] = residualIn[threadIdx.x + k * blockDim.x];
+  }
+  float acc[K][L];
+  for (int r0 = 0; r0 < world; r0 += G) {
+    uint4 vals[G][K];
+    lamport_wait<T, G, K>(slotBase + row * rowBytes, rankStride, r0, vals, world - r0, mine);
+#pragma unroll
+    for (int r = 0; r < G; ++r) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (r0 + r < world && k < mine) add_vector<T>(acc[k], vals[r][k], r0 + r == 0, !c.fp32Accumulate);
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < mine) {
+      float residual[L];
+      Vec<T>::unpack(residualVectors[k], residual);
+#pragma unroll
+      for (int i = 0; i < L; ++i) acc[k][i] += residual[i];
+      round_lanes<T>(acc[k]);
+    }
+  }
+  finish_row_in_registers<T, K>(c, row, acc, gammaVectors, mine);
+}
+
+template <typename T>
+__device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout layout,
+                                     FusionControl* control, int rank, int world) {
+  wait_for_previous_grid();
+  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previous = (epoch + 2) % 3;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const long long slotStride = world * layout.rowCapacity;
+  const long long vectors = c.tokens * rowBytes / 16;  // per rank, every row whole vectors
+  const long long first = spread_index();
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long slotOffset = layout.lamportOffset + slot * slotStride + rank * layout.rowCapacity;
+
+  // Push this rank's input into slot `slot` of every rank, a few loads in flight before the stores.
+  constexpr int BATCH = 4;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input);
+  for (long long base = first; base < vectors; base += BATCH * stride) {
+    uint4 x[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * stride < vectors) x[b] = lamport_clean<T>(input[base + b * stride]);
+    }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * stride < vectors) {
+        for (int p = 0; p < world; ++p) {
+          const int peer = (rank + p) % world;
+          st_volatile_v4(reinterpret_cast<uint4*>(peers.base[peer] + slotOffset) + base + b * stride,
+                         x[b]);
+        }
+      }
+    }
+  }
+
+  // Refill what this rank received in the previous call while this call's data is on its way. No
+  // peer writes that slot again before this rank has finished its next call, which starts only
+  // once this grid has completed.
+  char* stale = peers.base[rank] + layout.lamportOffset + previous * slotStride;
+  const long long staleVectors = control->lamportVectors[blockIdx.x][previous];
+  const uint32_t s = Vec<T>::sentinel;
+  const uint4 empty = make_uint4(s, s, s, s);
+  for (int r = 0; r < world; ++r) {
+    for (long long v = first; v < staleVectors; v += stride) {
+      st_volatile_v4(reinterpret_cast<uint4*>(stale + r * layout.rowCapacity) + v, empty);
+    }
+  }
+
+  const char* own = peers.base[rank] + layout.lamportOffset + slot * slotStride;
+  const int rowVectors = c.hidden / Vec<T>::lanes;
+  const bool inRegisters = rowVectors <= SPREAD_ROW_VECTORS * (int)blockDim.x;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    if (inRegisters) {
+      spread_row<T>(c, row, own, layout.rowCapacity, world);
+    } else {
+      normalize_row<T>(
+          c, row,
+          [&](int v, float (&acc)[Vec<T>::lanes]) {
+            for (int r = 0; r < world; ++r) {
+              const uint4* src =
+                  reinterpret_cast<const uint4*>(own + r * layout.rowCapacity + row * rowBytes) + v;
+              uint4 x;
+              do {
+                x = ld_volatile_v4(src);
+              } while (lamport_empty<T>(x));
+              add_vector<T>(acc, x, r == 0, !c.fp32Accumulate);
+            }
+          },
+          c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+    }
+  }
+  __syncthreads();  // every thread has read this block's control words
+  if (threadIdx.x == 0) {
+    control->lamportRows[blockIdx.x][slot] = c.tokens;
+    control->lamportVectors[blockIdx.x][slot] = vectors;
+    control->lamportEpoch[blockIdx.x] = epoch;
+  }
+}
+
+// fused_lamport2 -----------------------------------------------------------------------------
+
+__device__ __forceinline__ uint4* slice_area(char* base, const FusionLayout& layout, int world,
+                                             int area, int slot, int sender) {
+  return reinterpret_cast<uint4*>(base + layout.gatherOffset +
+                                  ((long long)(area * 3 + slot) * world + sender) * layout.sliceStride);
+}
+
+// The rank whose slice holds vector v of the call: slices of `part` vectors, the last rank also
+// taking the remainder (all of them when there are fewer vectors than ranks).
+// Calls hold at most the fusion area's capacity, so vector indices fit in 32 bits.
+__device__ __forceinline__ int slice_owner(long long v, long long part, int world) {
+  if (part == 0) return world - 1;
+  const uint32_t owner = (uint32_t)v / (uint32_t)part;
+  return owner < (uint32_t)(world - 1) ? (int)owner : world - 1;
+}
+
+// Waits for vector i of every rank's copy in the scatter slots, all loads in flight at once.
+template <typename T>
+__device__ __forceinline__ void wait_all_ranks(const uint4* first, long long sliceVectors, int world,
+                                               uint4 (&vals)[FUSION_MAX_RANKS]) {
+#pragma unroll
+  for (int r = 0; r < FUSION_MAX_RANKS; ++r) {
+    if (r < world) vals[r] = ld_volatile_v4(first + r * sliceVectors);
+  }
+  for (;;) {
+    bool pending = false;
+#pragma unroll
+    for (int r = 0; r < FUSION_MAX_RANKS; ++r) {
+      if (r < world && lamport_empty<T>(vals[r])) {
+        vals[r] = ld_volatile_v4(first + r * sliceVectors);
+        pending = pending || lamport_empty<T>(vals[r]);
+      }
+    }
+    if (!pending) break;
+  }
+}
+
+template <typename T>
+__device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout,
+                               FusionControl* control, int rank, int world) {
+  constexpr int L = Vec<T>::lanes;
+  constexpr int K = SPREAD_ROW_VECTORS;
+  wait_for_previous_grid();
+  const int rowVectors = c.hidden / L;
+  const long long vectors = c.tokens * rowVectors;
+  const long long part = vectors / world;
+  const long long longest = vectors - (world - 1) * part;
+  const uint32_t epoch = control->lamport2Epoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previous = (epoch + 2) % 3;
+  const long long previousLongest = control->lamport2Vectors[blockIdx.x][previous];
+  const long long first = spread_index();
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long sliceVectors = layout.sliceStride / 16;
+  char* self = peers.base[rank];
+
+  // Scatter: vector v to its slice owner, a few loads in flight before the stores. Each rank
+  // starts at its own slice, so that the ranks write to different owners rather than all to one.
+  constexpr int BATCH = 4;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input);
+  const long long shift = rank * part;
+  for (long long base = first; base < vectors; base += BATCH * stride) {
+    uint4 x[BATCH];
+    long long v[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const long long j = base + b * stride;
+      v[b] = j + shift < vectors ? j + shift : j + shift - vectors;
+      if (j < vectors) x[b] = lamport_clean<T>(input[v[b]]);
+    }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * stride < vectors) {
+        const int owner = slice_owner(v[b], part, world);
+        st_volatile_v4(slice_area(peers.base[owner], layout, world, 0, slot, rank) + (v[b] - owner * part),
+                       x[b]);
+      }
+    }
+  }
+
+  // Refill the previous call's scatter and gather slots while this call's slices travel.
+  const uint32_t s = Vec<T>::sentinel;
+  const uint4 empty = make_uint4(s, s, s, s);
+  for (int area = 0; area < 2; ++area) {
+    uint4* stale = slice_area(self, layout, world, area, previous, 0);
+    for (int r = 0; r < world; ++r) {
+      for (long long i = first; i < previousLongest; i += stride) {
+        st_volatile_v4(stale + r * sliceVectors + i, empty);
+      }
+    }
+  }
+
+  // Reduce this rank's slice into residualOut (sum + residual, rounded to T) and push it into
+  // every rank's gather slots, this rank's own included.
+  const long long myStart = rank * part;
+  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  const uint4* scattered = slice_area(self, layout, world, 0, slot, 0);
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
+  for (long long i = first; i < myLength; i += stride) {
+    const uint4 residualVector = residualIn[myStart + i];
+    uint4 vals[FUSION_MAX_RANKS];
+    wait_all_ranks<T>(scattered + i, sliceVectors, world, vals);
+    float acc[L];
+#pragma unroll
+    for (int r = 0; r < FUSION_MAX_RANKS; ++r) {
+      if (r < world) add_vector<T>(acc, vals[r], r == 0, !c.fp32Accumulate);
+    }
+    float residual[L];
+    Vec<T>::unpack(residualVector, residual);
+#pragma unroll
+    for (int l = 0; l < L; ++l) acc[l] += residual[l];
+    const uint4 finished = lamport_clean<T>(Vec<T>::pack(acc));
+    for (int p = 0; p < world; ++p) {
+      const int peer = (rank + p) % world;
+      st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, slot, rank) + i, finished);
+    }
+  }
+
+  // Normalize every row from the gathered residualOut slices.
+  const uint4* gathered = slice_area(self, layout, world, 1, slot, 0);
+  auto gatheredVector = [&](long long g) {
+    const int owner = slice_owner(g, part, world);
+    return gathered + owner * sliceVectors + (g - owner * part);
+  };
+  const bool inRegisters = rowVectors <= K * (int)blockDim.x;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    const long long rowStart = row * rowVectors;
+    if (inRegisters) {
+      const int mine = row_vectors_of_thread(rowVectors);
+      uint4 gammaVectors[K];
+      load_gamma<K>(c, gammaVectors, mine);
+      uint4 vals[1][K];
+      // The copies of one row may come from two owners; each vector's address is its own.
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+      }
+      for (;;) {
+        bool pending = false;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine && lamport_empty<T>(vals[0][k])) {
+            vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+            pending = pending || lamport_empty<T>(vals[0][k]);
+          }
+        }
+        if (!pending) break;
+      }
+      float residual[K][L];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) Vec<T>::unpack(vals[0][k], residual[k]);
+      }
+      finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
+    } else {
+      const long long rowBytes = (long long)c.hidden * sizeof(T);
+      // The gathered vectors are residualOut already: no residual to add.
+      normalize_row<T, false>(
+          c, row,
+          [&](int v, float (&acc)[L]) {
+            const uint4* src = gatheredVector(rowStart + v);
+            uint4 x;
+            do {
+              x = ld_volatile_v4(src);
+            } while (lamport_empty<T>(x));
+            Vec<T>::unpack(x, acc);
+          },
+          c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+    }
+  }
+  __syncthreads();  // every thread has read this block's control words
+  if (threadIdx.x == 0) {
+    control->lamport2Vectors[blockIdx.x][slot] = longest;
+    control->lamport2Epoch[blockIdx.x] = epoch;
   }
 }
 
@@ -505,6 +952,16 @@ __device__ void fused_lamport(RowCall c, FusionPeers peers, FusionLayout layout,
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
     fused_lamport<T>(c, peers, layout, control, rank, world);                                    \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport_spread_##NAME(   \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    fused_lamport_spread<T>(c, peers, layout, control, rank, world);                             \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_##NAME(         \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    fused_lamport2<T>(c, peers, layout, control, rank, world);                                   \
   }
 
 FUSION_KERNELS(__nv_bfloat16, bf16)

@@ -31,6 +31,10 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
+ *   <li>{@code GPUCOMM_FUSED_SPREAD=off} runs the fused all-reduce + residual + RMSNorm on
+ *       fusion.cu's first kernels (a Lamport one-shot whose sends and waits stay within each row's
+ *       block, a flag two-shot) instead of the Lamport kernels that spread their work over the grid
+ *       (on by default; off is there to compare the two);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -54,6 +58,7 @@ public record CudaCommunicatorSettings(
     long oneShotWsMinBytes,
     long twoShotWsMinBytes,
     boolean programmaticLaunch,
+    boolean fusedSpreadKernels,
     Duration rendezvousTimeout,
     int maxBlocks,
     HostPathSettings hostPath) {
@@ -150,6 +155,7 @@ public record CudaCommunicatorSettings(
         oneShotWsMinBytes,
         twoShotWsMinBytes,
         programmaticLaunch,
+        fusedSpreadKernels,
         rendezvousTimeout,
         maxBlocks,
         hostPath);
@@ -254,6 +260,7 @@ public record CudaCommunicatorSettings(
         AUTOMATIC_BYTES,
         AUTOMATIC_BYTES,
         true,
+        true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -281,6 +288,7 @@ public record CudaCommunicatorSettings(
         bytes(env, "GPUCOMM_ONESHOT_WS_MIN_BYTES", d.oneShotWsMinBytes()),
         bytes(env, "GPUCOMM_TWOSHOT_WS_MIN_BYTES", d.twoShotWsMinBytes()),
         onOff(env, "GPUCOMM_PDL"),
+        onOff(env, "GPUCOMM_FUSED_SPREAD"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),

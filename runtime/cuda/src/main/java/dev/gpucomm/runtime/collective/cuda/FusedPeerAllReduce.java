@@ -10,9 +10,11 @@ import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaKernel;
 import dev.gpucomm.runtime.device.cuda.CudaModule;
 import dev.gpucomm.runtime.device.cuda.KernelArguments;
+import dev.gpucomm.runtime.device.cuda.LaunchConfig;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.Arena;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -29,6 +31,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * zeroed control block holds the per-block epochs of {@code FusionControl}. Calls run on a fixed
  * grid, since epochs and Lamport slots are kept per block; a call larger than the capacity is
  * refused (the sweep reports it as not measured).
+ *
+ * <p>By default the one-shot runs the spread Lamport kernel and the two-shot the Lamport two-shot,
+ * whose scatter and gather slots ({@code [2][3 slot][world][slice stride]}) lie in the second
+ * Lamport area, both launched with programmatic dependent launch like the plain all-reduce kernels.
+ * With {@link CudaCommunicatorSettings#fusedSpreadKernels()} off they run the first kernels instead
+ * (the row-per-block Lamport one-shot and the flag two-shot, kept to compare): a communicator runs
+ * one set or the other, since the flag two-shot's gather area is the Lamport two-shot's slots.
  */
 final class FusedPeerAllReduce implements AutoCloseable {
   /** The most bytes per rank a fused call takes: enough for the token counts of decode steps. */
@@ -41,12 +50,22 @@ final class FusedPeerAllReduce implements AutoCloseable {
   enum Kernel {
     ONESHOT("fused_oneshot_"),
     TWOSHOT("fused_twoshot_"),
-    LAMPORT("fused_lamport_");
+    LAMPORT("fused_lamport_"),
+    LAMPORT_SPREAD("fused_lamport_spread_", true),
+    LAMPORT2("fused_lamport2_", true);
 
     final String prefix;
 
+    /** Whether the kernel waits for the previous grid itself, so may start during its tail. */
+    final boolean programmaticLaunch;
+
     Kernel(String prefix) {
+      this(prefix, false);
+    }
+
+    Kernel(String prefix, boolean programmaticLaunch) {
       this.prefix = prefix;
+      this.programmaticLaunch = programmaticLaunch;
     }
   }
 
@@ -63,22 +82,35 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private final KernelArguments[][] arguments = new KernelArguments[Kernel.values().length][];
   private final long capacityBytes;
   private final long lamportMaxBytes;
+  private final Kernel lamportKernel;
+  private final Kernel twoShotKernel;
+  private final LaunchConfig programmaticConfig;
   private final int blocks;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private FusedPeerAllReduce(
-      CudaDevice device, PeerMemory memory, int rank, int world, long lamportMaxBytes) {
+      CudaDevice device,
+      PeerMemory memory,
+      int rank,
+      int world,
+      long lamportMaxBytes,
+      CudaCommunicatorSettings settings) {
     this.memory = memory;
     PeerMemoryLayout layout = memory.layout();
     this.capacityBytes = layout.maxBytes();
     this.lamportMaxBytes = lamportMaxBytes;
+    this.lamportKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT_SPREAD : Kernel.LAMPORT;
+    this.twoShotKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT2 : Kernel.TWOSHOT;
+    this.programmaticConfig =
+        LaunchConfig.of(arena, settings.programmaticLaunch(), OptionalInt.empty());
     this.blocks = Math.max(1, Math.min(MAX_BLOCKS, device.multiprocessors()));
     long[] fusionLayout = {
       layout.oneshotFlagsOffset(),
       layout.oneshotRecvOffset(),
       layout.lamport2Offset(),
       layout.lamportOffset(),
-      layout.oneshotRankStride()
+      layout.oneshotRankStride(),
+      layout.lamport2RankStride()
     };
     long[] bases = memory.bases();
     CudaModule module = device.module(FusionKernels.PTX_RESOURCE);
@@ -138,7 +170,8 @@ final class FusedPeerAllReduce implements AutoCloseable {
           memory,
           topology.localRank(),
           topology.localWorldSize(),
-          Math.min(settings.lamportMaxBytes(), layout.maxBytes()));
+          Math.min(settings.lamportMaxBytes(), layout.maxBytes()),
+          settings);
     } catch (RuntimeException e) {
       memory.close();
       throw e;
@@ -167,13 +200,14 @@ final class FusedPeerAllReduce implements AutoCloseable {
   }
 
   /**
-   * The kernel {@code algorithm} runs for a call of {@code bytes}: one-shot takes the Lamport
-   * kernel up to the size where the plain one-shot does.
+   * The kernel {@code algorithm} runs for a call of {@code bytes}: one-shot takes a Lamport kernel
+   * up to the size where the plain one-shot does, the flag kernel above it; two-shot the Lamport
+   * two-shot, or the flag two-shot where the settings chose the first kernels.
    */
   Kernel kernel(Algorithm algorithm, long bytes) {
     return switch (algorithm) {
-      case ONESHOT -> bytes <= lamportMaxBytes ? Kernel.LAMPORT : Kernel.ONESHOT;
-      case TWOSHOT -> Kernel.TWOSHOT;
+      case ONESHOT -> bytes <= lamportMaxBytes ? lamportKernel : Kernel.ONESHOT;
+      case TWOSHOT -> twoShotKernel;
       default -> throw new IllegalArgumentException(algorithm + " has no fused peer kernel");
     };
   }
@@ -195,8 +229,13 @@ final class FusedPeerAllReduce implements AutoCloseable {
     KernelArguments args = arguments[kernel.ordinal()][dtype.ordinal()];
     synchronized (this) {
       FusionKernels.writeRowCall(args, ROW_CALL, buffers, tokens, epilogue);
-      kernels[kernel.ordinal()][dtype.ordinal()].launch(
-          blocks, FusionKernels.threads(epilogue.hiddenSize(), dtype), stream, args);
+      CudaKernel function = kernels[kernel.ordinal()][dtype.ordinal()];
+      int threads = FusionKernels.threads(epilogue.hiddenSize(), dtype);
+      if (kernel.programmaticLaunch) {
+        function.launch(blocks, threads, stream, args, programmaticConfig);
+      } else {
+        function.launch(blocks, threads, stream, args);
+      }
     }
   }
 

@@ -38,6 +38,15 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theFusedKernelsSpreadTheirWorkUnlessAskedForTheFirstOnes() {
+    assertThat(CudaCommunicatorSettings.defaults().fusedSpreadKernels()).isTrue();
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_SPREAD", "off"))
+                .fusedSpreadKernels())
+        .isFalse();
+  }
+
+  @Test
   void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 

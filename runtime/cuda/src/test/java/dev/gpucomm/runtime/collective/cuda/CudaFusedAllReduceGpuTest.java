@@ -19,6 +19,7 @@ import dev.gpucomm.runtime.testing.InMemoryStore;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -27,11 +28,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The fused patterns on a real GPU with one rank: the unfused baseline (NCCL all-reduce, then
- * fusion.cu's add + RMSNorm kernel) and the fused one-shot (flag and Lamport) and two-shot kernels,
- * which run their whole protocol (epochs, barriers, Lamport slots, gather area) with the rank as
- * its only peer, eager and replayed from a CUDA graph, within the float64 reference's bound for
- * every dtype, with and without FP8 output and fp32 accumulation. Several ranks run in processes:
- * {@code gpucomm selftest --device cuda --world 2} covers the same kernels across GPUs.
+ * fusion.cu's add + RMSNorm kernel) and the fused one-shot and two-shot kernels (the spread Lamport
+ * ones by default, the first ones where the settings ask for them), which run their whole protocol
+ * (epochs, barriers, Lamport slots, gather area) with the rank as its only peer, eager and replayed
+ * from a CUDA graph, within the float64 reference's bound for every dtype, with and without FP8
+ * output and fp32 accumulation. Several ranks run in processes: {@code gpucomm selftest --device
+ * cuda --world 2} covers the same kernels across GPUs.
  */
 @Tag("gpu")
 class CudaFusedAllReduceGpuTest {
@@ -71,8 +73,12 @@ class CudaFusedAllReduceGpuTest {
     "nccl, allreduceResidualRmsNorm, fp32, true, 7, 4100",
     "nccl, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
     "nccl, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
-    // one-shot: the Lamport kernel up to the Lamport size, the flag kernel above it
+    // one-shot: the spread Lamport kernel up to the Lamport size, the flag kernel above it; rows
+    // of up to four vectors per thread stay in registers (fp16 16384), longer ones (fp32 8200)
+    // take the two-pass row
     "oneshot, allreduceResidualRmsNorm, bf16, true, 1, 8192",
+    "oneshot, allreduceResidualRmsNorm, fp16, false, 2, 16384",
+    "oneshot, allreduceResidualRmsNorm, fp32, true, 3, 8200",
     "oneshot, allreduceResidualRmsNorm, bf16, false, 3, 8192",
     "oneshot, allreduceResidualRmsNorm, bf16, true, 256, 8192",
     "oneshot, allreduceResidualRmsNorm, fp16, true, 200, 1024",
@@ -87,6 +93,52 @@ class CudaFusedAllReduceGpuTest {
     "twoshot, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
   })
   void eachFusedAlgorithmMatchesTheFloat64ReferenceEagerAndInAGraph(
+      String algorithmName,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden) {
+    runAndCheck(algorithmName, patternName, dtypeName, fp32Accumulate, tokens, hidden);
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
+  @CsvSource({
+    "oneshot, allreduceResidualRmsNorm, bf16, true, 32, 8192",
+    "oneshot, allreduceResidualRmsNorm, bf16, false, 3, 8192",
+    "oneshot, allreduceResidualRmsNormFp8, fp32, true, 7, 4100",
+    "twoshot, allreduceResidualRmsNorm, bf16, true, 32, 8192",
+    "twoshot, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
+  })
+  void theFirstKernelsStillMatchWhenTheSettingsAskForThem(
+      String algorithmName,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden) {
+    communicator.close();
+    communicator =
+        CudaCommunicator.create(
+            device,
+            new InMemoryStore(),
+            new RankTopology(0, 1, 0, 1),
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_SPREAD", "off")));
+    runAndCheck(algorithmName, patternName, dtypeName, fp32Accumulate, tokens, hidden);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"oneshot", "twoshot"})
+  void callsOfOtherRowSizesInTurnFindTheirLamportSlotsRefilled(String algorithmName) {
+    // Each shape runs three calls, one per Lamport slot, so every slot is refilled after a call
+    // of another size: a refill sized by the current call would leave stale vectors behind.
+    runAndCheck(algorithmName, "allreduceResidualRmsNorm", "fp32", true, 7, 4100);
+    runAndCheck(algorithmName, "allreduceResidualRmsNorm", "bf16", true, 13, 136);
+    runAndCheck(algorithmName, "allreduceResidualRmsNormFp8", "fp16", false, 64, 8192);
+    runAndCheck(algorithmName, "allreduceResidualRmsNorm", "fp32", true, 7, 4100);
+  }
+
+  private void runAndCheck(
       String algorithmName,
       String patternName,
       String dtypeName,
