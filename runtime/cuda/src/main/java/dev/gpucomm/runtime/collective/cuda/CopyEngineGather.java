@@ -10,12 +10,15 @@ import dev.gpucomm.runtime.device.cuda.CudaKernel;
 import dev.gpucomm.runtime.device.cuda.KernelArguments;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The copy-engine all-gather and reduce-scatter: the copy engines push pieces of a call into the
- * peers' receive slots on the caller's stream while a drain stream copies (or sums) the pieces that
- * have landed, so the transfer of piece k + 1 overlaps the local work on piece k.
+ * peers' receive slots (to the first peer on the caller's stream, to each further peer on a stream
+ * of its own, so that the pushes to different peers run side by side) while a drain stream copies
+ * (or sums) the pieces that have landed, so the transfer of piece k + 1 overlaps the local work on
+ * piece k.
  *
  * <p>Each sender's slot in a receiver's memory is cut into {@link #PARTS} parts that pieces use in
  * turn. Two one-word tokens per (sender, receiver, part) order them, raised and cleared by stream
@@ -73,6 +76,9 @@ final class CopyEngineGather implements AutoCloseable {
   private final Stream drain;
   private final Event callStarted;
   private final Event drained;
+  // Pushes to the peer `step` places after this rank, for step >= 2 (step 1 uses the caller's).
+  private final Stream[] morePushes;
+  private final Event[] morePushed;
 
   CopyEngineGather(
       CudaDevice device,
@@ -110,6 +116,12 @@ final class CopyEngineGather implements AutoCloseable {
     this.drain = device.createStream();
     this.callStarted = device.createOrderingEvent();
     this.drained = device.createOrderingEvent();
+    this.morePushes = new Stream[Math.max(0, world - 2)];
+    this.morePushed = new Event[morePushes.length];
+    for (int i = 0; i < morePushes.length; i++) {
+      morePushes[i] = device.createStream();
+      morePushed[i] = device.createOrderingEvent();
+    }
   }
 
   /**
@@ -129,14 +141,14 @@ final class CopyEngineGather implements AutoCloseable {
    */
   void allGather(long in, long out, long bytesPerRank, Stream stream) {
     begin(stream);
-    // Our own bytes go first on the drain stream: it has less to do than the pushing stream.
+    // Our own bytes go first on the drain stream: it has less to do than the pushing streams.
     device.copyAddresses(out + rank * bytesPerRank, in, bytesPerRank, drain);
     long piece = pieceBytes(bytesPerRank, partBytes);
     int part = 0;
     for (long offset = 0; offset < bytesPerRank; offset += piece) {
       long length = Math.min(piece, bytesPerRank - offset);
       for (int step = 1; step < world; step++) {
-        push((rank + step) % world, part, in + offset, length, stream);
+        push((rank + step) % world, part, in + offset, length, pushStream(step, stream));
       }
       for (int step = 1; step < world; step++) {
         int sender = (rank + world - step) % world;
@@ -163,7 +175,7 @@ final class CopyEngineGather implements AutoCloseable {
       long length = Math.min(piece, bytesPerShard - offset);
       for (int step = 1; step < world; step++) {
         int peer = (rank + step) % world;
-        push(peer, part, in + peer * bytesPerShard + offset, length, stream);
+        push(peer, part, in + peer * bytesPerShard + offset, length, pushStream(step, stream));
       }
       for (int step = 1; step < world; step++) {
         awaitLanded((rank + world - step) % world, part);
@@ -181,20 +193,32 @@ final class CopyEngineGather implements AutoCloseable {
     end(stream);
   }
 
-  /** Meets the peers (they have finished the previous call) and forks the drain stream. */
+  /** Meets the peers (they have finished the previous call) and forks the other streams. */
   private void begin(Stream stream) {
+    device.bind();
     startBarrier.launch(1, BARRIER_THREADS, stream, startBarrierArgs);
     callStarted.record(stream);
     drain.waitFor(callStarted);
+    for (Stream pushes : morePushes) {
+      pushes.waitFor(callStarted);
+    }
   }
 
-  /** Joins the drain stream back into the caller's, which the next call's barrier relies on. */
+  /** Joins the other streams back into the caller's, which the next call's barrier relies on. */
   private void end(Stream stream) {
     drained.record(drain);
     stream.waitFor(drained);
+    for (int i = 0; i < morePushes.length; i++) {
+      morePushed[i].record(morePushes[i]);
+      stream.waitFor(morePushed[i]);
+    }
   }
 
-  /** On the caller's stream: wait until {@code peer} has read this part, then push into it. */
+  private Stream pushStream(int step, Stream stream) {
+    return step == 1 ? stream : morePushes[step - 2];
+  }
+
+  /** On {@code stream}: wait until {@code peer} has read this part, then push into it. */
   private void push(int peer, int part, long from, long length, Stream stream) {
     MemorySegment raw = CudaDevice.rawStream(stream);
     long inUse = inUseWord(rank, peer, part);
@@ -249,10 +273,15 @@ final class CopyEngineGather implements AutoCloseable {
     }
   }
 
-  /** Releases the drain stream and its events after the last call has completed. */
+  /** Releases the streams and events after the last call has completed. */
   @Override
   public void close() {
-    RuntimeException failure = Closing.newestFirst(List.of(drain, callStarted, drained));
+    List<AutoCloseable> owned = new ArrayList<>(List.of(drain, callStarted, drained));
+    for (int i = 0; i < morePushes.length; i++) {
+      owned.add(morePushes[i]);
+      owned.add(morePushed[i]);
+    }
+    RuntimeException failure = Closing.newestFirst(owned);
     if (failure != null) {
       throw failure;
     }
