@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pipelined copy-engine all-gather and reduce-scatter (pieces through four parts of each slot,
+# The pipelined copy-engine all-gather and reduce-scatter (pieces through the parts of each slot,
 # tokens raised by stream memory operations) beside NCCL and the oneshot kernels, in about two
 # and a half minutes: the GPU JUnit tests of gather-scatter, selftest with 64 KiB slots (so that
 # every copy-engine call larger than a slot wraps around the parts), CUDA-graph sweeps of both
@@ -11,6 +11,8 @@
 #   GPURUN  folder with tests/*.jar and junit.jar, as for the module-split study (bench/README.md)
 #   WORK    scratch folder (default $TMPDIR or /tmp); OUT receives the raw output (default bench/out)
 #   PYTHON  a Python with PyTorch for the ceiling step (default python3)
+#   GPUCOMM_COPYENGINE_PIECE_BYTES, if set, reaches the sweeps (largest copy-engine piece; 8 MiB);
+#   RUN names the run's folder and archive, so that runs with other piece sizes stay apart
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -43,8 +45,9 @@ step junit 25 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED 
   -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.GatherScatterGpuTest \
   --include-tag gpu --fail-if-no-tests --details=summary --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
-# selftest with 64 KiB gather slots: 16 KiB parts, so the 65552-byte cases run in five pieces and
-# reuse the first part's tokens; every result is checked against a float64 reference on every rank
+# selftest with 64 KiB gather slots: two parts of 32 KiB, so the 65552-byte cases run in three
+# pieces and reuse the first part's tokens; every result is checked against a float64 reference
+# on every rank
 GPUCOMM_PEER_BUFFER_BYTES=65536 GPUCOMM_LAMPORT_MAX_BYTES=0 GPUCOMM_LAMPORT2_MAX_BYTES=0 \
   GPUCOMM_HOST_PATH=off step "selftest-tp$WORLD-small-slots" 40 "$G" selftest --device cuda --world "$WORLD"
 tail -1 "$R/selftest-tp$WORLD-small-slots.log"

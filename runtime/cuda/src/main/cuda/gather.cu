@@ -6,8 +6,8 @@
 //   data flags     uint32 [MAX_BLOCKS][MAX_RANKS]   (PeerLayout.oneshotFlagsOffset)
 //   start flags    uint32 [3][MAX_BLOCKS][MAX_RANKS] (PeerLayout.twoshotFlagsOffset): set 0 for the
 //                  kernels' start barrier; set 1 row 0 for the copy-engine start barrier, rows
-//                  1..4 for the copy engines' "piece landed" words (column = sender, one row per
-//                  part of the slot); set 2 rows 1..4 for their "part in use" words (column =
+//                  1..16 for the copy engines' "piece landed" words (column = sender, one row per
+//                  part of the slot); set 2 rows 1..16 for their "part in use" words (column =
 //                  receiver). Stream memory operations, not kernels, raise and clear those.
 //   receive slots  [MAX_RANKS][slotBytes]            (PeerLayout.oneshotRecvOffset): slot s of
 //                  rank r holds what rank s sent to rank r; the pipelined kernels use its two
@@ -20,7 +20,7 @@
 // each rank reads only its own memory. The kernels precede the pushes with a start barrier (every
 // peer has entered this call, so it has finished reading its slots for the previous one) and the
 // reads with a data barrier (every peer has pushed). The copy-engine variant meets the peers once
-// per call (ce_start), then streams pieces through the four parts of each slot with one-word
+// per call (ce_start), then streams pieces through the parts of each slot with one-word
 // tokens per (sender, receiver, part) that the streams raise and clear (GatherScatter and
 // CopyEngineGather describe them). Epochs live in device memory (Control) and are advanced by the
 // kernels, so CUDA-graph replays see fresh epochs; the copy engines' tokens go 0 -> 1 -> 0 within

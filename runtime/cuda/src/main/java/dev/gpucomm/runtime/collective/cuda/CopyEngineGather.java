@@ -20,14 +20,15 @@ import java.util.List;
  * (or sums) the pieces that have landed, so the transfer of piece k + 1 overlaps the local work on
  * piece k.
  *
- * <p>Each sender's slot in a receiver's memory is cut into {@link #PARTS} parts that pieces use in
- * turn. Two one-word tokens per (sender, receiver, part) order them, raised and cleared by stream
- * memory operations rather than by a barrier kernel per piece: "in use", in the sender's memory,
- * which the sender sets before it pushes into the part and the receiver clears once it has read it;
- * and "landed", in the receiver's memory, which the sender sets after its push and the receiver
- * clears before it reads. Each token goes 0 to 1 and back within a call, so the words are at rest
- * between calls and CUDA-graph replays find them as capture left them. One start barrier per call
- * (a one-block kernel) keeps the slots apart from the kernel variant's, which uses the same memory.
+ * <p>Each sender's slot in a receiver's memory is cut into parts (as many as pieces of the largest
+ * size fit, from {@link #MIN_PARTS} to {@link #MAX_PARTS}) that pieces use in turn. Two one-word
+ * tokens per (sender, receiver, part) order them, raised and cleared by stream memory operations
+ * rather than by a barrier kernel per piece: "in use", in the sender's memory, which the sender
+ * sets before it pushes into the part and the receiver clears once it has read it; and "landed", in
+ * the receiver's memory, which the sender sets after its push and the receiver clears before it
+ * reads. Each token goes 0 to 1 and back within a call, so the words are at rest between calls and
+ * CUDA-graph replays find them as capture left them. One start barrier per call (a one-block
+ * kernel) keeps the slots apart from the kernel variant's, which uses the same memory.
  *
  * <p>Why push into a slot and copy out, rather than stage into the sender's own memory and let
  * receivers pull straight into their outputs: both move each byte once over NVLink and, at two
@@ -38,8 +39,13 @@ import java.util.List;
  * nothing from it, as its sum reads the landed slots in place.
  */
 final class CopyEngineGather implements AutoCloseable {
-  /** Parts of a sender's slot that consecutive pieces of a call take in turn. */
-  static final int PARTS = 4;
+  /** The fewest and most parts of a sender's slot, which consecutive pieces take in turn. */
+  static final int MIN_PARTS = 2;
+
+  static final int MAX_PARTS = 16;
+
+  /** A call is cut into at least this many pieces (unless they would be too small). */
+  static final int PIECES_PER_CALL = 4;
 
   /** The smallest piece a call is cut into, so that small calls pay for few stream operations. */
   static final long MIN_PIECE_BYTES = 1L << 20;
@@ -48,7 +54,8 @@ final class CopyEngineGather implements AutoCloseable {
   private static final int BARRIER_THREADS = 32;
   private static final int ALIGNMENT = 16;
 
-  // Token rows: row 1 + part of flag set 1 ("landed", column = sender) and of set 2 ("in use",
+  // Token rows (MAX_PARTS < the flag sets' MAX_BLOCKS rows): row 1 + part of flag set 1 ("landed",
+  // column = sender) and of set 2 ("in use",
   // column = receiver); row 0 of set 1 belongs to the start barrier (gather.cu).
   private static final long FLAG_SET_BYTES = PeerMemoryLayout.FLAG_SET_BYTES;
 
@@ -65,7 +72,9 @@ final class CopyEngineGather implements AutoCloseable {
   private final long[] bases;
   private final long slotsOffset;
   private final long slotBytes;
+  private final int parts;
   private final long partBytes;
+  private final long largestPieceBytes;
   private final long landedOffset;
   private final long inUseOffset;
   private final int sumBlocks;
@@ -88,6 +97,7 @@ final class CopyEngineGather implements AutoCloseable {
       long[] bases,
       PeerMemoryLayout layout,
       long slotBytes,
+      long largestPieceBytes,
       CudaKernel startBarrier,
       KernelArguments startBarrierArgs,
       CudaKernel[] sum) {
@@ -98,7 +108,9 @@ final class CopyEngineGather implements AutoCloseable {
     this.bases = bases.clone();
     this.slotsOffset = layout.oneshotRecvOffset();
     this.slotBytes = slotBytes;
-    this.partBytes = Math.max(ALIGNMENT, slotBytes / PARTS / ALIGNMENT * ALIGNMENT);
+    this.parts = parts(slotBytes, largestPieceBytes);
+    this.partBytes = Math.max(ALIGNMENT, slotBytes / parts / ALIGNMENT * ALIGNMENT);
+    this.largestPieceBytes = Math.min(largestPieceBytes, partBytes);
     this.landedOffset = layout.twoshotFlagsOffset() + FLAG_SET_BYTES;
     this.inUseOffset = layout.twoshotFlagsOffset() + 2 * FLAG_SET_BYTES;
     this.sumBlocks = Math.max(1, device.multiprocessors());
@@ -124,16 +136,22 @@ final class CopyEngineGather implements AutoCloseable {
     }
   }
 
+  /** Parts of a slot of {@code slotBytes}: as many pieces of the largest size as fit, clamped. */
+  static int parts(long slotBytes, long largestPieceBytes) {
+    long fit = slotBytes / largestPieceBytes;
+    return (int) Math.max(MIN_PARTS, Math.min(MAX_PARTS, fit));
+  }
+
   /**
-   * Bytes of each piece of a call of {@code bytes} per rank, with slot parts of {@code partBytes}:
-   * a quarter of the call, so that even a call within one part overlaps push and drain, but no less
-   * than {@link #MIN_PIECE_BYTES} (or the whole call, if smaller) and no more than a part; whole
-   * 16-byte vectors, as {@code bytes} and {@code partBytes} are.
+   * Bytes of each piece of a call of {@code bytes} per rank, at most {@code largestPieceBytes}: a
+   * quarter of the call, so that even a small call overlaps push and drain, but no less than {@link
+   * #MIN_PIECE_BYTES} (or the whole call, if smaller); whole 16-byte vectors, as {@code bytes} and
+   * {@code largestPieceBytes} are.
    */
-  static long pieceBytes(long bytes, long partBytes) {
-    long quarter = (bytes + PARTS - 1) / PARTS;
-    long rounded = (quarter + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
-    return Math.min(partBytes, Math.max(Math.min(MIN_PIECE_BYTES, bytes), rounded));
+  static long pieceBytes(long bytes, long largestPieceBytes) {
+    long share = (bytes + PIECES_PER_CALL - 1) / PIECES_PER_CALL;
+    long rounded = (share + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    return Math.min(largestPieceBytes, Math.max(Math.min(MIN_PIECE_BYTES, bytes), rounded));
   }
 
   /**
@@ -143,7 +161,7 @@ final class CopyEngineGather implements AutoCloseable {
     begin(stream);
     // Our own bytes go first on the drain stream: it has less to do than the pushing streams.
     device.copyAddresses(out + rank * bytesPerRank, in, bytesPerRank, drain);
-    long piece = pieceBytes(bytesPerRank, partBytes);
+    long piece = pieceBytes(bytesPerRank, largestPieceBytes);
     int part = 0;
     for (long offset = 0; offset < bytesPerRank; offset += piece) {
       long length = Math.min(piece, bytesPerRank - offset);
@@ -157,7 +175,7 @@ final class CopyEngineGather implements AutoCloseable {
             out + sender * bytesPerRank + offset, landed(sender, part), length, drain);
         release(sender, part);
       }
-      part = (part + 1) % PARTS;
+      part = (part + 1) % parts;
     }
     end(stream);
   }
@@ -169,7 +187,7 @@ final class CopyEngineGather implements AutoCloseable {
   void reduceScatter(long in, long out, long bytesPerShard, DType dtype, Stream stream) {
     begin(stream);
     KernelArguments args = sumArgs[dtype.ordinal()];
-    long piece = pieceBytes(bytesPerShard, partBytes);
+    long piece = pieceBytes(bytesPerShard, largestPieceBytes);
     int part = 0;
     for (long offset = 0; offset < bytesPerShard; offset += piece) {
       long length = Math.min(piece, bytesPerShard - offset);
@@ -188,7 +206,7 @@ final class CopyEngineGather implements AutoCloseable {
       for (int step = 1; step < world; step++) {
         release((rank + world - step) % world, part);
       }
-      part = (part + 1) % PARTS;
+      part = (part + 1) % parts;
     }
     end(stream);
   }

@@ -84,7 +84,11 @@ public final class GatherScatter implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private GatherScatter(
-      CudaDevice device, RankTopology topology, PeerMemory memory, DeviceBuffer control) {
+      CudaDevice device,
+      RankTopology topology,
+      PeerMemory memory,
+      DeviceBuffer control,
+      long copyEnginePieceBytes) {
     this.device = device;
     this.rank = topology.localRank();
     this.world = topology.localWorldSize();
@@ -138,6 +142,7 @@ public final class GatherScatter implements AutoCloseable {
             bases,
             layout,
             slotBytes,
+            copyEnginePieceBytes,
             module.kernel("gpucomm_ce_start"),
             barrierArgs,
             copyEngineSum);
@@ -198,7 +203,7 @@ public final class GatherScatter implements AutoCloseable {
       control.close();
       return null;
     }
-    return new GatherScatter(device, topology, memory, control);
+    return new GatherScatter(device, topology, memory, control, settings.copyEnginePieceBytes());
   }
 
   /** Bytes per sender that one piece carries. */

@@ -6,12 +6,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** How the copy-engine variant cuts a call into pieces that take the parts of a slot in turn. */
+/** How the copy-engine variant cuts its slots into parts and a call into pieces that fit them. */
 class CopyEnginePiecesTest {
   private static final long MIB = 1L << 20;
 
-  /** A 32 MiB slot: four parts of 8 MiB. */
-  private static final long DEFAULT_PART = 8 * MIB;
+  /** The default largest piece, a quarter of the default 32 MiB slot. */
+  private static final long DEFAULT_PART = CudaCommunicatorSettings.DEFAULT_COPY_ENGINE_PIECE_BYTES;
+
+  @Test
+  void theDefaultSlotHoldsFourPiecesOfTheDefaultSizePerSender() {
+    assertThat(CopyEngineGather.parts(32 * MIB, DEFAULT_PART)).isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    // slot bytes, largest piece, parts: a small slot still double-buffers, tiny pieces are capped
+    "65536, 8388608, 2",
+    "33554432, 16777216, 2",
+    "33554432, 33554432, 2",
+    "33554432, 2097152, 16",
+    "33554432, 1048576, 16"
+  })
+  void aSlotHoldsAsManyPiecesAsFitButAtLeastTwoAndAtMostSixteen(
+      long slotBytes, long largestPiece, int parts) {
+    assertThat(CopyEngineGather.parts(slotBytes, largestPiece)).isEqualTo(parts);
+  }
 
   @Test
   void aLargeCallRunsInWholePartsSoThePushesCycleThroughTheSlot() {
@@ -38,27 +57,29 @@ class CopyEnginePiecesTest {
 
   @ParameterizedTest
   @CsvSource({
-    // bytes per rank, part bytes of a small peer buffer (64 KiB slot: 16 KiB parts)
-    "65552, 16384",
-    "16, 16384",
-    "4194320, 16384",
+    // bytes per rank, largest piece (a 64 KiB slot holds two parts of 32 KiB)
+    "65552, 32768",
+    "16, 32768",
+    "4194320, 32768",
     "4194320, 8388608",
     "67108864, 8388608"
   })
-  void piecesAreWholeVectorsThatFitAPartAndCoverTheCall(long bytes, long partBytes) {
-    long piece = CopyEngineGather.pieceBytes(bytes, partBytes);
+  void piecesAreWholeVectorsNoLargerThanAskedThatCoverTheCall(long bytes, long largestPiece) {
+    long piece = CopyEngineGather.pieceBytes(bytes, largestPiece);
 
     assertThat(piece % 16).isZero();
-    assertThat(piece).isPositive().isLessThanOrEqualTo(partBytes);
+    assertThat(piece).isPositive().isLessThanOrEqualTo(largestPiece);
     assertThat((bytes + piece - 1) / piece * piece).isGreaterThanOrEqualTo(bytes);
   }
 
   @Test
   void withSmallSlotsACallLargerThanASlotWrapsAroundThePartsSoTheirTokensAreReused() {
-    long piece = CopyEngineGather.pieceBytes(65552, 16384);
+    long slotBytes = 65536;
+    int parts = CopyEngineGather.parts(slotBytes, DEFAULT_PART);
+    long piece = CopyEngineGather.pieceBytes(65552, slotBytes / parts);
 
     long pieces = (65552 + piece - 1) / piece;
 
-    assertThat(pieces).isGreaterThan(CopyEngineGather.PARTS);
+    assertThat(pieces).isGreaterThan(parts);
   }
 }
