@@ -5,8 +5,10 @@
 //
 //   data flags     uint32 [MAX_BLOCKS][MAX_RANKS]   (PeerLayout.oneshotFlagsOffset)
 //   start flags    uint32 [3][MAX_BLOCKS][MAX_RANKS] (PeerLayout.twoshotFlagsOffset): set 0 for the
-//                  kernels' start barrier, set 1 for the copy-engine start barrier, set 2 for the
-//                  copy-engine data barrier (row 0 only)
+//                  kernels' start barrier; set 1 row 0 for the copy-engine start barrier, rows
+//                  1..16 for the copy engines' "piece landed" words (column = sender, one row per
+//                  part of the slot); set 2 rows 1..16 for their "part in use" words (column =
+//                  receiver). Stream memory operations, not kernels, raise and clear those.
 //   receive slots  [MAX_RANKS][slotBytes]            (PeerLayout.oneshotRecvOffset): slot s of
 //                  rank r holds what rank s sent to rank r; the pipelined kernels use its two
 //                  halves alternately, one round each
@@ -15,11 +17,14 @@
 //
 // A caller's buffers are never read remotely: each rank pushes its bytes into the peers' receive
 // slots (with its threads, or with the copy engines through cuMemcpyAsync on the peer mapping), and
-// each rank reads only its own memory. A start barrier (every peer has entered this piece, so it
-// has finished reading its slots for the previous one) precedes the pushes, and a data barrier
-// (every peer has pushed) precedes the reads, so one slot per sender suffices and the kernel and
-// copy-engine variants may follow each other in any order. Epochs live in device memory (Control)
-// and are advanced by the kernels, so CUDA-graph replays see fresh epochs.
+// each rank reads only its own memory. The kernels precede the pushes with a start barrier (every
+// peer has entered this call, so it has finished reading its slots for the previous one) and the
+// reads with a data barrier (every peer has pushed). The copy-engine variant meets the peers once
+// per call (ce_start), then streams pieces through the parts of each slot with one-word
+// tokens per (sender, receiver, part) that the streams raise and clear (GatherScatter and
+// CopyEngineGather describe them). Epochs live in device memory (Control) and are advanced by the
+// kernels, so CUDA-graph replays see fresh epochs; the copy engines' tokens go 0 -> 1 -> 0 within
+// a call, so replays see them at rest.
 //
 //   allgather_oneshot     small calls in one pass without a start barrier: push this rank's
 //                         bytes into every peer's parity slot and its own output; raise the data
@@ -39,8 +44,7 @@
 // e - 1; the peer's launch e - 1 had therefore started, so its launch e - 2, the last reader of
 // this parity, had finished.
 //   ce_start              the copy-engine variant's start barrier (one block).
-//   ce_arrived            the copy-engine data barrier after the engines' pushes (one block).
-//   ce_reduce_<dtype>     the copy-engine data barrier, then the rank-order fp32 sum.
+//   ce_sum_<dtype>        the rank-order fp32 sum of one copy-engine piece that has landed.
 //
 // Sums read ranks in the fixed order 0..n-1 and accumulate in fp32, so both variants produce
 // bit-identical results (and the same as the CPU backend's). Sizes are whole 16-byte vectors.
@@ -487,33 +491,17 @@ extern "C" __global__ void gpucomm_ce_start(PeerBases peers, GatherLayout layout
   await(peers, set, 0, rank, world, epoch, false);
 }
 
-// The copy-engine data barrier: the engines' pushes of this rank precede this kernel in stream
-// order; it tells the peers, and waits until every peer has said the same.
-__device__ __forceinline__ void ce_data_barrier(const PeerBases& peers, const GatherLayout& layout,
-                                                const GatherControl* control, int rank,
-                                                int world) {
-  uint32_t epoch = *reinterpret_cast<const volatile uint32_t*>(&control->copyEngineEpoch);
-  long long set = layout.startFlagsOffset + 8LL * FLAG_SET_WORDS;
-  if (blockIdx.x == 0) {
-    raise(peers, set, 0, rank, world, epoch, true);
-  }
-  await(peers, set, 0, rank, world, epoch, true);
-}
-
-extern "C" __global__ void gpucomm_ce_arrived(PeerBases peers, GatherLayout layout,
-                                              GatherControl* control, int rank, int world) {
-  ce_data_barrier(peers, layout, control, rank, world);
-}
-
+// The copy-engine sum of one piece: output[v] = the rank-order fp32 sum of this rank's own shard
+// and what every peer pushed into `slots` (sender r's piece at slots + r * slotStride). The copy
+// engines and stream memory operations have already waited for every peer's piece, so this kernel
+// only sums; it runs on the drain stream while the engines push the next piece.
 template <typename T>
-__device__ __forceinline__ void ce_reduce(const char* ownShard, char* output, long long bytes,
-                                          const PeerBases& peers, const GatherLayout& layout,
-                                          const GatherControl* control, int rank, int world) {
-  ce_data_barrier(peers, layout, control, rank, world);
+__device__ __forceinline__ void ce_sum(const char* ownShard, char* output, long long bytes,
+                                       const char* slots, long long slotStride, int rank,
+                                       int world) {
   long long first, end;
   block_range(bytes / 16, first, end);
-  reduce_slots<T>(ownShard, output, slot(peers, layout, rank, 0), layout.slotBytes, rank, world,
-                  first, end);
+  reduce_slots<T>(ownShard, output, slots, slotStride, rank, world, first, end);
 }
 
 #define GPUCOMM_DTYPE_KERNELS(NAME, T)                                                          \
@@ -529,10 +517,10 @@ __device__ __forceinline__ void ce_reduce(const char* ownShard, char* output, lo
     reducescatter_pipelined<T>(input, output, bytes, inputStride, peers, layout, control, rank, \
                                world);                                                           \
   }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_ce_reduce_##NAME(                \
-      const char* ownShard, char* output, long long bytes, PeerBases peers, GatherLayout layout, \
-      const GatherControl* control, int rank, int world) {                                       \
-    ce_reduce<T>(ownShard, output, bytes, peers, layout, control, rank, world);                  \
+  extern "C" __global__ void __launch_bounds__(512) gpucomm_ce_sum_##NAME(                      \
+      const char* ownShard, char* output, long long bytes, const char* slots,                    \
+      long long slotStride, int rank, int world) {                                               \
+    ce_sum<T>(ownShard, output, bytes, slots, slotStride, rank, world);                          \
   }
 
 GPUCOMM_DTYPE_KERNELS(bf16, __nv_bfloat16)

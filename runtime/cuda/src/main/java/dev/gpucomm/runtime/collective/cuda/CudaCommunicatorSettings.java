@@ -28,6 +28,9 @@ import java.util.Map;
  *       gathering warps work on different chunks at the same time (defaults where they won on
  *       H200s: one-shot from 8 MiB on two ranks; two-shot at 64 MiB on two ranks and from 32 MiB on
  *       four; never otherwise; a value above the peer buffer size turns them off);
+ *   <li>{@code GPUCOMM_COPYENGINE_PIECE_BYTES}: the largest piece the copy-engine all-gather and
+ *       reduce-scatter push at once, while the pieces before it are copied out or summed (8 MiB; at
+ *       most a 32 MiB gather slot, which holds from 2 to 16 pieces per sender);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
@@ -57,6 +60,7 @@ public record CudaCommunicatorSettings(
     int twoShotChunks,
     long oneShotWsMinBytes,
     long twoShotWsMinBytes,
+    long copyEnginePieceBytes,
     boolean programmaticLaunch,
     boolean fusedSpreadKernels,
     Duration rendezvousTimeout,
@@ -69,6 +73,12 @@ public record CudaCommunicatorSettings(
   public static final long MAX_PEER_BUFFER_BYTES = 256L << 20;
 
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
+
+  /** A quarter of the largest gather slot: four pieces in flight per sender. */
+  public static final long DEFAULT_COPY_ENGINE_PIECE_BYTES = 8L << 20;
+
+  /** The largest copy-engine piece: one whole gather slot. */
+  static final long MAX_COPY_ENGINE_PIECE_BYTES = GatherScatter.MAX_SLOT_BYTES;
 
   /**
    * Lamport one-shot buffer; calls up to it use the kernel below four ranks, where it beat the flag
@@ -128,6 +138,15 @@ public record CudaCommunicatorSettings(
     checkBlocks("GPUCOMM_LAMPORT_BLOCKS", lamportBlocks);
     checkBytesOrAutomatic("GPUCOMM_ONESHOT_WS_MIN_BYTES", oneShotWsMinBytes);
     checkBytesOrAutomatic("GPUCOMM_TWOSHOT_WS_MIN_BYTES", twoShotWsMinBytes);
+    if (copyEnginePieceBytes < 16
+        || copyEnginePieceBytes % 16 != 0
+        || copyEnginePieceBytes > MAX_COPY_ENGINE_PIECE_BYTES) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_COPYENGINE_PIECE_BYTES must be a positive multiple of 16 up to "
+              + MAX_COPY_ENGINE_PIECE_BYTES
+              + ", got "
+              + copyEnginePieceBytes);
+    }
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
     if (maxBlocks != NO_BLOCK_LIMIT) {
@@ -154,6 +173,7 @@ public record CudaCommunicatorSettings(
         twoShotChunks,
         oneShotWsMinBytes,
         twoShotWsMinBytes,
+        copyEnginePieceBytes,
         programmaticLaunch,
         fusedSpreadKernels,
         rendezvousTimeout,
@@ -259,6 +279,7 @@ public record CudaCommunicatorSettings(
         AUTOMATIC,
         AUTOMATIC_BYTES,
         AUTOMATIC_BYTES,
+        DEFAULT_COPY_ENGINE_PIECE_BYTES,
         true,
         true,
         Duration.ofMinutes(5),
@@ -287,6 +308,7 @@ public record CudaCommunicatorSettings(
         (int) number(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
         bytes(env, "GPUCOMM_ONESHOT_WS_MIN_BYTES", d.oneShotWsMinBytes()),
         bytes(env, "GPUCOMM_TWOSHOT_WS_MIN_BYTES", d.twoShotWsMinBytes()),
+        number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
         onOff(env, "GPUCOMM_PDL"),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         Duration.ofSeconds(

@@ -24,10 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * own (gather.cu describes the protocol), so the caller's buffers need no registration and a call
  * captured into a CUDA graph replays unchanged. The kernel variant runs every call as one launch:
  * small calls in a single pass over slots of alternating parity, larger ones in pipelined rounds
- * whose local copy-out overlaps the next round's push. The copy-engine variant runs calls larger
- * than a slot as consecutive pieces of one slot each. Kernel parameters are prepared once; a call
- * writes addresses and sizes and launches. Calls must be ordered with respect to each other (one
- * signal area).
+ * whose local copy-out overlaps the next round's push. The copy-engine variant ({@link
+ * CopyEngineGather}) streams pieces through the parts of the slots, its pushes overlapping the
+ * copy-out (or sum) of the pieces before. Kernel parameters, streams and events are prepared once;
+ * a call writes addresses and sizes and launches. Calls must be ordered with respect to each other
+ * (one signal area).
  */
 public final class GatherScatter implements AutoCloseable {
   /** Which engine moves the bytes. */
@@ -36,7 +37,7 @@ public final class GatherScatter implements AutoCloseable {
     COPY_ENGINE
   }
 
-  /** The largest receive slot (per sender); a call above it runs in pieces. */
+  /** The largest receive slot (per sender); a kernel call above it runs in rounds. */
   static final long MAX_SLOT_BYTES = 32L << 20;
 
   static final String PTX = "ptx/gather.ptx";
@@ -44,7 +45,6 @@ public final class GatherScatter implements AutoCloseable {
   // Every rank launches the same grid for the same call, so block b of every rank covers the same
   // bytes. Every kernel grid covers the single-pass grid: the single-pass kernels rely on each of
   // their blocks having taken part in the previous kernel call (gather.cu says why).
-  private static final int COPY_ENGINE_REDUCE_BLOCKS = 32;
   private static final int ONESHOT_BLOCKS = 32;
   private static final int PIPELINED_BLOCKS = 64;
 
@@ -56,7 +56,6 @@ public final class GatherScatter implements AutoCloseable {
 
   private static final int LAYOUT_STRUCT_BYTES = 7 * Long.BYTES;
   private static final int THREADS = 512;
-  private static final int BARRIER_THREADS = 32;
   private static final int CONTROL_BYTES = 1024;
   private static final int ALIGNMENT = 16;
 
@@ -66,8 +65,6 @@ public final class GatherScatter implements AutoCloseable {
   private static final int OUT = 1;
   private static final int BYTES = 2;
   private static final int STRIDE = 3;
-  // Parameters of ce_reduce: own shard, output, bytes, peers, layout, control, rank, world.
-  private static final int REDUCE_BYTES = 2;
 
   private final CudaDevice device;
   private final int rank;
@@ -75,7 +72,6 @@ public final class GatherScatter implements AutoCloseable {
   private final PeerMemory memory;
   private final DeviceBuffer control;
   private final Arena arena;
-  private final long[] slotBases;
   private final long slotBytes;
   private final long oneshotMaxBytes;
   private final CudaKernel allGatherOneshot;
@@ -84,15 +80,15 @@ public final class GatherScatter implements AutoCloseable {
   private final CudaKernel[] reduceScatterOneshot;
   private final CudaKernel[] reduceScatterPipelined;
   private final KernelArguments[] reduceScatterArgs;
-  private final CudaKernel copyEngineStart;
-  private final CudaKernel copyEngineArrived;
-  private final KernelArguments barrierArgs;
-  private final CudaKernel[] copyEngineReduce;
-  private final KernelArguments[] copyEngineReduceArgs;
+  private final CopyEngineGather copyEngine;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private GatherScatter(
-      CudaDevice device, RankTopology topology, PeerMemory memory, DeviceBuffer control) {
+      CudaDevice device,
+      RankTopology topology,
+      PeerMemory memory,
+      DeviceBuffer control,
+      long copyEnginePieceBytes) {
     this.device = device;
     this.rank = topology.localRank();
     this.world = topology.localWorldSize();
@@ -104,10 +100,6 @@ public final class GatherScatter implements AutoCloseable {
     // strides per sender.
     this.slotBytes = 2 * layout.oneshotRankStride();
     long[] bases = memory.bases();
-    this.slotBases = new long[PeerMemoryLayout.MAX_RANKS];
-    for (int r = 0; r < world; r++) {
-      slotBases[r] = bases[r] + layout.oneshotRecvOffset();
-    }
     // The two-shot receive area ([2 parity][world][stride]) holds the single-pass kernels'
     // slots of alternating parity.
     long paritySlotBytes = layout.twoshotRankStride();
@@ -125,31 +117,35 @@ public final class GatherScatter implements AutoCloseable {
     allGatherOneshot = module.kernel("gpucomm_allgather_oneshot");
     allGatherPipelined = module.kernel("gpucomm_allgather_pipelined");
     allGatherArgs = pushArguments(bases, gatherLayout);
-    copyEngineStart = module.kernel("gpucomm_ce_start");
-    copyEngineArrived = module.kernel("gpucomm_ce_arrived");
-    barrierArgs =
+    KernelArguments barrierArgs =
         prepared(
             new KernelArguments(arena, 64, LAYOUT_STRUCT_BYTES, 8, 4, 4), 0, bases, gatherLayout);
     DType[] dtypes = DType.values();
     reduceScatterOneshot = new CudaKernel[dtypes.length];
     reduceScatterPipelined = new CudaKernel[dtypes.length];
     reduceScatterArgs = new KernelArguments[dtypes.length];
-    copyEngineReduce = new CudaKernel[dtypes.length];
-    copyEngineReduceArgs = new KernelArguments[dtypes.length];
+    CudaKernel[] copyEngineSum = new CudaKernel[dtypes.length];
     for (DType dtype : dtypes) {
       int i = dtype.ordinal();
       reduceScatterOneshot[i] = module.kernel("gpucomm_reducescatter_oneshot_" + dtype.wireName());
       reduceScatterPipelined[i] =
           module.kernel("gpucomm_reducescatter_pipelined_" + dtype.wireName());
       reduceScatterArgs[i] = pushArguments(bases, gatherLayout);
-      copyEngineReduce[i] = module.kernel("gpucomm_ce_reduce_" + dtype.wireName());
-      copyEngineReduceArgs[i] =
-          prepared(
-              new KernelArguments(arena, 8, 8, 8, 64, LAYOUT_STRUCT_BYTES, 8, 4, 4),
-              3,
-              bases,
-              gatherLayout);
+      copyEngineSum[i] = module.kernel("gpucomm_ce_sum_" + dtype.wireName());
     }
+    copyEngine =
+        new CopyEngineGather(
+            device,
+            arena,
+            rank,
+            world,
+            bases,
+            layout,
+            slotBytes,
+            copyEnginePieceBytes,
+            module.kernel("gpucomm_ce_start"),
+            barrierArgs,
+            copyEngineSum);
   }
 
   private KernelArguments pushArguments(long[] bases, long[] gatherLayout) {
@@ -207,7 +203,7 @@ public final class GatherScatter implements AutoCloseable {
       control.close();
       return null;
     }
-    return new GatherScatter(device, topology, memory, control);
+    return new GatherScatter(device, topology, memory, control, settings.copyEnginePieceBytes());
   }
 
   /** Bytes per sender that one piece carries. */
@@ -241,21 +237,7 @@ public final class GatherScatter implements AutoCloseable {
         }
         return;
       }
-      for (long offset = 0; offset < bytesPerRank; offset += slotBytes) {
-        long piece = Math.min(slotBytes, bytesPerRank - offset);
-        copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
-        for (int step = 1; step < world; step++) {
-          int peer = (rank + step) % world;
-          device.copyAddresses(slot(peer, rank), in + offset, piece, stream);
-        }
-        device.copyAddresses(out + rank * bytesPerRank + offset, in + offset, piece, stream);
-        copyEngineArrived.launch(1, BARRIER_THREADS, stream, barrierArgs);
-        for (int step = 1; step < world; step++) {
-          int sender = (rank + step) % world;
-          device.copyAddresses(
-              out + sender * bytesPerRank + offset, slot(rank, sender), piece, stream);
-        }
-      }
+      copyEngine.allGather(in, out, bytesPerRank, stream);
     }
   }
 
@@ -294,26 +276,8 @@ public final class GatherScatter implements AutoCloseable {
             reduceScatterArgs[d]);
         return;
       }
-      for (long offset = 0; offset < bytesPerShard; offset += slotBytes) {
-        long piece = Math.min(slotBytes, bytesPerShard - offset);
-        copyEngineStart.launch(1, BARRIER_THREADS, stream, barrierArgs);
-        for (int step = 1; step < world; step++) {
-          int peer = (rank + step) % world;
-          device.copyAddresses(slot(peer, rank), in + peer * bytesPerShard + offset, piece, stream);
-        }
-        copyEngineReduceArgs[d]
-            .setLong(IN, in + rank * bytesPerShard + offset)
-            .setLong(OUT, out + offset)
-            .setLong(REDUCE_BYTES, piece);
-        copyEngineReduce[d].launch(
-            COPY_ENGINE_REDUCE_BLOCKS, THREADS, stream, copyEngineReduceArgs[d]);
-      }
+      copyEngine.reduceScatter(in, out, bytesPerShard, dtype, stream);
     }
-  }
-
-  /** Where rank {@code sender}'s bytes land in rank {@code owner}'s memory, as mapped here. */
-  private long slot(int owner, int sender) {
-    return slotBases[owner] + sender * slotBytes;
   }
 
   private void checkShape(String collective, DeviceBuffer input, DeviceBuffer output, long bytes) {
@@ -335,7 +299,7 @@ public final class GatherScatter implements AutoCloseable {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      RuntimeException failure = Closing.newestFirst(List.of(arena, control, memory));
+      RuntimeException failure = Closing.newestFirst(List.of(arena, control, memory, copyEngine));
       if (failure != null) {
         throw failure;
       }

@@ -98,6 +98,24 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theCopyEnginePieceSizeDefaultsToAQuarterSlotAndTakesWhatTheUserAsks() {
+    assertThat(CudaCommunicatorSettings.from(Map.of()).copyEnginePieceBytes()).isEqualTo(8L << 20);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_COPYENGINE_PIECE_BYTES", "2097152"))
+                .copyEnginePieceBytes())
+        .isEqualTo(2L << 20);
+  }
+
+  @Test
+  void aCopyEnginePieceLargerThanASlotIsRefusedByName() {
+    assertThatThrownBy(
+            () ->
+                CudaCommunicatorSettings.from(
+                    Map.of("GPUCOMM_COPYENGINE_PIECE_BYTES", String.valueOf(64L << 20))))
+        .hasMessageContaining("GPUCOMM_COPYENGINE_PIECE_BYTES");
+  }
+
+  @Test
   void aNegativeWarpSpecializedLimitIsNamed() {
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_WS_MIN_BYTES", "-1")))
