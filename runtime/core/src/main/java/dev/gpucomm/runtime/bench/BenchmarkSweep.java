@@ -591,7 +591,8 @@ public final class BenchmarkSweep {
         topology.localWorldSize(),
         device.computeCapability(),
         Set.copyOf(available),
-        communicator.maxPeerMemoryBytes(plan.collective()));
+        communicator.maxPeerMemoryBytes(plan.collective()),
+        communicator.podLink());
   }
 
   /** The call for one algorithm, bound once to this size's buffers. */

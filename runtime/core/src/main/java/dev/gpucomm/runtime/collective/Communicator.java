@@ -7,6 +7,7 @@ import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.fabric.CommunicatorFabric;
 import dev.gpucomm.runtime.fabric.FabricObservation;
+import dev.gpucomm.runtime.heuristic.PodLink;
 import java.util.List;
 import java.util.Set;
 
@@ -58,6 +59,14 @@ public interface Communicator extends AutoCloseable {
    */
   default List<CommunicatorFabric> fabrics() {
     return List.of(new CommunicatorFabric(CommunicatorFabric.WORLD, fabric()));
+  }
+
+  /**
+   * How the ranks of different pods reach each other, the same on every rank, for the heuristic
+   * choosing between flat and hierarchical all-reduce; by default not known.
+   */
+  default PodLink podLink() {
+    return PodLink.unknown("this backend does not say how its pods are linked");
   }
 
   /** Why some algorithms are missing from {@link #allReduceAlgorithms()}; empty when none are. */

@@ -13,6 +13,11 @@ import dev.gpucomm.api.v1alpha1.Collective;
  * anything, and a message large enough that its extra stages are not all overhead. {@link
  * #HIERARCHICAL_MIN_BYTES} is that size as a starting point; a tuned {@code measured} heuristic
  * replaces it with curves of the job's own layout.
+ *
+ * <p>That gain comes from crossing a network fewer times. Pods that reach each other over a peer
+ * path of one host ({@link PodLink.Kind#PEER}: pods sharing a node, NCCL connecting their GPUs over
+ * NVLink, PCIe or shared memory) give flat nccl every GPU at peer speed, and hierarchical only adds
+ * its stages, so nccl is chosen there. A network link, or one not observed, keeps the rule above.
  */
 final class AcrossPods {
   /** The smallest per-rank all-reduce for which hierarchical is chosen. */
@@ -60,6 +65,17 @@ final class AcrossPods {
       return Decisions.settle(
           heuristic, query, Algorithm.NCCL, spans + "nccl (hierarchical is not available here)");
     }
+    PodLink link = query.podLink();
+    if (link.kind() == PodLink.Kind.PEER) {
+      return Decisions.settle(
+          heuristic,
+          query,
+          Algorithm.NCCL,
+          spans
+              + "nccl (pods reach each other over %s: flat nccl sees every GPU,"
+                  .formatted(link.seen())
+              + " hierarchical only adds steps)");
+    }
     if (query.bytes() < HIERARCHICAL_MIN_BYTES) {
       return Decisions.settle(
           heuristic,
@@ -72,7 +88,15 @@ final class AcrossPods {
         query,
         Algorithm.HIERARCHICAL,
         spans
-            + "hierarchical (%d B per rank ≥ %d B, %d ranks per pod)"
-                .formatted(query.bytes(), HIERARCHICAL_MIN_BYTES, query.ranksPerNode()));
+            + "hierarchical (%d B per rank ≥ %d B, %d ranks per pod; %s)"
+                .formatted(
+                    query.bytes(), HIERARCHICAL_MIN_BYTES, query.ranksPerNode(), linkNote(link)));
+  }
+
+  private static String linkNote(PodLink link) {
+    return switch (link.kind()) {
+      case PEER, NETWORK -> "pods reach each other over " + link.seen();
+      case UNKNOWN -> "how pods reach each other is unknown: " + link.seen();
+    };
   }
 }

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.heuristic;
 
 import static dev.gpucomm.runtime.heuristic.Queries.bytes;
 import static dev.gpucomm.runtime.heuristic.Queries.withAvailable;
+import static dev.gpucomm.runtime.heuristic.Queries.withPodLink;
 import static dev.gpucomm.runtime.heuristic.Queries.withRanksPerNode;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +59,37 @@ class LayoutKeyedTuningTest {
         .startsWith("tuning table cluster (world 4, 2 pods × 2 ranks, bf16): 64 MiB in");
     assertThat(onePod.algorithm()).isEqualTo(Algorithm.TWOSHOT);
     assertThat(onePod.reason()).contains("(world 4, 1 pod × 4 ranks, bf16)");
+  }
+
+  @Test
+  void aCurveOfTheJobsLayoutOutranksTheAcrossPodsRuleWhateverLinksThePods() {
+    MeasuredHeuristic measured = new MeasuredHeuristic(tunedOnBothLayouts(), 4, DType.BF16);
+    PodLink nvlink = PodLink.peer("intra-node p2p (NVL)");
+
+    Decision large = measured.choose(withPodLink(acrossTwoPods(64 * MIB), nvlink));
+
+    assertThat(large.algorithm()).isEqualTo(Algorithm.HIERARCHICAL);
+    assertThat(large.reason()).startsWith("tuning table cluster (world 4, 2 pods × 2 ranks, bf16)");
+  }
+
+  @Test
+  void aLayoutTheTableLacksFallsBackToTheRuleWhichRunsNcclOverAPeerLink() {
+    TuningTable onePodOnly =
+        TuningTable.fromMeasurements(
+            "one-pod",
+            Collective.ALLREDUCE,
+            List.of(
+                sample(4, MIB, Algorithm.TWOSHOT, 20, 4), sample(4, MIB, Algorithm.NCCL, 30, 4)));
+    MeasuredHeuristic measured = new MeasuredHeuristic(onePodOnly, 4, DType.BF16);
+    PodLink nvlink = PodLink.peer("intra-node p2p (NVL)");
+
+    Decision decision = measured.choose(withPodLink(acrossTwoPods(64 * MIB), nvlink));
+
+    assertThat(decision.algorithm()).isEqualTo(Algorithm.NCCL);
+    assertThat(decision.reason())
+        .endsWith(
+            "falling back to the across-pods rule: nccl (pods reach each other over intra-node"
+                + " p2p (NVL): flat nccl sees every GPU, hierarchical only adds steps)");
   }
 
   @Test

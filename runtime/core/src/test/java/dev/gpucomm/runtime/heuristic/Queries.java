@@ -104,6 +104,22 @@ final class Queries {
         query.available());
   }
 
+  /** {@code query} on a communicator that saw its pods reach each other over {@code link}. */
+  static SizeQuery withPodLink(SizeQuery query, PodLink link) {
+    return new SizeQuery(
+        query.collective(),
+        query.bytes(),
+        query.tokens(),
+        query.hiddenSize(),
+        query.dtype(),
+        query.worldSize(),
+        query.ranksPerNode(),
+        query.computeCapability(),
+        query.available(),
+        query.ipcWorkspaceBytes(),
+        link);
+  }
+
   static Optional<ComputeCapability> cc(String text) {
     return Optional.of(ComputeCapability.parse(text));
   }

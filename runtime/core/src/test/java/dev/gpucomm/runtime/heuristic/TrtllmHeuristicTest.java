@@ -165,7 +165,7 @@ class TrtllmHeuristicTest {
     assertThat(heuristic.choose(large).algorithm()).isEqualTo(Algorithm.HIERARCHICAL);
     assertThat(heuristic.choose(large).reason())
         .startsWith("spans 2 pods of 4 ranks (world 8): FlashInfer's")
-        .contains("using hierarchical (524288 B per rank ≥ 4096 B, 4 ranks per pod)");
+        .contains("using hierarchical (524288 B per rank ≥ 4096 B, 4 ranks per pod;");
     assertThat(heuristic.choose(tiny).algorithm()).isEqualTo(Algorithm.RING);
     assertThat(heuristic.choose(tiny).reason())
         .contains("using nccl (128 B per rank < 4096 B); nccl is not available here → ring");

@@ -21,6 +21,7 @@ import dev.gpucomm.runtime.device.cpu.CpuMemory;
 import dev.gpucomm.runtime.device.cpu.CpuPeerBuffer;
 import dev.gpucomm.runtime.device.cpu.CpuSharedBuffer;
 import dev.gpucomm.runtime.device.cpu.CpuStream;
+import dev.gpucomm.runtime.heuristic.PodLink;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.MemorySegment;
@@ -314,6 +315,16 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
         ? ""
         : "oneshot and twoshot read the peers' memory, which only the ranks of one pod share; this job spans %d pods of %d ranks"
             .formatted(topology.nodeCount(), topology.localWorldSize());
+  }
+
+  /**
+   * Pods meet only over TCP: each pod's shared memory is its own, also when the pods share a host.
+   */
+  @Override
+  public PodLink podLink() {
+    return topology.singleNode()
+        ? PodLink.unknown("the job is one pod")
+        : PodLink.network("tcp between pods");
   }
 
   /**

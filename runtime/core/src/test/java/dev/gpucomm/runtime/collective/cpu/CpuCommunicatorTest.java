@@ -13,6 +13,7 @@ import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.device.cpu.CpuKernelFailedException;
+import dev.gpucomm.runtime.heuristic.PodLink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -368,6 +369,16 @@ class CpuCommunicatorTest {
       assertThat(filesIn(config.sharedMemoryDirectory())).isEmpty();
     }
     assertThat(filesIn(config.sharedMemoryDirectory())).isEmpty();
+  }
+
+  @Test
+  void podsOfTheCpuBackendReachEachOtherOverTcpEvenOnOneHost() {
+    try (CpuWorld twoPods = CpuWorld.start(new CpuWorld.Layout(2, 2), CONFIG);
+        CpuWorld onePod = CpuWorld.start(2, CONFIG)) {
+      assertThat(twoPods.rank(3).communicator().podLink())
+          .isEqualTo(PodLink.network("tcp between pods"));
+      assertThat(onePod.rank(0).communicator().podLink().kind()).isEqualTo(PodLink.Kind.UNKNOWN);
+    }
   }
 
   @Test

@@ -19,6 +19,7 @@ import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.fabric.CommunicatorFabric;
 import dev.gpucomm.runtime.fabric.FabricObservation;
+import dev.gpucomm.runtime.heuristic.PodLink;
 import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclDataType;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
@@ -197,6 +198,12 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
       fabrics.add(new CommunicatorFabric(CommunicatorFabric.ACROSS_PODS, parts.acrossPodsFabric()));
     }
     return List.copyOf(fabrics);
+  }
+
+  /** What NCCL's cross-pod communicator connected the pods over, agreed by every rank. */
+  @Override
+  public PodLink podLink() {
+    return parts.podLink();
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import dev.gpucomm.runtime.fabric.FabricObservation;
+import dev.gpucomm.runtime.heuristic.PodLink;
 import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.nccl.NcclComm;
 import dev.gpucomm.runtime.nccl.NcclDataType;
@@ -42,6 +43,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
   private String hierarchicalReason = "the ranks share one node: use oneshot, twoshot or nccl";
   private FabricObservation acrossPodsFabric =
       FabricObservation.unknown("no cross-pod communicator");
+  private PodLink podLink = PodLink.unknown("no cross-pod communicator");
 
   private CudaCommunicatorParts() {}
 
@@ -335,6 +337,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
       CudaCommunicatorSettings settings) {
     if (nccl == null) {
       hierarchicalReason = "its cross-pod step needs NCCL: " + ncclReason;
+      podLink = PodLink.unknown("NCCL is not used: " + ncclReason);
       return;
     }
     long logStart = ncclLog.length();
@@ -345,6 +348,13 @@ final class CudaCommunicatorParts implements AutoCloseable {
     IpcAllReduce pod = null;
     try {
       acrossPodsFabric = connectAndObserve(device, acrossPods, ncclLog, logStart);
+      podLink =
+          AcrossPodsLink.agree(
+              store,
+              prefix + "/pod-link",
+              topology,
+              AcrossPodsLink.of(acrossPodsFabric),
+              settings.rendezvousTimeout());
       if (ownReason.isEmpty()) {
         PeerOpening opening = openPeerAllReduce(device, store, prefix + "/pod", topology, settings);
         pod = opening.allReduce();
@@ -420,6 +430,11 @@ final class CudaCommunicatorParts implements AutoCloseable {
   /** The transports NCCL chose for the cross-pod communicator of hierarchical all-reduce. */
   FabricObservation acrossPodsFabric() {
     return acrossPodsFabric;
+  }
+
+  /** How pods reach each other, agreed by every rank; unknown on one pod or without NCCL. */
+  PodLink podLink() {
+    return podLink;
   }
 
   /** Why peer memory is not even tried for this topology; empty when it is. */

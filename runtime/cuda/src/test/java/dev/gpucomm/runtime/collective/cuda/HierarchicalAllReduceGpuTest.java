@@ -11,6 +11,7 @@ import dev.gpucomm.runtime.device.Graph;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.fabric.CommunicatorFabric;
+import dev.gpucomm.runtime.heuristic.PodLink;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.testing.InMemoryStore;
 import java.lang.foreign.Arena;
@@ -138,6 +139,12 @@ class HierarchicalAllReduceGpuTest {
       assertThat(communicator.fabrics())
           .extracting(CommunicatorFabric::communicator)
           .containsExactly(CommunicatorFabric.WORLD, CommunicatorFabric.ACROSS_PODS);
+      // Both "pods" are GPUs of this host: wherever NCCL's log was read, the link is a peer path.
+      if (communicator.fabrics().get(1).observation().known()) {
+        assertThat(communicator.podLink().kind())
+            .as(communicator.podLink().seen())
+            .isEqualTo(PodLink.Kind.PEER);
+      }
       MemorySegment host = arena.allocate(count * 4, 16);
       host.copyFrom(MemorySegment.ofArray(input(rank, count)));
       device.upload(host, input, 0);
