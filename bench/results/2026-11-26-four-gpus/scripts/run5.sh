@@ -4,7 +4,8 @@
 # all-gather and reduce-scatter (2026-11-26-gather-scatter, scripts/run-v3.sh) run on GPUs 2,3,
 # then the hierarchical GPU test (two pods of one GPU in one process), PyTorch's fused
 # composition at TP2 and the fabric sweep's matrix of a GPU pair (with two GPUs, the lanes run one
-# after the other); then with four GPUs both studies at TP4 and PyTorch's at TP4.
+# after the other); then with four GPUs both studies at TP4, PyTorch's at TP4, and what `auto` picks for two pods of
+# two GPUs over NVLink and over sockets.
 # Usage: OUT=... PART=a|b bash bench/results/2026-11-26-four-gpus/scripts/run5.sh   (BUNDLE, GPURUN as
 #   run1.sh): part a is the two lanes, part b the TP4 steps (each fits one 10-minute call).
 PART="${PART:-a}"
@@ -74,6 +75,17 @@ if [ "$PART" = b ] && [ "$GPUS" -ge 4 ]; then
   tail -8 "$OUT/torch-fused-tp4.log"
   WORK=/tmp/run5-gather4 WORLD=4 bash "$S/2026-11-26-gather-scatter/scripts/run-v3.sh" >"$OUT/gather-tp4.log" 2>&1
   tail -60 "$OUT/gather-tp4.log"
+  # two pods of two GPUs at 1 and 64 MiB: auto should take nccl where the pods reach each other
+  # over NVLink and hierarchical where NCCL is on sockets
+  sed -e 's/worldSize: 2/worldSize: 4/; s/ranksPerPod: 1/ranksPerPod: 2/; s/name: two-pods-hierarchical/name: two-pods-of-two/; s/sizes: .*/sizes: [1048576, 67108864]/' \
+    "$S/2026-11-26-hierarchical-cuda/scripts/two-pods-hierarchical.yaml" >"$W/two-by-two.yaml"
+  step 2x2-nvlink-auto 60 "$W/g/gpucomm/bin/gpucomm" run -f "$W/two-by-two.yaml" --out "$OUT/2x2-nvlink-auto"
+  NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 step 2x2-sockets-auto 60 "$W/g/gpucomm/bin/gpucomm" run \
+    -f "$W/two-by-two.yaml" --out "$OUT/2x2-sockets-auto"
+  for r in 2x2-nvlink-auto 2x2-sockets-auto; do
+    grep -A5 '## Latency' "$OUT/$r/report.md" | grep '^| '
+    grep -A5 '## Heuristic decisions' "$OUT/$r/report.md" | grep '^| ' | cut -c1-260
+  done
 fi
 cat "$OUT/steps.txt"
 tar -czf /tmp/run5$PART.tar.gz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/run5$PART.tar.gz "$OUT/"
