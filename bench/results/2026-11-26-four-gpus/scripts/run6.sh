@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Sixth run, on two GPUs of one host: every GPU JUnit class of the runtime modules with the code
+# after this round's merges (the hierarchical test among them, which used to hang), then the
+# copy-engine all-gather and reduce-scatter with 16 and 32 MiB pieces instead of the default
+# 8 MiB, at 16, 64 and 256 MiB per rank beside NCCL, and the pair ceiling again.
+# Usage: OUT=... bash bench/results/2026-11-26-four-gpus/scripts/run6.sh   (BUNDLE, GPURUN as run1.sh)
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+B="${GPURUN:-$ROOT/.gpurun}"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+{ date -u; nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,memory.total --format=csv; } >"$OUT/host.txt" 2>&1
+head -3 "$OUT/host.txt"
+W=/tmp/run6 && mkdir -p "$W/g" && tar -xJf "$BUNDLE" -C "$W/g"
+G="$W/g/gpucomm/bin/gpucomm"
+rm -rf "$W/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$W/test-classes"
+CP="$W/test-classes:$(ls "$B"/tests/*.jar "$W"/g/gpucomm/lib/*.jar | tr '\n' ':')"
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+step() { # name, limit, command...: output in OUT/name.log, one line in OUT/steps.txt
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s" | tee -a "$OUT/steps.txt"
+}
+step junit-all 220 "$W/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" \
+  execute -cp "$CP" --scan-class-path "$W/test-classes" --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
+grep -E "tests (successful|failed|skipped|aborted)|✘" "$OUT/junit-all.log" | head -30
+for piece in 16777216 33554432; do
+  for collective in allgather reducescatter; do
+    GPUCOMM_COPYENGINE_PIECE_BYTES=$piece step "$collective-piece-$((piece >> 20))m" 40 "$G" bench \
+      --device cuda --world 2 --collective "$collective" --sizes 16M,64M,256M \
+      --algorithms nccl,copyengine --iterations 30 --warmup 5 --name "$collective-piece-$((piece >> 20))m" \
+      --out "$OUT/$collective-piece-$((piece >> 20))m"
+    echo "$collective, pieces of $((piece >> 20)) MiB (graph medians, µs):"
+    grep -A6 '## Latency' "$OUT/$collective-piece-$((piece >> 20))m/report.md" | grep '^| ('
+  done
+done
+for mib in 64 256; do
+  step "ceiling-$mib" 10 python3 -u "$ROOT/bench/probes/copy-engine.py" --gpus 2 --mib "$mib"
+  grep "push" "$OUT/ceiling-$mib.log"
+done
+cat "$OUT/steps.txt"
+tar -czf /tmp/run6.tar.gz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/run6.tar.gz "$OUT/"
