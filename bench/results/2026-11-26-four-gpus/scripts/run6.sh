@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sixth run, on two GPUs of one host: every GPU JUnit class of the runtime modules with the code
 # after this round's merges (the hierarchical test among them, which used to hang), then the
-# copy-engine all-gather and reduce-scatter with 16 and 32 MiB pieces instead of the default
+# copy-engine all-gather and reduce-scatter with 4 and 16 MiB pieces instead of the default
 # 8 MiB, at 16, 64 and 256 MiB per rank beside NCCL, and the pair ceiling again.
 # Usage: OUT=... bash bench/results/2026-11-26-four-gpus/scripts/run6.sh   (BUNDLE, GPURUN as run1.sh)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -27,7 +27,7 @@ step() { # name, limit, command...: output in OUT/name.log, one line in OUT/step
 step junit-all 220 "$W/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" \
   execute -cp "$CP" --scan-class-path "$W/test-classes" --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)|✘" "$OUT/junit-all.log" | head -30
-for piece in 16777216 33554432; do
+for piece in 4194304 16777216; do
   for collective in allgather reducescatter; do
     GPUCOMM_COPYENGINE_PIECE_BYTES=$piece step "$collective-piece-$((piece >> 20))m" 40 "$G" bench \
       --device cuda --world 2 --collective "$collective" --sizes 16M,64M,256M \
