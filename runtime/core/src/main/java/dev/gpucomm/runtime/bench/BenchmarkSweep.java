@@ -222,7 +222,12 @@ public final class BenchmarkSweep {
       this.codec = ElementCodec.of(plan.dtype());
       this.inputs = new InputData(plan.seed());
       this.validator =
-          new ResultValidator(inputs, plan.dtype(), topology.worldSize(), topology.rank());
+          new ResultValidator(
+              inputs,
+              plan.dtype(),
+              topology.worldSize(),
+              topology.localWorldSize(),
+              topology.rank());
       this.fusedValidator =
           plan.fused()
               ? new FusedResultValidator(

@@ -21,6 +21,7 @@ public final class ResultValidator {
   private final ElementCodec codec;
   private final DType dtype;
   private final int worldSize;
+  private final int ranksPerPod;
   private final int rank;
   // Scratch for one block, allocated once per validator.
   private final float[] got = new float[InputData.BLOCK_ELEMENTS];
@@ -28,11 +29,18 @@ public final class ResultValidator {
   private final double[] sums = new double[InputData.BLOCK_ELEMENTS];
   private final double[] magnitudes = new double[InputData.BLOCK_ELEMENTS];
 
+  /** A validator for ranks that all share one pod. */
   public ResultValidator(InputData inputs, DType dtype, int worldSize, int rank) {
+    this(inputs, dtype, worldSize, worldSize, rank);
+  }
+
+  /** A validator for {@code worldSize} ranks in pods of {@code ranksPerPod}. */
+  public ResultValidator(InputData inputs, DType dtype, int worldSize, int ranksPerPod, int rank) {
     this.inputs = inputs;
     this.codec = ElementCodec.of(dtype);
     this.dtype = dtype;
     this.worldSize = worldSize;
+    this.ranksPerPod = ranksPerPod;
     this.rank = rank;
   }
 
@@ -59,7 +67,7 @@ public final class ResultValidator {
       CollectiveShape shape, Algorithm algorithm, int point, MemorySegment output) {
     long count = shape.bytes() / codec.bytes();
     Worst worst = new Worst();
-    ResultTolerance tolerance = new ResultTolerance(algorithm, dtype, worldSize);
+    ResultTolerance tolerance = new ResultTolerance(algorithm, dtype, worldSize, ranksPerPod);
     switch (shape.collective()) {
       case ALLREDUCE -> checkSum(output, 0, 0, count, point, tolerance, worst);
       case REDUCESCATTER -> checkSum(output, 0, rank * count, count, point, tolerance, worst);

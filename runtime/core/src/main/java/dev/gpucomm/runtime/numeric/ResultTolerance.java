@@ -14,19 +14,28 @@ import dev.gpucomm.api.v1alpha1.DType;
  *
  * <p>NCCL's ring sums in the element type between hops (each of the n−1 hops rounds a partial sum
  * to bf16/fp16), so for {@code nccl} each hop adds up to u·Σ|x|. Hierarchical all-reduce on GPUs
- * rounds each pod's sum to the element type before NCCL sums the P pods' sums in the element type
- * again: at most 1 + (P−1) roundings of partial sums, never more than the n−1 of a flat ring (P ≤
- * n/2 when pods hold two or more ranks; with one rank per pod the in-pod step is a copy and P − 1 =
- * n − 1), so it gets the same allowance. A missing or doubled rank still errs by about 1/n of Σ|x|,
- * several times the allowance (bf16, n = 8: 0.125 against 0.027).
+ * rounds each pod's sum to the element type (together at most u·Σ|x|) before NCCL sums the P pods'
+ * sums in the element type again, one rounding per hop: P roundings in all, or P − 1 when a pod
+ * holds one rank (its in-pod step is a copy). Counting pods, not ranks, keeps the allowance below
+ * what a missing or doubled rank errs by (about Σ|x|/n) on large jobs: bf16 at 2 pods × 8 ranks
+ * allows 2u = 0.008 against 0.0625, where n − 1 roundings (0.059) would hide it.
  */
-public record ResultTolerance(Algorithm algorithm, DType dtype, int worldSize) {
+public record ResultTolerance(Algorithm algorithm, DType dtype, int worldSize, int ranksPerPod) {
+
+  /** The tolerance for ranks that all share one pod. */
+  public ResultTolerance(Algorithm algorithm, DType dtype, int worldSize) {
+    this(algorithm, dtype, worldSize, worldSize);
+  }
 
   /** The largest admissible |actual − exact| for one element. */
   public double bound(double exact, double sumOfMagnitudes) {
     double bound = ReductionTolerance.forSum(dtype, worldSize).bound(exact, sumOfMagnitudes);
-    if (algorithm == Algorithm.NCCL || algorithm == Algorithm.HIERARCHICAL) {
-      bound += (worldSize - 1) * ElementCodec.of(dtype).unitRoundoff() * sumOfMagnitudes;
+    double unitRoundoff = ElementCodec.of(dtype).unitRoundoff();
+    if (algorithm == Algorithm.NCCL) {
+      bound += (worldSize - 1) * unitRoundoff * sumOfMagnitudes;
+    } else if (algorithm == Algorithm.HIERARCHICAL) {
+      int pods = worldSize / ranksPerPod;
+      bound += (ranksPerPod == 1 ? pods - 1 : pods) * unitRoundoff * sumOfMagnitudes;
     }
     return bound;
   }
