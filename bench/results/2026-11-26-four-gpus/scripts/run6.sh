@@ -2,7 +2,8 @@
 # Sixth run, on two GPUs of one host: every GPU JUnit class of the runtime modules with the code
 # after this round's merges (the hierarchical test among them, which used to hang), then the
 # copy-engine all-gather and reduce-scatter with 4 and 16 MiB pieces instead of the default
-# 8 MiB, at 16, 64 and 256 MiB per rank beside NCCL, and the pair ceiling again.
+# 8 MiB, at 16, 64 and 256 MiB per rank beside NCCL, the pair ceiling again, and the fabric
+# sweep's matrix of the pair.
 # Usage: OUT=... bash bench/results/2026-11-26-four-gpus/scripts/run6.sh   (BUNDLE, GPURUN as run1.sh)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
@@ -41,5 +42,9 @@ for mib in 64 256; do
   step "ceiling-$mib" 10 python3 -u "$ROOT/bench/probes/copy-engine.py" --gpus 2 --mib "$mib"
   grep "push" "$OUT/ceiling-$mib.log"
 done
+# the fabric sweep's intra-node matrix of the pair
+sed "s/WORLD/2/g" "$ROOT/bench/results/2026-11-26-fabric-sweep/scripts/fabric-intra-node.yaml" >"$W/fabric.yaml"
+step fabric-pair 50 "$G" run -f "$W/fabric.yaml" --out "$OUT/fabric-pair"
+grep -A12 "Degraded\|### One-way" "$OUT/fabric-pair/report.md" | head -24
 cat "$OUT/steps.txt"
 tar -czf /tmp/run6.tar.gz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/run6.tar.gz "$OUT/"
