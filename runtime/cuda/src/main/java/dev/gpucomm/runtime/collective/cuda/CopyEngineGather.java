@@ -1,8 +1,6 @@
 package dev.gpucomm.runtime.collective.cuda;
 
 import dev.gpucomm.api.v1alpha1.DType;
-import dev.gpucomm.runtime.device.Closing;
-import dev.gpucomm.runtime.device.Event;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
@@ -10,8 +8,6 @@ import dev.gpucomm.runtime.device.cuda.CudaKernel;
 import dev.gpucomm.runtime.device.cuda.KernelArguments;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The copy-engine all-gather and reduce-scatter: the copy engines push pieces of a call into the
@@ -82,12 +78,10 @@ final class CopyEngineGather implements AutoCloseable {
   private final KernelArguments startBarrierArgs;
   private final CudaKernel[] sum;
   private final KernelArguments[] sumArgs;
+  // The drain stream first, then the pushes to the peer `step` places after this rank at index
+  // step - 1, for step >= 2 (step 1 uses the caller's stream).
+  private final ForkedStreams forked;
   private final Stream drain;
-  private final Event callStarted;
-  private final Event drained;
-  // Pushes to the peer `step` places after this rank, for step >= 2 (step 1 uses the caller's).
-  private final Stream[] morePushes;
-  private final Event[] morePushed;
 
   CopyEngineGather(
       CudaDevice device,
@@ -100,7 +94,8 @@ final class CopyEngineGather implements AutoCloseable {
       long largestPieceBytes,
       CudaKernel startBarrier,
       KernelArguments startBarrierArgs,
-      CudaKernel[] sum) {
+      CudaKernel[] sum,
+      int sumBlocks) {
     this.device = device;
     this.api = CudaDriverApi.get();
     this.rank = rank;
@@ -113,7 +108,7 @@ final class CopyEngineGather implements AutoCloseable {
     this.largestPieceBytes = Math.min(largestPieceBytes, partBytes);
     this.landedOffset = layout.twoshotFlagsOffset() + FLAG_SET_BYTES;
     this.inUseOffset = layout.twoshotFlagsOffset() + 2 * FLAG_SET_BYTES;
-    this.sumBlocks = Math.max(1, device.multiprocessors());
+    this.sumBlocks = sumBlocks;
     this.startBarrier = startBarrier;
     this.startBarrierArgs = startBarrierArgs;
     this.sum = sum;
@@ -125,15 +120,18 @@ final class CopyEngineGather implements AutoCloseable {
               .setInt(5, rank)
               .setInt(6, world);
     }
-    this.drain = device.createStream();
-    this.callStarted = device.createOrderingEvent();
-    this.drained = device.createOrderingEvent();
-    this.morePushes = new Stream[Math.max(0, world - 2)];
-    this.morePushed = new Event[morePushes.length];
-    for (int i = 0; i < morePushes.length; i++) {
-      morePushes[i] = device.createStream();
-      morePushed[i] = device.createOrderingEvent();
-    }
+    this.forked =
+        ForkedStreams.create(
+            1 + Math.max(0, world - 2), device::createStream, device::createOrderingEvent);
+    this.drain = forked.get(0);
+  }
+
+  /**
+   * Blocks of the sum kernel: one per multiprocessor, or as many as the communicator may use where
+   * it shares the GPU with other work.
+   */
+  static int sumBlocks(CudaCommunicatorSettings settings, int multiprocessors) {
+    return Math.max(1, settings.blockLimit(multiprocessors));
   }
 
   /** Parts of a slot of {@code slotBytes}: as many pieces of the largest size as fit, clamped. */
@@ -158,26 +156,34 @@ final class CopyEngineGather implements AutoCloseable {
    * All-gather of {@code bytesPerRank} (a whole number of vectors) from {@code in} to {@code out}.
    */
   void allGather(long in, long out, long bytesPerRank, Stream stream) {
-    begin(stream);
-    // Our own bytes go first on the drain stream: it has less to do than the pushing streams.
-    device.copyAddresses(out + rank * bytesPerRank, in, bytesPerRank, drain);
-    long piece = pieceBytes(bytesPerRank, largestPieceBytes);
-    int part = 0;
-    for (long offset = 0; offset < bytesPerRank; offset += piece) {
-      long length = Math.min(piece, bytesPerRank - offset);
-      for (int step = 1; step < world; step++) {
-        push((rank + step) % world, part, in + offset, length, pushStream(step, stream));
+    try {
+      begin(stream);
+      // Our own bytes go first on the drain stream: it has less to do than the pushing streams.
+      device.copyAddresses(out + rank * bytesPerRank, in, bytesPerRank, drain);
+      long piece = pieceBytes(bytesPerRank, largestPieceBytes);
+      int part = 0;
+      for (long offset = 0; offset < bytesPerRank; offset += piece) {
+        long length = Math.min(piece, bytesPerRank - offset);
+        for (int step = 1; step < world; step++) {
+          push((rank + step) % world, part, in + offset, length, pushStream(step, stream));
+        }
+        for (int step = 1; step < world; step++) {
+          int sender = (rank + world - step) % world;
+          awaitLanded(sender, part);
+          device.copyAddresses(
+              out + sender * bytesPerRank + offset, landed(sender, part), length, drain);
+          release(sender, part);
+        }
+        part = (part + 1) % parts;
       }
-      for (int step = 1; step < world; step++) {
-        int sender = (rank + world - step) % world;
-        awaitLanded(sender, part);
-        device.copyAddresses(
-            out + sender * bytesPerRank + offset, landed(sender, part), length, drain);
-        release(sender, part);
-      }
-      part = (part + 1) % parts;
+      // The next call's barrier relies on the other streams having joined the caller's.
+      forked.join(stream);
+    } catch (RuntimeException e) {
+      // Tokens this call raised stay raised, so the caller must not run another call; the joins
+      // at least keep later work on its stream from running beside this call's.
+      forked.joinAfter(e, stream);
+      throw e;
     }
-    end(stream);
   }
 
   /**
@@ -185,55 +191,49 @@ final class CopyEngineGather implements AutoCloseable {
    * rank-order fp32 sum of shard {@code rank} of every rank's {@code in}.
    */
   void reduceScatter(long in, long out, long bytesPerShard, DType dtype, Stream stream) {
-    begin(stream);
-    KernelArguments args = sumArgs[dtype.ordinal()];
-    long piece = pieceBytes(bytesPerShard, largestPieceBytes);
-    int part = 0;
-    for (long offset = 0; offset < bytesPerShard; offset += piece) {
-      long length = Math.min(piece, bytesPerShard - offset);
-      for (int step = 1; step < world; step++) {
-        int peer = (rank + step) % world;
-        push(peer, part, in + peer * bytesPerShard + offset, length, pushStream(step, stream));
+    try {
+      begin(stream);
+      KernelArguments args = sumArgs[dtype.ordinal()];
+      long piece = pieceBytes(bytesPerShard, largestPieceBytes);
+      int part = 0;
+      for (long offset = 0; offset < bytesPerShard; offset += piece) {
+        long length = Math.min(piece, bytesPerShard - offset);
+        for (int step = 1; step < world; step++) {
+          int peer = (rank + step) % world;
+          push(peer, part, in + peer * bytesPerShard + offset, length, pushStream(step, stream));
+        }
+        for (int step = 1; step < world; step++) {
+          awaitLanded((rank + world - step) % world, part);
+        }
+        args.setLong(SUM_OWN, in + rank * bytesPerShard + offset)
+            .setLong(SUM_OUT, out + offset)
+            .setLong(SUM_BYTES, length)
+            .setLong(SUM_SLOTS, landed(0, part));
+        sum[dtype.ordinal()].launch(sumBlocks, THREADS, drain, args);
+        for (int step = 1; step < world; step++) {
+          release((rank + world - step) % world, part);
+        }
+        part = (part + 1) % parts;
       }
-      for (int step = 1; step < world; step++) {
-        awaitLanded((rank + world - step) % world, part);
-      }
-      args.setLong(SUM_OWN, in + rank * bytesPerShard + offset)
-          .setLong(SUM_OUT, out + offset)
-          .setLong(SUM_BYTES, length)
-          .setLong(SUM_SLOTS, landed(0, part));
-      sum[dtype.ordinal()].launch(sumBlocks, THREADS, drain, args);
-      for (int step = 1; step < world; step++) {
-        release((rank + world - step) % world, part);
-      }
-      part = (part + 1) % parts;
+      // The next call's barrier relies on the other streams having joined the caller's.
+      forked.join(stream);
+    } catch (RuntimeException e) {
+      // Tokens this call raised stay raised, so the caller must not run another call; the joins
+      // at least keep later work on its stream from running beside this call's.
+      forked.joinAfter(e, stream);
+      throw e;
     }
-    end(stream);
   }
 
   /** Meets the peers (they have finished the previous call) and forks the other streams. */
   private void begin(Stream stream) {
     device.bind();
     startBarrier.launch(1, BARRIER_THREADS, stream, startBarrierArgs);
-    callStarted.record(stream);
-    drain.waitFor(callStarted);
-    for (Stream pushes : morePushes) {
-      pushes.waitFor(callStarted);
-    }
-  }
-
-  /** Joins the other streams back into the caller's, which the next call's barrier relies on. */
-  private void end(Stream stream) {
-    drained.record(drain);
-    stream.waitFor(drained);
-    for (int i = 0; i < morePushes.length; i++) {
-      morePushed[i].record(morePushes[i]);
-      stream.waitFor(morePushed[i]);
-    }
+    forked.fork(stream);
   }
 
   private Stream pushStream(int step, Stream stream) {
-    return step == 1 ? stream : morePushes[step - 2];
+    return step == 1 ? stream : forked.get(step - 1);
   }
 
   /** On {@code stream}: wait until {@code peer} has read this part, then push into it. */
@@ -294,14 +294,6 @@ final class CopyEngineGather implements AutoCloseable {
   /** Releases the streams and events after the last call has completed. */
   @Override
   public void close() {
-    List<AutoCloseable> owned = new ArrayList<>(List.of(drain, callStarted, drained));
-    for (int i = 0; i < morePushes.length; i++) {
-      owned.add(morePushes[i]);
-      owned.add(morePushed[i]);
-    }
-    RuntimeException failure = Closing.newestFirst(owned);
-    if (failure != null) {
-      throw failure;
-    }
+    forked.close();
   }
 }

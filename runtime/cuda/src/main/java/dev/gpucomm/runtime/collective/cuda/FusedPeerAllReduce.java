@@ -103,7 +103,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
     this.twoShotKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT2 : Kernel.TWOSHOT;
     this.programmaticConfig =
         LaunchConfig.of(arena, settings.programmaticLaunch(), OptionalInt.empty());
-    this.blocks = Math.max(1, Math.min(MAX_BLOCKS, device.multiprocessors()));
+    this.blocks = blocks(settings, device.multiprocessors());
     long[] fusionLayout = {
       layout.oneshotFlagsOffset(),
       layout.oneshotRecvOffset(),
@@ -142,8 +142,32 @@ final class FusedPeerAllReduce implements AutoCloseable {
   }
 
   /**
+   * The fixed grid: one block per multiprocessor, at most fusion.cu's per-block arrays and the
+   * communicator's block limit.
+   */
+  static int blocks(CudaCommunicatorSettings settings, int multiprocessors) {
+    return Math.max(1, Math.min(MAX_BLOCKS, settings.blockLimit(multiprocessors)));
+  }
+
+  /**
+   * What the node's ranks must agree on: the capacity, the kernel set (the Lamport two-shot and the
+   * flag two-shot use the gather area differently), where one-shot calls switch from the Lamport
+   * kernel to the flag one, and the grid (block b of every rank works on the same rows).
+   */
+  static NodeGeometry geometry(CudaCommunicatorSettings settings, int multiprocessors) {
+    return NodeGeometry.empty()
+        .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
+        .with("GPUCOMM_FUSED_SPREAD", settings.fusedSpreadKernels() ? "on" : "off")
+        .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
+        .with(
+            "fused kernel blocks (the GPU's multiprocessors, or maxBlocks)",
+            blocks(settings, multiprocessors));
+  }
+
+  /**
    * Allocates the fusion area on every rank of the node together and maps the peers'; null, with
-   * {@code reason[0]} saying why, when the ranks cannot reach each other's memory.
+   * {@code reason[0]} saying why, when the ranks' settings differ where they must agree or the
+   * ranks cannot reach each other's memory.
    */
   static FusedPeerAllReduce open(
       CudaDevice device,
@@ -152,6 +176,18 @@ final class FusedPeerAllReduce implements AutoCloseable {
       RankTopology topology,
       CudaCommunicatorSettings settings,
       String[] reason) {
+    Optional<String> mismatch =
+        geometry(settings, device.multiprocessors())
+            .agree(
+                store,
+                keyPrefix,
+                topology.localRank(),
+                topology.localWorldSize(),
+                settings.rendezvousTimeout());
+    if (mismatch.isPresent()) {
+      reason[0] = mismatch.get();
+      return null;
+    }
     long capacity = Math.min(MAX_CAPACITY_BYTES, settings.maxBytes());
     // Every region is a multiple of the capacity: recv 2·world, Lamport 3·world, gather 4 (inside
     // the second Lamport area, 6·world slices of capacity/world).

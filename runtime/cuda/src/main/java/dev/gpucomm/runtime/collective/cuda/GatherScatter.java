@@ -12,6 +12,7 @@ import dev.gpucomm.runtime.device.cuda.KernelArguments;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.Arena;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -82,19 +83,23 @@ public final class GatherScatter implements AutoCloseable {
   private final KernelArguments[] reduceScatterArgs;
   private final CopyEngineGather copyEngine;
   private final AtomicBoolean closed = new AtomicBoolean();
+  // A copy-engine call that failed leaves tokens raised in the memory both variants use.
+  private final EarlierFailure copyEngineFailure =
+      new EarlierFailure("an earlier copy-engine call");
 
   private GatherScatter(
       CudaDevice device,
       RankTopology topology,
       PeerMemory memory,
       DeviceBuffer control,
-      long copyEnginePieceBytes) {
+      Arena arena,
+      CudaCommunicatorSettings settings) {
     this.device = device;
     this.rank = topology.localRank();
     this.world = topology.localWorldSize();
     this.memory = memory;
     this.control = control;
-    this.arena = Arena.ofShared();
+    this.arena = arena;
     PeerMemoryLayout layout = memory.layout();
     // The receive area is [2 parity][world][stride] for the all-reduce; here it is one slot of two
     // strides per sender.
@@ -142,10 +147,11 @@ public final class GatherScatter implements AutoCloseable {
             bases,
             layout,
             slotBytes,
-            copyEnginePieceBytes,
+            settings.copyEnginePieceBytes(),
             module.kernel("gpucomm_ce_start"),
             barrierArgs,
-            copyEngineSum);
+            copyEngineSum,
+            CopyEngineGather.sumBlocks(settings, device.multiprocessors()));
   }
 
   private KernelArguments pushArguments(long[] bases, long[] gatherLayout) {
@@ -172,8 +178,8 @@ public final class GatherScatter implements AutoCloseable {
 
   /**
    * Sets up this rank's gather memory and exchanges it with the node's ranks; every rank of the
-   * node calls this together. Returns null, with the reason in {@code reason[0]}, when a rank
-   * cannot reach the others' memory.
+   * node calls this together. Returns null, with the reason in {@code reason[0]}, when the ranks'
+   * settings differ where they must agree or a rank cannot reach the others' memory.
    */
   static GatherScatter open(
       CudaDevice device,
@@ -182,9 +188,19 @@ public final class GatherScatter implements AutoCloseable {
       RankTopology topology,
       CudaCommunicatorSettings settings,
       String[] reason) {
-    long slot = Math.min(MAX_SLOT_BYTES, settings.maxBytes());
-    // Both halves of a sender's all-reduce receive area form its slot here.
-    long stride = Math.max(16, slot / 2 / ALIGNMENT * ALIGNMENT);
+    Optional<String> mismatch =
+        geometry(settings)
+            .agree(
+                store,
+                keyPrefix,
+                topology.localRank(),
+                topology.localWorldSize(),
+                settings.rendezvousTimeout());
+    if (mismatch.isPresent()) {
+      reason[0] = mismatch.get();
+      return null;
+    }
+    long stride = rankStride(settings);
     PeerMemoryLayout layout = PeerMemoryLayout.of(topology.localWorldSize(), stride, 16, 16);
     DeviceBuffer control = device.allocate(CONTROL_BYTES);
     PeerMemory memory;
@@ -203,7 +219,37 @@ public final class GatherScatter implements AutoCloseable {
       control.close();
       return null;
     }
-    return new GatherScatter(device, topology, memory, control, settings.copyEnginePieceBytes());
+    Arena arena = Arena.ofShared();
+    try {
+      return new GatherScatter(device, topology, memory, control, arena, settings);
+    } catch (RuntimeException e) {
+      RuntimeException releaseFailure = Closing.newestFirst(List.of(control, memory, arena));
+      if (releaseFailure != null) {
+        e.addSuppressed(releaseFailure);
+      }
+      throw e;
+    }
+  }
+
+  /** Both halves of a sender's all-reduce receive area form its slot here. */
+  private static long rankStride(CudaCommunicatorSettings settings) {
+    long slot = Math.min(MAX_SLOT_BYTES, settings.maxBytes());
+    return Math.max(16, slot / 2 / ALIGNMENT * ALIGNMENT);
+  }
+
+  /**
+   * What the node's ranks must agree on: the slot size and how the copy-engine variant cuts it into
+   * parts, which decide where every piece lands and which token rows order it.
+   */
+  static NodeGeometry geometry(CudaCommunicatorSettings settings) {
+    long slotBytes = 2 * rankStride(settings);
+    return NodeGeometry.empty()
+        .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
+        .with("GPUCOMM_COPYENGINE_PIECE_BYTES", settings.copyEnginePieceBytes())
+        .with("gather slot bytes", slotBytes)
+        .with(
+            "copy-engine parts per slot",
+            CopyEngineGather.parts(slotBytes, settings.copyEnginePieceBytes()));
   }
 
   /** Bytes per sender that one piece carries. */
@@ -237,7 +283,12 @@ public final class GatherScatter implements AutoCloseable {
         }
         return;
       }
-      copyEngine.allGather(in, out, bytesPerRank, stream);
+      try {
+        copyEngine.allGather(in, out, bytesPerRank, stream);
+      } catch (RuntimeException e) {
+        copyEngineFailure.record(e);
+        throw e;
+      }
     }
   }
 
@@ -276,7 +327,12 @@ public final class GatherScatter implements AutoCloseable {
             reduceScatterArgs[d]);
         return;
       }
-      copyEngine.reduceScatter(in, out, bytesPerShard, dtype, stream);
+      try {
+        copyEngine.reduceScatter(in, out, bytesPerShard, dtype, stream);
+      } catch (RuntimeException e) {
+        copyEngineFailure.record(e);
+        throw e;
+      }
     }
   }
 
@@ -284,6 +340,7 @@ public final class GatherScatter implements AutoCloseable {
     if (closed.get()) {
       throw new IllegalStateException(collective + " of local rank " + rank + " is closed");
     }
+    copyEngineFailure.refuseAfterFailure(collective, rank);
     if (bytes % ALIGNMENT != 0) {
       throw new IllegalArgumentException(
           "%s with peer memory moves whole %d-byte vectors per rank, got %d bytes; use nccl"

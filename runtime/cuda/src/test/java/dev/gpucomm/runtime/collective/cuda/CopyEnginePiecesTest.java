@@ -82,4 +82,22 @@ class CopyEnginePiecesTest {
 
     assertThat(pieces).isGreaterThan(parts);
   }
+
+  @Test
+  void theSumRunsOneBlockPerMultiprocessorUnlessTheCommunicatorIsLimited() {
+    CudaCommunicatorSettings whole = CudaCommunicatorSettings.defaults();
+
+    assertThat(CopyEngineGather.sumBlocks(whole, 132)).isEqualTo(132);
+    assertThat(CopyEngineGather.sumBlocks(whole.withMaxBlocks(24), 132)).isEqualTo(24);
+    assertThat(CopyEngineGather.sumBlocks(whole.withMaxBlocks(160), 132)).isEqualTo(132);
+  }
+
+  @Test
+  void theFusedGridStaysWithinItsPerBlockArraysAndTheCommunicatorsLimit() {
+    CudaCommunicatorSettings whole = CudaCommunicatorSettings.defaults();
+
+    assertThat(FusedPeerAllReduce.blocks(whole, 148)).isEqualTo(FusedPeerAllReduce.MAX_BLOCKS);
+    assertThat(FusedPeerAllReduce.blocks(whole, 114)).isEqualTo(114);
+    assertThat(FusedPeerAllReduce.blocks(whole.withMaxBlocks(16), 132)).isEqualTo(16);
+  }
 }

@@ -1,0 +1,125 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gpucomm.runtime.testing.InMemoryStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The node's ranks compare the settings their peer-memory collectives must share, and all refuse
+ * with the same reason when one differs.
+ */
+class NodeGeometryTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final int H100_MULTIPROCESSORS = 132;
+
+  @Test
+  void ranksWithTheSameSettingsOpenTheGatherAndTheFusedKernels() throws Exception {
+    CudaCommunicatorSettings settings = CudaCommunicatorSettings.defaults();
+    NodeGeometry gather = GatherScatter.geometry(settings);
+    NodeGeometry fused = FusedPeerAllReduce.geometry(settings, H100_MULTIPROCESSORS);
+
+    assertThat(agreeOnRanks(gather, gather, gather, gather)).containsOnly(Optional.empty());
+    assertThat(agreeOnRanks(fused, fused)).containsOnly(Optional.empty());
+  }
+
+  @Test
+  void ranksWithDifferentCopyEnginePiecesAllRefuseTheGatherNamingTheSettingAndBothValues()
+      throws Exception {
+    NodeGeometry eightMib = GatherScatter.geometry(settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 8));
+    NodeGeometry fourMib = GatherScatter.geometry(settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 4));
+
+    List<Optional<String>> refusals = agreeOnRanks(eightMib, fourMib);
+
+    assertThat(refusals)
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_COPYENGINE_PIECE_BYTES differs across the node's ranks: local rank 0 has"
+                    + " 8388608, local rank 1 has 4194304"));
+  }
+
+  @Test
+  void oneRankWithTheFirstFusedKernelsMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
+    CudaCommunicatorSettings spread = CudaCommunicatorSettings.defaults();
+    CudaCommunicatorSettings first =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_SPREAD", "off"));
+    NodeGeometry spreadKernels = FusedPeerAllReduce.geometry(spread, H100_MULTIPROCESSORS);
+    NodeGeometry firstKernels = FusedPeerAllReduce.geometry(first, H100_MULTIPROCESSORS);
+
+    List<Optional<String>> refusals =
+        agreeOnRanks(spreadKernels, spreadKernels, firstKernels, spreadKernels);
+
+    assertThat(refusals)
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_FUSED_SPREAD differs across the node's ranks: local rank 0 has on, local"
+                    + " rank 2 has off"));
+  }
+
+  @Test
+  void aRankWhoseFusedGridIsLimitedMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
+    CudaCommunicatorSettings whole = CudaCommunicatorSettings.defaults();
+    NodeGeometry wholeGpu = FusedPeerAllReduce.geometry(whole, H100_MULTIPROCESSORS);
+    NodeGeometry limited =
+        FusedPeerAllReduce.geometry(whole.withMaxBlocks(16), H100_MULTIPROCESSORS);
+
+    List<Optional<String>> refusals = agreeOnRanks(wholeGpu, limited);
+
+    assertThat(refusals)
+        .containsOnly(
+            Optional.of(
+                "fused kernel blocks (the GPU's multiprocessors, or maxBlocks) differs across the"
+                    + " node's ranks: local rank 0 has 132, local rank 1 has 16"));
+  }
+
+  @Test
+  void anEntryOnlyALaterRankPublishesIsAMismatchToo() {
+    NodeGeometry older = NodeGeometry.empty().with("GPUCOMM_PEER_BUFFER_BYTES", 64);
+    NodeGeometry newer = older.with("copy-engine parts per slot", 4);
+
+    Optional<String> refusal =
+        NodeGeometry.firstMismatch(
+            List.of(NodeGeometry.decode(older.encode()), NodeGeometry.decode(newer.encode())));
+
+    assertThat(refusal)
+        .contains(
+            "copy-engine parts per slot differs across the node's ranks: local rank 0 has (not"
+                + " published), local rank 1 has 4");
+  }
+
+  private static CudaCommunicatorSettings settings(String variable, long mebibytes) {
+    return CudaCommunicatorSettings.from(Map.of(variable, String.valueOf(mebibytes << 20)));
+  }
+
+  /** One node of as many ranks as geometries, each publishing its own; what each rank concluded. */
+  private static List<Optional<String>> agreeOnRanks(NodeGeometry... byLocalRank) throws Exception {
+    InMemoryStore store = new InMemoryStore();
+    ExecutorService ranks = Executors.newFixedThreadPool(byLocalRank.length);
+    try {
+      List<Future<Optional<String>>> concluded = new ArrayList<>();
+      for (int rank = 0; rank < byLocalRank.length; rank++) {
+        NodeGeometry own = byLocalRank[rank];
+        int localRank = rank;
+        Callable<Optional<String>> agree =
+            () -> own.agree(store, "job/node-0/gather", localRank, byLocalRank.length, TIMEOUT);
+        concluded.add(ranks.submit(agree));
+      }
+      List<Optional<String>> refusals = new ArrayList<>();
+      for (Future<Optional<String>> refusal : concluded) {
+        refusals.add(refusal.get());
+      }
+      return refusals;
+    } finally {
+      ranks.shutdownNow();
+    }
+  }
+}
