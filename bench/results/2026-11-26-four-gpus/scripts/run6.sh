@@ -28,6 +28,9 @@ step() { # name, limit, command...: output in OUT/name.log, one line in OUT/step
 step junit-all 220 "$W/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" \
   execute -cp "$CP" --scan-class-path "$W/test-classes" --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)|✘" "$OUT/junit-all.log" | head -30
+# two ranks: every collective and fused pattern validated, and the ranks' settings compared
+step selftest-tp2 60 "$G" selftest --device cuda --world 2
+tail -1 "$OUT/selftest-tp2.log"
 for piece in 4194304 16777216; do
   for collective in allgather reducescatter; do
     GPUCOMM_COPYENGINE_PIECE_BYTES=$piece step "$collective-piece-$((piece >> 20))m" 40 "$G" bench \
