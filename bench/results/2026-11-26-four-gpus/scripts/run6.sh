@@ -25,7 +25,7 @@ step() { # name, limit, command...: output in OUT/name.log, one line in OUT/step
   timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - start)) s" | tee -a "$OUT/steps.txt"
 }
-step junit-all 220 "$W/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" \
+step junit-all 180 "$W/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" \
   execute -cp "$CP" --scan-class-path "$W/test-classes" --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)|✘" "$OUT/junit-all.log" | head -30
 # two ranks: every collective and fused pattern validated, and the ranks' settings compared
