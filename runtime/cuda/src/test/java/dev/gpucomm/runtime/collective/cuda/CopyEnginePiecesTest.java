@@ -14,8 +14,8 @@ class CopyEnginePiecesTest {
   private static final long DEFAULT_PART = CudaCommunicatorSettings.DEFAULT_COPY_ENGINE_PIECE_BYTES;
 
   @Test
-  void theDefaultSlotHoldsFourPiecesOfTheDefaultSizePerSender() {
-    assertThat(CopyEngineGather.parts(32 * MIB, DEFAULT_PART)).isEqualTo(4);
+  void theDefaultSlotHoldsTwoPiecesOfTheDefaultSizePerSender() {
+    assertThat(CopyEngineGather.parts(32 * MIB, DEFAULT_PART)).isEqualTo(2);
   }
 
   @ParameterizedTest
@@ -39,7 +39,7 @@ class CopyEnginePiecesTest {
     long piece = CopyEngineGather.pieceBytes(bytes, DEFAULT_PART);
 
     assertThat(piece).isEqualTo(DEFAULT_PART);
-    assertThat(bytes / piece).isEqualTo(32);
+    assertThat(bytes / piece).isEqualTo(16);
   }
 
   @Test

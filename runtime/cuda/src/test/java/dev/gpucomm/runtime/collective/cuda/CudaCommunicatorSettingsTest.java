@@ -99,7 +99,7 @@ class CudaCommunicatorSettingsTest {
 
   @Test
   void theCopyEnginePieceSizeDefaultsToAQuarterSlotAndTakesWhatTheUserAsks() {
-    assertThat(CudaCommunicatorSettings.from(Map.of()).copyEnginePieceBytes()).isEqualTo(8L << 20);
+    assertThat(CudaCommunicatorSettings.from(Map.of()).copyEnginePieceBytes()).isEqualTo(16L << 20);
     assertThat(
             CudaCommunicatorSettings.from(Map.of("GPUCOMM_COPYENGINE_PIECE_BYTES", "2097152"))
                 .copyEnginePieceBytes())
