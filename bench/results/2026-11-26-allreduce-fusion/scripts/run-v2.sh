@@ -12,6 +12,7 @@
 #           ./mvnw -q -pl app -am package -Pbundle -DskipTests)
 #   GPURUN  folder with tests/*.jar (the runtime modules' test classes and their test libraries,
 #           see bench/README.md) and junit.jar (default .gpurun at the repository root)
+#   SKIP_JUNIT  if set, leaves out the GPU JUnit tests (they use one GPU; run them once per host)
 #   WORK    scratch folder (default $TMPDIR or /tmp); OUT receives the raw output (default bench/out)
 export NCCL_NVLS_ENABLE=0
 set -u
@@ -55,7 +56,7 @@ head -3 "$R/host.txt"
 # the jlinked runtime has no jar file system, so JUnit scans the test classes as a folder
 rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
 CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
-step junit 35 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
+[ -n "${SKIP_JUNIT:-}" ] || step junit 35 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
   -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.CudaFusedAllReduceGpuTest \
   --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"

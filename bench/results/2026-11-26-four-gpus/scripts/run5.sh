@@ -67,13 +67,13 @@ if [ "$PART" = a ]; then
   grep -A12 "Degraded\|### One-way" "$OUT/fabric-pair/report.md" | head -24
 fi
 if [ "$PART" = b ] && [ "$GPUS" -ge 4 ]; then
-  WORK=/tmp/run5-fusion4 WORLD=4 bash "$S/2026-11-26-allreduce-fusion/scripts/run-v2.sh" >"$OUT/fusion-tp4.log" 2>&1
+  SKIP_JUNIT=1 WORK=/tmp/run5-fusion4 WORLD=4 bash "$S/2026-11-26-allreduce-fusion/scripts/run-v2.sh" >"$OUT/fusion-tp4.log" 2>&1
   cat "$OUT/fusion-tp4.log"
-  step torch-fused-tp4 70 python3 "$ROOT/bench/compare-torch.py" --world 4 --port 29704 \
-    --tokens 32,64,128,256 --hidden 8192 --pattern allreduceResidualRmsNorm --iterations 100 \
+  step torch-fused-tp4 50 python3 "$ROOT/bench/compare-torch.py" --world 4 --port 29704 \
+    --tokens 32,64,128,256 --hidden 8192 --pattern allreduceResidualRmsNorm --iterations 50 \
     --json "$OUT/torch-fused-tp4.json"
   tail -8 "$OUT/torch-fused-tp4.log"
-  WORK=/tmp/run5-gather4 WORLD=4 bash "$S/2026-11-26-gather-scatter/scripts/run-v3.sh" >"$OUT/gather-tp4.log" 2>&1
+  SKIP_JUNIT=1 WORK=/tmp/run5-gather4 WORLD=4 bash "$S/2026-11-26-gather-scatter/scripts/run-v3.sh" >"$OUT/gather-tp4.log" 2>&1
   tail -60 "$OUT/gather-tp4.log"
   # two pods of two GPUs at 1 and 64 MiB: auto should take nccl where the pods reach each other
   # over NVLink and hierarchical where NCCL is on sockets

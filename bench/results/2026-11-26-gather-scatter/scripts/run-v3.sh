@@ -9,6 +9,7 @@
 #   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz:
 #           ./mvnw -q -pl app -am package -Pbundle -DskipTests)
 #   GPURUN  folder with tests/*.jar and junit.jar, as for the module-split study (bench/README.md)
+#   SKIP_JUNIT  if set, leaves out the GPU JUnit tests (they use one GPU; run them once per host)
 #   WORK    scratch folder (default $TMPDIR or /tmp); OUT receives the raw output (default bench/out)
 #   PYTHON  a Python with PyTorch for the ceiling step (default python3)
 #   GPUCOMM_COPYENGINE_PIECE_BYTES, if set, reaches the sweeps (largest copy-engine piece; 8 MiB);
@@ -41,7 +42,7 @@ head -3 "$R/host.txt"
 # up to 64 pieces, eager and graph replays, the variants after each other in any order)
 rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
 CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
-step junit 25 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
+[ -n "${SKIP_JUNIT:-}" ] || step junit 25 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
   -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.GatherScatterGpuTest \
   --include-tag gpu --fail-if-no-tests --details=summary --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
