@@ -60,6 +60,12 @@ public final class EnvVars {
   /** "selftest" makes the ranks check every algorithm instead of running the job's workload. */
   public static final String MODE = "GPUCOMM_MODE";
 
+  /**
+   * How CPU-backend ranks are placed on the host's CPUs: {@code core} (the default) binds each rank
+   * to a CPU of its own when there are enough, {@code none} leaves them to the scheduler.
+   */
+  public static final String CPU_BIND = "GPUCOMM_CPU_BIND";
+
   /** "1" makes host-IR programs print their IR before and after each pass. */
   public static final String DUMP_IR = "GPUCOMM_DUMP_IR";
 
