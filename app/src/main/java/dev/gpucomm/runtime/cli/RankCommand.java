@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.runtime.device.cpu.CpuBindMode;
 import dev.gpucomm.runtime.kube.KubeClients;
 import dev.gpucomm.runtime.kube.RetryPolicy;
 import dev.gpucomm.runtime.launch.EnvVars;
@@ -47,6 +48,7 @@ final class RankCommand implements Callable<Integer> {
           new RankMain(
               site(settings, context),
               FaultInjection.fromEnv(context.env()),
+              CpuBindMode.fromEnv(context.env()),
               context.out(),
               context.err(),
               message -> peerFailed(settings, context, message));

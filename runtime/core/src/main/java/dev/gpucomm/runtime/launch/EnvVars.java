@@ -60,6 +60,13 @@ public final class EnvVars {
   /** "selftest" makes the ranks check every algorithm instead of running the job's workload. */
   public static final String MODE = "GPUCOMM_MODE";
 
+  /**
+   * How CPU-backend ranks are placed on the host's CPUs: {@code core} (the default) gives each rank
+   * an even share of the allowed CPUs (one each where ranks and CPUs are equal) when the job's
+   * ranks do not outnumber them, {@code none} leaves them to the scheduler.
+   */
+  public static final String CPU_BIND = "GPUCOMM_CPU_BIND";
+
   /** "1" makes host-IR programs print their IR before and after each pass. */
   public static final String DUMP_IR = "GPUCOMM_DUMP_IR";
 

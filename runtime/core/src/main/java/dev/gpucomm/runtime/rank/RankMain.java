@@ -15,6 +15,8 @@ import dev.gpucomm.runtime.collective.DeviceBackend;
 import dev.gpucomm.runtime.collective.DeviceBackends;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.Device;
+import dev.gpucomm.runtime.device.cpu.CpuBindMode;
+import dev.gpucomm.runtime.device.cpu.CpuRankBinding;
 import dev.gpucomm.runtime.fabric.FabricGather;
 import dev.gpucomm.runtime.fabric.FabricObservation;
 import dev.gpucomm.runtime.fabric.FabricSweepWorkload;
@@ -55,11 +57,14 @@ public final class RankMain {
 
   private final Site site;
   private final FaultInjection faults;
+  private final CpuBindMode cpuBind;
   private final PrintStream out;
   private final PrintStream log;
   private final Consumer<String> onPeerFailure;
 
   /**
+   * @param cpuBind whether a CPU-backend rank binds itself to CPUs of its own (its share of the
+   *     allowed set)
    * @param out where rank 0 prints the results table
    * @param log where progress goes
    * @param onPeerFailure what to do when another rank dies while this one may be stuck in device
@@ -68,11 +73,13 @@ public final class RankMain {
   public RankMain(
       Site site,
       FaultInjection faults,
+      CpuBindMode cpuBind,
       PrintStream out,
       PrintStream log,
       Consumer<String> onPeerFailure) {
     this.site = site;
     this.faults = faults;
+    this.cpuBind = cpuBind;
     this.out = out;
     this.log = log;
     this.onPeerFailure = onPeerFailure;
@@ -84,6 +91,10 @@ public final class RankMain {
     RankTopology topology = settings.topology();
     Duration peerTimeout = Duration.ofSeconds(job.job().getSpec().getTimeoutSeconds());
     RankWorkload workload = workload(settings.mode(), job);
+    if (deviceKind(settings, job) == DeviceKind.CPU) {
+      // Before anything allocates or polls, so that both happen on the rank's own CPU.
+      CpuRankBinding.apply(cpuBind, topology, log);
+    }
 
     // 2. The rendezvous: every rank connects to the store and waits for the others.
     TcpStoreClient store =
@@ -118,7 +129,7 @@ public final class RankMain {
       TcpStoreClient store,
       Duration peerTimeout) {
     RankTopology topology = settings.topology();
-    DeviceKind kind = settings.device().orElse(job.job().getSpec().getDevice());
+    DeviceKind kind = deviceKind(settings, job);
     DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
     try (Device device = withRoomForSweep(backend.open(settings.deviceOrdinal()), job, settings);
         Communicator communicator = backend.createCommunicator(device, store, topology)) {
@@ -201,6 +212,10 @@ public final class RankMain {
       device.close();
       throw e;
     }
+  }
+
+  private static DeviceKind deviceKind(RankSettings settings, LoadedJob job) {
+    return settings.device().orElse(job.job().getSpec().getDevice());
   }
 
   private static boolean usesNccl(Communicator communicator) {

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.collective.cpu;
 
+import dev.gpucomm.runtime.device.cpu.CpuRankBinding;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -77,7 +78,7 @@ final class FlagWait {
     // Spinning only pays when every rank has a core; otherwise it steals the core of the rank
     // being waited for (CI machines, ranks as threads in tests), so yield almost at once.
     this.spins =
-        layout.worldSize() < Runtime.getRuntime().availableProcessors()
+        layout.worldSize() < CpuRankBinding.hostProcessors()
             ? SPINS_WITH_SPARE_CORES
             : SPINS_WHEN_OVERSUBSCRIBED;
     this.localRank = localRank;

@@ -45,7 +45,7 @@ public final class CpuDevice implements Device {
     }
     this.config = config;
     this.ordinal = ordinal;
-    this.name = "cpu (" + Runtime.getRuntime().availableProcessors() + " cores)";
+    this.name = "cpu (" + CpuRankBinding.hostProcessors() + " cores)";
     this.sharedMemoryFiles =
         new SharedMemoryFiles(config.sharedMemoryDirectory(), config.jobName(), ordinal);
     this.defaultStream = (CpuStream) createStream();
