@@ -72,7 +72,8 @@ public final class RankSupervisor {
 
   private record Exit(int rank, int code, long atNanos) {}
 
-  private record Running(RankSettings settings, Process process, Path errorFile, Thread copier) {}
+  private record Running(
+      RankSettings settings, Process process, Path errorFile, List<Thread> copiers) {}
 
   /** Runs the ranks to completion (or failure, or {@code timeLimit}); blocks until all are gone. */
   public SupervisionResult supervise(List<RankSettings> ranks, Duration timeLimit) {
@@ -121,7 +122,12 @@ public final class RankSupervisor {
           Process process = start(rank, errorFile);
           Thread copier =
               Thread.ofVirtual().name("rank-" + rank.rank() + "-stdout").start(() -> copy(process));
-          running.put(rank.rank(), new Running(rank, process, errorFile, copier));
+          Thread errorCopier =
+              Thread.ofVirtual()
+                  .name("rank-" + rank.rank() + "-stderr")
+                  .start(() -> RankErrorCopier.copy(process.getErrorStream(), System.err));
+          running.put(
+              rank.rank(), new Running(rank, process, errorFile, List.of(copier, errorCopier)));
           process
               .onExit()
               .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
@@ -129,7 +135,9 @@ public final class RankSupervisor {
       }
       SupervisionResult result = await(running, exits, timeLimit);
       for (Running rank : running.values()) {
-        rank.copier().join(STOP_GRACE); // all of a rank's output comes before the verdict
+        for (Thread copier : rank.copiers()) {
+          copier.join(STOP_GRACE); // all of a rank's output comes before the verdict
+        }
       }
       if (hookRan.get()) {
         // The ranks died of the hook's SIGKILL, not on their own: no verdict, the hook speaks.
@@ -169,7 +177,8 @@ public final class RankSupervisor {
     ProcessBuilder builder =
         new ProcessBuilder(java.command(List.of("rank")))
             .redirectInput(ProcessBuilder.Redirect.INHERIT)
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            // piped to leave out the JVM's notice of the Vector API module (RankErrorCopier)
+            .redirectError(ProcessBuilder.Redirect.PIPE)
             .redirectOutput(ProcessBuilder.Redirect.PIPE);
     builder.environment().putAll(baseEnvironment);
     builder.environment().putAll(supervised.toEnv());

@@ -207,7 +207,7 @@ final class Bf16Blocks {
    * fp32 bits rounded to the nearest bf16, ties to even, in the upper half: {@link Bf16#fromFloat}
    * without a branch, so that it vectorizes.
    */
-  private static int roundToUpperHalf(int bits) {
+  static int roundToUpperHalf(int bits) {
     // All ones exactly when the magnitude is above infinity's, i.e. for a NaN.
     int nanMask = ((bits & 0x7fff_ffff) + 0x007f_ffff) >> 31;
     int rounded = bits + 0x7fff + ((bits >>> 16) & 1);

@@ -3,7 +3,10 @@ package dev.gpucomm.runtime.numeric;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.lang.foreign.MemorySegment;
 
-/** bf16 elements; the bulk and block methods take the vectorized paths of {@link Bf16Blocks}. */
+/**
+ * bf16 elements; the bulk methods take the vectorized paths of {@link Bf16Blocks}, the block
+ * methods those of {@link Bf16VectorBlocks} where the Vector API is in use (same results).
+ */
 final class Bf16Codec extends TwoByteCodec {
   static final Bf16Codec INSTANCE = new Bf16Codec();
 
@@ -54,7 +57,9 @@ final class Bf16Codec extends TwoByteCodec {
   /** Block order: the even elements of the block, then the odd ones (see {@link Bf16Blocks}). */
   @Override
   public void loadBlock(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
-    if (Bf16Blocks.SUPPORTED) {
+    if (VectorUnits.IN_USE) {
+      Bf16VectorBlocks.loadSplit(source, sourceIndex, sums, length);
+    } else if (Bf16Blocks.SUPPORTED) {
       Bf16Blocks.loadSplit(source, sourceIndex, sums, length);
     } else {
       super.loadBlock(source, sourceIndex, sums, length);
@@ -63,7 +68,9 @@ final class Bf16Codec extends TwoByteCodec {
 
   @Override
   public void accumulateBlock(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
-    if (Bf16Blocks.SUPPORTED) {
+    if (VectorUnits.IN_USE) {
+      Bf16VectorBlocks.accumulateSplit(source, sourceIndex, sums, length);
+    } else if (Bf16Blocks.SUPPORTED) {
       Bf16Blocks.accumulateSplit(source, sourceIndex, sums, length);
     } else {
       super.accumulateBlock(source, sourceIndex, sums, length);
@@ -73,10 +80,29 @@ final class Bf16Codec extends TwoByteCodec {
   @Override
   public void storeBlock(
       BlockSums sums, MemorySegment destination, long destinationIndex, int length) {
-    if (Bf16Blocks.SUPPORTED) {
+    if (VectorUnits.IN_USE) {
+      Bf16VectorBlocks.storeSplit(sums, destination, destinationIndex, length);
+    } else if (Bf16Blocks.SUPPORTED) {
       Bf16Blocks.storeSplit(sums, destination, destinationIndex, length);
     } else {
       super.storeBlock(sums, destination, destinationIndex, length);
+    }
+  }
+
+  @Override
+  public void sumInto(
+      MemorySegment[] terms,
+      long[] termIndices,
+      int termCount,
+      MemorySegment destination,
+      long destinationIndex,
+      int length,
+      BlockSums scratch) {
+    if (VectorUnits.IN_USE) {
+      Bf16VectorBlocks.sumInto(
+          terms, termIndices, termCount, destination, destinationIndex, length);
+    } else {
+      super.sumInto(terms, termIndices, termCount, destination, destinationIndex, length, scratch);
     }
   }
 }

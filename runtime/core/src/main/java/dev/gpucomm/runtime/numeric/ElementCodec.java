@@ -87,6 +87,30 @@ public sealed interface ElementCodec permits TwoByteCodec, Fp32Codec {
   }
 
   /**
+   * Stores the sum of {@code termCount} blocks of {@code length} elements (at most {@link
+   * BlockSums#CAPACITY}), rounded once, at {@code destinationIndex}: term t is the block of {@code
+   * terms[t]} from {@code termIndices[t]}, and the sums run in fp32 in the order of the terms.
+   *
+   * <p>The values are exactly those of {@link #loadBlock} for the first term, {@link
+   * #accumulateBlock} for each other and {@link #storeBlock}, which is how it is done here, through
+   * {@code scratch}; a codec may do it in one pass.
+   */
+  default void sumInto(
+      MemorySegment[] terms,
+      long[] termIndices,
+      int termCount,
+      MemorySegment destination,
+      long destinationIndex,
+      int length,
+      BlockSums scratch) {
+    loadBlock(terms[0], termIndices[0], scratch, length);
+    for (int term = 1; term < termCount; term++) {
+      accumulateBlock(terms[term], termIndices[term], scratch, length);
+    }
+    storeBlock(scratch, destination, destinationIndex, length);
+  }
+
+  /**
    * Fills {@code count} elements with random values in [-1, 1) that this type represents exactly;
    * the same seed gives the same values, so a validator can regenerate any rank's input.
    */

@@ -12,13 +12,26 @@ class JavaCommandTest {
     JavaCommand rank = JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", " -Xmx16g  -Dx=1 "));
     assertThat(rank.jvmOptions())
         .containsExactly(
-            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx16g", "-Dx=1");
+            "--enable-native-access=ALL-UNNAMED",
+            "-XX:+UseSerialGC",
+            "--add-modules=jdk.incubator.vector",
+            "-Xmx16g",
+            "-Dx=1");
     assertThat(rank.command(List.of("rank"))).endsWith(JavaCommand.MAIN_CLASS, "rank");
   }
 
   @Test
   void withoutThemRanksGetTheDefaults() {
     assertThat(JavaCommand.ofCurrentJvm(Map.of()).jvmOptions())
+        .containsExactly(
+            "--enable-native-access=ALL-UNNAMED",
+            "-XX:+UseSerialGC",
+            "--add-modules=jdk.incubator.vector");
+  }
+
+  @Test
+  void theVectorApiCanBeSwitchedOffForTheRanks() {
+    assertThat(JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_CPU_VECTOR", "off")).jvmOptions())
         .containsExactly("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC");
   }
 }

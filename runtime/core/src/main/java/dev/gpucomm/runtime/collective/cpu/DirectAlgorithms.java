@@ -24,6 +24,9 @@ final class DirectAlgorithms {
   private final FlagBarrier middle;
   private final FlagBarrier end;
   private final BlockSums sums = new BlockSums();
+  // The terms of a block's sum, in rank order: filled per block, allocated once.
+  private final MemorySegment[] terms;
+  private final long[] termIndices;
 
   DirectAlgorithms(
       int rank,
@@ -38,6 +41,8 @@ final class DirectAlgorithms {
     this.start = start;
     this.middle = middle;
     this.end = end;
+    this.terms = new MemorySegment[worldSize];
+    this.termIndices = new long[worldSize];
   }
 
   /**
@@ -195,15 +200,11 @@ final class DirectAlgorithms {
     for (long done = 0; done < count; done += BLOCK) {
       int length = (int) Math.min(BLOCK, count - done);
       for (int owner = 0; owner < worldSize; owner++) {
-        MemorySegment source = owner == rank ? own : workspace.staging(owner);
-        long index = (owner == rank ? ownIndex : first) + done;
-        if (owner == 0) {
-          codec.loadBlock(source, index, sums, length);
-        } else {
-          codec.accumulateBlock(source, index, sums, length);
-        }
+        terms[owner] = owner == rank ? own : workspace.staging(owner);
+        termIndices[owner] = (owner == rank ? ownIndex : first) + done;
       }
-      codec.storeBlock(sums, destination, destinationIndex + done, length);
+      codec.sumInto(
+          terms, termIndices, worldSize, destination, destinationIndex + done, length, sums);
     }
   }
 }

@@ -39,7 +39,7 @@ class CpuPeerProcessDeathIT {
           new ProcessBuilder(
                   STAND_IN.command(
                       List.of("127.0.0.1", String.valueOf(server.port()), "1", "2", "1")))
-              .redirectErrorStream(true)
+              .redirectError(ProcessBuilder.Redirect.INHERIT)
               .start();
       try (TcpStoreClient store =
               TcpStoreClient.connect(
