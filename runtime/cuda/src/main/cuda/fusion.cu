@@ -24,6 +24,14 @@
 //                    vectors in registers, with every rank's copy, the residual and gamma loaded
 //                    together, so the row costs one memory round trip and one block reduction
 //                    before both outputs are stored. Launched with programmatic dependent launch.
+//   fused_lamport_cluster
+//                    fused_lamport_spread with each row's norm split over a cluster of C thread
+//                    blocks (Hopper and later; the host picks C from the row length and the row
+//                    count, up to the portable 8): each block waits for, sums and stores its slice
+//                    of the row, takes the slice's sum of squares, and reads the C sums from the
+//                    cluster's shared memory in block order after a cluster barrier, so a call of
+//                    few rows spreads its waits and its norm over C times as many multiprocessors.
+//                    Sends and the refill are spread over the grid as fused_lamport_spread's are.
 //   fused_lamport2   flag-free two-shot, cut as the plain Lamport two-shot is: the call's vectors
 //                    (not its rows) are split into one slice per rank; each rank scatters slice r to
 //                    rank r, which sums it, adds the residual, rounds to T and pushes the finished
@@ -45,9 +53,12 @@
 // and read with ld.acquire.sys.
 //
 // Sums are accumulated in fp32 in rank order (or, with fp32Accumulate off, rounded to T after each
-// rank), so every rank and every fused algorithm produce bit-identical rows (but for the sign of a
-// zero in fused_lamport2, see above). The norm is taken over the stored (rounded) residual. Rows
-// must be whole 16-byte vectors (hidden * sizeof(T) % 16 == 0).
+// rank), so every rank and every fused algorithm produce bit-identical residualOut rows (but for
+// the sign of a zero in fused_lamport2, see above). The norm is taken over the stored (rounded)
+// residual; out is bit-identical on every rank, and across the kernels but fused_lamport_cluster,
+// whose sum of squares adds per-block partial sums (in a fixed order, the same on every rank), so
+// its out may differ from the other kernels' in the last bit. Rows must be whole 16-byte vectors
+// (hidden * sizeof(T) % 16 == 0).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -57,6 +68,10 @@
 #define FUSION_MAX_RANKS 8
 #define FUSION_MAX_BLOCKS 132
 #define FUSION_THREADS 512
+// fused_lamport_cluster's blocks: half of FUSION_THREADS, so that two blocks share a
+// multiprocessor and a cluster of blocks fits however the clusters fall on the GPU's
+// multiprocessors: the whole grid is resident at once, as the Lamport waits need.
+#define CLUSTER_THREADS 256
 
 struct FusionPeers {
   char* base[FUSION_MAX_RANKS];
@@ -73,6 +88,11 @@ struct FusionLayout {
   // -0.0 when empty; the flag two-shot's gather area lies in the same bytes, so a communicator
   // runs one two-shot kernel or the other, never both.
   long long sliceStride;
+  // Entries of FusionControl's per-block arrays that the Lamport one-shot kernels keep: the grid
+  // of fused_lamport_spread. fused_lamport_cluster may run on fewer blocks (a whole number of
+  // clusters) and then keeps the entries of the blocks it lacks too, so that every entry holds
+  // the same epoch and slot sizes whichever of the two kernels ran last.
+  long long controlBlocks;
 };
 
 // Per-block state in this rank's own device memory.
@@ -595,15 +615,17 @@ __device__ __forceinline__ int row_vectors_of_thread(int rowVectors) {
   return threadIdx.x < rowVectors ? (rowVectors - 1 - (int)threadIdx.x) / (int)blockDim.x + 1 : 0;
 }
 
-// Finishes a row whose residualOut lanes (rounded to T) this thread holds in registers: stores
-// them, takes the block's sum of squares and stores out.
-template <typename T, int K>
+// Finishes a row whose residualOut lanes (rounded to T) this thread holds in registers, vectors
+// firstVector + threadIdx.x + k * blockDim.x: stores them, turns the thread's sum of squares into
+// the row's with rowSum (every thread of the block calls it) and stores out.
+template <typename T, int K, typename RowSum>
 __device__ __forceinline__ void finish_row_in_registers(const RowCall& c, long long row,
                                                         float (&residual)[K][Vec<T>::lanes],
-                                                        const uint4 (&gammaVectors)[K], int mine) {
+                                                        const uint4 (&gammaVectors)[K], int mine,
+                                                        int firstVector, RowSum rowSum) {
   constexpr int L = Vec<T>::lanes;
   const long long rowBytes = (long long)c.hidden * sizeof(T);
-  uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut + row * rowBytes);
+  uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut + row * rowBytes) + firstVector;
   float squares = 0.f;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -613,48 +635,62 @@ __device__ __forceinline__ void finish_row_in_registers(const RowCall& c, long l
       residualOut[threadIdx.x + k * blockDim.x] = Vec<T>::pack(residual[k]);
     }
   }
-  const float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
+  const float inverseRms = rsqrtf(rowSum(squares) / c.hidden + c.eps);
   char* out = c.output + row * c.hidden * out_bytes(c, sizeof(T));
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     if (k < mine) {
-      store_normalized<T>(c, out, threadIdx.x + k * blockDim.x, residual[k], gammaVectors[k],
-                          inverseRms);
+      store_normalized<T>(c, out, firstVector + threadIdx.x + k * blockDim.x, residual[k],
+                          gammaVectors[k], inverseRms);
     }
   }
 }
 
+// A row that one block owns: its sum of squares is the block's.
+template <typename T, int K>
+__device__ __forceinline__ void finish_row_in_registers(const RowCall& c, long long row,
+                                                        float (&residual)[K][Vec<T>::lanes],
+                                                        const uint4 (&gammaVectors)[K], int mine) {
+  finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine, 0,
+                                [](float squares) { return block_sum(squares); });
+}
+
 template <int K>
-__device__ __forceinline__ void load_gamma(const RowCall& c, uint4 (&gammaVectors)[K], int mine) {
-  const uint4* gamma = reinterpret_cast<const uint4*>(c.gamma);
+__device__ __forceinline__ void load_gamma(const RowCall& c, uint4 (&gammaVectors)[K], int mine,
+                                           int firstVector = 0) {
+  const uint4* gamma = reinterpret_cast<const uint4*>(c.gamma) + firstVector;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     if (k < mine) gammaVectors[k] = gamma[threadIdx.x + k * blockDim.x];
   }
 }
 
-// One row whose vectors fit in the block's registers (vector threadIdx.x + k * blockDim.x for
-// k < SPREAD_ROW_VECTORS): the residual, gamma and the first ranks' copies are loaded together,
-// residualOut is stored before the block reduction, out right after it.
-template <typename T>
-__device__ __forceinline__ void spread_row(const RowCall& c, long long row, const char* slotBase,
-                                           long long rankStride, int world) {
+// Vectors firstVector..firstVector + sliceVectors of one row, held in the block's registers
+// (vector firstVector + threadIdx.x + k * blockDim.x for k < SPREAD_ROW_VECTORS): the residual,
+// gamma and the first ranks' copies are loaded together, residualOut is stored before rowSum turns
+// the block's sum of squares into the row's, out right after it.
+template <typename T, typename RowSum>
+__device__ __forceinline__ void spread_slice(const RowCall& c, long long row, const char* slotBase,
+                                             long long rankStride, int world, int firstVector,
+                                             int sliceVectors, RowSum rowSum) {
   constexpr int L = Vec<T>::lanes;
   constexpr int K = SPREAD_ROW_VECTORS;
   constexpr int G = SPREAD_RANK_GROUP;
   const long long rowBytes = (long long)c.hidden * sizeof(T);
-  const int mine = row_vectors_of_thread(c.hidden / L);
-  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn + row * rowBytes);
+  const int mine = row_vectors_of_thread(sliceVectors);
+  const uint4* residualIn =
+      reinterpret_cast<const uint4*>(c.residualIn + row * rowBytes) + firstVector;
   uint4 residualVectors[K], gammaVectors[K];
-  load_gamma<K>(c, gammaVectors, mine);
+  load_gamma<K>(c, gammaVectors, mine, firstVector);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     if (k < mine) residualVectors[k] = residualIn[threadIdx.x + k * blockDim.x];
   }
   float acc[K][L];
+  const char* sliceBase = slotBase + row * rowBytes + (long long)firstVector * 16;
   for (int r0 = 0; r0 < world; r0 += G) {
     uint4 vals[G][K];
-    lamport_wait<T, G, K>(slotBase + row * rowBytes, rankStride, r0, vals, world - r0, mine);
+    lamport_wait<T, G, K>(sliceBase, rankStride, r0, vals, world - r0, mine);
 #pragma unroll
     for (int r = 0; r < G; ++r) {
 #pragma unroll
@@ -673,24 +709,31 @@ __device__ __forceinline__ void spread_row(const RowCall& c, long long row, cons
       round_lanes<T>(acc[k]);
     }
   }
-  finish_row_in_registers<T, K>(c, row, acc, gammaVectors, mine);
+  finish_row_in_registers<T, K>(c, row, acc, gammaVectors, mine, firstVector, rowSum);
 }
 
+// One row whose vectors fit in the block's registers, the block its only owner.
 template <typename T>
-__device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout layout,
-                                     FusionControl* control, int rank, int world) {
-  wait_for_previous_grid();
-  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
-  const int slot = epoch % 3;
-  const int previous = (epoch + 2) % 3;
-  const long long rowBytes = (long long)c.hidden * sizeof(T);
+__device__ __forceinline__ void spread_row(const RowCall& c, long long row, const char* slotBase,
+                                           long long rankStride, int world) {
+  spread_slice<T>(c, row, slotBase, rankStride, world, 0, c.hidden / Vec<T>::lanes,
+                  [](float squares) { return block_sum(squares); });
+}
+
+// Pushes this rank's input into slot `slot` of every rank, spread over the whole grid with a few
+// loads in flight before the stores; then refills the slot this rank received in the previous
+// call while this call's data is on its way. No peer writes that slot again before this rank has
+// finished its next call, which starts only once this grid has completed.
+template <typename T>
+__device__ __forceinline__ void lamport_send_and_refill(const RowCall& c, const FusionPeers& peers,
+                                                        const FusionLayout& layout,
+                                                        const FusionControl* control, int rank,
+                                                        int world, int slot, int previous,
+                                                        long long vectors) {
   const long long slotStride = world * layout.rowCapacity;
-  const long long vectors = c.tokens * rowBytes / 16;  // per rank, every row whole vectors
   const long long first = spread_index();
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long slotOffset = layout.lamportOffset + slot * slotStride + rank * layout.rowCapacity;
-
-  // Push this rank's input into slot `slot` of every rank, a few loads in flight before the stores.
   constexpr int BATCH = 4;
   const uint4* input = reinterpret_cast<const uint4*>(c.input);
   for (long long base = first; base < vectors; base += BATCH * stride) {
@@ -710,10 +753,6 @@ __device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout 
       }
     }
   }
-
-  // Refill what this rank received in the previous call while this call's data is on its way. No
-  // peer writes that slot again before this rank has finished its next call, which starts only
-  // once this grid has completed.
   char* stale = peers.base[rank] + layout.lamportOffset + previous * slotStride;
   const long long staleVectors = control->lamportVectors[blockIdx.x][previous];
   const uint32_t s = Vec<T>::sentinel;
@@ -723,6 +762,19 @@ __device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout 
       st_volatile_v4(reinterpret_cast<uint4*>(stale + r * layout.rowCapacity) + v, empty);
     }
   }
+}
+
+template <typename T>
+__device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout layout,
+                                     FusionControl* control, int rank, int world) {
+  wait_for_previous_grid();
+  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previous = (epoch + 2) % 3;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const long long slotStride = world * layout.rowCapacity;
+  const long long vectors = c.tokens * rowBytes / 16;  // per rank, every row whole vectors
+  lamport_send_and_refill<T>(c, peers, layout, control, rank, world, slot, previous, vectors);
 
   const char* own = peers.base[rank] + layout.lamportOffset + slot * slotStride;
   const int rowVectors = c.hidden / Vec<T>::lanes;
@@ -752,6 +804,92 @@ __device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout 
     control->lamportRows[blockIdx.x][slot] = c.tokens;
     control->lamportVectors[blockIdx.x][slot] = vectors;
     control->lamportEpoch[blockIdx.x] = epoch;
+  }
+}
+
+// fused_lamport_cluster -----------------------------------------------------------------------
+// Thread block clusters and distributed shared memory are Hopper (sm_90) features, which every
+// kernel of this file is compiled for; the host launches this kernel only on such GPUs.
+
+__device__ __forceinline__ uint32_t cluster_block_rank() {
+  uint32_t value;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(value));
+  return value;
+}
+
+__device__ __forceinline__ uint32_t cluster_blocks() {
+  uint32_t value;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(value));
+  return value;
+}
+
+// Every thread of every block of the cluster arrives; shared-memory writes before it are visible
+// to the cluster's reads after it.
+__device__ __forceinline__ void cluster_barrier() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Reads a float at the same shared-memory variable of block `block` of the cluster.
+__device__ __forceinline__ float load_cluster_shared(const float* local, uint32_t block) {
+  const uint32_t address = (uint32_t)__cvta_generic_to_shared(local);
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(block));
+  float value;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(remote) : "memory");
+  return value;
+}
+
+// The row's sum of squares from the blocks' sums: each block publishes its own, and every thread
+// adds the cluster's in block order (lane i of each warp loads block i's), so every block of every
+// rank gets the same float. Rows alternate between two cells: a block writes a row's cell only
+// after the barrier of the row before, which every block passes only once it has read the cell.
+__device__ __forceinline__ float cluster_sum(float blockSum, int parity) {
+  __shared__ float published[2];
+  if (threadIdx.x == 0) published[parity] = blockSum;
+  cluster_barrier();
+  const uint32_t blocks = cluster_blocks();
+  const uint32_t lane = threadIdx.x % 32;
+  const float mine = lane < blocks ? load_cluster_shared(&published[parity], lane) : 0.f;
+  float total = 0.f;
+  for (uint32_t block = 0; block < blocks; ++block) total += __shfl_sync(0xffffffffu, mine, block);
+  return total;
+}
+
+// fused_lamport_spread's protocol with rows split over one-dimensional clusters: cluster k takes
+// rows k, k + clusters, ...; block b of a cluster of C the b-th of C equal slices of the row (the
+// host picks C so that they are whole and fit the block's registers, and launches whole warps).
+template <typename T>
+__device__ void fused_lamport_cluster(RowCall c, FusionPeers peers, FusionLayout layout,
+                                      FusionControl* control, int rank, int world) {
+  wait_for_previous_grid();
+  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previous = (epoch + 2) % 3;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const long long slotStride = world * layout.rowCapacity;
+  const long long vectors = c.tokens * rowBytes / 16;  // per rank, every row whole vectors
+  lamport_send_and_refill<T>(c, peers, layout, control, rank, world, slot, previous, vectors);
+
+  const char* own = peers.base[rank] + layout.lamportOffset + slot * slotStride;
+  const int blocksPerCluster = (int)cluster_blocks();
+  const int clusters = gridDim.x / blocksPerCluster;
+  const int sliceVectors = c.hidden / Vec<T>::lanes / blocksPerCluster;
+  const int firstVector = (int)cluster_block_rank() * sliceVectors;
+  int parity = 0;
+  for (long long row = blockIdx.x / blocksPerCluster; row < c.tokens; row += clusters) {
+    spread_slice<T>(c, row, own, layout.rowCapacity, world, firstVector, sliceVectors,
+                    [&](float squares) { return cluster_sum(block_sum(squares), parity); });
+    parity ^= 1;
+  }
+  // No block leaves while another may still read its shared memory.
+  cluster_barrier();
+  if (threadIdx.x == 0) {
+    for (long long b = blockIdx.x; b < layout.controlBlocks; b += gridDim.x) {
+      control->lamportRows[b][slot] = c.tokens;
+      control->lamportVectors[b][slot] = vectors;
+      control->lamportEpoch[b] = epoch;
+    }
   }
 }
 
@@ -957,6 +1095,11 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
     fused_lamport_spread<T>(c, peers, layout, control, rank, world);                             \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(CLUSTER_THREADS, 2) fused_lamport_cluster_##NAME( \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    fused_lamport_cluster<T>(c, peers, layout, control, rank, world);                            \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_##NAME(         \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \

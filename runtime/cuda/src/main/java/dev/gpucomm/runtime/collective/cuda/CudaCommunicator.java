@@ -325,6 +325,19 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
     return fused.refusal(tokens, dtype, epilogue);
   }
 
+  /**
+   * The peer-memory kernel a fused call of {@code algorithm} and this shape runs; empty where NCCL
+   * or nothing runs it (the GPU tests check which kernel they exercised).
+   */
+  Optional<FusedPeerAllReduce.Kernel> fusedKernel(
+      Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
+    FusedPeerAllReduce fused = parts.fusedPeer();
+    if (algorithm == Algorithm.NCCL || fused == null) {
+      return Optional.empty();
+    }
+    return Optional.of(fused.kernel(algorithm, tokens, dtype, epilogue));
+  }
+
   @Override
   public void allReduceResidualRmsNorm(
       Algorithm algorithm,
@@ -359,7 +372,13 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
         throw new IllegalArgumentException(
             "all-reduce + residual + RMSNorm " + algorithm.wireName() + ": " + refusal.get());
       }
-      fused.launch(fused.kernel(algorithm, bytes), buffers, tokens, dtype, epilogue, stream);
+      fused.launch(
+          fused.kernel(algorithm, tokens, dtype, epilogue),
+          buffers,
+          tokens,
+          dtype,
+          epilogue,
+          stream);
       return;
     }
     nccl()

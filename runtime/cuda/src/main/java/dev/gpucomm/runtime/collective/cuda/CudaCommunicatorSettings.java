@@ -38,6 +38,10 @@ import java.util.Map;
  *       fusion.cu's first kernels (a Lamport one-shot whose sends and waits stay within each row's
  *       block, a flag two-shot) instead of the Lamport kernels that spread their work over the grid
  *       (on by default; off is there to compare the two);
+ *   <li>{@code GPUCOMM_FUSED_CLUSTER=off} keeps the fused one-shot's norm on one thread block per
+ *       row ({@code fused_lamport_spread}) where it would otherwise split each row over a cluster
+ *       of blocks ({@code fused_lamport_cluster}, on Hopper and later GPUs, for calls of fewer rows
+ *       than the grid has blocks; on by default, and only with the spread kernels);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -63,6 +67,7 @@ public record CudaCommunicatorSettings(
     long copyEnginePieceBytes,
     boolean programmaticLaunch,
     boolean fusedSpreadKernels,
+    boolean fusedClusterKernel,
     Duration rendezvousTimeout,
     int maxBlocks,
     HostPathSettings hostPath) {
@@ -178,6 +183,7 @@ public record CudaCommunicatorSettings(
         copyEnginePieceBytes,
         programmaticLaunch,
         fusedSpreadKernels,
+        fusedClusterKernel,
         rendezvousTimeout,
         maxBlocks,
         hostPath);
@@ -284,6 +290,7 @@ public record CudaCommunicatorSettings(
         DEFAULT_COPY_ENGINE_PIECE_BYTES,
         true,
         true,
+        true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -313,6 +320,7 @@ public record CudaCommunicatorSettings(
         number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
         onOff(env, "GPUCOMM_PDL"),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
+        onOff(env, "GPUCOMM_FUSED_CLUSTER"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),

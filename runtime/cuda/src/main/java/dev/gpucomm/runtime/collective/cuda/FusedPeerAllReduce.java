@@ -38,6 +38,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * With {@link CudaCommunicatorSettings#fusedSpreadKernels()} off they run the first kernels instead
  * (the row-per-block Lamport one-shot and the flag two-shot, kept to compare): a communicator runs
  * one set or the other, since the flag two-shot's gather area is the Lamport two-shot's slots.
+ *
+ * <p>On Hopper and later GPUs a spread Lamport one-shot call of fewer rows than the grid has blocks
+ * runs the cluster kernel instead, which splits each row's norm over a cluster of blocks ({@link
+ * FusedClusterShape}); {@link CudaCommunicatorSettings#fusedClusterKernel()} off keeps it on the
+ * spread kernel. Both kernels share the Lamport slots and their per-block state, so calls may
+ * alternate between them.
  */
 final class FusedPeerAllReduce implements AutoCloseable {
   /** The most bytes per rank a fused call takes: enough for the token counts of decode steps. */
@@ -52,6 +58,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
     TWOSHOT("fused_twoshot_"),
     LAMPORT("fused_lamport_"),
     LAMPORT_SPREAD("fused_lamport_spread_", true),
+    LAMPORT_CLUSTER("fused_lamport_cluster_", true),
     LAMPORT2("fused_lamport2_", true);
 
     final String prefix;
@@ -85,6 +92,11 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private final Kernel lamportKernel;
   private final Kernel twoShotKernel;
   private final LaunchConfig programmaticConfig;
+  private final LaunchConfig clusterConfig;
+
+  /** How the cluster kernel cuts calls; null where it does not run. */
+  private final FusedClusterShape clusterShape;
+
   private final int blocks;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -103,14 +115,24 @@ final class FusedPeerAllReduce implements AutoCloseable {
     this.twoShotKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT2 : Kernel.TWOSHOT;
     this.programmaticConfig =
         LaunchConfig.of(arena, settings.programmaticLaunch(), OptionalInt.empty());
+    this.clusterConfig =
+        LaunchConfig.withClusters(arena, settings.programmaticLaunch(), OptionalInt.empty());
     this.blocks = blocks(settings, device.multiprocessors());
+    boolean clusters =
+        device.computeCapability().map(capability -> capability.major() >= 9).orElse(false);
+    this.clusterShape =
+        settings.fusedSpreadKernels() && settings.fusedClusterKernel() && clusters
+            ? new FusedClusterShape(blocks)
+            : null;
     long[] fusionLayout = {
       layout.oneshotFlagsOffset(),
       layout.oneshotRecvOffset(),
       layout.lamport2Offset(),
       layout.lamportOffset(),
       layout.oneshotRankStride(),
-      layout.lamport2RankStride()
+      layout.lamport2RankStride(),
+      // controlBlocks: the cluster kernel keeps the per-block state of the whole spread grid
+      blocks
     };
     long[] bases = memory.bases();
     CudaModule module = device.module(FusionKernels.PTX_RESOURCE);
@@ -151,13 +173,16 @@ final class FusedPeerAllReduce implements AutoCloseable {
 
   /**
    * What the node's ranks must agree on: the capacity, the kernel set (the Lamport two-shot and the
-   * flag two-shot use the gather area differently), where one-shot calls switch from the Lamport
-   * kernel to the flag one, and the grid (block b of every rank works on the same rows).
+   * flag two-shot use the gather area differently; the cluster kernel sums a row's squares in
+   * another order than the spread kernel, so ranks that differ would not get identical rows), where
+   * one-shot calls switch from the Lamport kernel to the flag one, and the grid (block b of every
+   * rank works on the same rows).
    */
   static NodeGeometry geometry(CudaCommunicatorSettings settings, int multiprocessors) {
     return NodeGeometry.empty()
         .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
         .with("GPUCOMM_FUSED_SPREAD", settings.fusedSpreadKernels() ? "on" : "off")
+        .with("GPUCOMM_FUSED_CLUSTER", settings.fusedClusterKernel() ? "on" : "off")
         .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
         .with(
             "fused kernel blocks (the GPU's multiprocessors, or maxBlocks)",
@@ -236,16 +261,32 @@ final class FusedPeerAllReduce implements AutoCloseable {
   }
 
   /**
-   * The kernel {@code algorithm} runs for a call of {@code bytes}: one-shot takes a Lamport kernel
-   * up to the size where the plain one-shot does, the flag kernel above it; two-shot the Lamport
+   * The kernel {@code algorithm} runs for a call of {@code tokens} rows: one-shot takes a Lamport
+   * kernel up to the size where the plain one-shot does, the flag kernel above it, and of the
+   * Lamport kernels the cluster one where it runs and takes the call's shape; two-shot the Lamport
    * two-shot, or the flag two-shot where the settings chose the first kernels.
    */
-  Kernel kernel(Algorithm algorithm, long bytes) {
+  Kernel kernel(Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
+    long bytes = tokens * epilogue.hiddenSize() * dtype.bytes();
     return switch (algorithm) {
-      case ONESHOT -> bytes <= lamportMaxBytes ? lamportKernel : Kernel.ONESHOT;
+      case ONESHOT -> {
+        if (bytes > lamportMaxBytes) {
+          yield Kernel.ONESHOT;
+        }
+        yield clusterSize(tokens, dtype, epilogue) > 0 ? Kernel.LAMPORT_CLUSTER : lamportKernel;
+      }
       case TWOSHOT -> twoShotKernel;
       default -> throw new IllegalArgumentException(algorithm + " has no fused peer kernel");
     };
+  }
+
+  /** The blocks of the cluster kernel that share each row of the call; 0 where it does not run. */
+  private int clusterSize(long tokens, DType dtype, NormEpilogue epilogue) {
+    return clusterShape == null ? 0 : clusterShape.clusterSize(tokens, rowVectors(dtype, epilogue));
+  }
+
+  private static long rowVectors(DType dtype, NormEpilogue epilogue) {
+    return (long) epilogue.hiddenSize() * dtype.bytes() / 16;
   }
 
   /**
@@ -266,6 +307,17 @@ final class FusedPeerAllReduce implements AutoCloseable {
     synchronized (this) {
       FusionKernels.writeRowCall(args, ROW_CALL, buffers, tokens, epilogue);
       CudaKernel function = kernels[kernel.ordinal()][dtype.ordinal()];
+      if (kernel == Kernel.LAMPORT_CLUSTER) {
+        int clusterSize = clusterSize(tokens, dtype, epilogue);
+        function.launch(
+            clusterShape.blocks(clusterSize),
+            FusedClusterShape.threads(rowVectors(dtype, epilogue), clusterSize),
+            clusterSize,
+            stream,
+            args,
+            clusterConfig);
+        return;
+      }
       int threads = FusionKernels.threads(epilogue.hiddenSize(), dtype);
       if (kernel.programmaticLaunch) {
         function.launch(blocks, threads, stream, args, programmaticConfig);

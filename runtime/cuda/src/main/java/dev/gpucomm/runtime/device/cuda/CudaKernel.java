@@ -59,6 +59,29 @@ public final class CudaKernel {
     }
   }
 
+  /**
+   * Launches a one-dimensional grid of one-dimensional clusters of {@code clusterSize} blocks
+   * through {@code cuLaunchKernelEx} with {@code config}, which must be {@link
+   * LaunchConfig#withClusters clustered}; {@code blocks} must be a multiple of the cluster size.
+   */
+  public void launch(
+      int blocks,
+      int threadsPerBlock,
+      int clusterSize,
+      Stream stream,
+      KernelArguments arguments,
+      LaunchConfig config) {
+    module.checkOpen();
+    device.bind();
+    CudaStream cudaStream = CudaDevice.cast(stream, CudaStream.class);
+    MemorySegment prepared =
+        config.prepare(blocks, threadsPerBlock, clusterSize, cudaStream.segment());
+    int result = device.api().launchKernelEx(prepared, function, arguments.pointers());
+    if (result != 0) {
+      device.check(result, "cuLaunchKernelEx(" + name + ", clusters of " + clusterSize + ")");
+    }
+  }
+
   @Override
   public String toString() {
     return "kernel " + name;

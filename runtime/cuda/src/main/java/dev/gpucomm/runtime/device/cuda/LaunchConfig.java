@@ -22,6 +22,10 @@ import java.util.OptionalInt;
  *
  * <p>A launch priority makes the block scheduler place this kernel's blocks ahead of blocks of
  * lower-priority kernels that are waiting for SMs, such as a matmul queued on another stream.
+ *
+ * <p>A configuration made {@link #withClusters clustered} launches one-dimensional thread block
+ * clusters (Hopper and later) of a size given per launch: the blocks of a cluster run at the same
+ * time on one GPU processing cluster and may read each other's shared memory.
  */
 public final class LaunchConfig {
   /** CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION. */
@@ -29,6 +33,12 @@ public final class LaunchConfig {
 
   /** CU_LAUNCH_ATTRIBUTE_PRIORITY. */
   static final int PRIORITY = 8;
+
+  /** CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: the value holds three unsigned ints x, y, z. */
+  static final int CLUSTER_DIMENSION = 4;
+
+  /** The most attributes a configuration sets. */
+  private static final int MAX_ATTRIBUTES = 3;
 
   /** {@code CUlaunchAttribute}: the id, padding to 8 bytes, a 64-byte value union. */
   static final StructLayout ATTRIBUTE =
@@ -58,16 +68,21 @@ public final class LaunchConfig {
   static final long BLOCK_X = CONFIG.byteOffset(MemoryLayout.PathElement.groupElement("blockDimX"));
   static final long STREAM = CONFIG.byteOffset(MemoryLayout.PathElement.groupElement("hStream"));
 
+  static final long VALUE = ATTRIBUTE.byteOffset(MemoryLayout.PathElement.groupElement("value"));
+
   private final MemorySegment config;
   private final boolean programmatic;
   private final OptionalInt priority;
 
-  private LaunchConfig(Arena arena, boolean programmatic, OptionalInt priority) {
+  /** The value of the cluster dimension attribute; null where launches are not clustered. */
+  private final MemorySegment clusterDimension;
+
+  private LaunchConfig(Arena arena, boolean programmatic, OptionalInt priority, boolean clustered) {
     this.programmatic = programmatic;
     this.priority = priority;
     this.config = arena.allocate(CONFIG);
-    MemorySegment attributes = arena.allocate(ATTRIBUTE, 2);
-    long valueOffset = ATTRIBUTE.byteOffset(MemoryLayout.PathElement.groupElement("value"));
+    MemorySegment attributes = arena.allocate(ATTRIBUTE, MAX_ATTRIBUTES);
+    long valueOffset = VALUE;
     int count = 0;
     if (programmatic) {
       MemorySegment attribute = attributes.asSlice(count++ * ATTRIBUTE.byteSize(), ATTRIBUTE);
@@ -78,6 +93,16 @@ public final class LaunchConfig {
       MemorySegment attribute = attributes.asSlice(count++ * ATTRIBUTE.byteSize(), ATTRIBUTE);
       attribute.set(JAVA_INT, 0, PRIORITY);
       attribute.set(JAVA_INT, valueOffset, priority.getAsInt());
+    }
+    if (clustered) {
+      MemorySegment attribute = attributes.asSlice(count++ * ATTRIBUTE.byteSize(), ATTRIBUTE);
+      attribute.set(JAVA_INT, 0, CLUSTER_DIMENSION);
+      clusterDimension = attribute.asSlice(valueOffset, 3L * JAVA_INT.byteSize());
+      clusterDimension.set(JAVA_INT, 0, 1);
+      clusterDimension.set(JAVA_INT, 4, 1);
+      clusterDimension.set(JAVA_INT, 8, 1);
+    } else {
+      clusterDimension = null;
     }
     config.set(JAVA_INT, 4, 1); // gridDimY
     config.set(JAVA_INT, 8, 1); // gridDimZ
@@ -95,7 +120,20 @@ public final class LaunchConfig {
    * are more urgent; see {@link CudaDevice#greatestPriority()}).
    */
   public static LaunchConfig of(Arena arena, boolean programmatic, OptionalInt priority) {
-    return new LaunchConfig(arena, programmatic, priority);
+    return new LaunchConfig(arena, programmatic, priority, false);
+  }
+
+  /**
+   * A configuration like {@link #of} whose launches group the grid into clusters of the size each
+   * {@link CudaKernel#launch(int, int, int, dev.gpucomm.runtime.device.Stream, KernelArguments,
+   * LaunchConfig) launch} names.
+   */
+  public static LaunchConfig withClusters(Arena arena, boolean programmatic, OptionalInt priority) {
+    return new LaunchConfig(arena, programmatic, priority, true);
+  }
+
+  public boolean clustered() {
+    return clusterDimension != null;
   }
 
   public OptionalInt priority() {
@@ -112,6 +150,20 @@ public final class LaunchConfig {
     config.set(JAVA_INT, BLOCK_X, threadsPerBlock);
     config.set(ADDRESS, STREAM, stream);
     return config;
+  }
+
+  /** Writes a clustered launch's grid, block, cluster size and stream. */
+  MemorySegment prepare(int blocks, int threadsPerBlock, int clusterSize, MemorySegment stream) {
+    if (clusterDimension == null) {
+      throw new IllegalStateException("this launch configuration has no cluster dimension");
+    }
+    if (clusterSize < 1 || blocks % clusterSize != 0) {
+      throw new IllegalArgumentException(
+          "a grid of %d blocks is not a whole number of clusters of %d"
+              .formatted(blocks, clusterSize));
+    }
+    clusterDimension.set(JAVA_INT, 0, clusterSize);
+    return prepare(blocks, threadsPerBlock, stream);
   }
 
   /** The struct as the driver reads it (for tests). */

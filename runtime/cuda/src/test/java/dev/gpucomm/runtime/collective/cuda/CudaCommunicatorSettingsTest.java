@@ -47,6 +47,16 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theFusedOneShotSplitsRowsOverClustersUnlessTurnedOff() {
+    assertThat(CudaCommunicatorSettings.defaults().fusedClusterKernel()).isTrue();
+    CudaCommunicatorSettings off =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_CLUSTER", "off"));
+    assertThat(off.fusedClusterKernel()).isFalse();
+    assertThat(off.fusedSpreadKernels()).isTrue();
+    assertThat(off.withMaxBlocks(16).fusedClusterKernel()).isFalse();
+  }
+
+  @Test
   void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 

@@ -32,8 +32,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ones by default, the first ones where the settings ask for them), which run their whole protocol
  * (epochs, barriers, Lamport slots, gather area) with the rank as its only peer, eager and replayed
  * from a CUDA graph, within the float64 reference's bound for every dtype, with and without FP8
- * output and fp32 accumulation. Several ranks run in processes: {@code gpucomm selftest --device
- * cuda --world 2} covers the same kernels across GPUs.
+ * output and fp32 accumulation. The fused one-shot's calls of few rows run the cluster kernel,
+ * which splits each row over a cluster of blocks, unless the settings turn it off or the row cannot
+ * be split; both kernels are checked at the shapes where one or the other runs. Several ranks run
+ * in processes: {@code gpucomm selftest --device cuda --world 2} covers the same kernels across
+ * GPUs.
  */
 @Tag("gpu")
 class CudaFusedAllReduceGpuTest {
@@ -117,14 +120,86 @@ class CudaFusedAllReduceGpuTest {
       boolean fp32Accumulate,
       int tokens,
       int hidden) {
-    communicator.close();
-    communicator =
-        CudaCommunicator.create(
-            device,
-            new InMemoryStore(),
-            new RankTopology(0, 1, 0, 1),
-            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_SPREAD", "off")));
+    reopenWith(Map.of("GPUCOMM_FUSED_SPREAD", "off"));
     runAndCheck(algorithmName, patternName, dtypeName, fp32Accumulate, tokens, hidden);
+  }
+
+  @ParameterizedTest(
+      name =
+          "GPUCOMM_FUSED_CLUSTER={0} {1} {2} fp32Accumulate={3} tokens={4}"
+              + " hidden={5} runs {6}")
+  @CsvSource({
+    // one row over a cluster of 8, of 4 (fp32 8192) and of 2 (fp32 1024)
+    "on, allreduceResidualRmsNorm, bf16, true, 1, 8192, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNorm, bf16, false, 1, 8192, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNorm, fp32, true, 5, 8192, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNorm, fp32, false, 1, 1024, LAMPORT_CLUSTER",
+    // row counts that leave most clusters idle (3 of 16, 20 of 33), smaller clusters for more rows
+    "on, allreduceResidualRmsNorm, bf16, false, 3, 8192, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNorm, bf16, true, 20, 8192, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNorm, bf16, true, 32, 8192, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNorm, bf16, false, 64, 8192, LAMPORT_CLUSTER",
+    // slices of four vectors a thread (fp16 65536), of 130 vectors (a partly idle last warp)
+    "on, allreduceResidualRmsNorm, fp16, false, 2, 65536, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNorm, bf16, true, 7, 8320, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNormFp8, bf16, true, 7, 8192, LAMPORT_CLUSTER",
+    "on, allreduceResidualRmsNormFp8, fp16, false, 1, 4096, LAMPORT_CLUSTER",
+    // rows the cluster kernel does not take: too short, an odd number of vectors, slices too long
+    // for a block's registers, more rows than the grid has blocks
+    "on, allreduceResidualRmsNorm, fp16, true, 4, 1024, LAMPORT_SPREAD",
+    "on, allreduceResidualRmsNorm, fp32, true, 7, 4100, LAMPORT_SPREAD",
+    "on, allreduceResidualRmsNorm, fp32, false, 3, 8200, LAMPORT_SPREAD",
+    "on, allreduceResidualRmsNorm, bf16, true, 128, 8192, LAMPORT_SPREAD",
+    // turned off: the spread kernel at the shapes the cluster kernel would take
+    "off, allreduceResidualRmsNorm, bf16, true, 1, 8192, LAMPORT_SPREAD",
+    "off, allreduceResidualRmsNorm, bf16, false, 3, 8192, LAMPORT_SPREAD",
+    "off, allreduceResidualRmsNorm, bf16, true, 32, 8192, LAMPORT_SPREAD",
+    "off, allreduceResidualRmsNorm, bf16, false, 64, 8192, LAMPORT_SPREAD",
+    "off, allreduceResidualRmsNormFp8, bf16, true, 7, 8192, LAMPORT_SPREAD",
+  })
+  void theFusedOneShotRunsTheClusterKernelWhereItAppliesAndBothMatchTheReference(
+      String cluster,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden,
+      FusedPeerAllReduce.Kernel expected) {
+    assumeTrue(
+        device.computeCapability().orElseThrow().major() >= 9,
+        "thread block clusters need compute capability 9.0");
+    if (cluster.equals("off")) {
+      // the communicator of every test has the default settings, in which it is on
+      reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster));
+    }
+    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
+    NormEpilogue epilogue =
+        new NormEpilogue(
+            AllReducePattern.fromWireName(patternName).orElseThrow(),
+            hidden,
+            NormEpilogue.DEFAULT_EPSILON,
+            FP8_SCALE,
+            fp32Accumulate);
+
+    assertThat(communicator.fusedKernel(Algorithm.ONESHOT, tokens, dtype, epilogue))
+        .contains(expected);
+    runAndCheck("oneshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
+  }
+
+  @ParameterizedTest(name = "GPUCOMM_FUSED_CLUSTER={0}")
+  @CsvSource({"on", "off"})
+  void oneShotCallsAlternatingBetweenTheClusterAndTheSpreadKernelShareTheirSlots(String cluster) {
+    reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster));
+    // On a GPU of 132 multiprocessors (H100, H200):
+    // clusters of 8 (a grid of 128 blocks, which keeps the state of the 4 it lacks), the spread
+    // kernel on the whole grid, clusters of 4 on the whole grid, then clusters of 8 again: each
+    // shape's three calls rotate through every Lamport slot after the other kernel used it.
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 4, 8192);
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 128, 8192);
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "fp32", false, 7, 4100);
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", false, 33, 8192);
+    runAndCheck("oneshot", "allreduceResidualRmsNormFp8", "fp16", true, 2, 16384);
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 4, 8192);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -136,6 +211,16 @@ class CudaFusedAllReduceGpuTest {
     runAndCheck(algorithmName, "allreduceResidualRmsNorm", "bf16", true, 13, 136);
     runAndCheck(algorithmName, "allreduceResidualRmsNormFp8", "fp16", false, 64, 8192);
     runAndCheck(algorithmName, "allreduceResidualRmsNorm", "fp32", true, 7, 4100);
+  }
+
+  private void reopenWith(Map<String, String> environment) {
+    communicator.close();
+    communicator =
+        CudaCommunicator.create(
+            device,
+            new InMemoryStore(),
+            new RankTopology(0, 1, 0, 1),
+            CudaCommunicatorSettings.from(environment));
   }
 
   private void runAndCheck(

@@ -66,6 +66,26 @@ class NodeGeometryTest {
   }
 
   @Test
+  void oneRankWithoutTheClusterKernelMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
+    // The cluster kernel sums a row's squares in another order: ranks running different kernels
+    // would store rows that differ in the last bit.
+    NodeGeometry clusters =
+        FusedPeerAllReduce.geometry(CudaCommunicatorSettings.defaults(), H100_MULTIPROCESSORS);
+    NodeGeometry noClusters =
+        FusedPeerAllReduce.geometry(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_CLUSTER", "off")),
+            H100_MULTIPROCESSORS);
+
+    List<Optional<String>> refusals = agreeOnRanks(clusters, noClusters);
+
+    assertThat(refusals)
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_FUSED_CLUSTER differs across the node's ranks: local rank 0 has on, local"
+                    + " rank 1 has off"));
+  }
+
+  @Test
   void aRankWhoseFusedGridIsLimitedMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
     CudaCommunicatorSettings whole = CudaCommunicatorSettings.defaults();
     NodeGeometry wholeGpu = FusedPeerAllReduce.geometry(whole, H100_MULTIPROCESSORS);

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.device.cuda;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout.PathElement;
@@ -85,6 +86,45 @@ class LaunchConfigTest {
       assertThat(priorityOnly.get(JAVA_INT, 48)).isOne();
       assertThat(priorityOnly.get(ADDRESS, 40).reinterpret(72).get(JAVA_INT, 0))
           .isEqualTo(LaunchConfig.PRIORITY);
+    }
+  }
+
+  @Test
+  void aClusteredLaunchNamesItsClusterSizeAfterTheSerializationAttribute() {
+    try (Arena arena = Arena.ofConfined()) {
+      LaunchConfig config = LaunchConfig.withClusters(arena, true, OptionalInt.empty());
+      MemorySegment struct = config.prepare(128, 256, 8, MemorySegment.NULL);
+
+      assertThat(config.clustered()).isTrue();
+      assertThat(struct.get(JAVA_INT, 0)).isEqualTo(128);
+      assertThat(struct.get(JAVA_INT, 48)).isEqualTo(2);
+      MemorySegment attributes =
+          struct.get(ADDRESS, 40).reinterpret(2 * LaunchConfig.ATTRIBUTE.byteSize());
+      assertThat(attributes.get(JAVA_INT, 0))
+          .isEqualTo(LaunchConfig.PROGRAMMATIC_STREAM_SERIALIZATION);
+      assertThat(attributes.get(JAVA_INT, 72)).isEqualTo(LaunchConfig.CLUSTER_DIMENSION);
+      assertThat(attributes.get(JAVA_INT, 72 + 8)).as("clusterDim.x").isEqualTo(8);
+      assertThat(attributes.get(JAVA_INT, 72 + 12)).as("clusterDim.y").isOne();
+      assertThat(attributes.get(JAVA_INT, 72 + 16)).as("clusterDim.z").isOne();
+
+      // The next launch of another row count takes smaller clusters on the same struct.
+      config.prepare(132, 256, 2, MemorySegment.NULL);
+      assertThat(attributes.get(JAVA_INT, 72 + 8)).as("clusterDim.x").isEqualTo(2);
+      assertThat(struct.get(JAVA_INT, 0)).isEqualTo(132);
+    }
+  }
+
+  @Test
+  void aClusteredLaunchRefusesAGridOfPartClustersAndAnUnclusteredConfigAnyClusterSize() {
+    try (Arena arena = Arena.ofConfined()) {
+      LaunchConfig clustered = LaunchConfig.withClusters(arena, false, OptionalInt.empty());
+      assertThatThrownBy(() -> clustered.prepare(132, 256, 8, MemorySegment.NULL))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("132 blocks");
+      LaunchConfig plain = LaunchConfig.of(arena, true, OptionalInt.empty());
+      assertThat(plain.clustered()).isFalse();
+      assertThatThrownBy(() -> plain.prepare(128, 256, 8, MemorySegment.NULL))
+          .isInstanceOf(IllegalStateException.class);
     }
   }
 
