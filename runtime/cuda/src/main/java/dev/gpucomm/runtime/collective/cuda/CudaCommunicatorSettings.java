@@ -38,10 +38,11 @@ import java.util.Map;
  *       fusion.cu's first kernels (a Lamport one-shot whose sends and waits stay within each row's
  *       block, a flag two-shot) instead of the Lamport kernels that spread their work over the grid
  *       (on by default; off is there to compare the two);
- *   <li>{@code GPUCOMM_FUSED_CLUSTER=off} keeps the fused one-shot's norm on one thread block per
- *       row ({@code fused_lamport_spread}) where it would otherwise split each row over a cluster
- *       of blocks ({@code fused_lamport_cluster}, on Hopper and later GPUs, for calls of fewer rows
- *       than the grid has blocks; on by default, and only with the spread kernels);
+ *   <li>{@code GPUCOMM_FUSED_CLUSTER=on} splits each row of the fused one-shot's norm over a
+ *       cluster of blocks ({@code fused_lamport_cluster}, on Hopper and later GPUs, for calls of
+ *       fewer rows than the grid has blocks, with the spread kernels) instead of one block per row
+ *       ({@code fused_lamport_spread}); off by default, since it measured 0.3-0.8 us slower on H100
+ *       pairs at 4-64 tokens, and there to compare;
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -290,7 +291,8 @@ public record CudaCommunicatorSettings(
         DEFAULT_COPY_ENGINE_PIECE_BYTES,
         true,
         true,
-        true,
+        // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
+        false,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -320,7 +322,7 @@ public record CudaCommunicatorSettings(
         number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
         onOff(env, "GPUCOMM_PDL"),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
-        onOff(env, "GPUCOMM_FUSED_CLUSTER"),
+        onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),
@@ -328,7 +330,11 @@ public record CudaCommunicatorSettings(
   }
 
   private static boolean onOff(Map<String, String> env, String name) {
-    String value = env.getOrDefault(name, "on").trim();
+    return onOff(env, name, true);
+  }
+
+  private static boolean onOff(Map<String, String> env, String name, boolean fallback) {
+    String value = env.getOrDefault(name, fallback ? "on" : "off").trim();
     if (!value.equals("on") && !value.equals("off")) {
       throw new IllegalArgumentException(name + " must be on or off, got '" + value + "'");
     }

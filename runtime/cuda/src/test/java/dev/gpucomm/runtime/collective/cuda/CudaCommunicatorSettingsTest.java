@@ -47,13 +47,14 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
-  void theFusedOneShotSplitsRowsOverClustersUnlessTurnedOff() {
-    assertThat(CudaCommunicatorSettings.defaults().fusedClusterKernel()).isTrue();
-    CudaCommunicatorSettings off =
-        CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_CLUSTER", "off"));
-    assertThat(off.fusedClusterKernel()).isFalse();
-    assertThat(off.fusedSpreadKernels()).isTrue();
-    assertThat(off.withMaxBlocks(16).fusedClusterKernel()).isFalse();
+  void theFusedOneShotSplitsRowsOverClustersOnlyWhenTurnedOn() {
+    assertThat(CudaCommunicatorSettings.defaults().fusedClusterKernel()).isFalse();
+    assertThat(CudaCommunicatorSettings.from(Map.of()).fusedClusterKernel()).isFalse();
+    CudaCommunicatorSettings on =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_CLUSTER", "on"));
+    assertThat(on.fusedClusterKernel()).isTrue();
+    assertThat(on.fusedSpreadKernels()).isTrue();
+    assertThat(on.withMaxBlocks(16).fusedClusterKernel()).isTrue();
   }
 
   @Test

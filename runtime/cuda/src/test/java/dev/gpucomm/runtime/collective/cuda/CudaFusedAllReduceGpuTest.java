@@ -32,11 +32,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ones by default, the first ones where the settings ask for them), which run their whole protocol
  * (epochs, barriers, Lamport slots, gather area) with the rank as its only peer, eager and replayed
  * from a CUDA graph, within the float64 reference's bound for every dtype, with and without FP8
- * output and fp32 accumulation. The fused one-shot's calls of few rows run the cluster kernel,
- * which splits each row over a cluster of blocks, unless the settings turn it off or the row cannot
- * be split; both kernels are checked at the shapes where one or the other runs. Several ranks run
- * in processes: {@code gpucomm selftest --device cuda --world 2} covers the same kernels across
- * GPUs.
+ * output and fp32 accumulation. Where the settings turn it on, the fused one-shot's calls of few
+ * rows run the cluster kernel, which splits each row over a cluster of blocks, unless the row
+ * cannot be split; both kernels are checked at the shapes where one or the other runs. Several
+ * ranks run in processes: {@code gpucomm selftest --device cuda --world 2} covers the same kernels
+ * across GPUs.
  */
 @Tag("gpu")
 class CudaFusedAllReduceGpuTest {
@@ -168,10 +168,8 @@ class CudaFusedAllReduceGpuTest {
     assumeTrue(
         device.computeCapability().orElseThrow().major() >= 9,
         "thread block clusters need compute capability 9.0");
-    if (cluster.equals("off")) {
-      // the communicator of every test has the default settings, in which it is on
-      reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster));
-    }
+    // the communicator of every test has the default settings, in which it is off
+    reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster));
     DType dtype = DType.fromWireName(dtypeName).orElseThrow();
     NormEpilogue epilogue =
         new NormEpilogue(

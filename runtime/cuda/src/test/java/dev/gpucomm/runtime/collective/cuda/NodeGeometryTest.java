@@ -70,7 +70,9 @@ class NodeGeometryTest {
     // The cluster kernel sums a row's squares in another order: ranks running different kernels
     // would store rows that differ in the last bit.
     NodeGeometry clusters =
-        FusedPeerAllReduce.geometry(CudaCommunicatorSettings.defaults(), H100_MULTIPROCESSORS);
+        FusedPeerAllReduce.geometry(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_CLUSTER", "on")),
+            H100_MULTIPROCESSORS);
     NodeGeometry noClusters =
         FusedPeerAllReduce.geometry(
             CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_CLUSTER", "off")),
