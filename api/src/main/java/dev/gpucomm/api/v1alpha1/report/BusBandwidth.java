@@ -5,15 +5,16 @@ import dev.gpucomm.api.v1alpha1.Collective;
 /**
  * Bandwidths as nccl-tests defines them: algbw = size / time, busbw = algbw × a factor per
  * collective that makes busbw comparable to the hardware's link bandwidth whatever the world size.
- * The size is nccl-tests' size: the per-rank buffer for all-reduce, broadcast and permute, the
- * whole gathered buffer for all-gather and the whole input for reduce-scatter.
+ * The size is nccl-tests' size: the per-rank buffer for all-reduce and broadcast, the whole
+ * gathered buffer for all-gather and for collective permute (an all-gather made of permute steps:
+ * each rank ends with every rank's piece) and the whole input for reduce-scatter.
  */
 public final class BusBandwidth {
   private BusBandwidth() {}
 
   /**
-   * nccl-tests' bus factor: all-reduce 2(n−1)/n; all-gather and reduce-scatter (n−1)/n; broadcast
-   * and collective permute (send/recv) 1.
+   * nccl-tests' bus factor: all-reduce 2(n−1)/n; all-gather, reduce-scatter and collective permute
+   * (which moves what an all-gather does) (n−1)/n; broadcast 1.
    */
   public static double factor(Collective collective, int worldSize) {
     if (worldSize < 1) {
@@ -22,20 +23,20 @@ public final class BusBandwidth {
     double ranks = worldSize;
     return switch (collective) {
       case ALLREDUCE -> 2 * (ranks - 1) / ranks;
-      case ALLGATHER, REDUCESCATTER -> (ranks - 1) / ranks;
-      case BROADCAST, COLLECTIVEPERMUTE -> 1;
+      case ALLGATHER, REDUCESCATTER, COLLECTIVEPERMUTE -> (ranks - 1) / ranks;
+      case BROADCAST -> 1;
     };
   }
 
   /**
    * nccl-tests' size for a message of {@code bytesPerRank} (what each rank contributes or receives
-   * as one piece, as reports record sizes): the gathered output of an all-gather, the whole input
-   * of a reduce-scatter, the per-rank buffer otherwise.
+   * as one piece, as reports record sizes): the gathered output of an all-gather or a collective
+   * permute, the whole input of a reduce-scatter, the per-rank buffer otherwise.
    */
   public static long ncclTestsBytes(Collective collective, int worldSize, long bytesPerRank) {
     return switch (collective) {
-      case ALLGATHER, REDUCESCATTER -> bytesPerRank * worldSize;
-      case ALLREDUCE, BROADCAST, COLLECTIVEPERMUTE -> bytesPerRank;
+      case ALLGATHER, REDUCESCATTER, COLLECTIVEPERMUTE -> bytesPerRank * worldSize;
+      case ALLREDUCE, BROADCAST -> bytesPerRank;
     };
   }
 

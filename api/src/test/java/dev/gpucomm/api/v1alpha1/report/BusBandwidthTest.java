@@ -15,7 +15,8 @@ class BusBandwidthTest {
     assertThat(BusBandwidth.factor(Collective.ALLGATHER, 4)).isEqualTo(0.75);
     assertThat(BusBandwidth.factor(Collective.REDUCESCATTER, 2)).isEqualTo(0.5);
     assertThat(BusBandwidth.factor(Collective.BROADCAST, 8)).isEqualTo(1);
-    assertThat(BusBandwidth.factor(Collective.COLLECTIVEPERMUTE, 8)).isEqualTo(1);
+    // gpucomm's collective permute gathers every rank's piece, so it moves what all-gather does
+    assertThat(BusBandwidth.factor(Collective.COLLECTIVEPERMUTE, 8)).isEqualTo(0.875);
   }
 
   @Test
@@ -36,6 +37,8 @@ class BusBandwidthTest {
     assertThat(BusBandwidth.ncclTestsBytes(Collective.ALLGATHER, 4, perRank))
         .isEqualTo(4 * perRank);
     assertThat(BusBandwidth.ncclTestsBytes(Collective.REDUCESCATTER, 4, perRank))
+        .isEqualTo(4 * perRank);
+    assertThat(BusBandwidth.ncclTestsBytes(Collective.COLLECTIVEPERMUTE, 4, perRank))
         .isEqualTo(4 * perRank);
     assertThat(BusBandwidth.ncclTestsBytes(Collective.ALLREDUCE, 4, perRank)).isEqualTo(perRank);
     assertThat(BusBandwidth.busBandwidthOfMessage(Collective.ALLGATHER, 4, perRank, 100.0))

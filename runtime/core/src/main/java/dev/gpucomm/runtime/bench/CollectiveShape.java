@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
 
 /**
  * Buffer sizes and bandwidth factors of one collective over a world, for a message of {@code bytes}
@@ -29,14 +30,9 @@ public record CollectiveShape(Collective collective, long bytes, int worldSize) 
     return Math.max(inputBytes(), outputBytes());
   }
 
-  /** nccl-tests' bus factor: 2(n−1)/n for all-reduce, (n−1)/n for gathers and scatters, 1 else. */
+  /** nccl-tests' bus factor, the reports' own ({@link BusBandwidth#factor}). */
   public double busFactor() {
-    int n = worldSize;
-    return switch (collective) {
-      case ALLREDUCE -> 2.0 * (n - 1) / n;
-      case ALLGATHER, REDUCESCATTER, COLLECTIVEPERMUTE -> (n - 1) / (double) n;
-      case BROADCAST -> 1.0;
-    };
+    return BusBandwidth.factor(collective, worldSize);
   }
 
   /** True when the output is a sum (validated within a tolerance), false for pure data movement. */

@@ -182,7 +182,8 @@ final class Bf16Blocks {
     }
   }
 
-  private static int splitPairs(int length) {
+  /** Whole pairs in a block of {@code length} elements; refuses a block longer than the sums. */
+  static int splitPairs(int length) {
     if (length < 0 || length > BlockSums.CAPACITY) {
       throw new IllegalArgumentException(
           "a block holds 0 to %d elements, got %d".formatted(BlockSums.CAPACITY, length));

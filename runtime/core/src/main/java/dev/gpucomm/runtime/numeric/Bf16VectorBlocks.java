@@ -31,7 +31,7 @@ final class Bf16VectorBlocks {
 
   /** {@code sums} = the {@code length} elements from {@code sourceIndex}, in block order. */
   static void loadSplit(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
-    int pairs = splitPairs(length);
+    int pairs = Bf16Blocks.splitPairs(length);
     float[] values = sums.values;
     long base = sourceIndex * 2;
     int j = 0;
@@ -52,7 +52,7 @@ final class Bf16VectorBlocks {
 
   /** {@code sums +=} the {@code length} elements from {@code sourceIndex}, in block order. */
   static void accumulateSplit(MemorySegment source, long sourceIndex, BlockSums sums, int length) {
-    int pairs = splitPairs(length);
+    int pairs = Bf16Blocks.splitPairs(length);
     float[] values = sums.values;
     long base = sourceIndex * 2;
     int j = 0;
@@ -74,7 +74,7 @@ final class Bf16VectorBlocks {
   /** Stores {@code sums}, in block order, rounded to nearest even as {@code length} elements. */
   static void storeSplit(
       BlockSums sums, MemorySegment destination, long destinationIndex, int length) {
-    int pairs = splitPairs(length);
+    int pairs = Bf16Blocks.splitPairs(length);
     float[] values = sums.values;
     long base = destinationIndex * 2;
     int j = 0;
@@ -106,7 +106,7 @@ final class Bf16VectorBlocks {
       MemorySegment destination,
       long destinationIndex,
       int length) {
-    int pairs = splitPairs(length);
+    int pairs = Bf16Blocks.splitPairs(length);
     long base = destinationIndex * 2;
     int j = 0;
     for (int bound = PAIRS.loopBound(pairs); j < bound; j += PAIRS.length()) {
@@ -163,13 +163,5 @@ final class Bf16VectorBlocks {
     IntVector nanMask = bits.and(0x7fff_ffff).add(0x007f_ffff).lanewise(VectorOperators.ASHR, 31);
     IntVector rounded = bits.add(0x7fff).add(bits.lanewise(VectorOperators.LSHR, 16).and(1));
     return rounded.and(nanMask.not()).or(bits.or(0x0040_0000).and(nanMask));
-  }
-
-  private static int splitPairs(int length) {
-    if (length < 0 || length > BlockSums.CAPACITY) {
-      throw new IllegalArgumentException(
-          "a block holds 0 to %d elements, got %d".formatted(BlockSums.CAPACITY, length));
-    }
-    return length / 2;
   }
 }

@@ -319,8 +319,8 @@ public final class ReportMarkdown {
     String formula =
         switch (report.collective()) {
           case ALLREDUCE -> "2(n−1)/n";
-          case ALLGATHER, REDUCESCATTER -> "(n−1)/n";
-          case BROADCAST, COLLECTIVEPERMUTE -> "1";
+          case ALLGATHER, REDUCESCATTER, COLLECTIVEPERMUTE -> "(n−1)/n";
+          case BROADCAST -> "1";
         };
     return formula
         + " = "
