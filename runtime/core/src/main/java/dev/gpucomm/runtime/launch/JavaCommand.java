@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The command line that starts a child JVM running the gpucomm CLI: the same java executable and
@@ -18,6 +19,10 @@ public record JavaCommand(
   public JavaCommand {
     jvmOptions = List.copyOf(jvmOptions);
   }
+
+  /** JVM options under which C2 never compiles: interpreted only, or tiers stopped below C2. */
+  private static final Pattern WITHOUT_C2 =
+      Pattern.compile("(^|\\s)(-Xint|-XX:TieredStopAtLevel=[0-3])(\\s|$)");
 
   /** Extra JVM options of the launcher script, which its ranks get too. */
   public static final String JAVA_OPTS_ENV = "GPUCOMM_JAVA_OPTS";
@@ -38,13 +43,15 @@ public record JavaCommand(
     // Ranks are short-lived and many share a host: a small, quickly started heap is enough for
     // the host side (device memory is off-heap).
     options.add("-XX:+UseSerialGC");
+    String extra = env.getOrDefault(JAVA_OPTS_ENV, "").strip();
     // The CPU backend's reductions run several times faster on the Vector API (VectorUnits);
-    // a runtime image without the module runs them on the auto-vectorized path instead.
+    // a runtime image without the module runs them on the auto-vectorized path instead, and so
+    // does a JVM told not to use C2, in which Vector API code is interpreted and far slower.
     if (!"off".equals(env.get(VectorUnits.SWITCH))
+        && !WITHOUT_C2.matcher(extra).find()
         && ModuleFinder.ofSystem().find(VectorUnits.MODULE).isPresent()) {
       options.add("--add-modules=" + VectorUnits.MODULE);
     }
-    String extra = env.getOrDefault(JAVA_OPTS_ENV, "").strip();
     if (!extra.isEmpty()) {
       options.addAll(List.of(extra.split("\\s+")));
     }

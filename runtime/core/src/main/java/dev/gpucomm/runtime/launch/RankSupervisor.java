@@ -51,7 +51,9 @@ public final class RankSupervisor {
   /**
    * @param baseEnvironment variables added to every rank's environment (on top of this JVM's)
    * @param output where the ranks' standard output goes (rank 0 prints the results there); their
-   *     standard error is this process's, so that a live progress line reaches the terminal
+   *     standard error is copied to this process's as it comes, so that a live progress line
+   *     reaches the terminal (less the JVM's notice of the Vector API module, {@link
+   *     RankErrorCopier})
    */
   public RankSupervisor(
       JavaCommand java, Map<String, String> baseEnvironment, OutputStream output) {
@@ -106,6 +108,8 @@ public final class RankSupervisor {
                 hookRan.set(true); // no rank starts after this
               }
               kill(running);
+              // what the killed ranks printed last is still in their pipes
+              drainOutput(running, OUTPUT_DRAIN);
               deleteQuietly(errorDir);
               onShutdown.run();
             });
@@ -159,6 +163,27 @@ public final class RankSupervisor {
   }
 
   private static final String ERROR_DIR_PREFIX = "gpucomm-ranks-";
+
+  /** How long an interrupted launcher waits, in all, for the ranks' last output. */
+  private static final Duration OUTPUT_DRAIN = Duration.ofMillis(500);
+
+  /** Waits, at most {@code limit} in all, until every rank's output has been copied. */
+  private static void drainOutput(Map<Integer, Running> running, Duration limit) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    for (Running rank : running.values()) {
+      for (Thread copier : rank.copiers()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        try {
+          copier.join(Duration.ofNanos(left));
+        } catch (InterruptedException e) {
+          return; // the JVM is on its way out
+        }
+      }
+    }
+  }
 
   /** Blocks this thread until the exiting JVM halts, so that it reports nothing more. */
   private static void awaitHalt() {

@@ -93,7 +93,10 @@ public sealed interface ElementCodec permits TwoByteCodec, Fp32Codec {
    *
    * <p>The values are exactly those of {@link #loadBlock} for the first term, {@link
    * #accumulateBlock} for each other and {@link #storeBlock}, which is how it is done here, through
-   * {@code scratch}; a codec may do it in one pass.
+   * {@code scratch}; a codec may do it in one pass. The destination may be one of the terms at the
+   * same index (in place), or lie wholly apart from them; a destination that overlaps a term at
+   * another index is not allowed, since a one-pass codec stores part of the block before it has
+   * read all of it.
    */
   default void sumInto(
       MemorySegment[] terms,

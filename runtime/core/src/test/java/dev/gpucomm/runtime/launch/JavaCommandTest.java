@@ -34,4 +34,17 @@ class JavaCommandTest {
     assertThat(JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_CPU_VECTOR", "off")).jvmOptions())
         .containsExactly("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC");
   }
+
+  @Test
+  void ranksThatWillNeverRunC2StayOnThePortablePath() {
+    for (String options : new String[] {"-Xint", "-Xmx4g -XX:TieredStopAtLevel=1"}) {
+      assertThat(JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", options)).jvmOptions())
+          .as(options)
+          .doesNotContain("--add-modules=jdk.incubator.vector");
+    }
+    assertThat(
+            JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", "-XX:TieredStopAtLevel=4"))
+                .jvmOptions())
+        .contains("--add-modules=jdk.incubator.vector");
+  }
 }

@@ -115,6 +115,33 @@ class Bf16VectorBlocksTest {
   }
 
   @Test
+  void summingInPlaceIntoTheFirstTermGivesWhatSummingElsewhereGives() {
+    SplittableRandom random = new SplittableRandom(14);
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment own = arena.allocate(2L * SPAN);
+      MemorySegment peer = arena.allocate(2L * SPAN);
+      MemorySegment elsewhere = arena.allocate(2L * SPAN);
+      for (int trial = 0; trial < 100; trial++) {
+        fillWithAnyBf16(own, random, trial + 1);
+        fillWithAnyBf16(peer, random, trial + 1);
+        long index = random.nextInt(0, 400);
+        int length = random.nextInt(0, BlockSums.CAPACITY + 1);
+        MemorySegment[] terms = {own, peer};
+        long[] indices = {index, random.nextInt(0, 400)};
+
+        Bf16VectorBlocks.sumInto(terms, indices, 2, elsewhere, index, length);
+        Bf16VectorBlocks.sumInto(terms, indices, 2, own, index, length);
+
+        assertThat(
+                own.asSlice(2 * index, 2L * length)
+                    .mismatch(elsewhere.asSlice(2 * index, 2L * length)))
+            .as("trial %d", trial)
+            .isEqualTo(-1);
+      }
+    }
+  }
+
+  @Test
   void aBlockLongerThanTheSumsHoldIsRefusedNamingTheLimit() {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment source = arena.allocate(4L * BlockSums.CAPACITY);

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.collective.cpu;
 import dev.gpucomm.runtime.numeric.BlockSums;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * Collectives in which every rank reads the other ranks' staging areas directly (the IPC
@@ -206,5 +207,6 @@ final class DirectAlgorithms {
       codec.sumInto(
           terms, termIndices, worldSize, destination, destinationIndex + done, length, sums);
     }
+    Arrays.fill(terms, null); // the caller's input is not kept past the call
   }
 }
