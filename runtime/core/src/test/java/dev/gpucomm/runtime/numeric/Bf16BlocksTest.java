@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.numeric;
 
+import static dev.gpucomm.runtime.numeric.FloatValues.sameValue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -171,10 +172,5 @@ class Bf16BlocksTest {
       }
     }
     return true;
-  }
-
-  private static boolean sameValue(float actual, float expected) {
-    boolean bothNaN = Float.isNaN(actual) && Float.isNaN(expected);
-    return bothNaN || Float.floatToRawIntBits(actual) == Float.floatToRawIntBits(expected);
   }
 }

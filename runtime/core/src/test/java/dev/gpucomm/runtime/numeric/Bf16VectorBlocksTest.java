@@ -1,11 +1,13 @@
 package dev.gpucomm.runtime.numeric;
 
+import static dev.gpucomm.runtime.numeric.FloatValues.sameValue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -157,13 +159,12 @@ class Bf16VectorBlocksTest {
     for (int i = 0; i < SPAN; i++) {
       short bits =
           trial % 2 == 0 ? (short) random.nextInt() : Bf16.fromFloat((float) random.nextGaussian());
-      source.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 2L * i, bits);
+      source.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2L * i, bits);
     }
   }
 
   private static float bf16At(MemorySegment elements, long index) {
-    return Bf16.toFloat(
-        elements.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 2 * index));
+    return Bf16.toFloat(elements.get(ValueLayout.JAVA_SHORT_UNALIGNED, 2 * index));
   }
 
   private static int[] bits(BlockSums sums, int length) {
@@ -172,11 +173,5 @@ class Bf16VectorBlocksTest {
       bits[i] = Float.floatToRawIntBits(sums.get(i));
     }
     return bits;
-  }
-
-  /** Equal bits, except that the payload of a NaN sum is the hardware's business. */
-  private static boolean sameValue(float actual, float expected) {
-    boolean bothNaN = Float.isNaN(actual) && Float.isNaN(expected);
-    return bothNaN || Float.floatToRawIntBits(actual) == Float.floatToRawIntBits(expected);
   }
 }
