@@ -198,14 +198,17 @@ final class DirectAlgorithms {
       long ownIndex,
       MemorySegment destination,
       long destinationIndex) {
+    for (int owner = 0; owner < worldSize; owner++) {
+      terms[owner] = owner == rank ? own : workspace.staging(owner);
+      termIndices[owner] = owner == rank ? ownIndex : first;
+    }
     for (long done = 0; done < count; done += BLOCK) {
       int length = (int) Math.min(BLOCK, count - done);
-      for (int owner = 0; owner < worldSize; owner++) {
-        terms[owner] = owner == rank ? own : workspace.staging(owner);
-        termIndices[owner] = (owner == rank ? ownIndex : first) + done;
-      }
       codec.sumInto(
           terms, termIndices, worldSize, destination, destinationIndex + done, length, sums);
+      for (int owner = 0; owner < worldSize; owner++) {
+        termIndices[owner] += length;
+      }
     }
     Arrays.fill(terms, null); // the caller's input is not kept past the call
   }
