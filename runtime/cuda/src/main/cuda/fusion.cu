@@ -19,9 +19,11 @@
 //                    and each thread waits for its vectors one rank and one vector at a time.
 //   fused_lamport_spread
 //                    the same protocol and slots, cut the way the plain Lamport one-shot is: the
-//                    sends and the refill are spread over the whole grid (so every multiprocessor
-//                    drives NVLink stores, however few the rows), and a row's reduction keeps its
-//                    vectors in registers, with every rank's copy, the residual and gamma loaded
+//                    sends (dealt as (destination, vector) pairs while each thread has at most
+//                    two, as the plain kernel's) and the refill are spread over the whole grid (so
+//                    every multiprocessor drives NVLink stores, however few the rows), and a row's
+//                    reduction keeps its vectors in registers, with every rank's copy, the
+//                    residual and gamma loaded
 //                    together, so the row costs one memory round trip and one block reduction
 //                    before both outputs are stored. Launched with programmatic dependent launch.
 //   fused_lamport_cluster
@@ -720,10 +722,13 @@ __device__ __forceinline__ void spread_row(const RowCall& c, long long row, cons
                   [](float squares) { return block_sum(squares); });
 }
 
-// Pushes this rank's input into slot `slot` of every rank, spread over the whole grid with a few
-// loads in flight before the stores; then refills the slot this rank received in the previous
-// call while this call's data is on its way. No peer writes that slot again before this rank has
-// finished its next call, which starts only once this grid has completed.
+// Pushes this rank's input into slot `slot` of every rank; then refills the slot this rank
+// received in the previous call while this call's data is on its way. No peer writes that slot
+// again before this rank has finished its next call, which starts only once this grid has
+// completed. A call of at most two (destination, vector) pairs per thread deals the pairs to
+// consecutive threads, both loads before either store, as the plain Lamport one-shot does (at 4
+// tokens of 8192 bf16 on two H100s 0.7 us faster than the loop below); larger calls are spread
+// over the whole grid with a few loads in flight before the stores.
 template <typename T>
 __device__ __forceinline__ void lamport_send_and_refill(const RowCall& c, const FusionPeers& peers,
                                                         const FusionLayout& layout,
@@ -736,7 +741,33 @@ __device__ __forceinline__ void lamport_send_and_refill(const RowCall& c, const 
   const long long slotOffset = layout.lamportOffset + slot * slotStride + rank * layout.rowCapacity;
   constexpr int BATCH = 4;
   const uint4* input = reinterpret_cast<const uint4*>(c.input);
-  for (long long base = first; base < vectors; base += BATCH * stride) {
+  const long long sends = vectors * world;
+  if (sends <= 2 * stride) {
+    // sends fits in 32 bits here (at most twice the grid's threads)
+    const uint32_t n = (uint32_t)vectors;
+    const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x, j2 = j + (uint32_t)stride;
+    uint4 x1, x2;
+    int s1 = 0, s2 = 0;
+    uint32_t v1 = 0, v2 = 0;
+    if (j < sends) {
+      s1 = (int)(j / n);
+      v1 = j - s1 * n;
+      x1 = lamport_clean<T>(input[v1]);
+    }
+    if (j2 < sends) {
+      s2 = (int)(j2 / n);
+      v2 = j2 - s2 * n;
+      x2 = lamport_clean<T>(input[v2]);
+    }
+    if (j < sends) {
+      st_volatile_v4(reinterpret_cast<uint4*>(peers.base[(rank + s1) % world] + slotOffset) + v1, x1);
+    }
+    if (j2 < sends) {
+      st_volatile_v4(reinterpret_cast<uint4*>(peers.base[(rank + s2) % world] + slotOffset) + v2, x2);
+    }
+  }
+  for (long long base = sends <= 2 * stride ? vectors : first; base < vectors;
+       base += BATCH * stride) {
     uint4 x[BATCH];
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
