@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The fused one-shot with each row's norm split over a cluster of blocks (fused_lamport_cluster,
 # on Hopper with GPUCOMM_FUSED_CLUSTER=on) against the plain all-reduce and the spread kernel (the
-# default), at tokens 4-256 x hidden 8192 bf16 (64 KiB-4 MiB), in under 150 s on 2 GPUs: the GPU tests of the fused
+# default), at tokens 4-256 x hidden 8192 bf16 (64 KiB-4 MiB), in under 200 s on 2 GPUs: the GPU tests of the fused
 # kernels (one rank: both kernels at the shapes each takes, fallbacks, fp32 accumulation on and
-# off), then three sweeps in CUDA graphs, every point validated on every rank against the float64
+# off), gpucomm selftest across the WORLD GPUs (every fused algorithm x pattern x dtype x
+# fp32Accumulate with the plain collectives, in the PTX built for that world), then three sweeps
+# in CUDA graphs, every point validated on every rank against the float64
 # reference: plain all-reduce, the fused pattern (cluster kernel where it applies), the fused
 # pattern with GPUCOMM_FUSED_CLUSTER=off (spread kernel). Each step stops at its time limit, and
-# every step together at 145 s.
+# every step together at 195 s.
 # Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run-v3.sh   (optional: RUN, WORLD)
 #   Runs from any folder; needs WORLD (default 2) NVIDIA GPUs, the first WORLD of
 #   CUDA_VISIBLE_DEVICES, and the environment of run.sh:
@@ -26,7 +28,7 @@ BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
 WORK="${WORK:-${TMPDIR:-/tmp}}"
 WORLD="${WORLD:-2}"
 RUN="${RUN:-fusion-v3-tp$WORLD}"
-BUDGET=145
+BUDGET=195
 R="$WORK/r$RUN"
 mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
 G="$WORK/g/gpucomm/bin/gpucomm"
@@ -63,6 +65,10 @@ CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\
   --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
 [ -n "${SKIP_JUNIT:-}" ] || grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
 [ -n "${SKIP_JUNIT:-}" ] || grep -E "✘|MethodSource|=> " "$R/junit.log" | head -12
+
+# selftest has no option to pick the fused cases; the whole run checks them with the plain ones
+step "selftest-tp$WORLD" 50 "$G" selftest --device cuda --world "$WORLD"
+grep -E "selftest passed|gpucomm selftest:|Exception|rror" "$R/selftest-tp$WORLD.log" | tail -4
 
 T=(--device cuda --world "$WORLD" --tokens 4,32,64,128,256 --hidden 8192 --dtype bf16
   --algorithms oneshot,twoshot)

@@ -6,7 +6,8 @@
 #
 # allreduce.cu becomes allreduce.ptx (any world size, known at run time) and allreduce-w2/-w4/-w8
 # (world size fixed at compile time: loops and registers sized for it); gather.cu (all-gather and
-# reduce-scatter) becomes gather.ptx; fusion.cu (all-reduce + residual + RMSNorm) becomes fusion.ptx.
+# reduce-scatter) becomes gather.ptx; fusion.cu (all-reduce + residual + RMSNorm) becomes fusion.ptx
+# and fusion-w2/-w4/-w8 in the same way.
 #
 # The runtime jar carries the committed copies in src/main/resources/ptx; to refresh them after
 # editing a .cu file run:  runtime/cuda/src/main/cuda/build-ptx.sh runtime/cuda/src/main/resources/ptx
@@ -36,4 +37,7 @@ for world in 2 4 8; do
   compile "$here/allreduce.cu" "allreduce-w$world" "-DGPUCOMM_WORLD=$world"
 done
 compile "$here/gather.cu" gather
-compile "$here/fusion.cu" fusion
+compile "$here/fusion.cu" fusion -DFUSION_WORLD=0
+for world in 2 4 8; do
+  compile "$here/fusion.cu" "fusion-w$world" "-DFUSION_WORLD=$world"
+done

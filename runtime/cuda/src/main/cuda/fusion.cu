@@ -68,6 +68,13 @@
 #include <stdint.h>
 
 #define FUSION_MAX_RANKS 8
+
+// Built once per world size (-DFUSION_WORLD=2, 4, 8), the kernels see the world as a constant, so
+// rank loops unroll and fewer registers stay live across a wait (on two H100s the fused one-shot
+// gains 0.35-0.43 us of 5-12); FUSION_WORLD=0 (the generic build) takes it at run time.
+#ifndef FUSION_WORLD
+#define FUSION_WORLD 0
+#endif
 #define FUSION_MAX_BLOCKS 132
 #define FUSION_THREADS 512
 // fused_lamport_cluster's blocks: half of FUSION_THREADS, so that two blocks share a
@@ -126,6 +133,11 @@ struct RowCall {
   float fp8Scale;  // > 0: store e4m3(out / fp8Scale); 0: store T
   int fp32Accumulate;
 };
+
+// The world size the kernels work with: the compiled one, else the launch's.
+__device__ __forceinline__ int fusion_world(int runtimeWorld) {
+  return FUSION_WORLD > 0 ? FUSION_WORLD : runtimeWorld;
+}
 
 __device__ __forceinline__ void fence_acq_rel_sys() {
   asm volatile("fence.acq_rel.sys;" ::: "memory");
@@ -1110,32 +1122,32 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_oneshot_##NAME(          \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_oneshot<T>(c, peers, layout, control, rank, world);                                    \
+    fused_oneshot<T>(c, peers, layout, control, rank, fusion_world(world));                      \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_twoshot_##NAME(          \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_twoshot<T>(c, peers, layout, control, rank, world);                                    \
+    fused_twoshot<T>(c, peers, layout, control, rank, fusion_world(world));                      \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport_##NAME(          \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_lamport<T>(c, peers, layout, control, rank, world);                                    \
+    fused_lamport<T>(c, peers, layout, control, rank, fusion_world(world));                      \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport_spread_##NAME(   \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_lamport_spread<T>(c, peers, layout, control, rank, world);                             \
+    fused_lamport_spread<T>(c, peers, layout, control, rank, fusion_world(world));               \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(CLUSTER_THREADS, 2) fused_lamport_cluster_##NAME( \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_lamport_cluster<T>(c, peers, layout, control, rank, world);                            \
+    fused_lamport_cluster<T>(c, peers, layout, control, rank, fusion_world(world));              \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_##NAME(         \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_lamport2<T>(c, peers, layout, control, rank, world);                                   \
+    fused_lamport2<T>(c, peers, layout, control, rank, fusion_world(world));                     \
   }
 
 FUSION_KERNELS(__nv_bfloat16, bf16)

@@ -135,7 +135,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
       blocks
     };
     long[] bases = memory.bases();
-    CudaModule module = device.module(FusionKernels.PTX_RESOURCE);
+    CudaModule module = device.module(FusionKernels.ptxResource(world));
     for (Kernel kernel : Kernel.values()) {
       kernels[kernel.ordinal()] = new CudaKernel[DType.values().length];
       arguments[kernel.ordinal()] = new KernelArguments[DType.values().length];

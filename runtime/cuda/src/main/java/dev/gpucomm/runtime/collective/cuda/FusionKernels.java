@@ -18,6 +18,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class FusionKernels implements AutoCloseable {
   static final String PTX_RESOURCE = "ptx/fusion.ptx";
+
+  /**
+   * The PTX of the fused all-reduce kernels built for this world size (rank loops unrolled, fewer
+   * registers live across a wait), else the generic one, which takes the world at run time.
+   */
+  static String ptxResource(int world) {
+    return world == 2 || world == 4 || world == 8 ? "ptx/fusion-w" + world + ".ptx" : PTX_RESOURCE;
+  }
+
   static final int MAX_BLOCKS = 132;
   static final int MAX_THREADS = 512;
 
