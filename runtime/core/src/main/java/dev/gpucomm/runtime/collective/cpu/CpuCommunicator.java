@@ -89,6 +89,7 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
   private final long stagingBytes;
   private final SharedWorkspace workspace;
   private final DirectAlgorithms direct;
+  private final PendingEndBarrier pendingEnd;
   private final CopyPathAlgorithms copyPath;
   private final FusedDirectAlgorithms fused;
   private final RingAlgorithms ring;
@@ -139,9 +140,10 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
     this.copyPath =
         new CopyPathAlgorithms(
             localRank, ranksPerPod, workspace, stagingBytes, startBarrier, endBarrier);
+    this.pendingEnd = new PendingEndBarrier(endBarrier);
     this.direct =
         new DirectAlgorithms(
-            localRank, ranksPerPod, workspace, startBarrier, middleBarrier, endBarrier);
+            localRank, ranksPerPod, workspace, startBarrier, middleBarrier, endBarrier, pendingEnd);
     this.fused =
         new FusedDirectAlgorithms(
             localRank, ranksPerPod, workspace, startBarrier, middleBarrier, endBarrier);
@@ -362,15 +364,24 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
     MemorySegment in = segment(operation, "input", input, bytes);
     MemorySegment out = segment(operation, "output", output, bytes);
     if (resolved == Algorithm.ONESHOT || resolved == Algorithm.TWOSHOT) {
-      // Larger calls run through the staging area in passes; it must hold one element.
-      requireStaging(operation, dtype.bytes());
+      // Larger calls run through the staging area in passes; it must hold one element (one in
+      // each half for one-shot).
+      requireStaging(operation, (resolved == Algorithm.ONESHOT ? 2L : 1L) * dtype.bytes());
+    }
+    if (resolved == Algorithm.ONESHOT) {
+      // The one collective that neither needs the pending end barrier settled nor settles its own.
+      postLeavingEndPending(
+          stream,
+          operation,
+          count,
+          () -> direct.oneShotAllReduce(operation, in, out, count, codec));
+      return;
     }
     post(
         stream,
         operation,
         count,
         switch (resolved) {
-          case ONESHOT -> () -> direct.oneShotAllReduce(operation, in, out, count, codec);
           case TWOSHOT -> () -> direct.twoShotAllReduce(operation, in, out, count, codec);
           case HIERARCHICAL -> () -> hierarchical.allReduce(operation, in, out, count, codec);
           default -> () -> ring.allReduce(operation, in, out, count, codec);
@@ -654,9 +665,23 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
 
   /**
    * Checks that the communicator can still run collectives, then queues {@code collective} on the
-   * stream, unless it has nothing to move ({@code amount}, its elements or bytes, is zero).
+   * stream, unless it has nothing to move ({@code amount}, its elements or bytes, is zero). The
+   * collective first settles the end barrier that one-shot all-reduces before it left pending.
    */
   private void post(Stream stream, String operation, long amount, Runnable collective) {
+    postLeavingEndPending(
+        stream,
+        operation,
+        amount,
+        () -> {
+          pendingEnd.settle(operation);
+          collective.run();
+        });
+  }
+
+  /** {@link #post} for the one-shot all-reduce, which works beside a pending end barrier. */
+  private void postLeavingEndPending(
+      Stream stream, String operation, long amount, Runnable collective) {
     CpuStream cpuStream = prepare(stream);
     if (amount == 0) {
       return;

@@ -9,8 +9,10 @@ import java.util.Arrays;
  * Collectives in which every rank reads the other ranks' staging areas directly (the IPC
  * algorithms): each copies its input into its own staging area, meets the others at a start
  * barrier, reads what it needs from every rank, and meets them again at an end barrier before its
- * staging area may be overwritten. A rank reads its own term from its input, which holds the same
- * values; two-shot stages only the slices that the other ranks reduce.
+ * staging area may be overwritten (the one-shot all-reduce, which alternates between two halves of
+ * the staging area, leaves that barrier to the next other collective). A rank reads its own term
+ * from its input, which holds the same values; two-shot stages only the slices that the other ranks
+ * reduce.
  *
  * <p>Sums read ranks in the fixed order 0..n−1 and accumulate in fp32, so every rank computes
  * bit-identical results, and one-shot and two-shot agree bit for bit.
@@ -24,7 +26,10 @@ final class DirectAlgorithms {
   private final FlagBarrier start;
   private final FlagBarrier middle;
   private final FlagBarrier end;
+  private final PendingEndBarrier pendingEnd;
   private final BlockSums sums = new BlockSums();
+  // One-shot passes so far: each stages into the half of the staging area this picks.
+  private long oneShotPasses;
   // The terms of a block's sum, in rank order: filled per block, allocated once.
   private final MemorySegment[] terms;
   private final long[] termIndices;
@@ -35,26 +40,37 @@ final class DirectAlgorithms {
       SharedWorkspace workspace,
       FlagBarrier start,
       FlagBarrier middle,
-      FlagBarrier end) {
+      FlagBarrier end,
+      PendingEndBarrier pendingEnd) {
     this.rank = rank;
     this.worldSize = worldSize;
     this.workspace = workspace;
     this.start = start;
     this.middle = middle;
     this.end = end;
+    this.pendingEnd = pendingEnd;
     this.terms = new MemorySegment[worldSize];
     this.termIndices = new long[worldSize];
   }
 
   /**
-   * Every rank sums all staging areas itself: one barrier round trip, n reads per element. A call
-   * larger than the staging area runs through it in passes, each a complete one-shot.
+   * Every rank sums all staging areas itself: one barrier per call, n reads per element. Passes
+   * alternate between the two halves of the staging area and leave the end barrier pending ({@link
+   * PendingEndBarrier} says why that is safe); a call larger than half the staging area runs
+   * through it in passes, each a complete one-shot. The caller must settle the pending end barrier
+   * before any other collective.
    */
   void oneShotAllReduce(
       String operation, MemorySegment input, MemorySegment output, long count, ElementCodec codec) {
-    long passCount = passCount(codec);
-    for (long first = 0; first < count; first += passCount) {
-      oneShotPass(operation, input, output, first, Math.min(passCount, count - first), codec);
+    long halfCount = passCount(codec) / 2;
+    if (halfCount == 0) {
+      throw new IllegalStateException(
+          operation + ": the staging area must hold two elements for one-shot");
+    }
+    for (long first = 0; first < count; first += halfCount) {
+      long stagedAt = (oneShotPasses++ & 1) * halfCount;
+      oneShotPass(
+          operation, input, output, first, Math.min(halfCount, count - first), stagedAt, codec);
     }
   }
 
@@ -64,11 +80,14 @@ final class DirectAlgorithms {
       MemorySegment output,
       long first,
       long count,
+      long stagedAt,
       ElementCodec codec) {
-    stageInput(input, first * codec.bytes(), count * codec.bytes());
+    int bytes = codec.bytes();
+    MemorySegment.copy(
+        input, first * bytes, workspace.staging(rank), stagedAt * bytes, count * bytes);
     start.arriveAndWait(operation);
-    reduce(0, count, codec, input, first, output, first);
-    end.arriveAndWait(operation);
+    reduce(stagedAt, count, codec, input, first, output, first);
+    pendingEnd.leavePending();
   }
 
   /**
