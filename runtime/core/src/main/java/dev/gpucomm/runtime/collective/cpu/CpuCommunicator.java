@@ -369,7 +369,7 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
       requireStaging(operation, (resolved == Algorithm.ONESHOT ? 2L : 1L) * dtype.bytes());
     }
     if (resolved == Algorithm.ONESHOT) {
-      // The one collective that neither needs the pending end barrier settled nor settles its own.
+      // The one collective that needs no settled end barrier and only arrives at its own.
       postLeavingEndPending(
           stream,
           operation,
@@ -666,7 +666,8 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
   /**
    * Checks that the communicator can still run collectives, then queues {@code collective} on the
    * stream, unless it has nothing to move ({@code amount}, its elements or bytes, is zero). The
-   * collective first settles the end barrier that one-shot all-reduces before it left pending.
+   * collective first waits until the peers have finished reading this rank's staging area in the
+   * one-shot all-reduces before it.
    */
   private void post(Stream stream, String operation, long amount, Runnable collective) {
     postLeavingEndPending(
@@ -679,7 +680,7 @@ public final class CpuCommunicator implements Communicator, FusedAllReduce, OwnT
         });
   }
 
-  /** {@link #post} for the one-shot all-reduce, which works beside a pending end barrier. */
+  /** {@link #post} for the one-shot all-reduce, which works beside an unsettled end barrier. */
   private void postLeavingEndPending(
       Stream stream, String operation, long amount, Runnable collective) {
     CpuStream cpuStream = prepare(stream);

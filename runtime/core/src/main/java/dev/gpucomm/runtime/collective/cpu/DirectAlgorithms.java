@@ -10,9 +10,9 @@ import java.util.Arrays;
  * algorithms): each copies its input into its own staging area, meets the others at a start
  * barrier, reads what it needs from every rank, and meets them again at an end barrier before its
  * staging area may be overwritten (the one-shot all-reduce, which alternates between two halves of
- * the staging area, leaves that barrier to the next other collective). A rank reads its own term
- * from its input, which holds the same values; two-shot stages only the slices that the other ranks
- * reduce.
+ * the staging area, only arrives there and leaves the wait to the next other collective). A rank
+ * reads its own term from its input, which holds the same values; two-shot stages only the slices
+ * that the other ranks reduce.
  *
  * <p>Sums read ranks in the fixed order 0..n−1 and accumulate in fp32, so every rank computes
  * bit-identical results, and one-shot and two-shot agree bit for bit.
@@ -87,7 +87,7 @@ final class DirectAlgorithms {
         input, first * bytes, workspace.staging(rank), stagedAt * bytes, count * bytes);
     start.arriveAndWait(operation);
     reduce(stagedAt, count, codec, input, first, output, first);
-    pendingEnd.leavePending();
+    pendingEnd.arrive();
   }
 
   /**

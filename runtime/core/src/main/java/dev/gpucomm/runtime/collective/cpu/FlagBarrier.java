@@ -40,12 +40,29 @@ final class FlagBarrier {
 
   /** Arrives and waits for every rank; {@code operation} names the collective in errors. */
   void arriveAndWait(String operation) {
+    awaitEveryRank(arrive(), operation);
+  }
+
+  /**
+   * Arrives without waiting: tells every peer that this rank has reached the barrier's next epoch,
+   * and returns that epoch for {@link #awaitEveryRank}. Every rank must arrive as often as the
+   * others.
+   */
+  int arrive() {
     int target = ++epoch;
     long myFlag = layout.offset(set, rank);
     for (int step = 1; step < worldSize; step++) {
       int peer = (rank + step) % worldSize;
       FlagWait.publish(workspace.signals(peer), myFlag, target);
     }
+    return target;
+  }
+
+  /**
+   * Waits until every peer has arrived at epoch {@code target} (or later) of this barrier; it does
+   * not arrive itself, so a rank may wait for an earlier arrival while the peers have gone on.
+   */
+  void awaitEveryRank(int target, String operation) {
     for (int step = 1; step < worldSize; step++) {
       int peer = (rank + step) % worldSize;
       if (!wait.awaitAtLeast(
