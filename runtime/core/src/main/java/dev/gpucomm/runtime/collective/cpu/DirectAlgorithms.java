@@ -54,10 +54,10 @@ final class DirectAlgorithms {
   }
 
   /**
-   * Every rank sums all staging areas itself: one barrier per call, n reads per element. Passes
-   * alternate between the two halves of the staging area and leave the end barrier pending ({@link
-   * PendingEndBarrier} says why that is safe); a call larger than half the staging area runs
-   * through it in passes, each a complete one-shot. The caller must settle the pending end barrier
+   * Every rank sums all staging areas itself: one barrier wait per call, n reads per element.
+   * Passes alternate between the two halves of the staging area and only arrive at the end barrier
+   * ({@link PendingEndBarrier} says why that is safe); a call larger than half the staging area
+   * runs through it in passes, each a complete one-shot. The caller must settle the end barrier
    * before any other collective.
    */
   void oneShotAllReduce(
@@ -83,8 +83,7 @@ final class DirectAlgorithms {
       long stagedAt,
       ElementCodec codec) {
     int bytes = codec.bytes();
-    MemorySegment.copy(
-        input, first * bytes, workspace.staging(rank), stagedAt * bytes, count * bytes);
+    stageInput(input, first * bytes, stagedAt * bytes, count * bytes);
     start.arriveAndWait(operation);
     reduce(stagedAt, count, codec, input, first, output, first);
     pendingEnd.arrive();
@@ -117,7 +116,7 @@ final class DirectAlgorithms {
     long mySliceEnd = mySliceStart + mySliceCount;
     // Peers read only their own slices of this staging area: this rank's slice is reduced from its
     // input, so only the others are staged.
-    stageInput(input, first * bytes, mySliceStart * bytes);
+    stageInput(input, first * bytes, 0, mySliceStart * bytes);
     MemorySegment.copy(
         input,
         (first + mySliceEnd) * bytes,
@@ -197,11 +196,11 @@ final class DirectAlgorithms {
   }
 
   private void stageInput(MemorySegment input, long bytes) {
-    stageInput(input, 0, bytes);
+    stageInput(input, 0, 0, bytes);
   }
 
-  private void stageInput(MemorySegment input, long inputOffset, long bytes) {
-    MemorySegment.copy(input, inputOffset, workspace.staging(rank), 0, bytes);
+  private void stageInput(MemorySegment input, long inputOffset, long stagingOffset, long bytes) {
+    MemorySegment.copy(input, inputOffset, workspace.staging(rank), stagingOffset, bytes);
   }
 
   /**

@@ -104,7 +104,6 @@ class CpuAllReduceTest {
 
   private static void checkEveryCase(
       CpuWorld world, List<Algorithm> algorithms, long[] sizesInBytes, int oddElementCount) {
-    int worldSize = world.size();
     List<Case> cases = new ArrayList<>();
     for (Algorithm algorithm : algorithms) {
       for (DType dtype : DType.values()) {
@@ -114,8 +113,16 @@ class CpuAllReduceTest {
         cases.add(new Case(algorithm, dtype, oddElementCount));
       }
     }
-    // Each rank queues all calls back to back, sizes and algorithms changing from call to call,
-    // and only then reads the results.
+    checkCases(world, cases);
+  }
+
+  /**
+   * Runs {@code cases} on every rank of {@code world} and checks that each result matches the
+   * float64 reference with the same bits on every rank. Each rank queues all calls back to back,
+   * sizes and algorithms changing from call to call, and only then reads the results.
+   */
+  static void checkCases(CpuWorld world, List<Case> cases) {
+    int worldSize = world.size();
     List<List<byte[]>> outputs =
         world.onEveryRank(
             rank -> {
