@@ -14,6 +14,9 @@
 //                  halves alternately, one round each
 //   parity slots   [2 parity][world][paritySlotBytes] (PeerLayout.twoshotRecvOffset): the
 //                  single-pass kernels' receive slots, parity = epoch & 1
+//   LL slots       [2 parity][world][llSlotBytes]     (PeerLayout.lamportOffset): the LL kernels'
+//                  receive slots, parity = epoch & 1, written by nothing else; they start filled
+//                  with a word (0x80008000) that no epoch reaches in 2^31 calls
 //
 // A caller's buffers are never read remotely: each rank pushes its bytes into the peers' receive
 // slots (with its threads, or with the copy engines through cuMemcpyAsync on the peer mapping), and
@@ -37,12 +40,25 @@
 //                         the next push, and a peer may reuse a half once this rank has copied
 //                         it out (free flag).
 //   reducescatter_pipelined  the same rounds, with the rank-order fp32 sum as the copy-out.
+//   allgather_ll          the smallest calls with no flag at all, as NCCL's LL protocol: every
+//                         16-byte vector travels as two 16-byte lines of {data, epoch, data,
+//                         epoch}, each half stored at once, so a receiver polling its own LL slot
+//                         knows a line has landed when both of its flags equal this call's epoch.
+//                         No fence and no flag round trip: the data is the signal, at twice the
+//                         bytes on the wire. Bit-exact for any data (unlike a sentinel value).
+//   reducescatter_ll      the same for reduce-scatter, summing in rank order in fp32.
+//
+// The LL kernels reuse a parity's slots two calls later, when every peer has finished reading them:
+// a rank in call n has received every peer's data of call n - 1, which a peer sends only after
+// finishing call n - 2. Stale lines carry the epoch of an earlier call, never the current one.
 //
 // Why the single-pass kernels need no start barrier: a kernel with epoch e writes parity e & 1.
 // Every launch of the kernels takes one epoch per block and every kernel grid covers the
 // single-pass grid, so this block's previous launch (epoch e - 1) waited for the peer's data flag
-// e - 1; the peer's launch e - 1 had therefore started, so its launch e - 2, the last reader of
-// this parity, had finished.
+// e - 1 (or, an LL launch, some block of it waited for the peer's data); the peer's launch e - 1
+// had therefore started, so its launch e - 2, the last reader of this parity, had finished. The
+// kernels are launched without programmatic dependent launch, so a launch starts only after the
+// one before it on its stream has finished.
 //   ce_start              the copy-engine variant's start barrier (one block).
 //   ce_sum_<dtype>        the rank-order fp32 sum of one copy-engine piece that has landed.
 //
@@ -69,6 +85,8 @@ struct GatherLayout {
   long long roundBytes;
   long long parityOffset;
   long long paritySlotBytes;
+  long long llOffset;
+  long long llSlotBytes;
 };
 
 // Per-communicator epochs in this rank's own memory.
@@ -477,6 +495,142 @@ __device__ __forceinline__ void reducescatter_pipelined(const char* input, char*
   }
 }
 
+// LL kernels -----------------------------------------------------------------------------------
+
+// Rank `owner`'s LL slot of one parity for `sender`, as 16-byte lines.
+__device__ __forceinline__ uint4* ll_slot(const PeerBases& peers, const GatherLayout& layout,
+                                          int owner, int parity, int world, int sender) {
+  return reinterpret_cast<uint4*>(peers.base[owner] + layout.llOffset +
+                                  (static_cast<long long>(parity) * world + sender) *
+                                      layout.llSlotBytes);
+}
+
+__device__ __forceinline__ void st_ll_line(uint4* line, uint32_t a, uint32_t b, uint32_t flag) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(line), "r"(a), "r"(flag),
+               "r"(b), "r"(flag)
+               : "memory");
+}
+
+__device__ __forceinline__ uint4 ld_ll_line(const uint4* line) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(line)
+               : "memory");
+  return v;
+}
+
+// Vector v of 16 bytes as lines 2v and 2v + 1 of an LL slot, each carrying 8 bytes and the flag
+// beside each 4 (an 8-byte half of a line is written at once, so a matching flag vouches for the
+// data word next to it).
+__device__ __forceinline__ void push_ll(uint4* slot, long long v, uint4 x, uint32_t flag) {
+  st_ll_line(slot + 2 * v, x.x, x.y, flag);
+  st_ll_line(slot + 2 * v + 1, x.z, x.w, flag);
+}
+
+__device__ __forceinline__ bool ll_landed(uint4 lo, uint4 hi, uint32_t flag) {
+  return lo.y == flag && lo.w == flag && hi.y == flag && hi.w == flag;
+}
+
+// Waits for vector v of every peer in this rank's LL slots (sender s's at mine + s * slotLines),
+// all loads in flight before any is checked and only the ones not yet landed issued again; returns
+// them in `values` (this rank's own entry untouched).
+__device__ __forceinline__ void wait_ll(const uint4* mine, long long slotLines, long long v,
+                                        int rank, int world, uint32_t flag,
+                                        uint4 (&values)[GPUCOMM_MAX_RANKS]) {
+  uint4 lo[GPUCOMM_MAX_RANKS], hi[GPUCOMM_MAX_RANKS];
+#pragma unroll
+  for (int r = 0; r < GPUCOMM_MAX_RANKS; ++r) {
+    if (r < world && r != rank) {
+      lo[r] = ld_ll_line(mine + r * slotLines + 2 * v);
+      hi[r] = ld_ll_line(mine + r * slotLines + 2 * v + 1);
+    }
+  }
+  for (;;) {
+    bool pending = false;
+#pragma unroll
+    for (int r = 0; r < GPUCOMM_MAX_RANKS; ++r) {
+      if (r < world && r != rank && !ll_landed(lo[r], hi[r], flag)) {
+        lo[r] = ld_ll_line(mine + r * slotLines + 2 * v);
+        hi[r] = ld_ll_line(mine + r * slotLines + 2 * v + 1);
+        pending = pending || !ll_landed(lo[r], hi[r], flag);
+      }
+    }
+    if (!pending) break;
+  }
+#pragma unroll
+  for (int r = 0; r < GPUCOMM_MAX_RANKS; ++r) {
+    if (r < world && r != rank) values[r] = make_uint4(lo[r].x, lo[r].z, hi[r].x, hi[r].z);
+  }
+}
+
+// A small all-gather with the data as its own signal: `bytes` of this rank's input land at
+// `output + r * outputStride` for every rank r.
+extern "C" __global__ void __launch_bounds__(512, 1)
+    gpucomm_allgather_ll(const char* input, char* output, long long bytes, long long outputStride,
+                         PeerBases peers, GatherLayout layout, GatherControl* control, int rank,
+                         int world) {
+  const uint32_t epoch = next_kernel_epoch(control);
+  const int parity = epoch & 1;
+  long long first, end;
+  block_range(bytes / 16, first, end);
+  const uint4* in = reinterpret_cast<const uint4*>(input);
+  uint4* own = reinterpret_cast<uint4*>(output + rank * outputStride);
+  for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
+    const uint4 x = __ldg(in + v);
+    for (int step = 1; step < world; ++step) {
+      const int peer = rank + step < world ? rank + step : rank + step - world;
+      push_ll(ll_slot(peers, layout, peer, parity, world, rank), v, x, epoch);
+    }
+    own[v] = x;
+  }
+  const uint4* mine = ll_slot(peers, layout, rank, parity, world, 0);
+  const long long slotLines = layout.llSlotBytes / 16;
+  for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
+    uint4 values[GPUCOMM_MAX_RANKS];
+    wait_ll(mine, slotLines, v, rank, world, epoch, values);
+#pragma unroll
+    for (int r = 0; r < GPUCOMM_MAX_RANKS; ++r) {
+      if (r < world && r != rank) reinterpret_cast<uint4*>(output + r * outputStride)[v] = values[r];
+    }
+  }
+}
+
+// A small reduce-scatter with the data as its own signal: shard q starts at
+// `input + q * inputStride` and is `bytes` long; this rank's reduced shard, summed in rank order
+// in fp32 as every other kernel sums it, lands at `output`.
+template <typename T>
+__device__ __forceinline__ void reducescatter_ll(const char* input, char* output, long long bytes,
+                                                 long long inputStride, const PeerBases& peers,
+                                                 const GatherLayout& layout,
+                                                 GatherControl* control, int rank, int world) {
+  const uint32_t epoch = next_kernel_epoch(control);
+  const int parity = epoch & 1;
+  long long first, end;
+  block_range(bytes / 16, first, end);
+  for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
+    for (int step = 1; step < world; ++step) {
+      const int peer = rank + step < world ? rank + step : rank + step - world;
+      const uint4 x = __ldg(reinterpret_cast<const uint4*>(input + peer * inputStride) + v);
+      push_ll(ll_slot(peers, layout, peer, parity, world, rank), v, x, epoch);
+    }
+  }
+  const uint4* ownShard = reinterpret_cast<const uint4*>(input + rank * inputStride);
+  const uint4* mine = ll_slot(peers, layout, rank, parity, world, 0);
+  const long long slotLines = layout.llSlotBytes / 16;
+  for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
+    const uint4 own = __ldg(ownShard + v);
+    uint4 values[GPUCOMM_MAX_RANKS];
+    wait_ll(mine, slotLines, v, rank, world, epoch, values);
+    float acc[Lanes<T>::count];
+#pragma unroll
+    for (int r = 0; r < GPUCOMM_MAX_RANKS; ++r) {
+      if (r < world) Lanes<T>::add(acc, r == rank ? own : values[r], r == 0);
+    }
+    reinterpret_cast<uint4*>(output)[v] = Lanes<T>::pack(acc);
+  }
+}
+
 // The copy-engine variant's start barrier: advances its epoch and meets every peer.
 extern "C" __global__ void gpucomm_ce_start(PeerBases peers, GatherLayout layout,
                                             GatherControl* control, int rank, int world) {
@@ -516,6 +670,11 @@ __device__ __forceinline__ void ce_sum(const char* ownShard, char* output, long 
       GatherLayout layout, GatherControl* control, int rank, int world) {                        \
     reducescatter_pipelined<T>(input, output, bytes, inputStride, peers, layout, control, rank, \
                                world);                                                           \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_reducescatter_ll_##NAME(       \
+      const char* input, char* output, long long bytes, long long inputStride, PeerBases peers, \
+      GatherLayout layout, GatherControl* control, int rank, int world) {                        \
+    reducescatter_ll<T>(input, output, bytes, inputStride, peers, layout, control, rank, world); \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(512) gpucomm_ce_sum_##NAME(                      \
       const char* ownShard, char* output, long long bytes, const char* slots,                    \

@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 /**
  * Ranks as threads of the test JVM: each has its own CPU device, communicator and connection to a
@@ -49,11 +50,24 @@ final class ThreadRanks {
 
   /** As {@link #run(int, RankBody)}, with the ranks in pods of {@code ranksPerPod}. */
   static <T> List<T> run(int worldSize, int ranksPerPod, RankBody<T> body) {
+    return run(worldSize, ranksPerPod, config -> config, body);
+  }
+
+  /** As {@link #run(int, int, RankBody)}, on a CPU backend configured by {@code configure}. */
+  static <T> List<T> run(
+      int worldSize,
+      int ranksPerPod,
+      UnaryOperator<CpuBackendConfig> configure,
+      RankBody<T> body) {
     CpuBackend backend =
         new CpuBackend(
-            CpuBackendConfig.defaults(
-                    "bench-test-" + ProcessHandle.current().pid() + "-" + WORLDS.incrementAndGet())
-                .withWaitTimeout(Duration.ofSeconds(20)));
+            configure.apply(
+                CpuBackendConfig.defaults(
+                        "bench-test-"
+                            + ProcessHandle.current().pid()
+                            + "-"
+                            + WORLDS.incrementAndGet())
+                    .withWaitTimeout(Duration.ofSeconds(20))));
     try (TcpStoreServer server = TcpStoreServer.start(0);
         ExecutorService threads = Executors.newFixedThreadPool(worldSize)) {
       RendezvousAddress address = new RendezvousAddress("127.0.0.1", server.port());

@@ -31,6 +31,13 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_COPYENGINE_PIECE_BYTES}: the largest piece the copy-engine all-gather and
  *       reduce-scatter push at once, while the pieces before it are copied out or summed (16 MiB;
  *       at most a 32 MiB gather slot, which holds from 2 to 16 pieces per sender);
+ *   <li>{@code GPUCOMM_GATHER_LL_MAX_BYTES}: all-gather and reduce-scatter calls of {@code oneshot}
+ *       up to this many bytes per rank run the LL kernels, whose data carries its own flags (twice
+ *       the bytes on NVLink, no barrier); larger ones the flag kernels (512 KiB, where the flag
+ *       kernels overtook them on H100 pairs; at most 1 MiB and the peer buffer size; 0 turns them
+ *       off);
+ *   <li>{@code GPUCOMM_GATHER_LL_BLOCKS}: the thread blocks the LL kernels run (128, at most 160
+ *       and at most the GPU's multiprocessors);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
@@ -66,6 +73,8 @@ public record CudaCommunicatorSettings(
     long oneShotWsMinBytes,
     long twoShotWsMinBytes,
     long copyEnginePieceBytes,
+    long gatherLlMaxBytes,
+    int gatherLlBlocks,
     boolean programmaticLaunch,
     boolean fusedSpreadKernels,
     boolean fusedClusterKernel,
@@ -84,6 +93,25 @@ public record CudaCommunicatorSettings(
   // 16 MiB: on H100 pairs 4 and 8 MiB pieces left the engines below their bandwidth (all-gather
   // 64 MiB 448 and 367 µs, 16 MiB pieces 332 against a both-ways ceiling of 299).
   public static final long DEFAULT_COPY_ENGINE_PIECE_BYTES = 16L << 20;
+
+  /**
+   * The largest all-gather or reduce-scatter per rank that the LL kernels take: the single-pass
+   * kernels' limit ({@link GatherScatter#ONESHOT_MAX_BYTES}); their slots hold twice it per sender.
+   */
+  static final long MAX_GATHER_LL_BYTES = GatherScatter.ONESHOT_MAX_BYTES;
+
+  /**
+   * On H100 pairs the LL kernels beat the flag single pass up to 512 KiB per rank and lost at 1
+   * MiB (all-gather 12.3 against 10.9 µs), where twice the bytes on NVLink cost more than the
+   * barrier they save ({@code bench/results/2026-11-26-gather-scatter/}).
+   */
+  public static final long DEFAULT_GATHER_LL_MAX_BYTES = 512L << 10;
+
+  /**
+   * 128 blocks drive more NVLink stores than 32: 25 % faster from 128 KiB, 0.1-0.3 µs slower at 64
+   * KiB, on H100 pairs.
+   */
+  public static final int DEFAULT_GATHER_LL_BLOCKS = 128;
 
   /** The largest copy-engine piece: one whole gather slot. */
   static final long MAX_COPY_ENGINE_PIECE_BYTES = GatherScatter.MAX_SLOT_BYTES;
@@ -155,6 +183,16 @@ public record CudaCommunicatorSettings(
               + ", got "
               + copyEnginePieceBytes);
     }
+    if (gatherLlMaxBytes < 0
+        || gatherLlMaxBytes % 16 != 0
+        || gatherLlMaxBytes > Math.min(MAX_GATHER_LL_BYTES, maxBytes)) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_GATHER_LL_MAX_BYTES must be a multiple of 16 between 0 and "
+              + Math.min(MAX_GATHER_LL_BYTES, maxBytes)
+              + " (1 MiB and the peer buffer size), got "
+              + gatherLlMaxBytes);
+    }
+    checkBlocks("GPUCOMM_GATHER_LL_BLOCKS", gatherLlBlocks);
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
     if (maxBlocks != NO_BLOCK_LIMIT) {
@@ -182,6 +220,8 @@ public record CudaCommunicatorSettings(
         oneShotWsMinBytes,
         twoShotWsMinBytes,
         copyEnginePieceBytes,
+        gatherLlMaxBytes,
+        gatherLlBlocks,
         programmaticLaunch,
         fusedSpreadKernels,
         fusedClusterKernel,
@@ -289,6 +329,8 @@ public record CudaCommunicatorSettings(
         AUTOMATIC_BYTES,
         AUTOMATIC_BYTES,
         DEFAULT_COPY_ENGINE_PIECE_BYTES,
+        DEFAULT_GATHER_LL_MAX_BYTES,
+        DEFAULT_GATHER_LL_BLOCKS,
         true,
         true,
         // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
@@ -320,6 +362,11 @@ public record CudaCommunicatorSettings(
         bytes(env, "GPUCOMM_ONESHOT_WS_MIN_BYTES", d.oneShotWsMinBytes()),
         bytes(env, "GPUCOMM_TWOSHOT_WS_MIN_BYTES", d.twoShotWsMinBytes()),
         number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
+        number(
+            env,
+            "GPUCOMM_GATHER_LL_MAX_BYTES",
+            Math.min(d.gatherLlMaxBytes(), peerBufferBytes)),
+        (int) number(env, "GPUCOMM_GATHER_LL_BLOCKS", d.gatherLlBlocks()),
         onOff(env, "GPUCOMM_PDL"),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),

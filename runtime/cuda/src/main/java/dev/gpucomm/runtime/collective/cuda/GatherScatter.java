@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Each rank pushes its bytes into the peers' receive slots in a peer-memory allocation of its
  * own (gather.cu describes the protocol), so the caller's buffers need no registration and a call
  * captured into a CUDA graph replays unchanged. The kernel variant runs every call as one launch:
- * small calls in a single pass over slots of alternating parity, larger ones in pipelined rounds
- * whose local copy-out overlaps the next round's push. The copy-engine variant ({@link
+ * the smallest calls (up to {@code GPUCOMM_GATHER_LL_MAX_BYTES}) with the LL kernels, whose data
+ * carries its own flags, small ones in a single pass over slots of alternating parity, larger ones
+ * in pipelined rounds whose local copy-out overlaps the next round's push. The copy-engine variant ({@link
  * CopyEngineGather}) streams pieces through the parts of the slots, its pushes overlapping the
  * copy-out (or sum) of the pieces before. Kernel parameters, streams and events are prepared once;
  * a call writes addresses and sizes and launches. Calls must be ordered with respect to each other
@@ -55,7 +56,7 @@ public final class GatherScatter implements AutoCloseable {
   /** Bytes per rank of one pipelined round, at most half a slot. */
   static final long ROUND_BYTES = 2L << 20;
 
-  private static final int LAYOUT_STRUCT_BYTES = 7 * Long.BYTES;
+  private static final int LAYOUT_STRUCT_BYTES = 9 * Long.BYTES;
   private static final int THREADS = 512;
   private static final int CONTROL_BYTES = 1024;
   private static final int ALIGNMENT = 16;
@@ -75,9 +76,13 @@ public final class GatherScatter implements AutoCloseable {
   private final Arena arena;
   private final long slotBytes;
   private final long oneshotMaxBytes;
+  private final long llMaxBytes;
+  private final int llBlocks;
+  private final CudaKernel allGatherLl;
   private final CudaKernel allGatherOneshot;
   private final CudaKernel allGatherPipelined;
   private final KernelArguments allGatherArgs;
+  private final CudaKernel[] reduceScatterLl;
   private final CudaKernel[] reduceScatterOneshot;
   private final CudaKernel[] reduceScatterPipelined;
   private final KernelArguments[] reduceScatterArgs;
@@ -109,6 +114,8 @@ public final class GatherScatter implements AutoCloseable {
     // slots of alternating parity.
     long paritySlotBytes = layout.twoshotRankStride();
     this.oneshotMaxBytes = Math.min(ONESHOT_MAX_BYTES, paritySlotBytes);
+    this.llMaxBytes = settings.gatherLlMaxBytes();
+    this.llBlocks = llBlocks(settings, device.multiprocessors());
     long[] gatherLayout = {
       layout.oneshotFlagsOffset(),
       layout.twoshotFlagsOffset(),
@@ -116,9 +123,13 @@ public final class GatherScatter implements AutoCloseable {
       slotBytes,
       Math.min(ROUND_BYTES, slotBytes / 2),
       layout.twoshotRecvOffset(),
-      paritySlotBytes
+      paritySlotBytes,
+      // The LL slots: two of the three Lamport slots of the layout, sized by llSlotBytes below.
+      layout.lamportOffset(),
+      layout.lamportRankStride()
     };
     CudaModule module = device.module(PTX);
+    allGatherLl = module.kernel("gpucomm_allgather_ll");
     allGatherOneshot = module.kernel("gpucomm_allgather_oneshot");
     allGatherPipelined = module.kernel("gpucomm_allgather_pipelined");
     allGatherArgs = pushArguments(bases, gatherLayout);
@@ -126,12 +137,14 @@ public final class GatherScatter implements AutoCloseable {
         prepared(
             new KernelArguments(arena, 64, LAYOUT_STRUCT_BYTES, 8, 4, 4), 0, bases, gatherLayout);
     DType[] dtypes = DType.values();
+    reduceScatterLl = new CudaKernel[dtypes.length];
     reduceScatterOneshot = new CudaKernel[dtypes.length];
     reduceScatterPipelined = new CudaKernel[dtypes.length];
     reduceScatterArgs = new KernelArguments[dtypes.length];
     CudaKernel[] copyEngineSum = new CudaKernel[dtypes.length];
     for (DType dtype : dtypes) {
       int i = dtype.ordinal();
+      reduceScatterLl[i] = module.kernel("gpucomm_reducescatter_ll_" + dtype.wireName());
       reduceScatterOneshot[i] = module.kernel("gpucomm_reducescatter_oneshot_" + dtype.wireName());
       reduceScatterPipelined[i] =
           module.kernel("gpucomm_reducescatter_pipelined_" + dtype.wireName());
@@ -189,7 +202,7 @@ public final class GatherScatter implements AutoCloseable {
       CudaCommunicatorSettings settings,
       String[] reason) {
     Optional<String> mismatch =
-        geometry(settings)
+        geometry(settings, device.multiprocessors())
             .agree(
                 store,
                 keyPrefix,
@@ -201,7 +214,9 @@ public final class GatherScatter implements AutoCloseable {
       return null;
     }
     long stride = rankStride(settings);
-    PeerMemoryLayout layout = PeerMemoryLayout.of(topology.localWorldSize(), stride, 16, 16);
+    PeerMemoryLayout layout =
+        PeerMemoryLayout.of(
+            topology.localWorldSize(), stride, llSlotBytes(settings.gatherLlMaxBytes()), 16);
     DeviceBuffer control = device.allocate(CONTROL_BYTES);
     PeerMemory memory;
     try {
@@ -231,6 +246,20 @@ public final class GatherScatter implements AutoCloseable {
     }
   }
 
+  /**
+   * The LL kernels' grid: any size works with the other kernels' epochs (gather.cu says why), but
+   * every rank must launch the same one, so the node agrees on the setting and its GPUs on their
+   * multiprocessors.
+   */
+  static int llBlocks(CudaCommunicatorSettings settings, int multiprocessors) {
+    return Math.min(settings.gatherLlBlocks(), multiprocessors);
+  }
+
+  /** An LL slot carries 8 bytes of data in each 16-byte line. */
+  static long llSlotBytes(long llMaxBytes) {
+    return Math.max(16, 2 * llMaxBytes);
+  }
+
   /** Both halves of a sender's all-reduce receive area form its slot here. */
   private static long rankStride(CudaCommunicatorSettings settings) {
     long slot = Math.min(MAX_SLOT_BYTES, settings.maxBytes());
@@ -241,11 +270,15 @@ public final class GatherScatter implements AutoCloseable {
    * What the node's ranks must agree on: the slot size and how the copy-engine variant cuts it into
    * parts, which decide where every piece lands and which token rows order it.
    */
-  static NodeGeometry geometry(CudaCommunicatorSettings settings) {
+  static NodeGeometry geometry(CudaCommunicatorSettings settings, int multiprocessors) {
     long slotBytes = 2 * rankStride(settings);
     return NodeGeometry.empty()
         .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
         .with("GPUCOMM_COPYENGINE_PIECE_BYTES", settings.copyEnginePieceBytes())
+        .with("GPUCOMM_GATHER_LL_MAX_BYTES", settings.gatherLlMaxBytes())
+        .with(
+            "GPUCOMM_GATHER_LL_BLOCKS (at most the multiprocessors)",
+            llBlocks(settings, multiprocessors))
         .with("gather slot bytes", slotBytes)
         .with(
             "copy-engine parts per slot",
@@ -276,7 +309,9 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(OUT, out)
             .setLong(BYTES, bytesPerRank)
             .setLong(STRIDE, bytesPerRank);
-        if (bytesPerRank <= oneshotMaxBytes) {
+        if (bytesPerRank <= llMaxBytes) {
+          allGatherLl.launch(llBlocks, THREADS, stream, allGatherArgs);
+        } else if (bytesPerRank <= oneshotMaxBytes) {
           allGatherOneshot.launch(ONESHOT_BLOCKS, THREADS, stream, allGatherArgs);
         } else {
           allGatherPipelined.launch(PIPELINED_BLOCKS, THREADS, stream, allGatherArgs);
@@ -318,13 +353,13 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(OUT, out)
             .setLong(BYTES, bytesPerShard)
             .setLong(STRIDE, bytesPerShard);
-        CudaKernel kernel =
-            bytesPerShard <= oneshotMaxBytes ? reduceScatterOneshot[d] : reduceScatterPipelined[d];
-        kernel.launch(
-            bytesPerShard <= oneshotMaxBytes ? ONESHOT_BLOCKS : PIPELINED_BLOCKS,
-            THREADS,
-            stream,
-            reduceScatterArgs[d]);
+        if (bytesPerShard <= llMaxBytes) {
+          reduceScatterLl[d].launch(llBlocks, THREADS, stream, reduceScatterArgs[d]);
+        } else if (bytesPerShard <= oneshotMaxBytes) {
+          reduceScatterOneshot[d].launch(ONESHOT_BLOCKS, THREADS, stream, reduceScatterArgs[d]);
+        } else {
+          reduceScatterPipelined[d].launch(PIPELINED_BLOCKS, THREADS, stream, reduceScatterArgs[d]);
+        }
         return;
       }
       try {

@@ -127,6 +127,50 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theLlGatherKernelsTakeCallsUpTo512KibUnlessThePeerBufferIsSmallerOrTheUserAsks() {
+    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherLlMaxBytes()).isEqualTo(512L << 10);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_PEER_BUFFER_BYTES", "65536"))
+                .gatherLlMaxBytes())
+        .isEqualTo(65536);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_MAX_BYTES", "1048576"))
+                .gatherLlMaxBytes())
+        .isEqualTo(1L << 20);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_MAX_BYTES", "0"))
+                .gatherLlMaxBytes())
+        .isZero();
+  }
+
+  @Test
+  void theLlGatherKernelsRun128BlocksUnlessTheUserAsksAndNeverMoreThan160() {
+    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherLlBlocks()).isEqualTo(128);
+    assertThat(GatherScatter.llBlocks(CudaCommunicatorSettings.from(Map.of()), 114)).isEqualTo(114);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_BLOCKS", "32"))
+                .gatherLlBlocks())
+        .isEqualTo(32);
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_BLOCKS", "161")))
+        .hasMessageContaining("GPUCOMM_GATHER_LL_BLOCKS");
+  }
+
+  @Test
+  void anLlGatherLimitAboveOneMibOrNotInWholeVectorsIsRefusedByName() {
+    assertThatThrownBy(
+            () ->
+                CudaCommunicatorSettings.from(
+                    Map.of("GPUCOMM_GATHER_LL_MAX_BYTES", String.valueOf(2L << 20))))
+        .hasMessage(
+            "GPUCOMM_GATHER_LL_MAX_BYTES must be a multiple of 16 between 0 and 1048576"
+                + " (1 MiB and the peer buffer size), got 2097152");
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_MAX_BYTES", "1000")))
+        .hasMessageContaining("GPUCOMM_GATHER_LL_MAX_BYTES");
+  }
+
+  @Test
   void aNegativeWarpSpecializedLimitIsNamed() {
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_WS_MIN_BYTES", "-1")))

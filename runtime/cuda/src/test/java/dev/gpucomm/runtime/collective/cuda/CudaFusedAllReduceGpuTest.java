@@ -88,8 +88,11 @@ class CudaFusedAllReduceGpuTest {
     "oneshot, allreduceResidualRmsNorm, fp32, true, 7, 4100",
     "oneshot, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
     "oneshot, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
+    // two-shot: also more rows than the grid has blocks (256 x 8192 bf16; 200 x 1024 fp16, where
+    // some blocks have two rows and others one)
     "twoshot, allreduceResidualRmsNorm, bf16, true, 32, 8192",
     "twoshot, allreduceResidualRmsNorm, bf16, false, 3, 8192",
+    "twoshot, allreduceResidualRmsNorm, bf16, true, 256, 8192",
     "twoshot, allreduceResidualRmsNorm, fp16, true, 200, 1024",
     "twoshot, allreduceResidualRmsNorm, fp32, true, 7, 4100",
     "twoshot, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",

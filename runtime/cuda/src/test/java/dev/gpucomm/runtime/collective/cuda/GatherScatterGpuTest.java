@@ -31,10 +31,14 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Tag("gpu")
 class GatherScatterGpuTest {
-  /** A 64 KiB peer buffer: gather slots of 64 KiB, so a 1 MiB call runs in 16 pieces. */
+  /**
+   * A 64 KiB peer buffer: gather slots of 64 KiB, so a 1 MiB call runs in 16 pieces; the LL
+   * kernels up to 16 KiB per rank, the flag single pass above it.
+   */
   private static final Map<String, String> SMALL_PEER_BUFFER =
       Map.of(
           "GPUCOMM_PEER_BUFFER_BYTES", "65536",
+          "GPUCOMM_GATHER_LL_MAX_BYTES", "16384",
           "GPUCOMM_LAMPORT_MAX_BYTES", "0",
           "GPUCOMM_LAMPORT2_MAX_BYTES", "0",
           "GPUCOMM_HOST_PATH", "off");
@@ -77,11 +81,13 @@ class GatherScatterGpuTest {
   @ParameterizedTest
   @CsvSource({
     "allgather, oneshot, bf16, 8",
+    "allgather, oneshot, fp16, 8192",
     "allgather, oneshot, fp32, 262144",
     "allgather, copyengine, fp16, 4104",
     "allgather, copyengine, bf16, 524288",
     "reducescatter, oneshot, bf16, 524296",
     "reducescatter, oneshot, fp32, 4",
+    "reducescatter, oneshot, bf16, 8192",
     "reducescatter, copyengine, fp16, 32768",
     "reducescatter, copyengine, fp32, 262148"
   })
@@ -132,11 +138,14 @@ class GatherScatterGpuTest {
   }
 
   /**
-   * Bytes per rank around the kernels' switch from the single pass (up to the 64 KiB buffer's
-   * parity slot) to pipelined rounds of half a slot: one vector, the largest single pass, the
-   * smallest pipelined call (two rounds, the second of one vector), three rounds, and 32 rounds.
+   * Bytes per rank around the kernels' switches from the LL kernels (up to 16 KiB) to the flag
+   * single pass (up to the 64 KiB buffer's parity slot) to pipelined rounds of half a slot: one
+   * vector, the largest LL call, the smallest and largest flag single pass, the smallest pipelined
+   * call (two rounds, the second of one vector), three rounds, and 32 rounds.
    */
-  private static final long[] SIZES_ACROSS_THE_SWITCH = {16, 33024, 33040, 65552, 1 << 20};
+  private static final long[] SIZES_ACROSS_THE_SWITCH = {
+    16, 16384, 16400, 33024, 33040, 65552, 1 << 20
+  };
 
   @Test
   void singlePassPipelinedAndCopyEngineCallsFollowEachOtherInAnyOrder() {

@@ -25,7 +25,7 @@ class NodeGeometryTest {
   @Test
   void ranksWithTheSameSettingsOpenTheGatherAndTheFusedKernels() throws Exception {
     CudaCommunicatorSettings settings = CudaCommunicatorSettings.defaults();
-    NodeGeometry gather = GatherScatter.geometry(settings);
+    NodeGeometry gather = GatherScatter.geometry(settings, H100_MULTIPROCESSORS);
     NodeGeometry fused = FusedPeerAllReduce.geometry(settings, H100_MULTIPROCESSORS);
 
     assertThat(agreeOnRanks(gather, gather, gather, gather)).containsOnly(Optional.empty());
@@ -35,8 +35,10 @@ class NodeGeometryTest {
   @Test
   void ranksWithDifferentCopyEnginePiecesAllRefuseTheGatherNamingTheSettingAndBothValues()
       throws Exception {
-    NodeGeometry eightMib = GatherScatter.geometry(settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 8));
-    NodeGeometry fourMib = GatherScatter.geometry(settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 4));
+    NodeGeometry eightMib = GatherScatter.geometry(
+            settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 8), H100_MULTIPROCESSORS);
+    NodeGeometry fourMib = GatherScatter.geometry(
+            settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 4), H100_MULTIPROCESSORS);
 
     List<Optional<String>> refusals = agreeOnRanks(eightMib, fourMib);
 
@@ -45,6 +47,23 @@ class NodeGeometryTest {
             Optional.of(
                 "GPUCOMM_COPYENGINE_PIECE_BYTES differs across the node's ranks: local rank 0 has"
                     + " 8388608, local rank 1 has 4194304"));
+  }
+
+  @Test
+  void ranksWithDifferentLlGatherLimitsRefuseTheGatherSinceTheyWouldRunDifferentKernels()
+      throws Exception {
+    NodeGeometry ll =
+        GatherScatter.geometry(CudaCommunicatorSettings.defaults(), H100_MULTIPROCESSORS);
+    NodeGeometry noLl =
+        GatherScatter.geometry(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_MAX_BYTES", "0")),
+            H100_MULTIPROCESSORS);
+
+    assertThat(agreeOnRanks(ll, noLl))
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_GATHER_LL_MAX_BYTES differs across the node's ranks: local rank 0 has"
+                    + " 524288, local rank 1 has 0"));
   }
 
   @Test
