@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The fused two-shot finishing a block's rows two at a time, against PyTorch in the same run:
-# run-v3.sh (the fused GPU tests, selftest, plain and fused sweeps at tokens 4-256 x 8192 bf16,
-# every point validated on every rank), then bench/compare-torch.py with the fused pattern
+# The fused kernels against PyTorch in the same run: run-v3.sh (the fused GPU tests, selftest,
+# plain and fused sweeps at tokens 4-256 x 8192 bf16, every point validated on every rank), then
+# bench/compare-torch.py with the fused pattern
 # (NCCL and symmetric-memory all-reduce + rms_norm, eager and in CUDA graphs), in under 300 s.
 # On an H200 host it also runs the fabric sweep's intra-node matrix (../../2026-11-26-fabric-sweep/).
 # Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run-v4.sh   (environment of run-v3.sh)
