@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The LL all-gather and reduce-scatter kernels (the data carries its own flags) with the defaults
-# they were given (up to 512 KiB per rank, 128 blocks), in under 400 s on 2 GPUs: the GPU JUnit
+# The LL all-gather and reduce-scatter kernels (the data carries its own flags) and the flag single
+# pass with the defaults they were given (LL up to 512 KiB per rank, the single pass up to 8 MiB,
+# both on 128 blocks), in under 400 s on 2 GPUs: the GPU JUnit
 # tests of gather-scatter (one rank: every size class after each other, eager and graph replays,
 # bit for bit), selftest on two ranks with the defaults and with 64 KiB slots and LL up to 16 KiB
 # or none (so that the LL, flag single-pass and pipelined kernels all run between two processes),
 # both sweeps from 64 KiB to 256 MiB per rank with NCCL, oneshot and copyengine in the same run
 # (every point validated on every rank), and the copy-engine pair ceiling.
-# STUDY=1 instead runs the study that set the defaults: 64 KiB - 1 MiB with LL up to 1 MiB on 32
-# and on 128 blocks and with the flag kernels alone (GPUCOMM_GATHER_LL_MAX_BYTES=0).
+# STUDY=ll instead runs the study that set the LL defaults: 64 KiB - 1 MiB with LL up to 1 MiB on
+# 32 and on 128 blocks and with the flag kernels alone (GPUCOMM_GATHER_LL_MAX_BYTES=0, 32 blocks).
+# STUDY=single-pass runs the one that set the single-pass defaults: 512 KiB - 8 MiB with the
+# single pass up to 1 MiB (pipelined rounds above) and up to 8 MiB, on 32 and on 128 blocks.
 # Usage: bash bench/results/2026-11-26-gather-scatter/scripts/run-v4.sh   (optional: RUN, STUDY)
 #   BUNDLE, GPURUN, WORK, OUT as in run-v3.sh.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -57,19 +60,30 @@ sweep() { # name collective algorithms [env...]
     --sizes "$SIZES" --algorithms "$algorithms" --iterations 50 --warmup 10 \
     --name "$name" --out "$R/$name"
   echo "$name: bytes per rank, CUDA-graph medians (µs):"
-  grep -A14 '## Latency' "$R/$name/report.md" | grep '^|'
+  grep -A16 '## Latency' "$R/$name/report.md" | grep '^|'
 }
-if [ -n "${STUDY:-}" ]; then
+if [ "${STUDY:-}" = single-pass ]; then
+  SIZES=512K,1M,2M,4M,8M
+  for collective in allgather reducescatter; do
+    for blocks in 32 128; do
+      sweep "$collective-pipelined-$blocks" "$collective" nccl,oneshot \
+        GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES=1048576 GPUCOMM_GATHER_BLOCKS=$blocks
+      sweep "$collective-single-pass-$blocks" "$collective" nccl,oneshot \
+        GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES=8388608 GPUCOMM_GATHER_BLOCKS=$blocks
+    done
+  done
+elif [ "${STUDY:-}" = ll ]; then
   SIZES=64K,128K,256K,512K,1M
   for collective in allgather reducescatter; do
     sweep "$collective-ll" "$collective" nccl,oneshot GPUCOMM_GATHER_LL_MAX_BYTES=1048576 \
-      GPUCOMM_GATHER_LL_BLOCKS=32
+      GPUCOMM_GATHER_BLOCKS=32
     sweep "$collective-ll128" "$collective" nccl,oneshot GPUCOMM_GATHER_LL_MAX_BYTES=1048576 \
-      GPUCOMM_GATHER_LL_BLOCKS=128
-    sweep "$collective-flag" "$collective" nccl,oneshot GPUCOMM_GATHER_LL_MAX_BYTES=0
+      GPUCOMM_GATHER_BLOCKS=128
+    sweep "$collective-flag" "$collective" nccl,oneshot GPUCOMM_GATHER_LL_MAX_BYTES=0 \
+      GPUCOMM_GATHER_BLOCKS=32
   done
 else
-  SIZES=64K,128K,256K,512K,1M,4M,16M,64M,256M
+  SIZES=64K,128K,256K,512K,1M,2M,4M,8M,16M,64M,256M
   for collective in allgather reducescatter; do
     sweep "$collective" "$collective" nccl,oneshot,copyengine
   done

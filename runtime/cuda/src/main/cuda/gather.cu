@@ -48,17 +48,22 @@
 //                         bytes on the wire. Bit-exact for any data (unlike a sentinel value).
 //   reducescatter_ll      the same for reduce-scatter, summing in rank order in fp32.
 //
-// The LL kernels reuse a parity's slots two calls later, when every peer has finished reading them:
-// a rank in call n has received every peer's data of call n - 1, which a peer sends only after
-// finishing call n - 2. Stale lines carry the epoch of an earlier call, never the current one.
+// The LL kernels keep epochs of their own (next_ll_epoch), which every LL block advances once per
+// call, so consecutive LL calls alternate parity in every block. They reuse a parity's slots two
+// LL calls later, when every peer has finished reading them: a rank in LL call n has finished LL
+// call n - 1, for which it received every peer's data, which a peer sends only after finishing
+// everything before, LL call n - 2 included. Stale lines carry an earlier call's epoch, never the
+// current one.
 //
-// Why the single-pass kernels need no start barrier: a kernel with epoch e writes parity e & 1.
-// Every launch of the kernels takes one epoch per block and every kernel grid covers the
-// single-pass grid, so this block's previous launch (epoch e - 1) waited for the peer's data flag
-// e - 1 (or, an LL launch, some block of it waited for the peer's data); the peer's launch e - 1
-// had therefore started, so its launch e - 2, the last reader of this parity, had finished. The
-// kernels are launched without programmatic dependent launch, so a launch starts only after the
-// one before it on its stream has finished.
+// Why the single-pass kernels need no start barrier: every flag kernel (single pass and pipelined)
+// of a communicator runs the same grid and advances every block's epoch alike, so consecutive
+// single-pass calls write alternate parities in every block. A single-pass call with epoch e
+// writes parity e & 1, whose last reader was a launch with epoch e - 2 or earlier; this rank has
+// since finished the launch with epoch e - 1, which waited for every peer's data flag, so every
+// peer had started that launch and finished the ones before it. The kernels are launched without
+// programmatic dependent launch, so a launch starts only after the one before it on its stream has
+// finished. (The grid must be the same: blocks whose epochs drifted apart would write one parity
+// where a peer's other blocks still read it in the call before.)
 //   ce_start              the copy-engine variant's start barrier (one block).
 //   ce_sum_<dtype>        the rank-order fp32 sum of one copy-engine piece that has landed.
 //
@@ -91,8 +96,9 @@ struct GatherLayout {
 
 // Per-communicator epochs in this rank's own memory.
 struct GatherControl {
-  uint32_t kernelEpoch[GPUCOMM_MAX_BLOCKS];
+  uint32_t kernelEpoch[GPUCOMM_MAX_BLOCKS];  // the flag kernels' (single-pass and pipelined)
   uint32_t copyEngineEpoch;
+  uint32_t llEpoch[GPUCOMM_MAX_BLOCKS];  // the LL kernels' own
 };
 
 #define FLAG_SET_WORDS (GPUCOMM_MAX_BLOCKS * GPUCOMM_MAX_RANKS)
@@ -187,6 +193,20 @@ __device__ __forceinline__ uint32_t next_kernel_epoch(GatherControl* control) {
   if (threadIdx.x == 0) {
     epoch = control->kernelEpoch[blockIdx.x] + 1;
     control->kernelEpoch[blockIdx.x] = epoch;
+  }
+  __syncthreads();
+  return epoch;
+}
+
+// The LL kernels' next epoch for this block. Only they advance it, and every LL launch of a
+// communicator runs the same grid, so every LL block holds the same epoch after each call: a line a
+// block waits for carries this call's epoch only if this call wrote it, whichever block of an
+// earlier call (of another size, so another cut of the vectors into blocks) wrote that line before.
+__device__ __forceinline__ uint32_t next_ll_epoch(GatherControl* control) {
+  __shared__ uint32_t epoch;
+  if (threadIdx.x == 0) {
+    epoch = control->llEpoch[blockIdx.x] + 1;
+    control->llEpoch[blockIdx.x] = epoch;
   }
   __syncthreads();
   return epoch;
@@ -570,7 +590,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     gpucomm_allgather_ll(const char* input, char* output, long long bytes, long long outputStride,
                          PeerBases peers, GatherLayout layout, GatherControl* control, int rank,
                          int world) {
-  const uint32_t epoch = next_kernel_epoch(control);
+  const uint32_t epoch = next_ll_epoch(control);
   const int parity = epoch & 1;
   long long first, end;
   block_range(bytes / 16, first, end);
@@ -604,7 +624,7 @@ __device__ __forceinline__ void reducescatter_ll(const char* input, char* output
                                                  long long inputStride, const PeerBases& peers,
                                                  const GatherLayout& layout,
                                                  GatherControl* control, int rank, int world) {
-  const uint32_t epoch = next_kernel_epoch(control);
+  const uint32_t epoch = next_ll_epoch(control);
   const int parity = epoch & 1;
   long long first, end;
   block_range(bytes / 16, first, end);

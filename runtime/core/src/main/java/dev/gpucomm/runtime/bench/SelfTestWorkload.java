@@ -30,6 +30,14 @@ public final class SelfTestWorkload implements RankWorkload {
   /** 16 B is one vector; 48 B and 4112 B (257 vectors) leave remainders for any world size. */
   static final List<Long> SIZES = List.of(16L, 48L, 4112L, 65552L);
 
+  /**
+   * All-gather and reduce-scatter also run these sizes in this order: from a size the kernels with
+   * barriers take (above the LL limit of 512 KiB) down to two that the LL kernels cut differently
+   * among their blocks, so that a line one block wrote in one call is waited for by another block
+   * in the next.
+   */
+  static final List<Long> KERNEL_SWITCH_SIZES = List.of(786432L, 8192L, 2048L);
+
   /** All-reduce is checked out of place and, with the algorithms that allow it, in place. */
   private static final boolean[] IN_PLACE_BOTH = {false, true};
 
@@ -222,6 +230,56 @@ public final class SelfTestWorkload implements RankWorkload {
                   + " | ok |");
         }
       }
+    }
+    for (Collective collective : List.of(Collective.ALLGATHER, Collective.REDUCESCATTER)) {
+      List<Algorithm> algorithms =
+          CollectiveAlgorithms.inReportOrder(
+              CollectiveAlgorithms.available(context.communicator(), collective, false));
+      if (algorithms.isEmpty()) {
+        continue;
+      }
+      // A communicator whose peer memory holds less (the CPU backend's staging area) skips the
+      // sizes it cannot take in one piece.
+      long room = context.communicator().maxPeerMemoryBytes(collective);
+      List<SweepPoint> points = new ArrayList<>();
+      for (long bytes : KERNEL_SWITCH_SIZES) {
+        if (bytes <= room / context.topology().worldSize()) {
+          points.add(new SweepPoint(bytes, null, "selftest size " + bytes));
+        }
+      }
+      SweepPlan plan =
+          new SweepPlan(
+              collective,
+              DType.BF16,
+              1,
+              points,
+              algorithms,
+              false,
+              0,
+              1,
+              true,
+              false,
+              seed + cases,
+              "selftest algorithms");
+      context.progress().scope(collective + " · sizes falling across kernels");
+      new BenchmarkSweep(
+              context.device(),
+              context.communicator(),
+              context.store(),
+              FIRST_AVAILABLE,
+              context.progress(),
+              context.rendezvousTimeout())
+          .checkingOnly()
+          .run(plan, "selftest/" + collective + "-falling/bf16");
+      cases += points.size() * algorithms.size();
+      lines.add(
+          "| "
+              + collective
+              + " (sizes falling across kernels) | bf16 | "
+              + String.join(", ", algorithms.stream().map(Algorithm::wireName).toList())
+              + " | "
+              + points.size()
+              + " | ok |");
     }
     if (context.communicator() instanceof FusedAllReduce fused) {
       cases += fusedPatterns(context, fused, seed + cases, lines);

@@ -36,8 +36,12 @@ import java.util.Map;
  *       the bytes on NVLink, no barrier); larger ones the flag kernels (512 KiB, where the flag
  *       kernels overtook them on H100 pairs; at most 1 MiB and the peer buffer size; 0 turns them
  *       off);
- *   <li>{@code GPUCOMM_GATHER_LL_BLOCKS}: the thread blocks the LL kernels run (128, at most 160
- *       and at most the GPU's multiprocessors);
+ *   <li>{@code GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES}: calls above the LL limit and up to this many
+ *       bytes per rank run the flag single-pass kernels, larger ones pipelined rounds (8 MiB, the
+ *       most; calls also run in rounds above the single-pass slot of the peer buffer: 8 MiB per
+ *       rank at two ranks with the default buffer, 4 at four, 2 at eight);
+ *   <li>{@code GPUCOMM_GATHER_BLOCKS}: the thread blocks every all-gather and reduce-scatter kernel
+ *       of {@code oneshot} runs (128, at most 160 and at most the GPU's multiprocessors);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
@@ -74,7 +78,8 @@ public record CudaCommunicatorSettings(
     long twoShotWsMinBytes,
     long copyEnginePieceBytes,
     long gatherLlMaxBytes,
-    int gatherLlBlocks,
+    long gatherSinglePassMaxBytes,
+    int gatherBlocks,
     boolean programmaticLaunch,
     boolean fusedSpreadKernels,
     boolean fusedClusterKernel,
@@ -94,11 +99,8 @@ public record CudaCommunicatorSettings(
   // 64 MiB 448 and 367 µs, 16 MiB pieces 332 against a both-ways ceiling of 299).
   public static final long DEFAULT_COPY_ENGINE_PIECE_BYTES = 16L << 20;
 
-  /**
-   * The largest all-gather or reduce-scatter per rank that the LL kernels take: the single-pass
-   * kernels' limit ({@link GatherScatter#ONESHOT_MAX_BYTES}); their slots hold twice it per sender.
-   */
-  static final long MAX_GATHER_LL_BYTES = GatherScatter.ONESHOT_MAX_BYTES;
+  /** The largest all-gather or reduce-scatter per rank that the LL kernels take. */
+  static final long MAX_GATHER_LL_BYTES = 1L << 20;
 
   /**
    * On H100 pairs the LL kernels beat the flag single pass up to 512 KiB per rank and lost at 1
@@ -107,11 +109,21 @@ public record CudaCommunicatorSettings(
    */
   public static final long DEFAULT_GATHER_LL_MAX_BYTES = 512L << 10;
 
+  static final long MAX_GATHER_SINGLE_PASS_BYTES = 8L << 20;
+
   /**
-   * 128 blocks drive more NVLink stores than 32: 25 % faster from 128 KiB, 0.1-0.3 µs slower at 64
-   * KiB, on H100 pairs.
+   * The single-pass kernels' limit, above which the kernel variant runs pipelined rounds: on 128
+   * blocks the single pass beat the rounds at every size up to 8 MiB per rank on H100 pairs
+   * (all-gather 4 MiB 21.2 against 26.3 µs, 8 MiB 34.9 against 58.4), and the single-pass slot of
+   * the default peer buffer holds 8 MiB per rank at two ranks (4 at four, 2 at eight).
    */
-  public static final int DEFAULT_GATHER_LL_BLOCKS = 128;
+  public static final long DEFAULT_GATHER_SINGLE_PASS_MAX_BYTES = MAX_GATHER_SINGLE_PASS_BYTES;
+
+  /**
+   * 128 blocks drive more NVLink stores than 32: the LL kernels 25 % faster from 128 KiB, 0.1-0.3
+   * µs slower at 64 KiB, on H100 pairs.
+   */
+  public static final int DEFAULT_GATHER_BLOCKS = 128;
 
   /** The largest copy-engine piece: one whole gather slot. */
   static final long MAX_COPY_ENGINE_PIECE_BYTES = GatherScatter.MAX_SLOT_BYTES;
@@ -192,7 +204,16 @@ public record CudaCommunicatorSettings(
               + " (1 MiB and the peer buffer size), got "
               + gatherLlMaxBytes);
     }
-    checkBlocks("GPUCOMM_GATHER_LL_BLOCKS", gatherLlBlocks);
+    if (gatherSinglePassMaxBytes < 0
+        || gatherSinglePassMaxBytes % 16 != 0
+        || gatherSinglePassMaxBytes > MAX_GATHER_SINGLE_PASS_BYTES) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES must be a multiple of 16 between 0 and "
+              + MAX_GATHER_SINGLE_PASS_BYTES
+              + ", got "
+              + gatherSinglePassMaxBytes);
+    }
+    checkBlocks("GPUCOMM_GATHER_BLOCKS", gatherBlocks);
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
     if (maxBlocks != NO_BLOCK_LIMIT) {
@@ -221,7 +242,8 @@ public record CudaCommunicatorSettings(
         twoShotWsMinBytes,
         copyEnginePieceBytes,
         gatherLlMaxBytes,
-        gatherLlBlocks,
+        gatherSinglePassMaxBytes,
+        gatherBlocks,
         programmaticLaunch,
         fusedSpreadKernels,
         fusedClusterKernel,
@@ -330,7 +352,8 @@ public record CudaCommunicatorSettings(
         AUTOMATIC_BYTES,
         DEFAULT_COPY_ENGINE_PIECE_BYTES,
         DEFAULT_GATHER_LL_MAX_BYTES,
-        DEFAULT_GATHER_LL_BLOCKS,
+        DEFAULT_GATHER_SINGLE_PASS_MAX_BYTES,
+        DEFAULT_GATHER_BLOCKS,
         true,
         true,
         // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
@@ -366,7 +389,8 @@ public record CudaCommunicatorSettings(
             env,
             "GPUCOMM_GATHER_LL_MAX_BYTES",
             Math.min(d.gatherLlMaxBytes(), peerBufferBytes)),
-        (int) number(env, "GPUCOMM_GATHER_LL_BLOCKS", d.gatherLlBlocks()),
+        number(env, "GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", d.gatherSinglePassMaxBytes()),
+        (int) number(env, "GPUCOMM_GATHER_BLOCKS", d.gatherBlocks()),
         onOff(env, "GPUCOMM_PDL"),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),

@@ -45,20 +45,16 @@ public final class GatherScatter implements AutoCloseable {
   static final String PTX = "ptx/gather.ptx";
 
   // Every rank launches the same grid for the same call, so block b of every rank covers the same
-  // bytes. Every kernel grid covers the single-pass grid: the single-pass kernels rely on each of
-  // their blocks having taken part in the previous kernel call (gather.cu says why).
-  private static final int ONESHOT_BLOCKS = 32;
-  private static final int PIPELINED_BLOCKS = 64;
-
-  /** The largest call per rank that runs in a single pass; above it the kernels pipeline. */
-  static final long ONESHOT_MAX_BYTES = 1L << 20;
+  // bytes. Every kernel of the kernel variant runs one grid (`blocks`): the flag kernels share
+  // per-block epochs that must stay in step (gather.cu says why).
 
   /** Bytes per rank of one pipelined round, at most half a slot. */
   static final long ROUND_BYTES = 2L << 20;
 
   private static final int LAYOUT_STRUCT_BYTES = 9 * Long.BYTES;
   private static final int THREADS = 512;
-  private static final int CONTROL_BYTES = 1024;
+  // struct GatherControl: two uint32 per-block epoch arrays of 160 blocks and one word
+  private static final int CONTROL_BYTES = 2048;
   private static final int ALIGNMENT = 16;
 
   // Parameters of the push kernels: input, output, bytes, stride, peers, layout, control, rank,
@@ -77,7 +73,7 @@ public final class GatherScatter implements AutoCloseable {
   private final long slotBytes;
   private final long oneshotMaxBytes;
   private final long llMaxBytes;
-  private final int llBlocks;
+  private final int blocks;
   private final CudaKernel allGatherLl;
   private final CudaKernel allGatherOneshot;
   private final CudaKernel allGatherPipelined;
@@ -113,9 +109,9 @@ public final class GatherScatter implements AutoCloseable {
     // The two-shot receive area ([2 parity][world][stride]) holds the single-pass kernels'
     // slots of alternating parity.
     long paritySlotBytes = layout.twoshotRankStride();
-    this.oneshotMaxBytes = Math.min(ONESHOT_MAX_BYTES, paritySlotBytes);
+    this.oneshotMaxBytes = Math.min(settings.gatherSinglePassMaxBytes(), paritySlotBytes);
     this.llMaxBytes = settings.gatherLlMaxBytes();
-    this.llBlocks = llBlocks(settings, device.multiprocessors());
+    this.blocks = blocks(settings, device.multiprocessors());
     long[] gatherLayout = {
       layout.oneshotFlagsOffset(),
       layout.twoshotFlagsOffset(),
@@ -247,12 +243,11 @@ public final class GatherScatter implements AutoCloseable {
   }
 
   /**
-   * The LL kernels' grid: any size works with the other kernels' epochs (gather.cu says why), but
-   * every rank must launch the same one, so the node agrees on the setting and its GPUs on their
-   * multiprocessors.
+   * The grid of every kernel of the kernel variant: every rank must launch the same one, so the
+   * node agrees on the setting and its GPUs on their multiprocessors.
    */
-  static int llBlocks(CudaCommunicatorSettings settings, int multiprocessors) {
-    return Math.min(settings.gatherLlBlocks(), multiprocessors);
+  static int blocks(CudaCommunicatorSettings settings, int multiprocessors) {
+    return Math.min(settings.gatherBlocks(), multiprocessors);
   }
 
   /** An LL slot carries 8 bytes of data in each 16-byte line. */
@@ -277,8 +272,9 @@ public final class GatherScatter implements AutoCloseable {
         .with("GPUCOMM_COPYENGINE_PIECE_BYTES", settings.copyEnginePieceBytes())
         .with("GPUCOMM_GATHER_LL_MAX_BYTES", settings.gatherLlMaxBytes())
         .with(
-            "GPUCOMM_GATHER_LL_BLOCKS (at most the multiprocessors)",
-            llBlocks(settings, multiprocessors))
+            "GPUCOMM_GATHER_BLOCKS (at most the multiprocessors)",
+            blocks(settings, multiprocessors))
+        .with("GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", settings.gatherSinglePassMaxBytes())
         .with("gather slot bytes", slotBytes)
         .with(
             "copy-engine parts per slot",
@@ -310,11 +306,11 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(BYTES, bytesPerRank)
             .setLong(STRIDE, bytesPerRank);
         if (bytesPerRank <= llMaxBytes) {
-          allGatherLl.launch(llBlocks, THREADS, stream, allGatherArgs);
+          allGatherLl.launch(blocks, THREADS, stream, allGatherArgs);
         } else if (bytesPerRank <= oneshotMaxBytes) {
-          allGatherOneshot.launch(ONESHOT_BLOCKS, THREADS, stream, allGatherArgs);
+          allGatherOneshot.launch(blocks, THREADS, stream, allGatherArgs);
         } else {
-          allGatherPipelined.launch(PIPELINED_BLOCKS, THREADS, stream, allGatherArgs);
+          allGatherPipelined.launch(blocks, THREADS, stream, allGatherArgs);
         }
         return;
       }
@@ -354,11 +350,11 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(BYTES, bytesPerShard)
             .setLong(STRIDE, bytesPerShard);
         if (bytesPerShard <= llMaxBytes) {
-          reduceScatterLl[d].launch(llBlocks, THREADS, stream, reduceScatterArgs[d]);
+          reduceScatterLl[d].launch(blocks, THREADS, stream, reduceScatterArgs[d]);
         } else if (bytesPerShard <= oneshotMaxBytes) {
-          reduceScatterOneshot[d].launch(ONESHOT_BLOCKS, THREADS, stream, reduceScatterArgs[d]);
+          reduceScatterOneshot[d].launch(blocks, THREADS, stream, reduceScatterArgs[d]);
         } else {
-          reduceScatterPipelined[d].launch(PIPELINED_BLOCKS, THREADS, stream, reduceScatterArgs[d]);
+          reduceScatterPipelined[d].launch(blocks, THREADS, stream, reduceScatterArgs[d]);
         }
         return;
       }

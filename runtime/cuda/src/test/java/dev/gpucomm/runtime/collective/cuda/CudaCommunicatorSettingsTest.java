@@ -144,16 +144,33 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
-  void theLlGatherKernelsRun128BlocksUnlessTheUserAsksAndNeverMoreThan160() {
-    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherLlBlocks()).isEqualTo(128);
-    assertThat(GatherScatter.llBlocks(CudaCommunicatorSettings.from(Map.of()), 114)).isEqualTo(114);
+  void theGatherKernelsRun128BlocksUnlessTheUserAsksAndNeverMoreThan160() {
+    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherBlocks()).isEqualTo(128);
+    assertThat(GatherScatter.blocks(CudaCommunicatorSettings.from(Map.of()), 114))
+        .isEqualTo(114);
     assertThat(
-            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_BLOCKS", "32"))
-                .gatherLlBlocks())
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_BLOCKS", "32")).gatherBlocks())
         .isEqualTo(32);
+    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_BLOCKS", "161")))
+        .hasMessage("GPUCOMM_GATHER_BLOCKS must be between 1 and 160, got 161");
+  }
+
+  @Test
+  void theSinglePassGatherLimitIsEightMibUnlessTheUserAsksLessAndNamedWhenWrong() {
+    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherSinglePassMaxBytes())
+        .isEqualTo(8L << 20);
+    assertThat(
+            CudaCommunicatorSettings.from(
+                    Map.of("GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", String.valueOf(1L << 20)))
+                .gatherSinglePassMaxBytes())
+        .isEqualTo(1L << 20);
     assertThatThrownBy(
-            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_LL_BLOCKS", "161")))
-        .hasMessageContaining("GPUCOMM_GATHER_LL_BLOCKS");
+            () ->
+                CudaCommunicatorSettings.from(
+                    Map.of("GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", String.valueOf(16L << 20))))
+        .hasMessage(
+            "GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES must be a multiple of 16 between 0 and 8388608,"
+                + " got 16777216");
   }
 
   @Test
