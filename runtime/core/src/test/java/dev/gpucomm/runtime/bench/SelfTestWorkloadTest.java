@@ -32,9 +32,9 @@ class SelfTestWorkloadTest {
 
   /**
    * With a 144 KiB staging buffer the fused two-shot (and in fp32 the one-shot) cannot stage the
-   * 301-token cases,
-   * which only rank 0's report learns of; the plans after them must still give both ranks the same
-   * inputs (they once drew their seed from the count of cases run, and every later case failed).
+   * 301-token cases, which only rank 0's report learns of; the plans after them must still give
+   * both ranks the same inputs (they once drew their seed from the count of cases run, and every
+   * later case failed).
    */
   @Test
   void fusedCasesThatCannotRunOnOneSizeLeaveTheLaterCasesPassing() {

@@ -55,10 +55,7 @@ final class ThreadRanks {
 
   /** As {@link #run(int, int, RankBody)}, on a CPU backend configured by {@code configure}. */
   static <T> List<T> run(
-      int worldSize,
-      int ranksPerPod,
-      UnaryOperator<CpuBackendConfig> configure,
-      RankBody<T> body) {
+      int worldSize, int ranksPerPod, UnaryOperator<CpuBackendConfig> configure, RankBody<T> body) {
     CpuBackend backend =
         new CpuBackend(
             configure.apply(

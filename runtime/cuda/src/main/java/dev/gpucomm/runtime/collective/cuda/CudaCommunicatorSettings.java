@@ -103,9 +103,9 @@ public record CudaCommunicatorSettings(
   static final long MAX_GATHER_LL_BYTES = 1L << 20;
 
   /**
-   * On H100 pairs the LL kernels beat the flag single pass up to 512 KiB per rank and lost at 1
-   * MiB (all-gather 12.3 against 10.9 µs), where twice the bytes on NVLink cost more than the
-   * barrier they save ({@code bench/results/2026-11-26-gather-scatter/}).
+   * On H100 pairs the LL kernels beat the flag single pass up to 512 KiB per rank and lost at 1 MiB
+   * (all-gather 12.3 against 10.9 µs), where twice the bytes on NVLink cost more than the barrier
+   * they save ({@code bench/results/2026-11-26-gather-scatter/}).
    */
   public static final long DEFAULT_GATHER_LL_MAX_BYTES = 512L << 10;
 
@@ -385,10 +385,7 @@ public record CudaCommunicatorSettings(
         bytes(env, "GPUCOMM_ONESHOT_WS_MIN_BYTES", d.oneShotWsMinBytes()),
         bytes(env, "GPUCOMM_TWOSHOT_WS_MIN_BYTES", d.twoShotWsMinBytes()),
         number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
-        number(
-            env,
-            "GPUCOMM_GATHER_LL_MAX_BYTES",
-            Math.min(d.gatherLlMaxBytes(), peerBufferBytes)),
+        number(env, "GPUCOMM_GATHER_LL_MAX_BYTES", Math.min(d.gatherLlMaxBytes(), peerBufferBytes)),
         number(env, "GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", d.gatherSinglePassMaxBytes()),
         (int) number(env, "GPUCOMM_GATHER_BLOCKS", d.gatherBlocks()),
         onOff(env, "GPUCOMM_PDL"),

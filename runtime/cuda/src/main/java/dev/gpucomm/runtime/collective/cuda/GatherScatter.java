@@ -26,11 +26,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * captured into a CUDA graph replays unchanged. The kernel variant runs every call as one launch:
  * the smallest calls (up to {@code GPUCOMM_GATHER_LL_MAX_BYTES}) with the LL kernels, whose data
  * carries its own flags, small ones in a single pass over slots of alternating parity, larger ones
- * in pipelined rounds whose local copy-out overlaps the next round's push. The copy-engine variant ({@link
- * CopyEngineGather}) streams pieces through the parts of the slots, its pushes overlapping the
- * copy-out (or sum) of the pieces before. Kernel parameters, streams and events are prepared once;
- * a call writes addresses and sizes and launches. Calls must be ordered with respect to each other
- * (one signal area).
+ * in pipelined rounds whose local copy-out overlaps the next round's push. The copy-engine variant
+ * ({@link CopyEngineGather}) streams pieces through the parts of the slots, its pushes overlapping
+ * the copy-out (or sum) of the pieces before. Kernel parameters, streams and events are prepared
+ * once; a call writes addresses and sizes and launches. Calls must be ordered with respect to each
+ * other (one signal area).
  */
 public final class GatherScatter implements AutoCloseable {
   /** Which engine moves the bytes. */

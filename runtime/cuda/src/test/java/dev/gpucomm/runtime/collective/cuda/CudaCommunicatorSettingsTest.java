@@ -146,10 +146,8 @@ class CudaCommunicatorSettingsTest {
   @Test
   void theGatherKernelsRun128BlocksUnlessTheUserAsksAndNeverMoreThan160() {
     assertThat(CudaCommunicatorSettings.from(Map.of()).gatherBlocks()).isEqualTo(128);
-    assertThat(GatherScatter.blocks(CudaCommunicatorSettings.from(Map.of()), 114))
-        .isEqualTo(114);
-    assertThat(
-            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_BLOCKS", "32")).gatherBlocks())
+    assertThat(GatherScatter.blocks(CudaCommunicatorSettings.from(Map.of()), 114)).isEqualTo(114);
+    assertThat(CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_BLOCKS", "32")).gatherBlocks())
         .isEqualTo(32);
     assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_BLOCKS", "161")))
         .hasMessage("GPUCOMM_GATHER_BLOCKS must be between 1 and 160, got 161");

@@ -32,8 +32,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Tag("gpu")
 class GatherScatterGpuTest {
   /**
-   * A 64 KiB peer buffer: gather slots of 64 KiB, so a 1 MiB call runs in 16 pieces; the LL
-   * kernels up to 16 KiB per rank, the flag single pass above it.
+   * A 64 KiB peer buffer: gather slots of 64 KiB, so a 1 MiB call runs in 16 pieces; the LL kernels
+   * up to 16 KiB per rank, the flag single pass above it.
    */
   private static final Map<String, String> SMALL_PEER_BUFFER =
       Map.of(

@@ -35,10 +35,10 @@ class NodeGeometryTest {
   @Test
   void ranksWithDifferentCopyEnginePiecesAllRefuseTheGatherNamingTheSettingAndBothValues()
       throws Exception {
-    NodeGeometry eightMib = GatherScatter.geometry(
-            settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 8), H100_MULTIPROCESSORS);
-    NodeGeometry fourMib = GatherScatter.geometry(
-            settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 4), H100_MULTIPROCESSORS);
+    NodeGeometry eightMib =
+        GatherScatter.geometry(settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 8), H100_MULTIPROCESSORS);
+    NodeGeometry fourMib =
+        GatherScatter.geometry(settings("GPUCOMM_COPYENGINE_PIECE_BYTES", 4), H100_MULTIPROCESSORS);
 
     List<Optional<String>> refusals = agreeOnRanks(eightMib, fourMib);
 
