@@ -261,7 +261,7 @@ public final class SelfTestWorkload implements RankWorkload {
               false,
               seed + cases,
               "selftest algorithms");
-      context.progress().scope(collective + " · sizes falling across kernels");
+      context.progress().scope(collective + " (sizes falling across kernels) · " + DType.BF16);
       new BenchmarkSweep(
               context.device(),
               context.communicator(),
