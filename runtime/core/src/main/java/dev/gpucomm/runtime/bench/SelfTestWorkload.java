@@ -128,14 +128,7 @@ public final class SelfTestWorkload implements RankWorkload {
                       + dtype
                       + (fp32Accumulate ? " · fp32 accumulate" : ""));
           BenchmarkSweep.Outcome outcome =
-              new BenchmarkSweep(
-                      context.device(),
-                      context.communicator(),
-                      context.store(),
-                      FIRST_AVAILABLE,
-                      context.progress(),
-                      context.rendezvousTimeout())
-                  .checkingOnly()
+              checkingSweep(context)
                   .run(
                       plan,
                       "selftest/"
@@ -155,7 +148,7 @@ public final class SelfTestWorkload implements RankWorkload {
                   + " | "
                   + dtype
                   + " | "
-                  + String.join(", ", algorithms.stream().map(Algorithm::wireName).toList())
+                  + names(algorithms)
                   + " | "
                   + points.size()
                   + " | ok"
@@ -165,6 +158,66 @@ public final class SelfTestWorkload implements RankWorkload {
       }
     }
     return cases;
+  }
+
+  /**
+   * Checks {@code collective} in {@code dtype} at {@code points} with every algorithm, under the
+   * progress scope and table row {@code label}; returns the cases checked.
+   */
+  private static int checkCollective(
+      RankContext context,
+      Collective collective,
+      String label,
+      DType dtype,
+      List<SweepPoint> points,
+      List<Algorithm> algorithms,
+      boolean inPlace,
+      long seed,
+      String name,
+      List<String> lines) {
+    SweepPlan plan =
+        new SweepPlan(
+            collective,
+            dtype,
+            1,
+            points,
+            algorithms,
+            false,
+            0,
+            1,
+            true,
+            inPlace,
+            seed,
+            "selftest algorithms");
+    context.progress().scope(label + " · " + dtype);
+    checkingSweep(context).run(plan, name);
+    lines.add(
+        "| "
+            + label
+            + " | "
+            + dtype
+            + " | "
+            + names(algorithms)
+            + " | "
+            + points.size()
+            + " | ok |");
+    return points.size() * algorithms.size();
+  }
+
+  /** A sweep for checking results, without the CPU backend's warm-up until times settle. */
+  private static BenchmarkSweep checkingSweep(RankContext context) {
+    return new BenchmarkSweep(
+            context.device(),
+            context.communicator(),
+            context.store(),
+            FIRST_AVAILABLE,
+            context.progress(),
+            context.rendezvousTimeout())
+        .checkingOnly();
+  }
+
+  private static String names(List<Algorithm> algorithms) {
+    return String.join(", ", algorithms.stream().map(Algorithm::wireName).toList());
   }
 
   @Override
@@ -190,44 +243,19 @@ public final class SelfTestWorkload implements RankWorkload {
               points.add(new SweepPoint(bytes, null, "selftest size " + bytes));
             }
           }
-          SweepPlan plan =
-              new SweepPlan(
+          // Every collective and dtype sweeps the same sizes: say which one a line belongs to.
+          cases +=
+              checkCollective(
+                  context,
                   collective,
+                  collective + (inPlace ? " (in place)" : ""),
                   dtype,
-                  1,
                   points,
                   algorithms,
-                  false,
-                  0,
-                  1,
-                  true,
                   inPlace,
                   seed + cases,
-                  "selftest algorithms");
-          // Every collective and dtype sweeps the same sizes: say which one a line belongs to.
-          context.progress().scope(collective + (inPlace ? " (in place)" : "") + " · " + dtype);
-          new BenchmarkSweep(
-                  context.device(),
-                  context.communicator(),
-                  context.store(),
-                  FIRST_AVAILABLE,
-                  context.progress(),
-                  context.rendezvousTimeout())
-              .checkingOnly()
-              .run(plan, "selftest/" + collective + (inPlace ? "-in-place/" : "/") + dtype);
-          int checked = points.size() * algorithms.size();
-          cases += checked;
-          lines.add(
-              "| "
-                  + collective
-                  + (inPlace ? " (in place)" : "")
-                  + " | "
-                  + dtype
-                  + " | "
-                  + String.join(", ", algorithms.stream().map(Algorithm::wireName).toList())
-                  + " | "
-                  + points.size()
-                  + " | ok |");
+                  "selftest/" + collective + (inPlace ? "-in-place/" : "/") + dtype,
+                  lines);
         }
       }
     }
@@ -247,39 +275,18 @@ public final class SelfTestWorkload implements RankWorkload {
           points.add(new SweepPoint(bytes, null, "selftest size " + bytes));
         }
       }
-      SweepPlan plan =
-          new SweepPlan(
+      cases +=
+          checkCollective(
+              context,
               collective,
+              collective + " (sizes falling across kernels)",
               DType.BF16,
-              1,
               points,
               algorithms,
               false,
-              0,
-              1,
-              true,
-              false,
               seed + cases,
-              "selftest algorithms");
-      context.progress().scope(collective + " (sizes falling across kernels) · " + DType.BF16);
-      new BenchmarkSweep(
-              context.device(),
-              context.communicator(),
-              context.store(),
-              FIRST_AVAILABLE,
-              context.progress(),
-              context.rendezvousTimeout())
-          .checkingOnly()
-          .run(plan, "selftest/" + collective + "-falling/bf16");
-      cases += points.size() * algorithms.size();
-      lines.add(
-          "| "
-              + collective
-              + " (sizes falling across kernels) | bf16 | "
-              + String.join(", ", algorithms.stream().map(Algorithm::wireName).toList())
-              + " | "
-              + points.size()
-              + " | ok |");
+              "selftest/" + collective + "-falling/bf16",
+              lines);
     }
     if (context.communicator() instanceof FusedAllReduce fused) {
       cases += fusedPatterns(context, fused, seed + cases, lines);

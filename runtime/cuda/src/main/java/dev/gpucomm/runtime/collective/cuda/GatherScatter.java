@@ -305,13 +305,8 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(OUT, out)
             .setLong(BYTES, bytesPerRank)
             .setLong(STRIDE, bytesPerRank);
-        if (bytesPerRank <= llMaxBytes) {
-          allGatherLl.launch(blocks, THREADS, stream, allGatherArgs);
-        } else if (bytesPerRank <= oneshotMaxBytes) {
-          allGatherOneshot.launch(blocks, THREADS, stream, allGatherArgs);
-        } else {
-          allGatherPipelined.launch(blocks, THREADS, stream, allGatherArgs);
-        }
+        bySize(bytesPerRank, allGatherLl, allGatherOneshot, allGatherPipelined)
+            .launch(blocks, THREADS, stream, allGatherArgs);
         return;
       }
       try {
@@ -349,13 +344,12 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(OUT, out)
             .setLong(BYTES, bytesPerShard)
             .setLong(STRIDE, bytesPerShard);
-        if (bytesPerShard <= llMaxBytes) {
-          reduceScatterLl[d].launch(blocks, THREADS, stream, reduceScatterArgs[d]);
-        } else if (bytesPerShard <= oneshotMaxBytes) {
-          reduceScatterOneshot[d].launch(blocks, THREADS, stream, reduceScatterArgs[d]);
-        } else {
-          reduceScatterPipelined[d].launch(blocks, THREADS, stream, reduceScatterArgs[d]);
-        }
+        bySize(
+                bytesPerShard,
+                reduceScatterLl[d],
+                reduceScatterOneshot[d],
+                reduceScatterPipelined[d])
+            .launch(blocks, THREADS, stream, reduceScatterArgs[d]);
         return;
       }
       try {
@@ -365,6 +359,15 @@ public final class GatherScatter implements AutoCloseable {
         throw e;
       }
     }
+  }
+
+  /** The kernel a call of {@code bytes} per rank runs: LL, the flag single pass, or rounds. */
+  private CudaKernel bySize(
+      long bytes, CudaKernel ll, CudaKernel singlePass, CudaKernel pipelined) {
+    if (bytes <= llMaxBytes) {
+      return ll;
+    }
+    return bytes <= oneshotMaxBytes ? singlePass : pipelined;
   }
 
   private void checkShape(String collective, DeviceBuffer input, DeviceBuffer output, long bytes) {
