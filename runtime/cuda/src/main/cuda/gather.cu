@@ -9,7 +9,7 @@
 //                  1..16 for the copy engines' "piece landed" words (column = sender, one row per
 //                  part of the slot); set 2 rows 1..16 for their "part in use" words (column =
 //                  receiver). Stream memory operations, not kernels, raise and clear those.
-//   receive slots  [MAX_RANKS][slotBytes]            (PeerLayout.oneshotRecvOffset): slot s of
+//   receive slots  [world][slotBytes]                (PeerLayout.oneshotRecvOffset): slot s of
 //                  rank r holds what rank s sent to rank r; the pipelined kernels use its two
 //                  halves alternately, one round each
 //   parity slots   [2 parity][world][paritySlotBytes] (PeerLayout.twoshotRecvOffset): the
@@ -223,6 +223,15 @@ __device__ __forceinline__ uint32_t next_kernel_epochs(GatherControl* control, u
   return first;
 }
 
+// A single-pass call raises the start flag that the pipelined kernels' start barrier waits on,
+// without waiting for anyone: the flags compare epochs as signed 32-bit differences, so a flag left
+// 2^31 single-pass calls behind would read as ahead. Raising it is safe: a peer's pipelined call
+// waits for a value of its own call's epochs, which this rank reaches only in that call or later.
+__device__ __forceinline__ void raise_start_flag(const PeerBases& peers, const GatherLayout& layout,
+                                                 int rank, int world, uint32_t epoch) {
+  raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, false);
+}
+
 // Rank `owner`'s receive slots of one parity (single-pass kernels): sender s at s * stride.
 __device__ __forceinline__ char* parity_slots(const PeerBases& peers, const GatherLayout& layout,
                                               int owner, int parity, int world) {
@@ -288,6 +297,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
                               long long outputStride, PeerBases peers, GatherLayout layout,
                               GatherControl* control, int rank, int world) {
   uint32_t epoch = next_kernel_epoch(control);
+  raise_start_flag(peers, layout, rank, world, epoch);
   int parity = epoch & 1;
   long long first, end;
   block_range(bytes / 16, first, end);
@@ -449,6 +459,7 @@ __device__ __forceinline__ void reducescatter_oneshot(const char* input, char* o
                                                       GatherControl* control, int rank,
                                                       int world) {
   uint32_t epoch = next_kernel_epoch(control);
+  raise_start_flag(peers, layout, rank, world, epoch);
   int parity = epoch & 1;
   long long first, end;
   block_range(bytes / 16, first, end);

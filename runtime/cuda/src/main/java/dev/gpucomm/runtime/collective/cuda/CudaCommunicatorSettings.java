@@ -40,6 +40,9 @@ import java.util.Map;
  *       bytes per rank run the flag single-pass kernels, larger ones pipelined rounds (8 MiB, the
  *       most; calls also run in rounds above the single-pass slot of the peer buffer: 8 MiB per
  *       rank at two ranks with the default buffer, 4 at four, 2 at eight);
+ *   <li>{@code GPUCOMM_GATHER_ROUND_BYTES}: the bytes per rank of one round of the pipelined
+ *       kernels, whose copy-out of a round overlaps the push of the next (2 MiB; from 64 KiB to 16
+ *       MiB, half a gather slot, and at most half the slot of a smaller peer buffer);
  *   <li>{@code GPUCOMM_GATHER_BLOCKS}: the thread blocks every all-gather and reduce-scatter kernel
  *       of {@code oneshot} runs (128, at most 160 and at most the GPU's multiprocessors);
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
@@ -79,6 +82,7 @@ public record CudaCommunicatorSettings(
     long copyEnginePieceBytes,
     long gatherLlMaxBytes,
     long gatherSinglePassMaxBytes,
+    long gatherRoundBytes,
     int gatherBlocks,
     boolean programmaticLaunch,
     boolean fusedSpreadKernels,
@@ -118,6 +122,15 @@ public record CudaCommunicatorSettings(
    * the default peer buffer holds 8 MiB per rank at two ranks (4 at four, 2 at eight).
    */
   public static final long DEFAULT_GATHER_SINGLE_PASS_MAX_BYTES = MAX_GATHER_SINGLE_PASS_BYTES;
+
+  /** The smallest pipelined round: more rounds per call would mostly wait on flags. */
+  static final long MIN_GATHER_ROUND_BYTES = 64L << 10;
+
+  /** The largest pipelined round: half of the largest gather slot, as rounds alternate halves. */
+  static final long MAX_GATHER_ROUND_BYTES = GatherScatter.MAX_SLOT_BYTES / 2;
+
+  /** Bytes per rank of one pipelined round of the kernel variant (capped at half a slot). */
+  public static final long DEFAULT_GATHER_ROUND_BYTES = 2L << 20;
 
   /**
    * 128 blocks drive more NVLink stores than 32: the LL kernels 25 % faster from 128 KiB, 0.1-0.3
@@ -213,6 +226,17 @@ public record CudaCommunicatorSettings(
               + ", got "
               + gatherSinglePassMaxBytes);
     }
+    if (gatherRoundBytes < MIN_GATHER_ROUND_BYTES
+        || gatherRoundBytes % 16 != 0
+        || gatherRoundBytes > MAX_GATHER_ROUND_BYTES) {
+      throw new IllegalArgumentException(
+          "GPUCOMM_GATHER_ROUND_BYTES must be a multiple of 16 between "
+              + MIN_GATHER_ROUND_BYTES
+              + " and "
+              + MAX_GATHER_ROUND_BYTES
+              + " (half a gather slot), got "
+              + gatherRoundBytes);
+    }
     checkBlocks("GPUCOMM_GATHER_BLOCKS", gatherBlocks);
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
@@ -243,6 +267,7 @@ public record CudaCommunicatorSettings(
         copyEnginePieceBytes,
         gatherLlMaxBytes,
         gatherSinglePassMaxBytes,
+        gatherRoundBytes,
         gatherBlocks,
         programmaticLaunch,
         fusedSpreadKernels,
@@ -353,6 +378,7 @@ public record CudaCommunicatorSettings(
         DEFAULT_COPY_ENGINE_PIECE_BYTES,
         DEFAULT_GATHER_LL_MAX_BYTES,
         DEFAULT_GATHER_SINGLE_PASS_MAX_BYTES,
+        DEFAULT_GATHER_ROUND_BYTES,
         DEFAULT_GATHER_BLOCKS,
         true,
         true,
@@ -387,6 +413,7 @@ public record CudaCommunicatorSettings(
         number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
         number(env, "GPUCOMM_GATHER_LL_MAX_BYTES", Math.min(d.gatherLlMaxBytes(), peerBufferBytes)),
         number(env, "GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", d.gatherSinglePassMaxBytes()),
+        number(env, "GPUCOMM_GATHER_ROUND_BYTES", d.gatherRoundBytes()),
         (int) number(env, "GPUCOMM_GATHER_BLOCKS", d.gatherBlocks()),
         onOff(env, "GPUCOMM_PDL"),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),

@@ -44,12 +44,12 @@ public final class GatherScatter implements AutoCloseable {
 
   static final String PTX = "ptx/gather.ptx";
 
+  private static final String COPY_ENGINE_FAILED = "an earlier copy-engine call failed part-way";
+  private static final String KERNEL_LAUNCH_FAILED = "an earlier kernel launch failed";
+
   // Every rank launches the same grid for the same call, so block b of every rank covers the same
   // bytes. Every kernel of the kernel variant runs one grid (`blocks`): the flag kernels share
   // per-block epochs that must stay in step (gather.cu says why).
-
-  /** Bytes per rank of one pipelined round, at most half a slot. */
-  static final long ROUND_BYTES = 2L << 20;
 
   private static final int LAYOUT_STRUCT_BYTES = 9 * Long.BYTES;
   private static final int THREADS = 512;
@@ -84,9 +84,9 @@ public final class GatherScatter implements AutoCloseable {
   private final KernelArguments[] reduceScatterArgs;
   private final CopyEngineGather copyEngine;
   private final AtomicBoolean closed = new AtomicBoolean();
-  // A copy-engine call that failed leaves tokens raised in the memory both variants use.
-  private final EarlierFailure copyEngineFailure =
-      new EarlierFailure("an earlier copy-engine call");
+  // A copy-engine call that failed leaves tokens raised in the memory both variants use; a kernel
+  // that failed to launch never advanced this rank's epochs, which its peers' did.
+  private final EarlierFailure earlierFailure = new EarlierFailure();
 
   private GatherScatter(
       CudaDevice device,
@@ -117,7 +117,7 @@ public final class GatherScatter implements AutoCloseable {
       layout.twoshotFlagsOffset(),
       layout.oneshotRecvOffset(),
       slotBytes,
-      Math.min(ROUND_BYTES, slotBytes / 2),
+      Math.min(settings.gatherRoundBytes(), slotBytes / 2),
       layout.twoshotRecvOffset(),
       paritySlotBytes,
       // The LL slots: two of the three Lamport slots of the layout, sized by llSlotBytes below.
@@ -275,6 +275,7 @@ public final class GatherScatter implements AutoCloseable {
             "GPUCOMM_GATHER_BLOCKS (at most the multiprocessors)",
             blocks(settings, multiprocessors))
         .with("GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", settings.gatherSinglePassMaxBytes())
+        .with("GPUCOMM_GATHER_ROUND_BYTES", settings.gatherRoundBytes())
         .with("gather slot bytes", slotBytes)
         .with(
             "copy-engine parts per slot",
@@ -305,14 +306,16 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(OUT, out)
             .setLong(BYTES, bytesPerRank)
             .setLong(STRIDE, bytesPerRank);
-        bySize(bytesPerRank, allGatherLl, allGatherOneshot, allGatherPipelined)
-            .launch(blocks, THREADS, stream, allGatherArgs);
+        launch(
+            bySize(bytesPerRank, allGatherLl, allGatherOneshot, allGatherPipelined),
+            allGatherArgs,
+            stream);
         return;
       }
       try {
         copyEngine.allGather(in, out, bytesPerRank, stream);
       } catch (RuntimeException e) {
-        copyEngineFailure.record(e);
+        earlierFailure.record(COPY_ENGINE_FAILED, e);
         throw e;
       }
     }
@@ -344,20 +347,31 @@ public final class GatherScatter implements AutoCloseable {
             .setLong(OUT, out)
             .setLong(BYTES, bytesPerShard)
             .setLong(STRIDE, bytesPerShard);
-        bySize(
+        launch(
+            bySize(
                 bytesPerShard,
                 reduceScatterLl[d],
                 reduceScatterOneshot[d],
-                reduceScatterPipelined[d])
-            .launch(blocks, THREADS, stream, reduceScatterArgs[d]);
+                reduceScatterPipelined[d]),
+            reduceScatterArgs[d],
+            stream);
         return;
       }
       try {
         copyEngine.reduceScatter(in, out, bytesPerShard, dtype, stream);
       } catch (RuntimeException e) {
-        copyEngineFailure.record(e);
+        earlierFailure.record(COPY_ENGINE_FAILED, e);
         throw e;
       }
+    }
+  }
+
+  private void launch(CudaKernel kernel, KernelArguments arguments, Stream stream) {
+    try {
+      kernel.launch(blocks, THREADS, stream, arguments);
+    } catch (RuntimeException e) {
+      earlierFailure.record(KERNEL_LAUNCH_FAILED, e);
+      throw e;
     }
   }
 
@@ -374,7 +388,7 @@ public final class GatherScatter implements AutoCloseable {
     if (closed.get()) {
       throw new IllegalStateException(collective + " of local rank " + rank + " is closed");
     }
-    copyEngineFailure.refuseAfterFailure(collective, rank);
+    earlierFailure.refuseAfterFailure(collective, rank);
     if (bytes % ALIGNMENT != 0) {
       throw new IllegalArgumentException(
           "%s with peer memory moves whole %d-byte vectors per rank, got %d bytes; use nccl"

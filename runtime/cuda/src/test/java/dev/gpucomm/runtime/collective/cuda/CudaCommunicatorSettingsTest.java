@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -169,6 +170,26 @@ class CudaCommunicatorSettingsTest {
         .hasMessage(
             "GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES must be a multiple of 16 between 0 and 8388608,"
                 + " got 16777216");
+  }
+
+  @Test
+  void theGatherRoundIsSettableWithinHalfASlotAndNamedWhenWrong() {
+    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherRoundBytes())
+        .isEqualTo(CudaCommunicatorSettings.DEFAULT_GATHER_ROUND_BYTES);
+    assertThat(
+            CudaCommunicatorSettings.from(
+                    Map.of("GPUCOMM_GATHER_ROUND_BYTES", String.valueOf(16L << 20)))
+                .gatherRoundBytes())
+        .isEqualTo(16L << 20);
+    for (String wrong :
+        List.of(String.valueOf(32L << 20), "65520", String.valueOf((1L << 20) + 8))) {
+      assertThatThrownBy(
+              () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_ROUND_BYTES", wrong)))
+          .hasMessage(
+              "GPUCOMM_GATHER_ROUND_BYTES must be a multiple of 16 between 65536 and 16777216"
+                  + " (half a gather slot), got "
+                  + wrong);
+    }
   }
 
   @Test

@@ -5,21 +5,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** After a copy-engine call fails part-way, the gather refuses every later call, saying why. */
+/**
+ * After a copy-engine call fails part-way, or a kernel launch fails, the gather refuses every later
+ * call, saying why.
+ */
 class EarlierFailureTest {
   @Test
   void callsRunWhileNothingHasFailed() {
-    EarlierFailure failure = new EarlierFailure("an earlier copy-engine call");
+    EarlierFailure failure = new EarlierFailure();
 
     assertThatCode(() -> failure.refuseAfterFailure("all-gather", 1)).doesNotThrowAnyException();
   }
 
   @Test
   void aCallAfterAFailedOneIsRefusedNamingTheFirstFailure() {
-    EarlierFailure failure = new EarlierFailure("an earlier copy-engine call");
+    EarlierFailure failure = new EarlierFailure();
     RuntimeException pushFailed = new IllegalStateException("cuMemcpyAsync failed");
-    failure.record(pushFailed);
-    failure.record(new IllegalStateException("cuStreamWaitValue32 failed"));
+    failure.record("an earlier copy-engine call failed part-way", pushFailed);
+    failure.record(
+        "an earlier kernel launch failed", new IllegalStateException("cuLaunchKernel failed"));
 
     assertThatThrownBy(() -> failure.refuseAfterFailure("reduce-scatter", 1))
         .isInstanceOf(IllegalStateException.class)
@@ -29,5 +33,19 @@ class EarlierFailureTest {
                 + " part-way and left the peers' state unknown"
                 + " (java.lang.IllegalStateException: cuMemcpyAsync failed); recreate the"
                 + " communicator");
+  }
+
+  @Test
+  void aFailedKernelLaunchRefusesTheCallsAfterItSinceThisRanksEpochsFellBehind() {
+    EarlierFailure failure = new EarlierFailure();
+    failure.record(
+        "an earlier kernel launch failed",
+        new IllegalStateException("cuLaunchKernel failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"));
+
+    assertThatThrownBy(() -> failure.refuseAfterFailure("all-gather", 0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith(
+            "all-gather of local rank 0 cannot run: an earlier kernel launch failed and left the"
+                + " peers' state unknown");
   }
 }

@@ -67,6 +67,27 @@ class NodeGeometryTest {
   }
 
   @Test
+  void ranksCuttingTheGatherIntoRoundsOfDifferentSizesRefuseItSinceTheRoundsWouldNotMeet()
+      throws Exception {
+    NodeGeometry fourMib =
+        GatherScatter.geometry(
+            CudaCommunicatorSettings.from(
+                Map.of("GPUCOMM_GATHER_ROUND_BYTES", String.valueOf(4L << 20))),
+            H100_MULTIPROCESSORS);
+    NodeGeometry eightMib =
+        GatherScatter.geometry(
+            CudaCommunicatorSettings.from(
+                Map.of("GPUCOMM_GATHER_ROUND_BYTES", String.valueOf(8L << 20))),
+            H100_MULTIPROCESSORS);
+
+    assertThat(agreeOnRanks(fourMib, eightMib))
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_GATHER_ROUND_BYTES differs across the node's ranks: local rank 0 has"
+                    + " 4194304, local rank 1 has 8388608"));
+  }
+
+  @Test
   void oneRankWithTheFirstFusedKernelsMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
     CudaCommunicatorSettings spread = CudaCommunicatorSettings.defaults();
     CudaCommunicatorSettings first =
