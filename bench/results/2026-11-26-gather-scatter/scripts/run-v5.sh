@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # How large the pipelined rounds of the kernel all-gather and reduce-scatter should be
-# (GPUCOMM_GATHER_ROUND_BYTES), in under 8 minutes on 2 GPUs: the GPU JUnit tests of gather-scatter,
-# selftest on two ranks with the defaults and with every call in rounds (LL and single pass off)
+# (GPUCOMM_GATHER_ROUND_BYTES), and whether half a block copying out while the other half pushes
+# (GPUCOMM_GATHER_OVERLAP) beats the kernels that take turns, in under 8 minutes on 2 GPUs: the GPU
+# JUnit tests of gather-scatter, selftest on two ranks with the defaults and with every call in rounds (LL and single pass off)
 # of 64 KiB and of 16 MiB, so that the pipelined kernels run between two processes with many rounds
-# and with one, then both sweeps from 16 MiB to 256 MiB per rank with rounds of 2, 4,
-# 8 and 16 MiB (NCCL and copyengine in the same run, every point validated on every rank), and the
-# copy-engine pair ceiling. On an H200 host it also runs the fabric sweep's intra-node matrix.
+# and with one, then both sweeps from 16 MiB to 256 MiB per rank: the turn-taking kernels with
+# 16 MiB rounds, NCCL and copyengine, then the overlapping kernels with rounds of 4, 8 and 16 MiB
+# (every point validated on every rank), and the copy-engine pair ceiling.
+# The first run of the study, before the overlapping kernels, was OVERLAP=off ROUNDS="2 8 16".
+# On an H200 host it also runs the fabric sweep's intra-node matrix.
 # Usage: bash bench/results/2026-11-26-gather-scatter/scripts/run-v5.sh
-#   (optional: RUN; ROUNDS, the round sizes in MiB to sweep; SKIP_CHECKS=1 runs the sweeps only)
+#   (optional: RUN; ROUNDS, the round sizes in MiB to sweep; OVERLAP=off sweeps the turn-taking
+#   kernels; SKIP_CHECKS=1 runs the sweeps only)
 #   BUNDLE, GPURUN, WORK, OUT as in run-v3.sh.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
@@ -60,12 +64,19 @@ sweep() { # name collective algorithms [env...]
   echo "$name: bytes per rank, CUDA-graph medians (µs):"
   grep -A12 '## Latency' "$R/$name/report.md" | grep '^|'
 }
+OVERLAP="${OVERLAP:-on}"
 for collective in allgather reducescatter; do
-  for mib in ${ROUNDS:-2 4 8 16}; do
-    algorithms=oneshot
-    [ "$mib" = 2 ] && algorithms=nccl,oneshot,copyengine
-    sweep "$collective-round-${mib}m" "$collective" "$algorithms" \
-      GPUCOMM_GATHER_ROUND_BYTES=$((mib << 20))
+  baseline=nccl,oneshot,copyengine
+  if [ "$OVERLAP" = on ]; then
+    # the kernels that take turns, with their best round, as the baseline of the same run
+    sweep "$collective-serial-16m" "$collective" "$baseline" GPUCOMM_GATHER_OVERLAP=off \
+      GPUCOMM_GATHER_ROUND_BYTES=16777216
+    baseline=oneshot
+  fi
+  for mib in ${ROUNDS:-4 8 16}; do
+    sweep "$collective-$OVERLAP-${mib}m" "$collective" "$baseline" \
+      GPUCOMM_GATHER_OVERLAP="$OVERLAP" GPUCOMM_GATHER_ROUND_BYTES=$((mib << 20))
+    baseline=oneshot
   done
 done
 PY="${PYTHON:-python3}"

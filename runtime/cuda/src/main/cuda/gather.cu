@@ -35,10 +35,12 @@
 //   reducescatter_oneshot the same for reduce-scatter: push shard q to rank q's parity slot; data
 //                         flags; sum every rank's shard in rank order 0..n-1 in fp32.
 //   allgather_pipelined   large calls in one launch: start barrier, then rounds of roundBytes
-//                         that alternate between the two halves of the receive slots; round k is
-//                         pushed before round k-1 is copied out, so the local copy-out overlaps
-//                         the next push, and a peer may reuse a half once this rank has copied
-//                         it out (free flag).
+//                         that alternate between the two halves of the receive slots; half of
+//                         each block's threads push round k while the other half copies out round
+//                         k-1, so the local copy-out overlaps the NVLink pushes, and a peer may
+//                         reuse a half once this rank has copied it out (free flag). The
+//                         _serial kernels (GPUCOMM_GATHER_OVERLAP=off) let the whole block push
+//                         round k, then copy out round k-1, in turns.
 //   reducescatter_pipelined  the same rounds, with the rank-order fp32 sum as the copy-out.
 //   allgather_ll          the smallest calls with no flag at all, as NCCL's LL protocol: every
 //                         16-byte vector travels as two 16-byte lines of {data, epoch, data,
@@ -131,12 +133,34 @@ __device__ __forceinline__ uint32_t* flag_word(char* base, long long setOffset, 
   return reinterpret_cast<uint32_t*>(base + setOffset) + row * GPUCOMM_MAX_RANKS + rank;
 }
 
+// The threads that run a part of a kernel: the whole block, or one of the two groups of the
+// pipelined kernels, which push one round while the other group copies out the round before.
+struct Threads {
+  int index;    // this thread's index among them
+  int count;    // how many they are (a multiple of 32)
+  int barrier;  // the named barrier they meet at; 0 is the whole block's (__syncthreads)
+};
+
+__device__ __forceinline__ Threads whole_block() {
+  return Threads{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), 0};
+}
+
+// The threads meet; like __syncthreads, this orders their memory operations for one another.
+__device__ __forceinline__ void meet(const Threads& threads) {
+  if (threads.barrier == 0) {
+    __syncthreads();
+  } else {
+    asm volatile("bar.sync %0, %1;" ::"r"(threads.barrier), "r"(threads.count) : "memory");
+  }
+}
+
 // Thread t < world (t != rank) writes `epoch` into rank t's row `row` at this rank's column.
-// With `release`, everything this block wrote before the preceding __syncthreads is visible to
-// rank t before the flag is.
+// With `release`, everything `threads` wrote before they last met is visible to rank t before the
+// flag is.
 __device__ __forceinline__ void raise(const PeerBases& peers, long long setOffset, int row,
-                                      int rank, int world, uint32_t epoch, bool release) {
-  int t = threadIdx.x;
+                                      int rank, int world, uint32_t epoch, bool release,
+                                      Threads threads = whole_block()) {
+  int t = threads.index;
   if (t < world && t != rank) {
     uint32_t* flag = flag_word(peers.base[t], setOffset, row, rank);
     if (release) {
@@ -149,10 +173,11 @@ __device__ __forceinline__ void raise(const PeerBases& peers, long long setOffse
 }
 
 // Thread t < world (t != rank) waits until rank t's flag in this rank's row has reached `epoch`
-// (wrap-safe: epochs only grow); then the whole block proceeds.
+// (wrap-safe: epochs only grow); then all of `threads` proceed.
 __device__ __forceinline__ void await(const PeerBases& peers, long long setOffset, int row,
-                                      int rank, int world, uint32_t epoch, bool acquire) {
-  int t = threadIdx.x;
+                                      int rank, int world, uint32_t epoch, bool acquire,
+                                      Threads threads = whole_block()) {
+  int t = threads.index;
   if (t < world && t != rank) {
     const uint32_t* flag = flag_word(peers.base[rank], setOffset, row, t);
     if (acquire) {
@@ -163,7 +188,7 @@ __device__ __forceinline__ void await(const PeerBases& peers, long long setOffse
       }
     }
   }
-  __syncthreads();
+  meet(threads);
 }
 
 __device__ __forceinline__ char* slot(const PeerBases& peers, const GatherLayout& layout,
@@ -247,19 +272,19 @@ __device__ __forceinline__ char* half_slots(const PeerBases& peers, const Gather
 
 #define GPUCOMM_UNROLL 4
 
-// Copies vectors [first, end) of `from` to `to`, this block's threads, several loads in flight.
+// Copies vectors [first, end) of `from` to `to` with `threads`, several loads in flight.
 __device__ __forceinline__ void copy_vectors(const uint4* from, uint4* to, long long first,
-                                             long long end) {
-  for (long long v = first + threadIdx.x; v < end; v += GPUCOMM_UNROLL * blockDim.x) {
+                                             long long end, Threads threads = whole_block()) {
+  for (long long v = first + threads.index; v < end; v += GPUCOMM_UNROLL * threads.count) {
     uint4 value[GPUCOMM_UNROLL];
 #pragma unroll
     for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-      long long i = v + u * blockDim.x;
+      long long i = v + u * threads.count;
       if (i < end) value[u] = __ldcg(from + i);
     }
 #pragma unroll
     for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-      long long i = v + u * blockDim.x;
+      long long i = v + u * threads.count;
       if (i < end) to[i] = value[u];
     }
   }
@@ -268,17 +293,18 @@ __device__ __forceinline__ void copy_vectors(const uint4* from, uint4* to, long 
 // Vectors [first, end) of `input` to this rank's own output and to every peer's receive slot for
 // this rank: `peerSlots[r]` is rank r's slot for this rank (rank's own entry unused).
 __device__ __forceinline__ void push_to_all(const uint4* input, uint4* own, char* const* peerSlots,
-                                            int rank, int world, long long first, long long end) {
-  for (long long v = first + threadIdx.x; v < end; v += GPUCOMM_UNROLL * blockDim.x) {
+                                            int rank, int world, long long first, long long end,
+                                            Threads threads = whole_block()) {
+  for (long long v = first + threads.index; v < end; v += GPUCOMM_UNROLL * threads.count) {
     uint4 value[GPUCOMM_UNROLL];
 #pragma unroll
     for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-      long long i = v + u * blockDim.x;
+      long long i = v + u * threads.count;
       if (i < end) value[u] = __ldg(input + i);
     }
 #pragma unroll
     for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
-      long long i = v + u * blockDim.x;
+      long long i = v + u * threads.count;
       if (i < end) {
         own[i] = value[u];
         for (int step = 1; step < world; ++step) {
@@ -319,12 +345,84 @@ extern "C" __global__ void __launch_bounds__(512, 1)
   }
 }
 
+// The pipelined kernels' two groups of threads: the first half of the block pushes the rounds, the
+// second copies them out (or sums them) one round behind, so the local copy-out of round k - 1
+// runs while round k crosses NVLink instead of after it. Each group meets at its own barrier.
+__device__ __forceinline__ bool pushes(Threads& threads) {
+  int half = static_cast<int>(blockDim.x) / 2;
+  bool pusher = static_cast<int>(threadIdx.x) < half;
+  threads = Threads{pusher ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) - half,
+                    half, pusher ? 1 : 2};
+  return pusher;
+}
+
 // A large all-gather in one launch: rounds of layout.roundBytes per rank over the two halves of
-// the receive slots, each round's copy-out after the next round's push.
+// the receive slots. Half of each block pushes round k once the peers have copied out round k - 2
+// (which used the same half); the other half copies out each round once the peers' data flags say
+// it has landed, and frees its half for the peers.
+//
+// The start flag a peer waits on gets two writers here, the pushers (the call's first epoch) and
+// the copying threads (epoch + 2 of a round copied out). They cannot overtake each other: the
+// copying threads raise a free flag only after a peer's data flag of this call, which the peer
+// raised after its start barrier had read the pushers' first epoch.
 extern "C" __global__ void __launch_bounds__(512, 1)
     gpucomm_allgather_pipelined(const char* input, char* output, long long bytes,
                                 long long outputStride, PeerBases peers, GatherLayout layout,
                                 GatherControl* control, int rank, int world) {
+  long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
+  uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
+  Threads threads;
+  if (pushes(threads)) {
+    raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false, threads);
+    await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false, threads);
+    for (long long k = 0; k < rounds; ++k) {
+      uint32_t epoch = base + static_cast<uint32_t>(k);
+      if (k >= 2) {
+        await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
+      }
+      long long start = k * layout.roundBytes;
+      long long first, end;
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+      char* peerSlots[GPUCOMM_MAX_RANKS];
+      for (int r = 0; r < world; ++r) {
+        peerSlots[r] = half_slots(peers, layout, r, k & 1) + rank * layout.slotBytes;
+      }
+      push_to_all(reinterpret_cast<const uint4*>(input + start),
+                  reinterpret_cast<uint4*>(output + rank * outputStride + start), peerSlots, rank,
+                  world, first, end, threads);
+      meet(threads);
+      raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
+    }
+    return;
+  }
+  for (long long j = 0; j < rounds; ++j) {
+    uint32_t epoch = base + static_cast<uint32_t>(j);
+    await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
+    long long start = j * layout.roundBytes;
+    long long first, end;
+    round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+    const char* mine = half_slots(peers, layout, rank, j & 1);
+    for (int step = 1; step < world; ++step) {
+      int sender = (rank + step) % world;
+      copy_vectors(reinterpret_cast<const uint4*>(mine + sender * layout.slotBytes),
+                   reinterpret_cast<uint4*>(output + sender * outputStride + start), first, end,
+                   threads);
+    }
+    if (j + 2 < rounds) {
+      // Only rounds of this call are announced, so the flag stays below the next call's epochs.
+      meet(threads);
+      raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch + 2, true, threads);
+    }
+  }
+}
+
+// The first pipelined all-gather (GPUCOMM_GATHER_OVERLAP=off): the whole block pushes round k,
+// then copies out round k - 1, so the copy-out and the pushes take turns.
+extern "C" __global__ void __launch_bounds__(512, 1)
+    gpucomm_allgather_pipelined_serial(const char* input, char* output, long long bytes,
+                                       long long outputStride, PeerBases peers,
+                                       GatherLayout layout, GatherControl* control, int rank,
+                                       int world) {
   long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
   uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
   raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
@@ -437,8 +535,9 @@ struct Lanes<float> {
 template <typename T>
 __device__ __forceinline__ void reduce_slots(const char* ownShard, char* output,
                                              const char* slots, long long slotStride, int rank,
-                                             int world, long long first, long long end) {
-  for (long long v = first + threadIdx.x; v < end; v += blockDim.x) {
+                                             int world, long long first, long long end,
+                                             Threads threads = whole_block()) {
+  for (long long v = first + threads.index; v < end; v += threads.count) {
     float acc[Lanes<T>::count];
     for (int r = 0; r < world; ++r) {
       uint4 value = r == rank ? __ldg(reinterpret_cast<const uint4*>(ownShard) + v)
@@ -477,10 +576,59 @@ __device__ __forceinline__ void reducescatter_oneshot(const char* input, char* o
                   world, first, end);
 }
 
-// A large reduce-scatter in one launch, in the all-gather's pipelined rounds; the copy-out of a
-// round is its rank-order fp32 sum.
+// A large reduce-scatter in one launch, in the all-gather's pipelined rounds and groups of threads;
+// the copy-out of a round is its rank-order fp32 sum.
 template <typename T>
 __device__ __forceinline__ void reducescatter_pipelined(const char* input, char* output,
+                                                        long long bytes, long long inputStride,
+                                                        const PeerBases& peers,
+                                                        const GatherLayout& layout,
+                                                        GatherControl* control, int rank,
+                                                        int world) {
+  long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
+  uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
+  Threads threads;
+  if (pushes(threads)) {
+    raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false, threads);
+    await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false, threads);
+    for (long long k = 0; k < rounds; ++k) {
+      uint32_t epoch = base + static_cast<uint32_t>(k);
+      if (k >= 2) {
+        await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
+      }
+      long long start = k * layout.roundBytes;
+      long long first, end;
+      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+      for (int step = 1; step < world; ++step) {
+        int peer = (rank + step) % world;
+        char* to = half_slots(peers, layout, peer, k & 1) + rank * layout.slotBytes;
+        copy_vectors(reinterpret_cast<const uint4*>(input + peer * inputStride + start),
+                     reinterpret_cast<uint4*>(to), first, end, threads);
+      }
+      meet(threads);
+      raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
+    }
+    return;
+  }
+  for (long long j = 0; j < rounds; ++j) {
+    uint32_t epoch = base + static_cast<uint32_t>(j);
+    await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
+    long long start = j * layout.roundBytes;
+    long long first, end;
+    round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+    reduce_slots<T>(input + rank * inputStride + start, output + start,
+                    half_slots(peers, layout, rank, j & 1), layout.slotBytes, rank, world, first,
+                    end, threads);
+    if (j + 2 < rounds) {
+      meet(threads);
+      raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch + 2, true, threads);
+    }
+  }
+}
+
+// The first pipelined reduce-scatter (GPUCOMM_GATHER_OVERLAP=off): push, then sum, in turns.
+template <typename T>
+__device__ __forceinline__ void reducescatter_pipelined_serial(const char* input, char* output,
                                                         long long bytes, long long inputStride,
                                                         const PeerBases& peers,
                                                         const GatherLayout& layout,
@@ -701,6 +849,13 @@ __device__ __forceinline__ void ce_sum(const char* ownShard, char* output, long 
       GatherLayout layout, GatherControl* control, int rank, int world) {                        \
     reducescatter_pipelined<T>(input, output, bytes, inputStride, peers, layout, control, rank, \
                                world);                                                           \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(512, 1)                                           \
+      gpucomm_reducescatter_pipelined_serial_##NAME(                                             \
+          const char* input, char* output, long long bytes, long long inputStride,               \
+          PeerBases peers, GatherLayout layout, GatherControl* control, int rank, int world) {   \
+    reducescatter_pipelined_serial<T>(input, output, bytes, inputStride, peers, layout, control, \
+                                      rank, world);                                              \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_reducescatter_ll_##NAME(       \
       const char* input, char* output, long long bytes, long long inputStride, PeerBases peers, \

@@ -127,7 +127,10 @@ public final class GatherScatter implements AutoCloseable {
     CudaModule module = device.module(PTX);
     allGatherLl = module.kernel("gpucomm_allgather_ll");
     allGatherOneshot = module.kernel("gpucomm_allgather_oneshot");
-    allGatherPipelined = module.kernel("gpucomm_allgather_pipelined");
+    // The pipelined kernels overlap each round's copy-out with the next round's push unless the
+    // settings ask for the first kernels, which take turns (there to compare).
+    String pipelined = settings.gatherOverlap() ? "pipelined" : "pipelined_serial";
+    allGatherPipelined = module.kernel("gpucomm_allgather_" + pipelined);
     allGatherArgs = pushArguments(bases, gatherLayout);
     KernelArguments barrierArgs =
         prepared(
@@ -143,7 +146,7 @@ public final class GatherScatter implements AutoCloseable {
       reduceScatterLl[i] = module.kernel("gpucomm_reducescatter_ll_" + dtype.wireName());
       reduceScatterOneshot[i] = module.kernel("gpucomm_reducescatter_oneshot_" + dtype.wireName());
       reduceScatterPipelined[i] =
-          module.kernel("gpucomm_reducescatter_pipelined_" + dtype.wireName());
+          module.kernel("gpucomm_reducescatter_" + pipelined + "_" + dtype.wireName());
       reduceScatterArgs[i] = pushArguments(bases, gatherLayout);
       copyEngineSum[i] = module.kernel("gpucomm_ce_sum_" + dtype.wireName());
     }
@@ -276,6 +279,7 @@ public final class GatherScatter implements AutoCloseable {
             blocks(settings, multiprocessors))
         .with("GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", settings.gatherSinglePassMaxBytes())
         .with("GPUCOMM_GATHER_ROUND_BYTES", settings.gatherRoundBytes())
+        .with("GPUCOMM_GATHER_OVERLAP", settings.gatherOverlap() ? "on" : "off")
         .with("gather slot bytes", slotBytes)
         .with(
             "copy-engine parts per slot",

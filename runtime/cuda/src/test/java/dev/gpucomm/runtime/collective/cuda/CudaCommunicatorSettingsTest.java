@@ -173,6 +173,16 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void thePipelinedGatherOverlapsItsCopyOutUnlessTurnedOff() {
+    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherOverlap()).isTrue();
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_OVERLAP", "off")).gatherOverlap())
+        .isFalse();
+    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_OVERLAP", "yes")))
+        .hasMessage("GPUCOMM_GATHER_OVERLAP must be on or off, got 'yes'");
+  }
+
+  @Test
   void theGatherRoundIsSettableWithinHalfASlotAndNamedWhenWrong() {
     assertThat(CudaCommunicatorSettings.from(Map.of()).gatherRoundBytes())
         .isEqualTo(CudaCommunicatorSettings.DEFAULT_GATHER_ROUND_BYTES);
