@@ -531,20 +531,34 @@ struct Lanes<float> {
 };
 
 // output[v] = sum over ranks r = 0..world-1 of (r == rank ? ownShard : slots + r * slotStride)[v],
-// in fp32; `slots` are this rank's own receive slots.
+// in fp32; `slots` are this rank's own receive slots. Each thread sums several vectors at once, so
+// that several loads per rank are in flight (one at a time left the sum latency-bound).
 template <typename T>
 __device__ __forceinline__ void reduce_slots(const char* ownShard, char* output,
                                              const char* slots, long long slotStride, int rank,
                                              int world, long long first, long long end,
                                              Threads threads = whole_block()) {
-  for (long long v = first + threads.index; v < end; v += threads.count) {
-    float acc[Lanes<T>::count];
+  for (long long v = first + threads.index; v < end; v += GPUCOMM_UNROLL * threads.count) {
+    float acc[GPUCOMM_UNROLL][Lanes<T>::count];
     for (int r = 0; r < world; ++r) {
-      uint4 value = r == rank ? __ldg(reinterpret_cast<const uint4*>(ownShard) + v)
-                              : __ldcg(reinterpret_cast<const uint4*>(slots + r * slotStride) + v);
-      Lanes<T>::add(acc, value, r == 0);
+      const uint4* from = r == rank ? reinterpret_cast<const uint4*>(ownShard)
+                                    : reinterpret_cast<const uint4*>(slots + r * slotStride);
+      uint4 value[GPUCOMM_UNROLL];
+#pragma unroll
+      for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
+        long long i = v + u * threads.count;
+        if (i < end) value[u] = r == rank ? __ldg(from + i) : __ldcg(from + i);
+      }
+#pragma unroll
+      for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
+        if (v + u * threads.count < end) Lanes<T>::add(acc[u], value[u], r == 0);
+      }
     }
-    reinterpret_cast<uint4*>(output)[v] = Lanes<T>::pack(acc);
+#pragma unroll
+    for (int u = 0; u < GPUCOMM_UNROLL; ++u) {
+      long long i = v + u * threads.count;
+      if (i < end) reinterpret_cast<uint4*>(output)[i] = Lanes<T>::pack(acc[u]);
+    }
   }
 }
 
