@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # How large the pipelined rounds of the kernel all-gather and reduce-scatter should be
-# (GPUCOMM_GATHER_ROUND_BYTES), and whether half a block copying out while the other half pushes
-# (GPUCOMM_GATHER_OVERLAP) beats the kernels that take turns, in under 8 minutes on 2 GPUs: the GPU
-# JUnit tests of gather-scatter, selftest on two ranks with the defaults and with every call in rounds (LL and single pass off)
-# of 64 KiB and of 16 MiB, so that the pipelined kernels run between two processes with many rounds
-# and with one, then both sweeps from 16 MiB to 256 MiB per rank: the turn-taking kernels with
-# 16 MiB rounds, NCCL and copyengine, then the overlapping kernels with rounds of 4, 8 and 16 MiB
-# (every point validated on every rank), and the copy-engine pair ceiling.
+# (GPUCOMM_ALLGATHER_ROUND_BYTES, GPUCOMM_REDUCESCATTER_ROUND_BYTES, both set alike here), and
+# whether half a block copying out while the other half pushes (GPUCOMM_GATHER_OVERLAP) beats the
+# kernels that take turns, in under 8 minutes on 2 GPUs: the GPU JUnit tests of gather-scatter,
+# selftest on two ranks with the defaults and with every call in rounds (LL and single pass off) of
+# 64 KiB and of 16 MiB, so that the pipelined kernels run between two processes with many rounds and
+# with one, then both sweeps from 16 MiB to 256 MiB per rank: the turn-taking kernels with 16 MiB
+# rounds, NCCL and copyengine, then the overlapping kernels with rounds of 4, 8 and 16 MiB (every
+# point validated on every rank), and the copy-engine pair ceiling.
 # The first run of the study, before the overlapping kernels, was OVERLAP=off ROUNDS="2 8 16".
 # On an H200 host it also runs the fabric sweep's intra-node matrix.
 # Usage: bash bench/results/2026-11-26-gather-scatter/scripts/run-v5.sh
@@ -50,9 +51,9 @@ selftest() { # name [env...]
 }
 selftest selftest-tp2
 selftest selftest-rounds-64k GPUCOMM_GATHER_LL_MAX_BYTES=0 GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES=0 \
-  GPUCOMM_GATHER_ROUND_BYTES=65536
+  GPUCOMM_ALLGATHER_ROUND_BYTES=65536 GPUCOMM_REDUCESCATTER_ROUND_BYTES=65536
 selftest selftest-rounds-16m GPUCOMM_GATHER_LL_MAX_BYTES=0 GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES=0 \
-  GPUCOMM_GATHER_ROUND_BYTES=16777216
+  GPUCOMM_ALLGATHER_ROUND_BYTES=16777216 GPUCOMM_REDUCESCATTER_ROUND_BYTES=16777216
 fi
 SIZES=16M,32M,64M,128M,256M
 sweep() { # name collective algorithms [env...]
@@ -70,12 +71,13 @@ for collective in allgather reducescatter; do
   if [ "$OVERLAP" = on ]; then
     # the kernels that take turns, with their best round, as the baseline of the same run
     sweep "$collective-serial-16m" "$collective" "$baseline" GPUCOMM_GATHER_OVERLAP=off \
-      GPUCOMM_GATHER_ROUND_BYTES=16777216
+      GPUCOMM_ALLGATHER_ROUND_BYTES=16777216 GPUCOMM_REDUCESCATTER_ROUND_BYTES=16777216
     baseline=oneshot
   fi
   for mib in ${ROUNDS:-4 8 16}; do
     sweep "$collective-$OVERLAP-${mib}m" "$collective" "$baseline" \
-      GPUCOMM_GATHER_OVERLAP="$OVERLAP" GPUCOMM_GATHER_ROUND_BYTES=$((mib << 20))
+      GPUCOMM_GATHER_OVERLAP="$OVERLAP" GPUCOMM_ALLGATHER_ROUND_BYTES=$((mib << 20)) \
+      GPUCOMM_REDUCESCATTER_ROUND_BYTES=$((mib << 20))
     baseline=oneshot
   done
 done

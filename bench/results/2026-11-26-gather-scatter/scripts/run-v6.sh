@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The defaults after the round study (run-v5.sh): rounds of 16 MiB, half of each block copying out
-# while the other half pushes, and the reduce-scatter's sums with several loads in flight, in under
-# 8 minutes on 2 GPUs: the GPU JUnit tests of gather-scatter, selftest on two ranks with the
-# defaults and with every call in 64 KiB rounds (LL and single pass off), both sweeps from 64 KiB
-# to 256 MiB per rank with NCCL, oneshot and copyengine in the same run (every point validated on
-# every rank), the reduce-scatter from 16 to 256 MiB with rounds of 4 and 8 MiB and with the
-# turn-taking kernels, and the copy-engine pair ceiling. On an H200 host it also runs the fabric sweep's intra-node matrix.
+# The defaults after the round study (run-v5.sh): half of each block copying out while the other
+# half pushes, all-gather rounds of 16 MiB, reduce-scatter rounds of 8 MiB whose sums keep several
+# loads in flight, in under 8 minutes on 2 GPUs: the GPU JUnit tests of gather-scatter, selftest on
+# two ranks with the defaults and with every call in 64 KiB rounds (LL and single pass off), both
+# sweeps from 64 KiB to 256 MiB per rank with NCCL, oneshot and copyengine in the same run (every
+# point validated on every rank), the reduce-scatter from 16 to 256 MiB with rounds of 4 and
+# 16 MiB and with the turn-taking kernels, and the copy-engine pair ceiling at 64 and 256 MiB.
+# On an H200 host it also runs the fabric sweep's intra-node matrix.
 # Usage: bash bench/results/2026-11-26-gather-scatter/scripts/run-v6.sh   (optional: RUN)
 #   BUNDLE, GPURUN, WORK, OUT as in run-v3.sh.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -44,7 +45,7 @@ selftest() { # name [env...]
 }
 selftest selftest-tp2
 selftest selftest-rounds-64k GPUCOMM_GATHER_LL_MAX_BYTES=0 GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES=0 \
-  GPUCOMM_GATHER_ROUND_BYTES=65536
+  GPUCOMM_ALLGATHER_ROUND_BYTES=65536 GPUCOMM_REDUCESCATTER_ROUND_BYTES=65536
 sweep() { # name collective algorithms [env...]
   local name="$1" collective="$2" algorithms="$3"
   shift 3
@@ -59,13 +60,16 @@ for collective in allgather reducescatter; do
   sweep "$collective" "$collective" nccl,oneshot,copyengine
 done
 SIZES=16M,32M,64M,128M,256M
-for mib in 4 8; do
-  sweep "reducescatter-${mib}m" reducescatter oneshot GPUCOMM_GATHER_ROUND_BYTES=$((mib << 20))
+for mib in 4 16; do
+  sweep "reducescatter-${mib}m" reducescatter oneshot \
+    GPUCOMM_REDUCESCATTER_ROUND_BYTES=$((mib << 20))
 done
-sweep reducescatter-serial-16m reducescatter oneshot GPUCOMM_GATHER_OVERLAP=off
+sweep reducescatter-serial-8m reducescatter oneshot GPUCOMM_GATHER_OVERLAP=off
 PY="${PYTHON:-python3}"
-step ceiling-256 10 "$PY" -u "$ROOT/bench/probes/copy-engine.py" --gpus 2 --mib 256
-grep "push" "$R/ceiling-256.log"
+for mib in 64 256; do
+  step "ceiling-$mib" 10 "$PY" -u "$ROOT/bench/probes/copy-engine.py" --gpus 2 --mib "$mib"
+  grep "push" "$R/ceiling-$mib.log"
+done
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   OUT="$OUT" bash "$ROOT/bench/results/2026-11-26-fabric-sweep/scripts/run-gpu.sh"
 fi

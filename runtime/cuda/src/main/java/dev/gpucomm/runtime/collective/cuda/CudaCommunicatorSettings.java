@@ -40,9 +40,10 @@ import java.util.Map;
  *       bytes per rank run the flag single-pass kernels, larger ones pipelined rounds (8 MiB, the
  *       most; calls also run in rounds above the single-pass slot of the peer buffer: 8 MiB per
  *       rank at two ranks with the default buffer, 4 at four, 2 at eight);
- *   <li>{@code GPUCOMM_GATHER_ROUND_BYTES}: the bytes per rank of one round of the pipelined
- *       kernels, whose copy-out of a round overlaps the push of the next (16 MiB; from 64 KiB to 16
- *       MiB, half a gather slot, and at most half the slot of a smaller peer buffer);
+ *   <li>{@code GPUCOMM_ALLGATHER_ROUND_BYTES}, {@code GPUCOMM_REDUCESCATTER_ROUND_BYTES}: the bytes
+ *       per rank of one round of the pipelined kernels, whose copy-out (or sum) of a round overlaps
+ *       the push of the next (all-gather 16 MiB, reduce-scatter 8 MiB; from 64 KiB to 16 MiB, half
+ *       a gather slot, and at most half the slot of a smaller peer buffer);
  *   <li>{@code GPUCOMM_GATHER_OVERLAP=off} runs the pipelined rounds on the first kernels, whose
  *       whole block pushes a round and then copies out the one before, instead of half the block
  *       pushing while the other half copies out (on by default; off is there to compare);
@@ -85,7 +86,8 @@ public record CudaCommunicatorSettings(
     long copyEnginePieceBytes,
     long gatherLlMaxBytes,
     long gatherSinglePassMaxBytes,
-    long gatherRoundBytes,
+    long allGatherRoundBytes,
+    long reduceScatterRoundBytes,
     boolean gatherOverlap,
     int gatherBlocks,
     boolean programmaticLaunch,
@@ -134,11 +136,18 @@ public record CudaCommunicatorSettings(
   static final long MAX_GATHER_ROUND_BYTES = GatherScatter.MAX_SLOT_BYTES / 2;
 
   /**
-   * Bytes per rank of one pipelined round of the kernel variant (capped at half a slot): on H100
-   * pairs rounds of 16 MiB beat 8 and 2 MiB at every size from 16 to 256 MiB per rank (all-gather
-   * 256 MiB 844 against 919 and 1791 µs), since each round pays its barrier once.
+   * Bytes per rank of one pipelined all-gather round (capped at half a slot): on H100 pairs, with
+   * half of each block copying out while the other half pushes, 16 MiB rounds beat 8 and 4 MiB from
+   * 64 MiB per rank (256 MiB 751 against 805 and 940 µs; 8 MiB won by 2-4 µs at 16-32 MiB).
    */
-  public static final long DEFAULT_GATHER_ROUND_BYTES = 16L << 20;
+  public static final long DEFAULT_ALLGATHER_ROUND_BYTES = 16L << 20;
+
+  /**
+   * Bytes per rank of one pipelined reduce-scatter round: its sum reads one more buffer than the
+   * all-gather's copy-out, and on H100 pairs 8 MiB rounds beat 16 and 4 MiB at every size from 16
+   * to 256 MiB per rank (256 MiB 825 against 882 and 1010 µs).
+   */
+  public static final long DEFAULT_REDUCESCATTER_ROUND_BYTES = 8L << 20;
 
   /**
    * 128 blocks drive more NVLink stores than 32: the LL kernels 25 % faster from 128 KiB, 0.1-0.3
@@ -234,17 +243,8 @@ public record CudaCommunicatorSettings(
               + ", got "
               + gatherSinglePassMaxBytes);
     }
-    if (gatherRoundBytes < MIN_GATHER_ROUND_BYTES
-        || gatherRoundBytes % 16 != 0
-        || gatherRoundBytes > MAX_GATHER_ROUND_BYTES) {
-      throw new IllegalArgumentException(
-          "GPUCOMM_GATHER_ROUND_BYTES must be a multiple of 16 between "
-              + MIN_GATHER_ROUND_BYTES
-              + " and "
-              + MAX_GATHER_ROUND_BYTES
-              + " (half a gather slot), got "
-              + gatherRoundBytes);
-    }
+    checkRound("GPUCOMM_ALLGATHER_ROUND_BYTES", allGatherRoundBytes);
+    checkRound("GPUCOMM_REDUCESCATTER_ROUND_BYTES", reduceScatterRoundBytes);
     checkBlocks("GPUCOMM_GATHER_BLOCKS", gatherBlocks);
     checkChunks("GPUCOMM_ONESHOT_CHUNKS", oneShotChunks);
     checkChunks("GPUCOMM_TWOSHOT_CHUNKS", twoShotChunks);
@@ -275,7 +275,8 @@ public record CudaCommunicatorSettings(
         copyEnginePieceBytes,
         gatherLlMaxBytes,
         gatherSinglePassMaxBytes,
-        gatherRoundBytes,
+        allGatherRoundBytes,
+        reduceScatterRoundBytes,
         gatherOverlap,
         gatherBlocks,
         programmaticLaunch,
@@ -363,6 +364,21 @@ public record CudaCommunicatorSettings(
         twoShotWsMinBytes == AUTOMATIC_BYTES ? twoShotWsMinBytesFor(world) : twoShotWsMinBytes);
   }
 
+  private static void checkRound(String name, long roundBytes) {
+    if (roundBytes < MIN_GATHER_ROUND_BYTES
+        || roundBytes % 16 != 0
+        || roundBytes > MAX_GATHER_ROUND_BYTES) {
+      throw new IllegalArgumentException(
+          name
+              + " must be a multiple of 16 between "
+              + MIN_GATHER_ROUND_BYTES
+              + " and "
+              + MAX_GATHER_ROUND_BYTES
+              + " (half a gather slot), got "
+              + roundBytes);
+    }
+  }
+
   static void checkBlocks(String name, int blocks) {
     if (blocks < 1 || blocks > MAX_BLOCKS) {
       throw new IllegalArgumentException(
@@ -387,7 +403,8 @@ public record CudaCommunicatorSettings(
         DEFAULT_COPY_ENGINE_PIECE_BYTES,
         DEFAULT_GATHER_LL_MAX_BYTES,
         DEFAULT_GATHER_SINGLE_PASS_MAX_BYTES,
-        DEFAULT_GATHER_ROUND_BYTES,
+        DEFAULT_ALLGATHER_ROUND_BYTES,
+        DEFAULT_REDUCESCATTER_ROUND_BYTES,
         true,
         DEFAULT_GATHER_BLOCKS,
         true,
@@ -423,7 +440,8 @@ public record CudaCommunicatorSettings(
         number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
         number(env, "GPUCOMM_GATHER_LL_MAX_BYTES", Math.min(d.gatherLlMaxBytes(), peerBufferBytes)),
         number(env, "GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", d.gatherSinglePassMaxBytes()),
-        number(env, "GPUCOMM_GATHER_ROUND_BYTES", d.gatherRoundBytes()),
+        number(env, "GPUCOMM_ALLGATHER_ROUND_BYTES", d.allGatherRoundBytes()),
+        number(env, "GPUCOMM_REDUCESCATTER_ROUND_BYTES", d.reduceScatterRoundBytes()),
         onOff(env, "GPUCOMM_GATHER_OVERLAP"),
         (int) number(env, "GPUCOMM_GATHER_BLOCKS", d.gatherBlocks()),
         onOff(env, "GPUCOMM_PDL"),

@@ -52,6 +52,8 @@ public final class GatherScatter implements AutoCloseable {
   // per-block epochs that must stay in step (gather.cu says why).
 
   private static final int LAYOUT_STRUCT_BYTES = 9 * Long.BYTES;
+  // GatherLayout.roundBytes, which the two collectives set apart
+  private static final int ROUND_BYTES_FIELD = 4;
   private static final int THREADS = 512;
   // struct GatherControl: two uint32 per-block epoch arrays of 160 blocks and one word
   private static final int CONTROL_BYTES = 2048;
@@ -117,7 +119,7 @@ public final class GatherScatter implements AutoCloseable {
       layout.twoshotFlagsOffset(),
       layout.oneshotRecvOffset(),
       slotBytes,
-      Math.min(settings.gatherRoundBytes(), slotBytes / 2),
+      Math.min(settings.allGatherRoundBytes(), slotBytes / 2),
       layout.twoshotRecvOffset(),
       paritySlotBytes,
       // The LL slots: two of the three Lamport slots of the layout, sized by llSlotBytes below.
@@ -132,6 +134,9 @@ public final class GatherScatter implements AutoCloseable {
     String pipelined = settings.gatherOverlap() ? "pipelined" : "pipelined_serial";
     allGatherPipelined = module.kernel("gpucomm_allgather_" + pipelined);
     allGatherArgs = pushArguments(bases, gatherLayout);
+    long[] reduceScatterLayout = gatherLayout.clone();
+    reduceScatterLayout[ROUND_BYTES_FIELD] =
+        Math.min(settings.reduceScatterRoundBytes(), slotBytes / 2);
     KernelArguments barrierArgs =
         prepared(
             new KernelArguments(arena, 64, LAYOUT_STRUCT_BYTES, 8, 4, 4), 0, bases, gatherLayout);
@@ -147,7 +152,7 @@ public final class GatherScatter implements AutoCloseable {
       reduceScatterOneshot[i] = module.kernel("gpucomm_reducescatter_oneshot_" + dtype.wireName());
       reduceScatterPipelined[i] =
           module.kernel("gpucomm_reducescatter_" + pipelined + "_" + dtype.wireName());
-      reduceScatterArgs[i] = pushArguments(bases, gatherLayout);
+      reduceScatterArgs[i] = pushArguments(bases, reduceScatterLayout);
       copyEngineSum[i] = module.kernel("gpucomm_ce_sum_" + dtype.wireName());
     }
     copyEngine =
@@ -278,7 +283,8 @@ public final class GatherScatter implements AutoCloseable {
             "GPUCOMM_GATHER_BLOCKS (at most the multiprocessors)",
             blocks(settings, multiprocessors))
         .with("GPUCOMM_GATHER_SINGLE_PASS_MAX_BYTES", settings.gatherSinglePassMaxBytes())
-        .with("GPUCOMM_GATHER_ROUND_BYTES", settings.gatherRoundBytes())
+        .with("GPUCOMM_ALLGATHER_ROUND_BYTES", settings.allGatherRoundBytes())
+        .with("GPUCOMM_REDUCESCATTER_ROUND_BYTES", settings.reduceScatterRoundBytes())
         .with("GPUCOMM_GATHER_OVERLAP", settings.gatherOverlap() ? "on" : "off")
         .with("gather slot bytes", slotBytes)
         .with(

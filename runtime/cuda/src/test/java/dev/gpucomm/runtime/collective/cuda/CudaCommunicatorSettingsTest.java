@@ -183,22 +183,28 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
-  void theGatherRoundIsSettableWithinHalfASlotAndNamedWhenWrong() {
-    assertThat(CudaCommunicatorSettings.from(Map.of()).gatherRoundBytes())
-        .isEqualTo(CudaCommunicatorSettings.DEFAULT_GATHER_ROUND_BYTES);
-    assertThat(
-            CudaCommunicatorSettings.from(
-                    Map.of("GPUCOMM_GATHER_ROUND_BYTES", String.valueOf(16L << 20)))
-                .gatherRoundBytes())
-        .isEqualTo(16L << 20);
-    for (String wrong :
-        List.of(String.valueOf(32L << 20), "65520", String.valueOf((1L << 20) + 8))) {
-      assertThatThrownBy(
-              () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_GATHER_ROUND_BYTES", wrong)))
-          .hasMessage(
-              "GPUCOMM_GATHER_ROUND_BYTES must be a multiple of 16 between 65536 and 16777216"
-                  + " (half a gather slot), got "
-                  + wrong);
+  void eachCollectivesRoundIsSettableWithinHalfASlotAndNamedWhenWrong() {
+    CudaCommunicatorSettings defaults = CudaCommunicatorSettings.from(Map.of());
+    assertThat(defaults.allGatherRoundBytes()).isEqualTo(16L << 20);
+    assertThat(defaults.reduceScatterRoundBytes()).isEqualTo(8L << 20);
+    CudaCommunicatorSettings set =
+        CudaCommunicatorSettings.from(
+            Map.of(
+                "GPUCOMM_ALLGATHER_ROUND_BYTES", String.valueOf(4L << 20),
+                "GPUCOMM_REDUCESCATTER_ROUND_BYTES", String.valueOf(16L << 20)));
+    assertThat(set.allGatherRoundBytes()).isEqualTo(4L << 20);
+    assertThat(set.reduceScatterRoundBytes()).isEqualTo(16L << 20);
+    for (String name :
+        List.of("GPUCOMM_ALLGATHER_ROUND_BYTES", "GPUCOMM_REDUCESCATTER_ROUND_BYTES")) {
+      for (String wrong :
+          List.of(String.valueOf(32L << 20), "65520", String.valueOf((1L << 20) + 8))) {
+        assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of(name, wrong)))
+            .hasMessage(
+                name
+                    + " must be a multiple of 16 between 65536 and 16777216 (half a gather slot),"
+                    + " got "
+                    + wrong);
+      }
     }
   }
 

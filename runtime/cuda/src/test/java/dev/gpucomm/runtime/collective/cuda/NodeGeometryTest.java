@@ -72,18 +72,18 @@ class NodeGeometryTest {
     NodeGeometry fourMib =
         GatherScatter.geometry(
             CudaCommunicatorSettings.from(
-                Map.of("GPUCOMM_GATHER_ROUND_BYTES", String.valueOf(4L << 20))),
+                Map.of("GPUCOMM_REDUCESCATTER_ROUND_BYTES", String.valueOf(4L << 20))),
             H100_MULTIPROCESSORS);
     NodeGeometry eightMib =
         GatherScatter.geometry(
             CudaCommunicatorSettings.from(
-                Map.of("GPUCOMM_GATHER_ROUND_BYTES", String.valueOf(8L << 20))),
+                Map.of("GPUCOMM_REDUCESCATTER_ROUND_BYTES", String.valueOf(8L << 20))),
             H100_MULTIPROCESSORS);
 
     assertThat(agreeOnRanks(fourMib, eightMib))
         .containsOnly(
             Optional.of(
-                "GPUCOMM_GATHER_ROUND_BYTES differs across the node's ranks: local rank 0 has"
+                "GPUCOMM_REDUCESCATTER_ROUND_BYTES differs across the node's ranks: local rank 0 has"
                     + " 4194304, local rank 1 has 8388608"));
   }
 
