@@ -31,12 +31,14 @@ public final class SelfTestWorkload implements RankWorkload {
   static final List<Long> SIZES = List.of(16L, 48L, 4112L, 65552L);
 
   /**
-   * All-gather and reduce-scatter also run these sizes in this order: from a size the kernels with
-   * barriers take (above the LL limit of 512 KiB) down to two that the LL kernels cut differently
-   * among their blocks, so that a line one block wrote in one call is waited for by another block
-   * in the next.
+   * All-gather and reduce-scatter also run these sizes in this order: one that the CUDA kernels
+   * take in pipelined rounds (17 MiB, above the 8 MiB single pass: two all-gather rounds, three
+   * reduce-scatter rounds), one that they take in a single pass with barriers (768 KiB, above the
+   * LL limit of 512 KiB), down to two that the LL kernels cut differently among their blocks, so
+   * that each kernel follows another's epochs and a line one block wrote in one call is waited for
+   * by another block in the next. A communicator that cannot take a size in one piece skips it.
    */
-  static final List<Long> KERNEL_SWITCH_SIZES = List.of(786432L, 8192L, 2048L);
+  static final List<Long> KERNEL_SWITCH_SIZES = List.of(17L << 20, 786432L, 8192L, 2048L);
 
   /** All-reduce is checked out of place and, with the algorithms that allow it, in place. */
   private static final boolean[] IN_PLACE_BOTH = {false, true};

@@ -17,6 +17,7 @@ import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.logging.Logger;
 
@@ -178,6 +179,17 @@ final class CudaCommunicatorParts implements AutoCloseable {
       String prefix,
       RankTopology topology,
       CudaCommunicatorSettings settings) {
+    Optional<String> mismatch =
+        IpcAllReduce.geometry(settings, device.multiprocessors())
+            .agree(
+                store,
+                prefix + "/node-" + topology.nodeIndex() + "/allreduce",
+                topology.localRank(),
+                topology.localWorldSize(),
+                settings.rendezvousTimeout());
+    if (mismatch.isPresent()) {
+      return new PeerOpening(null, mismatch.get());
+    }
     PeerMemoryLayout layout =
         PeerMemoryLayout.of(
             topology.localWorldSize(),

@@ -11,6 +11,7 @@ import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
@@ -43,6 +44,34 @@ public final class IpcAllReduce implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile KernelShape shape;
   private volatile CallTimeline timeline;
+
+  /**
+   * What the node's ranks must share before their all-reduce kernels meet: the peer buffer and its
+   * Lamport areas (where data lands), the settings that pick a kernel and its pipeline for a size
+   * (blocks, chunks, warp-specialized thresholds, the host path) and the grid they resolve to on
+   * this GPU. Ranks that differ would run different kernels on the same flags.
+   */
+  static NodeGeometry geometry(CudaCommunicatorSettings settings, int multiprocessors) {
+    HostPathSettings hostPath = settings.hostPath();
+    return NodeGeometry.empty()
+        .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
+        .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
+        .with("GPUCOMM_LAMPORT2_MAX_BYTES", settings.lamport2MaxBytes())
+        .with("GPUCOMM_ONESHOT_BLOCKS", settings.oneShotBlocks())
+        .with("GPUCOMM_TWOSHOT_BLOCKS", settings.twoShotBlocks())
+        .with("GPUCOMM_LAMPORT_BLOCKS", settings.lamportBlocks())
+        .with("GPUCOMM_ONESHOT_CHUNKS", settings.oneShotChunks())
+        .with("GPUCOMM_TWOSHOT_CHUNKS", settings.twoShotChunks())
+        .with("GPUCOMM_ONESHOT_WS_MIN_BYTES", settings.oneShotWsMinBytes())
+        .with("GPUCOMM_TWOSHOT_WS_MIN_BYTES", settings.twoShotWsMinBytes())
+        .with("GPUCOMM_HOST_PATH", hostPath.mode().name().toLowerCase(Locale.ROOT))
+        .with("GPUCOMM_HOST_PATH_MIN_BYTES", hostPath.minBytes())
+        .with("GPUCOMM_HOST_PATH_SHARE", hostPath.oneShotShare() + "/" + hostPath.twoShotShare())
+        .with("GPUCOMM_HOST_PATH_CHUNKS", hostPath.chunks())
+        .with(
+            "all-reduce blocks at most (the GPU's multiprocessors, or maxBlocks)",
+            settings.blockLimit(multiprocessors));
+  }
 
   /**
    * Takes ownership of the parts: {@code arena} holds the kernels' parameters, {@code hostPath} is

@@ -88,6 +88,41 @@ class NodeGeometryTest {
   }
 
   @Test
+  void ranksWithDifferentPeerBuffersAllRefuseTheIpcAllReduceNamingTheSetting() throws Exception {
+    // Passes through a smaller buffer would cut a large call differently on that rank.
+    NodeGeometry defaults =
+        IpcAllReduce.geometry(CudaCommunicatorSettings.defaults(), H100_MULTIPROCESSORS);
+    NodeGeometry smallBuffer =
+        IpcAllReduce.geometry(
+            CudaCommunicatorSettings.from(
+                Map.of("GPUCOMM_PEER_BUFFER_BYTES", String.valueOf(16L << 20))),
+            H100_MULTIPROCESSORS);
+
+    assertThat(agreeOnRanks(defaults, defaults)).containsOnly(Optional.empty());
+    assertThat(agreeOnRanks(defaults, defaults, smallBuffer))
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_PEER_BUFFER_BYTES differs across the node's ranks: local rank 0 has"
+                    + " 67108864, local rank 2 has 16777216"));
+  }
+
+  @Test
+  void aRankWithoutTheHostPathMakesEveryRankRefuseTheIpcAllReduce() throws Exception {
+    NodeGeometry auto =
+        IpcAllReduce.geometry(CudaCommunicatorSettings.defaults(), H100_MULTIPROCESSORS);
+    NodeGeometry off =
+        IpcAllReduce.geometry(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_HOST_PATH", "off")),
+            H100_MULTIPROCESSORS);
+
+    assertThat(agreeOnRanks(off, auto))
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_HOST_PATH differs across the node's ranks: local rank 0 has off, local"
+                    + " rank 1 has auto"));
+  }
+
+  @Test
   void oneRankWithTheFirstFusedKernelsMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
     CudaCommunicatorSettings spread = CudaCommunicatorSettings.defaults();
     CudaCommunicatorSettings first =
