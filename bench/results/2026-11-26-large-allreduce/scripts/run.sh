@@ -4,6 +4,7 @@
 # every point validated) on 2 GPUs, and on 4 when the host has them; repeats the TP2 sizes of
 # 0.5 to 64 MiB to check that nothing at or below one buffer moved; runs the GPU tests of passes.
 # Usage: bash bench/results/2026-11-26-large-allreduce/scripts/run.sh   (optional: RUN)
+#   QUICK=1 runs only the 2-GPU sweep of 512 MiB to 2 GiB with nccl and oneshot (about 2 minutes).
 #   Runs from any folder; needs 2 NVIDIA GPUs (4 for the WORLD=4 sweep) and the environment below.
 #   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz:
 #           ./mvnw -q -pl app -am package -Pbundle -DskipTests)
@@ -41,20 +42,21 @@ head -3 "$R/host.txt"
 # the jlinked runtime has no jar file system, so JUnit scans the test classes as a folder
 rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
 CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
-step junit 120 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
+[ -n "${QUICK:-}" ] || step junit 120 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
   -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.CudaAllReduceInPassesGpuTest \
   --select-class dev.gpucomm.runtime.collective.cuda.CudaCommunicatorGpuTest \
   --include-tag gpu --fail-if-no-tests --details=summary --disable-banner
-grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
+[ -n "${QUICK:-}" ] || grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
 # 64 MiB (one peer buffer) to 2 GiB in nccl-tests' flags: 64M 128M 256M 512M 1G 2G
 L=(--dtype bf16 -b 64M -e 2G -f 2 -n 20 -w 5 --algorithms auto,nccl,oneshot,twoshot)
+[ -n "${QUICK:-}" ] && L=(--dtype bf16 -b 512M -e 2G -f 2 -n 20 -w 5 --algorithms nccl,oneshot)
 step large-tp2 300 "$G" bench --device cuda --world 2 "${L[@]}" --name large-tp2 --out "$R/large-tp2"
 grep -A16 '## nccl-tests view' "$R/large-tp2/report.md" | grep '^| [0-9]'
 T=(--tokens 32,64,128,256,1024,2048,4096 --hidden 8192)
-step small-tp2 180 "$G" bench --device cuda --world 2 "${T[@]}" --algorithms auto,nccl,oneshot,twoshot \
+[ -n "${QUICK:-}" ] || step small-tp2 180 "$G" bench --device cuda --world 2 "${T[@]}" --algorithms auto,nccl,oneshot,twoshot \
   --name small-tp2 --out "$R/small-tp2"
-grep -A12 '## Latency' "$R/small-tp2/report.md" | grep 'MB |'
-if [ "$GPUS" -ge 4 ]; then
+[ -n "${QUICK:-}" ] || grep -A12 '## Latency' "$R/small-tp2/report.md" | grep 'MB |'
+if [ "$GPUS" -ge 4 ] && [ -z "${QUICK:-}" ]; then
   step large-tp4 300 "$G" bench --device cuda --world 4 "${L[@]}" --name large-tp4 --out "$R/large-tp4"
   grep -A16 '## nccl-tests view' "$R/large-tp4/report.md" | grep '^| [0-9]'
 fi
