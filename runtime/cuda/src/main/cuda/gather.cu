@@ -356,19 +356,32 @@ __device__ __forceinline__ bool pushes(Threads& threads) {
   return pusher;
 }
 
-// A large all-gather in one launch: rounds of layout.roundBytes per rank over the two halves of
-// the receive slots. Half of each block pushes round k once the peers have copied out round k - 2
-// (which used the same half); the other half copies out each round once the peers' data flags say
-// it has landed, and frees its half for the peers.
+// Where round k of a call of `bytes` per rank starts, and this block's share [first, end) of its
+// vectors.
+__device__ __forceinline__ long long round_share(const GatherLayout& layout, long long bytes,
+                                                 long long k, long long& first, long long& end) {
+  long long start = k * layout.roundBytes;
+  round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+  return start;
+}
+
+// The pipelined kernels' protocol for a call of `bytes` per rank in rounds of layout.roundBytes
+// over the two halves of the receive slots. `round` says what a round moves:
+// round.push(k, start, first, end, threads) pushes this block's share of round k into half k & 1
+// of the peers' slots, and round.drain(j, ...) copies out (or sums) round j from half j & 1 of this
+// rank's own.
 //
-// The start flag a peer waits on gets two writers here, the pushers (the call's first epoch) and
-// the copying threads (epoch + 2 of a round copied out). They cannot overtake each other: the
-// copying threads raise a free flag only after a peer's data flag of this call, which the peer
-// raised after its start barrier had read the pushers' first epoch.
-extern "C" __global__ void __launch_bounds__(512, 1)
-    gpucomm_allgather_pipelined(const char* input, char* output, long long bytes,
-                                long long outputStride, PeerBases peers, GatherLayout layout,
-                                GatherControl* control, int rank, int world) {
+// Half of each block pushes round k once the peers have drained round k - 2 (which used the same
+// half); the other half drains each round once the peers' data flags say it has landed, and frees
+// its half for the peers. The start flag a peer waits on gets two writers here, the pushers (the
+// call's first epoch) and the draining threads (epoch + 2 of a round drained). They cannot
+// overtake each other: the draining threads raise a free flag only after a peer's data flag of this
+// call, which the peer raised after its start barrier had read the pushers' first epoch.
+template <typename Round>
+__device__ __forceinline__ void overlapped_rounds(long long bytes, const PeerBases& peers,
+                                                  const GatherLayout& layout,
+                                                  GatherControl* control, int rank, int world,
+                                                  const Round& round) {
   long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
   uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
   Threads threads;
@@ -380,16 +393,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       if (k >= 2) {
         await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
       }
-      long long start = k * layout.roundBytes;
       long long first, end;
-      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
-      char* peerSlots[GPUCOMM_MAX_RANKS];
-      for (int r = 0; r < world; ++r) {
-        peerSlots[r] = half_slots(peers, layout, r, k & 1) + rank * layout.slotBytes;
-      }
-      push_to_all(reinterpret_cast<const uint4*>(input + start),
-                  reinterpret_cast<uint4*>(output + rank * outputStride + start), peerSlots, rank,
-                  world, first, end, threads);
+      long long start = round_share(layout, bytes, k, first, end);
+      round.push(k, start, first, end, threads);
       meet(threads);
       raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
     }
@@ -398,16 +404,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
   for (long long j = 0; j < rounds; ++j) {
     uint32_t epoch = base + static_cast<uint32_t>(j);
     await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
-    long long start = j * layout.roundBytes;
     long long first, end;
-    round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
-    const char* mine = half_slots(peers, layout, rank, j & 1);
-    for (int step = 1; step < world; ++step) {
-      int sender = (rank + step) % world;
-      copy_vectors(reinterpret_cast<const uint4*>(mine + sender * layout.slotBytes),
-                   reinterpret_cast<uint4*>(output + sender * outputStride + start), first, end,
-                   threads);
-    }
+    long long start = round_share(layout, bytes, j, first, end);
+    round.drain(j, start, first, end, threads);
     if (j + 2 < rounds) {
       // Only rounds of this call are announced, so the flag stays below the next call's epochs.
       meet(threads);
@@ -416,13 +415,13 @@ extern "C" __global__ void __launch_bounds__(512, 1)
   }
 }
 
-// The first pipelined all-gather (GPUCOMM_GATHER_OVERLAP=off): the whole block pushes round k,
-// then copies out round k - 1, so the copy-out and the pushes take turns.
-extern "C" __global__ void __launch_bounds__(512, 1)
-    gpucomm_allgather_pipelined_serial(const char* input, char* output, long long bytes,
-                                       long long outputStride, PeerBases peers,
-                                       GatherLayout layout, GatherControl* control, int rank,
-                                       int world) {
+// The same protocol as the first pipelined kernels ran it (GPUCOMM_GATHER_OVERLAP=off): the whole
+// block pushes round k, then drains round k - 1, so the drain and the pushes take turns.
+template <typename Round>
+__device__ __forceinline__ void alternating_rounds(long long bytes, const PeerBases& peers,
+                                                   const GatherLayout& layout,
+                                                   GatherControl* control, int rank, int world,
+                                                   const Round& round) {
   long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
   uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
   raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
@@ -431,19 +430,12 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     if (k < rounds) {
       uint32_t epoch = base + static_cast<uint32_t>(k);
       if (k >= 2) {
-        // The peers have copied out round k - 2, which used this half.
+        // The peers have drained round k - 2, which used this half.
         await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true);
       }
-      long long start = k * layout.roundBytes;
       long long first, end;
-      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
-      char* peerSlots[GPUCOMM_MAX_RANKS];
-      for (int r = 0; r < world; ++r) {
-        peerSlots[r] = half_slots(peers, layout, r, k & 1) + rank * layout.slotBytes;
-      }
-      push_to_all(reinterpret_cast<const uint4*>(input + start),
-                  reinterpret_cast<uint4*>(output + rank * outputStride + start), peerSlots, rank,
-                  world, first, end);
+      long long start = round_share(layout, bytes, k, first, end);
+      round.push(k, start, first, end, whole_block());
       __syncthreads();
       raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
     }
@@ -451,16 +443,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       long long j = k - 1;
       uint32_t epoch = base + static_cast<uint32_t>(j);
       await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
-      long long start = j * layout.roundBytes;
       long long first, end;
-      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
-      const char* mine = half_slots(peers, layout, rank, j & 1);
-      for (int step = 1; step < world; ++step) {
-        int sender = (rank + step) % world;
-        copy_vectors(reinterpret_cast<const uint4*>(mine + sender * layout.slotBytes),
-                     reinterpret_cast<uint4*>(output + sender * outputStride + start), first,
-                     end);
-      }
+      long long start = round_share(layout, bytes, j, first, end);
+      round.drain(j, start, first, end, whole_block());
       if (j + 2 < rounds) {
         // Only rounds of this call are announced, so the flag stays below the next call's epochs.
         __syncthreads();
@@ -468,6 +453,59 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       }
     }
   }
+}
+
+// An all-gather round: this rank's bytes to every peer's slot (and its own output), then every
+// peer's bytes from this rank's slots to the output.
+struct AllGatherRound {
+  const char* input;
+  char* output;
+  long long outputStride;
+  const PeerBases& peers;
+  const GatherLayout& layout;
+  int rank;
+  int world;
+
+  __device__ __forceinline__ void push(long long k, long long start, long long first,
+                                       long long end, const Threads& threads) const {
+    char* peerSlots[GPUCOMM_MAX_RANKS];
+    for (int r = 0; r < world; ++r) {
+      peerSlots[r] = half_slots(peers, layout, r, k & 1) + rank * layout.slotBytes;
+    }
+    push_to_all(reinterpret_cast<const uint4*>(input + start),
+                reinterpret_cast<uint4*>(output + rank * outputStride + start), peerSlots, rank,
+                world, first, end, threads);
+  }
+
+  __device__ __forceinline__ void drain(long long j, long long start, long long first,
+                                        long long end, const Threads& threads) const {
+    const char* mine = half_slots(peers, layout, rank, j & 1);
+    for (int step = 1; step < world; ++step) {
+      int sender = (rank + step) % world;
+      copy_vectors(reinterpret_cast<const uint4*>(mine + sender * layout.slotBytes),
+                   reinterpret_cast<uint4*>(output + sender * outputStride + start), first, end,
+                   threads);
+    }
+  }
+};
+
+// A large all-gather in one launch, half of each block copying out while the other half pushes.
+extern "C" __global__ void __launch_bounds__(512, 1)
+    gpucomm_allgather_pipelined(const char* input, char* output, long long bytes,
+                                long long outputStride, PeerBases peers, GatherLayout layout,
+                                GatherControl* control, int rank, int world) {
+  overlapped_rounds(bytes, peers, layout, control, rank, world,
+                    AllGatherRound{input, output, outputStride, peers, layout, rank, world});
+}
+
+// The first pipelined all-gather (GPUCOMM_GATHER_OVERLAP=off): push and copy-out take turns.
+extern "C" __global__ void __launch_bounds__(512, 1)
+    gpucomm_allgather_pipelined_serial(const char* input, char* output, long long bytes,
+                                       long long outputStride, PeerBases peers,
+                                       GatherLayout layout, GatherControl* control, int rank,
+                                       int world) {
+  alternating_rounds(bytes, peers, layout, control, rank, world,
+                     AllGatherRound{input, output, outputStride, peers, layout, rank, world});
 }
 
 template <typename T>
@@ -590,103 +628,35 @@ __device__ __forceinline__ void reducescatter_oneshot(const char* input, char* o
                   world, first, end);
 }
 
-// A large reduce-scatter in one launch, in the all-gather's pipelined rounds and groups of threads;
-// the copy-out of a round is its rank-order fp32 sum.
+// A reduce-scatter round: shard q of this rank's input to rank q's slot, then the rank-order fp32
+// sum of this rank's shard from its own input and its slots.
 template <typename T>
-__device__ __forceinline__ void reducescatter_pipelined(const char* input, char* output,
-                                                        long long bytes, long long inputStride,
-                                                        const PeerBases& peers,
-                                                        const GatherLayout& layout,
-                                                        GatherControl* control, int rank,
-                                                        int world) {
-  long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
-  uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
-  Threads threads;
-  if (pushes(threads)) {
-    raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false, threads);
-    await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false, threads);
-    for (long long k = 0; k < rounds; ++k) {
-      uint32_t epoch = base + static_cast<uint32_t>(k);
-      if (k >= 2) {
-        await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
-      }
-      long long start = k * layout.roundBytes;
-      long long first, end;
-      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
-      for (int step = 1; step < world; ++step) {
-        int peer = (rank + step) % world;
-        char* to = half_slots(peers, layout, peer, k & 1) + rank * layout.slotBytes;
-        copy_vectors(reinterpret_cast<const uint4*>(input + peer * inputStride + start),
-                     reinterpret_cast<uint4*>(to), first, end, threads);
-      }
-      meet(threads);
-      raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
+struct ReduceScatterRound {
+  const char* input;
+  char* output;
+  long long inputStride;
+  const PeerBases& peers;
+  const GatherLayout& layout;
+  int rank;
+  int world;
+
+  __device__ __forceinline__ void push(long long k, long long start, long long first,
+                                       long long end, const Threads& threads) const {
+    for (int step = 1; step < world; ++step) {
+      int peer = (rank + step) % world;
+      char* to = half_slots(peers, layout, peer, k & 1) + rank * layout.slotBytes;
+      copy_vectors(reinterpret_cast<const uint4*>(input + peer * inputStride + start),
+                   reinterpret_cast<uint4*>(to), first, end, threads);
     }
-    return;
   }
-  for (long long j = 0; j < rounds; ++j) {
-    uint32_t epoch = base + static_cast<uint32_t>(j);
-    await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true, threads);
-    long long start = j * layout.roundBytes;
-    long long first, end;
-    round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
+
+  __device__ __forceinline__ void drain(long long j, long long start, long long first,
+                                        long long end, const Threads& threads) const {
     reduce_slots<T>(input + rank * inputStride + start, output + start,
                     half_slots(peers, layout, rank, j & 1), layout.slotBytes, rank, world, first,
                     end, threads);
-    if (j + 2 < rounds) {
-      meet(threads);
-      raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch + 2, true, threads);
-    }
   }
-}
-
-// The first pipelined reduce-scatter (GPUCOMM_GATHER_OVERLAP=off): push, then sum, in turns.
-template <typename T>
-__device__ __forceinline__ void reducescatter_pipelined_serial(const char* input, char* output,
-                                                        long long bytes, long long inputStride,
-                                                        const PeerBases& peers,
-                                                        const GatherLayout& layout,
-                                                        GatherControl* control, int rank,
-                                                        int world) {
-  long long rounds = (bytes + layout.roundBytes - 1) / layout.roundBytes;
-  uint32_t base = next_kernel_epochs(control, static_cast<uint32_t>(rounds));
-  raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
-  await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, base, false);
-  for (long long k = 0; k <= rounds; ++k) {
-    if (k < rounds) {
-      uint32_t epoch = base + static_cast<uint32_t>(k);
-      if (k >= 2) {
-        await(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch, true);
-      }
-      long long start = k * layout.roundBytes;
-      long long first, end;
-      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
-      for (int step = 1; step < world; ++step) {
-        int peer = (rank + step) % world;
-        char* to = half_slots(peers, layout, peer, k & 1) + rank * layout.slotBytes;
-        copy_vectors(reinterpret_cast<const uint4*>(input + peer * inputStride + start),
-                     reinterpret_cast<uint4*>(to), first, end);
-      }
-      __syncthreads();
-      raise(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
-    }
-    if (k >= 1) {
-      long long j = k - 1;
-      uint32_t epoch = base + static_cast<uint32_t>(j);
-      await(peers, layout.dataFlagsOffset, blockIdx.x, rank, world, epoch, true);
-      long long start = j * layout.roundBytes;
-      long long first, end;
-      round_range(layout.roundBytes / 16, min(layout.roundBytes, bytes - start) / 16, first, end);
-      reduce_slots<T>(input + rank * inputStride + start, output + start,
-                      half_slots(peers, layout, rank, j & 1), layout.slotBytes, rank, world,
-                      first, end);
-      if (j + 2 < rounds) {
-        __syncthreads();
-        raise(peers, layout.startFlagsOffset, blockIdx.x, rank, world, epoch + 2, true);
-      }
-    }
-  }
-}
+};
 
 // LL kernels -----------------------------------------------------------------------------------
 
@@ -861,15 +831,17 @@ __device__ __forceinline__ void ce_sum(const char* ownShard, char* output, long 
   extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_reducescatter_pipelined_##NAME( \
       const char* input, char* output, long long bytes, long long inputStride, PeerBases peers, \
       GatherLayout layout, GatherControl* control, int rank, int world) {                        \
-    reducescatter_pipelined<T>(input, output, bytes, inputStride, peers, layout, control, rank, \
-                               world);                                                           \
+    overlapped_rounds(bytes, peers, layout, control, rank, world,                               \
+                      ReduceScatterRound<T>{input, output, inputStride, peers, layout, rank,     \
+                                            world});                                             \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(512, 1)                                           \
       gpucomm_reducescatter_pipelined_serial_##NAME(                                             \
           const char* input, char* output, long long bytes, long long inputStride,               \
           PeerBases peers, GatherLayout layout, GatherControl* control, int rank, int world) {   \
-    reducescatter_pipelined_serial<T>(input, output, bytes, inputStride, peers, layout, control, \
-                                      rank, world);                                              \
+    alternating_rounds(bytes, peers, layout, control, rank, world,                              \
+                       ReduceScatterRound<T>{input, output, inputStride, peers, layout, rank,    \
+                                             world});                                            \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(512, 1) gpucomm_reducescatter_ll_##NAME(       \
       const char* input, char* output, long long bytes, long long inputStride, PeerBases peers, \
