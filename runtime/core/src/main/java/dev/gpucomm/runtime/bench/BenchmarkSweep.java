@@ -122,8 +122,9 @@ public final class BenchmarkSweep {
   }
 
   /**
-   * This sweep without the CPU backend's warm-up until times settle, for sweeps that check results
-   * and whose times nobody reads (selftest): the warm-up costs seconds per algorithm and plan.
+   * This sweep without the CPU backend's warm-up until times settle, and with a first-point warm-up
+   * of bounded bytes ({@link FirstPointWarmup#checkingCalls}), for sweeps that check results and
+   * whose times nobody reads (selftest): either warm-up costs seconds per algorithm and plan.
    */
   BenchmarkSweep checkingOnly() {
     return new BenchmarkSweep(this, false);
@@ -508,7 +509,10 @@ public final class BenchmarkSweep {
       int warmup = plan.warmupIterations();
       boolean firstPoint = warmedUp.add(algorithm);
       if (firstPoint) {
-        warmup += FirstPointWarmup.calls(device.kind(), bytes);
+        warmup +=
+            settleWarmup
+                ? FirstPointWarmup.calls(device.kind(), bytes)
+                : FirstPointWarmup.checkingCalls(device.kind(), bytes);
       }
       String key = name + "/warmup/" + pointIndex;
       for (int w = 0; w < warmup; w++) {

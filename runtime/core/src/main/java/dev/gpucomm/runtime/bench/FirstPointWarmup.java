@@ -28,6 +28,16 @@ final class FirstPointWarmup {
   /** Calls at any size: enough for the JIT to compile the per-call host path. */
   static final int MIN_CALLS = 500;
 
+  /**
+   * The most bytes per rank the warm-up of a sweep that only checks results moves (selftest): its
+   * calls still run every kernel many times over (slots and epochs rotate), but a large first point
+   * no longer makes hundreds of calls whose times nobody reads.
+   */
+  static final long CHECKING_BYTES = 64L << 20;
+
+  /** The fewest warm-up calls of a checking sweep, at any size: a few turns of every slot. */
+  static final int CHECKING_MIN_CALLS = 8;
+
   private FirstPointWarmup() {}
 
   /** Extra untimed calls before the first timed point of an algorithm, at {@code bytes}. */
@@ -37,5 +47,15 @@ final class FirstPointWarmup {
     }
     long byBytes = GPU_BYTES / Math.max(1, bytes);
     return (int) Math.max(MIN_CALLS, Math.min(GPU_CALLS, byBytes));
+  }
+
+  /**
+   * Extra untimed calls before the first point of an algorithm in a sweep that only checks results:
+   * as {@link #calls}, but moving at most {@link #CHECKING_BYTES} per rank (and at least {@link
+   * #CHECKING_MIN_CALLS} calls). Like {@link #calls}, the count depends only on the size.
+   */
+  static int checkingCalls(DeviceKind device, long bytes) {
+    long byBytes = CHECKING_BYTES / Math.max(1, bytes);
+    return (int) Math.min(calls(device, bytes), Math.max(CHECKING_MIN_CALLS, byBytes));
   }
 }

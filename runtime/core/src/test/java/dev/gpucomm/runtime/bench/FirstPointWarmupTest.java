@@ -33,6 +33,25 @@ class FirstPointWarmupTest {
   }
 
   @Test
+  void aCheckingSweepWarmsUpSmallCallsAsATimedOneDoes() {
+    assertThat(FirstPointWarmup.checkingCalls(DeviceKind.CPU, 16)).isEqualTo(500);
+    assertThat(FirstPointWarmup.checkingCalls(DeviceKind.CUDA, 2048)).isEqualTo(20_000);
+  }
+
+  @Test
+  void aCheckingSweepMovesAtMost64MiBPerRankInItsWarmUp() {
+    // selftest's first all-gather point of 17 MiB made 500 calls on the CPU backend: 40 s of CI.
+    assertThat(FirstPointWarmup.checkingCalls(DeviceKind.CPU, 768 * 1024)).isEqualTo(85);
+    assertThat(FirstPointWarmup.checkingCalls(DeviceKind.CUDA, 8 * MIB)).isEqualTo(8);
+  }
+
+  @Test
+  void aCheckingSweepStillTurnsEverySlotOverAtTheLargestSizes() {
+    assertThat(FirstPointWarmup.checkingCalls(DeviceKind.CPU, 17 * MIB)).isEqualTo(8);
+    assertThat(FirstPointWarmup.checkingCalls(DeviceKind.CUDA, 1L << 40)).isEqualTo(8);
+  }
+
+  @Test
   void everyRankWarmsUpTheSameSizeAlike() {
     // A collective call must be made by every rank: the count depends on nothing rank-local.
     assertThat(FirstPointWarmup.calls(DeviceKind.CUDA, 3 * MIB))
