@@ -29,13 +29,16 @@ final class FirstPointWarmup {
   static final int MIN_CALLS = 500;
 
   /**
-   * The most bytes per rank the warm-up of a sweep that only checks results moves (selftest): its
-   * calls still run every kernel many times over (slots and epochs rotate), but a large first point
-   * no longer makes hundreds of calls whose times nobody reads.
+   * About the bytes per rank the warm-up of a sweep that only checks results moves (selftest), as
+   * long as that is {@link #CHECKING_MIN_CALLS} calls or more: a large first point no longer makes
+   * hundreds of calls whose times nobody reads, while small ones still make hundreds.
    */
   static final long CHECKING_BYTES = 64L << 20;
 
-  /** The fewest warm-up calls of a checking sweep, at any size: a few turns of every slot. */
+  /**
+   * The fewest warm-up calls of a checking sweep, at any size, so that slots and epochs still turn
+   * over a few times (above 8 MiB per rank they then move more than {@link #CHECKING_BYTES}).
+   */
   static final int CHECKING_MIN_CALLS = 8;
 
   private FirstPointWarmup() {}
@@ -51,8 +54,8 @@ final class FirstPointWarmup {
 
   /**
    * Extra untimed calls before the first point of an algorithm in a sweep that only checks results:
-   * as {@link #calls}, but moving at most {@link #CHECKING_BYTES} per rank (and at least {@link
-   * #CHECKING_MIN_CALLS} calls). Like {@link #calls}, the count depends only on the size.
+   * as {@link #calls}, but only as many as move {@link #CHECKING_BYTES} per rank, and never fewer
+   * than {@link #CHECKING_MIN_CALLS}. Like {@link #calls}, the count depends only on the size.
    */
   static int checkingCalls(DeviceKind device, long bytes) {
     long byBytes = CHECKING_BYTES / Math.max(1, bytes);

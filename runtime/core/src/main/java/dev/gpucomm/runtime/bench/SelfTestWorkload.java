@@ -206,7 +206,10 @@ public final class SelfTestWorkload implements RankWorkload {
     return points.size() * algorithms.size();
   }
 
-  /** A sweep for checking results, without the CPU backend's warm-up until times settle. */
+  /**
+   * A sweep for checking results: without the CPU backend's warm-up until times settle, and with a
+   * first-point warm-up bounded by bytes.
+   */
   private static BenchmarkSweep checkingSweep(RankContext context) {
     return new BenchmarkSweep(
             context.device(),
