@@ -84,7 +84,11 @@ public final class BenchmarkSweep {
   private final ProgressDisplay progress;
   private final Duration peerTimeout;
   private final Stream stream;
-  private final boolean settleWarmup;
+
+  /**
+   * Whether only the results count (selftest): no warm-up until times settle, a short first one.
+   */
+  private final boolean checkingOnly;
 
   /** Null where the backend does not measure its ranks' own time (CUDA: NCCL waits on the GPU). */
   private final OwnTimeMeter ownTime;
@@ -104,11 +108,11 @@ public final class BenchmarkSweep {
     this.progress = progress;
     this.peerTimeout = peerTimeout;
     this.stream = device.defaultStream();
-    this.settleWarmup = true;
+    this.checkingOnly = false;
     this.ownTime = communicator instanceof OwnTimeMeter meter ? meter : null;
   }
 
-  private BenchmarkSweep(BenchmarkSweep sweep, boolean settleWarmup) {
+  private BenchmarkSweep(BenchmarkSweep sweep, boolean checkingOnly) {
     this.device = sweep.device;
     this.communicator = sweep.communicator;
     this.store = sweep.store;
@@ -117,7 +121,7 @@ public final class BenchmarkSweep {
     this.progress = sweep.progress;
     this.peerTimeout = sweep.peerTimeout;
     this.stream = sweep.stream;
-    this.settleWarmup = settleWarmup;
+    this.checkingOnly = checkingOnly;
     this.ownTime = sweep.ownTime;
   }
 
@@ -127,7 +131,7 @@ public final class BenchmarkSweep {
    * whose times nobody reads (selftest): either warm-up costs seconds per algorithm and plan.
    */
   BenchmarkSweep checkingOnly() {
-    return new BenchmarkSweep(this, false);
+    return new BenchmarkSweep(this, true);
   }
 
   /** What a sweep found: per size on rank 0 (empty on other ranks), and whether graphs ran. */
@@ -242,7 +246,7 @@ public final class BenchmarkSweep {
       this.graphNote = graphs ? "" : "graphs not requested";
       this.timer = new CallTimer(device);
       this.agreement = new RankAgreement(store, topology.rank(), topology.worldSize(), peerTimeout);
-      this.settlesByTime = settleWarmup && device.kind() != DeviceKind.CUDA;
+      this.settlesByTime = !checkingOnly && device.kind() != DeviceKind.CUDA;
       this.steadyState = new SteadyStateWarmup(timer, store, topology.worldSize(), peerTimeout);
     }
 
@@ -510,9 +514,9 @@ public final class BenchmarkSweep {
       boolean firstPoint = warmedUp.add(algorithm);
       if (firstPoint) {
         warmup +=
-            settleWarmup
-                ? FirstPointWarmup.calls(device.kind(), bytes)
-                : FirstPointWarmup.checkingCalls(device.kind(), bytes);
+            checkingOnly
+                ? FirstPointWarmup.checkingCalls(device.kind(), bytes)
+                : FirstPointWarmup.calls(device.kind(), bytes);
       }
       String key = name + "/warmup/" + pointIndex;
       for (int w = 0; w < warmup; w++) {
