@@ -5,6 +5,7 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.FusedBuffers;
 import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaKernel;
@@ -13,6 +14,7 @@ import dev.gpucomm.runtime.device.cuda.KernelArguments;
 import dev.gpucomm.runtime.device.cuda.LaunchConfig;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.Arena;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -84,7 +86,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private static final int WORLD = 5;
 
   private final PeerMemory memory;
-  private final Arena arena = Arena.ofShared();
+  private final Arena arena;
   private final CudaKernel[][] kernels = new CudaKernel[Kernel.values().length][];
   private final KernelArguments[][] arguments = new KernelArguments[Kernel.values().length][];
   private final long capacityBytes;
@@ -103,11 +105,13 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private FusedPeerAllReduce(
       CudaDevice device,
       PeerMemory memory,
+      Arena arena,
       int rank,
       int world,
       long lamportMaxBytes,
       CudaCommunicatorSettings settings) {
     this.memory = memory;
+    this.arena = arena;
     PeerMemoryLayout layout = memory.layout();
     this.capacityBytes = layout.maxBytes();
     this.lamportMaxBytes = lamportMaxBytes;
@@ -225,16 +229,23 @@ final class FusedPeerAllReduce implements AutoCloseable {
       memory.close();
       return null;
     }
+    // Owned by the instance; released here when the constructor throws (a kernel missing from the
+    // PTX, say), which would otherwise leave the arena's argument blocks allocated until exit.
+    Arena arena = Arena.ofShared();
     try {
       return new FusedPeerAllReduce(
           device,
           memory,
+          arena,
           topology.localRank(),
           topology.localWorldSize(),
           Math.min(settings.lamportMaxBytes(), layout.maxBytes()),
           settings);
     } catch (RuntimeException e) {
-      memory.close();
+      RuntimeException releaseFailure = Closing.newestFirst(List.of(memory, arena));
+      if (releaseFailure != null) {
+        e.addSuppressed(releaseFailure);
+      }
       throw e;
     }
   }
