@@ -97,6 +97,7 @@ struct PeerLayout {
   long long lamport2Offset;      // Lamport two-shot: scatter [3][world][stride], gather [3][world][stride]
   long long lamport2RankStride;
   long long hostWordsOffset;     // HostWords
+  long long streamCreditsOffset; // uint32 [MAX_BLOCKS][MAX_RANKS]: oneshot_stream's credits
 };
 
 // The words of the host path (oneshot_wsh, twoshot_wsh) in every rank's peer memory, all zero at
@@ -548,6 +549,56 @@ __device__ void oneshot_ws(const char* input, char* output, long long bytes,
     for (int chunk = 0; chunk < chunks; ++chunk) {
       wait_flags(team, peers, layout.oneshotFlagsOffset, flag_value(epoch, chunk), rank, world);
       oneshot_reduce<T>(c, w, peers, layout, chunk);
+    }
+  }
+  if (threadIdx.x == 0) control->oneshotEpoch[blockIdx.x] = epoch;
+}
+
+// Streamed one-shot, for calls larger than the receive areas: oneshot_ws over the call in passes
+// of `passBytes` (the receive area's size), all in one launch, so that the pushing team starts the
+// next pass while the reducing team is still on this one instead of every pass filling and draining
+// the pipeline on its own. Pass p's chunk k lands where pass p - 1's chunk k did, so before pushing
+// it the pushing team waits for every peer's credit for pass p - 1's chunk k: the peer's reducing
+// team raises it in this rank's credit row once it has read that chunk. Chunk k of a short last
+// pass covers groups inside chunks 0..k of a whole one, and credits (like data flags) count up, so
+// the same wait covers it. Flags and credits number chunks p * maxChunks + k within the epoch; the
+// host keeps a launch to fewer than 2^16 of them. One epoch, and the receive areas of its parity,
+// per launch: the next call writes the other parity, as after any one-shot.
+template <typename T>
+__device__ void oneshot_stream(const char* input, char* output, long long bytes,
+                               const PeerBases& peers, const PeerLayout& layout, Control* control,
+                               int rank, int runtimeWorld, int maxChunks, long long passBytes) {
+  const int world = world_size(runtimeWorld);
+  const uint32_t epoch = control->oneshotEpoch[blockIdx.x] + 1;
+  __syncthreads();
+  const Team team = specialized_team(2);
+  const long long passes = (bytes + passBytes - 1) / passBytes;
+  for (long long pass = 0; pass < passes; ++pass) {
+    const long long start = pass * passBytes;
+    const long long length = bytes - start < passBytes ? bytes - start : passBytes;
+    const OneshotCall c = oneshot_call(input + start, output + start, length, layout, epoch, rank, world);
+    const Walk w = walk(team, c.vectors, maxChunks);
+    const int first = static_cast<int>(pass) * maxChunks;
+    if (team.index == 0) {
+      for (int chunk = 0; chunk < w.plan.chunks; ++chunk) {
+        if (pass > 0) {
+          wait_flags(team, peers, layout.streamCreditsOffset,
+                     flag_value(epoch, first - maxChunks + chunk), rank, world);
+        }
+        oneshot_push<2>(c, w, peers, layout, chunk);
+        raise_flags(team, peers, layout.oneshotFlagsOffset, flag_value(epoch, first + chunk), rank,
+                    world);
+      }
+    } else if (team.index == 1) {
+      for (int chunk = 0; chunk < w.plan.chunks; ++chunk) {
+        wait_flags(team, peers, layout.oneshotFlagsOffset, flag_value(epoch, first + chunk), rank,
+                   world);
+        oneshot_reduce<T>(c, w, peers, layout, chunk);
+        if (pass + 1 < passes) {
+          raise_flags(team, peers, layout.streamCreditsOffset, flag_value(epoch, first + chunk),
+                      rank, world);
+        }
+      }
     }
   }
   if (threadIdx.x == 0) control->oneshotEpoch[blockIdx.x] = epoch;
@@ -1263,6 +1314,12 @@ __device__ __forceinline__ void wait_for_previous_grid() {
   GPUCOMM_ENTRY_POINT(algorithm, suffix,                  \
                       (algorithm<type>(input, output, bytes, peers, layout, control, rank, world, maxChunks)))
 
+// oneshot_stream takes its pass size in the host path's first parameter.
+#define GPUCOMM_ALLREDUCE_STREAM_KERNEL(algorithm, suffix, type)                               \
+  GPUCOMM_ENTRY_POINT(algorithm, suffix,                                                       \
+                      (algorithm<type>(input, output, bytes, peers, layout, control, rank, world, \
+                                       maxChunks, hostBytes)))
+
 #define GPUCOMM_ALLREDUCE_HOST_KERNEL(algorithm, suffix, type)                                 \
   GPUCOMM_ENTRY_POINT(algorithm, suffix,                                                       \
                       (algorithm<type>(input, output, bytes, peers, layout, control, rank, world, \
@@ -1292,6 +1349,9 @@ GPUCOMM_ALLREDUCE_HOST_KERNEL(oneshot_wsh, fp32, float)
 GPUCOMM_ALLREDUCE_HOST_KERNEL(twoshot_wsh, bf16, __nv_bfloat16)
 GPUCOMM_ALLREDUCE_HOST_KERNEL(twoshot_wsh, fp16, __half)
 GPUCOMM_ALLREDUCE_HOST_KERNEL(twoshot_wsh, fp32, float)
+GPUCOMM_ALLREDUCE_STREAM_KERNEL(oneshot_stream, bf16, __nv_bfloat16)
+GPUCOMM_ALLREDUCE_STREAM_KERNEL(oneshot_stream, fp16, __half)
+GPUCOMM_ALLREDUCE_STREAM_KERNEL(oneshot_stream, fp32, float)
 
 // ---------------------------------------------------------------------------------------------
 // Peer-memory check, run once when a communicator is built: every rank writes a word into every

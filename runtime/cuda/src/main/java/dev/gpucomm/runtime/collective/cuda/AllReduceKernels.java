@@ -45,7 +45,12 @@ final class AllReduceKernels {
      * TWOSHOT_WS whose first bytes are scattered through host memory ({@link HostPath}); shares
      * TWOSHOT's state.
      */
-    TWOSHOT_WSH("twoshot_wsh");
+    TWOSHOT_WSH("twoshot_wsh"),
+    /**
+     * ONESHOT_WS over a call larger than the receive areas, pass after pass in one launch, the
+     * pushing warps one pass ahead where the peers' credits allow; shares ONESHOT's state.
+     */
+    ONESHOT_STREAM("oneshot_stream");
 
     final String kernelPrefix;
 
@@ -175,6 +180,32 @@ final class AllReduceKernels {
       int maxChunks,
       Stream stream) {
     launch(variant, dtype, input, output, bytes, blocks, maxChunks, 0, 0, stream);
+  }
+
+  /**
+   * Launches {@code oneshot_stream} over {@code bytes} in passes of {@code passBytes} (the kernel
+   * takes the pass size where the host-path kernels take their share).
+   */
+  void launchStreamed(
+      DType dtype,
+      long input,
+      long output,
+      long bytes,
+      long passBytes,
+      int blocks,
+      int maxChunks,
+      Stream stream) {
+    launch(
+        Variant.ONESHOT_STREAM,
+        dtype,
+        input,
+        output,
+        bytes,
+        blocks,
+        maxChunks,
+        passBytes,
+        0,
+        stream);
   }
 
   /**

@@ -52,6 +52,11 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_PDL=off} launches the IPC kernels as ordinary launches instead of with
  *       programmatic dependent launch (which lets a kernel be scheduled while the previous one on
  *       its stream finishes; on by default);
+ *   <li>{@code GPUCOMM_ONESHOT_STREAM_MIN_BYTES}: one-shot calls larger than the peer buffer and at
+ *       least this large run in one launch ({@code oneshot_stream}) whose pushing warps start the
+ *       next pass of the buffer while the reducing warps finish this one; smaller ones run one
+ *       launch per pass, each a complete call that may take the host path (1 GiB, from where it won
+ *       on H100 pairs; 0 streams every call above the peer buffer);
  *   <li>{@code GPUCOMM_FUSED_SPREAD=off} runs the fused all-reduce + residual + RMSNorm on
  *       fusion.cu's first kernels (a Lamport one-shot whose sends and waits stay within each row's
  *       block, a flag two-shot) instead of the Lamport kernels that spread their work over the grid
@@ -91,6 +96,7 @@ public record CudaCommunicatorSettings(
     boolean gatherOverlap,
     int gatherBlocks,
     boolean programmaticLaunch,
+    long oneShotStreamMinBytes,
     boolean fusedSpreadKernels,
     boolean fusedClusterKernel,
     Duration rendezvousTimeout,
@@ -103,6 +109,13 @@ public record CudaCommunicatorSettings(
   public static final long MAX_PEER_BUFFER_BYTES = 256L << 20;
 
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
+
+  /**
+   * On H100 pairs with the default peer buffer the streamed one-shot beat the one-shot in passes
+   * from 1 GiB (2 GiB 6073 against 6185 µs) and lost below (128 MiB 403 against 384 µs, where each
+   * pass still takes the host path); bench/results/2026-11-26-large-allreduce/.
+   */
+  public static final long DEFAULT_ONESHOT_STREAM_MIN_BYTES = 1L << 30;
 
   /** A quarter of the largest gather slot: four pieces in flight per sender. */
   // 16 MiB: on H100 pairs 4 and 8 MiB pieces left the engines below their bandwidth (all-gather
@@ -280,6 +293,7 @@ public record CudaCommunicatorSettings(
         gatherOverlap,
         gatherBlocks,
         programmaticLaunch,
+        oneShotStreamMinBytes,
         fusedSpreadKernels,
         fusedClusterKernel,
         rendezvousTimeout,
@@ -408,6 +422,7 @@ public record CudaCommunicatorSettings(
         true,
         DEFAULT_GATHER_BLOCKS,
         true,
+        DEFAULT_ONESHOT_STREAM_MIN_BYTES,
         true,
         // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
         false,
@@ -445,6 +460,7 @@ public record CudaCommunicatorSettings(
         onOff(env, "GPUCOMM_GATHER_OVERLAP"),
         (int) number(env, "GPUCOMM_GATHER_BLOCKS", d.gatherBlocks()),
         onOff(env, "GPUCOMM_PDL"),
+        bytes(env, "GPUCOMM_ONESHOT_STREAM_MIN_BYTES", d.oneShotStreamMinBytes()),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),
         Duration.ofSeconds(

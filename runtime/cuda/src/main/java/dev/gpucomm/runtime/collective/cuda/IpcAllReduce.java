@@ -41,6 +41,7 @@ public final class IpcAllReduce implements AutoCloseable {
   private final HostPath hostPath;
   private final String hostPathReason;
   private final int blockLimit;
+  private final long oneShotStreamMinBytes;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile KernelShape shape;
   private volatile CallTimeline timeline;
@@ -63,6 +64,7 @@ public final class IpcAllReduce implements AutoCloseable {
         .with("GPUCOMM_ONESHOT_CHUNKS", settings.oneShotChunks())
         .with("GPUCOMM_TWOSHOT_CHUNKS", settings.twoShotChunks())
         .with("GPUCOMM_ONESHOT_WS_MIN_BYTES", settings.oneShotWsMinBytes())
+        .with("GPUCOMM_ONESHOT_STREAM_MIN_BYTES", settings.oneShotStreamMinBytes())
         .with("GPUCOMM_TWOSHOT_WS_MIN_BYTES", settings.twoShotWsMinBytes())
         .with("GPUCOMM_HOST_PATH", hostPath.mode().name().toLowerCase(Locale.ROOT))
         .with("GPUCOMM_HOST_PATH_MIN_BYTES", hostPath.minBytes())
@@ -94,6 +96,7 @@ public final class IpcAllReduce implements AutoCloseable {
     this.hostPath = hostPath;
     this.hostPathReason = hostPathReason;
     this.blockLimit = settings.blockLimit(device.multiprocessors());
+    this.oneShotStreamMinBytes = settings.oneShotStreamMinBytes();
     this.shape = settings.kernelShape(topology.localWorldSize()).fittedTo(blockLimit);
   }
 
@@ -265,6 +268,10 @@ public final class IpcAllReduce implements AutoCloseable {
             chosen.kernelPrefix + " joins two ranks, this node has " + topology.localWorldSize());
       }
     }
+    if (chosen == AllReduceKernels.Variant.ONESHOT_STREAM) {
+      streamedAllReduce(input.address(), output.address(), bytes, dtype, stream);
+      return;
+    }
     long passBytes =
         Math.min(
             peerMemory.layout().maxBytes(),
@@ -297,10 +304,15 @@ public final class IpcAllReduce implements AutoCloseable {
       long bytes,
       DType dtype,
       Stream stream) {
-    // A call larger than the peer buffers runs through them in passes of whole buffers, each a
-    // complete call with its own barriers; within a pass the kernels pipeline their own chunks.
+    // A call larger than the peer buffers runs through them in passes of whole buffers: a large
+    // one-shot streams them in one launch (oneshot_stream), otherwise each pass is a complete call
+    // with its own barriers; within a pass the kernels pipeline their own chunks.
     // Pass boundaries are multiples of the buffer's alignment, so no vector straddles two passes.
     long passBytes = peerMemory.layout().maxBytes();
+    if (route == HostPath.Route.ONE_SHOT && bytes > passBytes && bytes >= oneShotStreamMinBytes) {
+      streamedAllReduce(input.address(), output.address(), bytes, dtype, stream);
+      return;
+    }
     for (long offset = 0; offset < bytes; offset += passBytes) {
       allReducePass(
           route,
@@ -343,6 +355,45 @@ public final class IpcAllReduce implements AutoCloseable {
         recording.mark("kernel end", stream);
       }
     }
+  }
+
+  /**
+   * {@code oneshot_stream} over the call in passes of the peer buffer, as few launches as the flags
+   * allow: they number a launch's chunks in 16 bits, {@code passes * chunks} of them.
+   */
+  private void streamedAllReduce(long in, long out, long bytes, DType dtype, Stream stream) {
+    if (bytes == 0) {
+      return;
+    }
+    long passBytes = peerMemory.layout().maxBytes();
+    CallTimeline recording = timeline;
+    synchronized (kernels) {
+      if (recording != null) {
+        recording.beginCall(stream);
+      }
+      KernelShape current = shape;
+      int chunks = current.chunks(AllReduceKernels.Variant.ONESHOT_STREAM);
+      long launchBytes = passBytes * streamedPassesPerLaunch(chunks);
+      for (long offset = 0; offset < bytes; offset += launchBytes) {
+        kernels.launchStreamed(
+            dtype,
+            in + offset,
+            out + offset,
+            Math.min(launchBytes, bytes - offset),
+            passBytes,
+            current.blocks(AllReduceKernels.Variant.ONESHOT_STREAM),
+            chunks,
+            stream);
+      }
+      if (recording != null) {
+        recording.mark("kernel end", stream);
+      }
+    }
+  }
+
+  /** Passes of one {@code oneshot_stream} launch: its chunk numbers must stay below 2^16 - 1. */
+  static long streamedPassesPerLaunch(int chunks) {
+    return ((1 << 16) - 1) / chunks;
   }
 
   private void requireFitsPeerBuffer(long bytes) {

@@ -74,7 +74,7 @@ public record KernelShape(
   /** The grid of a kernel: the warp-specialized kernels share their flag kernel's flag rows. */
   int blocks(AllReduceKernels.Variant variant) {
     return switch (variant) {
-      case ONESHOT, ONESHOT_WS, ONESHOT_WSH -> oneShotBlocks;
+      case ONESHOT, ONESHOT_WS, ONESHOT_WSH, ONESHOT_STREAM -> oneShotBlocks;
       case TWOSHOT, TWOSHOT_WS, TWOSHOT_WSH -> twoShotBlocks;
       case LAMPORT, LAMPORT2 -> lamportBlocks;
     };
@@ -84,7 +84,7 @@ public record KernelShape(
   int chunks(AllReduceKernels.Variant variant) {
     return switch (variant) {
       case TWOSHOT, TWOSHOT_WS, TWOSHOT_WSH -> twoShotChunks;
-      case ONESHOT, ONESHOT_WS, ONESHOT_WSH, LAMPORT, LAMPORT2 -> oneShotChunks;
+      case ONESHOT, ONESHOT_WS, ONESHOT_WSH, ONESHOT_STREAM, LAMPORT, LAMPORT2 -> oneShotChunks;
     };
   }
 

@@ -7,6 +7,7 @@ package dev.gpucomm.runtime.collective.cuda;
  * <pre>
  * oneshot flags  uint32 [160 blocks][8 ranks]
  * twoshot flags  uint32 [3 barriers][160 blocks][8 ranks]  scatter, reduced, host part reduced
+ * credits        uint32 [160 blocks][8 ranks]               oneshot_stream: chunks a peer has read
  * check          uint32 [8]                                 peer-memory write/read check
  * host words     uint32 [16 ready][done][8 senders][16 staged][8 in use]  the host path's hand-offs
  * oneshot recv   [2 parity][world][maxBytes]                a rank's own slots: host path landings
@@ -22,6 +23,7 @@ public record PeerMemoryLayout(
     int world,
     long oneshotFlagsOffset,
     long twoshotFlagsOffset,
+    long streamCreditsOffset,
     long checkOffset,
     long hostWordsOffset,
     long oneshotRecvOffset,
@@ -60,7 +62,8 @@ public record PeerMemoryLayout(
     }
     long oneshotFlagsOffset = 0;
     long twoshotFlagsOffset = align(oneshotFlagsOffset + FLAG_SET_BYTES);
-    long checkOffset = align(twoshotFlagsOffset + 3 * FLAG_SET_BYTES);
+    long streamCreditsOffset = align(twoshotFlagsOffset + 3 * FLAG_SET_BYTES);
+    long checkOffset = align(streamCreditsOffset + FLAG_SET_BYTES);
     long hostWordsOffset = align(checkOffset + CHECK_BYTES);
     long oneshotRecvOffset = align(hostWordsOffset + HOST_WORDS_BYTES);
     long oneshotRankStride = align(maxBytes);
@@ -77,6 +80,7 @@ public record PeerMemoryLayout(
         world,
         oneshotFlagsOffset,
         twoshotFlagsOffset,
+        streamCreditsOffset,
         checkOffset,
         hostWordsOffset,
         oneshotRecvOffset,
@@ -110,7 +114,8 @@ public record PeerMemoryLayout(
       lamportRankStride,
       lamport2Offset,
       lamport2RankStride,
-      hostWordsOffset
+      hostWordsOffset,
+      streamCreditsOffset
     };
   }
 

@@ -18,6 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -81,7 +82,10 @@ class CudaAllReduceInPassesGpuTest {
     "lamport, bf16, 70001",
     "lamport2, fp32, 40003",
     "oneshot_ws, bf16, 90000",
-    "twoshot_ws, fp16, 65544"
+    "twoshot_ws, fp16, 65544",
+    "oneshot_stream, bf16, 100003",
+    "oneshot_stream, fp32, 16392",
+    "oneshot_stream, fp16, 32776"
   })
   void everyKernelForcedByNameRunsInPasses(String variant, String dtypeName, long count) {
     DType dtype = DType.fromWireName(dtypeName).orElseThrow();
@@ -91,6 +95,21 @@ class CudaAllReduceInPassesGpuTest {
         count,
         (input, output, stream) ->
             kernels.allReduceWith(variant, input, output, count, dtype, stream));
+  }
+
+  @Test
+  void aStreamedCallOfMorePassesThanOneLaunchNumbersTakesSeveralLaunches() {
+    IpcAllReduce kernels = communicator.ipcAllReduce().orElseThrow();
+    int chunks = KernelShape.MAX_PIPELINE_CHUNKS;
+    kernels.tune(kernels.kernelShape().withChunks(chunks, kernels.kernelShape().twoShotChunks()));
+    long passesPerLaunch = IpcAllReduce.streamedPassesPerLaunch(chunks);
+    // Two launches, the second of them a pass and a bit.
+    long count = (passesPerLaunch + 1) * PEER_BUFFER_BYTES / 2 + 4099;
+    assertRoundTrip(
+        DType.BF16,
+        count,
+        (input, output, stream) ->
+            kernels.allReduceWith("oneshot_stream", input, output, count, DType.BF16, stream));
   }
 
   private interface Call {

@@ -48,6 +48,18 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void oneShotCallsStreamFromAGibibyteUnlessToldOtherwise() {
+    assertThat(CudaCommunicatorSettings.defaults().oneShotStreamMinBytes()).isEqualTo(1L << 30);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_STREAM_MIN_BYTES", "0"))
+                .oneShotStreamMinBytes())
+        .isZero();
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_STREAM_MIN_BYTES", "-1")))
+        .hasMessage("GPUCOMM_ONESHOT_STREAM_MIN_BYTES must not be negative, got -1");
+  }
+
+  @Test
   void theFusedOneShotSplitsRowsOverClustersOnlyWhenTurnedOn() {
     assertThat(CudaCommunicatorSettings.defaults().fusedClusterKernel()).isFalse();
     assertThat(CudaCommunicatorSettings.from(Map.of()).fusedClusterKernel()).isFalse();

@@ -61,7 +61,7 @@ class KernelShapeTest {
     assertThatThrownBy(() -> Variant.named("threeshot"))
         .hasMessage(
             "kernel variant must be oneshot, twoshot, lamport, lamport2, oneshot_ws, twoshot_ws,"
-                + " oneshot_wsh or twoshot_wsh, got 'threeshot'");
+                + " oneshot_wsh, twoshot_wsh or oneshot_stream, got 'threeshot'");
   }
 
   @Test
@@ -77,6 +77,22 @@ class KernelShapeTest {
     assertThat(IpcAllReduce.withoutHostPath("lamport2")).isEqualTo("lamport2");
     assertThat(pair.blocks(Variant.TWOSHOT_WSH)).isEqualTo(pair.blocks(Variant.TWOSHOT));
     assertThat(pair.chunks(Variant.TWOSHOT_WSH)).isEqualTo(pair.chunks(Variant.TWOSHOT));
+  }
+
+  @Test
+  void theStreamedOneshotRunsOnTheOneshotGridAndNumbersALaunchsChunksIn16Bits() {
+    assertThat(Variant.named("oneshot_stream")).isEqualTo(Variant.ONESHOT_STREAM);
+    assertThat(pair.blocks(Variant.ONESHOT_STREAM)).isEqualTo(pair.blocks(Variant.ONESHOT_WS));
+    assertThat(pair.chunks(Variant.ONESHOT_STREAM)).isEqualTo(pair.chunks(Variant.ONESHOT_WS));
+    for (int chunks : new int[] {1, 16, 63, KernelShape.MAX_PIPELINE_CHUNKS}) {
+      long passes = IpcAllReduce.streamedPassesPerLaunch(chunks);
+      assertThat(passes * chunks)
+          .as("chunks numbered 1..n with %d a pass", chunks)
+          .isLessThan(1 << 16);
+      assertThat((passes + 1) * chunks)
+          .as("no room for another pass")
+          .isGreaterThanOrEqualTo((1 << 16) - 1);
+    }
   }
 
   @Test

@@ -18,7 +18,8 @@ class PeerMemoryLayoutTest {
 
     long[][] regions = {
       {layout.oneshotFlagsOffset(), PeerMemoryLayout.FLAG_SET_BYTES},
-      {layout.twoshotFlagsOffset(), 2 * PeerMemoryLayout.FLAG_SET_BYTES},
+      {layout.twoshotFlagsOffset(), 3 * PeerMemoryLayout.FLAG_SET_BYTES},
+      {layout.streamCreditsOffset(), PeerMemoryLayout.FLAG_SET_BYTES},
       {layout.checkOffset(), PeerMemoryLayout.CHECK_BYTES},
       {layout.hostWordsOffset(), PeerMemoryLayout.HOST_WORDS_BYTES},
       {layout.oneshotRecvOffset(), 2 * world * layout.oneshotRankStride()},
@@ -79,7 +80,8 @@ class PeerMemoryLayoutTest {
             layout.lamportRankStride(),
             layout.lamport2Offset(),
             layout.lamport2RankStride(),
-            layout.hostWordsOffset());
+            layout.hostWordsOffset(),
+            layout.streamCreditsOffset());
   }
 
   @ParameterizedTest
@@ -113,5 +115,13 @@ class PeerMemoryLayoutTest {
 
     assertThat(layout.checkOffset() - layout.twoshotFlagsOffset())
         .isGreaterThanOrEqualTo(3 * PeerMemoryLayout.FLAG_SET_BYTES);
+  }
+
+  @Test
+  void theStreamedOneshotsCreditsStartAtZeroWithTheFlags() {
+    PeerMemoryLayout layout = PeerMemoryLayout.of(2, MAX, LAMPORT, LAMPORT);
+
+    assertThat(layout.streamCreditsOffset() + PeerMemoryLayout.FLAG_SET_BYTES)
+        .isLessThanOrEqualTo(layout.flagBytes());
   }
 }
