@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The streamed one-shot's defaults (streamed from 1 GiB, in passes below) checked on a second
-# host: the GPU tests of passes; the streamed kernel validated on two ranks over many passes and
-# two launches (a 64 KiB peer buffer, 64 chunks a pass, every call streamed, three dtypes,
-# sizes that end mid-pass); bf16 all-reduce of 64 MiB to 2 GiB with the defaults beside NCCL (CUDA
-# graphs and eager, 50 timed calls after 10 warm-up calls, every point validated); 128-512 MiB
-# streamed and in passes without the host path, to tell the host path's share of the difference
-# from the streaming's; and the TP2 sizes of 0.5 to 64 MiB, to check that nothing at or below
-# one buffer moved. On an H200 host it first runs the fabric sweep's intra-node matrix
-# (../../2026-11-26-fabric-sweep/scripts/run-gpu.sh).
+# host: the GPU tests of passes; the streamed kernel validated on two ranks (every call streamed)
+# with short last passes of more chunks than a whole one in three dtypes, with the default grid
+# and buffer and a short last pass, and over two launches; bf16 all-reduce of 64 MiB to 2 GiB with
+# the defaults beside NCCL (CUDA graphs and eager, 50 timed calls after 10 warm-up calls, every
+# point validated); 128-512 MiB streamed and in passes without the host path, to tell the host
+# path's share of the difference from the streaming's; and the TP2 sizes of 0.5 to 64 MiB, to
+# check that nothing at or below one buffer moved. On an H200 host it first runs the fabric
+# sweep's intra-node matrix (../../2026-11-26-fabric-sweep/scripts/run-gpu.sh).
 # Usage: bash bench/results/2026-11-26-large-allreduce/scripts/run-v5.sh   (optional: RUN)
 #   environment as in run.sh
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -45,14 +45,25 @@ step junit 90 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED 
   -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.CudaAllReduceInPassesGpuTest \
   --include-tag gpu --fail-if-no-tests --details=summary --disable-banner
 grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
-# 64 KiB buffer, 64 chunks: 1023 passes a launch, so 80 MiB takes two launches
+check() { # name, dtype, sizes, environment...
+  local name="$1" dtype="$2" sizes="$3"
+  shift 3
+  step "$name" 60 env GPUCOMM_ONESHOT_STREAM_MIN_BYTES=0 "$@" "$G" bench --device cuda --world 2 \
+    --dtype "$dtype" --sizes "$sizes" --algorithms oneshot -n 3 -w 1 --no-graph \
+    --name "$name" --out "$R/$name"
+  grep '^| (' "$R/$name/report.md" | head -4
+}
+# One block, 144 KiB passes, 4 chunks a pass: a whole pass is 9 groups of 4 vectors per thread
+# (3 chunks); 212992 and 1540096 end in a pass of 4 groups (4 chunks, the last overwriting what
+# the whole pass's last chunk held), 294912 in a whole pass.
 for dtype in bf16 fp16 fp32; do
-  step "check-$dtype" 60 env GPUCOMM_PEER_BUFFER_BYTES=65536 GPUCOMM_ONESHOT_CHUNKS=64 \
-    GPUCOMM_ONESHOT_STREAM_MIN_BYTES=0 "$G" bench --device cuda --world 2 --dtype "$dtype" \
-    --sizes 65552,200016,4194320,83886096 --algorithms oneshot -n 3 -w 1 --no-graph \
-    --name "check-$dtype" --out "$R/check-$dtype"
-  grep '^| (' "$R/check-$dtype/report.md" | head -4
+  check "check-short-$dtype" "$dtype" 212992,294912,1540096,16842752 GPUCOMM_PEER_BUFFER_BYTES=147456 \
+    GPUCOMM_ONESHOT_BLOCKS=1 GPUCOMM_ONESHOT_CHUNKS=4
 done
+# The default grid and buffer (16 chunks a pass) with a short last pass: 64 MiB + 16 bytes, 100 MiB + 16
+check check-default bf16 67108880,104857616
+# 64 KiB passes, 64 chunks: 1023 passes a launch, so 80 MiB takes two launches
+check check-launches bf16 83886096 GPUCOMM_PEER_BUFFER_BYTES=65536 GPUCOMM_ONESHOT_CHUNKS=64
 sweep() {
   local name="$1" limit="$2"
   shift 2

@@ -24,6 +24,10 @@
 //             twoshot_ws whose first `hostBytes` are scattered through pinned host memory: each
 //             rank's part of them reaches its owner over the PCIe links, the scattering warps
 //             reduce it once they have scattered, and the peers pull the reduced parts over NVLink.
+//   oneshot_stream
+//             oneshot_ws over a call larger than the receive areas, pass after pass in one launch:
+//             the pushing warps overwrite a chunk of the last pass once every peer has credited
+//             its reading (a row of credit flags beside the one-shot's flags).
 //
 // Summation order is fixed (rank 0, 1, ..., n-1, accumulated in fp32), so every rank and every
 // algorithm produces bit-identical results for the same inputs.
@@ -125,6 +129,7 @@ struct Control {
   uint32_t lamport2Epoch[GPUCOMM_MAX_BLOCKS];
   long long lamportVectors[GPUCOMM_MAX_BLOCKS][3];   // vectors each slot held at its last use
   long long lamport2Vectors[GPUCOMM_MAX_BLOCKS][3];  // longest slice at each slot's last use
+  uint32_t streamEpoch[GPUCOMM_MAX_BLOCKS];          // oneshot_stream's credits
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -557,21 +562,29 @@ __device__ void oneshot_ws(const char* input, char* output, long long bytes,
 // Streamed one-shot, for calls larger than the receive areas: oneshot_ws over the call in passes
 // of `passBytes` (the receive area's size), all in one launch, so that the pushing team starts the
 // next pass while the reducing team is still on this one instead of every pass filling and draining
-// the pipeline on its own. Pass p's chunk k lands where pass p - 1's chunk k did, so before pushing
-// it the pushing team waits for every peer's credit for pass p - 1's chunk k: the peer's reducing
-// team raises it in this rank's credit row once it has read that chunk. Chunk k of a short last
-// pass covers groups inside chunks 0..k of a whole one, and credits (like data flags) count up, so
-// the same wait covers it. Flags and credits number chunks p * maxChunks + k within the epoch; the
-// host keeps a launch to fewer than 2^16 of them. One epoch, and the receive areas of its parity,
-// per launch: the next call writes the other parity, as after any one-shot.
+// the pipeline on its own. Pass p's chunk k lands where pass p - 1's chunks did, so before pushing
+// it the pushing team waits for every peer's credit for the chunk of pass p - 1 that covers it: the
+// peer's reducing team raises it in this rank's credit row once it has read that chunk. Only the
+// last pass can be short; its chunk k covers groups inside chunks 0..k of a whole pass and inside
+// the whole pass's chunks, but it may have more chunks than a whole pass (fewer groups per chunk),
+// so it waits for chunk min(k, whole chunks - 1), and credits count up within a call, so that wait
+// covers every earlier chunk too. Data flags and credits number chunks p * maxChunks + k within the
+// call, and the host keeps a launch to fewer than 2^16 of them. Data flags carry the one-shot epoch
+// (every one-shot kernel rewrites them); credits carry an epoch of their own that only this kernel
+// advances, so a credit row is never more than one streamed call old, whatever ran in between. One
+// one-shot epoch, and the receive areas of its parity, per launch: the next call writes the other
+// parity, as after any one-shot.
 template <typename T>
 __device__ void oneshot_stream(const char* input, char* output, long long bytes,
                                const PeerBases& peers, const PeerLayout& layout, Control* control,
                                int rank, int runtimeWorld, int maxChunks, long long passBytes) {
   const int world = world_size(runtimeWorld);
   const uint32_t epoch = control->oneshotEpoch[blockIdx.x] + 1;
+  const uint32_t creditEpoch = control->streamEpoch[blockIdx.x] + 1;
+  // Every thread has read the epochs before thread 0 may store the next ones.
   __syncthreads();
   const Team team = specialized_team(2);
+  const int wholeChunks = walk(team, passBytes >> 4, maxChunks).plan.chunks;
   const long long passes = (bytes + passBytes - 1) / passBytes;
   for (long long pass = 0; pass < passes; ++pass) {
     const long long start = pass * passBytes;
@@ -582,8 +595,9 @@ __device__ void oneshot_stream(const char* input, char* output, long long bytes,
     if (team.index == 0) {
       for (int chunk = 0; chunk < w.plan.chunks; ++chunk) {
         if (pass > 0) {
+          const int covering = chunk < wholeChunks ? chunk : wholeChunks - 1;
           wait_flags(team, peers, layout.streamCreditsOffset,
-                     flag_value(epoch, first - maxChunks + chunk), rank, world);
+                     flag_value(creditEpoch, first - maxChunks + covering), rank, world);
         }
         oneshot_push<2>(c, w, peers, layout, chunk);
         raise_flags(team, peers, layout.oneshotFlagsOffset, flag_value(epoch, first + chunk), rank,
@@ -595,13 +609,16 @@ __device__ void oneshot_stream(const char* input, char* output, long long bytes,
                    world);
         oneshot_reduce<T>(c, w, peers, layout, chunk);
         if (pass + 1 < passes) {
-          raise_flags(team, peers, layout.streamCreditsOffset, flag_value(epoch, first + chunk),
-                      rank, world);
+          raise_flags(team, peers, layout.streamCreditsOffset,
+                      flag_value(creditEpoch, first + chunk), rank, world);
         }
       }
     }
   }
-  if (threadIdx.x == 0) control->oneshotEpoch[blockIdx.x] = epoch;
+  if (threadIdx.x == 0) {
+    control->oneshotEpoch[blockIdx.x] = epoch;
+    control->streamEpoch[blockIdx.x] = creditEpoch;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

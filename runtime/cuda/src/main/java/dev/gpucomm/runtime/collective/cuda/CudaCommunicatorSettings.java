@@ -27,7 +27,8 @@ import java.util.Map;
  *       two-shot calls from this size run the warp-specialized kernels, whose pushing, reducing and
  *       gathering warps work on different chunks at the same time (defaults where they won on
  *       H200s: one-shot from 8 MiB on two ranks; two-shot at 64 MiB on two ranks and from 32 MiB on
- *       four; never otherwise; a value above the peer buffer size turns them off);
+ *       four; never otherwise; a value above the peer buffer size turns them off, but for the
+ *       streamed one-shot, which is warp-specialized);
  *   <li>{@code GPUCOMM_COPYENGINE_PIECE_BYTES}: the largest piece the copy-engine all-gather and
  *       reduce-scatter push at once, while the pieces before it are copied out or summed (16 MiB;
  *       at most a 32 MiB gather slot, which holds from 2 to 16 pieces per sender);

@@ -25,12 +25,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exchanged once through the store and checked with one real write and read per peer pair.
  */
 final class PeerMemory implements AutoCloseable {
-  /** Covers {@code struct Control} of allreduce.cu: per-block epochs and Lamport sizes. */
+  /** Covers {@code struct Control} of allreduce.cu (10,880 bytes): per-block epochs and sizes. */
   static final int CONTROL_BYTES = 16384;
 
   private static final int BLOCKS = PeerMemoryLayout.MAX_BLOCKS;
   // struct Control: oneshotEpoch, twoshotEpoch, lamportEpoch, lamport2Epoch (uint32 per block),
-  // then lamportVectors and lamport2Vectors (3 long long per block).
+  // then lamportVectors and lamport2Vectors (3 long long per block), then streamEpoch (uint32 per
+  // block).
   private static final long LAMPORT_EPOCH_OFFSET = 2L * BLOCKS * Integer.BYTES;
   private static final long LAMPORT_EPOCH_BYTES = 2L * BLOCKS * Integer.BYTES;
   private static final long LAMPORT_VECTORS_OFFSET = 4L * BLOCKS * Integer.BYTES;

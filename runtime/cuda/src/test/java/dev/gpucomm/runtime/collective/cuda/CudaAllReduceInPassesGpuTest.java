@@ -112,6 +112,31 @@ class CudaAllReduceInPassesGpuTest {
             kernels.allReduceWith("oneshot_stream", input, output, count, DType.BF16, stream));
   }
 
+  @Test
+  void aStreamedCallWhoseShortLastPassHasMoreChunksThanAWholeOneReturnsTheInput() {
+    // One block of 256 pushing threads: a whole pass of 144 KiB is 36 groups (3 a chunk, 12
+    // chunks), the last pass 13 groups (1 a chunk, 13 chunks), whose chunk 12 overwrites what
+    // chunk 11 of the whole pass held.
+    long passBytes = 147456;
+    long count = (passBytes + 13 * 256 * 16) / 2;
+    try (CudaCommunicator oneBlock =
+        CudaCommunicator.create(
+            device,
+            new InMemoryStore(),
+            new RankTopology(0, 1, 0, 1),
+            CudaCommunicatorSettings.from(
+                Map.of(
+                    "GPUCOMM_PEER_BUFFER_BYTES", Long.toString(passBytes),
+                    "GPUCOMM_ONESHOT_BLOCKS", "1",
+                    "GPUCOMM_ONESHOT_STREAM_MIN_BYTES", "0")))) {
+      assertRoundTrip(
+          DType.BF16,
+          count,
+          (input, output, stream) ->
+              oneBlock.allReduce(Algorithm.ONESHOT, input, output, count, DType.BF16, stream));
+    }
+  }
+
   private interface Call {
     void run(DeviceBuffer input, DeviceBuffer output, Stream stream);
   }
