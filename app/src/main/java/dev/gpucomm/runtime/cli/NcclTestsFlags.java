@@ -22,6 +22,13 @@ final class NcclTestsFlags {
   /** The most sizes one job sweeps (the validator's limit on spec.workload.benchmark.sizes). */
   private static final int MAX_SIZES = 64;
 
+  /**
+   * Sizes the sweep may walk, those it leaves out (not whole vectors, above the buffer limit)
+   * included: bounds the walk before the sizes are kept, so a sweep of half a billion steps is
+   * refused at once instead of filling the heap.
+   */
+  private static final int MAX_WALKED_SIZES = 4096;
+
   @Option(
       names = {"-b", "--min-bytes"},
       paramLabel = "SIZE",
@@ -117,8 +124,12 @@ final class NcclTestsFlags {
       throw new OptionValueException(
           spec, message.substring(0, colon), message.substring(colon + 2));
     }
+    List<Long> sizes = sweep.sizes(MAX_WALKED_SIZES);
+    if (sizes.size() > MAX_WALKED_SIZES) {
+      throw new OptionValueException(spec, stepFlag(), tooManySizes(MAX_WALKED_SIZES));
+    }
     Set<Long> messages = new LinkedHashSet<>();
-    for (long size : sweep.sizes()) {
+    for (long size : sizes) {
       long bytes = NcclTestsSizes.bytesPerRank(size, collective, dtype, worldSize);
       if (bytes < ALIGNMENT || bytes % ALIGNMENT != 0) {
         skipped.add(
@@ -129,10 +140,7 @@ final class NcclTestsFlags {
         messages.add(bytes);
       }
       if (messages.size() > MAX_SIZES) {
-        throw new OptionValueException(
-            spec,
-            stepFactor != null && stepFactor > 1 ? "-e" : "-i",
-            "the sweep has more than " + MAX_SIZES + " sizes; raise -f or -i, or lower -e");
+        throw new OptionValueException(spec, stepFlag(), tooManySizes(MAX_SIZES));
       }
     }
     if (messages.isEmpty()) {
@@ -140,5 +148,13 @@ final class NcclTestsFlags {
           spec, "-e", "no size of the sweep is a whole number of 16-byte vectors per rank");
     }
     return new ArrayList<>(messages);
+  }
+
+  private String stepFlag() {
+    return stepFactor != null && stepFactor > 1 ? "-e" : "-i";
+  }
+
+  private static String tooManySizes(int most) {
+    return "the sweep has more than " + most + " sizes; raise -f or -i, or lower -e";
   }
 }

@@ -41,7 +41,7 @@ class BenchNcclTestsFlagsTest {
         CliRun.of("bench", "--device", "cpu", "-b", "1M", "-e", "4K", "-f", "2"),
         "gpucomm bench: -e: 4096 is below the minimum size 1048576 (-b)");
     assertUsageError(
-        CliRun.of("bench", "--device", "cpu", "-b", "16", "-e", "1G", "-i", "16"),
+        CliRun.of("bench", "--device", "cpu", "-b", "16", "-e", "2K", "-i", "16"),
         "gpucomm bench: -i: the sweep has more than 64 sizes; raise -f or -i, or lower -e");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "2", "-e", "8", "-f", "2"),
@@ -49,6 +49,17 @@ class BenchNcclTestsFlagsTest {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "1X"),
         "gpucomm bench: --min-bytes: '1X' is not a size (e.g. 4096, 64K, 1M)");
+  }
+
+  @Test
+  void aSweepOfHalfABillionStepsIsRefusedBeforeItsSizesAreListed() {
+    // Listing every size first took the heap (6 GB) before the length check ran.
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-b", "16", "-e", "8G", "-i", "16"),
+        "gpucomm bench: -i: the sweep has more than 4096 sizes; raise -f or -i, or lower -e");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-b", "1", "-e", "8G", "-i", "1"),
+        "gpucomm bench: -i: the sweep has more than 4096 sizes; raise -f or -i, or lower -e");
   }
 
   @Test

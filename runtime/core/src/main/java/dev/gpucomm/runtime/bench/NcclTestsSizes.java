@@ -54,9 +54,18 @@ public record NcclTestsSizes(long minBytes, long maxBytes, long stepFactor, long
 
   /** The sizes in nccl-tests' order, as it prints them before rounding to elements. */
   public List<Long> sizes() {
+    return sizes(Integer.MAX_VALUE - 1);
+  }
+
+  /**
+   * The first {@code atMost + 1} sizes at most: a caller that refuses sweeps of more than {@code
+   * atMost} sizes learns so without walking (and holding) all of them, which for {@code -b 16 -e 8G
+   * -i 16} would be half a billion.
+   */
+  public List<Long> sizes(int atMost) {
     List<Long> sizes = new ArrayList<>();
     long size = minBytes;
-    while (size <= maxBytes) {
+    while (size <= maxBytes && sizes.size() <= atMost) {
       sizes.add(size);
       long next;
       try {

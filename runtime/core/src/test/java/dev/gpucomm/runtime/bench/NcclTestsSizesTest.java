@@ -22,6 +22,14 @@ class NcclTestsSizesTest {
   }
 
   @Test
+  void aBoundedWalkStopsOneSizePastItsBound() {
+    NcclTestsSizes halfABillion = new NcclTestsSizes(16, 8L << 30, 1, 16);
+
+    assertThat(halfABillion.sizes(4)).containsExactly(16L, 32L, 48L, 64L, 80L);
+    assertThat(new NcclTestsSizes(3, 100, 4, 1).sizes(4)).containsExactly(3L, 12L, 48L);
+  }
+
+  @Test
   void withoutAFactorTheSizesGrowByTheStep() {
     assertThat(new NcclTestsSizes(1L << 20, 4L << 20, 1, 1L << 20).sizes())
         .containsExactly(1L << 20, 2L << 20, 3L << 20, 4L << 20);
