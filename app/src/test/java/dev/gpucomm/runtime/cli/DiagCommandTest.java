@@ -99,6 +99,28 @@ class DiagCommandTest {
   }
 
   @Test
+  void aRankOrWorldThatIsNotOneIsAUsageErrorNamingTheOptionBeforeAnyStoreIsReached() {
+    CliRun notANumber =
+        CliRun.withDiagnostics(DiagCommand.CUDA_DIAGNOSTICS, Map.of(), "diag", "--rank", "abc");
+    CliRun outsideTheWorld =
+        CliRun.withDiagnostics(
+            DiagCommand.CUDA_DIAGNOSTICS, Map.of(), "diag", "--rank", "5", "--world", "1");
+    CliRun hugeWorld =
+        CliRun.withDiagnostics(DiagCommand.CUDA_DIAGNOSTICS, Map.of(), "diag", "--world", "100000");
+
+    assertThat(notANumber.exitCode()).as(notANumber.err()).isEqualTo(2);
+    assertThat(notANumber.err())
+        .isEqualTo("gpucomm diag: --rank: 'abc' is not a whole number" + System.lineSeparator());
+    assertThat(outsideTheWorld.exitCode()).isEqualTo(2);
+    assertThat(outsideTheWorld.err())
+        .isEqualTo("gpucomm diag: --rank: must be from 0 to 0, got 5" + System.lineSeparator());
+    assertThat(hugeWorld.exitCode()).isEqualTo(2);
+    assertThat(hugeWorld.err())
+        .isEqualTo(
+            "gpucomm diag: --world: must be from 1 to 64, got 100000" + System.lineSeparator());
+  }
+
+  @Test
   void theDiagnosticsAreLookedUpWhereTheCudaModuleKeepsThem() {
     assertThat(DiagCommand.CUDA_DIAGNOSTICS)
         .isEqualTo("dev.gpucomm.runtime.collective.cuda.lab.CudaDiagnostics");

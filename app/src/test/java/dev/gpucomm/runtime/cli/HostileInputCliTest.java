@@ -41,6 +41,37 @@ class HostileInputCliTest {
             + " device)");
   }
 
+  @Test
+  void aWorldOfThousandsOfLocalRanksIsRefusedForTheirProcessesBeforeAnyStarts() {
+    OptionalLong available = MemoryCheck.hostAvailableBytes();
+    // 4096 rank processes of about 256 MiB each: where the host's memory is unknown, or a TiB is
+    // free, the check rightly lets it run
+    assumeTrue(available.isPresent() && available.getAsLong() < (1L << 40), "less than a TiB");
+    Path out = dir.resolve("reports").resolve("wide");
+
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "--device",
+            "cpu",
+            "--world",
+            "4096",
+            "--sizes",
+            "16",
+            "--out",
+            out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err())
+        .matches(
+            Pattern.quote(
+                    "gpucomm bench: the 4096 ranks on this host need 1024 GiB of host memory, each"
+                        + " rank's process (about 256 MiB) with its buffers (64 B), and ")
+                + "[0-9.]+ [KMG]iB is available"
+                + System.lineSeparator());
+    assertThat(dir.resolve("reports")).doesNotExist();
+  }
+
   /** A job whose measured heuristic reads its table from {@code tuningRef}. */
   private Path jobWithTuningTable(Path tuningRef) throws Exception {
     return Files.writeString(

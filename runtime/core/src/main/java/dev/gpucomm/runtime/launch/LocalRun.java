@@ -127,6 +127,13 @@ public final class LocalRun {
     }
   }
 
+  /**
+   * What a rank's own process takes beside the sweep's buffers: a JVM with the runtime loaded
+   * measured 170-210 MB resident on the CPU backend; rounded up, so that a world of hundreds of
+   * ranks is refused before it starts them rather than after it has filled the host.
+   */
+  static final long RANK_PROCESS_BYTES = 256L << 20;
+
   /** Every rank of a local run shares this host; on the CPU backend its buffers are host memory. */
   private static void requireHostRoom(Request request, int ranksOnHost) {
     RankMemory.of(request.job().job())
@@ -141,6 +148,7 @@ public final class LocalRun {
                                 request.device() == DeviceKind.CPU
                                     ? need.hostBytesWithDevice()
                                     : need.hostBytes(),
+                                RANK_PROCESS_BYTES,
                                 ranksOnHost,
                                 available)));
   }

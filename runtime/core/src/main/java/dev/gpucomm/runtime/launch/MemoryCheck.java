@@ -19,21 +19,40 @@ public final class MemoryCheck {
   private MemoryCheck() {}
 
   /**
-   * Throws when {@code ranksOnHost} ranks, each holding {@code perRankBytes} of host memory, need
-   * more than {@code availableBytes}.
+   * Throws when {@code ranksOnHost} ranks, each holding {@code perRankBytes} of host memory for the
+   * sweep's buffers and {@code perRankProcessBytes} for its own process, need more than {@code
+   * availableBytes}. The message names the buffers when they alone do not fit, else the processes:
+   * a world of thousands of ranks of a tiny sweep is refused as firmly as one huge message.
    */
   public static void requireHostRoom(
-      String source, RankMemory need, long perRankBytes, int ranksOnHost, long availableBytes) {
-    long total = perRankBytes * ranksOnHost;
-    if (total > availableBytes) {
+      String source,
+      RankMemory need,
+      long perRankBytes,
+      long perRankProcessBytes,
+      int ranksOnHost,
+      long availableBytes) {
+    long buffers = perRankBytes * ranksOnHost;
+    if (buffers > availableBytes) {
       throw new UsageException(
           "%s: the sweep's largest message (%s per rank) needs %s of host memory per rank, %s for the %s on this host, and %s is available"
               .formatted(
                   source,
                   gib(need.largestMessageBytes()),
                   gib(perRankBytes),
-                  gib(total),
+                  gib(buffers),
                   HumanUnits.count(ranksOnHost, "rank"),
+                  gib(availableBytes)));
+    }
+    long total = (perRankBytes + perRankProcessBytes) * ranksOnHost;
+    if (total > availableBytes) {
+      throw new UsageException(
+          "%s: the %s on this host need %s of host memory, each rank's process (about %s) with its buffers (%s), and %s is available"
+              .formatted(
+                  source,
+                  HumanUnits.count(ranksOnHost, "rank"),
+                  gib(total),
+                  gib(perRankProcessBytes),
+                  gib(perRankBytes),
                   gib(availableBytes)));
     }
   }

@@ -41,7 +41,7 @@ class MemoryCheckTest {
     assertThatThrownBy(
             () ->
                 MemoryCheck.requireHostRoom(
-                    "big.yaml", millionTokens, millionTokens.hostBytesWithDevice(), 4, 23 * GIB))
+                    "big.yaml", millionTokens, millionTokens.hostBytesWithDevice(), 0, 4, 23 * GIB))
         .isInstanceOf(UsageException.class)
         .hasMessage(
             "big.yaml: the sweep's largest message (1.91 GiB per rank) needs 7.63 GiB of host"
@@ -55,7 +55,24 @@ class MemoryCheckTest {
         .isThrownBy(
             () ->
                 MemoryCheck.requireHostRoom(
-                    "big.yaml", millionTokens, millionTokens.hostBytesWithDevice(), 2, 23 * GIB));
+                    "big.yaml",
+                    millionTokens,
+                    millionTokens.hostBytesWithDevice(),
+                    256L << 20,
+                    2,
+                    23 * GIB));
+  }
+
+  @Test
+  void aWorldOfThousandsOfRanksOfATinySweepIsRefusedForTheirProcesses() {
+    RankMemory tiny = new RankMemory(16, 32, 32);
+
+    assertThatThrownBy(
+            () -> MemoryCheck.requireHostRoom("bench", tiny, 64, 256L << 20, 4096, 23 * GIB))
+        .isInstanceOf(UsageException.class)
+        .hasMessage(
+            "bench: the 4096 ranks on this host need 1024 GiB of host memory, each rank's process"
+                + " (about 256 MiB) with its buffers (64 B), and 23 GiB is available");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.collective.cuda.lab;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cuda.CudaBackend;
 import dev.gpucomm.runtime.collective.cuda.CudaCommunicator;
@@ -48,8 +49,8 @@ public final class CudaDiagnostics {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> options = parse(args);
-    int rank = Integer.parseInt(options.getOrDefault("--rank", "0"));
-    int world = Integer.parseInt(options.getOrDefault("--world", "1"));
+    int world = wholeNumber(options, "--world", "1", 1, MAX_WORLD);
+    int rank = wholeNumber(options, "--rank", "0", 0, world - 1);
     RendezvousAddress address =
         RendezvousAddress.parse(options.getOrDefault("--store", "127.0.0.1:29500"), "--store");
     TcpStoreServer server = rank == 0 ? TcpStoreServer.start(address.port()) : null;
@@ -82,6 +83,29 @@ public final class CudaDiagnostics {
       }
     }
     System.exit(status);
+  }
+
+  /** One process per GPU of this host: more than this many is a mistake, not a host. */
+  private static final int MAX_WORLD = 64;
+
+  /**
+   * The option's value as a whole number from {@code min} to {@code max}, refused up front naming
+   * the option: a rank outside the world would otherwise wait for its peers until the store's
+   * timeout.
+   */
+  private static int wholeNumber(
+      Map<String, String> options, String option, String fallback, int min, int max) {
+    String text = options.getOrDefault(option, fallback);
+    int value;
+    try {
+      value = Integer.parseInt(text.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException(option + ": '" + text + "' is not a whole number");
+    }
+    if (value < min || value > max) {
+      throw new UsageException(option + ": must be from " + min + " to " + max + ", got " + value);
+    }
+    return value;
   }
 
   private static Map<String, String> parse(String[] args) {
