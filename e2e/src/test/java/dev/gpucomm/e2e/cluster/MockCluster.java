@@ -240,6 +240,7 @@ public final class MockCluster implements Cluster {
         .pollInterval(Duration.ofMillis(200))
         .untilAsserted(
             () -> {
+              garbageCollector.collectOrphans(NAMESPACE);
               assertThat(objectsOf(job))
                   .extracting(o -> o.getKind() + " " + o.getMetadata().getName())
                   .as("objects of " + job)

@@ -6,9 +6,12 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +59,41 @@ final class OwnerGarbageCollector implements AutoCloseable {
                   }
                 },
                 0);
+  }
+
+  /**
+   * Deletes every object of {@code namespace} owned by a CommJob that no longer exists, as
+   * Kubernetes' collector does from its graph whatever events it saw: a watch that drops a delete
+   * event (the informer above) would otherwise leave the job's objects behind. Objects are listed
+   * before the jobs, so an object whose job is created meanwhile cannot look orphaned.
+   */
+  void collectOrphans(String namespace) {
+    List<HasMetadata> objects = new ArrayList<>();
+    for (var kind : kinds) {
+      objects.addAll(kind.apply(namespace));
+    }
+    Set<String> jobs =
+        client.resources(CommJob.class).inNamespace(namespace).list().getItems().stream()
+            .map(job -> job.getMetadata().getUid())
+            .collect(Collectors.toSet());
+    for (HasMetadata object : objects) {
+      Optional.ofNullable(object.getMetadata().getOwnerReferences()).orElse(List.of()).stream()
+          .filter(
+              owner ->
+                  HasMetadata.getKind(CommJob.class).equals(owner.getKind())
+                      && !jobs.contains(owner.getUid()))
+          .findFirst()
+          .ifPresent(
+              owner -> {
+                LOG.info(
+                    "collecting orphan {} {}/{} (owner {} gone)",
+                    object.getKind(),
+                    namespace,
+                    object.getMetadata().getName(),
+                    owner.getUid());
+                client.resource(object).inNamespace(namespace).delete();
+              });
+    }
   }
 
   private void collect(String namespace, String ownerUid) {
