@@ -7,6 +7,8 @@
 # no row and the last rank the remainder), then the sweeps in CUDA graphs, rows / vectors / rows
 # again (so that a drift of the host shows), every point validated on every rank against the
 # float64 reference, and bench/compare-torch.py with the fused pattern.
+# The row-sliced kernel exists at commit 44c579b only (removed after this comparison): build the
+# bundle there; on later trees GPUCOMM_FUSED_ROWS is ignored and both fused sweeps run vectors.
 # Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run-v5.sh   (environment of run-v3.sh)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u

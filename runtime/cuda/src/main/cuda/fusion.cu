@@ -42,10 +42,6 @@
 //                    residualOut is known), so the gather moves what the plain two-shot's does,
 //                    and neither output needs a copy pass. A residualOut lane of -0.0 arrives as
 //                    +0.0. Launched with programmatic dependent launch.
-//   fused_lamport2_rows
-//                    fused_lamport2 with slices of whole rows: each owner finishes its rows in its
-//                    own buffers and pushes their residualOut and inverse RMS to the other ranks,
-//                    which finish them vector by vector over the whole grid (see the kernel).
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
 // launches a fixed grid), so block b of every rank works on the same rows and synchronizes only
@@ -81,8 +77,6 @@
 #endif
 #define FUSION_MAX_BLOCKS 132
 #define FUSION_THREADS 512
-// The most rows of one rank's slice that fused_lamport2_rows takes: its norm scalars per slot.
-#define FUSION_NORM_ROWS 1024
 // fused_lamport_cluster's blocks: half of FUSION_THREADS, so that two blocks share a
 // multiprocessor and a cluster of blocks fits however the clusters fall on the GPU's
 // multiprocessors: the whole grid is resident at once, as the Lamport waits need.
@@ -108,9 +102,6 @@ struct FusionLayout {
   // clusters) and then keeps the entries of the blocks it lacks too, so that every entry holds
   // the same epoch and slot sizes whichever of the two kernels ran last.
   long long controlBlocks;
-  // fused_lamport2_rows' inverse RMS per row: uint32 [3 slot][world][FUSION_NORM_ROWS], the
-  // Lamport sentinel when empty (an inverse RMS is never negative).
-  long long normScalarsOffset;
 };
 
 // Per-block state in this rank's own device memory.
@@ -175,16 +166,6 @@ __device__ __forceinline__ void st_volatile_v4(uint4* addr, uint4 v) {
   asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(addr), "r"(v.x),
                "r"(v.y), "r"(v.z), "r"(v.w)
                : "memory");
-}
-
-__device__ __forceinline__ uint32_t ld_volatile_u32(const uint32_t* addr) {
-  uint32_t value;
-  asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
-  return value;
-}
-
-__device__ __forceinline__ void st_volatile_u32(uint32_t* addr, uint32_t value) {
-  asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -972,69 +953,6 @@ __device__ __forceinline__ int slice_owner(long long v, long long part, int worl
   return owner < (uint32_t)(world - 1) ? (int)owner : world - 1;
 }
 
-// Scatter of both Lamport two-shots: vector v of the input to its slice owner's scatter slots, a
-// few loads in flight before the stores. Each rank starts at its own slice, so that the ranks write
-// to different owners rather than all to one.
-template <typename T>
-__device__ __forceinline__ void scatter_slices(const RowCall& c, const FusionPeers& peers,
-                                               const FusionLayout& layout, int rank, int world,
-                                               int slot, long long vectors, long long part) {
-  constexpr int BATCH = 4;
-  const long long first = spread_index();
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  const uint4* input = reinterpret_cast<const uint4*>(c.input);
-  const long long shift = rank * part;
-  for (long long base = first; base < vectors; base += BATCH * stride) {
-    uint4 x[BATCH];
-    long long v[BATCH];
-#pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-      const long long j = base + b * stride;
-      v[b] = j + shift < vectors ? j + shift : j + shift - vectors;
-      if (j < vectors) x[b] = lamport_clean<T>(input[v[b]]);
-    }
-#pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-      if (base + b * stride < vectors) {
-        const int owner = slice_owner(v[b], part, world);
-        st_volatile_v4(slice_area(peers.base[owner], layout, world, 0, slot, rank) + (v[b] - owner * part),
-                       x[b]);
-      }
-    }
-  }
-}
-
-// The inverse RMS of row `row` of sender's slice, as fused_lamport2_rows publishes it.
-__device__ __forceinline__ uint32_t* norm_scalar(char* base, const FusionLayout& layout, int world,
-                                                 int slot, int sender, long long row) {
-  return reinterpret_cast<uint32_t*>(base + layout.normScalarsOffset) +
-         ((long long)slot * world + sender) * FUSION_NORM_ROWS + row;
-}
-
-// Refills slot `previous` of both Lamport two-shots (scatter and gather slices up to the longest
-// slice that slot held, and the row-sliced kernel's norm scalars, whichever kernel used the slot)
-// while this call's slices travel.
-__device__ __forceinline__ void refill_slices(char* self, const FusionLayout& layout, int world,
-                                              int previous, long long previousLongest,
-                                              uint32_t sentinel) {
-  const long long first = spread_index();
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  const long long sliceVectors = layout.sliceStride / 16;
-  const uint4 empty = make_uint4(sentinel, sentinel, sentinel, sentinel);
-  for (int area = 0; area < 2; ++area) {
-    uint4* stale = slice_area(self, layout, world, area, previous, 0);
-    for (int r = 0; r < world; ++r) {
-      for (long long i = first; i < previousLongest; i += stride) {
-        st_volatile_v4(stale + r * sliceVectors + i, empty);
-      }
-    }
-  }
-  uint32_t* scalars = norm_scalar(self, layout, world, previous, 0, 0);
-  for (long long i = first; i < (long long)world * FUSION_NORM_ROWS; i += stride) {
-    st_volatile_u32(scalars + i, 0x80008000u);
-  }
-}
-
 // Waits for vector i of every rank's copy in the scatter slots, all loads in flight at once.
 template <typename T>
 __device__ __forceinline__ void wait_all_ranks(const uint4* first, long long sliceVectors, int world,
@@ -1075,8 +993,41 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   const long long sliceVectors = layout.sliceStride / 16;
   char* self = peers.base[rank];
 
-  scatter_slices<T>(c, peers, layout, rank, world, slot, vectors, part);
-  refill_slices(self, layout, world, previous, previousLongest, Vec<T>::sentinel);
+  // Scatter: vector v to its slice owner, a few loads in flight before the stores. Each rank
+  // starts at its own slice, so that the ranks write to different owners rather than all to one.
+  constexpr int BATCH = 4;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input);
+  const long long shift = rank * part;
+  for (long long base = first; base < vectors; base += BATCH * stride) {
+    uint4 x[BATCH];
+    long long v[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const long long j = base + b * stride;
+      v[b] = j + shift < vectors ? j + shift : j + shift - vectors;
+      if (j < vectors) x[b] = lamport_clean<T>(input[v[b]]);
+    }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * stride < vectors) {
+        const int owner = slice_owner(v[b], part, world);
+        st_volatile_v4(slice_area(peers.base[owner], layout, world, 0, slot, rank) + (v[b] - owner * part),
+                       x[b]);
+      }
+    }
+  }
+
+  // Refill the previous call's scatter and gather slots while this call's slices travel.
+  const uint32_t s = Vec<T>::sentinel;
+  const uint4 empty = make_uint4(s, s, s, s);
+  for (int area = 0; area < 2; ++area) {
+    uint4* stale = slice_area(self, layout, world, area, previous, 0);
+    for (int r = 0; r < world; ++r) {
+      for (long long i = first; i < previousLongest; i += stride) {
+        st_volatile_v4(stale + r * sliceVectors + i, empty);
+      }
+    }
+  }
 
   // Reduce this rank's slice into residualOut (sum + residual, rounded to T) and push it into
   // every rank's gather slots, this rank's own included.
@@ -1163,186 +1114,6 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   }
 }
 
-// fused_lamport2_rows -------------------------------------------------------------------------
-// The Lamport two-shot with slices of whole rows (rank r owns rows [r·tokens/world, ...), the last
-// rank the remainder), so that a slice's owner can finish its rows: it waits for every rank's copy
-// of a row in its scatter slots, adds the residual, rounds to T, stores residualOut, takes the
-// row's sum of squares over the block and stores out, all in its own buffers, and pushes the row's
-// residualOut and its inverse RMS (one word) into every other rank's gather slots. The other ranks
-// then finish the row vector by vector over the whole grid, with no block reduction: out is
-// residualOut times the owner's inverse RMS times gamma. Against fused_lamport2 the owner's rows
-// skip the round trip through the gather slots, and the rows of a peer need no second row-wide
-// pass. Every rank stores the residualOut that the gather carries (a -0.0 lane as +0.0) and takes
-// the sum of squares in the order fused_lamport2 does, so both outputs are bit-identical to its.
-// The host runs it where the row fits the block's registers and a slice fits the slots.
-
-// Finishes row `row` of this rank's slice (call row firstRow + row): the block holds it in registers.
-template <typename T>
-__device__ __forceinline__ void finish_owned_row(const RowCall& c, const FusionPeers& peers,
-                                                 const FusionLayout& layout, int rank, int world,
-                                                 int slot, long long firstRow, long long row) {
-  constexpr int L = Vec<T>::lanes;
-  constexpr int K = SPREAD_ROW_VECTORS;
-  constexpr int G = SPREAD_RANK_GROUP;
-  const int rowVectors = c.hidden / L;
-  const long long rowBytes = (long long)c.hidden * sizeof(T);
-  const long long callRow = firstRow + row;
-  const int mine = row_vectors_of_thread(rowVectors);
-  uint4 residualVectors[K], gammaVectors[K];
-  load_gamma<K>(c, gammaVectors, mine);
-  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn + callRow * rowBytes);
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (k < mine) residualVectors[k] = residualIn[threadIdx.x + k * blockDim.x];
-  }
-  float acc[K][L];
-  const char* scattered =
-      reinterpret_cast<const char*>(slice_area(peers.base[rank], layout, world, 0, slot, 0)) +
-      row * rowBytes;
-  for (int r0 = 0; r0 < world; r0 += G) {
-    uint4 vals[G][K];
-    lamport_wait<T, G, K>(scattered, layout.sliceStride, r0, vals, world - r0, mine);
-#pragma unroll
-    for (int r = 0; r < G; ++r) {
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        if (r0 + r < world && k < mine) add_vector<T>(acc[k], vals[r][k], r0 + r == 0, !c.fp32Accumulate);
-      }
-    }
-  }
-  uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut + callRow * rowBytes);
-  float squares = 0.f;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (k < mine) {
-      float residual[L];
-      Vec<T>::unpack(residualVectors[k], residual);
-#pragma unroll
-      for (int i = 0; i < L; ++i) acc[k][i] += residual[i];
-      round_lanes<T>(acc[k]);
-      // What the gather carries, so that every rank stores the same residualOut.
-      const uint4 finished = lamport_clean<T>(Vec<T>::pack(acc[k]));
-      Vec<T>::unpack(finished, acc[k]);
-      const int v = threadIdx.x + k * blockDim.x;
-      for (int p = 1; p < world; ++p) {
-        const int peer = (rank + p) % world;
-        st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, slot, rank) + row * rowVectors + v,
-                       finished);
-      }
-      residualOut[v] = finished;
-#pragma unroll
-      for (int i = 0; i < L; ++i) squares += acc[k][i] * acc[k][i];
-    }
-  }
-  const float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
-  if (threadIdx.x == 0) {
-    for (int p = 1; p < world; ++p) {
-      const int peer = (rank + p) % world;
-      st_volatile_u32(norm_scalar(peers.base[peer], layout, world, slot, rank, row),
-                      __float_as_uint(inverseRms));
-    }
-  }
-  char* out = c.output + callRow * c.hidden * out_bytes(c, sizeof(T));
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (k < mine) store_normalized<T>(c, out, threadIdx.x + k * blockDim.x, acc[k], gammaVectors[k], inverseRms);
-  }
-}
-
-// Finishes the rows of sender's slice from this rank's gather slots, a few vectors in flight.
-template <typename T>
-__device__ __forceinline__ void finish_gathered_rows(const RowCall& c, const FusionLayout& layout,
-                                                     char* self, int world, int slot, int sender,
-                                                     long long firstRow, long long rows) {
-  constexpr int L = Vec<T>::lanes;
-  constexpr int BATCH = 2;
-  const int rowVectors = c.hidden / L;
-  const long long vectors = rows * rowVectors;
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  const uint4* gathered = slice_area(self, layout, world, 1, slot, sender);
-  const uint32_t* scalars = norm_scalar(self, layout, world, slot, sender, 0);
-  const uint4* gamma = reinterpret_cast<const uint4*>(c.gamma);
-  uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut) + firstRow * rowVectors;
-  char* out = c.output + firstRow * c.hidden * out_bytes(c, sizeof(T));
-  for (long long base = spread_index(); base < vectors; base += BATCH * stride) {
-    uint4 x[BATCH];
-    uint32_t scale[BATCH];
-#pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-      const long long i = base + b * stride;
-      if (i < vectors) {
-        x[b] = ld_volatile_v4(gathered + i);
-        scale[b] = ld_volatile_u32(scalars + i / rowVectors);
-      }
-    }
-    for (;;) {
-      bool pending = false;
-#pragma unroll
-      for (int b = 0; b < BATCH; ++b) {
-        const long long i = base + b * stride;
-        if (i >= vectors) continue;
-        // A row's scalar is polled only by threads whose vector has landed: the thousand threads
-        // of a row polling one word while its vectors travel would queue at its L2 slice.
-        if (lamport_empty<T>(x[b])) {
-          x[b] = ld_volatile_v4(gathered + i);
-          pending = true;
-        } else if (fp32_empty(scale[b])) {
-          scale[b] = ld_volatile_u32(scalars + i / rowVectors);
-          pending = pending || fp32_empty(scale[b]);
-        }
-      }
-      if (!pending) break;
-    }
-#pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-      const long long i = base + b * stride;
-      if (i < vectors) {
-        const long long row = i / rowVectors;
-        const int v = (int)(i - row * rowVectors);
-        float residual[L];
-        Vec<T>::unpack(x[b], residual);
-        residualOut[i] = x[b];
-        store_normalized<T>(c, out + row * c.hidden * out_bytes(c, sizeof(T)), v, residual,
-                            gamma[v], __uint_as_float(scale[b]));
-      }
-    }
-  }
-}
-
-template <typename T>
-__device__ void fused_lamport2_rows(RowCall c, FusionPeers peers, FusionLayout layout,
-                                    FusionControl* control, int rank, int world) {
-  wait_for_previous_grid();
-  const int rowVectors = c.hidden / Vec<T>::lanes;
-  const long long rowsPart = c.tokens / world;
-  const long long lastRows = c.tokens - (world - 1) * rowsPart;
-  const long long vectors = c.tokens * rowVectors;
-  const long long longest = lastRows * rowVectors;
-  const uint32_t epoch = control->lamport2Epoch[blockIdx.x] + 1;
-  const int slot = epoch % 3;
-  const int previous = (epoch + 2) % 3;
-  char* self = peers.base[rank];
-
-  scatter_slices<T>(c, peers, layout, rank, world, slot, vectors, rowsPart * rowVectors);
-  refill_slices(self, layout, world, previous, control->lamport2Vectors[blockIdx.x][previous],
-                Vec<T>::sentinel);
-
-  const long long myRows = rank == world - 1 ? lastRows : rowsPart;
-  for (long long row = blockIdx.x; row < myRows; row += gridDim.x) {
-    finish_owned_row<T>(c, peers, layout, rank, world, slot, rank * rowsPart, row);
-  }
-  for (int p = 1; p < world; ++p) {
-    const int sender = (rank + p) % world;
-    finish_gathered_rows<T>(c, layout, self, world, slot, sender, sender * rowsPart,
-                            sender == world - 1 ? lastRows : rowsPart);
-  }
-  __syncthreads();  // every thread has read this block's control words
-  if (threadIdx.x == 0) {
-    control->lamport2Vectors[blockIdx.x][slot] = longest;
-    control->lamport2Epoch[blockIdx.x] = epoch;
-  }
-}
-
 #define FUSION_KERNELS(T, NAME)                                                                  \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1)                                \
       add_rmsnorm_##NAME(RowCall c) {                                                            \
@@ -1377,11 +1148,6 @@ __device__ void fused_lamport2_rows(RowCall c, FusionPeers peers, FusionLayout l
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
     fused_lamport2<T>(c, peers, layout, control, rank, fusion_world(world));                     \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_rows_##NAME(    \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_lamport2_rows<T>(c, peers, layout, control, rank, fusion_world(world));                \
   }
 
 FUSION_KERNELS(__nv_bfloat16, bf16)

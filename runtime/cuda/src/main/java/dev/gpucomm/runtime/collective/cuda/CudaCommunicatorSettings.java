@@ -67,10 +67,6 @@ import java.util.Map;
  *       fewer rows than the grid has blocks, with the spread kernels) instead of one block per row
  *       ({@code fused_lamport_spread}); off by default, since it measured 0.3-0.8 us slower on H100
  *       pairs at 4-64 tokens, and there to compare;
- *   <li>{@code GPUCOMM_FUSED_ROWS=off} runs the fused Lamport two-shot on slices of vectors ({@code
- *       fused_lamport2}, every rank normalizing every row) instead of slices of whole rows ({@code
- *       fused_lamport2_rows}, each owner normalizing its rows and publishing their inverse RMS),
- *       there to compare;
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -104,7 +100,6 @@ public record CudaCommunicatorSettings(
     long oneShotStreamMinBytes,
     boolean fusedSpreadKernels,
     boolean fusedClusterKernel,
-    boolean fusedRowSlices,
     Duration rendezvousTimeout,
     int maxBlocks,
     HostPathSettings hostPath) {
@@ -302,7 +297,6 @@ public record CudaCommunicatorSettings(
         oneShotStreamMinBytes,
         fusedSpreadKernels,
         fusedClusterKernel,
-        fusedRowSlices,
         rendezvousTimeout,
         maxBlocks,
         hostPath);
@@ -433,7 +427,6 @@ public record CudaCommunicatorSettings(
         true,
         // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
         false,
-        true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -471,7 +464,6 @@ public record CudaCommunicatorSettings(
         bytes(env, "GPUCOMM_ONESHOT_STREAM_MIN_BYTES", d.oneShotStreamMinBytes()),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),
-        onOff(env, "GPUCOMM_FUSED_ROWS", d.fusedRowSlices()),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),

@@ -41,12 +41,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (the row-per-block Lamport one-shot and the flag two-shot, kept to compare): a communicator runs
  * one set or the other, since the flag two-shot's gather area is the Lamport two-shot's slots.
  *
- * <p>Where a call's rows fit a block's registers and its slices fit the slots, the Lamport two-shot
- * slices whole rows instead of vectors ({@link CudaCommunicatorSettings#fusedRowSlices()} off keeps
- * the vector slices): each slice's owner finishes its rows and publishes their inverse RMS in the
- * norm scalars after the Lamport areas, so the other ranks finish them without a row-wide pass.
- * Both kernels share the slots and their per-block state, so calls may alternate between them.
- *
  * <p>On Hopper and later GPUs a spread Lamport one-shot call of fewer rows than the grid has blocks
  * runs the cluster kernel instead, which splits each row's norm over a cluster of blocks ({@link
  * FusedClusterShape}); {@link CudaCommunicatorSettings#fusedClusterKernel()} off keeps it on the
@@ -60,15 +54,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
   /** fusion.cu's FUSION_MAX_BLOCKS: the per-block arrays of its flags and control block. */
   static final int MAX_BLOCKS = 132;
 
-  /**
-   * fusion.cu's FUSION_NORM_ROWS: the most rows of one rank's slice the row-sliced two-shot takes,
-   * whose inverse RMS it publishes per slot.
-   */
-  static final int NORM_ROWS = 1024;
-
-  /** fusion.cu's SPREAD_ROW_VECTORS: the most vectors of a row one thread holds in registers. */
-  static final int ROW_VECTORS_PER_THREAD = 4;
-
   /** The kernels, in the order of their parameter blocks. */
   enum Kernel {
     ONESHOT("fused_oneshot_"),
@@ -76,8 +61,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
     LAMPORT("fused_lamport_"),
     LAMPORT_SPREAD("fused_lamport_spread_", true),
     LAMPORT_CLUSTER("fused_lamport_cluster_", true),
-    LAMPORT2("fused_lamport2_", true),
-    LAMPORT2_ROWS("fused_lamport2_rows_", true);
+    LAMPORT2("fused_lamport2_", true);
 
     final String prefix;
 
@@ -109,8 +93,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private final long lamportMaxBytes;
   private final Kernel lamportKernel;
   private final Kernel twoShotKernel;
-  private final boolean rowSlices;
-  private final long sliceBytes;
   private final LaunchConfig programmaticConfig;
   private final LaunchConfig clusterConfig;
 
@@ -135,8 +117,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
     this.lamportMaxBytes = lamportMaxBytes;
     this.lamportKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT_SPREAD : Kernel.LAMPORT;
     this.twoShotKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT2 : Kernel.TWOSHOT;
-    this.rowSlices = settings.fusedSpreadKernels() && settings.fusedRowSlices();
-    this.sliceBytes = layout.lamport2RankStride();
     this.programmaticConfig =
         LaunchConfig.of(arena, settings.programmaticLaunch(), OptionalInt.empty());
     this.clusterConfig =
@@ -156,8 +136,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
       layout.oneshotRankStride(),
       layout.lamport2RankStride(),
       // controlBlocks: the cluster kernel keeps the per-block state of the whole spread grid
-      blocks,
-      layout.normScalarsOffset()
+      blocks
     };
     long[] bases = memory.bases();
     CudaModule module = device.module(FusionKernels.ptxResource(world));
@@ -208,7 +187,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
         .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
         .with("GPUCOMM_FUSED_SPREAD", settings.fusedSpreadKernels() ? "on" : "off")
         .with("GPUCOMM_FUSED_CLUSTER", settings.fusedClusterKernel() ? "on" : "off")
-        .with("GPUCOMM_FUSED_ROWS", settings.fusedRowSlices() ? "on" : "off")
         .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
         .with(
             "fused kernel blocks (the GPU's multiprocessors, or maxBlocks)",
@@ -241,10 +219,9 @@ final class FusedPeerAllReduce implements AutoCloseable {
     }
     long capacity = Math.min(MAX_CAPACITY_BYTES, settings.maxBytes());
     // Every region is a multiple of the capacity: recv 2·world, Lamport 3·world, gather 4 (inside
-    // the second Lamport area, 6·world slices of capacity/world); then the row-sliced two-shot's
-    // norm scalars.
+    // the second Lamport area, 6·world slices of capacity/world).
     PeerMemoryLayout layout =
-        PeerMemoryLayout.of(topology.localWorldSize(), capacity, capacity, capacity, NORM_ROWS);
+        PeerMemoryLayout.of(topology.localWorldSize(), capacity, capacity, capacity);
     PeerMemory memory =
         PeerMemory.create(device, store, keyPrefix, topology.localRank(), layout, settings);
     if (!memory.verdict().available()) {
@@ -298,8 +275,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
    * The kernel {@code algorithm} runs for a call of {@code tokens} rows: one-shot takes a Lamport
    * kernel up to the size where the plain one-shot does, the flag kernel above it, and of the
    * Lamport kernels the cluster one where it runs and takes the call's shape; two-shot the Lamport
-   * two-shot on slices of whole rows where the call's shape allows it, else on slices of vectors,
-   * or the flag two-shot where the settings chose the first kernels.
+   * two-shot, or the flag two-shot where the settings chose the first kernels.
    */
   Kernel kernel(Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
     long bytes = tokens * epilogue.hiddenSize() * dtype.bytes();
@@ -310,26 +286,9 @@ final class FusedPeerAllReduce implements AutoCloseable {
         }
         yield clusterSize(tokens, dtype, epilogue) > 0 ? Kernel.LAMPORT_CLUSTER : lamportKernel;
       }
-      case TWOSHOT ->
-          twoShotKernel == Kernel.LAMPORT2 && rowSlices && takesRowSlices(tokens, dtype, epilogue)
-              ? Kernel.LAMPORT2_ROWS
-              : twoShotKernel;
+      case TWOSHOT -> twoShotKernel;
       default -> throw new IllegalArgumentException(algorithm + " has no fused peer kernel");
     };
-  }
-
-  /**
-   * Whether the row-sliced two-shot takes the call: each row fits one block's registers, and the
-   * largest slice (the last rank's, with the remainder rows) fits a slot and its norm scalars.
-   */
-  private boolean takesRowSlices(long tokens, DType dtype, NormEpilogue epilogue) {
-    long rowVectors = rowVectors(dtype, epilogue);
-    int threads = FusionKernels.threads(epilogue.hiddenSize(), dtype);
-    int world = memory.layout().world();
-    long lastRows = tokens - (world - 1) * (tokens / world);
-    return rowVectors <= (long) ROW_VECTORS_PER_THREAD * threads
-        && lastRows <= NORM_ROWS
-        && lastRows * rowVectors * 16 <= sliceBytes;
   }
 
   /** The blocks of the cluster kernel that share each row of the call; 0 where it does not run. */

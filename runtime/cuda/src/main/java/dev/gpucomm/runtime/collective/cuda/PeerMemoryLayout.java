@@ -15,7 +15,6 @@ package dev.gpucomm.runtime.collective.cuda;
  * scratch        [maxBytes / world + 16 · world]              two-shot reduced slice
  * lamport        [3 slot][world][lamportMaxBytes]             sentinel-filled receive slots
  * lamport2       [2 scatter/gather][3 slot][world][lamport2MaxBytes / world + 16 · world]
- * norm scalars   uint32 [3 slot][world][normRows]            the fused row-sliced two-shot's
  * </pre>
  *
  * Each algorithm has its own flags and receive areas, so each can run its own fixed grid.
@@ -36,8 +35,6 @@ public record PeerMemoryLayout(
     long lamportRankStride,
     long lamport2Offset,
     long lamport2RankStride,
-    long normScalarsOffset,
-    int normRows,
     long totalBytes) {
   public static final int MAX_RANKS = 8;
   public static final int MAX_BLOCKS = CudaCommunicatorSettings.MAX_BLOCKS;
@@ -59,19 +56,6 @@ public record PeerMemoryLayout(
 
   public static PeerMemoryLayout of(
       int world, long maxBytes, long lamportMaxBytes, long lamport2MaxBytes) {
-    return of(world, maxBytes, lamportMaxBytes, lamport2MaxBytes, 0);
-  }
-
-  /**
-   * A layout with room for {@code normRows} norm scalars per rank and Lamport slot after the
-   * Lamport areas (sentinel-filled with them): the inverse RMS of each row the fused row-sliced
-   * two-shot's owners publish.
-   */
-  public static PeerMemoryLayout of(
-      int world, long maxBytes, long lamportMaxBytes, long lamport2MaxBytes, int normRows) {
-    if (normRows < 0) {
-      throw new IllegalArgumentException("normRows must not be negative, got " + normRows);
-    }
     if (world < 1 || world > MAX_RANKS) {
       throw new IllegalArgumentException(
           "peer memory spans 1.." + MAX_RANKS + " ranks of a node, got " + world);
@@ -91,8 +75,7 @@ public record PeerMemoryLayout(
     long lamportRankStride = align(Math.max(16, lamportMaxBytes));
     long lamport2Offset = lamportOffset + 3 * world * lamportRankStride;
     long lamport2RankStride = align(Math.max(16, lamport2MaxBytes) / world + 16L * world);
-    long normScalarsOffset = lamport2Offset + 2 * 3 * world * lamport2RankStride;
-    long totalBytes = normScalarsOffset + align(3L * world * normRows * Integer.BYTES);
+    long totalBytes = lamport2Offset + 2 * 3 * world * lamport2RankStride;
     return new PeerMemoryLayout(
         world,
         oneshotFlagsOffset,
@@ -109,8 +92,6 @@ public record PeerMemoryLayout(
         lamportRankStride,
         lamport2Offset,
         lamport2RankStride,
-        normScalarsOffset,
-        normRows,
         totalBytes);
   }
 
@@ -185,12 +166,9 @@ public record PeerMemoryLayout(
     return oneshotRecvOffset;
   }
 
-  /**
-   * Bytes of both Lamport regions and the norm scalars, which follow each other and start out
-   * sentinel-filled.
-   */
+  /** Bytes of both Lamport regions, which follow each other and start out sentinel-filled. */
   public long lamportBytes() {
-    return totalBytes - lamportOffset;
+    return 3 * world * lamportRankStride + 2 * 3 * world * lamport2RankStride;
   }
 
   /** The largest all-reduce the Lamport two-shot kernel takes. */

@@ -71,17 +71,6 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
-  void theFusedTwoShotSlicesWholeRowsUnlessTurnedOff() {
-    assertThat(CudaCommunicatorSettings.defaults().fusedRowSlices()).isTrue();
-    CudaCommunicatorSettings off =
-        CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_ROWS", "off"));
-    assertThat(off.fusedRowSlices()).isFalse();
-    assertThat(off.withMaxBlocks(16).fusedRowSlices()).isFalse();
-    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_ROWS", "yes")))
-        .hasMessage("GPUCOMM_FUSED_ROWS must be on or off, got 'yes'");
-  }
-
-  @Test
   void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 

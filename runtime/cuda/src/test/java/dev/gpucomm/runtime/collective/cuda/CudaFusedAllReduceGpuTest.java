@@ -23,7 +23,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -202,55 +201,6 @@ class CudaFusedAllReduceGpuTest {
     runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", false, 33, 8192);
     runAndCheck("oneshot", "allreduceResidualRmsNormFp8", "fp16", true, 2, 16384);
     runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 4, 8192);
-  }
-
-  @ParameterizedTest(
-      name = "GPUCOMM_FUSED_ROWS={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5} runs {6}")
-  @CsvSource({
-    "on, allreduceResidualRmsNorm, bf16, true, 256, 8192, LAMPORT2_ROWS",
-    "on, allreduceResidualRmsNorm, bf16, false, 3, 8192, LAMPORT2_ROWS",
-    "on, allreduceResidualRmsNorm, fp16, true, 200, 1024, LAMPORT2_ROWS",
-    "on, allreduceResidualRmsNorm, fp32, true, 7, 4100, LAMPORT2_ROWS",
-    "on, allreduceResidualRmsNormFp8, bf16, true, 256, 8192, LAMPORT2_ROWS",
-    "on, allreduceResidualRmsNormFp8, fp32, false, 5, 64, LAMPORT2_ROWS",
-    // rows too long for a block's registers; more rows than a slot's norm scalars
-    "on, allreduceResidualRmsNorm, fp32, false, 3, 8200, LAMPORT2",
-    "on, allreduceResidualRmsNorm, fp16, true, 2, 65536, LAMPORT2",
-    "on, allreduceResidualRmsNorm, bf16, true, 1025, 64, LAMPORT2",
-    "off, allreduceResidualRmsNorm, bf16, true, 256, 8192, LAMPORT2",
-    "off, allreduceResidualRmsNorm, fp32, true, 7, 4100, LAMPORT2",
-  })
-  void theFusedTwoShotSlicesWholeRowsWhereTheyFitAndBothKernelsMatchTheReference(
-      String rows,
-      String patternName,
-      String dtypeName,
-      boolean fp32Accumulate,
-      int tokens,
-      int hidden,
-      FusedPeerAllReduce.Kernel expected) {
-    reopenWith(Map.of("GPUCOMM_FUSED_ROWS", rows));
-    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
-    NormEpilogue epilogue =
-        new NormEpilogue(
-            AllReducePattern.fromWireName(patternName).orElseThrow(),
-            hidden,
-            NormEpilogue.DEFAULT_EPSILON,
-            FP8_SCALE,
-            fp32Accumulate);
-
-    assertThat(communicator.fusedKernel(Algorithm.TWOSHOT, tokens, dtype, epilogue))
-        .contains(expected);
-    runAndCheck("twoshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
-  }
-
-  @Test
-  void twoShotCallsAlternatingBetweenRowAndVectorSlicesShareTheirSlots() {
-    // rows, vectors, rows, vectors: each shape's three calls rotate through every slot after the
-    // other kernel used it, so each kernel finds slots (and norm scalars) the other one refilled.
-    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192);
-    runAndCheck("twoshot", "allreduceResidualRmsNorm", "fp32", false, 3, 8200);
-    runAndCheck("twoshot", "allreduceResidualRmsNormFp8", "fp32", true, 7, 4100);
-    runAndCheck("twoshot", "allreduceResidualRmsNorm", "fp16", true, 2, 65536);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -124,27 +124,4 @@ class PeerMemoryLayoutTest {
     assertThat(layout.streamCreditsOffset() + PeerMemoryLayout.FLAG_SET_BYTES)
         .isLessThanOrEqualTo(layout.flagBytes());
   }
-
-  @ParameterizedTest
-  @ValueSource(ints = {1, 2, 8})
-  void theNormScalarsFollowTheLamportSlotsAndAreSentinelFilledWithThem(int world) {
-    int normRows = 1024;
-    PeerMemoryLayout layout = PeerMemoryLayout.of(world, MAX, LAMPORT, LAMPORT, normRows);
-
-    assertThat(layout.normScalarsOffset())
-        .isEqualTo(layout.lamport2Offset() + 2 * 3 * world * layout.lamport2RankStride());
-    assertThat(layout.normScalarsOffset() + 3L * world * normRows * Integer.BYTES)
-        .as("every slot's scalars of every sender inside the allocation")
-        .isLessThanOrEqualTo(layout.totalBytes());
-    assertThat(layout.lamportOffset() + layout.lamportBytes())
-        .as("the sentinel fill reaches the last scalar")
-        .isEqualTo(layout.totalBytes());
-  }
-
-  @Test
-  void aLayoutWithoutNormScalarsEndsWithTheLamportSlots() {
-    PeerMemoryLayout layout = PeerMemoryLayout.of(2, MAX, LAMPORT, LAMPORT);
-
-    assertThat(layout.totalBytes()).isEqualTo(layout.normScalarsOffset());
-  }
 }
