@@ -7,6 +7,8 @@
 # CUDA graphs, runs / row blocks / runs again (so that a drift of the host shows), every point
 # validated on every rank against the float64 reference, and bench/compare-torch.py with the fused
 # pattern.
+# The runs kernel exists at commit 9a24063 only (removed after this comparison): build the bundle
+# there; on later trees GPUCOMM_FUSED_RUNS is ignored and every fused sweep runs the row blocks.
 # Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run-v6.sh   (environment of run-v3.sh)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u

@@ -26,11 +26,6 @@
 //                    residual and gamma loaded
 //                    together, so the row costs one memory round trip and one block reduction
 //                    before both outputs are stored. Launched with programmatic dependent launch.
-//   fused_lamport_runs
-//                    fused_lamport_spread with the norm spread over the grid as well: each warp takes
-//                    32-vector runs of rows, sums their squares, and publishes the sums with the
-//                    call's epoch in this rank's own memory, where the warps of the same row read
-//                    them back in run order (see the kernel); no block owns a row.
 //   fused_lamport_cluster
 //                    fused_lamport_spread with each row's norm split over a cluster of C thread
 //                    blocks (Hopper and later; the host picks C from the row length and the row
@@ -62,10 +57,9 @@
 // Sums are accumulated in fp32 in rank order (or, with fp32Accumulate off, rounded to T after each
 // rank), so every rank and every fused algorithm produce bit-identical residualOut rows (but for
 // the sign of a zero in fused_lamport2, see above). The norm is taken over the stored (rounded)
-// residual; out is bit-identical on every rank, and across the kernels but fused_lamport_cluster
-// and fused_lamport_runs, whose sums of squares add per-block or per-run partial sums (in a fixed
-// order, the same on every rank), so their out may differ from the other kernels' in the last
-// bit. Rows must be whole 16-byte vectors
+// residual; out is bit-identical on every rank, and across the kernels but fused_lamport_cluster,
+// whose sum of squares adds per-block partial sums (in a fixed order, the same on every rank), so
+// its out may differ from the other kernels' in the last bit. Rows must be whole 16-byte vectors
 // (hidden * sizeof(T) % 16 == 0).
 
 #include <cuda_bf16.h>
@@ -856,186 +850,6 @@ __device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout 
   }
 }
 
-// fused_lamport_runs --------------------------------------------------------------------------
-// The spread one-shot with the norm spread too: instead of one block per row, every thread takes
-// up to FUSION_RUN_VECTORS vectors of the call, 32-vector runs dealt to the warps as the sends are
-// (a run lies within one row: the host takes rows of whole runs), waits for every rank's copy of
-// all of them at once, stores residualOut, and sums its squares over the warp. Lane 0 publishes
-// the run's sum with the call's epoch in one 64-bit word (FusionControl's partials, this rank's
-// own memory), and each warp then reads the sums of its rows' runs, in run order, until all carry
-// the epoch, and stores out from its registers. A row's sum of squares is thus a fixed tree over
-// its runs, the same on every rank, but not the block order of the other kernels: out may differ
-// from theirs in the last bit (ranks agree on GPUCOMM_FUSED_RUNS). Every warp publishes before it
-// waits and the whole grid is resident, so no wait depends on a warp that has not yet run.
-// Sends, slots and per-block state are the spread kernel's, so calls may alternate between them.
-
-#define FUSION_RUN_VECTORS 4
-// Runs (of 32 vectors) of the largest call whose sums the partials hold, 8 bytes each, from
-// FUSION_PARTIALS_OFFSET bytes after FusionControl's start (PeerMemory's control block).
-#define FUSION_NORM_RUNS 8192
-#define FUSION_PARTIALS_OFFSET 16384
-// Runs of one row a lane reads: rows of at most FUSION_RUN_VECTORS * 512 vectors, 64 runs.
-#define FUSION_ROW_RUNS_PER_LANE 2
-
-__device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned long long* addr) {
-  unsigned long long value;
-  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(value) : "l"(addr) : "memory");
-  return value;
-}
-
-__device__ __forceinline__ void st_volatile_u64(unsigned long long* addr, unsigned long long value) {
-  asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(addr), "l"(value) : "memory");
-}
-
-__device__ __forceinline__ float warp_sum(float value) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-}
-
-template <typename T>
-__device__ void fused_lamport_runs(RowCall c, FusionPeers peers, FusionLayout layout,
-                                   FusionControl* control, int rank, int world) {
-  constexpr int L = Vec<T>::lanes;
-  constexpr int J = FUSION_RUN_VECTORS;
-  constexpr int G = SPREAD_RANK_GROUP;
-  constexpr int H = FUSION_ROW_RUNS_PER_LANE;
-  wait_for_previous_grid();
-  const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
-  const int slot = epoch % 3;
-  const int previous = (epoch + 2) % 3;
-  const long long rowBytes = (long long)c.hidden * sizeof(T);
-  const long long slotStride = world * layout.rowCapacity;
-  const long long vectors = c.tokens * rowBytes / 16;  // per rank, whole runs
-  lamport_send_and_refill<T>(c, peers, layout, control, rank, world, slot, previous, vectors);
-
-  const int rowVectors = c.hidden / L;
-  const int rowRuns = rowVectors / 32;
-  const long long first = spread_index();
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  // vectors is a multiple of 32, so j < mine is the same on every lane of a warp
-  const int mine = first < vectors ? (int)((vectors - 1 - first) / stride) + 1 : 0;
-  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
-  const uint4* gamma = reinterpret_cast<const uint4*>(c.gamma);
-  uint4 residualVectors[J], gammaVectors[J];
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-    if (j < mine) {
-      const long long g = first + j * stride;
-      residualVectors[j] = residualIn[g];
-      gammaVectors[j] = gamma[g % rowVectors];
-    }
-  }
-  const char* own = peers.base[rank] + layout.lamportOffset + slot * slotStride;
-  float acc[J][L];
-  for (int r0 = 0; r0 < world; r0 += G) {
-    uint4 vals[G][J];
-    auto src = [&](int r, int j) {
-      return reinterpret_cast<const uint4*>(own + (r0 + r) * layout.rowCapacity) + first + j * stride;
-    };
-#pragma unroll
-    for (int r = 0; r < G; ++r) {
-#pragma unroll
-      for (int j = 0; j < J; ++j) {
-        if (r0 + r < world && j < mine) vals[r][j] = ld_volatile_v4(src(r, j));
-      }
-    }
-    for (;;) {
-      bool pending = false;
-#pragma unroll
-      for (int r = 0; r < G; ++r) {
-#pragma unroll
-        for (int j = 0; j < J; ++j) {
-          if (r0 + r < world && j < mine && lamport_empty<T>(vals[r][j])) {
-            vals[r][j] = ld_volatile_v4(src(r, j));
-            pending = pending || lamport_empty<T>(vals[r][j]);
-          }
-        }
-      }
-      if (!pending) break;
-    }
-#pragma unroll
-    for (int r = 0; r < G; ++r) {
-#pragma unroll
-      for (int j = 0; j < J; ++j) {
-        if (r0 + r < world && j < mine) add_vector<T>(acc[j], vals[r][j], r0 + r == 0, !c.fp32Accumulate);
-      }
-    }
-  }
-
-  unsigned long long* partials = reinterpret_cast<unsigned long long*>(
-      reinterpret_cast<char*>(control) + FUSION_PARTIALS_OFFSET);
-  const unsigned long long tag = (unsigned long long)epoch << 32;
-  uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut);
-  const int lane = threadIdx.x % 32;
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-    if (j < mine) {
-      const long long g = first + j * stride;
-      float residual[L];
-      Vec<T>::unpack(residualVectors[j], residual);
-#pragma unroll
-      for (int i = 0; i < L; ++i) acc[j][i] += residual[i];
-      round_lanes<T>(acc[j]);
-      residualOut[g] = Vec<T>::pack(acc[j]);
-      float squares = 0.f;
-#pragma unroll
-      for (int i = 0; i < L; ++i) squares += acc[j][i] * acc[j][i];
-      squares = warp_sum(squares);
-      if (lane == 0) st_volatile_u64(partials + g / 32, tag | __float_as_uint(squares));
-    }
-  }
-
-  // Every run's sum of this thread's rows, all loads in flight at once.
-  unsigned long long sums[J][H];
-  auto runOf = [&](int j, int h) {
-    const long long row = (first + j * stride) / rowVectors;
-    return partials + row * rowRuns + lane + h * 32;
-  };
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-#pragma unroll
-    for (int h = 0; h < H; ++h) {
-      if (j < mine && lane + h * 32 < rowRuns) sums[j][h] = ld_volatile_u64(runOf(j, h));
-    }
-  }
-  for (;;) {
-    bool pending = false;
-#pragma unroll
-    for (int j = 0; j < J; ++j) {
-#pragma unroll
-      for (int h = 0; h < H; ++h) {
-        if (j < mine && lane + h * 32 < rowRuns && (sums[j][h] & ~0xffffffffull) != tag) {
-          sums[j][h] = ld_volatile_u64(runOf(j, h));
-          pending = pending || (sums[j][h] & ~0xffffffffull) != tag;
-        }
-      }
-    }
-    if (!__any_sync(0xffffffffu, pending)) break;
-  }
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-    if (j < mine) {
-      float rowSquares = 0.f;
-#pragma unroll
-      for (int h = 0; h < H; ++h) {
-        if (lane + h * 32 < rowRuns) rowSquares += __uint_as_float((uint32_t)sums[j][h]);
-      }
-      const float inverseRms = rsqrtf(warp_sum(rowSquares) / c.hidden + c.eps);
-      const long long g = first + j * stride;
-      const long long row = g / rowVectors;
-      store_normalized<T>(c, c.output + row * c.hidden * out_bytes(c, sizeof(T)),
-                          (int)(g - row * rowVectors), acc[j], gammaVectors[j], inverseRms);
-    }
-  }
-  __syncthreads();  // every thread has read this block's control words
-  if (threadIdx.x == 0) {
-    control->lamportRows[blockIdx.x][slot] = c.tokens;
-    control->lamportVectors[blockIdx.x][slot] = vectors;
-    control->lamportEpoch[blockIdx.x] = epoch;
-  }
-}
-
 // fused_lamport_cluster -----------------------------------------------------------------------
 // Thread block clusters and distributed shared memory are Hopper (sm_90) features, which every
 // kernel of this file is compiled for; the host launches this kernel only on such GPUs.
@@ -1324,11 +1138,6 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
     fused_lamport_spread<T>(c, peers, layout, control, rank, fusion_world(world));               \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport_runs_##NAME(      \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_lamport_runs<T>(c, peers, layout, control, rank, fusion_world(world));                 \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(CLUSTER_THREADS, 2) fused_lamport_cluster_##NAME( \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \

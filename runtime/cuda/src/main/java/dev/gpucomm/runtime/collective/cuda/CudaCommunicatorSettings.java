@@ -67,10 +67,6 @@ import java.util.Map;
  *       fewer rows than the grid has blocks, with the spread kernels) instead of one block per row
  *       ({@code fused_lamport_spread}); off by default, since it measured 0.3-0.8 us slower on H100
  *       pairs at 4-64 tokens, and there to compare;
- *   <li>{@code GPUCOMM_FUSED_RUNS=off} keeps the fused Lamport one-shot's norm on one block per row
- *       ({@code fused_lamport_spread}) instead of spreading it over the grid in 32-vector runs
- *       whose sums of squares meet in memory ({@code fused_lamport_runs}, for calls whose rows are
- *       whole runs and whose vectors fit four a thread); there to compare;
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -104,7 +100,6 @@ public record CudaCommunicatorSettings(
     long oneShotStreamMinBytes,
     boolean fusedSpreadKernels,
     boolean fusedClusterKernel,
-    boolean fusedRunsKernel,
     Duration rendezvousTimeout,
     int maxBlocks,
     HostPathSettings hostPath) {
@@ -302,7 +297,6 @@ public record CudaCommunicatorSettings(
         oneShotStreamMinBytes,
         fusedSpreadKernels,
         fusedClusterKernel,
-        fusedRunsKernel,
         rendezvousTimeout,
         maxBlocks,
         hostPath);
@@ -433,7 +427,6 @@ public record CudaCommunicatorSettings(
         true,
         // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
         false,
-        true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -471,7 +464,6 @@ public record CudaCommunicatorSettings(
         bytes(env, "GPUCOMM_ONESHOT_STREAM_MIN_BYTES", d.oneShotStreamMinBytes()),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),
-        onOff(env, "GPUCOMM_FUSED_RUNS", d.fusedRunsKernel()),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),

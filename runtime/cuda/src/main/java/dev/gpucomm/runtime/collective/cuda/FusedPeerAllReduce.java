@@ -41,12 +41,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (the row-per-block Lamport one-shot and the flag two-shot, kept to compare): a communicator runs
  * one set or the other, since the flag two-shot's gather area is the Lamport two-shot's slots.
  *
- * <p>Where a Lamport one-shot call's rows are whole 32-vector runs and its vectors fit four to a
- * thread, the runs kernel spreads the norm over the grid as well: each warp sums the squares of its
- * runs, publishes them in the control block's partials with the call's epoch, and reads its rows'
- * sums back ({@link CudaCommunicatorSettings#fusedRunsKernel()} off keeps one block per row). It
- * shares the spread kernel's slots and per-block state, so calls may alternate between them.
- *
  * <p>On Hopper and later GPUs a spread Lamport one-shot call of fewer rows than the grid has blocks
  * runs the cluster kernel instead, which splits each row's norm over a cluster of blocks ({@link
  * FusedClusterShape}); {@link CudaCommunicatorSettings#fusedClusterKernel()} off keeps it on the
@@ -60,20 +54,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
   /** fusion.cu's FUSION_MAX_BLOCKS: the per-block arrays of its flags and control block. */
   static final int MAX_BLOCKS = 132;
 
-  /**
-   * fusion.cu's FUSION_NORM_RUNS: the 32-vector runs of the largest call whose sums of squares the
-   * runs kernel keeps in the control block (every run of a call of MAX_CAPACITY_BYTES).
-   */
-  static final int NORM_RUNS = (int) (MAX_CAPACITY_BYTES / 16 / 32);
-
-  /**
-   * fusion.cu's FUSION_RUN_VECTORS: the most vectors of a call one thread of the runs kernel holds.
-   */
-  static final int RUN_VECTORS_PER_THREAD = 4;
-
-  /** fusion.cu's FUSION_ROW_RUNS_PER_LANE × 32: the most runs of one row the runs kernel takes. */
-  static final int MAX_ROW_RUNS = 64;
-
   /** The kernels, in the order of their parameter blocks. */
   enum Kernel {
     ONESHOT("fused_oneshot_"),
@@ -81,7 +61,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
     LAMPORT("fused_lamport_"),
     LAMPORT_SPREAD("fused_lamport_spread_", true),
     LAMPORT_CLUSTER("fused_lamport_cluster_", true),
-    LAMPORT_RUNS("fused_lamport_runs_", true),
     LAMPORT2("fused_lamport2_", true);
 
     final String prefix;
@@ -114,7 +93,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private final long lamportMaxBytes;
   private final Kernel lamportKernel;
   private final Kernel twoShotKernel;
-  private final boolean runsKernel;
   private final LaunchConfig programmaticConfig;
   private final LaunchConfig clusterConfig;
 
@@ -139,7 +117,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
     this.lamportMaxBytes = lamportMaxBytes;
     this.lamportKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT_SPREAD : Kernel.LAMPORT;
     this.twoShotKernel = settings.fusedSpreadKernels() ? Kernel.LAMPORT2 : Kernel.TWOSHOT;
-    this.runsKernel = settings.fusedSpreadKernels() && settings.fusedRunsKernel();
     this.programmaticConfig =
         LaunchConfig.of(arena, settings.programmaticLaunch(), OptionalInt.empty());
     this.clusterConfig =
@@ -210,7 +187,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
         .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
         .with("GPUCOMM_FUSED_SPREAD", settings.fusedSpreadKernels() ? "on" : "off")
         .with("GPUCOMM_FUSED_CLUSTER", settings.fusedClusterKernel() ? "on" : "off")
-        .with("GPUCOMM_FUSED_RUNS", settings.fusedRunsKernel() ? "on" : "off")
         .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
         .with(
             "fused kernel blocks (the GPU's multiprocessors, or maxBlocks)",
@@ -298,9 +274,8 @@ final class FusedPeerAllReduce implements AutoCloseable {
   /**
    * The kernel {@code algorithm} runs for a call of {@code tokens} rows: one-shot takes a Lamport
    * kernel up to the size where the plain one-shot does, the flag kernel above it, and of the
-   * Lamport kernels the cluster one where it runs and takes the call's shape, else the runs one
-   * where it takes the call's shape; two-shot the Lamport two-shot, or the flag two-shot where the
-   * settings chose the first kernels.
+   * Lamport kernels the cluster one where it runs and takes the call's shape; two-shot the Lamport
+   * two-shot, or the flag two-shot where the settings chose the first kernels.
    */
   Kernel kernel(Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
     long bytes = tokens * epilogue.hiddenSize() * dtype.bytes();
@@ -309,30 +284,11 @@ final class FusedPeerAllReduce implements AutoCloseable {
         if (bytes > lamportMaxBytes) {
           yield Kernel.ONESHOT;
         }
-        if (clusterSize(tokens, dtype, epilogue) > 0) {
-          yield Kernel.LAMPORT_CLUSTER;
-        }
-        yield runsKernel && takesRuns(tokens, dtype, epilogue)
-            ? Kernel.LAMPORT_RUNS
-            : lamportKernel;
+        yield clusterSize(tokens, dtype, epilogue) > 0 ? Kernel.LAMPORT_CLUSTER : lamportKernel;
       }
       case TWOSHOT -> twoShotKernel;
       default -> throw new IllegalArgumentException(algorithm + " has no fused peer kernel");
     };
-  }
-
-  /**
-   * Whether the runs kernel takes the call: rows of whole 32-vector runs, at most {@value
-   * #MAX_ROW_RUNS} of them, and at most {@value #RUN_VECTORS_PER_THREAD} vectors for each thread of
-   * the grid.
-   */
-  private boolean takesRuns(long tokens, DType dtype, NormEpilogue epilogue) {
-    long rowVectors = rowVectors(dtype, epilogue);
-    long threads = (long) blocks * FusionKernels.threads(epilogue.hiddenSize(), dtype);
-    return rowVectors % 32 == 0
-        && rowVectors / 32 <= MAX_ROW_RUNS
-        && tokens * rowVectors <= RUN_VECTORS_PER_THREAD * threads
-        && tokens * rowVectors / 32 <= NORM_RUNS;
   }
 
   /** The blocks of the cluster kernel that share each row of the call; 0 where it does not run. */

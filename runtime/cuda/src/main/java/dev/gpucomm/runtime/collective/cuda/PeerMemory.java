@@ -25,12 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exchanged once through the store and checked with one real write and read per peer pair.
  */
 final class PeerMemory implements AutoCloseable {
-  /**
-   * Covers {@code struct Control} of allreduce.cu (10,880 bytes) and fusion.cu's {@code
-   * FusionControl} (per-block epochs and sizes) in the first 16 KiB, then fusion.cu's partials of
-   * {@code fused_lamport_runs} (FUSION_PARTIALS_OFFSET, FUSION_NORM_RUNS 8-byte words).
-   */
-  static final int CONTROL_BYTES = 16384 + FusedPeerAllReduce.NORM_RUNS * Long.BYTES;
+  /** Covers {@code struct Control} of allreduce.cu (10,880 bytes): per-block epochs and sizes. */
+  static final int CONTROL_BYTES = 16384;
 
   private static final int BLOCKS = PeerMemoryLayout.MAX_BLOCKS;
   // struct Control: oneshotEpoch, twoshotEpoch, lamportEpoch, lamport2Epoch (uint32 per block),

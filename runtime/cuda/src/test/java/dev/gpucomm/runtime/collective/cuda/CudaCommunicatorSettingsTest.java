@@ -71,17 +71,6 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
-  void theFusedOneShotSpreadsItsNormOverRunsUnlessTurnedOff() {
-    assertThat(CudaCommunicatorSettings.defaults().fusedRunsKernel()).isTrue();
-    CudaCommunicatorSettings off =
-        CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_RUNS", "off"));
-    assertThat(off.fusedRunsKernel()).isFalse();
-    assertThat(off.withMaxBlocks(16).fusedRunsKernel()).isFalse();
-    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_RUNS", "yes")))
-        .hasMessage("GPUCOMM_FUSED_RUNS must be on or off, got 'yes'");
-  }
-
-  @Test
   void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 

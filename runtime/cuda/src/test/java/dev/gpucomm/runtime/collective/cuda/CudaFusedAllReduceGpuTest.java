@@ -23,7 +23,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -35,11 +34,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * from a CUDA graph, within the float64 reference's bound for every dtype, with and without FP8
  * output and fp32 accumulation. Where the settings turn it on, the fused one-shot's calls of few
  * rows run the cluster kernel, which splits each row over a cluster of blocks, unless the row
- * cannot be split; both kernels are checked at the shapes where one or the other runs. By default
- * the fused one-shot's calls of whole 32-vector runs spread the norm over the grid (the runs
- * kernel); it is checked against the spread kernel's shapes, and calls alternate between the two.
- * Several ranks run in processes: {@code gpucomm selftest --device cuda --world 2} covers the same
- * kernels across GPUs.
+ * cannot be split; both kernels are checked at the shapes where one or the other runs. Several
+ * ranks run in processes: {@code gpucomm selftest --device cuda --world 2} covers the same kernels
+ * across GPUs.
  */
 @Tag("gpu")
 class CudaFusedAllReduceGpuTest {
@@ -174,9 +171,8 @@ class CudaFusedAllReduceGpuTest {
     assumeTrue(
         device.computeCapability().orElseThrow().major() >= 9,
         "thread block clusters need compute capability 9.0");
-    // the communicator of every test has the default settings, in which it is off; the runs
-    // kernel, which would take some of the spread kernel's shapes, stays off here
-    reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster, "GPUCOMM_FUSED_RUNS", "off"));
+    // the communicator of every test has the default settings, in which it is off
+    reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster));
     DType dtype = DType.fromWireName(dtypeName).orElseThrow();
     NormEpilogue epilogue =
         new NormEpilogue(
@@ -194,7 +190,7 @@ class CudaFusedAllReduceGpuTest {
   @ParameterizedTest(name = "GPUCOMM_FUSED_CLUSTER={0}")
   @CsvSource({"on", "off"})
   void oneShotCallsAlternatingBetweenTheClusterAndTheSpreadKernelShareTheirSlots(String cluster) {
-    reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster, "GPUCOMM_FUSED_RUNS", "off"));
+    reopenWith(Map.of("GPUCOMM_FUSED_CLUSTER", cluster));
     // On a GPU of 132 multiprocessors (H100, H200):
     // clusters of 8 (a grid of 128 blocks, which keeps the state of the 4 it lacks), the spread
     // kernel on the whole grid, clusters of 4 on the whole grid, then clusters of 8 again: each
@@ -205,61 +201,6 @@ class CudaFusedAllReduceGpuTest {
     runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", false, 33, 8192);
     runAndCheck("oneshot", "allreduceResidualRmsNormFp8", "fp16", true, 2, 16384);
     runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 4, 8192);
-  }
-
-  @ParameterizedTest(
-      name = "GPUCOMM_FUSED_RUNS={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5} runs {6}")
-  @CsvSource({
-    // rows of 32 runs (bf16 8192), of 64 (fp32 8192, fp16 16384), of 4 (fp16 1024, 128 threads)
-    "on, allreduceResidualRmsNorm, bf16, true, 1, 8192, LAMPORT_RUNS",
-    "on, allreduceResidualRmsNorm, bf16, false, 3, 8192, LAMPORT_RUNS",
-    "on, allreduceResidualRmsNorm, bf16, true, 128, 8192, LAMPORT_RUNS",
-    "on, allreduceResidualRmsNorm, fp32, false, 5, 8192, LAMPORT_RUNS",
-    "on, allreduceResidualRmsNorm, fp16, true, 2, 16384, LAMPORT_RUNS",
-    "on, allreduceResidualRmsNorm, fp16, false, 200, 1024, LAMPORT_RUNS",
-    "on, allreduceResidualRmsNormFp8, bf16, true, 7, 8192, LAMPORT_RUNS",
-    "on, allreduceResidualRmsNormFp8, fp32, true, 64, 256, LAMPORT_RUNS",
-    // rows that are not whole runs (1025, 2050 and 17 vectors), rows of more than 64 runs
-    "on, allreduceResidualRmsNorm, fp32, true, 7, 4100, LAMPORT_SPREAD",
-    "on, allreduceResidualRmsNorm, fp32, false, 3, 8200, LAMPORT_SPREAD",
-    "on, allreduceResidualRmsNorm, bf16, true, 13, 136, LAMPORT_SPREAD",
-    "on, allreduceResidualRmsNorm, fp16, true, 2, 65536, LAMPORT_SPREAD",
-    // turned off
-    "off, allreduceResidualRmsNorm, bf16, true, 32, 8192, LAMPORT_SPREAD",
-    "off, allreduceResidualRmsNormFp8, bf16, true, 7, 8192, LAMPORT_SPREAD",
-  })
-  void theFusedOneShotSpreadsItsNormOverRunsWhereTheyFitAndBothMatchTheReference(
-      String runs,
-      String patternName,
-      String dtypeName,
-      boolean fp32Accumulate,
-      int tokens,
-      int hidden,
-      FusedPeerAllReduce.Kernel expected) {
-    reopenWith(Map.of("GPUCOMM_FUSED_RUNS", runs));
-    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
-    NormEpilogue epilogue =
-        new NormEpilogue(
-            AllReducePattern.fromWireName(patternName).orElseThrow(),
-            hidden,
-            NormEpilogue.DEFAULT_EPSILON,
-            FP8_SCALE,
-            fp32Accumulate);
-
-    assertThat(communicator.fusedKernel(Algorithm.ONESHOT, tokens, dtype, epilogue))
-        .contains(expected);
-    runAndCheck("oneshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
-  }
-
-  @Test
-  void oneShotCallsAlternatingBetweenTheRunsAndTheSpreadKernelShareTheirSlots() {
-    // runs, spread, runs, spread: each shape's three calls rotate through every Lamport slot after
-    // the other kernel used it, and the runs kernel's partials carry the epochs of both.
-    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192);
-    runAndCheck("oneshot", "allreduceResidualRmsNorm", "fp32", false, 7, 4100);
-    runAndCheck("oneshot", "allreduceResidualRmsNormFp8", "fp16", true, 2, 16384);
-    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 13, 136);
-    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", false, 1, 8192);
   }
 
   @ParameterizedTest(name = "{0}")
