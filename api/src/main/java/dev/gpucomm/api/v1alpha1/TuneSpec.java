@@ -21,6 +21,10 @@ import java.util.List;
 @ValidationRule(
     value = "!has(self.sizes) || self.sizes.all(s, s <= 8589934592)",
     message = "tune: sizes are at most 8 GiB (8589934592 bytes) per rank")
+@ValidationRule(
+    value =
+        "!has(self.fp8Scale) || (has(self.pattern) && self.pattern == 'allreduceResidualRmsNormFp8')",
+    message = "tune.fp8Scale applies to pattern allreduceResidualRmsNormFp8 only")
 public class TuneSpec {
   @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(

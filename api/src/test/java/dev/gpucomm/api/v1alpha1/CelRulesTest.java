@@ -300,6 +300,24 @@ class CelRulesTest {
   }
 
   @Test
+  void anFp8ScaleWithoutTheFp8PatternIsRefused() {
+    String message =
+        "spec.workload.benchmark: benchmark.fp8Scale applies to pattern"
+            + " allreduceResidualRmsNormFp8 only";
+    assertThat(
+            rules.onCreate(
+                benchmarking(
+                    "{tokens: [128], pattern: allreduceResidualRmsNormFp8, fp8Scale: 0.5}")))
+        .isEmpty();
+    assertThat(rules.onCreate(benchmarking("{tokens: [128], fp8Scale: 0.5}")))
+        .containsExactly(message);
+    assertThat(
+            rules.onCreate(
+                benchmarking("{tokens: [128], pattern: allreduceResidualRmsNorm, fp8Scale: 0.5}")))
+        .containsExactly(message);
+  }
+
+  @Test
   void aBenchmarkNeedsExactlyOneOfTokensAndSizes() {
     String message = "spec.workload.benchmark: benchmark needs exactly one of tokens and sizes";
     assertThat(rules.onCreate(benchmarking("{}"))).containsExactly(message);

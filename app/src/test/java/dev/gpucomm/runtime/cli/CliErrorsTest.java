@@ -130,6 +130,10 @@ class CliErrorsTest {
             "allreduceResidualRmsNormFp8"),
         "gpucomm bench: --fp8-scale: required by pattern allreduceResidualRmsNormFp8");
     assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--tokens", "32", "--fp8-scale", "0.5"),
+        "gpucomm bench: --fp8-scale: applies to pattern allreduceResidualRmsNormFp8 only, not"
+            + " allreduce");
+    assertUsageError(
         CliRun.of(
             "bench", "--device", "cpu", "--sizes", "4K", "--pattern", "allreduceResidualRmsNorm"),
         "gpucomm bench: --sizes: 4096 bytes is not a whole number of tokens of hiddenSize 8192"

@@ -500,6 +500,14 @@ public final class CommJobValidator {
       AllReducePattern pattern = Objects.requireNonNullElse(named, CommJobDefaults.PATTERN);
       if (fp8Scale != null && !(fp8Scale >= 1e-12 && fp8Scale <= 1e12)) {
         add(at + ".fp8Scale", "must be a positive number between 1e-12 and 1e12, got " + fp8Scale);
+      } else if (fp8Scale != null && !pattern.quantizesToFp8()) {
+        // a scale the run would never use is more likely a forgotten pattern than a wish
+        add(
+            at + ".fp8Scale",
+            "applies to pattern "
+                + AllReducePattern.ALLREDUCE_RESIDUAL_RMS_NORM_FP8.wireName()
+                + " only, not "
+                + pattern.wireName());
       }
       if (!pattern.normalizes()) {
         return;

@@ -68,6 +68,7 @@ class CommJobValidatorTest {
           """
           fused tune of allgather            | tune: {collective: allgather, pattern: allreduceResidualRmsNorm} | spec.workload.tune.pattern
           fp8 tune without scale, part rows  | tune: {sizes: [1024], pattern: allreduceResidualRmsNormFp8}     | spec.workload.tune.fp8Scale, spec.workload.tune.sizes[0]
+          tune scale without fp8             | tune: {pattern: allreduceResidualRmsNorm, fp8Scale: 0.5}       | spec.workload.tune.fp8Scale
           """)
   void aFusedTuneIsCheckedAsAFusedBenchmarkIs(String whatIsWrong, String tune, String fieldPaths) {
     List<SpecProblem> problems = CommJobValidator.validate(job(tuneJob(tune)));
@@ -96,6 +97,8 @@ class CommJobValidatorTest {
           fused pattern in place     | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNorm, inPlace: true, algorithms: [nccl] | spec.workload.benchmark.inPlace
           fp8 without scale          | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNormFp8 | spec.workload.benchmark.fp8Scale
           fp8 with a negative scale  | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNormFp8, fp8Scale: -1 | spec.workload.benchmark.fp8Scale
+          fp8 scale without fp8      | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNorm, fp8Scale: 0.5 | spec.workload.benchmark.fp8Scale
+          fp8 scale on plain         | algorithms: [auto, nccl, oneshot] | fp8Scale: 0.5, algorithms: [nccl] | spec.workload.benchmark.fp8Scale
           fused size not whole rows  | tokens: [32, 64]           | sizes: [16384, 1024], pattern: allreduceResidualRmsNorm | spec.workload.benchmark.sizes[1]
           tune section with benchmark | kind: benchmark           | kind: benchmark\\n    tune: {}                               | spec.workload.tune
           copyengine on allreduce    | oneshot]                   | copyengine]                                                   | spec.workload.benchmark.algorithms[2]
