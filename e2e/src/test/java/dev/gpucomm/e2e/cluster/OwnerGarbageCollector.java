@@ -2,7 +2,6 @@ package dev.gpucomm.e2e.cluster;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -55,7 +54,8 @@ final class OwnerGarbageCollector implements AutoCloseable {
 
                   @Override
                   public void onDelete(CommJob job, boolean finalStateUnknown) {
-                    collect(job.getMetadata().getNamespace(), job.getMetadata().getUid());
+                    // the job is gone, so its objects are among the namespace's orphans
+                    collectOrphans(job.getMetadata().getNamespace());
                   }
                 },
                 0);
@@ -93,28 +93,6 @@ final class OwnerGarbageCollector implements AutoCloseable {
                     owner.getUid());
                 client.resource(object).inNamespace(namespace).delete();
               });
-    }
-  }
-
-  private void collect(String namespace, String ownerUid) {
-    for (var kind : kinds) {
-      for (HasMetadata object : kind.apply(namespace)) {
-        boolean owned =
-            Optional.ofNullable(object.getMetadata().getOwnerReferences())
-                .orElse(List.of())
-                .stream()
-                .map(OwnerReference::getUid)
-                .anyMatch(ownerUid::equals);
-        if (owned) {
-          LOG.info(
-              "collecting {} {}/{} (owner {} deleted)",
-              object.getKind(),
-              namespace,
-              object.getMetadata().getName(),
-              ownerUid);
-          client.resource(object).inNamespace(namespace).delete();
-        }
-      }
     }
   }
 
