@@ -241,10 +241,14 @@ public final class SelfTestWorkload implements RankWorkload {
           continue;
         }
         for (DType dtype : DType.values()) {
+          // All-reduce takes every size, also above the communicator's peer memory, which it runs
+          // in passes through it: a small buffer (GPUCOMM_PEER_BUFFER_BYTES) checks the passes.
+          // A collective that cannot take a size in one piece skips it.
+          long room = context.communicator().maxPeerMemoryBytes(collective);
           List<SweepPoint> points = new ArrayList<>();
           for (long bytes : SIZES) {
-            if (collective != Collective.ALLREDUCE
-                || bytes <= context.communicator().maxPeerMemoryBytes()) {
+            if (collective == Collective.ALLREDUCE
+                || bytes <= room / context.topology().worldSize()) {
               points.add(new SweepPoint(bytes, null, "selftest size " + bytes));
             }
           }
