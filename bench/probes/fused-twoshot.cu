@@ -1,0 +1,375 @@
+// Where the fused two-shot's extra microseconds go: gpucomm's fused_lamport2 (all-reduce +
+// residual + RMSNorm, flag-free two-shot) on two GPUs of one process, against versions of it with
+// parts taken away, down to the plain Lamport two-shot's work. At 4 MiB (256 tokens x 8192 bf16)
+// the fused two-shot takes about 20 us where the plain one takes 15.
+//
+//   full          fused_lamport2 itself (the device function the runtime launches, world 2)
+//   no-out        the same, but the norm phase stores one word per row instead of out: the cost
+//                 of the out stores
+//   copy-norm     the reduce phase as full; the norm phase replaced by a copy of the gathered
+//                 residualOut into its buffer, spread over the grid: the cost of a row per block,
+//                 its block reduction and out
+//   no-residual   full without the residual read and add in the reduce phase
+//   plain         no-residual with copy-norm: the plain Lamport two-shot's work in this kernel's
+//                 layout
+//   mine          full written out here (as the variants are), to compare with full
+//   mine-contig   mine with the grid-wide loops (scatter, refill, reduce) over consecutive vectors
+//                 per block, as the plain Lamport two-shot's, instead of 32-vector runs dealt to
+//                 the blocks in turn (spread_index)
+//   plain-contig  plain with those loops
+//
+// Every variant launches with programmatic dependent launch on 132 blocks (or the GPU's
+// multiprocessors) of 512 threads, as the runtime's. residualOut of every call is checked bit for
+// bit against a host reference on both GPUs (with the residual where the variant adds it), out
+// (full) within 2^-7 relative and bit for bit between the GPUs.
+//
+//   nvcc -O3 -arch=sm_90 -cudart static -o fused-twoshot bench/probes/fused-twoshot.cu
+//   ./fused-twoshot [--calls 50] [--samples 30]
+// fusion.cu and probe.h both define these two helpers: fusion.cu's are renamed.
+#define FUSION_WORLD 2
+#define ld_acquire_sys fusion_ld_acquire_sys
+#define st_release_sys fusion_st_release_sys
+#include "../../runtime/cuda/src/main/cuda/fusion.cu"
+#undef ld_acquire_sys
+#undef st_release_sys
+
+#include <cmath>
+
+#include "probe.h"
+
+using bf16 = __nv_bfloat16;
+
+enum Mode { FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG };
+static const char* const MODE_NAMES[] = {"full",  "no-out", "copy-norm",   "no-residual",
+                                         "plain", "mine",   "mine-contig", "plain-contig"};
+constexpr int MODES = 8;
+
+// fused_lamport2 (world 2, bf16, rows in registers) with parts taken away by MODE.
+template <int MODE>
+__device__ void variant(RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control,
+                        int rank, int runtimeWorld) {
+  if (MODE == FULL) {
+    fused_lamport2<bf16>(c, peers, layout, control, rank, fusion_world(runtimeWorld));
+    return;
+  }
+  constexpr int L = Vec<bf16>::lanes;
+  constexpr int K = SPREAD_ROW_VECTORS;
+  constexpr int world = 2;
+  constexpr bool addResidual = MODE != NO_RESIDUAL && MODE != PLAIN && MODE != PLAIN_CONTIG;
+  constexpr bool copyNorm = MODE == COPY_NORM || MODE == PLAIN || MODE == PLAIN_CONTIG;
+  constexpr bool contiguous = MODE == MINE_CONTIG || MODE == PLAIN_CONTIG;
+  wait_for_previous_grid();
+  const int rowVectors = c.hidden / L;
+  const long long vectors = c.tokens * rowVectors;
+  const long long part = vectors / world;
+  const long long longest = vectors - (world - 1) * part;
+  const uint32_t epoch = control->lamport2Epoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previous = (epoch + 2) % 3;
+  const long long previousLongest = control->lamport2Vectors[blockIdx.x][previous];
+  const long long first =
+      contiguous ? (long long)blockIdx.x * blockDim.x + threadIdx.x : spread_index();
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long sliceVectors = layout.sliceStride / 16;
+  char* self = peers.base[rank];
+
+  constexpr int BATCH = 4;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input);
+  const long long shift = rank * part;
+  for (long long base = first; base < vectors; base += BATCH * stride) {
+    uint4 x[BATCH];
+    long long v[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const long long j = base + b * stride;
+      v[b] = j + shift < vectors ? j + shift : j + shift - vectors;
+      if (j < vectors) x[b] = lamport_clean<bf16>(input[v[b]]);
+    }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * stride < vectors) {
+        const int owner = slice_owner(v[b], part, world);
+        st_volatile_v4(slice_area(peers.base[owner], layout, world, 0, slot, rank) + (v[b] - owner * part),
+                       x[b]);
+      }
+    }
+  }
+  const uint32_t s = Vec<bf16>::sentinel;
+  const uint4 empty = make_uint4(s, s, s, s);
+  for (int area = 0; area < 2; ++area) {
+    uint4* stale = slice_area(self, layout, world, area, previous, 0);
+    for (int r = 0; r < world; ++r) {
+      for (long long i = first; i < previousLongest; i += stride) {
+        st_volatile_v4(stale + r * sliceVectors + i, empty);
+      }
+    }
+  }
+
+  const long long myStart = rank * part;
+  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  const uint4* scattered = slice_area(self, layout, world, 0, slot, 0);
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
+  for (long long i = first; i < myLength; i += stride) {
+    uint4 residualVector = make_uint4(0, 0, 0, 0);
+    if (addResidual) residualVector = residualIn[myStart + i];
+    uint4 vals[FUSION_MAX_RANKS];
+    wait_all_ranks<bf16>(scattered + i, sliceVectors, world, vals);
+    float acc[L];
+    add_vector<bf16>(acc, vals[0], true, false);
+    add_vector<bf16>(acc, vals[1], false, false);
+    if (addResidual) {
+      float residual[L];
+      Vec<bf16>::unpack(residualVector, residual);
+#pragma unroll
+      for (int l = 0; l < L; ++l) acc[l] += residual[l];
+    }
+    const uint4 finished = lamport_clean<bf16>(Vec<bf16>::pack(acc));
+    for (int p = 0; p < world; ++p) {
+      const int peer = (rank + p) % world;
+      st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, slot, rank) + i, finished);
+    }
+  }
+
+  const uint4* gathered = slice_area(self, layout, world, 1, slot, 0);
+  auto gatheredVector = [&](long long g) {
+    const int owner = slice_owner(g, part, world);
+    return gathered + owner * sliceVectors + (g - owner * part);
+  };
+  if (copyNorm) {
+    // the plain two-shot's last phase: every gathered vector copied out, spread over the grid
+    for (long long g = first; g < vectors; g += stride) {
+      uint4 x;
+      do {
+        x = ld_volatile_v4(gatheredVector(g));
+      } while (lamport_empty<bf16>(x));
+      reinterpret_cast<uint4*>(c.residualOut)[g] = x;
+    }
+  } else {
+    for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+      const long long rowStart = row * rowVectors;
+      const int mine = row_vectors_of_thread(rowVectors);
+      uint4 gammaVectors[K];
+      load_gamma<K>(c, gammaVectors, mine);
+      uint4 vals[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) vals[k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+      }
+      for (;;) {
+        bool pending = false;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine && lamport_empty<bf16>(vals[k])) {
+            vals[k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+            pending = pending || lamport_empty<bf16>(vals[k]);
+          }
+        }
+        if (!pending) break;
+      }
+      float residual[K][L];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) Vec<bf16>::unpack(vals[k], residual[k]);
+      }
+      if (MODE == NO_OUT) {
+        uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut) + rowStart;
+        float squares = 0.f;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine) {
+#pragma unroll
+            for (int i = 0; i < L; ++i) squares += residual[k][i] * residual[k][i];
+            residualOut[threadIdx.x + k * blockDim.x] = vals[k];
+          }
+        }
+        const float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
+        if (threadIdx.x == 0) reinterpret_cast<float*>(c.output + row * c.hidden * 2)[0] = inverseRms;
+      } else {
+        finish_row_in_registers<bf16, K>(c, row, residual, gammaVectors, mine);
+      }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    control->lamport2Vectors[blockIdx.x][slot] = longest;
+    control->lamport2Epoch[blockIdx.x] = epoch;
+  }
+}
+
+#define PROBE_KERNEL(MODE)                                                                       \
+  __global__ void __launch_bounds__(FUSION_THREADS, 1)                                           \
+      probe_##MODE(RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control,    \
+                   int rank, int world) {                                                        \
+    variant<MODE>(c, peers, layout, control, rank, world);                                       \
+  }
+PROBE_KERNEL(FULL)
+PROBE_KERNEL(NO_OUT)
+PROBE_KERNEL(COPY_NORM)
+PROBE_KERNEL(NO_RESIDUAL)
+PROBE_KERNEL(PLAIN)
+PROBE_KERNEL(MINE)
+PROBE_KERNEL(MINE_CONTIG)
+PROBE_KERNEL(PLAIN_CONTIG)
+
+using Kernel = void (*)(RowCall, FusionPeers, FusionLayout, FusionControl*, int, int);
+static const Kernel KERNELS[MODES] = {probe_FULL,  probe_NO_OUT, probe_COPY_NORM,
+                                      probe_NO_RESIDUAL, probe_PLAIN, probe_MINE,
+                                      probe_MINE_CONTIG, probe_PLAIN_CONTIG};
+
+constexpr int HIDDEN = 8192;
+constexpr int MAX_TOKENS = 256;
+constexpr long long ROW_BYTES = HIDDEN * 2;
+constexpr long long CAPACITY = MAX_TOKENS * ROW_BYTES;  // one rank's rows
+// a slice of the largest call (half of it) plus the runtime layout's margin of 16 bytes a rank
+constexpr long long SLICE_STRIDE = (CAPACITY / 2 + 32 + 255) / 256 * 256;
+
+struct Gpu {
+  cudaStream_t stream;
+  char *input, *residualIn, *gamma, *residualOut, *output, *area;
+  FusionControl* control;
+};
+
+static void launch(int mode, Gpu& gpu, const FusionPeers& peers, const FusionLayout& layout,
+                   int rank, int blocks, long long tokens) {
+  RowCall c{gpu.input, gpu.residualIn, gpu.gamma, gpu.residualOut, gpu.output, tokens, HIDDEN,
+            1e-6f, 0.f, 1};
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(FUSION_THREADS);
+  config.stream = gpu.stream;
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  CHECK(cudaLaunchKernelEx(&config, KERNELS[mode], c, peers, layout, gpu.control, rank, 2));
+}
+
+static std::vector<uint16_t> download(const void* p, long long bytes, int device) {
+  std::vector<uint16_t> host(bytes / 2);
+  CHECK(cudaSetDevice(device));
+  CHECK(cudaMemcpy(host.data(), p, bytes, cudaMemcpyDeviceToHost));
+  return host;
+}
+
+static uint16_t to_bf16(float f) {
+  const bf16 b = __float2bfloat16(f);
+  uint16_t bits;
+  memcpy(&bits, &b, 2);
+  return bits;
+}
+
+// Checks the last call's outputs on both GPUs; prints the first mismatch.
+static bool check(int mode, std::vector<Gpu>& gpus, long long tokens) {
+  const long long bytes = tokens * ROW_BYTES, n = bytes / 2;
+  const auto a = download(gpus[0].input, bytes, 0), b = download(gpus[1].input, bytes, 1);
+  const bool addResidual = mode != NO_RESIDUAL && mode != PLAIN && mode != PLAIN_CONTIG;
+  bool ok = true;
+  std::vector<std::vector<uint16_t>> outs;
+  for (int g = 0; g < 2; ++g) {
+    const auto residualIn = download(gpus[g].residualIn, bytes, g);
+    const auto gamma = download(gpus[g].gamma, ROW_BYTES, g);
+    const auto residualOut = download(gpus[g].residualOut, bytes, g);
+    std::vector<float> rounded(n);
+    for (long long i = 0; i < n; ++i) {
+      float sum = bf16_to_float(a[i]) + bf16_to_float(b[i]);
+      if (addResidual) sum += bf16_to_float(residualIn[i]);
+      uint16_t want = to_bf16(sum);
+      if (want == 0x8000) want = 0;  // the gather carries -0.0 as +0.0
+      rounded[i] = bf16_to_float(want);
+      if (ok && residualOut[i] != want) {
+        fprintf(stderr, "GPU %d residualOut %lld: %04x, expected %04x\n", g, i, residualOut[i], want);
+        ok = false;
+      }
+    }
+    if (mode != FULL && mode != MINE && mode != MINE_CONTIG) continue;
+    outs.push_back(download(gpus[g].output, bytes, g));
+    for (long long row = 0; row < tokens && ok; ++row) {
+      double squares = 0;
+      for (int j = 0; j < HIDDEN; ++j) squares += (double)rounded[row * HIDDEN + j] * rounded[row * HIDDEN + j];
+      const double inverseRms = 1.0 / std::sqrt(squares / HIDDEN + 1e-6);
+      for (int j = 0; j < HIDDEN; ++j) {
+        const double want = rounded[row * HIDDEN + j] * inverseRms * bf16_to_float(gamma[j]);
+        const double got = bf16_to_float(outs[g][row * HIDDEN + j]);
+        if (std::fabs(got - want) > std::fabs(want) / 128 + 1e-6) {
+          fprintf(stderr, "GPU %d out %lld: %g, expected %g\n", g, row * HIDDEN + j, got, want);
+          ok = false;
+          break;
+        }
+      }
+    }
+  }
+  if (ok && outs.size() == 2 && outs[0] != outs[1]) {
+    fprintf(stderr, "out differs between the GPUs\n");
+    ok = false;
+  }
+  return ok;
+}
+
+int main(int argc, char** argv) {
+  const ProbeOptions options = parse_probe_options("fused-twoshot", argc, argv);
+  std::vector<Gpu> gpus(2);
+  FusionPeers peers = {};
+  FusionLayout layout = {};
+  layout.gatherOffset = 0;
+  layout.sliceStride = SLICE_STRIDE;
+  layout.rowCapacity = CAPACITY;
+  layout.controlBlocks = FUSION_MAX_BLOCKS;
+  const long long area = 2 * 3 * 2 * SLICE_STRIDE;  // [scatter, gather][slot][sender]
+  for (int g = 0; g < 2; ++g) {
+    Gpu& gpu = gpus[g];
+    CHECK(cudaSetDevice(g));
+    CHECK(cudaDeviceEnablePeerAccess(1 - g, 0));
+    CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
+    for (char** p : {&gpu.input, &gpu.residualIn, &gpu.residualOut, &gpu.output})
+      CHECK(cudaMalloc(p, CAPACITY));
+    CHECK(cudaMalloc(&gpu.gamma, ROW_BYTES));
+    CHECK(cudaMalloc(&gpu.area, area));
+    const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
+    CHECK(cudaMemcpy(gpu.area, sentinel.data(), area, cudaMemcpyHostToDevice));
+    CHECK(cudaMalloc(&gpu.control, sizeof(FusionControl)));
+    CHECK(cudaMemset(gpu.control, 0, sizeof(FusionControl)));
+    // residual and gamma are the same on both GPUs, as in a model
+    const auto input = random_bf16(CAPACITY, g + 1), residual = random_bf16(CAPACITY, 5);
+    const auto gamma = random_bf16(ROW_BYTES, 7);
+    CHECK(cudaMemcpy(gpu.input, input.data(), CAPACITY, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(gpu.residualIn, residual.data(), CAPACITY, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(gpu.gamma, gamma.data(), ROW_BYTES, cudaMemcpyHostToDevice));
+    CHECK(cudaDeviceSynchronize());
+    peers.base[g] = gpu.area;
+  }
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const int blocks = std::min(prop.multiProcessorCount, FUSION_MAX_BLOCKS);
+  printf("# %s x 2, %d blocks of %d threads: fused two-shot (hidden %d bf16), %d calls per sample,"
+         " median of %d, us per call\n",
+         prop.name, blocks, FUSION_THREADS, HIDDEN, options.calls, options.samples);
+  for (int mode = 0; mode < MODES; ++mode) {
+    cudaFuncAttributes attributes;
+    CHECK(cudaFuncGetAttributes(&attributes, KERNELS[mode]));
+    printf("%-11s registers=%d local=%zuB\n", MODE_NAMES[mode], attributes.numRegs,
+           attributes.localSizeBytes);
+  }
+  printf("%-11s %8s %8s %8s  %s\n", "variant", "tokens", "graph", "eager", "check");
+  const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
+  int failures = 0;
+  for (long long tokens : {64, 128, 256}) {
+    for (int round = 0; round < 2; ++round) {
+      for (int mode = 0; mode < MODES; ++mode) {
+        auto call = [&](int g) { launch(mode, gpus[g], peers, layout, g, blocks, tokens); };
+        const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
+        const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);
+        for (int g = 0; g < 2; ++g) {
+          CHECK(cudaSetDevice(g));
+          CHECK(cudaDeviceSynchronize());
+        }
+        const bool ok = check(mode, gpus, tokens);
+        failures += ok ? 0 : 1;
+        printf("%-11s %8lld %8.2f %8.2f  %s\n", MODE_NAMES[mode], tokens, graph, eager,
+               ok ? "checked" : "MISMATCH");
+        fflush(stdout);
+      }
+    }
+  }
+  return failures == 0 ? 0 : 3;
+}
