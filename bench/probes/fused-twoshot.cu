@@ -17,6 +17,10 @@
 //                 per block, as the plain Lamport two-shot's, instead of 32-vector runs dealt to
 //                 the blocks in turn (spread_index)
 //   plain-contig  plain with those loops
+//   own-direct    mine, but the reduce phase stores this rank's own slice straight into
+//                 residualOut (pushing it to the peer only) and each warp counts its finished run
+//                 in a per-row counter, which the row's block polls instead of the gather slots
+//                 (whole rows per slice: world 2, an even token count)
 //
 // Every variant launches with programmatic dependent launch on 132 blocks (or the GPU's
 // multiprocessors) of 512 threads, as the runtime's. residualOut of every call is checked bit for
@@ -39,10 +43,18 @@
 
 using bf16 = __nv_bfloat16;
 
-enum Mode { FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG };
+enum Mode {
+  FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG, OWN_DIRECT
+};
 static const char* const MODE_NAMES[] = {"full",  "no-out", "copy-norm",   "no-residual",
-                                         "plain", "mine",   "mine-contig", "plain-contig"};
-constexpr int MODES = 8;
+                                         "plain", "mine",   "mine-contig", "plain-contig",
+                                         "own-direct"};
+constexpr int MODES = 9;
+
+// own-direct's per-row counters of finished 32-vector runs, after FusionControl in its allocation.
+__device__ __forceinline__ uint32_t* row_counters(FusionControl* control) {
+  return reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(control) + 16384);
+}
 
 // fused_lamport2 (world 2, bf16, rows in registers) with parts taken away by MODE.
 template <int MODE>
@@ -124,6 +136,16 @@ __device__ void variant(RowCall c, FusionPeers peers, FusionLayout layout, Fusio
       for (int l = 0; l < L; ++l) acc[l] += residual[l];
     }
     const uint4 finished = lamport_clean<bf16>(Vec<bf16>::pack(acc));
+    if (MODE == OWN_DIRECT) {
+      st_volatile_v4(slice_area(peers.base[1 - rank], layout, world, 1, slot, rank) + i, finished);
+      reinterpret_cast<uint4*>(c.residualOut)[myStart + i] = finished;
+      __syncwarp();
+      if (threadIdx.x % 32 == 0) {
+        __threadfence();
+        atomicAdd(row_counters(control) + (myStart + i) / rowVectors, 1u);
+      }
+      continue;
+    }
     for (int p = 0; p < world; ++p) {
       const int peer = (rank + p) % world;
       st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, slot, rank) + i, finished);
@@ -151,6 +173,42 @@ __device__ void variant(RowCall c, FusionPeers peers, FusionLayout layout, Fusio
       uint4 gammaVectors[K];
       load_gamma<K>(c, gammaVectors, mine);
       uint4 vals[K];
+      const bool own = MODE == OWN_DIRECT && rowStart >= myStart && rowStart < myStart + myLength;
+      if (own) {
+        // wait until every run of the row is counted, then read it back from residualOut
+        uint32_t* counter = row_counters(control) + row;
+        if (threadIdx.x == 0) {
+          while (ld_acquire_sys(counter) < (uint32_t)(rowVectors / 32)) {
+          }
+          *counter = 0;  // the next call starts after this grid completes
+        }
+        __syncthreads();
+        const uint4* residualRow = reinterpret_cast<const uint4*>(c.residualOut) + rowStart;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine) vals[k] = ld_volatile_v4(residualRow + threadIdx.x + k * blockDim.x);
+        }
+        float residual[K][L];
+        float squares = 0.f;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine) {
+            Vec<bf16>::unpack(vals[k], residual[k]);
+#pragma unroll
+            for (int i = 0; i < L; ++i) squares += residual[k][i] * residual[k][i];
+          }
+        }
+        const float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
+        char* out = c.output + row * c.hidden * 2;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine) {
+            store_normalized<bf16>(c, out, threadIdx.x + k * blockDim.x, residual[k], gammaVectors[k],
+                                   inverseRms);
+          }
+        }
+        continue;
+      }
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         if (k < mine) vals[k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
@@ -210,11 +268,12 @@ PROBE_KERNEL(PLAIN)
 PROBE_KERNEL(MINE)
 PROBE_KERNEL(MINE_CONTIG)
 PROBE_KERNEL(PLAIN_CONTIG)
+PROBE_KERNEL(OWN_DIRECT)
 
 using Kernel = void (*)(RowCall, FusionPeers, FusionLayout, FusionControl*, int, int);
 static const Kernel KERNELS[MODES] = {probe_FULL,  probe_NO_OUT, probe_COPY_NORM,
                                       probe_NO_RESIDUAL, probe_PLAIN, probe_MINE,
-                                      probe_MINE_CONTIG, probe_PLAIN_CONTIG};
+                                      probe_MINE_CONTIG, probe_PLAIN_CONTIG, probe_OWN_DIRECT};
 
 constexpr int HIDDEN = 8192;
 constexpr int MAX_TOKENS = 256;
@@ -282,7 +341,7 @@ static bool check(int mode, std::vector<Gpu>& gpus, long long tokens) {
         ok = false;
       }
     }
-    if (mode != FULL && mode != MINE && mode != MINE_CONTIG) continue;
+    if (mode != FULL && mode != MINE && mode != MINE_CONTIG && mode != OWN_DIRECT) continue;
     outs.push_back(download(gpus[g].output, bytes, g));
     for (long long row = 0; row < tokens && ok; ++row) {
       double squares = 0;
@@ -327,8 +386,9 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&gpu.area, area));
     const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
     CHECK(cudaMemcpy(gpu.area, sentinel.data(), area, cudaMemcpyHostToDevice));
-    CHECK(cudaMalloc(&gpu.control, sizeof(FusionControl)));
-    CHECK(cudaMemset(gpu.control, 0, sizeof(FusionControl)));
+    static_assert(sizeof(FusionControl) <= 16384, "row counters follow at 16 KiB");
+    CHECK(cudaMalloc(&gpu.control, 16384 + MAX_TOKENS * 4));
+    CHECK(cudaMemset(gpu.control, 0, 16384 + MAX_TOKENS * 4));
     // residual and gamma are the same on both GPUs, as in a model
     const auto input = random_bf16(CAPACITY, g + 1), residual = random_bf16(CAPACITY, 5);
     const auto gamma = random_bf16(ROW_BYTES, 7);
