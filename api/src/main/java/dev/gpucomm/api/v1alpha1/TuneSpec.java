@@ -3,6 +3,7 @@ package dev.gpucomm.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -78,6 +79,8 @@ public class TuneSpec {
       "Fused patterns: sum the ranks in fp32 (true, when omitted) or in the element type (false).")
   private Boolean fp32Accumulate;
 
+  @Min(1e-12)
+  @Max(1e12)
   @JsonPropertyDescription(
       "Per-tensor scale of the FP8 output of allreduceResidualRmsNormFp8: the stored value is the normalized output divided by it.")
   private Double fp8Scale;

@@ -318,6 +318,15 @@ class CelRulesTest {
   }
 
   @Test
+  void aTuneFp8ScaleWithoutTheFp8PatternIsRefused() {
+    assertThat(rules.onCreate(tuning("{fp8Scale: 0.5}")))
+        .containsExactly(
+            "spec.workload.tune: tune.fp8Scale applies to pattern allreduceResidualRmsNormFp8 only");
+    assertThat(rules.onCreate(tuning("{pattern: allreduceResidualRmsNormFp8, fp8Scale: 0.5}")))
+        .isEmpty();
+  }
+
+  @Test
   void aBenchmarkNeedsExactlyOneOfTokensAndSizes() {
     String message = "spec.workload.benchmark: benchmark needs exactly one of tokens and sizes";
     assertThat(rules.onCreate(benchmarking("{}"))).containsExactly(message);
@@ -373,6 +382,16 @@ class CelRulesTest {
     ObjectNode job = runningJob();
     job.putObject("metadata").put("generateName", generateName);
     return job;
+  }
+
+  /** A tune job: the running job's spec without the parts that only a benchmark's results have. */
+  private static ObjectNode tuning(String tune) {
+    return withSpec(
+        runningJob(),
+        spec -> {
+          spec.remove(List.of("baseline", "expect"));
+          spec.set("workload", yaml("{kind: tune, tune: " + tune + "}"));
+        });
   }
 
   private static ObjectNode benchmarking(String benchmark) {
