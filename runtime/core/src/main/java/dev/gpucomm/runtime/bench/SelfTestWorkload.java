@@ -243,11 +243,13 @@ public final class SelfTestWorkload implements RankWorkload {
         for (DType dtype : DType.values()) {
           // All-reduce takes every size, also above the communicator's peer memory, which it runs
           // in passes through it: a small buffer (GPUCOMM_PEER_BUFFER_BYTES) checks the passes.
-          // A collective that cannot take a size in one piece skips it.
+          // Another collective skips a size its peer memory cannot take in one piece; without
+          // peer memory (0) its algorithms (NCCL) take every size.
           long room = context.communicator().maxPeerMemoryBytes(collective);
           List<SweepPoint> points = new ArrayList<>();
           for (long bytes : SIZES) {
             if (collective == Collective.ALLREDUCE
+                || room == 0
                 || bytes <= room / context.topology().worldSize()) {
               points.add(new SweepPoint(bytes, null, "selftest size " + bytes));
             }
