@@ -23,9 +23,10 @@
 //                 (whole rows per slice: world 2, an even token count)
 //
 // Every variant launches with programmatic dependent launch on 132 blocks (or the GPU's
-// multiprocessors) of 512 threads, as the runtime's. residualOut of every call is checked bit for
-// bit against a host reference on both GPUs (with the residual where the variant adds it), out
-// (full) within 2^-7 relative and bit for bit between the GPUs.
+// multiprocessors) of 512 threads, as the runtime's. The last call of each measurement is checked:
+// residualOut bit for bit against a host reference on both GPUs (with the residual where the
+// variant adds it), out (full, mine, own-direct) within 2^-7 relative and bit for bit between the
+// GPUs.
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o fused-twoshot bench/probes/fused-twoshot.cu
 //   ./fused-twoshot [--calls 50] [--samples 30]
