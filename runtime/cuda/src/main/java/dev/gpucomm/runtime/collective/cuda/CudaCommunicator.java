@@ -211,12 +211,17 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
     return ipcAllReduce == null ? 0 : ipcAllReduce.maxBytes();
   }
 
-  /** All-gather and reduce-scatter run slot by slot over their own memory: any size. */
+  /**
+   * All-gather and reduce-scatter run slot by slot over their own memory: any size. Broadcast and
+   * collective permute run on NCCL only: no peer-memory algorithm, so 0, as for a collective whose
+   * peer memory did not open.
+   */
   @Override
   public long maxPeerMemoryBytes(Collective collective) {
     return switch (collective) {
       case ALLGATHER, REDUCESCATTER -> gatherScatter == null ? 0 : Long.MAX_VALUE;
-      default -> maxPeerMemoryBytes();
+      case BROADCAST, COLLECTIVEPERMUTE -> 0;
+      case ALLREDUCE -> maxPeerMemoryBytes();
     };
   }
 
