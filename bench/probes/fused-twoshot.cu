@@ -305,20 +305,6 @@ static void launch(int mode, Gpu& gpu, const FusionPeers& peers, const FusionLay
   CHECK(cudaLaunchKernelEx(&config, KERNELS[mode], c, peers, layout, gpu.control, rank, 2));
 }
 
-static std::vector<uint16_t> download(const void* p, long long bytes, int device) {
-  std::vector<uint16_t> host(bytes / 2);
-  CHECK(cudaSetDevice(device));
-  CHECK(cudaMemcpy(host.data(), p, bytes, cudaMemcpyDeviceToHost));
-  return host;
-}
-
-static uint16_t to_bf16(float f) {
-  const bf16 b = __float2bfloat16(f);
-  uint16_t bits;
-  memcpy(&bits, &b, 2);
-  return bits;
-}
-
 // Checks the last call's outputs on both GPUs; prints the first mismatch.
 static bool check(int mode, std::vector<Gpu>& gpus, long long tokens) {
   const long long bytes = tokens * ROW_BYTES, n = bytes / 2;

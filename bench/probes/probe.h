@@ -185,6 +185,22 @@ inline float bf16_to_float(uint16_t bits) {
   return f;
 }
 
+// The bf16 nearest to f, as bits.
+inline uint16_t to_bf16(float f) {
+  const __nv_bfloat16 b = __float2bfloat16(f);
+  uint16_t bits;
+  memcpy(&bits, &b, 2);
+  return bits;
+}
+
+// `bytes` of 16-bit words copied from device memory of GPU `device`.
+inline std::vector<uint16_t> download(const void* p, long long bytes, int device) {
+  std::vector<uint16_t> host(bytes / 2);
+  CHECK(cudaSetDevice(device));
+  CHECK(cudaMemcpy(host.data(), p, bytes, cudaMemcpyDeviceToHost));
+  return host;
+}
+
 // Whether both GPUs' outputs hold the sums of the two GPUs' bf16 inputs, computed in double and
 // rounded to bf16 (two addends: the fp32 sum is exact, so the kernels must match bit for bit).
 inline bool bf16_sums_match(const void* const inputs[2], const void* const outputs[2],
