@@ -19,6 +19,11 @@ B="${GPURUN:-$ROOT/.gpurun}"
 BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
 WORK="${WORK:-${TMPDIR:-/tmp}}"
 WORLD="${WORLD:-2}"
+# the setting compared, on (the new kernel) against off, and the names of the sweeps: run-v6.sh
+# runs this script for GPUCOMM_FUSED_RUNS
+TOGGLE="${TOGGLE:-GPUCOMM_FUSED_ROWS}"
+ON_NAME="${ON_NAME:-rows}"
+OFF_NAME="${OFF_NAME:-vectors}"
 RUN="${RUN:-fusion-v5-tp$WORLD}"
 BUDGET=330
 R="$WORK/r$RUN"
@@ -59,13 +64,13 @@ T=(--device cuda --world "$WORLD" --tokens 32,64,128,256 --hidden 8192 --dtype b
 # the CUDA-graph latency table of a report (eager-only cells carry a *)
 latency() { awk '/^## Latency/ {on = 1; next} /^## / {on = 0} on && /^\|/' "$1/report.md"; }
 sweep() { # NAME PATTERN ROWS
-  step "$1" 30 env GPUCOMM_FUSED_ROWS="$3" "$G" bench "${T[@]}" --pattern "$2" --name "$1" --out "$R/$1"
-  echo "== $1 (GPUCOMM_FUSED_ROWS=$3)" && latency "$R/$1"
+  step "$1" 30 env "$TOGGLE=$3" "$G" bench "${T[@]}" --pattern "$2" --name "$1" --out "$R/$1"
+  echo "== $1 ($TOGGLE=$3)" && latency "$R/$1"
 }
 sweep "plain-tp$WORLD" allreduce on
-sweep "fused-rows-tp$WORLD" allreduceResidualRmsNorm on
-sweep "fused-vectors-tp$WORLD" allreduceResidualRmsNorm off
-sweep "fused-rows-again-tp$WORLD" allreduceResidualRmsNorm on
+sweep "fused-$ON_NAME-tp$WORLD" allreduceResidualRmsNorm on
+sweep "fused-$OFF_NAME-tp$WORLD" allreduceResidualRmsNorm off
+sweep "fused-$ON_NAME-again-tp$WORLD" allreduceResidualRmsNorm on
 echo "== PyTorch, the fused pattern"
 step torch-fused 100 python3 "$ROOT/bench/compare-torch.py" --world "$WORLD" --port 29702 \
   --tokens 32,64,128,256 --hidden 8192 --pattern allreduceResidualRmsNorm --iterations 100

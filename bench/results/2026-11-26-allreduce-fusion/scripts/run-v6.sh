@@ -10,65 +10,6 @@
 # The runs kernel exists at commit 9a24063 only (removed after this comparison): build the bundle
 # there; on later trees GPUCOMM_FUSED_RUNS is ignored and every fused sweep runs the row blocks.
 # Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run-v6.sh   (environment of run-v3.sh)
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../../../.." && pwd)"
-OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
-B="${GPURUN:-$ROOT/.gpurun}"
-BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
-WORK="${WORK:-${TMPDIR:-/tmp}}"
-WORLD="${WORLD:-2}"
-RUN="${RUN:-fusion-v6-tp$WORLD}"
-BUDGET=330
-R="$WORK/r$RUN"
-mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
-G="$WORK/g/gpucomm/bin/gpucomm"
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; nvidia-smi topo -m; } >"$R/host.txt" 2>&1
-source "$ROOT/bench/libs.sh" >"$R/libs.txt"
-export GPUCOMM_JAVA_OPTS="-Xmx16g"
-# step NAME LIMIT COMMAND...: runs COMMAND for at most LIMIT seconds and never past the budget.
-step() {
-  local name="$1" limit="$2" start=$SECONDS
-  shift 2
-  local left=$((BUDGET - SECONDS))
-  if [ "$left" -le 5 ]; then
-    echo "$name: skipped, the ${BUDGET} s budget is spent" | tee -a "$R/steps.txt"
-    return
-  fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  timeout "$limit" "$@" >"$R/$name.log" 2>&1
-  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" | tee -a "$R/steps.txt"
-  tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
-}
-head -3 "$R/host.txt"
-# the jlinked runtime has no jar file system, so JUnit scans the test classes as a folder
-rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
-CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
-[ -n "${SKIP_JUNIT:-}" ] || step junit 110 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
-  -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.CudaFusedAllReduceGpuTest \
-  --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
-[ -n "${SKIP_JUNIT:-}" ] || grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
-[ -n "${SKIP_JUNIT:-}" ] || grep -E "✘|MethodSource|=> " "$R/junit.log" | head -12
-
-step "selftest-tp$WORLD" 50 "$G" selftest --device cuda --world "$WORLD"
-grep -E "selftest passed|gpucomm selftest:|Exception|rror" "$R/selftest-tp$WORLD.log" | tail -4
-
-T=(--device cuda --world "$WORLD" --tokens 32,64,128,256 --hidden 8192 --dtype bf16
-  --algorithms oneshot,twoshot -n 200)
-# the CUDA-graph latency table of a report (eager-only cells carry a *)
-latency() { awk '/^## Latency/ {on = 1; next} /^## / {on = 0} on && /^\|/' "$1/report.md"; }
-sweep() { # NAME PATTERN ROWS
-  step "$1" 30 env GPUCOMM_FUSED_RUNS="$3" "$G" bench "${T[@]}" --pattern "$2" --name "$1" --out "$R/$1"
-  echo "== $1 (GPUCOMM_FUSED_RUNS=$3)" && latency "$R/$1"
-}
-sweep "plain-tp$WORLD" allreduce on
-sweep "fused-runs-tp$WORLD" allreduceResidualRmsNorm on
-sweep "fused-rowblocks-tp$WORLD" allreduceResidualRmsNorm off
-sweep "fused-runs-again-tp$WORLD" allreduceResidualRmsNorm on
-echo "== PyTorch, the fused pattern"
-step torch-fused 100 python3 "$ROOT/bench/compare-torch.py" --world "$WORLD" --port 29702 \
-  --tokens 32,64,128,256 --hidden 8192 --pattern allreduceResidualRmsNorm --iterations 100
-tail -25 "$R/torch-fused.log"
-cat "$R/steps.txt"
-echo "raw output: $OUT/r$RUN.tar.gz"
+TOGGLE=GPUCOMM_FUSED_RUNS ON_NAME=runs OFF_NAME=rowblocks RUN="${RUN:-fusion-v6-tp${WORLD:-2}}" \
+  exec bash "$HERE/run-v5.sh"
