@@ -41,10 +41,12 @@
 //                    every row from its gather slots (the norm is a row's local work once
 //                    residualOut is known), so the gather moves what the plain two-shot's does,
 //                    and neither output needs a copy pass. A residualOut lane of -0.0 arrives as
-//                    +0.0. Launched with programmatic dependent launch.
+//                    +0.0. Launched with programmatic dependent launch, on the fixed grid or,
+//                    for calls of more rows than it has blocks, on twice the blocks of half the
+//                    threads (two to a multiprocessor), so that every block has fewer rows.
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
-// launches a fixed grid), so block b of every rank works on the same rows and synchronizes only
+// launches a fixed grid; fused_lamport2's grid depends only on the call's shape), so block b of every rank works on the same rows and synchronizes only
 // with block b of its peers. The spread Lamport kernels need no such pairing: they wait on data,
 // never on a peer's block, and refill a slot only after every peer has written it for the last
 // time before this rank's next call, as the plain Lamport kernels do. Flags are 32-bit words with
@@ -59,7 +61,8 @@
 // the sign of a zero in fused_lamport2, see above). The norm is taken over the stored (rounded)
 // residual; out is bit-identical on every rank, and across the kernels but fused_lamport_cluster,
 // whose sum of squares adds per-block partial sums (in a fixed order, the same on every rank), so
-// its out may differ from the other kernels' in the last bit. Rows must be whole 16-byte vectors
+// its out may differ from the other kernels' in the last bit, as may fused_lamport2's on its wide
+// grid, whose blocks add the warps' sums of squares in groups of another size. Rows must be whole 16-byte vectors
 // (hidden * sizeof(T) % 16 == 0).
 
 #include <cuda_bf16.h>
@@ -76,6 +79,9 @@
 #define FUSION_WORLD 0
 #endif
 #define FUSION_MAX_BLOCKS 132
+// fused_lamport2 also runs on twice as many blocks of half the threads, two per multiprocessor,
+// when a call has more rows than FUSION_MAX_BLOCKS: then every row has a block of its own.
+#define LAMPORT2_MAX_BLOCKS (2 * FUSION_MAX_BLOCKS)
 #define FUSION_THREADS 512
 // fused_lamport_cluster's blocks: half of FUSION_THREADS, so that two blocks share a
 // multiprocessor and a cluster of blocks fits however the clusters fall on the GPU's
@@ -112,9 +118,13 @@ struct FusionControl {
   // 16-byte vectors per rank each slot held at its last use (both Lamport kernels record it;
   // fused_lamport_spread refills by it, so a call of another row size refills the whole slot).
   long long lamportVectors[FUSION_MAX_BLOCKS][3];
-  uint32_t lamport2Epoch[FUSION_MAX_BLOCKS];
-  long long lamport2Vectors[FUSION_MAX_BLOCKS][3];  // longest slice each slot held at its last use
+  // fused_lamport2's, for its widest grid: every call keeps every entry (a block those of its grid
+  // that lie beyond it), so that blocks of a wider or narrower next grid agree on the slot.
+  uint32_t lamport2Epoch[LAMPORT2_MAX_BLOCKS];
+  long long lamport2Vectors[LAMPORT2_MAX_BLOCKS][3];  // longest slice each slot held at its last use
 };
+// PeerMemory.CONTROL_BYTES, the control block the host allocates and zeroes.
+static_assert(sizeof(FusionControl) <= 16384, "FusionControl outgrew the host's control block");
 
 // Vectors of a row one thread of fused_lamport_spread holds in registers, and how many ranks' copies
 // of them it loads at once (more would spill at 512 threads per block).
@@ -1109,8 +1119,10 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   }
   __syncthreads();  // every thread has read this block's control words
   if (threadIdx.x == 0) {
-    control->lamport2Vectors[blockIdx.x][slot] = longest;
-    control->lamport2Epoch[blockIdx.x] = epoch;
+    for (int b = blockIdx.x; b < LAMPORT2_MAX_BLOCKS; b += gridDim.x) {
+      control->lamport2Vectors[b][slot] = longest;
+      control->lamport2Epoch[b] = epoch;
+    }
   }
 }
 

@@ -67,6 +67,9 @@ import java.util.Map;
  *       fewer rows than the grid has blocks, with the spread kernels) instead of one block per row
  *       ({@code fused_lamport_spread}); off by default, since it measured 0.3-0.8 us slower on H100
  *       pairs at 4-64 tokens, and there to compare;
+ *   <li>{@code GPUCOMM_FUSED_WIDE_GRID=off} keeps fused two-shot calls of more rows than the grid
+ *       has blocks on the fixed grid instead of a grid of twice the blocks with half the threads
+ *       ({@link FusedTwoShotGrid}; on by default, off is there to compare);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -100,6 +103,7 @@ public record CudaCommunicatorSettings(
     long oneShotStreamMinBytes,
     boolean fusedSpreadKernels,
     boolean fusedClusterKernel,
+    boolean fusedWideGrid,
     Duration rendezvousTimeout,
     int maxBlocks,
     HostPathSettings hostPath) {
@@ -297,6 +301,7 @@ public record CudaCommunicatorSettings(
         oneShotStreamMinBytes,
         fusedSpreadKernels,
         fusedClusterKernel,
+        fusedWideGrid,
         rendezvousTimeout,
         maxBlocks,
         hostPath);
@@ -427,6 +432,7 @@ public record CudaCommunicatorSettings(
         true,
         // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
         false,
+        true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -464,6 +470,7 @@ public record CudaCommunicatorSettings(
         bytes(env, "GPUCOMM_ONESHOT_STREAM_MIN_BYTES", d.oneShotStreamMinBytes()),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),
+        onOff(env, "GPUCOMM_FUSED_WIDE_GRID"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),

@@ -46,6 +46,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * FusedClusterShape}); {@link CudaCommunicatorSettings#fusedClusterKernel()} off keeps it on the
  * spread kernel. Both kernels share the Lamport slots and their per-block state, so calls may
  * alternate between them.
+ *
+ * <p>Two-shot calls of more rows than the grid has blocks run on a grid twice as wide ({@link
+ * FusedTwoShotGrid}) unless {@link CudaCommunicatorSettings#fusedWideGrid()} is off; the kernel
+ * keeps its per-block state for the wide grid on every call, so calls may alternate between the two
+ * grids.
  */
 final class FusedPeerAllReduce implements AutoCloseable {
   /** The most bytes per rank a fused call takes: enough for the token counts of decode steps. */
@@ -100,6 +105,10 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private final FusedClusterShape clusterShape;
 
   private final int blocks;
+
+  /** Whether two-shot calls of more rows than {@link #blocks} run on the wide grid. */
+  private final boolean wideTwoShotGrid;
+
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private FusedPeerAllReduce(
@@ -122,6 +131,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
     this.clusterConfig =
         LaunchConfig.withClusters(arena, settings.programmaticLaunch(), OptionalInt.empty());
     this.blocks = blocks(settings, device.multiprocessors());
+    this.wideTwoShotGrid = settings.fusedWideGrid();
     boolean clusters =
         device.computeCapability().map(capability -> capability.major() >= 9).orElse(false);
     this.clusterShape =
@@ -187,6 +197,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
         .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
         .with("GPUCOMM_FUSED_SPREAD", settings.fusedSpreadKernels() ? "on" : "off")
         .with("GPUCOMM_FUSED_CLUSTER", settings.fusedClusterKernel() ? "on" : "off")
+        .with("GPUCOMM_FUSED_WIDE_GRID", settings.fusedWideGrid() ? "on" : "off")
         .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
         .with(
             "fused kernel blocks (the GPU's multiprocessors, or maxBlocks)",
@@ -330,10 +341,18 @@ final class FusedPeerAllReduce implements AutoCloseable {
         return;
       }
       int threads = FusionKernels.threads(epilogue.hiddenSize(), dtype);
+      int gridBlocks = blocks;
+      if (kernel == Kernel.LAMPORT2) {
+        FusedTwoShotGrid grid =
+            FusedTwoShotGrid.of(
+                tokens, rowVectors(dtype, epilogue), blocks, threads, wideTwoShotGrid);
+        gridBlocks = grid.blocks();
+        threads = grid.threads();
+      }
       if (kernel.programmaticLaunch) {
-        function.launch(blocks, threads, stream, args, programmaticConfig);
+        function.launch(gridBlocks, threads, stream, args, programmaticConfig);
       } else {
-        function.launch(blocks, threads, stream, args);
+        function.launch(gridBlocks, threads, stream, args);
       }
     }
   }

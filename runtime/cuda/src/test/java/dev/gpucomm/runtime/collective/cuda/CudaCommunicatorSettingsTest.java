@@ -71,6 +71,18 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theFusedTwoShotWidensItsGridUnlessTurnedOff() {
+    assertThat(CudaCommunicatorSettings.defaults().fusedWideGrid()).isTrue();
+    assertThat(CudaCommunicatorSettings.from(Map.of()).fusedWideGrid()).isTrue();
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_WIDE_GRID", "off")).fusedWideGrid())
+        .isFalse();
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_WIDE_GRID", "yes")))
+        .hasMessage("GPUCOMM_FUSED_WIDE_GRID must be on or off, got 'yes'");
+  }
+
+  @Test
   void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 

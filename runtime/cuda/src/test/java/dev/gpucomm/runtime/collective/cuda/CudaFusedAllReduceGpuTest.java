@@ -23,6 +23,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -34,9 +35,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * from a CUDA graph, within the float64 reference's bound for every dtype, with and without FP8
  * output and fp32 accumulation. Where the settings turn it on, the fused one-shot's calls of few
  * rows run the cluster kernel, which splits each row over a cluster of blocks, unless the row
- * cannot be split; both kernels are checked at the shapes where one or the other runs. Several
- * ranks run in processes: {@code gpucomm selftest --device cuda --world 2} covers the same kernels
- * across GPUs.
+ * cannot be split; both kernels are checked at the shapes where one or the other runs. Two-shot
+ * calls of more rows than the grid has blocks run on a grid twice as wide unless the settings turn
+ * it off; both grids are checked, and calls alternating between them. Several ranks run in
+ * processes: {@code gpucomm selftest --device cuda --world 2} covers the same kernels across GPUs.
  */
 @Tag("gpu")
 class CudaFusedAllReduceGpuTest {
@@ -201,6 +203,44 @@ class CudaFusedAllReduceGpuTest {
     runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", false, 33, 8192);
     runAndCheck("oneshot", "allreduceResidualRmsNormFp8", "fp16", true, 2, 16384);
     runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 4, 8192);
+  }
+
+  @ParameterizedTest(
+      name = "GPUCOMM_FUSED_WIDE_GRID={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
+  @CsvSource({
+    // more rows than the fixed grid's blocks: one row a block on the wide grid (264 blocks on a
+    // GPU of 132 multiprocessors), two on some blocks of the fixed one
+    "on, allreduceResidualRmsNorm, bf16, true, 256, 8192",
+    "on, allreduceResidualRmsNorm, bf16, false, 133, 8192",
+    "on, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
+    "on, allreduceResidualRmsNorm, fp16, true, 200, 1024",
+    // more rows than even the wide grid's blocks, and rows too long for its blocks (fixed grid)
+    "on, allreduceResidualRmsNorm, bf16, true, 500, 4096",
+    "on, allreduceResidualRmsNorm, fp32, false, 200, 4100",
+    "off, allreduceResidualRmsNorm, bf16, true, 256, 8192",
+    "off, allreduceResidualRmsNorm, bf16, false, 500, 4096",
+  })
+  void twoShotCallsOfMoreRowsThanTheGridHasBlocksMatchTheReferenceOnEitherGrid(
+      String wide,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden) {
+    reopenWith(Map.of("GPUCOMM_FUSED_WIDE_GRID", wide));
+    runAndCheck("twoshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
+  }
+
+  @Test
+  void twoShotCallsAlternatingBetweenTheFixedAndTheWideGridShareTheirSlots() {
+    // Each shape's three calls rotate through every Lamport slot after the other grid used it:
+    // blocks of the wide grid that the fixed grid lacks must find the epoch and slot sizes of the
+    // calls they missed.
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192);
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 256, 8192);
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "fp32", false, 7, 4100);
+    runAndCheck("twoshot", "allreduceResidualRmsNormFp8", "bf16", false, 500, 4096);
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192);
   }
 
   @ParameterizedTest(name = "{0}")

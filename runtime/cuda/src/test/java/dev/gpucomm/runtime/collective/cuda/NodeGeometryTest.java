@@ -163,6 +163,25 @@ class NodeGeometryTest {
   }
 
   @Test
+  void oneRankWithoutTheWideTwoShotGridMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
+    // The wide grid's blocks add a row's squares in groups of another size.
+    NodeGeometry wide =
+        FusedPeerAllReduce.geometry(CudaCommunicatorSettings.defaults(), H100_MULTIPROCESSORS);
+    NodeGeometry fixed =
+        FusedPeerAllReduce.geometry(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_WIDE_GRID", "off")),
+            H100_MULTIPROCESSORS);
+
+    List<Optional<String>> refusals = agreeOnRanks(wide, fixed);
+
+    assertThat(refusals)
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_FUSED_WIDE_GRID differs across the node's ranks: local rank 0 has on,"
+                    + " local rank 1 has off"));
+  }
+
+  @Test
   void aRankWhoseFusedGridIsLimitedMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
     CudaCommunicatorSettings whole = CudaCommunicatorSettings.defaults();
     NodeGeometry wholeGpu = FusedPeerAllReduce.geometry(whole, H100_MULTIPROCESSORS);

@@ -1,0 +1,69 @@
+package dev.gpucomm.runtime.collective.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gpucomm.api.v1alpha1.DType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Which fused two-shot calls run on the wide grid on an H100's fixed grid of 132 blocks. */
+class FusedTwoShotGridTest {
+  private static final int H100_BLOCKS = 132;
+
+  @ParameterizedTest(name = "{0} rows of hidden {1} {2}: {3} blocks of {4} threads")
+  @CsvSource({
+    // the decode shapes of issue #24: up to 132 rows each row has a block on the fixed grid
+    "32, 8192, bf16, 132, 512",
+    "132, 8192, bf16, 132, 512",
+    // more rows than blocks: two blocks of half the threads per multiprocessor
+    "133, 8192, bf16, 264, 256",
+    "256, 8192, bf16, 264, 256",
+    // shorter rows have fewer threads on either grid
+    "200, 1024, fp16, 264, 64",
+    "512, 4096, bf16, 264, 256",
+    // rows longer than half the threads hold in registers stay on the fixed grid
+    "256, 16384, bf16, 132, 512",
+    "200, 4100, fp32, 132, 512",
+    // rows of one warp cannot be halved
+    "1000, 256, bf16, 132, 32",
+  })
+  void callsOfMoreRowsThanTheFixedGridHasBlocksRunOnTwiceTheBlocksWhereRowsFit(
+      long tokens, int hidden, String dtypeName, int blocks, int threads) {
+    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
+    int fixedThreads = FusionKernels.threads(hidden, dtype);
+    long rowVectors = (long) hidden * dtype.bytes() / 16;
+
+    FusedTwoShotGrid grid =
+        FusedTwoShotGrid.of(tokens, rowVectors, H100_BLOCKS, fixedThreads, true);
+
+    assertThat(grid).isEqualTo(new FusedTwoShotGrid(blocks, threads));
+    assertThat(rowVectors)
+        .isLessThanOrEqualTo((long) FusedTwoShotGrid.VECTORS_PER_THREAD * grid.threads());
+  }
+
+  @Test
+  void turnedOffEveryCallRunsOnTheFixedGrid() {
+    assertThat(FusedTwoShotGrid.of(256, 1024, H100_BLOCKS, 512, false))
+        .isEqualTo(new FusedTwoShotGrid(H100_BLOCKS, 512));
+  }
+
+  @Test
+  void aGridLimitedByTheCommunicatorWidensFromItsOwnBlockCount() {
+    // a communicator sharing the GPU with matmuls (maxBlocks 16) keeps to twice its own grid
+    assertThat(FusedTwoShotGrid.of(17, 1024, 16, 512, true))
+        .isEqualTo(new FusedTwoShotGrid(32, 256));
+    assertThat(FusedTwoShotGrid.of(16, 1024, 16, 512, true))
+        .isEqualTo(new FusedTwoShotGrid(16, 512));
+  }
+
+  @Test
+  void gridsBeyondTheKernelsPerBlockStateAreRefused() {
+    assertThatThrownBy(() -> new FusedTwoShotGrid(FusedTwoShotGrid.MAX_BLOCKS + 1, 256))
+        .hasMessage(
+            "a fused two-shot grid needs 1-264 blocks of whole warps, got 265 of 256 threads");
+    assertThatThrownBy(() -> new FusedTwoShotGrid(1, 48))
+        .hasMessageContaining("got 1 of 48 threads");
+  }
+}
