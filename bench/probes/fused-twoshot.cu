@@ -21,12 +21,17 @@
 //                 residualOut (pushing it to the peer only) and each warp counts its finished run
 //                 in a per-row counter, which the row's block polls instead of the gather slots
 //                 (whole rows per slice: world 2, an even token count)
+//   halves        mine, but each half of a block normalizes rows of its own (a named barrier per
+//                 half for the row's sum), so that at 256 tokens every row has half a block while
+//                 the scatter and reduce keep blocks of 512 threads (fixed grid only)
 //
-// Every variant launches with programmatic dependent launch on 132 blocks (or the GPU's
-// multiprocessors) of 512 threads, as the runtime's. The last call of each measurement is checked:
-// residualOut bit for bit against a host reference on both GPUs (with the residual where the
-// variant adds it), out (full, mine, own-direct) within 2^-7 relative and bit for bit between the
-// GPUs.
+// Every variant launches with programmatic dependent launch in two grid shapes: one block of 512
+// threads per multiprocessor (at most 132), the runtime's fixed grid, and two blocks of 256
+// threads per multiprocessor, its wide grid, where at 256 tokens every row has a block of its own
+// (both shapes keep the whole grid resident, as the Lamport waits need). The last call of each
+// measurement is checked: residualOut bit for bit against a host reference on both GPUs (with the
+// residual where the variant adds it), out (full, mine, own-direct, halves) within 2^-7 relative
+// and bit for bit between the GPUs.
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o fused-twoshot bench/probes/fused-twoshot.cu
 //   ./fused-twoshot [--calls 50] [--samples 30]
@@ -45,16 +50,19 @@
 using bf16 = __nv_bfloat16;
 
 enum Mode {
-  FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG, OWN_DIRECT
+  FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG, OWN_DIRECT, HALVES
 };
 static const char* const MODE_NAMES[] = {"full",  "no-out", "copy-norm",   "no-residual",
                                          "plain", "mine",   "mine-contig", "plain-contig",
-                                         "own-direct"};
-constexpr int MODES = 9;
+                                         "own-direct", "halves"};
+constexpr int MODES = 10;
+
+constexpr long long CONTROL_BYTES = 16384;  // as the runtime's
+static_assert(sizeof(FusionControl) <= CONTROL_BYTES, "row counters follow FusionControl");
 
 // own-direct's per-row counters of finished 32-vector runs, after FusionControl in its allocation.
 __device__ __forceinline__ uint32_t* row_counters(FusionControl* control) {
-  return reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(control) + 16384);
+  return reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(control) + CONTROL_BYTES);
 }
 
 // fused_lamport2 (world 2, bf16, rows in registers) with parts taken away by MODE.
@@ -167,6 +175,70 @@ __device__ void variant(RowCall c, FusionPeers peers, FusionLayout layout, Fusio
       } while (lamport_empty<bf16>(x));
       reinterpret_cast<uint4*>(c.residualOut)[g] = x;
     }
+  } else if (MODE == HALVES) {
+    // Two teams of half the block each take rows blockIdx.x + team * gridDim.x, then every
+    // 2 * gridDim.x-th; a team's sum of squares meets at its own named barrier (1 + team).
+    __shared__ float partial[FUSION_THREADS / 32];
+    const int teamThreads = blockDim.x / 2;
+    const int team = threadIdx.x / teamThreads;
+    const int t = threadIdx.x % teamThreads;
+    const int mine = t < rowVectors ? (rowVectors - 1 - t) / teamThreads + 1 : 0;
+    uint4 gammaVectors[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k < mine) gammaVectors[k] = reinterpret_cast<const uint4*>(c.gamma)[t + k * teamThreads];
+    }
+    for (long long row = blockIdx.x + team * gridDim.x; row < c.tokens; row += 2 * gridDim.x) {
+      const long long rowStart = row * rowVectors;
+      uint4 vals[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) vals[k] = ld_volatile_v4(gatheredVector(rowStart + t + k * teamThreads));
+      }
+      for (;;) {
+        bool pending = false;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine && lamport_empty<bf16>(vals[k])) {
+            vals[k] = ld_volatile_v4(gatheredVector(rowStart + t + k * teamThreads));
+            pending = pending || lamport_empty<bf16>(vals[k]);
+          }
+        }
+        if (!pending) break;
+      }
+      float residual[K][L];
+      float squares = 0.f;
+      uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut) + rowStart;
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) {
+          Vec<bf16>::unpack(vals[k], residual[k]);
+#pragma unroll
+          for (int i = 0; i < L; ++i) squares += residual[k][i] * residual[k][i];
+          residualOut[t + k * teamThreads] = vals[k];
+        }
+      }
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1) {
+        squares += __shfl_xor_sync(0xffffffffu, squares, offset);
+      }
+      const int warps = teamThreads / 32;
+      // the team's previous row has been read out of `partial`
+      asm volatile("bar.sync %0, %1;" ::"r"(1 + team), "r"(teamThreads) : "memory");
+      if (t % 32 == 0) partial[team * warps + t / 32] = squares;
+      asm volatile("bar.sync %0, %1;" ::"r"(1 + team), "r"(teamThreads) : "memory");
+      float total = 0.f;
+      for (int w = 0; w < warps; ++w) total += partial[team * warps + w];
+      const float inverseRms = rsqrtf(total / c.hidden + c.eps);
+      char* out = c.output + row * c.hidden * 2;
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) {
+          store_normalized<bf16>(c, out, t + k * teamThreads, residual[k], gammaVectors[k],
+                                 inverseRms);
+        }
+      }
+    }
   } else {
     for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
       const long long rowStart = row * rowVectors;
@@ -270,11 +342,13 @@ PROBE_KERNEL(MINE)
 PROBE_KERNEL(MINE_CONTIG)
 PROBE_KERNEL(PLAIN_CONTIG)
 PROBE_KERNEL(OWN_DIRECT)
+PROBE_KERNEL(HALVES)
 
 using Kernel = void (*)(RowCall, FusionPeers, FusionLayout, FusionControl*, int, int);
 static const Kernel KERNELS[MODES] = {probe_FULL,  probe_NO_OUT, probe_COPY_NORM,
                                       probe_NO_RESIDUAL, probe_PLAIN, probe_MINE,
-                                      probe_MINE_CONTIG, probe_PLAIN_CONTIG, probe_OWN_DIRECT};
+                                      probe_MINE_CONTIG, probe_PLAIN_CONTIG, probe_OWN_DIRECT,
+                                      probe_HALVES};
 
 constexpr int HIDDEN = 8192;
 constexpr int MAX_TOKENS = 256;
@@ -290,12 +364,12 @@ struct Gpu {
 };
 
 static void launch(int mode, Gpu& gpu, const FusionPeers& peers, const FusionLayout& layout,
-                   int rank, int blocks, long long tokens) {
+                   int rank, int blocks, int threads, long long tokens) {
   RowCall c{gpu.input, gpu.residualIn, gpu.gamma, gpu.residualOut, gpu.output, tokens, HIDDEN,
             1e-6f, 0.f, 1};
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(blocks);
-  config.blockDim = dim3(FUSION_THREADS);
+  config.blockDim = dim3(threads);
   config.stream = gpu.stream;
   cudaLaunchAttribute attribute;
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -328,7 +402,8 @@ static bool check(int mode, std::vector<Gpu>& gpus, long long tokens) {
         ok = false;
       }
     }
-    if (mode != FULL && mode != MINE && mode != MINE_CONTIG && mode != OWN_DIRECT) continue;
+    if (mode != FULL && mode != MINE && mode != MINE_CONTIG && mode != OWN_DIRECT && mode != HALVES)
+      continue;
     outs.push_back(download(gpus[g].output, bytes, g));
     for (long long row = 0; row < tokens && ok; ++row) {
       double squares = 0;
@@ -371,11 +446,7 @@ int main(int argc, char** argv) {
       CHECK(cudaMalloc(p, CAPACITY));
     CHECK(cudaMalloc(&gpu.gamma, ROW_BYTES));
     CHECK(cudaMalloc(&gpu.area, area));
-    const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
-    CHECK(cudaMemcpy(gpu.area, sentinel.data(), area, cudaMemcpyHostToDevice));
-    static_assert(sizeof(FusionControl) <= 16384, "row counters follow at 16 KiB");
-    CHECK(cudaMalloc(&gpu.control, 16384 + MAX_TOKENS * 4));
-    CHECK(cudaMemset(gpu.control, 0, 16384 + MAX_TOKENS * 4));
+    CHECK(cudaMalloc(&gpu.control, CONTROL_BYTES + MAX_TOKENS * 4));
     // residual and gamma are the same on both GPUs, as in a model
     const auto input = random_bf16(CAPACITY, g + 1), residual = random_bf16(CAPACITY, 5);
     const auto gamma = random_bf16(ROW_BYTES, 7);
@@ -387,34 +458,48 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  const int blocks = std::min(prop.multiProcessorCount, FUSION_MAX_BLOCKS);
-  printf("# %s x 2, %d blocks of %d threads: fused two-shot (hidden %d bf16), %d calls per sample,"
-         " median of %d, us per call\n",
-         prop.name, blocks, FUSION_THREADS, HIDDEN, options.calls, options.samples);
+  const int sms = std::min(prop.multiProcessorCount, FUSION_MAX_BLOCKS);
+  printf("# %s x 2: fused two-shot (hidden %d bf16), %d calls per sample, median of %d, us per call\n",
+         prop.name, HIDDEN, options.calls, options.samples);
   for (int mode = 0; mode < MODES; ++mode) {
     cudaFuncAttributes attributes;
     CHECK(cudaFuncGetAttributes(&attributes, KERNELS[mode]));
     printf("%-11s registers=%d local=%zuB\n", MODE_NAMES[mode], attributes.numRegs,
            attributes.localSizeBytes);
   }
-  printf("%-11s %8s %8s %8s  %s\n", "variant", "tokens", "graph", "eager", "check");
+  printf("%-11s %6s %7s %8s %8s %8s  %s\n", "variant", "blocks", "threads", "tokens", "graph",
+         "eager", "check");
   const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
   int failures = 0;
-  for (long long tokens : {64, 128, 256}) {
-    for (int round = 0; round < 2; ++round) {
-      for (int mode = 0; mode < MODES; ++mode) {
-        auto call = [&](int g) { launch(mode, gpus[g], peers, layout, g, blocks, tokens); };
-        const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
-        const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);
-        for (int g = 0; g < 2; ++g) {
-          CHECK(cudaSetDevice(g));
-          CHECK(cudaDeviceSynchronize());
+  const int shapes[2][2] = {{sms, FUSION_THREADS}, {2 * sms, FUSION_THREADS / 2}};
+  for (const auto& shape : shapes) {
+    const int blocks = shape[0], threads = shape[1];
+    // Every block keeps its own epoch: a new grid starts from empty slots and zero epochs.
+    for (int g = 0; g < 2; ++g) {
+      CHECK(cudaSetDevice(g));
+      CHECK(cudaDeviceSynchronize());
+      const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
+      CHECK(cudaMemcpy(gpus[g].area, sentinel.data(), area, cudaMemcpyHostToDevice));
+      CHECK(cudaMemset(gpus[g].control, 0, CONTROL_BYTES + MAX_TOKENS * 4));
+      CHECK(cudaDeviceSynchronize());
+    }
+    for (long long tokens : {64, 128, 256}) {
+      for (int round = 0; round < 2; ++round) {
+        for (int mode = 0; mode < MODES; ++mode) {
+          if (mode == HALVES && threads != FUSION_THREADS) continue;  // rows need 256 threads
+          auto call = [&](int g) { launch(mode, gpus[g], peers, layout, g, blocks, threads, tokens); };
+          const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
+          const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);
+          for (int g = 0; g < 2; ++g) {
+            CHECK(cudaSetDevice(g));
+            CHECK(cudaDeviceSynchronize());
+          }
+          const bool ok = check(mode, gpus, tokens);
+          failures += ok ? 0 : 1;
+          printf("%-11s %6d %7d %8lld %8.2f %8.2f  %s\n", MODE_NAMES[mode], blocks, threads, tokens,
+                 graph, eager, ok ? "checked" : "MISMATCH");
+          fflush(stdout);
         }
-        const bool ok = check(mode, gpus, tokens);
-        failures += ok ? 0 : 1;
-        printf("%-11s %8lld %8.2f %8.2f  %s\n", MODE_NAMES[mode], tokens, graph, eager,
-               ok ? "checked" : "MISMATCH");
-        fflush(stdout);
       }
     }
   }

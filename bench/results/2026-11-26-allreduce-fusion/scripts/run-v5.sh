@@ -25,6 +25,9 @@ TOGGLE="${TOGGLE:-GPUCOMM_FUSED_ROWS}"
 ON_NAME="${ON_NAME:-rows}"
 OFF_NAME="${OFF_NAME:-vectors}"
 RUN="${RUN:-fusion-v5-tp$WORLD}"
+# the sweeps' rows and row length (run-v7.sh adds rows beyond the grid's blocks)
+TOKENS="${TOKENS:-32,64,128,256}"
+HIDDEN="${HIDDEN:-8192}"
 BUDGET=330
 R="$WORK/r$RUN"
 mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
@@ -59,7 +62,7 @@ CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\
 step "selftest-tp$WORLD" 50 "$G" selftest --device cuda --world "$WORLD"
 grep -E "selftest passed|gpucomm selftest:|Exception|rror" "$R/selftest-tp$WORLD.log" | tail -4
 
-T=(--device cuda --world "$WORLD" --tokens 32,64,128,256 --hidden 8192 --dtype bf16
+T=(--device cuda --world "$WORLD" --tokens "$TOKENS" --hidden "$HIDDEN" --dtype bf16
   --algorithms oneshot,twoshot -n 200)
 # the CUDA-graph latency table of a report (eager-only cells carry a *)
 latency() { awk '/^## Latency/ {on = 1; next} /^## / {on = 0} on && /^\|/' "$1/report.md"; }
@@ -73,7 +76,7 @@ sweep "fused-$OFF_NAME-tp$WORLD" allreduceResidualRmsNorm off
 sweep "fused-$ON_NAME-again-tp$WORLD" allreduceResidualRmsNorm on
 echo "== PyTorch, the fused pattern"
 step torch-fused 100 python3 "$ROOT/bench/compare-torch.py" --world "$WORLD" --port 29702 \
-  --tokens 32,64,128,256 --hidden 8192 --pattern allreduceResidualRmsNorm --iterations 100
+  --tokens "$TOKENS" --hidden "$HIDDEN" --pattern allreduceResidualRmsNorm --iterations 100
 tail -25 "$R/torch-fused.log"
 cat "$R/steps.txt"
 echo "raw output: $OUT/r$RUN.tar.gz"
