@@ -48,6 +48,12 @@ import picocli.CommandLine.Spec;
 final class BenchCommand implements Callable<Integer> {
   static final List<Long> DEFAULT_SIZES = List.of(4096L, 65536L, 1L << 20);
 
+  /**
+   * The lists' separator: a comma, but not a trailing one, which splitting would drop with the
+   * empty item after it; left on the last item, the item's converter names it as a bad value.
+   */
+  private static final String LIST_SEPARATOR = ",(?!$)";
+
   private static final IntRange HIDDEN = new IntRange(1, 1 << 20);
   private static final IntRange WARMUP = new IntRange(0, 100000);
   private static final IntRange ITERATIONS = new IntRange(1, 1000000);
@@ -88,7 +94,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--sizes",
-      split = ",",
+      split = LIST_SEPARATOR,
       hideParamSyntax = true,
       paramLabel = "LIST",
       converter = ByteSizeConverter.class,
@@ -97,7 +103,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--tokens",
-      split = ",",
+      split = LIST_SEPARATOR,
       hideParamSyntax = true,
       paramLabel = "LIST",
       description = "token counts, e.g. 32,128,1024 (with --hidden)")
@@ -108,7 +114,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--algorithms",
-      split = ",",
+      split = LIST_SEPARATOR,
       hideParamSyntax = true,
       paramLabel = "LIST",
       description = "e.g. auto,oneshot,twoshot (default: auto and every available one)")

@@ -327,6 +327,20 @@ class CliErrorsTest {
   }
 
   @Test
+  void benchRejectsAListWithATrailingComma() {
+    // an empty last item is a typo (a value left out), not a shorter list
+    assertUsageError(
+        CliRun.of("bench", "--algorithms", "auto,oneshot,", "--device", "cpu"),
+        "gpucomm bench: --algorithms: unknown value 'oneshot,' (expected auto, nccl, oneshot, twoshot, ring, hierarchical, copyengine)");
+    assertUsageError(
+        CliRun.of("bench", "--sizes", "4K,", "--device", "cpu"),
+        "gpucomm bench: --sizes: '4K,' is not a size (e.g. 4096, 64K, 1M)");
+    assertUsageError(
+        CliRun.of("bench", "--tokens", "32,64,", "--hidden", "1024", "--device", "cpu"),
+        "gpucomm bench: --tokens: '64,' is not an integer");
+  }
+
+  @Test
   void tuneNeedsATuneJob() throws Exception {
     Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
     assertUsageError(
