@@ -42,12 +42,14 @@
 //                    residualOut is known), so the gather moves what the plain two-shot's does,
 //                    and neither output needs a copy pass. A residualOut lane of -0.0 arrives as
 //                    +0.0. Launched with programmatic dependent launch, on the fixed grid or,
-//                    for calls of more rows than it has blocks, on twice the blocks of half the
-//                    threads (two to a multiprocessor), so that every block has fewer rows.
+//                    for calls of more rows than it has blocks (rows that fit half a block's
+//                    registers), on twice the blocks of half the threads, two to a
+//                    multiprocessor, so that each block has half as many rows.
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
-// launches a fixed grid; fused_lamport2's grid depends only on the call's shape), so block b of every rank works on the same rows and synchronizes only
-// with block b of its peers. The spread Lamport kernels need no such pairing: they wait on data,
+// launches a fixed grid, and fused_lamport2's wide grid for the same call shapes on every rank),
+// so block b of every rank works on the same rows and synchronizes only with block b of its
+// peers. The spread Lamport kernels need no such pairing: they wait on data,
 // never on a peer's block, and refill a slot only after every peer has written it for the last
 // time before this rank's next call, as the plain Lamport kernels do. Flags are 32-bit words with
 // one writer each, flags[barrier][block][peer] in the waiting rank's memory, holding the per-block
@@ -79,8 +81,8 @@
 #define FUSION_WORLD 0
 #endif
 #define FUSION_MAX_BLOCKS 132
-// fused_lamport2 also runs on twice as many blocks of half the threads, two per multiprocessor,
-// when a call has more rows than FUSION_MAX_BLOCKS: then every row has a block of its own.
+// fused_lamport2 also runs on twice the host's fixed grid of blocks with half the threads, two per
+// multiprocessor, for calls of more rows than the fixed grid has blocks.
 #define LAMPORT2_MAX_BLOCKS (2 * FUSION_MAX_BLOCKS)
 #define FUSION_THREADS 512
 // fused_lamport_cluster's blocks: half of FUSION_THREADS, so that two blocks share a
@@ -118,8 +120,8 @@ struct FusionControl {
   // 16-byte vectors per rank each slot held at its last use (both Lamport kernels record it;
   // fused_lamport_spread refills by it, so a call of another row size refills the whole slot).
   long long lamportVectors[FUSION_MAX_BLOCKS][3];
-  // fused_lamport2's, for its widest grid: every call keeps every entry (a block those of its grid
-  // that lie beyond it), so that blocks of a wider or narrower next grid agree on the slot.
+  // fused_lamport2's, for its widest grid: every call keeps every entry (each block also those of
+  // the blocks its grid lacks), so that blocks of a wider or narrower next grid agree on the slot.
   uint32_t lamport2Epoch[LAMPORT2_MAX_BLOCKS];
   long long lamport2Vectors[LAMPORT2_MAX_BLOCKS][3];  // longest slice each slot held at its last use
 };

@@ -31,8 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the Lamport slots ({@code [3][world][capacity]}), and the second Lamport area, which is larger
  * than four capacities, the two-shot gather area ({@code [2 parity][residual, out][capacity]}). Its
  * zeroed control block holds the per-block epochs of {@code FusionControl}. Calls run on a fixed
- * grid, since epochs and Lamport slots are kept per block; a call larger than the capacity is
- * refused (the sweep reports it as not measured).
+ * grid, since epochs and Lamport slots are kept per block (but for the two-shot's wide grid,
+ * below); a call larger than the capacity is refused (the sweep reports it as not measured).
  *
  * <p>By default the one-shot runs the spread Lamport kernel and the two-shot the Lamport two-shot,
  * whose scatter and gather slots ({@code [2][3 slot][world][slice stride]}) lie in the second
@@ -106,8 +106,11 @@ final class FusedPeerAllReduce implements AutoCloseable {
 
   private final int blocks;
 
-  /** Whether two-shot calls of more rows than {@link #blocks} run on the wide grid. */
-  private final boolean wideTwoShotGrid;
+  /**
+   * The most blocks a two-shot call may run on: twice {@link #blocks} for the wide grid, unless the
+   * settings turn it off or limit the communicator's blocks.
+   */
+  private final int twoShotMostBlocks;
 
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -131,7 +134,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
     this.clusterConfig =
         LaunchConfig.withClusters(arena, settings.programmaticLaunch(), OptionalInt.empty());
     this.blocks = blocks(settings, device.multiprocessors());
-    this.wideTwoShotGrid = settings.fusedWideGrid();
+    this.twoShotMostBlocks = twoShotMostBlocks(settings, blocks);
     boolean clusters =
         device.computeCapability().map(capability -> capability.major() >= 9).orElse(false);
     this.clusterShape =
@@ -186,11 +189,26 @@ final class FusedPeerAllReduce implements AutoCloseable {
   }
 
   /**
+   * The most blocks a two-shot call of {@code blocks} fixed blocks may launch: the wide grid's when
+   * the settings allow it and set no block limit, else at most the limit (a communicator that
+   * shares the GPU with matmuls keeps to its share of multiprocessors).
+   */
+  static int twoShotMostBlocks(CudaCommunicatorSettings settings, int blocks) {
+    if (!settings.fusedWideGrid()) {
+      return blocks;
+    }
+    return settings.maxBlocks() == CudaCommunicatorSettings.NO_BLOCK_LIMIT
+        ? FusedTwoShotGrid.MAX_BLOCKS
+        : Math.max(blocks, settings.maxBlocks());
+  }
+
+  /**
    * What the node's ranks must agree on: the capacity, the kernel set (the Lamport two-shot and the
    * flag two-shot use the gather area differently; the cluster kernel sums a row's squares in
    * another order than the spread kernel, so ranks that differ would not get identical rows), where
-   * one-shot calls switch from the Lamport kernel to the flag one, and the grid (block b of every
-   * rank works on the same rows).
+   * one-shot calls switch from the Lamport kernel to the flag one, the grid (block b of every rank
+   * works on the same rows), and whether two-shot calls may widen it (the wide grid's blocks sum a
+   * row's squares in groups of another size).
    */
   static NodeGeometry geometry(CudaCommunicatorSettings settings, int multiprocessors) {
     return NodeGeometry.empty()
@@ -345,7 +363,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
       if (kernel == Kernel.LAMPORT2) {
         FusedTwoShotGrid grid =
             FusedTwoShotGrid.of(
-                tokens, rowVectors(dtype, epilogue), blocks, threads, wideTwoShotGrid);
+                tokens, rowVectors(dtype, epilogue), blocks, threads, twoShotMostBlocks);
         gridBlocks = grid.blocks();
         threads = grid.threads();
       }

@@ -2,16 +2,18 @@ package dev.gpucomm.runtime.collective.cuda;
 
 /**
  * The grid of one fused Lamport two-shot call ({@code fused_lamport2}): the communicator's fixed
- * grid of one block per multiprocessor, or, for a call of more rows than that grid has blocks,
- * twice the blocks with half the threads, two to a multiprocessor, so that each block normalizes
- * half as many rows (one each up to twice the fixed grid's rows). The wide grid runs only where a
- * row still fits the registers of the narrower block, which the kernel's rows-in-registers path
- * needs; two such blocks always fit one multiprocessor (at most 256 threads of at most 128
- * registers each), so the whole grid stays resident, as the Lamport waits need.
+ * grid, or, for a call of more rows than that grid has blocks, twice the blocks with half the
+ * threads, two to a multiprocessor, so that each block normalizes half as many rows (one each up to
+ * twice the fixed grid's blocks). The wide grid runs only where a row still fits the registers of
+ * the narrower block, which the kernel's rows-in-registers path needs, where the fixed block has
+ * more than one warp to halve, and where the communicator may launch that many blocks; two such
+ * blocks always fit one multiprocessor (at most 256 threads of at most 128 registers each), so the
+ * whole grid stays resident, as the Lamport waits need.
  *
- * <p>On two H100s at 256 rows of 8192 bf16 the wide grid took 19.05 µs a call against 19.97 on the
- * fixed grid; at 64 and 128 rows, where every row has a block of its own on either grid, it was
- * 0.8–0.9 µs slower, which is why it starts only above the fixed grid's rows.
+ * <p>On two H100s at 256 rows of 8192 bf16 the kernel took 19.00 µs a call on the wide grid against
+ * 19.88 on the fixed one; at 64 and 128 rows, where every row has a block of its own on either
+ * grid, the wide one was 0.75–0.9 µs slower, which is why it starts only above the fixed grid's
+ * blocks.
  */
 record FusedTwoShotGrid(int blocks, int threads) {
   /** fusion.cu's SPREAD_ROW_VECTORS: the vectors of a row one thread holds in registers. */
@@ -21,24 +23,28 @@ record FusedTwoShotGrid(int blocks, int threads) {
   static final int MAX_BLOCKS = 2 * FusedPeerAllReduce.MAX_BLOCKS;
 
   FusedTwoShotGrid {
-    if (blocks < 1 || blocks > MAX_BLOCKS || threads < 32 || threads % 32 != 0) {
+    if (blocks < 1
+        || blocks > MAX_BLOCKS
+        || threads < 32
+        || threads > FusionKernels.MAX_THREADS
+        || threads % 32 != 0) {
       throw new IllegalArgumentException(
-          "a fused two-shot grid needs 1-%d blocks of whole warps, got %d of %d threads"
-              .formatted(MAX_BLOCKS, blocks, threads));
+          "a fused two-shot grid needs 1-%d blocks of 1-%d whole warps, got %d of %d threads"
+              .formatted(MAX_BLOCKS, FusionKernels.MAX_THREADS / 32, blocks, threads));
     }
   }
 
   /**
    * The grid of a call of {@code tokens} rows of {@code rowVectors} 16-byte vectors, given the
-   * fixed grid ({@code fixedBlocks} of {@code fixedThreads}) and whether the wide grid may run.
+   * fixed grid ({@code fixedBlocks} of {@code fixedThreads}) and the most blocks the communicator
+   * may launch ({@code mostBlocks}; the fixed grid's count keeps every call on it).
    */
   static FusedTwoShotGrid of(
-      long tokens, long rowVectors, int fixedBlocks, int fixedThreads, boolean wideAllowed) {
+      long tokens, long rowVectors, int fixedBlocks, int fixedThreads, int mostBlocks) {
     int halfThreads = Math.max(32, fixedThreads / 2 / 32 * 32);
     boolean wide =
-        wideAllowed
-            && tokens > fixedBlocks
-            && 2 * fixedBlocks <= MAX_BLOCKS
+        tokens > fixedBlocks
+            && 2 * fixedBlocks <= Math.min(MAX_BLOCKS, mostBlocks)
             && halfThreads < fixedThreads
             && rowVectors <= (long) VECTORS_PER_THREAD * halfThreads;
     return wide

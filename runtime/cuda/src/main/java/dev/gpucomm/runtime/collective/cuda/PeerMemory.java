@@ -25,7 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exchanged once through the store and checked with one real write and read per peer pair.
  */
 final class PeerMemory implements AutoCloseable {
-  /** Covers {@code struct Control} of allreduce.cu (10,880 bytes): per-block epochs and sizes. */
+  /**
+   * Covers {@code struct Control} of allreduce.cu (10,880 bytes) and {@code struct FusionControl}
+   * of fusion.cu (14,784 bytes, checked there): per-block epochs and sizes.
+   */
   static final int CONTROL_BYTES = 16384;
 
   private static final int BLOCKS = PeerMemoryLayout.MAX_BLOCKS;

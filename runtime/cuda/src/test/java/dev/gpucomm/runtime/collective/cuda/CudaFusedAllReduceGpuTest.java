@@ -90,8 +90,8 @@ class CudaFusedAllReduceGpuTest {
     "oneshot, allreduceResidualRmsNorm, fp32, true, 7, 4100",
     "oneshot, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
     "oneshot, allreduceResidualRmsNormFp8, fp32, false, 5, 64",
-    // two-shot: also more rows than the grid has blocks (256 x 8192 bf16; 200 x 1024 fp16, where
-    // some blocks have two rows and others one)
+    // two-shot: also more rows than the fixed grid has blocks (256 x 8192 bf16 and 200 x 1024
+    // fp16 on the wide grid, 200 x 4100 fp32 below on the fixed one)
     "twoshot, allreduceResidualRmsNorm, bf16, true, 32, 8192",
     "twoshot, allreduceResidualRmsNorm, bf16, false, 3, 8192",
     "twoshot, allreduceResidualRmsNorm, bf16, true, 256, 8192",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucomm.api.v1alpha1.DType;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -11,6 +12,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Which fused two-shot calls run on the wide grid on an H100's fixed grid of 132 blocks. */
 class FusedTwoShotGridTest {
   private static final int H100_BLOCKS = 132;
+
+  /** The most blocks of a communicator without a block limit and with the wide grid on. */
+  private static final int UNLIMITED =
+      FusedPeerAllReduce.twoShotMostBlocks(CudaCommunicatorSettings.defaults(), H100_BLOCKS);
 
   @ParameterizedTest(name = "{0} rows of hidden {1} {2}: {3} blocks of {4} threads")
   @CsvSource({
@@ -36,7 +41,7 @@ class FusedTwoShotGridTest {
     long rowVectors = (long) hidden * dtype.bytes() / 16;
 
     FusedTwoShotGrid grid =
-        FusedTwoShotGrid.of(tokens, rowVectors, H100_BLOCKS, fixedThreads, true);
+        FusedTwoShotGrid.of(tokens, rowVectors, H100_BLOCKS, fixedThreads, UNLIMITED);
 
     assertThat(grid).isEqualTo(new FusedTwoShotGrid(blocks, threads));
     assertThat(rowVectors)
@@ -45,25 +50,41 @@ class FusedTwoShotGridTest {
 
   @Test
   void turnedOffEveryCallRunsOnTheFixedGrid() {
-    assertThat(FusedTwoShotGrid.of(256, 1024, H100_BLOCKS, 512, false))
+    CudaCommunicatorSettings off =
+        CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_WIDE_GRID", "off"));
+    int mostBlocks = FusedPeerAllReduce.twoShotMostBlocks(off, H100_BLOCKS);
+
+    assertThat(FusedTwoShotGrid.of(256, 1024, H100_BLOCKS, 512, mostBlocks))
         .isEqualTo(new FusedTwoShotGrid(H100_BLOCKS, 512));
   }
 
   @Test
-  void aGridLimitedByTheCommunicatorWidensFromItsOwnBlockCount() {
-    // a communicator sharing the GPU with matmuls (maxBlocks 16) keeps to twice its own grid
-    assertThat(FusedTwoShotGrid.of(17, 1024, 16, 512, true))
-        .isEqualTo(new FusedTwoShotGrid(32, 256));
-    assertThat(FusedTwoShotGrid.of(16, 1024, 16, 512, true))
+  void aCommunicatorWithABlockLimitKeepsToIt() {
+    // a communicator sharing the GPU with matmuls (maxBlocks 16) runs 16 blocks, never 32
+    CudaCommunicatorSettings limited = CudaCommunicatorSettings.defaults().withMaxBlocks(16);
+    int fixedBlocks = FusedPeerAllReduce.blocks(limited, H100_BLOCKS);
+    int mostBlocks = FusedPeerAllReduce.twoShotMostBlocks(limited, fixedBlocks);
+
+    assertThat(fixedBlocks).isEqualTo(16);
+    assertThat(FusedTwoShotGrid.of(256, 1024, fixedBlocks, 512, mostBlocks))
         .isEqualTo(new FusedTwoShotGrid(16, 512));
+  }
+
+  @Test
+  void theWideGridIsTwiceTheFixedOneWhateverItsSize() {
+    // a GPU of fewer multiprocessors than 132
+    assertThat(FusedTwoShotGrid.of(109, 1024, 108, 512, UNLIMITED))
+        .isEqualTo(new FusedTwoShotGrid(216, 256));
+    assertThat(FusedTwoShotGrid.of(108, 1024, 108, 512, UNLIMITED))
+        .isEqualTo(new FusedTwoShotGrid(108, 512));
   }
 
   @Test
   void gridsBeyondTheKernelsPerBlockStateAreRefused() {
     assertThatThrownBy(() -> new FusedTwoShotGrid(FusedTwoShotGrid.MAX_BLOCKS + 1, 256))
         .hasMessage(
-            "a fused two-shot grid needs 1-264 blocks of whole warps, got 265 of 256 threads");
-    assertThatThrownBy(() -> new FusedTwoShotGrid(1, 48))
-        .hasMessageContaining("got 1 of 48 threads");
+            "a fused two-shot grid needs 1-264 blocks of 1-16 whole warps, got 265 of 256 threads");
+    assertThatThrownBy(() -> new FusedTwoShotGrid(1, 48)).hasMessageContaining("got 1 of 48");
+    assertThatThrownBy(() -> new FusedTwoShotGrid(1, 1024)).hasMessageContaining("got 1 of 1024");
   }
 }
