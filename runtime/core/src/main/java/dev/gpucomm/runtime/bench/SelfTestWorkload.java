@@ -48,9 +48,18 @@ public final class SelfTestWorkload implements RankWorkload {
   /**
    * Token counts of the fused patterns: one row, fewer rows than most worlds, more rows than any
    * world that do not divide among its ranks, and more rows than a CUDA grid has blocks (132), so
-   * that blocks of the CUDA kernels take two or three rows each.
+   * that blocks of the CUDA kernels take several rows each.
    */
   static final List<Integer> FUSED_TOKENS = List.of(1, 3, 13, 301);
+
+  /**
+   * The decode shape of a tensor-parallel layer, once with fp32 accumulation in bf16: 256 tokens of
+   * hidden 8192, more rows than the GPU has multiprocessors, where the CUDA fused two-shot runs on
+   * its wide grid (rows of 136 elements are a single warp's, which never widens).
+   */
+  static final List<Integer> DECODE_TOKENS = List.of(256);
+
+  static final int DECODE_HIDDEN_SIZE = 8192;
 
   /** An odd number of 16-byte vectors per row in every dtype, so no row splits evenly in lanes. */
   static final int FUSED_HIDDEN_SIZE = 136;
@@ -73,7 +82,10 @@ public final class SelfTestWorkload implements RankWorkload {
         }
       };
 
-  /** Every fused pattern × dtype × accumulation with every algorithm that runs it; case count. */
+  /**
+   * Every fused pattern × dtype × accumulation with every algorithm that runs it, then the decode
+   * shape; case count.
+   */
   private static int fusedPatterns(
       RankContext context, FusedAllReduce fused, long seed, List<String> lines) {
     List<Algorithm> algorithms =
@@ -92,14 +104,6 @@ public final class SelfTestWorkload implements RankWorkload {
       }
       for (DType dtype : DType.values()) {
         for (boolean fp32Accumulate : new boolean[] {true, false}) {
-          List<SweepPoint> points = new ArrayList<>();
-          for (int tokens : FUSED_TOKENS) {
-            points.add(
-                new SweepPoint(
-                    (long) tokens * FUSED_HIDDEN_SIZE * dtype.bytes(),
-                    tokens,
-                    "selftest tokens " + tokens));
-          }
           NormEpilogue epilogue =
               new NormEpilogue(
                   pattern,
@@ -107,59 +111,104 @@ public final class SelfTestWorkload implements RankWorkload {
                   NormEpilogue.DEFAULT_EPSILON,
                   FUSED_FP8_SCALE,
                   fp32Accumulate);
-          SweepPlan plan =
-              new SweepPlan(
-                  Collective.ALLREDUCE,
-                  dtype,
-                  FUSED_HIDDEN_SIZE,
-                  points,
-                  algorithms,
-                  false,
-                  0,
-                  1,
-                  true,
-                  false,
-                  seed + plans++,
-                  "selftest algorithms",
-                  epilogue);
-          context
-              .progress()
-              .scope(
-                  pattern.wireName()
-                      + " · "
-                      + dtype
-                      + (fp32Accumulate ? " · fp32 accumulate" : ""));
-          BenchmarkSweep.Outcome outcome =
-              checkingSweep(context)
-                  .run(
-                      plan,
-                      "selftest/"
-                          + pattern.wireName()
-                          + (fp32Accumulate ? "-fp32/" : "-rounded/")
-                          + dtype);
-          int notRun = 0;
-          for (SizeResult size : outcome.sizes()) {
-            notRun += size.notMeasured().size();
-          }
-          int checked = points.size() * algorithms.size() - notRun;
-          cases += checked;
-          lines.add(
-              "| allreduce + "
-                  + pattern.wireName()
-                  + (fp32Accumulate ? "" : " (dtype sums)")
-                  + " | "
-                  + dtype
-                  + " | "
-                  + names(algorithms)
-                  + " | "
-                  + points.size()
-                  + " | ok"
-                  + (notRun > 0 ? " (" + notRun + " not run here)" : "")
-                  + " |");
+          cases +=
+              checkFused(
+                  context, algorithms, epilogue, dtype, FUSED_TOKENS, seed + plans++, "", lines);
         }
       }
     }
+    NormEpilogue decode =
+        new NormEpilogue(
+            AllReducePattern.ALLREDUCE_RESIDUAL_RMS_NORM,
+            DECODE_HIDDEN_SIZE,
+            NormEpilogue.DEFAULT_EPSILON,
+            FUSED_FP8_SCALE,
+            true);
+    cases +=
+        checkFused(
+            context,
+            algorithms,
+            decode,
+            DType.BF16,
+            DECODE_TOKENS,
+            seed + plans,
+            " (decode shape)",
+            lines);
     return cases;
+  }
+
+  /**
+   * Checks the fused {@code epilogue} in {@code dtype} at {@code tokens} rows with every algorithm
+   * and adds its table row (the pattern, then {@code shape}); returns the cases checked.
+   */
+  private static int checkFused(
+      RankContext context,
+      List<Algorithm> algorithms,
+      NormEpilogue epilogue,
+      DType dtype,
+      List<Integer> tokens,
+      long seed,
+      String shape,
+      List<String> lines) {
+    AllReducePattern pattern = epilogue.pattern();
+    boolean fp32Accumulate = epilogue.fp32Accumulate();
+    int hidden = epilogue.hiddenSize();
+    List<SweepPoint> points = new ArrayList<>();
+    for (int rows : tokens) {
+      points.add(
+          new SweepPoint((long) rows * hidden * dtype.bytes(), rows, "selftest tokens " + rows));
+    }
+    SweepPlan plan =
+        new SweepPlan(
+            Collective.ALLREDUCE,
+            dtype,
+            hidden,
+            points,
+            algorithms,
+            false,
+            0,
+            1,
+            true,
+            false,
+            seed,
+            "selftest algorithms",
+            epilogue);
+    context
+        .progress()
+        .scope(
+            pattern.wireName()
+                + shape
+                + " · "
+                + dtype
+                + (fp32Accumulate ? " · fp32 accumulate" : ""));
+    BenchmarkSweep.Outcome outcome =
+        checkingSweep(context)
+            .run(
+                plan,
+                "selftest/"
+                    + pattern.wireName()
+                    + (fp32Accumulate ? "-fp32/" : "-rounded/")
+                    + dtype
+                    + (shape.isEmpty() ? "" : "-" + hidden));
+    int notRun = 0;
+    for (SizeResult size : outcome.sizes()) {
+      notRun += size.notMeasured().size();
+    }
+    lines.add(
+        "| allreduce + "
+            + pattern.wireName()
+            + shape
+            + (fp32Accumulate ? "" : " (dtype sums)")
+            + " | "
+            + dtype
+            + " | "
+            + names(algorithms)
+            + " | "
+            + points.size()
+            + " | ok"
+            + (notRun > 0 ? " (" + notRun + " not run here)" : "")
+            + " |");
+    return points.size() * algorithms.size() - notRun;
   }
 
   /**
@@ -278,11 +327,11 @@ public final class SelfTestWorkload implements RankWorkload {
         continue;
       }
       // A communicator whose peer memory holds less (the CPU backend's staging area) skips the
-      // sizes it cannot take in one piece.
+      // sizes it cannot take in one piece; one without peer memory (0) takes every size.
       long room = context.communicator().maxPeerMemoryBytes(collective);
       List<SweepPoint> points = new ArrayList<>();
       for (long bytes : KERNEL_SWITCH_SIZES) {
-        if (bytes <= room / context.topology().worldSize()) {
+        if (room == 0 || bytes <= room / context.topology().worldSize()) {
           points.add(new SweepPoint(bytes, null, "selftest size " + bytes));
         }
       }

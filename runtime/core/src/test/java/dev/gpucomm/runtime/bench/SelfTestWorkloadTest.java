@@ -2,6 +2,9 @@ package dev.gpucomm.runtime.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.spec.JobLoader;
@@ -10,6 +13,8 @@ import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.WorkloadResult;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -59,7 +64,32 @@ class SelfTestWorkloadTest {
     assertThat(report).contains("selftest passed: ");
   }
 
+  /**
+   * A communicator without peer memory for its other collectives (a CUDA one whose ranks cannot map
+   * each other's memory runs them on NCCL) reports no limit for them, and the selftest checks them
+   * at every size, the sizes falling across the gather kernels included.
+   */
+  @Test
+  void collectivesWithoutPeerMemoryAreCheckedAtEverySize() {
+    String report = selftest(16 << 10, WithoutPeerMemory::new).getFirst().summaryMarkdown();
+
+    List<String> otherRows =
+        report
+            .lines()
+            .filter(line -> line.startsWith("| ") && !line.startsWith("| allreduce"))
+            .filter(line -> !line.startsWith("| collective |"))
+            .toList();
+    // three dtypes of all-gather, reduce-scatter, broadcast and permute, the two falling rows
+    assertThat(otherRows).hasSize(14).allSatisfy(row -> assertThat(row).endsWith("| 4 | ok |"));
+    assertThat(report).contains("selftest passed: ");
+  }
+
   private static List<WorkloadResult> selftest(int stagingBytes) {
+    return selftest(stagingBytes, communicator -> communicator);
+  }
+
+  private static List<WorkloadResult> selftest(
+      int stagingBytes, UnaryOperator<Communicator> communicatorOfRank) {
     LoadedJob job = new JobLoader().load(JOB, "job.yaml");
     return ThreadRanks.run(
         2,
@@ -72,10 +102,30 @@ class SelfTestWorkloadTest {
                         job,
                         new RankTopology(rank.rank(), 2, rank.rank(), 2),
                         rank.device(),
-                        rank.communicator(),
+                        communicatorOfRank.apply(rank.communicator()),
                         rank.store(),
                         Duration.ofSeconds(30),
                         ProgressDisplay.silent(),
                         false)));
+  }
+
+  /** The CPU communicator with its other collectives on its NCCL stand-in and no peer memory. */
+  private static final class WithoutPeerMemory extends ForwardingCommunicator {
+    WithoutPeerMemory(Communicator real) {
+      super(real);
+    }
+
+    @Override
+    public Set<Algorithm> algorithms(Collective collective) {
+      return switch (collective) {
+        case ALLREDUCE, COLLECTIVEPERMUTE -> real.algorithms(collective);
+        case ALLGATHER, REDUCESCATTER, BROADCAST -> Set.of(Algorithm.NCCL);
+      };
+    }
+
+    @Override
+    public long maxPeerMemoryBytes(Collective collective) {
+      return collective == Collective.ALLREDUCE ? real.maxPeerMemoryBytes(collective) : 0;
+    }
   }
 }
