@@ -4,7 +4,7 @@
 # run-v5.sh for that setting at tokens 32-256 x 8192 bf16 (the fused GPU tests, selftest, plain /
 # wide / fixed / wide again in CUDA graphs, every point validated on every rank, PyTorch's fused
 # compositions), then wide / fixed / wide at tokens 128-512 x 4096 bf16, where the wide grid's
-# blocks still have two rows at 512. Under 450 s on 2 GPUs.
+# blocks still have two rows at 512. Under 500 s on 2 GPUs.
 # Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run-v7.sh   (environment of run-v3.sh)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
