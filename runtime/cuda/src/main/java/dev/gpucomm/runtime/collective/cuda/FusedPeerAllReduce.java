@@ -219,7 +219,10 @@ final class FusedPeerAllReduce implements AutoCloseable {
         .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
         .with(
             "fused kernel blocks (the GPU's multiprocessors, or maxBlocks)",
-            blocks(settings, multiprocessors));
+            blocks(settings, multiprocessors))
+        .with(
+            "fused two-shot blocks at most (GPUCOMM_FUSED_WIDE_GRID and maxBlocks)",
+            twoShotMostBlocks(settings, blocks(settings, multiprocessors)));
   }
 
   /**

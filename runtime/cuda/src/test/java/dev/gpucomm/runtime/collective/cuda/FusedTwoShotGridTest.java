@@ -71,6 +71,17 @@ class FusedTwoShotGridTest {
   }
 
   @Test
+  void aBlockLimitOfTwiceTheFixedGridStillLetsItWiden() {
+    // a GPU of 60 multiprocessors limited to 120 blocks: the fixed grid is 60, the wide one fits
+    CudaCommunicatorSettings limited = CudaCommunicatorSettings.defaults().withMaxBlocks(120);
+    int fixedBlocks = FusedPeerAllReduce.blocks(limited, 60);
+    int mostBlocks = FusedPeerAllReduce.twoShotMostBlocks(limited, fixedBlocks);
+
+    assertThat(FusedTwoShotGrid.of(61, 1024, fixedBlocks, 512, mostBlocks))
+        .isEqualTo(new FusedTwoShotGrid(120, 256));
+  }
+
+  @Test
   void theWideGridIsTwiceTheFixedOneWhateverItsSize() {
     // a GPU of fewer multiprocessors than 132
     assertThat(FusedTwoShotGrid.of(109, 1024, 108, 512, UNLIMITED))
@@ -80,7 +91,7 @@ class FusedTwoShotGridTest {
   }
 
   @Test
-  void gridsBeyondTheKernelsPerBlockStateAreRefused() {
+  void gridsBeyondTheKernelsPerBlockStateOrBlockSizeAreRefused() {
     assertThatThrownBy(() -> new FusedTwoShotGrid(FusedTwoShotGrid.MAX_BLOCKS + 1, 256))
         .hasMessage(
             "a fused two-shot grid needs 1-264 blocks of 1-16 whole warps, got 265 of 256 threads");

@@ -24,8 +24,8 @@ class FusionConstantsTest {
     assertThat(defined(source, "FUSION_MAX_BLOCKS"))
         .isEqualTo(String.valueOf(FusedPeerAllReduce.MAX_BLOCKS))
         .isEqualTo(String.valueOf(FusionKernels.MAX_BLOCKS));
+    // FusedTwoShotGrid.MAX_BLOCKS is twice FusedPeerAllReduce.MAX_BLOCKS
     assertThat(defined(source, "LAMPORT2_MAX_BLOCKS")).isEqualTo("(2 * FUSION_MAX_BLOCKS)");
-    assertThat(FusedTwoShotGrid.MAX_BLOCKS).isEqualTo(2 * FusedPeerAllReduce.MAX_BLOCKS);
     assertThat(defined(source, "FUSION_THREADS"))
         .isEqualTo(String.valueOf(FusionKernels.MAX_THREADS));
     assertThat(defined(source, "CLUSTER_THREADS"))
@@ -33,6 +33,10 @@ class FusionConstantsTest {
     assertThat(defined(source, "SPREAD_ROW_VECTORS"))
         .isEqualTo(String.valueOf(FusedTwoShotGrid.VECTORS_PER_THREAD))
         .isEqualTo(String.valueOf(FusedClusterShape.VECTORS_PER_THREAD));
+    Matcher controlBound =
+        Pattern.compile("static_assert\\(sizeof\\(FusionControl\\) <= (\\d+),").matcher(source);
+    assertThat(controlBound.find()).as("FusionControl's static_assert in " + SOURCE).isTrue();
+    assertThat(Integer.parseInt(controlBound.group(1))).isEqualTo(PeerMemory.CONTROL_BYTES);
   }
 
   private static String defined(String source, String name) {

@@ -182,6 +182,24 @@ class NodeGeometryTest {
   }
 
   @Test
+  void aRankWhoseBlockLimitForbidsOnlyTheWideGridMakesEveryRankRefuseTheFusedAllReduce()
+      throws Exception {
+    // Both ranks run 132 fixed blocks, but one may not launch the wide grid's 264.
+    CudaCommunicatorSettings whole = CudaCommunicatorSettings.defaults();
+    NodeGeometry wholeGpu = FusedPeerAllReduce.geometry(whole, H100_MULTIPROCESSORS);
+    NodeGeometry limited =
+        FusedPeerAllReduce.geometry(whole.withMaxBlocks(150), H100_MULTIPROCESSORS);
+
+    List<Optional<String>> refusals = agreeOnRanks(wholeGpu, limited);
+
+    assertThat(refusals)
+        .containsOnly(
+            Optional.of(
+                "fused two-shot blocks at most (GPUCOMM_FUSED_WIDE_GRID and maxBlocks) differs"
+                    + " across the node's ranks: local rank 0 has 264, local rank 1 has 150"));
+  }
+
+  @Test
   void aRankWhoseFusedGridIsLimitedMakesEveryRankRefuseTheFusedAllReduce() throws Exception {
     CudaCommunicatorSettings whole = CudaCommunicatorSettings.defaults();
     NodeGeometry wholeGpu = FusedPeerAllReduce.geometry(whole, H100_MULTIPROCESSORS);
