@@ -144,6 +144,8 @@ class GpucommRunIT {
             "| allreduce + allreduceResidualRmsNorm | bf16 | ring, oneshot, twoshot | 4 | ok |",
             "| allreduce + allreduceResidualRmsNormFp8 (dtype sums) | fp16 | ring, oneshot,"
                 + " twoshot | 4 | ok |",
+            "| allreduce + allreduceResidualRmsNorm (decode shape) | bf16 | ring, oneshot,"
+                + " twoshot | 1 | ok",
             "selftest passed: ");
     List<String> progress = err.lines().filter(line -> line.contains(" · size ")).toList();
     assertThat(progress)
@@ -155,7 +157,7 @@ class GpucommRunIT {
                     .matches(
                         "(allreduce|allgather|reducescatter|broadcast|collectivepermute"
                             + "|allreduceResidualRmsNorm(Fp8)?)"
-                            + "( \\((in place|sizes falling across kernels)\\))?"
+                            + "( \\((in place|sizes falling across kernels|decode shape)\\))?"
                             + " · (bf16|fp16|fp32)( · fp32 accumulate)? · size .*"))
         .anyMatch(line -> line.startsWith("allreduceResidualRmsNormFp8 · fp16 · "));
   }

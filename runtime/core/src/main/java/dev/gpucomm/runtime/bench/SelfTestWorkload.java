@@ -55,7 +55,8 @@ public final class SelfTestWorkload implements RankWorkload {
   /**
    * The decode shape of a tensor-parallel layer, once with fp32 accumulation in bf16: 256 tokens of
    * hidden 8192, more rows than the GPU has multiprocessors, where the CUDA fused two-shot runs on
-   * its wide grid (rows of 136 elements are a single warp's, which never widens).
+   * its wide grid with rows of 1024 vectors (of the rows of 136 elements only fp32's widen; bf16
+   * and fp16 rows are one warp's, which cannot be halved).
    */
   static final List<Integer> DECODE_TOKENS = List.of(256);
 

@@ -7,6 +7,10 @@ import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.fabric.CommunicatorFabric;
+import dev.gpucomm.runtime.fabric.FabricObservation;
+import dev.gpucomm.runtime.heuristic.PodLink;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -33,6 +37,21 @@ abstract class ForwardingCommunicator implements Communicator {
   @Override
   public Set<Algorithm> algorithms(Collective collective) {
     return real.algorithms(collective);
+  }
+
+  @Override
+  public FabricObservation fabric() {
+    return real.fabric();
+  }
+
+  @Override
+  public List<CommunicatorFabric> fabrics() {
+    return real.fabrics();
+  }
+
+  @Override
+  public PodLink podLink() {
+    return real.podLink();
   }
 
   @Override

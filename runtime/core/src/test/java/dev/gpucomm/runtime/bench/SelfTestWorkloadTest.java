@@ -47,6 +47,7 @@ class SelfTestWorkloadTest {
 
     String report = results.getFirst().summaryMarkdown();
     assertThat(report).contains("not run here").contains("selftest passed: ");
+    assertThat(report).contains("| allreduce + allreduceResidualRmsNorm (decode shape) | bf16 |");
     assertThat(results.get(1).isEmpty()).as("rank 1 reports nothing").isTrue();
   }
 
