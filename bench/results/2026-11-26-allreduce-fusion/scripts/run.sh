@@ -5,7 +5,7 @@
 # GPUs), gpucomm's plain all-reduce and the fused pattern in CUDA graphs, a tune of each to compare
 # the one-/two-shot crossover, and PyTorch's compositions at the same sizes. About 5 minutes on
 # 2 GPUs.
-# Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run.sh   (optional: RUN)
+# Usage: bash bench/results/2026-11-26-allreduce-fusion/scripts/run.sh   (optional: RUN, TUNE_ONLY=1)
 #   Runs from any folder; needs 2 NVIDIA GPUs and the environment below.
 #   BUNDLE  the portable bundle built from the tree (default app/target/gpucomm-bundle.tar.xz:
 #           ./mvnw -q -pl app -am package -Pbundle -DskipTests)
@@ -41,6 +41,8 @@ step() {
   tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
 }
 head -3 "$R/host.txt"
+# TUNE_ONLY=1 runs the two tunes only (the crossover with the kernels of the day)
+if [ -z "${TUNE_ONLY:-}" ]; then
 # the jlinked runtime has no jar file system, so JUnit scans the test classes as a folder
 rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
 CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
@@ -75,6 +77,7 @@ for W in "${WORLDS[@]}"; do
     --out "$R/fused-fp8-tp$W"
   tail -2 "$R/fused-fp8-tp$W.log"
 done
+fi  # TUNE_ONLY
 
 # The one-/two-shot crossover with and without the pattern (the heuristics assume it is the same).
 tune_job() {
@@ -107,7 +110,9 @@ for P in plain fused; do
   cat "$R/tune-$P-tp2/tuning.json"
 done
 
-if "$PYTHON" -c "import torch" 2>/dev/null; then
+if [ -n "${TUNE_ONLY:-}" ]; then
+  :  # the tunes only
+elif "$PYTHON" -c "import torch" 2>/dev/null; then
   for W in "${WORLDS[@]}"; do
     for P in allreduce allreduceResidualRmsNorm; do
       step "torch-$P-tp$W" 180 "$PYTHON" "$ROOT/bench/compare-torch.py" --world "$W" \
