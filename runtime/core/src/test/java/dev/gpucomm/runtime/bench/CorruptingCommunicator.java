@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.testing.ForwardingCommunicator;
 
 /**
  * A communicator with a bug planted in one all-reduce algorithm: after the real call it overwrites

@@ -9,6 +9,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
+import dev.gpucomm.runtime.testing.ForwardingCommunicator;
 import dev.gpucomm.runtime.workload.RankContext;
 import dev.gpucomm.runtime.workload.WorkloadResult;
 import java.time.Duration;

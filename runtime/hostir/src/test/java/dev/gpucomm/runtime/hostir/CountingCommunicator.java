@@ -1,18 +1,15 @@
 package dev.gpucomm.runtime.hostir;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
-import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.Communicator;
-import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
-import java.util.Set;
+import dev.gpucomm.runtime.testing.ForwardingCommunicator;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A communicator that counts the calls it passes on, by kind. */
-public final class CountingCommunicator implements Communicator {
-  private final Communicator delegate;
+/** A communicator that counts the calls it passes on, by kind (not reduce-scatters). */
+public final class CountingCommunicator extends ForwardingCommunicator {
   public final AtomicInteger allReduces;
   public final AtomicInteger allGathers;
   public final AtomicInteger broadcasts;
@@ -48,37 +45,12 @@ public final class CountingCommunicator implements Communicator {
       AtomicInteger broadcasts,
       AtomicInteger sendReceives,
       AtomicInteger collectivePermutes) {
-    this.delegate = delegate;
+    super(delegate);
     this.allReduces = allReduces;
     this.allGathers = allGathers;
     this.broadcasts = broadcasts;
     this.sendReceives = sendReceives;
     this.collectivePermutes = collectivePermutes;
-  }
-
-  @Override
-  public RankTopology topology() {
-    return delegate.topology();
-  }
-
-  @Override
-  public Set<Algorithm> allReduceAlgorithms() {
-    return delegate.allReduceAlgorithms();
-  }
-
-  @Override
-  public Set<Algorithm> algorithms(Collective collective) {
-    return delegate.algorithms(collective);
-  }
-
-  @Override
-  public String unavailableReason() {
-    return delegate.unavailableReason();
-  }
-
-  @Override
-  public long maxPeerMemoryBytes() {
-    return delegate.maxPeerMemoryBytes();
   }
 
   @Override
@@ -90,7 +62,7 @@ public final class CountingCommunicator implements Communicator {
       DType dtype,
       Stream stream) {
     allReduces.incrementAndGet();
-    delegate.allReduce(algorithm, input, output, count, dtype, stream);
+    real.allReduce(algorithm, input, output, count, dtype, stream);
   }
 
   @Override
@@ -102,18 +74,7 @@ public final class CountingCommunicator implements Communicator {
       DType dtype,
       Stream stream) {
     allGathers.incrementAndGet();
-    delegate.allGather(algorithm, input, output, count, dtype, stream);
-  }
-
-  @Override
-  public void reduceScatter(
-      Algorithm algorithm,
-      DeviceBuffer input,
-      DeviceBuffer output,
-      long count,
-      DType dtype,
-      Stream stream) {
-    delegate.reduceScatter(algorithm, input, output, count, dtype, stream);
+    real.allGather(algorithm, input, output, count, dtype, stream);
   }
 
   @Override
@@ -126,7 +87,7 @@ public final class CountingCommunicator implements Communicator {
       int root,
       Stream stream) {
     broadcasts.incrementAndGet();
-    delegate.broadcast(algorithm, input, output, count, dtype, root, stream);
+    real.broadcast(algorithm, input, output, count, dtype, root, stream);
   }
 
   @Override
@@ -138,18 +99,19 @@ public final class CountingCommunicator implements Communicator {
       long bytes,
       Stream stream) {
     sendReceives.incrementAndGet();
-    delegate.sendReceive(send, sendTo, receive, receiveFrom, bytes, stream);
+    real.sendReceive(send, sendTo, receive, receiveFrom, bytes, stream);
   }
 
   @Override
   public void collectivePermute(
       DeviceBuffer input, DeviceBuffer output, long count, DType dtype, Stream stream) {
     collectivePermutes.incrementAndGet();
-    delegate.collectivePermute(input, output, count, dtype, stream);
+    real.collectivePermute(input, output, count, dtype, stream);
   }
 
+  /** Closes the real communicator too: the counting one stands in for it. */
   @Override
   public void close() {
-    delegate.close();
+    real.close();
   }
 }

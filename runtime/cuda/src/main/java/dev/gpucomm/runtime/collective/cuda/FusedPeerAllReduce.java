@@ -211,18 +211,17 @@ final class FusedPeerAllReduce implements AutoCloseable {
    * row's squares in groups of another size).
    */
   static NodeGeometry geometry(CudaCommunicatorSettings settings, int multiprocessors) {
+    int blocks = blocks(settings, multiprocessors);
     return NodeGeometry.empty()
         .with("GPUCOMM_PEER_BUFFER_BYTES", settings.maxBytes())
         .with("GPUCOMM_FUSED_SPREAD", settings.fusedSpreadKernels() ? "on" : "off")
         .with("GPUCOMM_FUSED_CLUSTER", settings.fusedClusterKernel() ? "on" : "off")
         .with("GPUCOMM_FUSED_WIDE_GRID", settings.fusedWideGrid() ? "on" : "off")
         .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
-        .with(
-            "fused kernel blocks (the GPU's multiprocessors, or maxBlocks)",
-            blocks(settings, multiprocessors))
+        .with("fused kernel blocks (the GPU's multiprocessors, or maxBlocks)", blocks)
         .with(
             "fused two-shot blocks at most (GPUCOMM_FUSED_WIDE_GRID and maxBlocks)",
-            twoShotMostBlocks(settings, blocks(settings, multiprocessors)));
+            twoShotMostBlocks(settings, blocks));
   }
 
   /**

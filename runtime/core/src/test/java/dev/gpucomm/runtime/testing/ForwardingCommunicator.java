@@ -1,4 +1,4 @@
-package dev.gpucomm.runtime.bench;
+package dev.gpucomm.runtime.testing;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
@@ -17,10 +17,10 @@ import java.util.Set;
  * A communicator that passes every call to a real one, for tests that change one behaviour of it.
  * Closing it leaves the real communicator to its owner.
  */
-abstract class ForwardingCommunicator implements Communicator {
-  final Communicator real;
+public abstract class ForwardingCommunicator implements Communicator {
+  protected final Communicator real;
 
-  ForwardingCommunicator(Communicator real) {
+  protected ForwardingCommunicator(Communicator real) {
     this.real = real;
   }
 
