@@ -24,6 +24,13 @@
 //   halves        mine, but each half of a block normalizes rows of its own (a named barrier per
 //                 half for the row's sum), so that at 256 tokens every row has half a block while
 //                 the scatter and reduce keep blocks of 512 threads (fixed grid only)
+//   own-rows      slices of whole rows (world 2, an even token count), and a rank's own rows never
+//                 pass through its own slots: the scatter sends the peer's slice only; the block of
+//                 an own row reads the rank's copy from the input, waits for the peer's, adds the
+//                 residual, pushes the finished row to the peer and normalizes it from registers;
+//                 the block of a peer row waits for it in the gather slots, as full's does. Only
+//                 the peer's entries of the slots are refilled (the probe empties the slots before
+//                 every variant, so no stale own entry is ever read)
 //
 // Every variant launches with programmatic dependent launch in two grid shapes: one block of 512
 // threads per multiprocessor (at most 132), the runtime's fixed grid, and two blocks of 256
@@ -50,12 +57,13 @@
 using bf16 = __nv_bfloat16;
 
 enum Mode {
-  FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG, OWN_DIRECT, HALVES
+  FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG, OWN_DIRECT, HALVES,
+  OWN_ROWS
 };
 static const char* const MODE_NAMES[] = {"full",  "no-out", "copy-norm",   "no-residual",
                                          "plain", "mine",   "mine-contig", "plain-contig",
-                                         "own-direct", "halves"};
-constexpr int MODES = 10;
+                                         "own-direct", "halves", "own-rows"};
+constexpr int MODES = 11;
 
 constexpr long long CONTROL_BYTES = 16384;  // as the runtime's
 static_assert(sizeof(FusionControl) <= CONTROL_BYTES, "row counters follow FusionControl");
@@ -65,12 +73,116 @@ __device__ __forceinline__ uint32_t* row_counters(FusionControl* control) {
   return reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(control) + CONTROL_BYTES);
 }
 
+// own-rows (see the header): world 2, bf16, rows in registers, slices of whole rows.
+__device__ void own_rows(RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control,
+                         int rank) {
+  constexpr int L = Vec<bf16>::lanes;
+  constexpr int K = SPREAD_ROW_VECTORS;
+  constexpr int world = 2;
+  wait_for_previous_grid();
+  const int rowVectors = c.hidden / L;
+  const long long vectors = c.tokens * rowVectors;
+  const long long part = vectors / world;
+  const long long longest = vectors - part;
+  const uint32_t epoch = control->lamport2Epoch[blockIdx.x] + 1;
+  const int slot = epoch % 3;
+  const int previous = (epoch + 2) % 3;
+  const long long previousLongest = control->lamport2Vectors[blockIdx.x][previous];
+  const long long first = spread_index();
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  char* self = peers.base[rank];
+  const int peer = 1 - rank;
+  const long long myStart = rank * part;
+  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  const long long peerStart = peer * part;
+  const long long peerLength = peer == world - 1 ? vectors - peerStart : part;
+
+  // Scatter the peer's slice only, a few loads in flight before the stores.
+  constexpr int BATCH = 4;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input);
+  uint4* scatterAtPeer = slice_area(peers.base[peer], layout, world, 0, slot, rank);
+  for (long long base = first; base < peerLength; base += BATCH * stride) {
+    uint4 x[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * stride < peerLength) x[b] = lamport_clean<bf16>(input[peerStart + base + b * stride]);
+    }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * stride < peerLength) st_volatile_v4(scatterAtPeer + base + b * stride, x[b]);
+    }
+  }
+  // Refill the previous call's entries of the peer, the only ones written.
+  const uint32_t s = Vec<bf16>::sentinel;
+  const uint4 empty = make_uint4(s, s, s, s);
+  for (int area = 0; area < 2; ++area) {
+    uint4* stale = slice_area(self, layout, world, area, previous, peer);
+    for (long long i = first; i < previousLongest; i += stride) st_volatile_v4(stale + i, empty);
+  }
+
+  const uint4* scattered = slice_area(self, layout, world, 0, slot, peer);
+  const uint4* gathered = slice_area(self, layout, world, 1, slot, peer);
+  uint4* gatherAtPeer = slice_area(peers.base[peer], layout, world, 1, slot, rank);
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    const long long rowStart = row * rowVectors;
+    const int mine = row_vectors_of_thread(rowVectors);
+    uint4 gammaVectors[K];
+    load_gamma<K>(c, gammaVectors, mine);
+    float residual[K][L];
+    uint4 vals[1][K];
+    if (rowStart >= myStart && rowStart < myStart + myLength) {
+      const long long local = rowStart - myStart;
+      uint4 own[K], residualVectors[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) {
+          own[k] = lamport_clean<bf16>(input[rowStart + threadIdx.x + k * blockDim.x]);
+          residualVectors[k] = residualIn[rowStart + threadIdx.x + k * blockDim.x];
+        }
+      }
+      lamport_wait<bf16, 1, K>(reinterpret_cast<const char*>(scattered + local), 0, 0, vals, 1, mine);
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) {
+          float acc[L], r[L];
+          add_vector<bf16>(acc, rank == 0 ? own[k] : vals[0][k], true, false);
+          add_vector<bf16>(acc, rank == 0 ? vals[0][k] : own[k], false, !c.fp32Accumulate);
+          Vec<bf16>::unpack(residualVectors[k], r);
+#pragma unroll
+          for (int l = 0; l < L; ++l) acc[l] += r[l];
+          const uint4 finished = lamport_clean<bf16>(Vec<bf16>::pack(acc));
+          st_volatile_v4(gatherAtPeer + local + threadIdx.x + k * blockDim.x, finished);
+          Vec<bf16>::unpack(finished, residual[k]);
+        }
+      }
+    } else {
+      lamport_wait<bf16, 1, K>(reinterpret_cast<const char*>(gathered + (rowStart - peerStart)), 0, 0,
+                               vals, 1, mine);
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) Vec<bf16>::unpack(vals[0][k], residual[k]);
+      }
+    }
+    finish_row_in_registers<bf16, K>(c, row, residual, gammaVectors, mine);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    control->lamport2Vectors[blockIdx.x][slot] = longest;
+    control->lamport2Epoch[blockIdx.x] = epoch;
+  }
+}
+
 // fused_lamport2 (world 2, bf16, rows in registers) with parts taken away by MODE.
 template <int MODE>
 __device__ void variant(RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control,
                         int rank, int runtimeWorld) {
   if (MODE == FULL) {
     fused_lamport2<bf16>(c, peers, layout, control, rank, fusion_world(runtimeWorld));
+    return;
+  }
+  if (MODE == OWN_ROWS) {
+    own_rows(c, peers, layout, control, rank);
     return;
   }
   constexpr int L = Vec<bf16>::lanes;
@@ -343,12 +455,13 @@ PROBE_KERNEL(MINE_CONTIG)
 PROBE_KERNEL(PLAIN_CONTIG)
 PROBE_KERNEL(OWN_DIRECT)
 PROBE_KERNEL(HALVES)
+PROBE_KERNEL(OWN_ROWS)
 
 using Kernel = void (*)(RowCall, FusionPeers, FusionLayout, FusionControl*, int, int);
 static const Kernel KERNELS[MODES] = {probe_FULL,  probe_NO_OUT, probe_COPY_NORM,
                                       probe_NO_RESIDUAL, probe_PLAIN, probe_MINE,
                                       probe_MINE_CONTIG, probe_PLAIN_CONTIG, probe_OWN_DIRECT,
-                                      probe_HALVES};
+                                      probe_HALVES, probe_OWN_ROWS};
 
 constexpr int HIDDEN = 8192;
 constexpr int MAX_TOKENS = 256;
@@ -402,7 +515,8 @@ static bool check(int mode, std::vector<Gpu>& gpus, long long tokens) {
         ok = false;
       }
     }
-    if (mode != FULL && mode != MINE && mode != MINE_CONTIG && mode != OWN_DIRECT && mode != HALVES)
+    if (mode != FULL && mode != MINE && mode != MINE_CONTIG && mode != OWN_DIRECT && mode != HALVES &&
+        mode != OWN_ROWS)
       continue;
     outs.push_back(download(gpus[g].output, bytes, g));
     for (long long row = 0; row < tokens && ok; ++row) {
@@ -472,21 +586,22 @@ int main(int argc, char** argv) {
   const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
   int failures = 0;
   const int shapes[2][2] = {{sms, FUSION_THREADS}, {2 * sms, FUSION_THREADS / 2}};
+  const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
   for (const auto& shape : shapes) {
     const int blocks = shape[0], threads = shape[1];
-    // Every block keeps its own epoch: a new grid starts from empty slots and zero epochs.
-    for (int g = 0; g < 2; ++g) {
-      CHECK(cudaSetDevice(g));
-      CHECK(cudaDeviceSynchronize());
-      const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
-      CHECK(cudaMemcpy(gpus[g].area, sentinel.data(), area, cudaMemcpyHostToDevice));
-      CHECK(cudaMemset(gpus[g].control, 0, CONTROL_BYTES + MAX_TOKENS * 4));
-      CHECK(cudaDeviceSynchronize());
-    }
-    for (long long tokens : {64, 128, 256}) {
+    for (long long tokens : {32, 64, 96, 128, 160, 192, 224, 256}) {
       for (int round = 0; round < 2; ++round) {
         for (int mode = 0; mode < MODES; ++mode) {
           if (mode == HALVES && threads != FUSION_THREADS) continue;  // rows need 256 threads
+          // Every variant starts from empty slots and zero epochs (a grid of another shape keeps
+          // other per-block epochs, and own-rows leaves its rank's own entries as it found them).
+          for (int g = 0; g < 2; ++g) {
+            CHECK(cudaSetDevice(g));
+            CHECK(cudaDeviceSynchronize());
+            CHECK(cudaMemcpy(gpus[g].area, sentinel.data(), area, cudaMemcpyHostToDevice));
+            CHECK(cudaMemset(gpus[g].control, 0, CONTROL_BYTES + MAX_TOKENS * 4));
+            CHECK(cudaDeviceSynchronize());
+          }
           auto call = [&](int g) { launch(mode, gpus[g], peers, layout, g, blocks, threads, tokens); };
           const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
           const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);

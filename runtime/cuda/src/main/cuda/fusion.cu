@@ -45,6 +45,16 @@
 //                    for calls of more rows than it has blocks (rows that fit half a block's
 //                    registers), on twice the blocks of half the threads, two to a
 //                    multiprocessor, so that each block has half as many rows.
+//   fused_lamport2_own   fused_lamport2 for calls whose slices are whole rows held in registers
+//                    (else it runs as fused_lamport2): a rank's own rows never pass through its
+//                    own slots. The scatter sends the other ranks' slices only; the block of an own
+//                    row reads the rank's copy from the input, waits for the other ranks' copies,
+//                    adds the residual, pushes the finished row into the other ranks' gather slots
+//                    and normalizes it from its registers; the block of another rank's row waits
+//                    for it in the gather slots. The host runs it where most blocks have a row and
+//                    none has two: the row's block then does the reduce that fused_lamport2 spreads
+//                    over the grid, and the rank's own slice skips the round trip through its slots.
+//                    Its slots and per-block state are fused_lamport2's, so calls may alternate.
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
 // launches a fixed grid, and fused_lamport2's wide grid for the same call shapes on every rank),
@@ -124,6 +134,9 @@ struct FusionControl {
   // the blocks its grid lacks), so that blocks of a wider or narrower next grid agree on the slot.
   uint32_t lamport2Epoch[LAMPORT2_MAX_BLOCKS];
   long long lamport2Vectors[LAMPORT2_MAX_BLOCKS][3];  // longest slice each slot held at its last use
+  // Whether each slot's last use wrote this rank's own entries (a call of own rows leaves them
+  // empty, so the next call refills them only after a call that wrote them).
+  uint8_t lamport2OwnEntries[LAMPORT2_MAX_BLOCKS][3];
 };
 // PeerMemory.CONTROL_BYTES, the control block the host allocates and zeroes.
 static_assert(sizeof(FusionControl) <= 16384, "FusionControl outgrew the host's control block");
@@ -986,7 +999,89 @@ __device__ __forceinline__ void wait_all_ranks(const uint4* first, long long sli
   }
 }
 
+// One of this rank's own rows in a call of own rows (whole-row slices in registers): sums, in rank
+// order, the rank's copy from the input and the other ranks' copies from the scatter slots (at
+// `copies`, the row's first vector in sender 0's entries, senders sliceVectors apart), adds the
+// residual, rounds to T, pushes the finished vectors into the other ranks' gather slots (at
+// `pushed` in each) and leaves them in `residual` for the norm: the vectors that the spread reduce
+// and the gather would deliver.
 template <typename T>
+__device__ __forceinline__ void reduce_own_row(const RowCall& c, long long rowStart,
+                                               const uint4* copies, long long sliceVectors,
+                                               long long pushed, const FusionPeers& peers,
+                                               const FusionLayout& layout, int slot, int rank,
+                                               int world, int mine,
+                                               float (&residual)[SPREAD_ROW_VECTORS][Vec<T>::lanes]) {
+  constexpr int L = Vec<T>::lanes;
+  constexpr int K = SPREAD_ROW_VECTORS;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input) + rowStart + threadIdx.x;
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn) + rowStart + threadIdx.x;
+  constexpr int G = SPREAD_RANK_GROUP;
+  uint4 residualVectors[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < mine) residualVectors[k] = residualIn[k * blockDim.x];
+  }
+  // A group of ranks' copies in flight at once, held as they arrived until the group's wait is
+  // over (this rank's own from the input), then added in rank order.
+  for (int r0 = 0; r0 < world; r0 += G) {
+    uint4 vals[G][K];
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const int r = r0 + g;
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (r < world && k < mine) {
+          vals[g][k] = r == rank ? lamport_clean<T>(input[k * blockDim.x])
+                                 : ld_volatile_v4(copies + r * sliceVectors + threadIdx.x + k * blockDim.x);
+        }
+      }
+    }
+    for (;;) {
+      bool pending = false;
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const int r = r0 + g;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (r < world && r != rank && k < mine && lamport_empty<T>(vals[g][k])) {
+            vals[g][k] = ld_volatile_v4(copies + r * sliceVectors + threadIdx.x + k * blockDim.x);
+            pending = pending || lamport_empty<T>(vals[g][k]);
+          }
+        }
+      }
+      if (!pending) break;
+    }
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (r0 + g < world && k < mine) {
+          add_vector<T>(residual[k], vals[g][k], r0 + g == 0, !c.fp32Accumulate);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < mine) {
+      float r[L];
+      Vec<T>::unpack(residualVectors[k], r);
+#pragma unroll
+      for (int l = 0; l < L; ++l) residual[k][l] += r[l];
+      const uint4 finished = lamport_clean<T>(Vec<T>::pack(residual[k]));
+      for (int p = 1; p < world; ++p) {
+        const int peer = (rank + p) % world;
+        st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, slot, rank) + pushed +
+                           threadIdx.x + k * blockDim.x,
+                       finished);
+      }
+      Vec<T>::unpack(finished, residual[k]);
+    }
+  }
+}
+
+template <typename T, bool OwnRows>
 __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout,
                                FusionControl* control, int rank, int world) {
   constexpr int L = Vec<T>::lanes;
@@ -1004,24 +1099,30 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long sliceVectors = layout.sliceStride / 16;
   char* self = peers.base[rank];
+  const long long myStart = rank * part;
+  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  const bool inRegisters = rowVectors <= K * (int)blockDim.x;
+  const bool ownRows = OwnRows && inRegisters && part % rowVectors == 0;
 
   // Scatter: vector v to its slice owner, a few loads in flight before the stores. Each rank
-  // starts at its own slice, so that the ranks write to different owners rather than all to one.
+  // starts at its own slice, so that the ranks write to different owners rather than all to one;
+  // with own rows it sends the other ranks' slices only, starting at the next rank's.
   constexpr int BATCH = 4;
   const uint4* input = reinterpret_cast<const uint4*>(c.input);
-  const long long shift = rank * part;
-  for (long long base = first; base < vectors; base += BATCH * stride) {
+  const long long shift = ownRows ? myStart + myLength : myStart;
+  const long long sends = ownRows ? vectors - myLength : vectors;
+  for (long long base = first; base < sends; base += BATCH * stride) {
     uint4 x[BATCH];
     long long v[BATCH];
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
       const long long j = base + b * stride;
       v[b] = j + shift < vectors ? j + shift : j + shift - vectors;
-      if (j < vectors) x[b] = lamport_clean<T>(input[v[b]]);
+      if (j < sends) x[b] = lamport_clean<T>(input[v[b]]);
     }
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
-      if (base + b * stride < vectors) {
+      if (base + b * stride < sends) {
         const int owner = slice_owner(v[b], part, world);
         st_volatile_v4(slice_area(peers.base[owner], layout, world, 0, slot, rank) + (v[b] - owner * part),
                        x[b]);
@@ -1029,12 +1130,15 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
     }
   }
 
-  // Refill the previous call's scatter and gather slots while this call's slices travel.
+  // Refill the previous call's scatter and gather slots while this call's slices travel (this
+  // rank's own entries only where that call wrote them).
   const uint32_t s = Vec<T>::sentinel;
   const uint4 empty = make_uint4(s, s, s, s);
+  const bool ownEntriesStale = control->lamport2OwnEntries[blockIdx.x][previous];
   for (int area = 0; area < 2; ++area) {
     uint4* stale = slice_area(self, layout, world, area, previous, 0);
     for (int r = 0; r < world; ++r) {
+      if (r == rank && !ownEntriesStale) continue;
       for (long long i = first; i < previousLongest; i += stride) {
         st_volatile_v4(stale + r * sliceVectors + i, empty);
       }
@@ -1042,12 +1146,10 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   }
 
   // Reduce this rank's slice into residualOut (sum + residual, rounded to T) and push it into
-  // every rank's gather slots, this rank's own included.
-  const long long myStart = rank * part;
-  const long long myLength = rank == world - 1 ? vectors - myStart : part;
+  // every rank's gather slots, this rank's own included; own rows are reduced by their blocks.
   const uint4* scattered = slice_area(self, layout, world, 0, slot, 0);
   const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
-  for (long long i = first; i < myLength; i += stride) {
+  for (long long i = first; i < (ownRows ? 0 : myLength); i += stride) {
     const uint4 residualVector = residualIn[myStart + i];
     uint4 vals[FUSION_MAX_RANKS];
     wait_all_ranks<T>(scattered + i, sliceVectors, world, vals);
@@ -1073,56 +1175,82 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
     const int owner = slice_owner(g, part, world);
     return gathered + owner * sliceVectors + (g - owner * part);
   };
-  const bool inRegisters = rowVectors <= K * (int)blockDim.x;
-  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
-    const long long rowStart = row * rowVectors;
-    if (inRegisters) {
+  if (ownRows) {
+    // Every row lies in one slice: this rank's, reduced here, or another's, gathered.
+    for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+      const long long rowStart = row * rowVectors;
       const int mine = row_vectors_of_thread(rowVectors);
       uint4 gammaVectors[K];
       load_gamma<K>(c, gammaVectors, mine);
-      uint4 vals[1][K];
-      // The copies of one row may come from two owners; each vector's address is its own.
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        if (k < mine) vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
-      }
-      for (;;) {
-        bool pending = false;
+      const int owner = slice_owner(rowStart, part, world);
+      const long long local = rowStart - owner * part;
+      float residual[K][L];
+      if (owner == rank) {
+        reduce_own_row<T>(c, rowStart, scattered + local, sliceVectors, local, peers, layout, slot,
+                          rank, world, mine, residual);
+      } else {
+        uint4 vals[1][K];
+        lamport_wait<T, 1, K>(reinterpret_cast<const char*>(gathered + owner * sliceVectors + local),
+                              0, 0, vals, 1, mine);
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-          if (k < mine && lamport_empty<T>(vals[0][k])) {
-            vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
-            pending = pending || lamport_empty<T>(vals[0][k]);
-          }
+          if (k < mine) Vec<T>::unpack(vals[0][k], residual[k]);
         }
-        if (!pending) break;
-      }
-      float residual[K][L];
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        if (k < mine) Vec<T>::unpack(vals[0][k], residual[k]);
       }
       finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
-    } else {
-      const long long rowBytes = (long long)c.hidden * sizeof(T);
-      // The gathered vectors are residualOut already: no residual to add.
-      normalize_row<T, false>(
-          c, row,
-          [&](int v, float (&acc)[L]) {
-            const uint4* src = gatheredVector(rowStart + v);
-            uint4 x;
-            do {
-              x = ld_volatile_v4(src);
-            } while (lamport_empty<T>(x));
-            Vec<T>::unpack(x, acc);
-          },
-          c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+    }
+  } else {
+    for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+      const long long rowStart = row * rowVectors;
+      if (inRegisters) {
+        const int mine = row_vectors_of_thread(rowVectors);
+        uint4 gammaVectors[K];
+        load_gamma<K>(c, gammaVectors, mine);
+        uint4 vals[1][K];
+        // The copies of one row may come from two owners; each vector's address is its own.
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine) vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+        }
+        for (;;) {
+          bool pending = false;
+#pragma unroll
+          for (int k = 0; k < K; ++k) {
+            if (k < mine && lamport_empty<T>(vals[0][k])) {
+              vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+              pending = pending || lamport_empty<T>(vals[0][k]);
+            }
+          }
+          if (!pending) break;
+        }
+        float residual[K][L];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine) Vec<T>::unpack(vals[0][k], residual[k]);
+        }
+        finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
+      } else {
+        const long long rowBytes = (long long)c.hidden * sizeof(T);
+        // The gathered vectors are residualOut already: no residual to add.
+        normalize_row<T, false>(
+            c, row,
+            [&](int v, float (&acc)[L]) {
+              const uint4* src = gatheredVector(rowStart + v);
+              uint4 x;
+              do {
+                x = ld_volatile_v4(src);
+              } while (lamport_empty<T>(x));
+              Vec<T>::unpack(x, acc);
+            },
+            c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+      }
     }
   }
   __syncthreads();  // every thread has read this block's control words
   if (threadIdx.x == 0) {
     for (int b = blockIdx.x; b < LAMPORT2_MAX_BLOCKS; b += gridDim.x) {
       control->lamport2Vectors[b][slot] = longest;
+      control->lamport2OwnEntries[b][slot] = !ownRows;
       control->lamport2Epoch[b] = epoch;
     }
   }
@@ -1161,7 +1289,12 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_##NAME(         \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_lamport2<T>(c, peers, layout, control, rank, fusion_world(world));                     \
+    fused_lamport2<T, false>(c, peers, layout, control, rank, fusion_world(world));              \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_own_##NAME(    \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    fused_lamport2<T, true>(c, peers, layout, control, rank, fusion_world(world));               \
   }
 
 FUSION_KERNELS(__nv_bfloat16, bf16)

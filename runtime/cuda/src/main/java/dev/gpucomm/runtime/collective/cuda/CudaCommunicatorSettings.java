@@ -70,6 +70,10 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_FUSED_WIDE_GRID=off} keeps fused two-shot calls of more rows than the grid
  *       has blocks on the fixed grid instead of a grid of twice the blocks with half the threads
  *       ({@link FusedTwoShotGrid}; on by default, off is there to compare);
+ *   <li>{@code GPUCOMM_FUSED_OWN_ROWS=off} keeps fused two-shot calls whose slices are whole rows
+ *       on {@code fused_lamport2} instead of {@code fused_lamport2_own}, in which each rank reduces
+ *       and normalizes its own rows in their blocks ({@link FusedTwoShotGrid#takesOwnRows}; on by
+ *       default, off is there to compare);
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -104,6 +108,7 @@ public record CudaCommunicatorSettings(
     boolean fusedSpreadKernels,
     boolean fusedClusterKernel,
     boolean fusedWideGrid,
+    boolean fusedOwnRows,
     Duration rendezvousTimeout,
     int maxBlocks,
     HostPathSettings hostPath) {
@@ -302,6 +307,7 @@ public record CudaCommunicatorSettings(
         fusedSpreadKernels,
         fusedClusterKernel,
         fusedWideGrid,
+        fusedOwnRows,
         rendezvousTimeout,
         maxBlocks,
         hostPath);
@@ -433,6 +439,7 @@ public record CudaCommunicatorSettings(
         // measured slower than the spread kernel on H100 pairs (0.3-0.8 us at 4-64 tokens)
         false,
         true,
+        true,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -471,6 +478,7 @@ public record CudaCommunicatorSettings(
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),
         onOff(env, "GPUCOMM_FUSED_WIDE_GRID"),
+        onOff(env, "GPUCOMM_FUSED_OWN_ROWS"),
         Duration.ofSeconds(
             number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),

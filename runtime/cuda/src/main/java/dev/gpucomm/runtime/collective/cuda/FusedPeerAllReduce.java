@@ -50,7 +50,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Two-shot calls of more rows than the grid has blocks run on a grid twice as wide ({@link
  * FusedTwoShotGrid}) unless {@link CudaCommunicatorSettings#fusedWideGrid()} is off; the kernel
  * keeps its per-block state for the wide grid on every call, so calls may alternate between the two
- * grids.
+ * grids. Two-shot calls whose slices are whole rows, where most blocks have a row and none has two,
+ * run {@code fused_lamport2_own}, in which each rank reduces and normalizes its own rows in their
+ * blocks ({@link FusedTwoShotGrid#takesOwnRows}), unless {@link
+ * CudaCommunicatorSettings#fusedOwnRows()} is off; it shares the slots and per-block state of
+ * {@code fused_lamport2}, so calls may alternate between the two.
  */
 final class FusedPeerAllReduce implements AutoCloseable {
   /** The most bytes per rank a fused call takes: enough for the token counts of decode steps. */
@@ -66,7 +70,8 @@ final class FusedPeerAllReduce implements AutoCloseable {
     LAMPORT("fused_lamport_"),
     LAMPORT_SPREAD("fused_lamport_spread_", true),
     LAMPORT_CLUSTER("fused_lamport_cluster_", true),
-    LAMPORT2("fused_lamport2_", true);
+    LAMPORT2("fused_lamport2_", true),
+    LAMPORT2_OWN("fused_lamport2_own_", true);
 
     final String prefix;
 
@@ -105,6 +110,10 @@ final class FusedPeerAllReduce implements AutoCloseable {
   private final FusedClusterShape clusterShape;
 
   private final int blocks;
+  private final int world;
+
+  /** Whether two-shot calls may run {@link Kernel#LAMPORT2_OWN}. */
+  private final boolean ownRows;
 
   /**
    * The most blocks a two-shot call may run on: twice {@link #blocks} for the wide grid, unless the
@@ -135,6 +144,8 @@ final class FusedPeerAllReduce implements AutoCloseable {
         LaunchConfig.withClusters(arena, settings.programmaticLaunch(), OptionalInt.empty());
     this.blocks = blocks(settings, device.multiprocessors());
     this.twoShotMostBlocks = twoShotMostBlocks(settings, blocks);
+    this.world = world;
+    this.ownRows = settings.fusedOwnRows();
     boolean clusters =
         device.computeCapability().map(capability -> capability.major() >= 9).orElse(false);
     this.clusterShape =
@@ -208,7 +219,8 @@ final class FusedPeerAllReduce implements AutoCloseable {
    * another order than the spread kernel, so ranks that differ would not get identical rows), where
    * one-shot calls switch from the Lamport kernel to the flag one, the grid (block b of every rank
    * works on the same rows), and whether two-shot calls may widen it (the wide grid's blocks sum a
-   * row's squares in groups of another size).
+   * row's squares in groups of another size), and whether two-shot calls may take their own rows
+   * (so that every rank runs the same kernel for a call).
    */
   static NodeGeometry geometry(CudaCommunicatorSettings settings, int multiprocessors) {
     int blocks = blocks(settings, multiprocessors);
@@ -217,6 +229,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
         .with("GPUCOMM_FUSED_SPREAD", settings.fusedSpreadKernels() ? "on" : "off")
         .with("GPUCOMM_FUSED_CLUSTER", settings.fusedClusterKernel() ? "on" : "off")
         .with("GPUCOMM_FUSED_WIDE_GRID", settings.fusedWideGrid() ? "on" : "off")
+        .with("GPUCOMM_FUSED_OWN_ROWS", settings.fusedOwnRows() ? "on" : "off")
         .with("GPUCOMM_LAMPORT_MAX_BYTES", settings.lamportMaxBytes())
         .with("fused kernel blocks (the GPU's multiprocessors, or maxBlocks)", blocks)
         .with(
@@ -306,7 +319,8 @@ final class FusedPeerAllReduce implements AutoCloseable {
    * The kernel {@code algorithm} runs for a call of {@code tokens} rows: one-shot takes a Lamport
    * kernel up to the size where the plain one-shot does, the flag kernel above it, and of the
    * Lamport kernels the cluster one where it runs and takes the call's shape; two-shot the Lamport
-   * two-shot, or the flag two-shot where the settings chose the first kernels.
+   * two-shot (the one that takes its own rows where the call's grid suits it), or the flag two-shot
+   * where the settings chose the first kernels.
    */
   Kernel kernel(Algorithm algorithm, long tokens, DType dtype, NormEpilogue epilogue) {
     long bytes = tokens * epilogue.hiddenSize() * dtype.bytes();
@@ -317,7 +331,13 @@ final class FusedPeerAllReduce implements AutoCloseable {
         }
         yield clusterSize(tokens, dtype, epilogue) > 0 ? Kernel.LAMPORT_CLUSTER : lamportKernel;
       }
-      case TWOSHOT -> twoShotKernel;
+      case TWOSHOT ->
+          twoShotKernel == Kernel.LAMPORT2
+                  && ownRows
+                  && twoShotGrid(tokens, dtype, epilogue)
+                      .takesOwnRows(tokens, rowVectors(dtype, epilogue), world)
+              ? Kernel.LAMPORT2_OWN
+              : twoShotKernel;
       default -> throw new IllegalArgumentException(algorithm + " has no fused peer kernel");
     };
   }
@@ -325,6 +345,15 @@ final class FusedPeerAllReduce implements AutoCloseable {
   /** The blocks of the cluster kernel that share each row of the call; 0 where it does not run. */
   private int clusterSize(long tokens, DType dtype, NormEpilogue epilogue) {
     return clusterShape == null ? 0 : clusterShape.clusterSize(tokens, rowVectors(dtype, epilogue));
+  }
+
+  private FusedTwoShotGrid twoShotGrid(long tokens, DType dtype, NormEpilogue epilogue) {
+    return FusedTwoShotGrid.of(
+        tokens,
+        rowVectors(dtype, epilogue),
+        blocks,
+        FusionKernels.threads(epilogue.hiddenSize(), dtype),
+        twoShotMostBlocks);
   }
 
   private static long rowVectors(DType dtype, NormEpilogue epilogue) {
@@ -362,10 +391,8 @@ final class FusedPeerAllReduce implements AutoCloseable {
       }
       int threads = FusionKernels.threads(epilogue.hiddenSize(), dtype);
       int gridBlocks = blocks;
-      if (kernel == Kernel.LAMPORT2) {
-        FusedTwoShotGrid grid =
-            FusedTwoShotGrid.of(
-                tokens, rowVectors(dtype, epilogue), blocks, threads, twoShotMostBlocks);
+      if (kernel == Kernel.LAMPORT2 || kernel == Kernel.LAMPORT2_OWN) {
+        FusedTwoShotGrid grid = twoShotGrid(tokens, dtype, epilogue);
         gridBlocks = grid.blocks();
         threads = grid.threads();
       }

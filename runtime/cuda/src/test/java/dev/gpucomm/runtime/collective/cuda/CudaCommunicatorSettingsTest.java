@@ -83,6 +83,21 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theFusedTwoShotTakesItsOwnRowsUnlessTurnedOff() {
+    assertThat(CudaCommunicatorSettings.defaults().fusedOwnRows()).isTrue();
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_OWN_ROWS", "off")).fusedOwnRows())
+        .isFalse();
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_OWN_ROWS", "off"))
+                .withMaxBlocks(16)
+                .fusedOwnRows())
+        .isFalse();
+    assertThatThrownBy(() -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_OWN_ROWS", "1")))
+        .hasMessage("GPUCOMM_FUSED_OWN_ROWS must be on or off, got '1'");
+  }
+
+  @Test
   void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 

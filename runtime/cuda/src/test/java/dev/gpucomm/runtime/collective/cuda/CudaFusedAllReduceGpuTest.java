@@ -243,6 +243,42 @@ class CudaFusedAllReduceGpuTest {
     runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192);
   }
 
+  @ParameterizedTest(
+      name = "GPUCOMM_FUSED_OWN_ROWS={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
+  @CsvSource({
+    // every row a block of its own and most blocks a row (on a GPU of 132 multiprocessors):
+    // fused_lamport2_own on the fixed grid and on the wide one
+    "on, allreduceResidualRmsNorm, bf16, true, 128, 8192",
+    "on, allreduceResidualRmsNorm, bf16, false, 96, 8192",
+    "on, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
+    "on, allreduceResidualRmsNorm, fp16, false, 200, 1024",
+    "on, allreduceResidualRmsNorm, fp32, true, 120, 4100",
+    "off, allreduceResidualRmsNorm, bf16, true, 128, 8192",
+  })
+  void twoShotCallsOfOwnRowsMatchTheReferenceWithEitherKernel(
+      String ownRows,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden) {
+    reopenWith(Map.of("GPUCOMM_FUSED_OWN_ROWS", ownRows));
+    runAndCheck("twoshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
+  }
+
+  @Test
+  void twoShotCallsAlternatingBetweenOwnRowsAndTheSpreadReduceShareTheirSlots() {
+    // A call of own rows leaves this rank's own entries of its slot empty; the spread call that
+    // next uses the slot writes them, and the call after it must refill them. Each shape's three
+    // calls rotate through every slot after the other kernel used it.
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 128, 8192);
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192);
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 256, 8192);
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "fp32", false, 7, 4100);
+    runAndCheck("twoshot", "allreduceResidualRmsNormFp8", "bf16", false, 500, 4096);
+    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 128, 8192);
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource({"oneshot", "twoshot"})
   void callsOfOtherRowSizesInTurnFindTheirLamportSlotsRefilled(String algorithmName) {

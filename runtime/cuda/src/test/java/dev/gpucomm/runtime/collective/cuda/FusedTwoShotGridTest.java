@@ -90,6 +90,36 @@ class FusedTwoShotGridTest {
         .isEqualTo(new FusedTwoShotGrid(108, 512));
   }
 
+  @ParameterizedTest(name = "{0} rows of hidden {1} {2} across {3} ranks: own rows {4}")
+  @CsvSource({
+    // more than half the fixed grid's 132 blocks have a row, none has two
+    "67, 8192, bf16, 1, true",
+    "96, 8192, bf16, 2, true",
+    "132, 8192, bf16, 4, true",
+    // on the wide grid of 264 blocks
+    "256, 8192, bf16, 2, true",
+    "200, 1024, fp16, 8, true",
+    // half the blocks idle
+    "66, 8192, bf16, 2, false",
+    "32, 8192, bf16, 2, false",
+    // slices that are not whole rows
+    "97, 8192, bf16, 2, false",
+    "130, 8192, bf16, 4, false",
+    // two rows on some blocks: more rows than even the wide grid's blocks, or a fixed grid
+    "300, 1024, bf16, 2, false",
+    "256, 16384, bf16, 2, false",
+  })
+  void callsWhoseSlicesAreWholeRowsOfTheirOwnBlocksTakeTheirOwnRows(
+      long tokens, int hidden, String dtypeName, int world, boolean ownRows) {
+    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
+    long rowVectors = (long) hidden * dtype.bytes() / 16;
+    FusedTwoShotGrid grid =
+        FusedTwoShotGrid.of(
+            tokens, rowVectors, H100_BLOCKS, FusionKernels.threads(hidden, dtype), UNLIMITED);
+
+    assertThat(grid.takesOwnRows(tokens, rowVectors, world)).isEqualTo(ownRows);
+  }
+
   @Test
   void gridsBeyondTheKernelsPerBlockStateOrBlockSizeAreRefused() {
     assertThatThrownBy(() -> new FusedTwoShotGrid(FusedTwoShotGrid.MAX_BLOCKS + 1, 256))

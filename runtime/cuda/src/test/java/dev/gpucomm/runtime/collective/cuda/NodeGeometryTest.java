@@ -182,6 +182,25 @@ class NodeGeometryTest {
   }
 
   @Test
+  void oneRankThatKeepsItsOwnRowsInTheSpreadKernelMakesEveryRankRefuseTheFusedAllReduce()
+      throws Exception {
+    NodeGeometry ownRows =
+        FusedPeerAllReduce.geometry(CudaCommunicatorSettings.defaults(), H100_MULTIPROCESSORS);
+    NodeGeometry spread =
+        FusedPeerAllReduce.geometry(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_OWN_ROWS", "off")),
+            H100_MULTIPROCESSORS);
+
+    List<Optional<String>> refusals = agreeOnRanks(ownRows, spread);
+
+    assertThat(refusals)
+        .containsOnly(
+            Optional.of(
+                "GPUCOMM_FUSED_OWN_ROWS differs across the node's ranks: local rank 0 has on,"
+                    + " local rank 1 has off"));
+  }
+
+  @Test
   void aRankWhoseBlockLimitForbidsOnlyTheWideGridMakesEveryRankRefuseTheFusedAllReduce()
       throws Exception {
     // Both ranks run 132 fixed blocks, but one may not launch the wide grid's 264.
