@@ -999,12 +999,213 @@ __device__ __forceinline__ void wait_all_ranks(const uint4* first, long long sli
   }
 }
 
+// What both Lamport two-shot kernels derive from the call and their block's state.
+struct Lamport2Call {
+  int rowVectors;
+  long long vectors;
+  long long part;     // vectors of every rank's slice but the last one's
+  long long longest;  // the last rank's slice, which takes the remainder
+  long long myStart;
+  long long myLength;
+  uint32_t epoch;
+  int slot;
+  int previous;
+  long long first;   // the thread's index in the grid-wide loops (spread_index)
+  long long stride;  // the grid's threads
+  long long sliceVectors;
+};
+
+template <typename T>
+__device__ __forceinline__ Lamport2Call lamport2_call(const RowCall& c, const FusionLayout& layout,
+                                                      const FusionControl* control, int rank,
+                                                      int world) {
+  Lamport2Call k;
+  k.rowVectors = c.hidden / Vec<T>::lanes;
+  k.vectors = c.tokens * k.rowVectors;
+  k.part = k.vectors / world;
+  k.longest = k.vectors - (world - 1) * k.part;
+  k.myStart = rank * k.part;
+  k.myLength = rank == world - 1 ? k.vectors - k.myStart : k.part;
+  k.epoch = control->lamport2Epoch[blockIdx.x] + 1;
+  k.slot = k.epoch % 3;
+  k.previous = (k.epoch + 2) % 3;
+  k.first = spread_index();
+  k.stride = (long long)gridDim.x * blockDim.x;
+  k.sliceVectors = layout.sliceStride / 16;
+  return k;
+}
+
+// Scatters `sends` vectors of the input, from vector `shift` on (wrapping around the call's end),
+// each to its slice owner's scatter slots, a few loads in flight before the stores.
+template <typename T>
+__device__ __forceinline__ void lamport2_scatter(const RowCall& c, const FusionPeers& peers,
+                                                 const FusionLayout& layout, const Lamport2Call& k,
+                                                 int rank, int world, long long shift,
+                                                 long long sends) {
+  constexpr int BATCH = 4;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input);
+  for (long long base = k.first; base < sends; base += BATCH * k.stride) {
+    uint4 x[BATCH];
+    long long v[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const long long j = base + b * k.stride;
+      v[b] = j + shift < k.vectors ? j + shift : j + shift - k.vectors;
+      if (j < sends) x[b] = lamport_clean<T>(input[v[b]]);
+    }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (base + b * k.stride < sends) {
+        const int owner = slice_owner(v[b], k.part, world);
+        st_volatile_v4(slice_area(peers.base[owner], layout, world, 0, k.slot, rank) +
+                           (v[b] - owner * k.part),
+                       x[b]);
+      }
+    }
+  }
+}
+
+// Refills the previous call's scatter and gather slots (this rank's own entries only if
+// `ownEntries`) with the sentinel, up to the longest slice that call held.
+template <typename T>
+__device__ __forceinline__ void lamport2_refill(char* self, const FusionLayout& layout,
+                                                const FusionControl* control, const Lamport2Call& k,
+                                                int rank, int world, bool ownEntries) {
+  const uint32_t s = Vec<T>::sentinel;
+  const uint4 empty = make_uint4(s, s, s, s);
+  const long long previousLongest = control->lamport2Vectors[blockIdx.x][k.previous];
+  for (int area = 0; area < 2; ++area) {
+    uint4* stale = slice_area(self, layout, world, area, k.previous, 0);
+    for (int r = 0; r < world; ++r) {
+      if (r == rank && !ownEntries) continue;
+      for (long long i = k.first; i < previousLongest; i += k.stride) {
+        st_volatile_v4(stale + r * k.sliceVectors + i, empty);
+      }
+    }
+  }
+}
+
+// Records the call in the per-block state, for every block of the widest grid (this block's and
+// those its grid lacks), so that the next call finds it on either grid and either kernel.
+__device__ __forceinline__ void lamport2_keep_state(FusionControl* control, const Lamport2Call& k,
+                                                    bool ownEntries) {
+  __syncthreads();  // every thread has read this block's control words
+  if (threadIdx.x == 0) {
+    for (int b = blockIdx.x; b < LAMPORT2_MAX_BLOCKS; b += gridDim.x) {
+      control->lamport2Vectors[b][k.slot] = k.longest;
+      control->lamport2OwnEntries[b][k.slot] = ownEntries;
+      control->lamport2Epoch[b] = k.epoch;
+    }
+  }
+}
+
+template <typename T>
+__device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout,
+                               FusionControl* control, int rank, int world) {
+  constexpr int L = Vec<T>::lanes;
+  constexpr int K = SPREAD_ROW_VECTORS;
+  wait_for_previous_grid();
+  const Lamport2Call k = lamport2_call<T>(c, layout, control, rank, world);
+  char* self = peers.base[rank];
+
+  // Scatter: vector v to its slice owner. Each rank starts at its own slice, so that the ranks
+  // write to different owners rather than all to one.
+  lamport2_scatter<T>(c, peers, layout, k, rank, world, k.myStart, k.vectors);
+  // Refill the previous call's slots while this call's slices travel; a previous call of own rows
+  // left this rank's own entries empty, and refilling them again costs what it always did.
+  lamport2_refill<T>(self, layout, control, k, rank, world, true);
+
+  // Reduce this rank's slice into residualOut (sum + residual, rounded to T) and push it into
+  // every rank's gather slots, this rank's own included.
+  const uint4* scattered = slice_area(self, layout, world, 0, k.slot, 0);
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
+  for (long long i = k.first; i < k.myLength; i += k.stride) {
+    const uint4 residualVector = residualIn[k.myStart + i];
+    uint4 vals[FUSION_MAX_RANKS];
+    wait_all_ranks<T>(scattered + i, k.sliceVectors, world, vals);
+    float acc[L];
+#pragma unroll
+    for (int r = 0; r < FUSION_MAX_RANKS; ++r) {
+      if (r < world) add_vector<T>(acc, vals[r], r == 0, !c.fp32Accumulate);
+    }
+    float residual[L];
+    Vec<T>::unpack(residualVector, residual);
+#pragma unroll
+    for (int l = 0; l < L; ++l) acc[l] += residual[l];
+    const uint4 finished = lamport_clean<T>(Vec<T>::pack(acc));
+    for (int p = 0; p < world; ++p) {
+      const int peer = (rank + p) % world;
+      st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, k.slot, rank) + i, finished);
+    }
+  }
+
+  // Normalize every row from the gathered residualOut slices.
+  const uint4* gathered = slice_area(self, layout, world, 1, k.slot, 0);
+  auto gatheredVector = [&](long long g) {
+    const int owner = slice_owner(g, k.part, world);
+    return gathered + owner * k.sliceVectors + (g - owner * k.part);
+  };
+  const int rowVectors = k.rowVectors;
+  const bool inRegisters = rowVectors <= K * (int)blockDim.x;
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    const long long rowStart = row * rowVectors;
+    if (inRegisters) {
+      const int mine = row_vectors_of_thread(rowVectors);
+      uint4 gammaVectors[K];
+      load_gamma<K>(c, gammaVectors, mine);
+      uint4 vals[1][K];
+      // The copies of one row may come from two owners; each vector's address is its own.
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+      }
+      for (;;) {
+        bool pending = false;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k < mine && lamport_empty<T>(vals[0][k])) {
+            vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
+            pending = pending || lamport_empty<T>(vals[0][k]);
+          }
+        }
+        if (!pending) break;
+      }
+      float residual[K][L];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k < mine) Vec<T>::unpack(vals[0][k], residual[k]);
+      }
+      finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
+    } else {
+      const long long rowBytes = (long long)c.hidden * sizeof(T);
+      // The gathered vectors are residualOut already: no residual to add.
+      normalize_row<T, false>(
+          c, row,
+          [&](int v, float (&acc)[L]) {
+            const uint4* src = gatheredVector(rowStart + v);
+            uint4 x;
+            do {
+              x = ld_volatile_v4(src);
+            } while (lamport_empty<T>(x));
+            Vec<T>::unpack(x, acc);
+          },
+          c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+    }
+  }
+  lamport2_keep_state(control, k, true);
+}
+
+// fused_lamport2_own -------------------------------------------------------------------------
+
 // One of this rank's own rows in a call of own rows (whole-row slices in registers): sums, in rank
 // order, the rank's copy from the input and the other ranks' copies from the scatter slots (at
 // `copies`, the row's first vector in sender 0's entries, senders sliceVectors apart), adds the
 // residual, rounds to T, pushes the finished vectors into the other ranks' gather slots (at
 // `pushed` in each) and leaves them in `residual` for the norm: the vectors that the spread reduce
-// and the gather would deliver.
+// and the gather would deliver. Two ranks hold the two copies as they arrived and sum them vector
+// by vector; more ranks add each copy to running sums once it has arrived, which costs registers
+// (on two H100s, 128 registers a thread without spills kept the gain of this kernel; spilling, it
+// lost it).
 template <typename T>
 __device__ __forceinline__ void reduce_own_row(const RowCall& c, long long rowStart,
                                                const uint4* copies, long long sliceVectors,
@@ -1016,48 +1217,36 @@ __device__ __forceinline__ void reduce_own_row(const RowCall& c, long long rowSt
   constexpr int K = SPREAD_ROW_VECTORS;
   const uint4* input = reinterpret_cast<const uint4*>(c.input) + rowStart + threadIdx.x;
   const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn) + rowStart + threadIdx.x;
-  constexpr int G = SPREAD_RANK_GROUP;
-  uint4 residualVectors[K];
+  uint4 own[K], residualVectors[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    if (k < mine) residualVectors[k] = residualIn[k * blockDim.x];
+    if (k < mine) {
+      own[k] = lamport_clean<T>(input[k * blockDim.x]);
+      residualVectors[k] = residualIn[k * blockDim.x];
+    }
   }
-  // A group of ranks' copies in flight at once, held as they arrived until the group's wait is
-  // over (this rank's own from the input), then added in rank order.
-  for (int r0 = 0; r0 < world; r0 += G) {
-    uint4 vals[G][K];
+  if (world == 2) {
+    uint4 other[1][K];
+    lamport_wait<T, 1, K>(reinterpret_cast<const char*>(copies + (1 - rank) * sliceVectors), 0, 0,
+                          other, 1, mine);
 #pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const int r = r0 + g;
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        if (r < world && k < mine) {
-          vals[g][k] = r == rank ? lamport_clean<T>(input[k * blockDim.x])
-                                 : ld_volatile_v4(copies + r * sliceVectors + threadIdx.x + k * blockDim.x);
-        }
+    for (int k = 0; k < K; ++k) {
+      if (k < mine) {
+        add_vector<T>(residual[k], rank == 0 ? own[k] : other[0][k], true, false);
+        add_vector<T>(residual[k], rank == 0 ? other[0][k] : own[k], false, !c.fp32Accumulate);
       }
     }
-    for (;;) {
-      bool pending = false;
-#pragma unroll
-      for (int g = 0; g < G; ++g) {
-        const int r = r0 + g;
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          if (r < world && r != rank && k < mine && lamport_empty<T>(vals[g][k])) {
-            vals[g][k] = ld_volatile_v4(copies + r * sliceVectors + threadIdx.x + k * blockDim.x);
-            pending = pending || lamport_empty<T>(vals[g][k]);
-          }
-        }
+  } else {
+    for (int r = 0; r < world; ++r) {
+      uint4 copy[1][K];
+      if (r != rank) {
+        lamport_wait<T, 1, K>(reinterpret_cast<const char*>(copies + r * sliceVectors), 0, 0, copy,
+                              1, mine);
       }
-      if (!pending) break;
-    }
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
 #pragma unroll
       for (int k = 0; k < K; ++k) {
-        if (r0 + g < world && k < mine) {
-          add_vector<T>(residual[k], vals[g][k], r0 + g == 0, !c.fp32Accumulate);
+        if (k < mine) {
+          add_vector<T>(residual[k], r == rank ? own[k] : copy[0][k], r == 0, !c.fp32Accumulate);
         }
       }
     }
@@ -1081,179 +1270,55 @@ __device__ __forceinline__ void reduce_own_row(const RowCall& c, long long rowSt
   }
 }
 
-template <typename T, bool OwnRows>
-__device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout,
-                               FusionControl* control, int rank, int world) {
+template <typename T>
+__device__ void fused_lamport2_own(RowCall c, FusionPeers peers, FusionLayout layout,
+                                   FusionControl* control, int rank, int world) {
   constexpr int L = Vec<T>::lanes;
   constexpr int K = SPREAD_ROW_VECTORS;
-  wait_for_previous_grid();
   const int rowVectors = c.hidden / L;
-  const long long vectors = c.tokens * rowVectors;
-  const long long part = vectors / world;
-  const long long longest = vectors - (world - 1) * part;
-  const uint32_t epoch = control->lamport2Epoch[blockIdx.x] + 1;
-  const int slot = epoch % 3;
-  const int previous = (epoch + 2) % 3;
-  const long long previousLongest = control->lamport2Vectors[blockIdx.x][previous];
-  const long long first = spread_index();
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  const long long sliceVectors = layout.sliceStride / 16;
+  if (rowVectors > K * (int)blockDim.x || c.tokens * rowVectors / world % rowVectors != 0) {
+    // Not a call of own rows (slices that split rows, or rows longer than the block's registers),
+    // which the host never launches: fail the launch rather than leave the outputs unwritten. (A
+    // fallback to fused_lamport2, even out of line, costs this kernel registers it cannot spare.)
+    __trap();
+  }
+  wait_for_previous_grid();
+  const Lamport2Call k = lamport2_call<T>(c, layout, control, rank, world);
   char* self = peers.base[rank];
-  const long long myStart = rank * part;
-  const long long myLength = rank == world - 1 ? vectors - myStart : part;
-  const bool inRegisters = rowVectors <= K * (int)blockDim.x;
-  const bool ownRows = OwnRows && inRegisters && part % rowVectors == 0;
 
-  // Scatter: vector v to its slice owner, a few loads in flight before the stores. Each rank
-  // starts at its own slice, so that the ranks write to different owners rather than all to one;
-  // with own rows it sends the other ranks' slices only, starting at the next rank's.
-  constexpr int BATCH = 4;
-  const uint4* input = reinterpret_cast<const uint4*>(c.input);
-  const long long shift = ownRows ? myStart + myLength : myStart;
-  const long long sends = ownRows ? vectors - myLength : vectors;
-  for (long long base = first; base < sends; base += BATCH * stride) {
-    uint4 x[BATCH];
-    long long v[BATCH];
+  // Scatter the other ranks' slices only, starting at the next rank's; refill this rank's own
+  // entries only where the previous call wrote them.
+  lamport2_scatter<T>(c, peers, layout, k, rank, world, k.myStart + k.myLength,
+                      k.vectors - k.myLength);
+  lamport2_refill<T>(self, layout, control, k, rank, world,
+                     control->lamport2OwnEntries[blockIdx.x][k.previous]);
+
+  // Every row lies in one slice: this rank's, reduced by the row's block, or another's, gathered.
+  const uint4* scattered = slice_area(self, layout, world, 0, k.slot, 0);
+  const uint4* gathered = slice_area(self, layout, world, 1, k.slot, 0);
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    const long long rowStart = row * rowVectors;
+    const int mine = row_vectors_of_thread(rowVectors);
+    uint4 gammaVectors[K];
+    load_gamma<K>(c, gammaVectors, mine);
+    const int owner = slice_owner(rowStart, k.part, world);
+    const long long local = rowStart - owner * k.part;
+    float residual[K][L];
+    if (owner == rank) {
+      reduce_own_row<T>(c, rowStart, scattered + local, k.sliceVectors, local, peers, layout,
+                        k.slot, rank, world, mine, residual);
+    } else {
+      uint4 vals[1][K];
+      lamport_wait<T, 1, K>(reinterpret_cast<const char*>(gathered + owner * k.sliceVectors + local),
+                            0, 0, vals, 1, mine);
 #pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-      const long long j = base + b * stride;
-      v[b] = j + shift < vectors ? j + shift : j + shift - vectors;
-      if (j < sends) x[b] = lamport_clean<T>(input[v[b]]);
-    }
-#pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-      if (base + b * stride < sends) {
-        const int owner = slice_owner(v[b], part, world);
-        st_volatile_v4(slice_area(peers.base[owner], layout, world, 0, slot, rank) + (v[b] - owner * part),
-                       x[b]);
+      for (int v = 0; v < K; ++v) {
+        if (v < mine) Vec<T>::unpack(vals[0][v], residual[v]);
       }
     }
+    finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
   }
-
-  // Refill the previous call's scatter and gather slots while this call's slices travel (this
-  // rank's own entries only where that call wrote them).
-  const uint32_t s = Vec<T>::sentinel;
-  const uint4 empty = make_uint4(s, s, s, s);
-  const bool ownEntriesStale = control->lamport2OwnEntries[blockIdx.x][previous];
-  for (int area = 0; area < 2; ++area) {
-    uint4* stale = slice_area(self, layout, world, area, previous, 0);
-    for (int r = 0; r < world; ++r) {
-      if (r == rank && !ownEntriesStale) continue;
-      for (long long i = first; i < previousLongest; i += stride) {
-        st_volatile_v4(stale + r * sliceVectors + i, empty);
-      }
-    }
-  }
-
-  // Reduce this rank's slice into residualOut (sum + residual, rounded to T) and push it into
-  // every rank's gather slots, this rank's own included; own rows are reduced by their blocks.
-  const uint4* scattered = slice_area(self, layout, world, 0, slot, 0);
-  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
-  for (long long i = first; i < (ownRows ? 0 : myLength); i += stride) {
-    const uint4 residualVector = residualIn[myStart + i];
-    uint4 vals[FUSION_MAX_RANKS];
-    wait_all_ranks<T>(scattered + i, sliceVectors, world, vals);
-    float acc[L];
-#pragma unroll
-    for (int r = 0; r < FUSION_MAX_RANKS; ++r) {
-      if (r < world) add_vector<T>(acc, vals[r], r == 0, !c.fp32Accumulate);
-    }
-    float residual[L];
-    Vec<T>::unpack(residualVector, residual);
-#pragma unroll
-    for (int l = 0; l < L; ++l) acc[l] += residual[l];
-    const uint4 finished = lamport_clean<T>(Vec<T>::pack(acc));
-    for (int p = 0; p < world; ++p) {
-      const int peer = (rank + p) % world;
-      st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, slot, rank) + i, finished);
-    }
-  }
-
-  // Normalize every row from the gathered residualOut slices.
-  const uint4* gathered = slice_area(self, layout, world, 1, slot, 0);
-  auto gatheredVector = [&](long long g) {
-    const int owner = slice_owner(g, part, world);
-    return gathered + owner * sliceVectors + (g - owner * part);
-  };
-  if (ownRows) {
-    // Every row lies in one slice: this rank's, reduced here, or another's, gathered.
-    for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
-      const long long rowStart = row * rowVectors;
-      const int mine = row_vectors_of_thread(rowVectors);
-      uint4 gammaVectors[K];
-      load_gamma<K>(c, gammaVectors, mine);
-      const int owner = slice_owner(rowStart, part, world);
-      const long long local = rowStart - owner * part;
-      float residual[K][L];
-      if (owner == rank) {
-        reduce_own_row<T>(c, rowStart, scattered + local, sliceVectors, local, peers, layout, slot,
-                          rank, world, mine, residual);
-      } else {
-        uint4 vals[1][K];
-        lamport_wait<T, 1, K>(reinterpret_cast<const char*>(gathered + owner * sliceVectors + local),
-                              0, 0, vals, 1, mine);
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          if (k < mine) Vec<T>::unpack(vals[0][k], residual[k]);
-        }
-      }
-      finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
-    }
-  } else {
-    for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
-      const long long rowStart = row * rowVectors;
-      if (inRegisters) {
-        const int mine = row_vectors_of_thread(rowVectors);
-        uint4 gammaVectors[K];
-        load_gamma<K>(c, gammaVectors, mine);
-        uint4 vals[1][K];
-        // The copies of one row may come from two owners; each vector's address is its own.
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          if (k < mine) vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
-        }
-        for (;;) {
-          bool pending = false;
-#pragma unroll
-          for (int k = 0; k < K; ++k) {
-            if (k < mine && lamport_empty<T>(vals[0][k])) {
-              vals[0][k] = ld_volatile_v4(gatheredVector(rowStart + threadIdx.x + k * blockDim.x));
-              pending = pending || lamport_empty<T>(vals[0][k]);
-            }
-          }
-          if (!pending) break;
-        }
-        float residual[K][L];
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          if (k < mine) Vec<T>::unpack(vals[0][k], residual[k]);
-        }
-        finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
-      } else {
-        const long long rowBytes = (long long)c.hidden * sizeof(T);
-        // The gathered vectors are residualOut already: no residual to add.
-        normalize_row<T, false>(
-            c, row,
-            [&](int v, float (&acc)[L]) {
-              const uint4* src = gatheredVector(rowStart + v);
-              uint4 x;
-              do {
-                x = ld_volatile_v4(src);
-              } while (lamport_empty<T>(x));
-              Vec<T>::unpack(x, acc);
-            },
-            c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
-      }
-    }
-  }
-  __syncthreads();  // every thread has read this block's control words
-  if (threadIdx.x == 0) {
-    for (int b = blockIdx.x; b < LAMPORT2_MAX_BLOCKS; b += gridDim.x) {
-      control->lamport2Vectors[b][slot] = longest;
-      control->lamport2OwnEntries[b][slot] = !ownRows;
-      control->lamport2Epoch[b] = epoch;
-    }
-  }
+  lamport2_keep_state(control, k, false);
 }
 
 #define FUSION_KERNELS(T, NAME)                                                                  \
@@ -1289,12 +1354,12 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_##NAME(         \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_lamport2<T, false>(c, peers, layout, control, rank, fusion_world(world));              \
+    fused_lamport2<T>(c, peers, layout, control, rank, fusion_world(world));                     \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_own_##NAME(    \
       RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
       int world) {                                                                               \
-    fused_lamport2<T, true>(c, peers, layout, control, rank, fusion_world(world));               \
+    fused_lamport2_own<T>(c, peers, layout, control, rank, fusion_world(world));                 \
   }
 
 FUSION_KERNELS(__nv_bfloat16, bf16)
