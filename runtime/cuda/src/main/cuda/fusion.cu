@@ -51,9 +51,10 @@
 //                    row reads the rank's copy from the input, waits for the other ranks' copies,
 //                    adds the residual, pushes the finished row into the other ranks' gather slots
 //                    and normalizes it from its registers; the block of another rank's row waits
-//                    for it in the gather slots. The host runs it where most blocks have a row and
-//                    none has two: the row's block then does the reduce that fused_lamport2 spreads
-//                    over the grid, and the rank's own slice skips the round trip through its slots.
+//                    for it in the gather slots. The host runs it on one or two ranks where most
+//                    blocks have a row and none has two: the row's block then does the reduce that
+//                    fused_lamport2 spreads over the grid, and the rank's own slice skips the round
+//                    trip through its slots (on four ranks the own rows were too few blocks' work).
 //                    Its slots and per-block state are fused_lamport2's, so calls may alternate.
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host

@@ -50,9 +50,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Two-shot calls of more rows than the grid has blocks run on a grid twice as wide ({@link
  * FusedTwoShotGrid}) unless {@link CudaCommunicatorSettings#fusedWideGrid()} is off; the kernel
  * keeps its per-block state for the wide grid on every call, so calls may alternate between the two
- * grids. Two-shot calls whose slices are whole rows, where most blocks have a row and none has two,
- * run {@code fused_lamport2_own}, in which each rank reduces and normalizes its own rows in their
- * blocks ({@link FusedTwoShotGrid#takesOwnRows}), unless {@link
+ * grids. Two-shot calls on one or two ranks whose slices are whole rows, where most blocks have a
+ * row and none has two, run {@code fused_lamport2_own}, in which each rank reduces and normalizes
+ * its own rows in their blocks ({@link FusedTwoShotGrid#takesOwnRows}), unless {@link
  * CudaCommunicatorSettings#fusedOwnRows()} is off; it shares the slots and per-block state of
  * {@code fused_lamport2}, so calls may alternate between the two.
  */

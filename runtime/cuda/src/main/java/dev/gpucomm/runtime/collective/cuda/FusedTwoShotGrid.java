@@ -36,19 +36,22 @@ record FusedTwoShotGrid(int blocks, int threads) {
 
   /**
    * Whether a call of {@code tokens} rows of {@code rowVectors} vectors on this grid, across {@code
-   * world} ranks, runs {@code fused_lamport2_own}: the ranks' slices are whole rows (tokens a
-   * multiple of the world), no block has two rows and more than half the blocks have one, and a row
-   * fits its block's registers. The row's block then sums the rank's own rows itself, where {@code
-   * fused_lamport2} spreads the reduce over the grid and sends the own slice through the rank's own
-   * slots and back.
+   * world} ranks, runs {@code fused_lamport2_own}: one or two ranks, whose slices are whole rows
+   * (an even token count on two), no block with two rows and more than half the blocks with one,
+   * and a row that fits its block's registers. The row's block then sums the rank's own rows
+   * itself, where {@code fused_lamport2} spreads the reduce over the grid and sends the own slice
+   * through the rank's own slots and back.
    *
-   * <p>On two H100s (tokens × 8192 bf16, {@code bench/probes/fused-twoshot.cu}) it took 9.0 / 10.4
-   * µs a call at 96 / 128 rows on the fixed grid against 9.8 / 11.8, and 13.4 / 14.7 / 15.9 / 17.1
-   * at 160–256 rows on the wide grid against 14.2 / 15.7 / 17.6 / 19.2; with half the blocks idle
-   * it lost 0.1 µs at 64 rows and 0.3 at 32, and with two rows on a block 1.8–3.5 µs.
+   * <p>On two H100s (tokens × 8192 bf16, CUDA-graph medians) it took 9.8 / 11.1 µs a call at 96 /
+   * 128 rows on the fixed grid against 9.9 / 12.0, and 15.1 / 17.7 at 192 / 256 rows on the wide
+   * grid against 15.8 / 19.3. The probe ({@code bench/probes/fused-twoshot.cu}) found it 0.1–0.3 µs
+   * slower where half the blocks idle (32, 64 rows) and 1.8–3.5 µs slower with two rows on a block.
+   * On four H100s it was 1.6–2.2 µs slower at 96–256 rows: a quarter of the rows per rank leaves
+   * the reduce on a quarter of the blocks, each waiting for three copies.
    */
   boolean takesOwnRows(long tokens, long rowVectors, int world) {
-    return tokens % world == 0
+    return world <= 2
+        && tokens % world == 0
         && tokens <= blocks
         && 2 * tokens > blocks
         && rowVectors <= (long) VECTORS_PER_THREAD * threads;

@@ -95,10 +95,13 @@ class FusedTwoShotGridTest {
     // more than half the fixed grid's 132 blocks have a row, none has two
     "67, 8192, bf16, 1, true",
     "96, 8192, bf16, 2, true",
-    "132, 8192, bf16, 4, true",
+    "132, 8192, bf16, 2, true",
     // on the wide grid of 264 blocks
     "256, 8192, bf16, 2, true",
-    "200, 1024, fp16, 8, true",
+    "200, 1024, fp16, 2, true",
+    // more than two ranks: each rank's own rows are too few blocks' work
+    "132, 8192, bf16, 4, false",
+    "256, 8192, bf16, 8, false",
     // half the blocks idle
     "66, 8192, bf16, 2, false",
     "32, 8192, bf16, 2, false",
