@@ -26,10 +26,20 @@ final class Helm {
   /** What a helm command printed and how it exited. */
   record Result(int exitCode, String output) {}
 
+  /**
+   * The Kubernetes version charts are rendered for: the chart's kubeVersion floor (its CRD's CEL
+   * rules set reason and fieldPath, which came with 1.28), where {@code helm template} would
+   * otherwise assume v1.25.0.
+   */
+  static final String KUBERNETES_VERSION = "1.28.0";
+
   Result run(String... arguments) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(binary.toString());
     command.addAll(List.of(arguments));
+    if (arguments.length > 0 && arguments[0].equals("template")) {
+      command.addAll(List.of("--kube-version", KUBERNETES_VERSION));
+    }
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!process.waitFor(2, TimeUnit.MINUTES)) {

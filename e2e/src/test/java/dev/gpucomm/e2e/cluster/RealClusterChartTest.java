@@ -62,7 +62,10 @@ class RealClusterChartTest {
                 "gpucomm-e2e",
                 REPO.resolve("helm").resolve(RealCluster.OPERATOR_NAME).toString(),
                 "--namespace",
-                namespace));
+                namespace,
+                // the chart's kubeVersion floor, where helm template would assume v1.25.0
+                "--kube-version",
+                "1.28.0"));
     values.forEach((key, value) -> command.addAll(List.of("--set", key + "=" + value)));
     Path output = Files.createTempFile("helm-template", ".yaml");
     Process process =
