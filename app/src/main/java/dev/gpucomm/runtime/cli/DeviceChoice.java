@@ -7,17 +7,24 @@ import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.PrintStream;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Picks the device of a local run: {@code --device} wins, else the job's spec.device when its
- * author wrote one, else cuda when this host has GPUs, else cpu (with a note saying why).
+ * author wrote one, else cuda when this host has a GPU for every rank, else cpu (with a note saying
+ * why).
  */
 final class DeviceChoice {
-  private final DeviceBackends backends;
+  private final Function<DeviceKind, DeviceBackends.Probe> probes;
   private final PrintStream notes;
 
   DeviceChoice(DeviceBackends backends, PrintStream notes) {
-    this.backends = backends;
+    this(backends::probe, notes);
+  }
+
+  /** A choice over these probes of the backends (a test's, say). */
+  DeviceChoice(Function<DeviceKind, DeviceBackends.Probe> probes, PrintStream notes) {
+    this.probes = probes;
     this.notes = notes;
   }
 
@@ -31,22 +38,31 @@ final class DeviceChoice {
       kind = job.job().getSpec().getDevice();
       origin = job.source() + ": spec.device: " + kind;
     } else {
-      DeviceBackends.Probe cuda = backends.probe(DeviceKind.CUDA);
-      if (cuda.usable()) {
+      DeviceBackends.Probe cuda = probes.apply(DeviceKind.CUDA);
+      int ranks = job.job().getSpec().getWorldSize();
+      if (cuda.usable() && cuda.deviceCount() >= ranks) {
         kind = DeviceKind.CUDA;
         origin = "gpucomm " + command + ": cuda (found " + cuda.deviceCount() + " GPUs)";
       } else {
+        String why =
+            cuda.usable()
+                ? HumanUnits.count(ranks, "rank")
+                    + " need "
+                    + HumanUnits.count(ranks, "GPU")
+                    + " and this host has "
+                    + cuda.deviceCount()
+                : "no GPU here (" + cuda.reason() + ")";
         notes.println(
             "gpucomm "
                 + command
-                + ": no GPU here ("
-                + cuda.reason()
-                + "); running on the CPU backend (pass --device to choose)");
+                + ": "
+                + why
+                + "; running on the CPU backend (pass --device to choose)");
         kind = DeviceKind.CPU;
         origin = "gpucomm " + command + ": cpu";
       }
     }
-    DeviceBackends.Probe probe = backends.probe(kind);
+    DeviceBackends.Probe probe = probes.apply(kind);
     if (!probe.usable()) {
       throw new UsageException(
           origin
