@@ -46,16 +46,17 @@
 //                    registers), on twice the blocks of half the threads, two to a
 //                    multiprocessor, so that each block has half as many rows.
 //   fused_lamport2_own   fused_lamport2 for calls whose slices are whole rows held in registers
-//                    (else it runs as fused_lamport2): a rank's own rows never pass through its
-//                    own slots. The scatter sends the other ranks' slices only; the block of an own
-//                    row reads the rank's copy from the input, waits for the other ranks' copies,
-//                    adds the residual, pushes the finished row into the other ranks' gather slots
-//                    and normalizes it from its registers; the block of another rank's row waits
-//                    for it in the gather slots. The host runs it on one or two ranks where most
-//                    blocks have a row and none has two: the row's block then does the reduce that
-//                    fused_lamport2 spreads over the grid, and the rank's own slice skips the round
-//                    trip through its slots (on four ranks the own rows were too few blocks' work).
-//                    Its slots and per-block state are fused_lamport2's, so calls may alternate.
+//                    (it traps on any other call, which the host never launches): a rank's own
+//                    rows never pass through its own slots. The scatter sends the other ranks'
+//                    slices only; the block of an own row reads the rank's copy from the input,
+//                    waits for the other ranks' copies, adds the residual, pushes the finished row
+//                    into the other ranks' gather slots and normalizes it from its registers; the
+//                    block of another rank's row waits for it in the gather slots. The host runs
+//                    it on one or two ranks where most blocks have a row and none has two: the
+//                    row's block then does the reduce that fused_lamport2 spreads over the grid,
+//                    and the rank's own slice skips the round trip through its slots (on four
+//                    ranks the own rows were too few blocks' work). Its slots and per-block state
+//                    are fused_lamport2's, so calls may alternate.
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
 // launches a fixed grid, and fused_lamport2's wide grid for the same call shapes on every rank),
@@ -135,8 +136,9 @@ struct FusionControl {
   // the blocks its grid lacks), so that blocks of a wider or narrower next grid agree on the slot.
   uint32_t lamport2Epoch[LAMPORT2_MAX_BLOCKS];
   long long lamport2Vectors[LAMPORT2_MAX_BLOCKS][3];  // longest slice each slot held at its last use
-  // Whether each slot's last use wrote this rank's own entries (a call of own rows leaves them
-  // empty, so the next call refills them only after a call that wrote them).
+  // Whether each slot's last use wrote this rank's own entries: a call of own rows leaves them
+  // empty, so fused_lamport2_own refills them only after a call that wrote them (fused_lamport2
+  // always refills them).
   uint8_t lamport2OwnEntries[LAMPORT2_MAX_BLOCKS][3];
 };
 // PeerMemory.CONTROL_BYTES, the control block the host allocates and zeroes.

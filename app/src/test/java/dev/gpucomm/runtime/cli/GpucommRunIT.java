@@ -145,7 +145,9 @@ class GpucommRunIT {
             "| allreduce + allreduceResidualRmsNormFp8 (dtype sums) | fp16 | ring, oneshot,"
                 + " twoshot | 4 | ok |",
             "| allreduce + allreduceResidualRmsNorm (decode shape) | bf16 | ring, oneshot,"
-                + " twoshot | 1 | ok",
+                + " twoshot | 2 | ok",
+            "| allreduce + allreduceResidualRmsNorm (decode shape) (dtype sums) | bf16 | ring,"
+                + " oneshot, twoshot | 2 | ok",
             "selftest passed: ");
     List<String> progress = err.lines().filter(line -> line.contains(" · size ")).toList();
     assertThat(progress)

@@ -53,12 +53,13 @@ public final class SelfTestWorkload implements RankWorkload {
   static final List<Integer> FUSED_TOKENS = List.of(1, 3, 13, 301);
 
   /**
-   * The decode shape of a tensor-parallel layer, once with fp32 accumulation in bf16: 256 tokens of
-   * hidden 8192, more rows than the GPU has multiprocessors, where the CUDA fused two-shot runs on
-   * its wide grid with rows of 1024 vectors (of the rows of 136 elements only fp32's widen; bf16
-   * and fp16 rows are one warp's, which cannot be halved).
+   * The decode shapes of a tensor-parallel layer in bf16, with and without fp32 accumulation: 128
+   * and 256 tokens of hidden 8192, where the CUDA fused two-shot gives every row a block of its
+   * own, on the fixed grid and on its wide grid of twice the blocks (rows of 1024 vectors; of the
+   * rows of 136 elements only fp32's widen, since bf16 and fp16 rows are one warp's, which cannot
+   * be halved), and on two ranks reduces each rank's own rows in their blocks.
    */
-  static final List<Integer> DECODE_TOKENS = List.of(256);
+  static final List<Integer> DECODE_TOKENS = List.of(128, 256);
 
   static final int DECODE_HIDDEN_SIZE = 8192;
 
@@ -118,23 +119,25 @@ public final class SelfTestWorkload implements RankWorkload {
         }
       }
     }
-    NormEpilogue decode =
-        new NormEpilogue(
-            AllReducePattern.ALLREDUCE_RESIDUAL_RMS_NORM,
-            DECODE_HIDDEN_SIZE,
-            NormEpilogue.DEFAULT_EPSILON,
-            FUSED_FP8_SCALE,
-            true);
-    cases +=
-        checkFused(
-            context,
-            algorithms,
-            decode,
-            DType.BF16,
-            DECODE_TOKENS,
-            seed + plans,
-            " (decode shape)",
-            lines);
+    for (boolean fp32Accumulate : new boolean[] {true, false}) {
+      NormEpilogue decode =
+          new NormEpilogue(
+              AllReducePattern.ALLREDUCE_RESIDUAL_RMS_NORM,
+              DECODE_HIDDEN_SIZE,
+              NormEpilogue.DEFAULT_EPSILON,
+              FUSED_FP8_SCALE,
+              fp32Accumulate);
+      cases +=
+          checkFused(
+              context,
+              algorithms,
+              decode,
+              DType.BF16,
+              DECODE_TOKENS,
+              seed + plans++,
+              " (decode shape)",
+              lines);
+    }
     return cases;
   }
 

@@ -20,6 +20,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -244,16 +245,18 @@ class CudaFusedAllReduceGpuTest {
   }
 
   @ParameterizedTest(
-      name = "GPUCOMM_FUSED_OWN_ROWS={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
+      name = "GPUCOMM_FUSED_OWN_ROWS={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}: {6}")
   @CsvSource({
-    // every row a block of its own and most blocks a row (on a GPU of 132 multiprocessors):
+    // every row a block of its own and most blocks a row on a GPU of 132 multiprocessors:
     // fused_lamport2_own on the fixed grid and on the wide one
-    "on, allreduceResidualRmsNorm, bf16, true, 128, 8192",
-    "on, allreduceResidualRmsNorm, bf16, false, 96, 8192",
-    "on, allreduceResidualRmsNormFp8, bf16, true, 256, 8192",
-    "on, allreduceResidualRmsNorm, fp16, false, 200, 1024",
-    "on, allreduceResidualRmsNorm, fp32, true, 120, 4100",
-    "off, allreduceResidualRmsNorm, bf16, true, 128, 8192",
+    "on, allreduceResidualRmsNorm, bf16, true, 128, 8192, LAMPORT2_OWN",
+    "on, allreduceResidualRmsNorm, bf16, false, 96, 8192, LAMPORT2_OWN",
+    "on, allreduceResidualRmsNormFp8, bf16, true, 256, 8192, LAMPORT2_OWN",
+    "on, allreduceResidualRmsNorm, fp16, false, 200, 1024, LAMPORT2_OWN",
+    "on, allreduceResidualRmsNorm, fp32, true, 120, 4100, LAMPORT2_OWN",
+    // half the blocks idle, or the setting off: the spread reduce
+    "on, allreduceResidualRmsNorm, bf16, true, 64, 8192, LAMPORT2",
+    "off, allreduceResidualRmsNorm, bf16, true, 128, 8192, LAMPORT2",
   })
   void twoShotCallsOfOwnRowsMatchTheReferenceWithEitherKernel(
       String ownRows,
@@ -261,19 +264,38 @@ class CudaFusedAllReduceGpuTest {
       String dtypeName,
       boolean fp32Accumulate,
       int tokens,
-      int hidden) {
+      int hidden,
+      FusedPeerAllReduce.Kernel expected) {
+    assumeTrue(
+        device.multiprocessors() == 132, "the cases are cut for 132 multiprocessors (H100, H200)");
     reopenWith(Map.of("GPUCOMM_FUSED_OWN_ROWS", ownRows));
+    NormEpilogue epilogue =
+        new NormEpilogue(
+            AllReducePattern.fromWireName(patternName).orElseThrow(),
+            hidden,
+            NormEpilogue.DEFAULT_EPSILON,
+            FP8_SCALE,
+            fp32Accumulate);
+
+    assertThat(
+            communicator.fusedKernel(
+                Algorithm.TWOSHOT, tokens, DType.fromWireName(dtypeName).orElseThrow(), epilogue))
+        .contains(expected);
     runAndCheck("twoshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
   }
 
   @Test
   void twoShotCallsAlternatingBetweenOwnRowsAndTheSpreadReduceShareTheirSlots() {
-    // A call of own rows leaves this rank's own entries of its slot empty; the spread call that
-    // next uses the slot writes them, and the call after it must refill them. Each shape's three
-    // calls rotate through every slot after the other kernel used it.
-    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 128, 8192);
-    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192);
-    runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 256, 8192);
+    // A call of own rows leaves this rank's own entries of its slot empty and refills the previous
+    // slot's only where the call before it wrote them. Single calls rotate through the three slots:
+    // spread (slot a), own (refills a), own, spread (slot a again, whose own entries must be empty
+    // by then), own, spread, ... each on inputs of its own, so that a stale entry shows.
+    long seed = 10;
+    for (int round = 0; round < 3; round++) {
+      callOnceAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 64, 8192, seed += 3);
+      callOnceAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 128, 8192, seed += 3);
+      callOnceAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", false, 256, 8192, seed += 3);
+    }
     runAndCheck("twoshot", "allreduceResidualRmsNorm", "fp32", false, 7, 4100);
     runAndCheck("twoshot", "allreduceResidualRmsNormFp8", "bf16", false, 500, 4096);
     runAndCheck("twoshot", "allreduceResidualRmsNorm", "bf16", true, 128, 8192);
@@ -307,6 +329,68 @@ class CudaFusedAllReduceGpuTest {
       boolean fp32Accumulate,
       int tokens,
       int hidden) {
+    withCall(
+        algorithmName,
+        patternName,
+        dtypeName,
+        fp32Accumulate,
+        tokens,
+        hidden,
+        1,
+        fused -> {
+          fused.call().run();
+          fused.check().run();
+          // A second eager call runs on the next epoch (and the next Lamport slot).
+          fused.call().run();
+          fused.check().run();
+          fused.clearOutputs();
+          try (Graph graph = device.capture(device.defaultStream(), fused.call())) {
+            graph.replay(device.defaultStream());
+          }
+          fused.check().run();
+        });
+  }
+
+  /** One eager call on inputs of their own ({@code seed}), checked. */
+  private void callOnceAndCheck(
+      String algorithmName,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden,
+      long seed) {
+    withCall(
+        algorithmName,
+        patternName,
+        dtypeName,
+        fp32Accumulate,
+        tokens,
+        hidden,
+        seed,
+        fused -> {
+          fused.call().run();
+          fused.check().run();
+        });
+  }
+
+  /** A fused call on device buffers, the check of its outputs, and a way to spoil them first. */
+  private record FusedCall(Runnable call, Runnable check, Runnable clearOutputs) {}
+
+  /**
+   * Runs {@code calls} with a fused call of this shape on random inputs drawn from {@code seed}
+   * (input), {@code seed + 1} (residual) and {@code seed + 2} (gamma); skipped where the algorithm
+   * does not run fused here.
+   */
+  private void withCall(
+      String algorithmName,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden,
+      long seed,
+      Consumer<FusedCall> calls) {
     Algorithm algorithm = Algorithm.fromWireName(algorithmName).orElseThrow();
     assumeTrue(
         communicator.fusedAllReduceAlgorithms().contains(algorithm),
@@ -325,27 +409,22 @@ class CudaFusedAllReduceGpuTest {
         DeviceBuffer gamma = device.allocate((long) hidden * dtype.bytes());
         DeviceBuffer residualOut = device.allocate(bytes);
         DeviceBuffer output = device.allocate(outputBytes)) {
-      MemorySegment hostInput = upload(arena, codec, input, count, 1);
-      MemorySegment hostResidual = upload(arena, codec, residual, count, 2);
-      MemorySegment hostGamma = upload(arena, codec, gamma, hidden, 3);
+      MemorySegment hostInput = upload(arena, codec, input, count, seed);
+      MemorySegment hostResidual = upload(arena, codec, residual, count, seed + 1);
+      MemorySegment hostGamma = upload(arena, codec, gamma, hidden, seed + 2);
       FusedBuffers buffers = new FusedBuffers(input, residual, gamma, residualOut, output);
-      Runnable call =
-          () ->
-              communicator.allReduceResidualRmsNorm(
-                  algorithm, buffers, tokens, dtype, epilogue, device.defaultStream());
-
-      call.run();
-      check(arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma);
-      // A second eager call runs on the next epoch (and the next Lamport slot).
-      call.run();
-      check(arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma);
-
-      device.fill(residualOut, 0, bytes, (byte) 0x7f, device.defaultStream());
-      device.fill(output, 0, outputBytes, (byte) 0x7f, device.defaultStream());
-      try (Graph graph = device.capture(device.defaultStream(), call)) {
-        graph.replay(device.defaultStream());
-      }
-      check(arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma);
+      calls.accept(
+          new FusedCall(
+              () ->
+                  communicator.allReduceResidualRmsNorm(
+                      algorithm, buffers, tokens, dtype, epilogue, device.defaultStream()),
+              () ->
+                  check(
+                      arena, buffers, tokens, dtype, epilogue, hostInput, hostResidual, hostGamma),
+              () -> {
+                device.fill(residualOut, 0, bytes, (byte) 0x7f, device.defaultStream());
+                device.fill(output, 0, outputBytes, (byte) 0x7f, device.defaultStream());
+              }));
     }
   }
 
