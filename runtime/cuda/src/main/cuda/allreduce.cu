@@ -56,6 +56,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "peer_memory.cuh"
+
 #ifndef GPUCOMM_WORLD
 #define GPUCOMM_WORLD 0
 #endif
@@ -131,42 +133,6 @@ struct Control {
   long long lamport2Vectors[GPUCOMM_MAX_BLOCKS][3];  // longest slice at each slot's last use
   uint32_t streamEpoch[GPUCOMM_MAX_BLOCKS];          // oneshot_stream's credits
 };
-
-// ---------------------------------------------------------------------------------------------
-// Memory-ordering primitives.
-
-__device__ __forceinline__ void fence_acq_rel_sys() {
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
-
-__device__ __forceinline__ void st_relaxed_sys(uint32_t* addr, uint32_t value) {
-  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
-}
-
-__device__ __forceinline__ void st_release_sys(uint32_t* addr, uint32_t value) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
-}
-
-__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* addr) {
-  uint32_t value;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
-  return value;
-}
-
-__device__ __forceinline__ uint4 ld_volatile_v4(const uint4* addr) {
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(addr)
-               : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void st_volatile_v4(uint4* addr, uint4 v) {
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(addr), "r"(v.x),
-               "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
 
 // ---------------------------------------------------------------------------------------------
 // 16-byte vectors of one element type, accumulated in fp32.
@@ -1193,13 +1159,6 @@ __device__ __forceinline__ uint4* lamport2_area(char* base, const PeerLayout& la
                                   ((area * 3 + slot) * world + sender) * layout.lamport2RankStride);
 }
 
-// The rank whose slice holds vector v, and v's index within that slice.
-__device__ __forceinline__ int slice_owner(long long v, long long part, int world) {
-  if (part == 0) return world - 1;  // fewer vectors than ranks: the last rank owns them all
-  const uint32_t owner = static_cast<uint32_t>(v) / static_cast<uint32_t>(part);
-  return owner < static_cast<uint32_t>(world - 1) ? static_cast<int>(owner) : world - 1;
-}
-
 template <typename T>
 __device__ void lamport2(const char* input, char* output, long long bytes, const PeerBases& peers,
                          const PeerLayout& layout, Control* control, int rank, int runtimeWorld,
@@ -1300,19 +1259,8 @@ __device__ void lamport2(const char* input, char* output, long long bytes, const
 }
 
 // ---------------------------------------------------------------------------------------------
-// Entry points: one per algorithm and element type.
-
-//
-// Programmatic dependent launch: the host may launch these kernels so that they are scheduled
-// while the previous kernel on the stream is still finishing. `griddepcontrol.wait` comes first,
-// before any memory is touched: it returns once the previous grid has completed and its writes are
-// visible (and at once for an ordinary launch). `launch_dependents` then lets the next launch of
-// the stream be scheduled as our blocks retire; it waits for this grid the same way.
-
-__device__ __forceinline__ void wait_for_previous_grid() {
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-}
+// Entry points: one per algorithm and element type. The host may launch them with programmatic
+// dependent launch; each calls wait_for_previous_grid (peer_memory.cuh) before touching memory.
 
 // Every entry point takes the host path's two parameters; only the *_wsh kernels use them. `call` is
 // the parenthesized call of the algorithm with the entry point's parameters.

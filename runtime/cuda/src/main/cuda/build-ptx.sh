@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles the CUDA sources in this folder to PTX for sm_90 (Hopper; newer GPUs JIT it) and
-# records, next to each PTX file, the SHA-256 of its source and how it was compiled.
+# records, next to each PTX file, the SHA-256 of its source (and of the headers of this folder it
+# includes) and how it was compiled.
 #
 #   build-ptx.sh OUTPUT_DIR
 #
@@ -27,6 +28,10 @@ compile() { # source, output name, extra flags...
   {
     echo "# What $name.ptx was built from; PtxFreshnessTest compares this with the sources."
     echo "source $(basename "$source") $(sha256sum "$source" | cut -d' ' -f1)"
+    local header
+    for header in $(sed -n 's/^#include "\(.*\)"$/\1/p' "$source"); do
+      echo "include $header $(sha256sum "$here/$header" | cut -d' ' -f1)"
+    done
     echo "compiler nvcc $release"
     echo "flags ${flags[*]} $*"
   } >"$out/$name.ptx.sources"

@@ -84,6 +84,8 @@
 #include <cuda_fp8.h>
 #include <stdint.h>
 
+#include "peer_memory.cuh"
+
 #define FUSION_MAX_RANKS 8
 
 // Built once per world size (-DFUSION_WORLD=2, 4, 8), the kernels see the world as a constant, so
@@ -165,35 +167,6 @@ struct RowCall {
 // The world size the kernels work with: the compiled one, else the launch's.
 __device__ __forceinline__ int fusion_world(int runtimeWorld) {
   return FUSION_WORLD > 0 ? FUSION_WORLD : runtimeWorld;
-}
-
-__device__ __forceinline__ void fence_acq_rel_sys() {
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
-
-__device__ __forceinline__ void st_release_sys(uint32_t* addr, uint32_t value) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
-}
-
-__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* addr) {
-  uint32_t value;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
-  return value;
-}
-
-__device__ __forceinline__ uint4 ld_volatile_v4(const uint4* addr) {
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(addr)
-               : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void st_volatile_v4(uint4* addr, uint4 v) {
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(addr), "r"(v.x),
-               "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -604,13 +577,6 @@ __device__ void fused_lamport(RowCall c, FusionPeers peers, FusionLayout layout,
 
 // fused_lamport_spread ------------------------------------------------------------------------
 
-__device__ __forceinline__ void wait_for_previous_grid() {
-  // Launched with programmatic stream serialization, the grid may start while the previous kernel
-  // of the stream finishes; nothing is read or written before that kernel has completed.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-}
-
 // The thread's index in a grid-wide loop whose consecutive 32-vector runs go to different blocks:
 // a small call then keeps every multiprocessor busy instead of the first few, and each warp still
 // moves 512 contiguous bytes.
@@ -970,15 +936,6 @@ __device__ __forceinline__ uint4* slice_area(char* base, const FusionLayout& lay
                                              int area, int slot, int sender) {
   return reinterpret_cast<uint4*>(base + layout.gatherOffset +
                                   ((long long)(area * 3 + slot) * world + sender) * layout.sliceStride);
-}
-
-// The rank whose slice holds vector v of the call: slices of `part` vectors, the last rank also
-// taking the remainder (all of them when there are fewer vectors than ranks).
-// Calls hold at most the fusion area's capacity, so vector indices fit in 32 bits.
-__device__ __forceinline__ int slice_owner(long long v, long long part, int world) {
-  if (part == 0) return world - 1;
-  const uint32_t owner = (uint32_t)v / (uint32_t)part;
-  return owner < (uint32_t)(world - 1) ? (int)owner : world - 1;
 }
 
 // Waits for vector i of every rank's copy in the scatter slots, all loads in flight at once.

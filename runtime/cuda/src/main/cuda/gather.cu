@@ -76,6 +76,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "peer_memory.cuh"
+
 #define GPUCOMM_MAX_RANKS 8
 #define GPUCOMM_MAX_BLOCKS 160
 
@@ -104,30 +106,6 @@ struct GatherControl {
 };
 
 #define FLAG_SET_WORDS (GPUCOMM_MAX_BLOCKS * GPUCOMM_MAX_RANKS)
-
-__device__ __forceinline__ void fence_acq_rel_sys() {
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
-
-__device__ __forceinline__ void st_relaxed_sys(uint32_t* addr, uint32_t value) {
-  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
-}
-
-__device__ __forceinline__ void st_release_sys(uint32_t* addr, uint32_t value) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
-}
-
-__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* addr) {
-  uint32_t value;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
-  return value;
-}
-
-__device__ __forceinline__ uint32_t ld_relaxed_sys(const uint32_t* addr) {
-  uint32_t value;
-  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
-  return value;
-}
 
 __device__ __forceinline__ uint32_t* flag_word(char* base, long long setOffset, int row, int rank) {
   return reinterpret_cast<uint32_t*>(base + setOffset) + row * GPUCOMM_MAX_RANKS + rank;

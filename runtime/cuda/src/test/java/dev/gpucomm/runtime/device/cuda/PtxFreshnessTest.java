@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The committed PTX was built from the committed CUDA sources. Without nvcc the recorded source
- * checksums catch an edited .cu file; where the build compiled fresh PTX (nvcc present, profile
- * {@code ptx}), the committed PTX must equal it.
+ * checksums catch an edited .cu file or header; where the build compiled fresh PTX (nvcc present,
+ * profile {@code ptx}), the committed PTX must equal it.
  */
 class PtxFreshnessTest {
   private static final Path SOURCES = Path.of("src/main/cuda");
@@ -41,6 +41,20 @@ class PtxFreshnessTest {
       assertThat(source[1])
           .as(ptx.getFileName() + " is stale: " + cu + " changed since it was compiled" + REFRESH)
           .isEqualTo(sha256(cu));
+      List<String> includedHeaders = includedHeaders(cu);
+      assertThat(recordedHeaders(record).keySet())
+          .as("headers recorded for " + ptx.getFileName() + REFRESH)
+          .containsExactlyInAnyOrderElementsOf(includedHeaders);
+      for (String header : includedHeaders) {
+        assertThat(recordedHeaders(record).get(header))
+            .as(
+                ptx.getFileName()
+                    + " is stale: "
+                    + header
+                    + " changed since it was compiled"
+                    + REFRESH)
+            .isEqualTo(sha256(SOURCES.resolve(header)));
+      }
     }
   }
 
@@ -112,6 +126,26 @@ class PtxFreshnessTest {
       }
     }
     return fields;
+  }
+
+  /** The headers of this folder that a CUDA source includes ({@code #include "name"}). */
+  private static List<String> includedHeaders(Path source) throws IOException {
+    return Files.readAllLines(source).stream()
+        .filter(line -> line.startsWith("#include \""))
+        .map(line -> line.substring("#include \"".length(), line.lastIndexOf('"')))
+        .toList();
+  }
+
+  /** Header name to SHA-256, from the record's {@code include NAME SHA} lines. */
+  private static Map<String, String> recordedHeaders(Path record) throws IOException {
+    Map<String, String> headers = new TreeMap<>();
+    for (String line : Files.readAllLines(record)) {
+      if (line.startsWith("include ")) {
+        String[] words = line.split(" ");
+        headers.put(words[1], words[2]);
+      }
+    }
+    return headers;
   }
 
   private static List<String> withoutComments(Path ptx) throws IOException {
