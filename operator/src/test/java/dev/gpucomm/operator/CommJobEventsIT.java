@@ -1,11 +1,12 @@
 package dev.gpucomm.operator;
 
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static dev.gpucomm.operator.TestCluster.hasCondition;
-import static dev.gpucomm.operator.TestReports.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.TestReports;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;

@@ -1,8 +1,8 @@
 package dev.gpucomm.operator;
 
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static dev.gpucomm.operator.TestCluster.condition;
 import static dev.gpucomm.operator.TestCluster.hasCondition;
-import static dev.gpucomm.operator.TestReports.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.TestReports;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;

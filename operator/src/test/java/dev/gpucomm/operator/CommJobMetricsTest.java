@@ -1,10 +1,11 @@
 package dev.gpucomm.operator;
 
-import static dev.gpucomm.operator.TestReports.timing;
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
+import dev.gpucomm.api.v1alpha1.report.TestReports;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;

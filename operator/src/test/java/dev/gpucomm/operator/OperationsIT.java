@@ -1,6 +1,6 @@
 package dev.gpucomm.operator;
 
-import static dev.gpucomm.operator.TestReports.timing;
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.containsString;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.TestReports;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;

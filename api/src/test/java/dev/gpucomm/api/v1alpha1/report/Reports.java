@@ -5,11 +5,14 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.List;
 
-/** Reports for the format tests: a 4-GPU bf16 all-reduce sweep shaped like the H200 anchors. */
-final class Reports {
+/**
+ * Reports for the format tests: a 4-GPU bf16 all-reduce sweep shaped like the H200 anchors. Shared
+ * with the runtime's report tests through this module's test jar.
+ */
+public final class Reports {
   private Reports() {}
 
-  static Measurement measured(Algorithm algorithm, long bytes, double eager, Double graph) {
+  public static Measurement measured(Algorithm algorithm, long bytes, double eager, Double graph) {
     double micros = graph != null ? graph : eager;
     return new Measurement(
         algorithm,
@@ -21,7 +24,7 @@ final class Reports {
         200);
   }
 
-  static SizeResult size(int tokens, double[] nccl, double[] oneshot, double[] twoshot) {
+  public static SizeResult size(int tokens, double[] nccl, double[] oneshot, double[] twoshot) {
     long bytes = tokens * 8192L * 2;
     return new SizeResult(
         bytes,
@@ -39,7 +42,7 @@ final class Reports {
   }
 
   /** World 4: twoshot fastest everywhere, trtllm chose oneshot; twoshot at 2 MB only eager. */
-  static BenchmarkReport h200() {
+  public static BenchmarkReport h200() {
     return report(
         List.of(
             size(
@@ -60,7 +63,7 @@ final class Reports {
         "NVIDIA H200");
   }
 
-  static BenchmarkReport report(List<SizeResult> sizes, String device, String deviceName) {
+  public static BenchmarkReport report(List<SizeResult> sizes, String device, String deviceName) {
     return new BenchmarkReport(
         BenchmarkReport.SCHEMA_VERSION,
         "ar-tp4",
@@ -79,7 +82,7 @@ final class Reports {
   }
 
   /** A CPU-backend sweep given in bytes: ring instead of nccl, eager times only. */
-  static BenchmarkReport cpu() {
+  public static BenchmarkReport cpu() {
     List<SizeResult> sizes =
         List.of(
             new SizeResult(
@@ -103,7 +106,7 @@ final class Reports {
     return report(sizes, "cpu", null);
   }
 
-  static ProgramReport program() {
+  public static ProgramReport program() {
     return new ProgramReport(
         ProgramReport.SCHEMA_VERSION,
         "rpl-tp4",

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.report.Reports;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.report.BusBandwidth;
+import dev.gpucomm.api.v1alpha1.report.Reports;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.RankFabric;
+import dev.gpucomm.api.v1alpha1.report.Reports;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
