@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what run101.sh needs, on a machine with JDK 25 and Maven access: the portable bundle and
-# GPURUN (default .gpurun): the runtime modules' test classes as tests/gpucomm-tests.jar, their
-# test libraries, and the JUnit console launcher as junit.jar.
+# GPURUN (default .gpurun): the runtime modules' test classes (with the API's report fixtures) as
+# tests/gpucomm-tests.jar, their test libraries, and the JUnit console launcher as junit.jar.
 # Usage: bash bench/results/2026-11-26-module-split/scripts/prepare.sh
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -11,7 +11,7 @@ cd "$ROOT"
 ./mvnw -B -q -pl app -am package -Pbundle -DskipTests
 ./mvnw -B -q -pl runtime/core,runtime/cuda,runtime/hostir -am test-compile
 rm -rf "$B/tests" && mkdir -p "$B/tests"
-jar cf "$B/tests/gpucomm-tests.jar" -C runtime/core/target/test-classes . \
+jar cf "$B/tests/gpucomm-tests.jar" -C api/target/test-classes . -C runtime/core/target/test-classes . \
   -C runtime/cuda/target/test-classes . -C runtime/hostir/target/test-classes .
 M2="${MAVEN_REPO:-$HOME/.m2/repository}"
 ./mvnw -B -q -N dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4
