@@ -421,6 +421,11 @@ final class CudaCommunicatorParts implements AutoCloseable {
     if (!settings.enabled()) {
       return "its in-pod steps need peer memory, which is turned off (GPUCOMM_PEER_MEMORY=off)";
     }
+    return rankLimitRefusal(topology);
+  }
+
+  /** Why a node has more ranks than peer memory maps; empty when it has few enough. */
+  private static String rankLimitRefusal(RankTopology topology) {
     if (topology.localWorldSize() > PeerMemoryLayout.MAX_RANKS) {
       return "peer memory supports at most "
           + PeerMemoryLayout.MAX_RANKS
@@ -459,13 +464,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
           + topology.nodeCount()
           + " nodes and peer memory (CUDA IPC) only reaches the ranks of one node";
     }
-    if (topology.localWorldSize() > PeerMemoryLayout.MAX_RANKS) {
-      return "peer memory supports at most "
-          + PeerMemoryLayout.MAX_RANKS
-          + " ranks per node, this node has "
-          + topology.localWorldSize();
-    }
-    return "";
+    return rankLimitRefusal(topology);
   }
 
   /** Why the host path is not even tried; empty when it is. */
