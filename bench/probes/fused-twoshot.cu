@@ -31,6 +31,7 @@
 //                 the block of a peer row waits for it in the gather slots, as full's does. Only
 //                 the peer's entries of the slots are refilled (the probe empties the slots before
 //                 every variant, so no stale own entry is ever read)
+//   runtime-own   fused_lamport2_own itself, the runtime's kernel of own-rows
 //
 // Every variant launches with programmatic dependent launch in two grid shapes: one block of 512
 // threads per multiprocessor (at most 132), the runtime's fixed grid, and two blocks of 256
@@ -42,6 +43,7 @@
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o fused-twoshot bench/probes/fused-twoshot.cu
 //   ./fused-twoshot [--calls 50] [--samples 30]
+// FUSED_TWOSHOT_MODES=full,own-rows,... runs only those variants.
 // fusion.cu and probe.h both define these two helpers: fusion.cu's are renamed.
 #define FUSION_WORLD 2
 #define ld_acquire_sys fusion_ld_acquire_sys
@@ -58,12 +60,13 @@ using bf16 = __nv_bfloat16;
 
 enum Mode {
   FULL, NO_OUT, COPY_NORM, NO_RESIDUAL, PLAIN, MINE, MINE_CONTIG, PLAIN_CONTIG, OWN_DIRECT, HALVES,
-  OWN_ROWS
+  OWN_ROWS, RUNTIME_OWN
 };
 static const char* const MODE_NAMES[] = {"full",  "no-out", "copy-norm",   "no-residual",
                                          "plain", "mine",   "mine-contig", "plain-contig",
-                                         "own-direct", "halves", "own-rows"};
-constexpr int MODES = 11;
+                                         "own-direct", "halves", "own-rows",
+                                         "runtime-own"};
+constexpr int MODES = 12;
 
 constexpr long long CONTROL_BYTES = 16384;  // as the runtime's
 static_assert(sizeof(FusionControl) <= CONTROL_BYTES, "row counters follow FusionControl");
@@ -183,6 +186,10 @@ __device__ void variant(RowCall c, FusionPeers peers, FusionLayout layout, Fusio
   }
   if (MODE == OWN_ROWS) {
     own_rows(c, peers, layout, control, rank);
+    return;
+  }
+  if (MODE == RUNTIME_OWN) {
+    fused_lamport2_own<bf16>(c, peers, layout, control, rank, fusion_world(runtimeWorld));
     return;
   }
   constexpr int L = Vec<bf16>::lanes;
@@ -456,12 +463,13 @@ PROBE_KERNEL(PLAIN_CONTIG)
 PROBE_KERNEL(OWN_DIRECT)
 PROBE_KERNEL(HALVES)
 PROBE_KERNEL(OWN_ROWS)
+PROBE_KERNEL(RUNTIME_OWN)
 
 using Kernel = void (*)(RowCall, FusionPeers, FusionLayout, FusionControl*, int, int);
 static const Kernel KERNELS[MODES] = {probe_FULL,  probe_NO_OUT, probe_COPY_NORM,
                                       probe_NO_RESIDUAL, probe_PLAIN, probe_MINE,
                                       probe_MINE_CONTIG, probe_PLAIN_CONTIG, probe_OWN_DIRECT,
-                                      probe_HALVES, probe_OWN_ROWS};
+                                      probe_HALVES, probe_OWN_ROWS, probe_RUNTIME_OWN};
 
 constexpr int HIDDEN = 8192;
 constexpr int MAX_TOKENS = 256;
@@ -516,7 +524,7 @@ static bool check(int mode, std::vector<Gpu>& gpus, long long tokens) {
       }
     }
     if (mode != FULL && mode != MINE && mode != MINE_CONTIG && mode != OWN_DIRECT && mode != HALVES &&
-        mode != OWN_ROWS)
+        mode != OWN_ROWS && mode != RUNTIME_OWN)
       continue;
     outs.push_back(download(gpus[g].output, bytes, g));
     for (long long row = 0; row < tokens && ok; ++row) {
@@ -570,6 +578,12 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());
     peers.base[g] = gpu.area;
   }
+  bool selected[MODES];
+  const char* only = getenv("FUSED_TWOSHOT_MODES");
+  for (int mode = 0; mode < MODES; ++mode) {
+    const std::string list = only ? std::string(",") + only + "," : "";
+    selected[mode] = !only || list.find(std::string(",") + MODE_NAMES[mode] + ",") != std::string::npos;
+  }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = std::min(prop.multiProcessorCount, FUSION_MAX_BLOCKS);
@@ -593,6 +607,7 @@ int main(int argc, char** argv) {
       for (int round = 0; round < 2; ++round) {
         for (int mode = 0; mode < MODES; ++mode) {
           if (mode == HALVES && threads != FUSION_THREADS) continue;  // rows need 256 threads
+          if (!selected[mode]) continue;
           // Every variant starts from empty slots and zero epochs (a grid of another shape keeps
           // other per-block epochs, and own-rows leaves its rank's own entries as it found them).
           for (int g = 0; g < 2; ++g) {

@@ -1157,123 +1157,93 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
 
 // fused_lamport2_own -------------------------------------------------------------------------
 
-// One of this rank's own rows in a call of own rows (whole-row slices in registers): sums, in rank
-// order, the rank's copy from the input and the other ranks' copies from the scatter slots (at
-// `copies`, the row's first vector in sender 0's entries, senders sliceVectors apart), adds the
-// residual, rounds to T, pushes the finished vectors into the other ranks' gather slots (at
-// `pushed` in each) and leaves them in `residual` for the norm: the vectors that the spread reduce
-// and the gather would deliver. Two ranks hold the two copies as they arrived and sum them vector
-// by vector; more ranks add each copy to running sums once it has arrived, which costs registers
-// (on two H100s, 128 registers a thread without spills kept the gain of this kernel; spilling, it
-// lost it).
-template <typename T>
-__device__ __forceinline__ void reduce_own_row(const RowCall& c, long long rowStart,
-                                               const uint4* copies, long long sliceVectors,
-                                               long long pushed, const FusionPeers& peers,
-                                               const FusionLayout& layout, int slot, int rank,
-                                               int world, int mine,
-                                               float (&residual)[SPREAD_ROW_VECTORS][Vec<T>::lanes]) {
-  constexpr int L = Vec<T>::lanes;
-  constexpr int K = SPREAD_ROW_VECTORS;
-  const uint4* input = reinterpret_cast<const uint4*>(c.input) + rowStart + threadIdx.x;
-  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn) + rowStart + threadIdx.x;
-  uint4 own[K], residualVectors[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (k < mine) {
-      own[k] = lamport_clean<T>(input[k * blockDim.x]);
-      residualVectors[k] = residualIn[k * blockDim.x];
-    }
-  }
-  if (world == 2) {
-    uint4 other[1][K];
-    lamport_wait<T, 1, K>(reinterpret_cast<const char*>(copies + (1 - rank) * sliceVectors), 0, 0,
-                          other, 1, mine);
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      if (k < mine) {
-        add_vector<T>(residual[k], rank == 0 ? own[k] : other[0][k], true, false);
-        add_vector<T>(residual[k], rank == 0 ? other[0][k] : own[k], false, !c.fp32Accumulate);
-      }
-    }
-  } else {
-    for (int r = 0; r < world; ++r) {
-      uint4 copy[1][K];
-      if (r != rank) {
-        lamport_wait<T, 1, K>(reinterpret_cast<const char*>(copies + r * sliceVectors), 0, 0, copy,
-                              1, mine);
-      }
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        if (k < mine) {
-          add_vector<T>(residual[k], r == rank ? own[k] : copy[0][k], r == 0, !c.fp32Accumulate);
-        }
-      }
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (k < mine) {
-      float r[L];
-      Vec<T>::unpack(residualVectors[k], r);
-#pragma unroll
-      for (int l = 0; l < L; ++l) residual[k][l] += r[l];
-      const uint4 finished = lamport_clean<T>(Vec<T>::pack(residual[k]));
-      for (int p = 1; p < world; ++p) {
-        const int peer = (rank + p) % world;
-        st_volatile_v4(slice_area(peers.base[peer], layout, world, 1, slot, rank) + pushed +
-                           threadIdx.x + k * blockDim.x,
-                       finished);
-      }
-      Vec<T>::unpack(finished, residual[k]);
-    }
-  }
-}
-
+// The Lamport two-shot where a call's slices are whole rows, on one or two ranks: the row's block
+// reduces the rank's own rows itself, and the scatter sends the other rank's slice only. The host
+// launches it only for such calls.
 template <typename T>
 __device__ void fused_lamport2_own(RowCall c, FusionPeers peers, FusionLayout layout,
                                    FusionControl* control, int rank, int world) {
   constexpr int L = Vec<T>::lanes;
   constexpr int K = SPREAD_ROW_VECTORS;
   const int rowVectors = c.hidden / L;
-  if (rowVectors > K * (int)blockDim.x || c.tokens * rowVectors / world % rowVectors != 0) {
-    // Not a call of own rows (slices that split rows, or rows longer than the block's registers),
-    // which the host never launches: fail the launch rather than leave the outputs unwritten. (A
-    // fallback to fused_lamport2, even out of line, costs this kernel registers it cannot spare.)
+  if (world > 2 || rowVectors > K * (int)blockDim.x || c.tokens % world != 0) {
+    // Not a call of own rows (more ranks, slices that split rows, or rows longer than the block's
+    // registers), which the host never launches: fail the launch rather than leave the outputs
+    // unwritten. (A fallback to fused_lamport2, even out of line, costs this kernel registers it
+    // cannot spare.)
     __trap();
   }
   wait_for_previous_grid();
   const Lamport2Call k = lamport2_call<T>(c, layout, control, rank, world);
   char* self = peers.base[rank];
+  const bool paired = world == 2;
+  const int peer = 1 - rank;
 
-  // Scatter the other ranks' slices only, starting at the next rank's; refill this rank's own
-  // entries only where the previous call wrote them.
+  // Scatter the other rank's slice only; refill this rank's own entries only where the previous
+  // call wrote them.
   lamport2_scatter<T>(c, peers, layout, k, rank, world, k.myStart + k.myLength,
                       k.vectors - k.myLength);
   lamport2_refill<T>(self, layout, control, k, rank, world,
                      control->lamport2OwnEntries[blockIdx.x][k.previous]);
 
-  // Every row lies in one slice: this rank's, reduced by the row's block, or another's, gathered.
-  const uint4* scattered = slice_area(self, layout, world, 0, k.slot, 0);
-  const uint4* gathered = slice_area(self, layout, world, 1, k.slot, 0);
+  // Every row lies in one slice. The block of one of this rank's rows sums, in rank order, the
+  // rank's copy from the input and the other rank's from the scatter slots, adds the residual,
+  // rounds to T, pushes each finished vector into the other rank's gather slots and keeps it for
+  // the norm: what the spread reduce and the gather would deliver. The block of one of the other
+  // rank's rows waits for it in the gather slots. With one rank every row is the rank's own. (On
+  // two H100s this loop kept the kernel's gain only without spills at 128 registers a thread: the
+  // copies share one array across the branches, and each vector is finished as soon as summed.)
+  const long long peerStart = peer * k.part;
+  const uint4* input = reinterpret_cast<const uint4*>(c.input);
+  const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn);
+  const uint4* scattered = slice_area(self, layout, world, 0, k.slot, paired ? peer : 0);
+  const uint4* gathered = slice_area(self, layout, world, 1, k.slot, paired ? peer : 0);
+  uint4* gatherAtPeer = slice_area(peers.base[paired ? peer : rank], layout, world, 1, k.slot, rank);
   for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
     const long long rowStart = row * rowVectors;
     const int mine = row_vectors_of_thread(rowVectors);
     uint4 gammaVectors[K];
     load_gamma<K>(c, gammaVectors, mine);
-    const int owner = slice_owner(rowStart, k.part, world);
-    const long long local = rowStart - owner * k.part;
     float residual[K][L];
-    if (owner == rank) {
-      reduce_own_row<T>(c, rowStart, scattered + local, k.sliceVectors, local, peers, layout,
-                        k.slot, rank, world, mine, residual);
-    } else {
-      uint4 vals[1][K];
-      lamport_wait<T, 1, K>(reinterpret_cast<const char*>(gathered + owner * k.sliceVectors + local),
-                            0, 0, vals, 1, mine);
+    uint4 copy[1][K];
+    if (rowStart >= k.myStart && rowStart < k.myStart + k.myLength) {
+      const long long local = rowStart - k.myStart;
+      uint4 own[K], residualVectors[K];
 #pragma unroll
       for (int v = 0; v < K; ++v) {
-        if (v < mine) Vec<T>::unpack(vals[0][v], residual[v]);
+        if (v < mine) {
+          own[v] = lamport_clean<T>(input[rowStart + threadIdx.x + v * blockDim.x]);
+          residualVectors[v] = residualIn[rowStart + threadIdx.x + v * blockDim.x];
+        }
+      }
+      if (paired) {
+        lamport_wait<T, 1, K>(reinterpret_cast<const char*>(scattered + local), 0, 0, copy, 1,
+                              mine);
+      }
+#pragma unroll
+      for (int v = 0; v < K; ++v) {
+        if (v < mine) {
+          float acc[L], r[L];
+          if (paired) {
+            add_vector<T>(acc, rank == 0 ? own[v] : copy[0][v], true, false);
+            add_vector<T>(acc, rank == 0 ? copy[0][v] : own[v], false, !c.fp32Accumulate);
+          } else {
+            add_vector<T>(acc, own[v], true, !c.fp32Accumulate);
+          }
+          Vec<T>::unpack(residualVectors[v], r);
+#pragma unroll
+          for (int l = 0; l < L; ++l) acc[l] += r[l];
+          const uint4 finished = lamport_clean<T>(Vec<T>::pack(acc));
+          if (paired) st_volatile_v4(gatherAtPeer + local + threadIdx.x + v * blockDim.x, finished);
+          Vec<T>::unpack(finished, residual[v]);
+        }
+      }
+    } else {
+      lamport_wait<T, 1, K>(reinterpret_cast<const char*>(gathered + (rowStart - peerStart)), 0, 0,
+                            copy, 1, mine);
+#pragma unroll
+      for (int v = 0; v < K; ++v) {
+        if (v < mine) Vec<T>::unpack(copy[0][v], residual[v]);
       }
     }
     finish_row_in_registers<T, K>(c, row, residual, gammaVectors, mine);
