@@ -54,7 +54,9 @@ final class RankCommand implements Callable<Integer> {
               message -> peerFailed(settings, context, message));
       rank.run(settings);
       return 0;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | OutOfMemoryError e) {
+      // An allocation the memory checks could not foresee (a program's operands beyond their lower
+      // bound, say) is this rank's failure in one line, like any other.
       RankError error = Gpucomm.classify(e);
       settings.errorFile().ifPresent(error::writeTo);
       if (context.debug()) {

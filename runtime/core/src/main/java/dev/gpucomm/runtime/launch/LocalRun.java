@@ -136,21 +136,19 @@ public final class LocalRun {
 
   /** Every rank of a local run shares this host; on the CPU backend its buffers are host memory. */
   private static void requireHostRoom(Request request, int ranksOnHost) {
-    RankMemory.of(request.job().job())
+    RankMemory need = RankMemory.of(request.job().job());
+    MemoryCheck.hostAvailableBytes()
         .ifPresent(
-            need ->
-                MemoryCheck.hostAvailableBytes()
-                    .ifPresent(
-                        available ->
-                            MemoryCheck.requireHostRoom(
-                                request.job().source(),
-                                need,
-                                request.device() == DeviceKind.CPU
-                                    ? need.hostBytesWithDevice()
-                                    : need.hostBytes(),
-                                RANK_PROCESS_BYTES,
-                                ranksOnHost,
-                                available)));
+            available ->
+                MemoryCheck.requireHostRoom(
+                    request.job().source(),
+                    need,
+                    request.device() == DeviceKind.CPU
+                        ? need.hostBytesWithDevice()
+                        : need.hostBytes(),
+                    RANK_PROCESS_BYTES,
+                    ranksOnHost,
+                    available));
   }
 
   private static final String WORK_DIR_PREFIX = "gpucomm-run-";

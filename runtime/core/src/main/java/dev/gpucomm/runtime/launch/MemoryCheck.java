@@ -34,10 +34,10 @@ public final class MemoryCheck {
     long buffers = perRankBytes * ranksOnHost;
     if (buffers > availableBytes) {
       throw new UsageException(
-          "%s: the sweep's largest message (%s per rank) needs %s of host memory per rank, %s for the %s on this host, and %s is available"
+          "%s: %s needs %s of host memory per rank, %s for the %s on this host, and %s is available"
               .formatted(
                   source,
-                  gib(need.largestMessageBytes()),
+                  need.what(),
                   gib(perRankBytes),
                   gib(buffers),
                   HumanUnits.count(ranksOnHost, "rank"),
@@ -62,14 +62,9 @@ public final class MemoryCheck {
       String source, RankMemory need, int rank, String deviceName, long freeBytes) {
     if (need.deviceBytes() > freeBytes) {
       throw new UsageException(
-          "%s: the sweep's largest message (%s per rank) needs %s of device memory on rank %d, and its device (%s) has %s free"
+          "%s: %s needs %s of device memory on rank %d, and its device (%s) has %s free"
               .formatted(
-                  source,
-                  gib(need.largestMessageBytes()),
-                  gib(need.deviceBytes()),
-                  rank,
-                  deviceName,
-                  gib(freeBytes)));
+                  source, need.what(), gib(need.deviceBytes()), rank, deviceName, gib(freeBytes)));
     }
   }
 

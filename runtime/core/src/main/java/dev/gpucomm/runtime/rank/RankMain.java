@@ -131,7 +131,7 @@ public final class RankMain {
     RankTopology topology = settings.topology();
     DeviceKind kind = deviceKind(settings, job);
     DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
-    try (Device device = withRoomForSweep(backend.open(settings.deviceOrdinal()), job, settings);
+    try (Device device = withRoomForJob(backend.open(settings.deviceOrdinal()), job, settings);
         Communicator communicator = backend.createCommunicator(device, store, topology)) {
       checkFabric(job, communicator, store, topology, peerTimeout);
       ProgressDisplay progress =
@@ -188,25 +188,19 @@ public final class RankMain {
   }
 
   /**
-   * {@code device}, once its free memory is known to hold the sweep's buffers: checked before the
+   * {@code device}, once its free memory is known to hold the job's buffers: checked before the
    * communicator or the workload allocates anything, and in every pod, since the launcher sees only
    * its own host. Closes the device when refusing.
    */
-  private static Device withRoomForSweep(Device device, LoadedJob job, RankSettings settings) {
+  private static Device withRoomForJob(Device device, LoadedJob job, RankSettings settings) {
     try {
-      RankMemory.of(job.job())
+      RankMemory need = RankMemory.of(job.job());
+      device
+          .freeMemoryBytes()
           .ifPresent(
-              need ->
-                  device
-                      .freeMemoryBytes()
-                      .ifPresent(
-                          free ->
-                              MemoryCheck.requireDeviceRoom(
-                                  settings.jobSource(),
-                                  need,
-                                  settings.rank(),
-                                  device.name(),
-                                  free)));
+              free ->
+                  MemoryCheck.requireDeviceRoom(
+                      settings.jobSource(), need, settings.rank(), device.name(), free));
       return device;
     } catch (RuntimeException e) {
       device.close();

@@ -26,11 +26,11 @@ class MemoryCheckTest {
   private static final long GIB = 1L << 30;
 
   private final RankMemory millionTokens =
-      RankMemory.of(new JobLoader().load(RING_MILLION_TOKENS, "big.yaml").job()).orElseThrow();
+      RankMemory.of(new JobLoader().load(RING_MILLION_TOKENS, "big.yaml").job());
 
   @Test
   void aSweepCountsItsLargestPointsBuffersOnDeviceAndHost() {
-    assertThat(millionTokens.largestMessageBytes()).isEqualTo(2_048_000_000L);
+    assertThat(millionTokens.what()).isEqualTo("the sweep's largest message (1.91 GiB per rank)");
     assertThat(millionTokens.deviceBytes()).isEqualTo(2 * 2_048_000_000L);
     assertThat(millionTokens.hostBytes()).isEqualTo(2 * 2_048_000_000L);
     assertThat(millionTokens.hostBytesWithDevice()).isEqualTo(4 * 2_048_000_000L);
@@ -65,7 +65,7 @@ class MemoryCheckTest {
 
   @Test
   void aWorldOfThousandsOfRanksOfATinySweepIsRefusedForTheirProcesses() {
-    RankMemory tiny = new RankMemory(16, 32, 32);
+    RankMemory tiny = new RankMemory("the sweep's largest message (16 B per rank)", 32, 32);
 
     assertThatThrownBy(
             () -> MemoryCheck.requireHostRoom("bench", tiny, 64, 256L << 20, 4096, 23 * GIB))
@@ -82,6 +82,62 @@ class MemoryCheckTest {
         .hasMessage(
             "big.yaml: the sweep's largest message (1.91 GiB per rank) needs 3.81 GiB of device"
                 + " memory on rank 3, and its device (NVIDIA H100) has 1 GiB free");
+  }
+
+  @Test
+  void aProgramShapeThatCannotFitIsRefusedBeforeItsRanksStart() {
+    RankMemory program =
+        RankMemory.of(
+            new JobLoader()
+                .load(
+                    """
+                    apiVersion: gpucomm.dev/v1alpha1
+                    kind: CommJob
+                    metadata: {name: huge}
+                    spec:
+                      worldSize: 2
+                      device: cpu
+                      workload:
+                        kind: program
+                        program:
+                          name: columnParallelLinear
+                          shape: {m: 1099511627776, n: 16, k: 32}
+                    """,
+                    "huge.yaml")
+                .job());
+
+    assertThatThrownBy(
+            () ->
+                MemoryCheck.requireHostRoom(
+                    "huge.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
+        .isInstanceOf(UsageException.class)
+        .hasMessageStartingWith(
+            "huge.yaml: the program's operands (98304 GiB in all, at least 49152 GiB per rank of"
+                + " 2) needs 98304 GiB of host memory per rank");
+  }
+
+  @Test
+  void aFabricSweepCountsItsProbesTwoBuffers() {
+    RankMemory fabric =
+        RankMemory.of(
+            new JobLoader()
+                .load(
+                    """
+                    apiVersion: gpucomm.dev/v1alpha1
+                    kind: CommJob
+                    metadata: {name: fabric}
+                    spec:
+                      worldSize: 2
+                      device: cpu
+                      workload:
+                        kind: fabric
+                        fabric: {bytes: 1073741824}
+                    """,
+                    "fabric.yaml")
+                .job());
+
+    assertThat(fabric.what()).isEqualTo("the fabric probe's two buffers of 1 GiB");
+    assertThat(fabric.deviceBytes()).isEqualTo(2 * GIB);
   }
 
   @Test
