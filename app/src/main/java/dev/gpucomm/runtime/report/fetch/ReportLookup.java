@@ -21,9 +21,12 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Finds the report {@code gpucomm report} asks for, in a local report directory or in a job's
@@ -47,6 +50,12 @@ public final class ReportLookup {
    */
   static final int MAX_REPORT_FILE_BYTES = 16 << 20;
 
+  /** The files of a report directory that a report is read from. */
+  private static final Set<String> SOURCE_FILES =
+      Arrays.stream(ReportFormat.values())
+          .map(ReportFormat::sourceKey)
+          .collect(Collectors.toUnmodifiableSet());
+
   private final Map<String, String> env;
 
   public ReportLookup(Map<String, String> env) {
@@ -55,6 +64,7 @@ public final class ReportLookup {
 
   /** Prints the report, or writes it to the requested file (all of it or nothing). */
   public void deliver(ReportRequest request, PrintStream out) {
+    request.output().ifPresent(file -> requireWritableOutput(file, request.target()));
     String text = text(request);
     if (request.output().isPresent()) {
       try {
@@ -177,6 +187,35 @@ public final class ReportLookup {
     } catch (IllegalArgumentException e) {
       // the algorithm asked for is what to change
       throw new UsageException("--algorithm: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Refuses, before anything is read, an output that cannot be a file or would replace one of the
+   * files the report is read from (the report would be lost, and the next read of it fail).
+   */
+  private static void requireWritableOutput(Path file, String target) {
+    if (file.toString().isBlank()) {
+      throw new UsageException("-o: needs a file name");
+    }
+    if (Files.isDirectory(file)) {
+      throw new UsageException("-o " + file + ": is a directory; name a file");
+    }
+    Path directory = Path.of(target);
+    if (!Files.isDirectory(directory)) {
+      return;
+    }
+    try {
+      Path parent = file.toAbsolutePath().getParent();
+      if (parent != null
+          && Files.isDirectory(parent)
+          && Files.isSameFile(parent, directory)
+          && SOURCE_FILES.contains(file.getFileName().toString())) {
+        throw new UsageException(
+            "-o " + file + ": is the report's own " + file.getFileName() + "; write elsewhere");
+      }
+    } catch (IOException e) {
+      // Unreadable paths are left to the write, which names them.
     }
   }
 

@@ -247,6 +247,26 @@ class ReportCommandTest {
   }
 
   @Test
+  void anOutputThatWouldReplaceTheReportsOwnFileOrIsADirectoryIsRefusedAndChangesNothing()
+      throws Exception {
+    Path directory = home.resolve("kept");
+    Files.createDirectories(directory);
+    for (var file : ReportFiles.render(REPORT).entrySet()) {
+      Files.writeString(directory.resolve(file.getKey()), file.getValue());
+    }
+    Path json = directory.resolve(ReportFiles.JSON);
+
+    assertUsageError(
+        report(directory.toString(), "-o", json.toString()),
+        "gpucomm report: -o " + json + ": is the report's own report.json; write elsewhere");
+    assertUsageError(
+        report(directory.toString(), "-o", home.toString()),
+        "gpucomm report: -o " + home + ": is a directory; name a file");
+    assertThat(json).hasContent(ReportFiles.render(REPORT).get(ReportFiles.JSON));
+    assertThat(report(directory.toString(), "--format", "json").exitCode()).isZero();
+  }
+
+  @Test
   void aCorruptJsonReportIsNotPrintedAsOne() throws Exception {
     Path directory = Files.createDirectories(home.resolve("broken"));
     Files.writeString(directory.resolve(ReportFiles.JSON), "{\"collective\": \"allred");
