@@ -1,10 +1,12 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.TuneWorkload;
 import dev.gpucomm.runtime.files.FileProblem;
+import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.LocalRun;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
@@ -59,16 +61,32 @@ final class TuneCommand implements Callable<Integer> {
     this.context = context;
   }
 
-  /** The --table file must be an existing tuning table, or a new file in a writable directory. */
-  private static void requireMergeableTable(Path table) {
+  /**
+   * The --table file must be an existing tuning table of the job's collective, or a new file in a
+   * writable directory: a table that cannot take the curve must not cost a whole sweep.
+   */
+  private static void requireMergeableTable(Path table, Collective collective) {
+    if (table.toString().isBlank()) {
+      throw new UsageException("gpucomm tune: --table needs a file name");
+    }
     if (Files.isDirectory(table)) {
       throw new UsageException("gpucomm tune: --table " + table + ": is a directory");
     }
     if (Files.exists(table)) {
+      TuningTable existing;
       try {
-        TuningTableJson.read(table);
+        existing = TuningTableJson.read(table);
       } catch (IllegalArgumentException e) {
         throw new UsageException("gpucomm tune: --table " + table + ": " + e.getMessage());
+      }
+      if (existing.collective() != collective) {
+        throw new UsageException(
+            "gpucomm tune: --table "
+                + table
+                + ": holds "
+                + existing.collective().wireName()
+                + " curves, and this job tunes "
+                + collective.wireName());
       }
       return;
     }
@@ -97,7 +115,8 @@ final class TuneCommand implements Callable<Integer> {
     Path reportDir = out.orElse(LocalJobExecution.defaultReportDir(job));
     Optional<Path> tableFile = table;
     // Checked before the run: a table that cannot take the curve must not cost a whole sweep.
-    tableFile.ifPresent(TuneCommand::requireMergeableTable);
+    Collective collective = job.job().getSpec().getWorkload().getTune().getCollective();
+    tableFile.ifPresent(table -> requireMergeableTable(table, collective));
     LocalRun.Result result =
         LocalJobExecution.execute(
             "tune", job, device, Optional.of(reportDir), RankMode.JOB, false, context);

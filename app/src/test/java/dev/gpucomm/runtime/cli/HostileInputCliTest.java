@@ -3,12 +3,19 @@ package dev.gpucomm.runtime.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
+import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.heuristic.TuningSample;
+import dev.gpucomm.runtime.heuristic.TuningTable;
+import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.MemoryCheck;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -139,6 +146,44 @@ class HostileInputCliTest {
         CliRun.of("tune", "-f", job.toString(), "--table", "/dev/zero"),
         "gpucomm tune: --table /dev/zero: tuning table /dev/zero: not a regular file (a character"
             + " device)");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aTableOfAnotherCollectiveIsRefusedBeforeTheSweepAndKept() throws Exception {
+    Path job = dir.resolve("tune.yaml");
+    Files.writeString(
+        job,
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: t}
+        spec:
+          worldSize: 2
+          device: cpu
+          workload:
+            kind: tune
+            tune: {sizes: [4096, 8192], algorithms: [oneshot, ring]}
+        """);
+    Path table = dir.resolve("allgather.json");
+    TuningTableJson.write(
+        TuningTable.fromMeasurements(
+            "ag",
+            Collective.ALLGATHER,
+            List.of(new TuningSample(2, DType.BF16, 4096, Algorithm.NCCL, 3.0))),
+        table);
+    String before = Files.readString(table);
+
+    Path out = dir.resolve("tuned");
+
+    assertUsageError(
+        CliRun.of(
+            "tune", "-f", job.toString(), "--table", table.toString(), "--out", out.toString()),
+        "gpucomm tune: --table "
+            + table
+            + ": holds allgather curves, and this job tunes allreduce");
+    assertThat(table).hasContent(before);
+    assertThat(out).as("no sweep ran").doesNotExist();
   }
 
   @Test
