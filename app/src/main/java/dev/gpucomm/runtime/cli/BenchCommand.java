@@ -255,11 +255,13 @@ final class BenchCommand implements Callable<Integer> {
             .withHiddenSize(HIDDEN.check(spec, "--hidden", hidden))
             .withWarmupIterations(
                 WARMUP.check(
-                    spec, "--warmup", either("--warmup", warmup, "-w", ncclTests.warmupIters)))
+                    spec,
+                    given("--warmup", warmup, "-w"),
+                    either("--warmup", warmup, "-w", ncclTests.warmupIters)))
             .withIterations(
                 ITERATIONS.check(
                     spec,
-                    "--iterations",
+                    given("--iterations", iterations, "-n"),
                     either("--iterations", iterations, "-n", ncclTests.iters)))
             .withSeed(seed);
     if (noGraph) {
@@ -321,6 +323,11 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** One of a gpucomm flag and its nccl-tests twin (-n, -w); both at once is a usage error. */
+  /** The flag a value came from, for its error: {@code ownFlag} unless nccl-tests' one gave it. */
+  private static String given(String ownFlag, Object own, String ncclTestsFlag) {
+    return own != null ? ownFlag : ncclTestsFlag;
+  }
+
   private <T> T either(String ownFlag, T own, String ncclTestsFlag, T ncclTestsValue) {
     if (own != null && ncclTestsValue != null) {
       throw new OptionValueException(

@@ -81,7 +81,9 @@ final class NcclTestsFlags {
   void requireCheck(CommandSpec spec) {
     if (check != null && check < 1) {
       throw new OptionValueException(
-          spec, "-c", "gpucomm checks every point's results; 0 (no check) is not offered");
+          spec,
+          "-c",
+          check + ": gpucomm checks every point's results; no check (0) is not offered");
     }
   }
 

@@ -66,6 +66,23 @@ class BenchNcclTestsFlagsTest {
   void checkZeroIsRefusedBecauseEveryPointIsChecked() {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-c", "0"),
-        "gpucomm bench: -c: gpucomm checks every point's results; 0 (no check) is not offered");
+        "gpucomm bench: -c: 0: gpucomm checks every point's results; no check (0) is not offered");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-c", "-5"),
+        "gpucomm bench: -c: -5: gpucomm checks every point's results; no check (0) is not"
+            + " offered");
+  }
+
+  @Test
+  void anIterationCountOutOfRangeNamesTheFlagItCameFrom() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-n", "0"),
+        "gpucomm bench: -n: 0 is outside 1..1000000");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-w", "-1"),
+        "gpucomm bench: -w: -1 is outside 0..100000");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--iterations", "0"),
+        "gpucomm bench: --iterations: 0 is outside 1..1000000");
   }
 }
