@@ -121,6 +121,37 @@ class DiagCommandTest {
   }
 
   @Test
+  void aMistypedOptionOrABadSampleOrTokenCountIsRefusedBeforeAnyStoreIsReached() {
+    assertDiagUsageError(
+        new String[] {"--chek"},
+        "gpucomm diag: unknown option '--chek' (known: --bench --check --json --rank --runners"
+            + " --samples --store --timeline --tokens --tune --tune-chunks --world)");
+    assertDiagUsageError(
+        new String[] {"--bench", "--samples", "-5"},
+        "gpucomm diag: --samples: must be from 1 to 100000, got -5");
+    assertDiagUsageError(
+        new String[] {"--bench", "--samples", "abc"},
+        "gpucomm diag: --samples: 'abc' is not a whole number");
+    assertDiagUsageError(
+        new String[] {"--bench", "--samples", "2000000000"},
+        "gpucomm diag: --samples: must be from 1 to 100000, got 2000000000");
+    assertDiagUsageError(
+        new String[] {"--bench", "--tokens", "64,x"},
+        "gpucomm diag: --tokens: 'x' is not a whole number");
+    assertDiagUsageError(new String[] {"--json"}, "gpucomm diag: --json needs a value");
+  }
+
+  private static void assertDiagUsageError(String[] args, String line) {
+    String[] command = new String[args.length + 1];
+    command[0] = "diag";
+    System.arraycopy(args, 0, command, 1, args.length);
+    CliRun run = CliRun.withDiagnostics(DiagCommand.CUDA_DIAGNOSTICS, Map.of(), command);
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err()).isEqualTo(line + System.lineSeparator());
+  }
+
+  @Test
   void theDiagnosticsAreLookedUpWhereTheCudaModuleKeepsThem() {
     assertThat(DiagCommand.CUDA_DIAGNOSTICS)
         .isEqualTo("dev.gpucomm.runtime.collective.cuda.lab.CudaDiagnostics");

@@ -15,11 +15,13 @@ import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Diagnostics of the CUDA backend on one host, one process per GPU: checks every all-reduce
@@ -51,6 +53,10 @@ public final class CudaDiagnostics {
     Map<String, String> options = parse(args);
     int world = wholeNumber(options, "--world", "1", 1, MAX_WORLD);
     int rank = wholeNumber(options, "--rank", "0", 0, world - 1);
+    // Checked before the store and the GPU: a bad value would otherwise surface on one rank only,
+    // after the communicator is up, and leave the others waiting for it.
+    int samples = wholeNumber(options, "--samples", "100", 1, MAX_SAMPLES);
+    int[] tokens = tokenCounts(options);
     RendezvousAddress address =
         RendezvousAddress.parse(options.getOrDefault("--store", "127.0.0.1:29500"), "--store");
     TcpStoreServer server = rank == 0 ? TcpStoreServer.start(address.port()) : null;
@@ -70,7 +76,7 @@ public final class CudaDiagnostics {
               new CudaDiagnostics(
                   new DiagnosticsSession(topology, store, device, communicator, json));
           diagnostics.describe(backend, (System.nanoTime() - start) / 1e9);
-          status = diagnostics.run(options);
+          status = diagnostics.run(options, samples, tokens);
         } finally {
           communicator.close();
         }
@@ -108,16 +114,66 @@ public final class CudaDiagnostics {
     return value;
   }
 
+  /** Timed samples per point: each takes a pair of CUDA events, so their number is bounded. */
+  private static final int MAX_SAMPLES = 100_000;
+
+  /** Token counts of the bench's tensors (hidden 8192): a million rows is 16 GiB of bf16. */
+  private static final int MAX_TOKENS = 1 << 20;
+
+  /** The options that take a value, and those that are switches. */
+  private static final Set<String> VALUE_OPTIONS =
+      Set.of("--rank", "--world", "--store", "--samples", "--runners", "--tokens", "--json");
+
+  private static final Set<String> SWITCHES =
+      Set.of("--check", "--bench", "--timeline", "--tune", "--tune-chunks");
+
+  /**
+   * The options, every one known and every value present: a mistyped switch would otherwise run no
+   * check and report that all checks passed.
+   */
   private static Map<String, String> parse(String[] args) {
     Map<String, String> options = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
-      if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-        options.put(args[i], args[++i]);
+      String option = args[i];
+      if (VALUE_OPTIONS.contains(option)) {
+        if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+          throw new UsageException(option + " needs a value");
+        }
+        options.put(option, args[++i]);
+      } else if (SWITCHES.contains(option)) {
+        options.put(option, "true");
       } else {
-        options.put(args[i], "true");
+        throw new UsageException(
+            "unknown option '" + option + "' (known: " + String.join(" ", known()) + ")");
       }
     }
     return options;
+  }
+
+  private static List<String> known() {
+    List<String> known = new ArrayList<>(VALUE_OPTIONS);
+    known.addAll(SWITCHES);
+    Collections.sort(known);
+    return known;
+  }
+
+  /** --tokens as whole numbers from 1 to 1,048,576 (default 4096). */
+  private static int[] tokenCounts(Map<String, String> options) {
+    String text = options.getOrDefault("--tokens", "4096");
+    String[] items = text.split(",", -1);
+    int[] tokens = new int[items.length];
+    for (int i = 0; i < items.length; i++) {
+      try {
+        tokens[i] = Integer.parseInt(items[i].trim());
+      } catch (NumberFormatException e) {
+        throw new UsageException("--tokens: '" + items[i] + "' is not a whole number");
+      }
+      if (tokens[i] < 1 || tokens[i] > MAX_TOKENS) {
+        throw new UsageException(
+            "--tokens: must be from 1 to " + MAX_TOKENS + ", got " + tokens[i]);
+      }
+    }
+    return tokens;
   }
 
   private void describe(CudaBackend backend, double creationSeconds) {
@@ -163,7 +219,7 @@ public final class CudaDiagnostics {
         : "off (" + kernels.hostPathReason() + ")";
   }
 
-  private int run(Map<String, String> options) {
+  private int run(Map<String, String> options, int samples, int[] tokens) {
     AllReduceTiming timing = new AllReduceTiming(session);
     if (options.containsKey("--check")) {
       new AllReduceChecks(session).run();
@@ -171,15 +227,9 @@ public final class CudaDiagnostics {
       timing.measureHostCost();
     }
     if (options.containsKey("--bench")) {
-      int samples = Integer.parseInt(options.getOrDefault("--samples", "100"));
       if (options.containsKey("--runners") || options.containsKey("--tokens")) {
         String runners = options.getOrDefault("--runners", "");
-        timing.bench(
-            samples,
-            runners.isEmpty() ? List.of() : List.of(runners.split(",")),
-            Arrays.stream(options.getOrDefault("--tokens", "4096").split(","))
-                .mapToInt(Integer::parseInt)
-                .toArray());
+        timing.bench(samples, runners.isEmpty() ? List.of() : List.of(runners.split(",")), tokens);
       } else {
         timing.bench(samples);
       }
