@@ -9,7 +9,7 @@ final class ByteSizeConverter implements ITypeConverter<Long> {
   @Override
   public Long convert(String text) {
     String item = text.strip();
-    String upper = item.toUpperCase(Locale.ROOT).replace("IB", "").replace("B", "");
+    String upper = withoutByteSuffix(item.toUpperCase(Locale.ROOT));
     long unit =
         switch (upper.isEmpty() ? ' ' : upper.charAt(upper.length() - 1)) {
           case 'K' -> 1L << 10;
@@ -23,5 +23,15 @@ final class ByteSizeConverter implements ITypeConverter<Long> {
     } catch (NumberFormatException | ArithmeticException e) {
       throw new TypeConversionException("'" + item + "' is not a size (e.g. 4096, 64K, 1M)");
     }
+  }
+
+  /**
+   * {@code text} without its trailing B, or the IB of KIB, MIB, GIB: only a unit's own spelling.
+   */
+  private static String withoutByteSuffix(String text) {
+    if (text.matches(".*[KMG]IB")) {
+      return text.substring(0, text.length() - 2);
+    }
+    return text.endsWith("B") ? text.substring(0, text.length() - 1) : text;
   }
 }
