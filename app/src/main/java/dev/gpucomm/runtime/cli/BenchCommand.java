@@ -20,6 +20,7 @@ import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,7 +61,7 @@ final class BenchCommand implements Callable<Integer> {
   private static final IntRange WORLD = new IntRange(1, 4096);
   private static final IntRange RANKS_PER_POD = new IntRange(1, 16);
 
-  /** The job's fields that bench's flags fill (no field path is a prefix of another). */
+  /** The job's fields that bench's flags fill; a problem is said with the longest that matches. */
   private static final Map<String, String> FLAGS_OF_FIELDS =
       Map.ofEntries(
           Map.entry("spec.workload.benchmark.sizes", "--sizes"),
@@ -74,9 +75,12 @@ final class BenchCommand implements Callable<Integer> {
           Map.entry("spec.workload.benchmark.inPlace", "--in-place"),
           Map.entry("spec.workload.benchmark.pattern", "--pattern"),
           Map.entry("spec.workload.benchmark.fp8Scale", "--fp8-scale"),
+          Map.entry("spec.workload.benchmark.fp32Accumulate", "--fp32-accumulate"),
           Map.entry("spec.ranksPerPod", "--ranks-per-pod"),
           Map.entry("spec.worldSize", "--world"),
           Map.entry("spec.heuristic", "--heuristic"),
+          Map.entry("spec.heuristic.fixedAlgorithm", "--fixed"),
+          Map.entry("spec.heuristic.tuningRef", "--tuning-ref"),
           Map.entry("metadata.name", "--name"));
 
   private final CliContext context;
@@ -239,12 +243,18 @@ final class BenchCommand implements Callable<Integer> {
    * user typed (--sizes, not spec.workload.benchmark.sizes[0]).
    */
   private RuntimeException flagError(InvalidJobException e) {
-    for (Map.Entry<String, String> field : FLAGS_OF_FIELDS.entrySet()) {
-      if (e.fieldPath().startsWith(field.getKey())) {
-        return new OptionValueException(spec, field.getValue(), e.problem());
-      }
+    Optional<String> field =
+        FLAGS_OF_FIELDS.keySet().stream()
+            .filter(e.fieldPath()::startsWith)
+            .max(Comparator.comparingInt(String::length));
+    if (field.isEmpty()) {
+      return e;
     }
-    return e;
+    String flag = FLAGS_OF_FIELDS.get(field.get());
+    if (flag.equals("--sizes") && ncclTests.sweepsSizes()) {
+      flag = ncclTests.firstSizeFlag(); // the sizes came from nccl-tests' flags
+    }
+    return new OptionValueException(spec, flag, e.problem());
   }
 
   private CommJob job() {

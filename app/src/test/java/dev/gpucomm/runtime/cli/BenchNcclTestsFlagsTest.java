@@ -74,6 +74,32 @@ class BenchNcclTestsFlagsTest {
   }
 
   @Test
+  void aProblemWithFlagFilledFieldsNamesTheFlagTheUserTyped() {
+    assertUsageError(
+        CliRun.of(
+            "bench",
+            "--device",
+            "cpu",
+            "--pattern",
+            "allreduceResidualRmsNorm",
+            "-b",
+            "16",
+            "-e",
+            "64",
+            "-f",
+            "2"),
+        "gpucomm bench: -b: 16 bytes is not a whole number of tokens of hiddenSize 8192 bf16"
+            + " (16384 bytes each), which RMSNorm needs");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--heuristic", "fixed", "--fixed", "auto"),
+        "gpucomm bench: --fixed: auto cannot be fixed (name an algorithm)");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--no-fp32-accumulate"),
+        "gpucomm bench: --fp32-accumulate: false (summing in the element type) applies to the"
+            + " fused patterns only, not allreduce");
+  }
+
+  @Test
   void anIterationCountOutOfRangeNamesTheFlagItCameFrom() {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-n", "0"),

@@ -478,6 +478,7 @@ public final class CommJobValidator {
           at,
           benchmark.getPattern(),
           benchmark.getFp8Scale(),
+          benchmark.getFp32Accumulate(),
           Objects.requireNonNullElse(benchmark.getInPlace(), CommJobDefaults.IN_PLACE),
           benchmark.getSizes(),
           collective,
@@ -492,6 +493,7 @@ public final class CommJobValidator {
         String at,
         AllReducePattern named,
         Double fp8Scale,
+        Boolean fp32Accumulate,
         boolean inPlace,
         List<Long> sizes,
         Collective collective,
@@ -510,6 +512,13 @@ public final class CommJobValidator {
                 + pattern.wireName());
       }
       if (!pattern.normalizes()) {
+        if (Boolean.FALSE.equals(fp32Accumulate)) {
+          // as for the scale: only the fused kernels accumulate in the element type on request
+          add(
+              at + ".fp32Accumulate",
+              "false (summing in the element type) applies to the fused patterns only, not "
+                  + pattern.wireName());
+        }
         return;
       }
       if (collective != Collective.ALLREDUCE) {
@@ -581,6 +590,7 @@ public final class CommJobValidator {
           at,
           tune.getPattern(),
           tune.getFp8Scale(),
+          tune.getFp32Accumulate(),
           false,
           tune.getSizes(),
           collective,

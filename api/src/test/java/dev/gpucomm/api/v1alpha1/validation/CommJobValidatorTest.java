@@ -45,6 +45,19 @@ class CommJobValidatorTest {
     assertThat(CommJobValidator.validate(job(fused))).isEmpty();
   }
 
+  @Test
+  void accumulatingInTheElementTypeIsRefusedWhereNoFusedKernelRuns() {
+    String plain = VALID.replace("tokens: [32, 64]", "tokens: [32, 64], fp32Accumulate: false");
+
+    assertThat(CommJobValidator.validate(job(plain)))
+        .containsExactly(
+            new SpecProblem(
+                "spec.workload.benchmark.fp32Accumulate",
+                "false (summing in the element type) applies to the fused patterns only, not"
+                    + " allreduce"));
+    assertThat(CommJobValidator.validate(job(plain.replace("false", "true")))).isEmpty();
+  }
+
   /** {@link #VALID} as a tune job whose tune section is {@code tune}. */
   private static String tuneJob(String tune) {
     return VALID
