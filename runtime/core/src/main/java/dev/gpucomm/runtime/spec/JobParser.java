@@ -217,6 +217,11 @@ public final class JobParser {
               .collect(Collectors.joining(", "));
       return "unknown value " + value + " (expected " + expected + ")";
     }
+    if (target == String.class && e.getValue() instanceof Number number) {
+      // a quantity such as 67108864 (or 64Mi) written bare: YAML reads a number, as the API server
+      // would, and quoting it is the fix
+      return "expected a string, got the number " + number + " (quote it: \"" + number + "\")";
+    }
     return "expected " + typeName(target) + ", got " + value;
   }
 

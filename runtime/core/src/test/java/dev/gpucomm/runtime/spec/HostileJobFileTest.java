@@ -48,9 +48,25 @@ class HostileJobFileTest {
   }
 
   @Test
+  void aQuantityWrittenAsABareNumberIsToldToBeQuoted() {
+    String expect =
+        VALID
+            + """
+              expect:
+                - {collective: allreduce, bytes: 67108864, minBusBandwidthGBps: 100}
+            """;
+
+    assertThatThrownBy(() -> loader.load(expect, "x"))
+        .hasMessage(
+            "x: spec.expect[0].bytes: expected a string, got the number 67108864 (quote it:"
+                + " \"67108864\")");
+  }
+
+  @Test
   void numbersAndBooleansAreNotStrings() {
     assertThatThrownBy(() -> loader.load(VALID.replace("team: comms", "team: 12"), "x"))
-        .hasMessage("x: metadata.labels.team: expected a string, got '12'");
+        .hasMessage(
+            "x: metadata.labels.team: expected a string, got the number 12 (quote it: \"12\")");
     assertThatThrownBy(() -> loader.load(VALID.replace("team: comms", "team: true"), "x"))
         .hasMessage("x: metadata.labels.team: expected a string, got 'true'");
     assertThatThrownBy(
