@@ -45,18 +45,18 @@
 //                    for calls of more rows than it has blocks (rows that fit half a block's
 //                    registers), on twice the blocks of half the threads, two to a
 //                    multiprocessor, so that each block has half as many rows.
-//   fused_lamport2_own   fused_lamport2 for calls whose slices are whole rows held in registers
-//                    (it traps on any other call, which the host never launches): a rank's own
-//                    rows never pass through its own slots. The scatter sends the other ranks'
-//                    slices only; the block of an own row reads the rank's copy from the input,
-//                    waits for the other ranks' copies, adds the residual, pushes the finished row
-//                    into the other ranks' gather slots and normalizes it from its registers; the
-//                    block of another rank's row waits for it in the gather slots. The host runs
-//                    it on one or two ranks where most blocks have a row and none has two: the
-//                    row's block then does the reduce that fused_lamport2 spreads over the grid,
-//                    and the rank's own slice skips the round trip through its slots (on four
-//                    ranks the own rows were too few blocks' work). Its slots and per-block state
-//                    are fused_lamport2's, so calls may alternate.
+//   fused_lamport2_own   fused_lamport2 on one or two ranks for calls whose slices are whole rows
+//                    held in registers (it traps on more ranks or any other call, which the host
+//                    never launches): a rank's own rows never pass through its own slots. The
+//                    scatter sends the other rank's slice only; the block of an own row reads the
+//                    rank's copy from the input, waits for the other rank's copy, adds the
+//                    residual, pushes the finished row into the other rank's gather slots and
+//                    normalizes it from its registers; the block of the other rank's row waits
+//                    for it in the gather slots. The host runs it where most blocks have a row and
+//                    none has two: the row's block then does the reduce that fused_lamport2
+//                    spreads over the grid, and the rank's own slice skips the round trip through
+//                    its slots (on four ranks the own rows were too few blocks' work). Its slots
+//                    and per-block state are fused_lamport2's, so calls may alternate.
 //
 // Rows map to blocks as row % gridDim.x == blockIdx.x in every kernel and every call (the host
 // launches a fixed grid, and fused_lamport2's wide grid for the same call shapes on every rank),

@@ -46,6 +46,10 @@ import java.util.List;
     value =
         "!has(self.fp8Scale) || (has(self.pattern) && self.pattern == 'allreduceResidualRmsNormFp8')",
     message = "benchmark.fp8Scale applies to pattern allreduceResidualRmsNormFp8 only")
+@ValidationRule(
+    value =
+        "!has(self.fp32Accumulate) || self.fp32Accumulate || (has(self.pattern) && self.pattern != 'allreduce')",
+    message = "benchmark.fp32Accumulate false applies to the fused patterns only")
 public class BenchmarkSpec {
   @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(

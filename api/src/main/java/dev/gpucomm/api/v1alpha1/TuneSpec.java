@@ -26,6 +26,10 @@ import java.util.List;
     value =
         "!has(self.fp8Scale) || (has(self.pattern) && self.pattern == 'allreduceResidualRmsNormFp8')",
     message = "tune.fp8Scale applies to pattern allreduceResidualRmsNormFp8 only")
+@ValidationRule(
+    value =
+        "!has(self.fp32Accumulate) || self.fp32Accumulate || (has(self.pattern) && self.pattern != 'allreduce')",
+    message = "tune.fp32Accumulate false applies to the fused patterns only")
 public class TuneSpec {
   @Default(CommJobDefaults.COLLECTIVE_NAME)
   @JsonPropertyDescription(

@@ -318,6 +318,23 @@ class CelRulesTest {
   }
 
   @Test
+  void summingInTheElementTypeWithoutAFusedPatternIsRefused() {
+    assertThat(rules.onCreate(benchmarking("{tokens: [128], fp32Accumulate: false}")))
+        .containsExactly(
+            "spec.workload.benchmark: benchmark.fp32Accumulate false applies to the fused patterns"
+                + " only");
+    assertThat(rules.onCreate(tuning("{fp32Accumulate: false}")))
+        .containsExactly(
+            "spec.workload.tune: tune.fp32Accumulate false applies to the fused patterns only");
+    assertThat(
+            rules.onCreate(
+                benchmarking(
+                    "{tokens: [128], pattern: allreduceResidualRmsNorm, fp32Accumulate: false}")))
+        .isEmpty();
+    assertThat(rules.onCreate(benchmarking("{tokens: [128], fp32Accumulate: true}"))).isEmpty();
+  }
+
+  @Test
   void aTuneFp8ScaleWithoutTheFp8PatternIsRefused() {
     assertThat(rules.onCreate(tuning("{fp8Scale: 0.5}")))
         .containsExactly(

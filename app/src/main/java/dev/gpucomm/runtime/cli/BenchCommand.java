@@ -333,17 +333,17 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** One of a gpucomm flag and its nccl-tests twin (-n, -w); both at once is a usage error. */
-  /** The flag a value came from, for its error: {@code ownFlag} unless nccl-tests' one gave it. */
-  private static String given(String ownFlag, Object own, String ncclTestsFlag) {
-    return own != null ? ownFlag : ncclTestsFlag;
-  }
-
   private <T> T either(String ownFlag, T own, String ncclTestsFlag, T ncclTestsValue) {
     if (own != null && ncclTestsValue != null) {
       throw new OptionValueException(
           spec, ncclTestsFlag, "give " + ownFlag + " or " + ncclTestsFlag + ", not both");
     }
     return own != null ? own : ncclTestsValue;
+  }
+
+  /** The flag a value came from, for its error: {@code ownFlag} unless nccl-tests' one gave it. */
+  private static String given(String ownFlag, Object own, String ncclTestsFlag) {
+    return own != null ? ownFlag : ncclTestsFlag;
   }
 
   /**

@@ -81,9 +81,7 @@ final class NcclTestsFlags {
   void requireCheck(CommandSpec spec) {
     if (check != null && check < 1) {
       throw new OptionValueException(
-          spec,
-          "-c",
-          check + ": gpucomm checks every point's results; no check (0) is not offered");
+          spec, "-c", "gpucomm checks every point's results; give 1 or more (got " + check + ")");
     }
   }
 

@@ -66,11 +66,10 @@ class BenchNcclTestsFlagsTest {
   void checkZeroIsRefusedBecauseEveryPointIsChecked() {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-c", "0"),
-        "gpucomm bench: -c: 0: gpucomm checks every point's results; no check (0) is not offered");
+        "gpucomm bench: -c: gpucomm checks every point's results; give 1 or more (got 0)");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-c", "-5"),
-        "gpucomm bench: -c: -5: gpucomm checks every point's results; no check (0) is not"
-            + " offered");
+        "gpucomm bench: -c: gpucomm checks every point's results; give 1 or more (got -5)");
   }
 
   @Test

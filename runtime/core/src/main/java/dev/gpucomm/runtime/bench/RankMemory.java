@@ -11,6 +11,7 @@ import dev.gpucomm.api.v1alpha1.ProgramSpec;
 import dev.gpucomm.api.v1alpha1.Shape;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
 import dev.gpucomm.api.v1alpha1.Workload;
+import dev.gpucomm.runtime.numeric.Saturating;
 import dev.gpucomm.runtime.report.HumanUnits;
 import java.util.List;
 import java.util.Objects;
@@ -84,7 +85,7 @@ public record RankMemory(String what, long deviceBytes, long hostBytes) {
             : fabric.getBytes();
     return new RankMemory(
         "the fabric probe's two buffers of " + HumanUnits.binaryBytes(bytes),
-        saturatingProduct(2, bytes),
+        Saturating.product(2, bytes),
         0);
   }
 
@@ -97,10 +98,10 @@ public record RankMemory(String what, long deviceBytes, long hostBytes) {
     DType dtype = Objects.requireNonNullElse(program.getDtype(), DType.BF16);
     long elements =
         program.getName() == ProgramName.COLLECTIVE_PERMUTE
-            ? saturatingProduct(m, k) // one m × k tensor, moved between the ranks
-            : saturatingSum(
-                saturatingProduct(m, k), saturatingProduct(k, n), saturatingProduct(m, n));
-    long total = saturatingProduct(elements, dtype.bytes());
+            ? Saturating.product(m, k) // one m × k tensor, moved between the ranks
+            : Saturating.sum(
+                Saturating.product(m, k), Saturating.product(k, n), Saturating.product(m, n));
+    long total = Saturating.product(elements, dtype.bytes());
     long perRank = total / worldSize;
     return new RankMemory(
         "the program's operands ("
@@ -116,18 +117,6 @@ public record RankMemory(String what, long deviceBytes, long hostBytes) {
 
   private static long dimension(Long value) {
     return value == null || value < 1 ? 1 : value;
-  }
-
-  private static long saturatingProduct(long a, long b) {
-    return Math.multiplyHigh(a, b) != 0 || a * b < 0 ? Long.MAX_VALUE : a * b;
-  }
-
-  private static long saturatingSum(long... values) {
-    long sum = 0;
-    for (long value : values) {
-      sum = sum > Long.MAX_VALUE - value ? Long.MAX_VALUE : sum + value;
-    }
-    return sum;
   }
 
   private static long largest(List<Integer> tokens, List<Long> sizes, Integer hidden, DType type) {
@@ -147,6 +136,6 @@ public record RankMemory(String what, long deviceBytes, long hostBytes) {
 
   /** What the rank holds in host memory when its device buffers are host memory too. */
   public long hostBytesWithDevice() {
-    return saturatingSum(hostBytes, deviceBytes);
+    return Saturating.sum(hostBytes, deviceBytes);
   }
 }

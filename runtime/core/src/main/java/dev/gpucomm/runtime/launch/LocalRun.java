@@ -128,7 +128,7 @@ public final class LocalRun {
   }
 
   /**
-   * What a rank's own process takes beside the sweep's buffers: a JVM with the runtime loaded
+   * What a rank's own process takes beside the job's buffers: a JVM with the runtime loaded
    * measured 170-210 MB resident on the CPU backend; rounded up, so that a world of hundreds of
    * ranks is refused before it starts them rather than after it has filled the host.
    */

@@ -4,14 +4,16 @@ import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
+import dev.gpucomm.runtime.numeric.Saturating;
 import dev.gpucomm.runtime.report.HumanUnits;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 
 /**
- * Refuses, before any rank allocates, a sweep whose buffers do not fit: in the host's available
- * memory for the ranks that share it, or in a device's free memory. A sweep past the memory would
- * otherwise push the host into swapping or the out-of-memory killer, and fail late and unclearly.
+ * Refuses, before any rank allocates, a job whose buffers do not fit ({@link RankMemory}: a sweep's
+ * largest point, a fabric probe's buffers, a program's operands): in the host's available memory
+ * for the ranks that share it, or in a device's free memory. A job past the memory would otherwise
+ * push the host into swapping or the out-of-memory killer, and fail late and unclearly.
  */
 public final class MemoryCheck {
   private static final Path MEMINFO = Path.of("/proc/meminfo");
@@ -20,9 +22,10 @@ public final class MemoryCheck {
 
   /**
    * Throws when {@code ranksOnHost} ranks, each holding {@code perRankBytes} of host memory for the
-   * sweep's buffers and {@code perRankProcessBytes} for its own process, need more than {@code
+   * job's buffers and {@code perRankProcessBytes} for its own process, need more than {@code
    * availableBytes}. The message names the buffers when they alone do not fit, else the processes:
-   * a world of thousands of ranks of a tiny sweep is refused as firmly as one huge message.
+   * a world of thousands of ranks of a tiny sweep is refused as firmly as one huge message. Sums
+   * and products saturate, so no size wraps around into one that fits.
    */
   public static void requireHostRoom(
       String source,
@@ -31,7 +34,7 @@ public final class MemoryCheck {
       long perRankProcessBytes,
       int ranksOnHost,
       long availableBytes) {
-    long buffers = perRankBytes * ranksOnHost;
+    long buffers = Saturating.product(perRankBytes, ranksOnHost);
     if (buffers > availableBytes) {
       throw new UsageException(
           "%s: %s needs %s of host memory per rank, %s for the %s on this host, and %s is available"
@@ -43,7 +46,7 @@ public final class MemoryCheck {
                   HumanUnits.count(ranksOnHost, "rank"),
                   gib(availableBytes)));
     }
-    long total = (perRankBytes + perRankProcessBytes) * ranksOnHost;
+    long total = Saturating.product(Saturating.sum(perRankBytes, perRankProcessBytes), ranksOnHost);
     if (total > availableBytes) {
       throw new UsageException(
           "%s: the %s on this host need %s of host memory, each rank's process (about %s) with its buffers (%s), and %s is available"

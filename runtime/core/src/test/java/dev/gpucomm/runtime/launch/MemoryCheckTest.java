@@ -117,6 +117,36 @@ class MemoryCheckTest {
   }
 
   @Test
+  void aShapeWhoseBytesWouldWrapAroundIsRefusedAllTheSame() {
+    RankMemory program =
+        RankMemory.of(
+            new JobLoader()
+                .load(
+                    """
+                    apiVersion: gpucomm.dev/v1alpha1
+                    kind: CommJob
+                    metadata: {name: wraps}
+                    spec:
+                      worldSize: 2
+                      device: cpu
+                      workload:
+                        kind: program
+                        program:
+                          name: rowParallelLinear
+                          shape: {m: 1073741824, n: 1073741824, k: 1073741824}
+                    """,
+                    "wraps.yaml")
+                .job());
+
+    assertThatThrownBy(
+            () ->
+                MemoryCheck.requireHostRoom(
+                    "wraps.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
+        .isInstanceOf(UsageException.class)
+        .hasMessageStartingWith("wraps.yaml: the program's operands (");
+  }
+
+  @Test
   void aFabricSweepCountsItsProbesTwoBuffers() {
     RankMemory fabric =
         RankMemory.of(

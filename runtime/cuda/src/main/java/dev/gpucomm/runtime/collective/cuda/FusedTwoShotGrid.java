@@ -43,8 +43,8 @@ record FusedTwoShotGrid(int blocks, int threads) {
    * itself, where {@code fused_lamport2} spreads the reduce over the grid and sends the own slice
    * through the rank's own slots and back.
    *
-   * <p>On two H100s (tokens × 8192 bf16, CUDA-graph medians) it took 9.8 / 11.1 µs a call at 96 /
-   * 128 rows on the fixed grid against 9.9 / 12.0, and 15.1 / 17.7 at 192 / 256 rows on the wide
+   * <p>On two H100s (tokens × 8192 bf16, CUDA-graph medians) it took 9.5 / 11.0 µs a call at 96 /
+   * 128 rows on the fixed grid against 10.0 / 11.9, and 14.9 / 17.6 at 192 / 256 rows on the wide
    * grid against 15.8 / 19.3. The probe ({@code bench/probes/fused-twoshot.cu}) found it 0.1–0.3 µs
    * slower where half the blocks idle (32, 64 rows) and 1.8–3.5 µs slower with two rows on a block.
    * On four H100s it was 1.6–2.2 µs slower at 96–256 rows: a quarter of the rows per rank leaves
