@@ -125,8 +125,8 @@ class HostileInputCliTest {
             + ": not a regular file (a named pipe)");
   }
 
-  @Test
-  void anEndlessTableToMergeIntoIsRefused() throws Exception {
+  /** A small all-reduce tune job on the CPU, written to the test's directory. */
+  private Path tuneJob() throws Exception {
     Path job = dir.resolve("tune.yaml");
     Files.writeString(
         job,
@@ -141,6 +141,12 @@ class HostileInputCliTest {
             kind: tune
             tune: {sizes: [4096, 8192], algorithms: [oneshot, ring]}
         """);
+    return job;
+  }
+
+  @Test
+  void anEndlessTableToMergeIntoIsRefused() throws Exception {
+    Path job = tuneJob();
 
     assertUsageError(
         CliRun.of("tune", "-f", job.toString(), "--table", "/dev/zero"),
@@ -151,20 +157,7 @@ class HostileInputCliTest {
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void aTableOfAnotherCollectiveIsRefusedBeforeTheSweepAndKept() throws Exception {
-    Path job = dir.resolve("tune.yaml");
-    Files.writeString(
-        job,
-        """
-        apiVersion: gpucomm.dev/v1alpha1
-        kind: CommJob
-        metadata: {name: t}
-        spec:
-          worldSize: 2
-          device: cpu
-          workload:
-            kind: tune
-            tune: {sizes: [4096, 8192], algorithms: [oneshot, ring]}
-        """);
+    Path job = tuneJob();
     Path table = dir.resolve("allgather.json");
     TuningTableJson.write(
         TuningTable.fromMeasurements(

@@ -87,87 +87,70 @@ class MemoryCheckTest {
   @Test
   void aProgramShapeThatCannotFitIsRefusedBeforeItsRanksStart() {
     RankMemory program =
-        RankMemory.of(
-            new JobLoader()
-                .load(
-                    """
-                    apiVersion: gpucomm.dev/v1alpha1
-                    kind: CommJob
-                    metadata: {name: huge}
-                    spec:
-                      worldSize: 2
-                      device: cpu
-                      workload:
-                        kind: program
-                        program:
-                          name: columnParallelLinear
-                          shape: {m: 1099511627776, n: 16, k: 32}
-                    """,
-                    "huge.yaml")
-                .job());
+        onTwoCpuRanks(
+            """
+            kind: program
+            program:
+              name: columnParallelLinear
+              shape: {m: 1099511627776, n: 16, k: 32}
+            """);
 
     assertThatThrownBy(
             () ->
                 MemoryCheck.requireHostRoom(
-                    "huge.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
+                    "job.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
         .isInstanceOf(UsageException.class)
         .hasMessageStartingWith(
-            "huge.yaml: the program's operands (98304 GiB in all, at least 49152 GiB per rank of"
+            "job.yaml: the program's operands (98304 GiB in all, at least 49152 GiB per rank of"
                 + " 2) needs 98304 GiB of host memory per rank");
   }
 
   @Test
   void aShapeWhoseBytesWouldWrapAroundIsRefusedAllTheSame() {
     RankMemory program =
-        RankMemory.of(
-            new JobLoader()
-                .load(
-                    """
-                    apiVersion: gpucomm.dev/v1alpha1
-                    kind: CommJob
-                    metadata: {name: wraps}
-                    spec:
-                      worldSize: 2
-                      device: cpu
-                      workload:
-                        kind: program
-                        program:
-                          name: rowParallelLinear
-                          shape: {m: 1073741824, n: 1073741824, k: 1073741824}
-                    """,
-                    "wraps.yaml")
-                .job());
+        onTwoCpuRanks(
+            """
+            kind: program
+            program:
+              name: rowParallelLinear
+              shape: {m: 1073741824, n: 1073741824, k: 1073741824}
+            """);
 
     assertThatThrownBy(
             () ->
                 MemoryCheck.requireHostRoom(
-                    "wraps.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
+                    "job.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
         .isInstanceOf(UsageException.class)
-        .hasMessageStartingWith("wraps.yaml: the program's operands (");
+        .hasMessageStartingWith("job.yaml: the program's operands (");
   }
 
   @Test
   void aFabricSweepCountsItsProbesTwoBuffers() {
     RankMemory fabric =
-        RankMemory.of(
-            new JobLoader()
-                .load(
-                    """
-                    apiVersion: gpucomm.dev/v1alpha1
-                    kind: CommJob
-                    metadata: {name: fabric}
-                    spec:
-                      worldSize: 2
-                      device: cpu
-                      workload:
-                        kind: fabric
-                        fabric: {bytes: 1073741824}
-                    """,
-                    "fabric.yaml")
-                .job());
+        onTwoCpuRanks(
+            """
+            kind: fabric
+            fabric: {bytes: 1073741824}
+            """);
 
     assertThat(fabric.what()).isEqualTo("the fabric probe's two buffers of 1 GiB");
     assertThat(fabric.deviceBytes()).isEqualTo(2 * GIB);
+  }
+
+  /** One rank's memory in a job of two CPU ranks running {@code workload} (YAML, unindented). */
+  private static RankMemory onTwoCpuRanks(String workload) {
+    String job =
+        """
+        apiVersion: gpucomm.dev/v1alpha1
+        kind: CommJob
+        metadata: {name: job}
+        spec:
+          worldSize: 2
+          device: cpu
+          workload:
+        """
+            + workload.indent(4);
+    return RankMemory.of(new JobLoader().load(job, "job.yaml").job());
   }
 
   @Test
