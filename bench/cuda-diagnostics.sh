@@ -11,10 +11,9 @@ world="$2"
 logs="$3"
 shift 3
 port=$((29400 + world * 10 + RANDOM % 10))
-export GPUCOMM_MAIN=dev.gpucomm.runtime.collective.cuda.lab.CudaDiagnostics
 pids=()
 for ((rank = 0; rank < world; rank++)); do
-  "$gpucomm" --rank "$rank" --world "$world" --store "127.0.0.1:$port" "$@" \
+  "$gpucomm" diag --rank "$rank" --world "$world" --store "127.0.0.1:$port" "$@" \
     >"$logs/tp$world.rank$rank.log" 2>&1 &
   pids+=($!)
 done
