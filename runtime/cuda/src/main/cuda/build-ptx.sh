@@ -37,12 +37,29 @@ compile() { # source, output name, extra flags...
   } >"$out/$name.ptx.sources"
 }
 
-compile "$here/allreduce.cu" allreduce -DGPUCOMM_WORLD=0
+# The nine compilations are independent: run as many at once as there are cores (the build of a
+# clean checkout waits on them), and fail if any one fails.
+jobs_at_once="$(nproc 2>/dev/null || echo 1)"
+pids=()
+spawn() {
+  while (($(jobs -rp | wc -l) >= jobs_at_once)); do
+    wait -n || true # a failure is caught below, by its own pid
+  done
+  compile "$@" &
+  pids+=("$!")
+}
+
+spawn "$here/fusion.cu" fusion -DFUSION_WORLD=0
 for world in 2 4 8; do
-  compile "$here/allreduce.cu" "allreduce-w$world" "-DGPUCOMM_WORLD=$world"
+  spawn "$here/fusion.cu" "fusion-w$world" "-DFUSION_WORLD=$world"
 done
-compile "$here/gather.cu" gather
-compile "$here/fusion.cu" fusion -DFUSION_WORLD=0
+spawn "$here/allreduce.cu" allreduce -DGPUCOMM_WORLD=0
 for world in 2 4 8; do
-  compile "$here/fusion.cu" "fusion-w$world" "-DFUSION_WORLD=$world"
+  spawn "$here/allreduce.cu" "allreduce-w$world" "-DGPUCOMM_WORLD=$world"
 done
+spawn "$here/gather.cu" gather
+failed=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || failed=1
+done
+exit "$failed"
