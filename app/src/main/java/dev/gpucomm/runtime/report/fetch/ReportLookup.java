@@ -7,6 +7,8 @@ import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.NcclTestsTable;
 import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.FileProblem;
+import dev.gpucomm.runtime.files.ReplacingFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
 import dev.gpucomm.runtime.kube.RetryPolicy;
@@ -14,12 +16,9 @@ import dev.gpucomm.runtime.report.ReportCsv;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -68,10 +67,11 @@ public final class ReportLookup {
     String text = text(request);
     if (request.output().isPresent()) {
       try {
-        writeWhole(request.output().get(), text);
+        ReplacingFile.writeString(request.output().get(), text);
       } catch (IOException e) {
         throw new ReportUnavailableException(
-            "cannot write " + request.output().get() + ": " + e.getMessage());
+            // the reason only: the system names the temporary file beside the output
+            "cannot write " + request.output().get() + ": " + FileProblem.of(e));
       }
     } else {
       out.print(text);
@@ -216,24 +216,6 @@ public final class ReportLookup {
       }
     } catch (IOException e) {
       // Unreadable paths are left to the write, which names them.
-    }
-  }
-
-  private static void writeWhole(Path file, String text) throws IOException {
-    Path absolute = file.toAbsolutePath();
-    Files.createDirectories(absolute.getParent());
-    Path partial =
-        Files.createTempFile(absolute.getParent(), "." + absolute.getFileName(), ".partial");
-    try {
-      Files.writeString(partial, text, StandardCharsets.UTF_8);
-      try {
-        Files.move(
-            partial, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(partial, absolute, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } finally {
-      Files.deleteIfExists(partial);
     }
   }
 

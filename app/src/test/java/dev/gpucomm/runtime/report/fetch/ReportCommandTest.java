@@ -135,6 +135,9 @@ class ReportCommandTest {
 
     assertThat(result.exitCode()).isZero();
     assertThat(Files.readString(plot)).isEqualTo(ReportFiles.render(REPORT).get(ReportFiles.SVG));
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(plot)))
+        .as("readable by all, like the report it came from")
+        .isEqualTo("rw-r--r--");
     assertThat(result.out()).isEmpty();
     try (var files = Files.list(plot.getParent())) {
       assertThat(files).containsExactly(plot);
@@ -264,6 +267,21 @@ class ReportCommandTest {
         "gpucomm report: -o " + home + ": is a directory; name a file");
     assertThat(json).hasContent(ReportFiles.render(REPORT).get(ReportFiles.JSON));
     assertThat(report(directory.toString(), "--format", "json").exitCode()).isZero();
+  }
+
+  @Test
+  void anOutputThatCannotBeWrittenIsNamedRatherThanTheTemporaryFileBesideIt() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("kept"));
+    Files.writeString(
+        directory.resolve(ReportFiles.MARKDOWN),
+        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    Path blocked = Files.writeString(home.resolve("a-file"), "").resolve("report.md");
+
+    Result result = report(directory.toString(), "-o", blocked.toString());
+
+    assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
+    assertThat(result.err())
+        .isEqualTo("gpucomm report: cannot write " + blocked + ": not a directory\n");
   }
 
   @Test

@@ -11,14 +11,11 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.JsonSyntax;
 import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.ReplacingFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -89,24 +86,7 @@ public final class TuningTableJson {
 
   /** Writes the table to {@code file} atomically (a temporary file in its folder, then a move). */
   public static void write(TuningTable table, Path file) throws IOException {
-    Path folder = file.toAbsolutePath().getParent();
-    Files.createDirectories(folder);
-    Path temporary = Files.createTempFile(folder, "." + file.getFileName() + ".", ".tmp");
-    try {
-      Files.writeString(temporary, write(table), StandardCharsets.UTF_8);
-      // A temporary file is created owner-only; the table is shared like the reports beside it.
-      if (Files.getFileStore(temporary).supportsFileAttributeView("posix")) {
-        Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
-      }
-      try {
-        Files.move(
-            temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } finally {
-      Files.deleteIfExists(temporary);
-    }
+    ReplacingFile.writeString(file, write(table));
   }
 
   /**

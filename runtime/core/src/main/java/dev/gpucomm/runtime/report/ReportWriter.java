@@ -1,12 +1,11 @@
 package dev.gpucomm.runtime.report;
 
 import dev.gpucomm.api.v1alpha1.report.Report;
+import dev.gpucomm.runtime.files.ReplacingFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,26 +56,18 @@ public final class ReportWriter {
     List<Path> temporaries = new ArrayList<>();
     try {
       for (Map.Entry<String, String> file : files.entrySet()) {
-        Path temporary = Files.createTempFile(directory, "." + file.getKey() + ".", ".tmp");
+        Path temporary = ReplacingFile.temporaryBeside(directory, file.getKey());
         temporaries.add(temporary);
         writer.write(temporary, file.getValue());
       }
       for (int i = 0; i < temporaries.size(); i++) {
-        move(temporaries.get(i), targets.get(i));
+        ReplacingFile.moveIntoPlace(temporaries.get(i), targets.get(i));
       }
       return List.copyOf(targets);
     } finally {
       for (Path temporary : temporaries) {
         Files.deleteIfExists(temporary);
       }
-    }
-  }
-
-  private static void move(Path from, Path to) throws IOException {
-    try {
-      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
     }
   }
 }

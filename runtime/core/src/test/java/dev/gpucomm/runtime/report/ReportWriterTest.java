@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.SequencedMap;
 import java.util.stream.Stream;
@@ -40,6 +41,9 @@ class ReportWriterTest {
     SequencedMap<String, String> rendered = ReportFiles.render(report);
     for (Path file : written) {
       assertThat(Files.readString(file)).isEqualTo(rendered.get(file.getFileName().toString()));
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+          .as(file + " readable by all")
+          .isEqualTo("rw-r--r--");
     }
     assertThat(ReportJson.read(out.resolve("report.json"))).isEqualTo(report);
   }

@@ -1,0 +1,64 @@
+package dev.gpucomm.runtime.files;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * Replaces a file whole or not at all: the new content goes to a hidden temporary file beside it,
+ * which is then renamed over it (atomically where the file system allows). A reader sees the old
+ * file or the new one, never half of one; a failed write leaves the old file and no temporary.
+ */
+public final class ReplacingFile {
+  private ReplacingFile() {}
+
+  /** Writes {@code text} (UTF-8) as the whole of {@code file}, creating its folder if missing. */
+  public static void writeString(Path file, String text) throws IOException {
+    Path folder = file.toAbsolutePath().getParent();
+    if (Files.exists(folder) && !Files.isDirectory(folder)) {
+      throw new NotDirectoryException(folder.toString()); // as a shell says it, not "exists"
+    }
+    Files.createDirectories(folder);
+    Path temporary = temporaryBeside(folder, file.getFileName().toString());
+    try {
+      Files.writeString(temporary, text, StandardCharsets.UTF_8);
+      moveIntoPlace(temporary, file);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  /**
+   * An empty hidden file in {@code folder} that will become {@code name}. Readable by all, as the
+   * reports and tables beside it are: a temporary file starts owner-only, and would stay so after
+   * the rename.
+   */
+  public static Path temporaryBeside(Path folder, String name) throws IOException {
+    Path temporary = Files.createTempFile(folder, "." + name + ".", ".tmp");
+    try {
+      if (Files.getFileStore(temporary).supportsFileAttributeView(PosixFileAttributeView.class)) {
+        Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
+      }
+      return temporary;
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(temporary);
+      throw e;
+    }
+  }
+
+  /** Renames {@code temporary} over {@code target}, atomically where the file system can. */
+  public static void moveIntoPlace(Path temporary, Path target) throws IOException {
+    try {
+      Files.move(
+          temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.gpucomm.runtime.files;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReplacingFileTest {
+  @TempDir Path folder;
+
+  private List<String> namesIn(Path directory) throws IOException {
+    try (Stream<Path> entries = Files.list(directory)) {
+      return entries.map(path -> path.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void anExistingFileIsReplacedWholeAndReadableByAll() throws IOException {
+    Path file = folder.resolve("tuning.json");
+    Files.writeString(file, "the old table, longer than the new one");
+
+    ReplacingFile.writeString(file, "new");
+
+    assertThat(Files.readString(file)).isEqualTo("new");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-r--r--");
+    assertThat(namesIn(folder)).containsExactly("tuning.json");
+  }
+
+  @Test
+  void aMissingFolderIsCreated() throws IOException {
+    Path file = folder.resolve("a/b/report.md");
+
+    ReplacingFile.writeString(file, "# report\n");
+
+    assertThat(Files.readString(file)).isEqualTo("# report\n");
+  }
+
+  @Test
+  void aWriteThatCannotBeMovedIntoPlaceLeavesWhatWasThereAndNoTemporary() throws IOException {
+    Path occupied = folder.resolve("report.md");
+    Files.createDirectory(occupied);
+    Files.writeString(occupied.resolve("kept"), "kept");
+
+    assertThatThrownBy(() -> ReplacingFile.writeString(occupied, "text"))
+        .isInstanceOf(IOException.class);
+
+    assertThat(namesIn(folder)).containsExactly("report.md");
+    assertThat(Files.readString(occupied.resolve("kept"))).isEqualTo("kept");
+  }
+}
