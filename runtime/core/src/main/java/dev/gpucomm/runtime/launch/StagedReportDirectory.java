@@ -5,6 +5,7 @@ import dev.gpucomm.runtime.report.ReportFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -165,14 +166,27 @@ public final class StagedReportDirectory {
       Path createdParent = Files.isDirectory(parent) ? null : Files.createDirectories(parent);
       recoverProbed(absolute);
       recoverSetAside(absolute);
-      String partial = "." + absolute.getFileName() + ".partial-";
-      OwnedTemporaryDirectory.removeAbandoned(parent, partial);
-      Path staging = OwnedTemporaryDirectory.create(parent, partial);
+      OwnedTemporaryDirectory.removeAbandoned(parent, stagingPrefix(absolute));
+      Path staging = OwnedTemporaryDirectory.create(parent, stagingPrefix(absolute));
       return new StagedReportDirectory(absolute, staging, createdParent);
     } catch (IOException e) {
+      // The staging directory's name is ours, not the user's: what failed there is said of target.
+      String problem =
+          e instanceof FileSystemException failed
+                  && failed.getFile() != null
+                  && Path.of(failed.getFile())
+                      .getFileName()
+                      .toString()
+                      .startsWith(stagingPrefix(absolute))
+              ? FileProblem.of(e)
+              : FileProblem.of(absolute, e);
       throw new UncheckedIOException(
-          "cannot create the report directory " + target + ": " + FileProblem.of(absolute, e), e);
+          "cannot create the report directory " + target + ": " + problem, e);
     }
+  }
+
+  private static String stagingPrefix(Path absoluteTarget) {
+    return "." + absoluteTarget.getFileName() + ".partial-";
   }
 
   /**

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 class StagedReportDirectoryTest {
@@ -99,6 +101,16 @@ class StagedReportDirectoryTest {
     assertThat(StagedReportDirectory.refusal(file)).hasValue("is a file, not a directory");
     assertThat(StagedReportDirectory.refusal(file.resolve("a/b")))
         .hasValue("cannot be created: " + file + " is a file");
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void aFolderThatTakesNoNewDirectoryIsSaidOfTheTargetNotOfTheStagingDirectory() {
+    Path target = Path.of("/proc/gpucomm-report");
+
+    assertThatThrownBy(() -> StagedReportDirectory.create(target))
+        .hasMessageStartingWith("cannot create the report directory " + target + ": ")
+        .hasMessageNotContaining(".partial");
   }
 
   @Test
