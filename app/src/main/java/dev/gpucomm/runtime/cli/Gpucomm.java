@@ -27,7 +27,23 @@ public final class Gpucomm {
     int exit = execute(args, System.out, System.err, System.getenv(), terminal);
     System.out.flush();
     System.err.flush();
-    System.exit(exit);
+    if (!shuttingDown()) {
+      System.exit(exit);
+    }
+    // else a signal (SIGTERM, Ctrl-C) already ends the JVM with its own status: System.exit would
+    // only wait for the shutdown hooks, after its exit logging failed on the closing JDK logger
+  }
+
+  /** Whether the JVM has begun to shut down: it then takes no more shutdown hooks. */
+  private static boolean shuttingDown() {
+    Thread probe = new Thread(() -> {});
+    try {
+      Runtime.getRuntime().addShutdownHook(probe);
+      Runtime.getRuntime().removeShutdownHook(probe);
+      return false;
+    } catch (IllegalStateException e) {
+      return true;
+    }
   }
 
   /** Runs the command line {@code args}; returns the exit code. */
