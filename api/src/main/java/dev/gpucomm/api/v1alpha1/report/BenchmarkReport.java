@@ -58,48 +58,6 @@ public record BenchmarkReport(
     }
   }
 
-  /** A report of the plain collective, without a fused pattern. */
-  public BenchmarkReport(
-      int schemaVersion,
-      String job,
-      Collective collective,
-      DType dtype,
-      int hiddenSize,
-      boolean inPlace,
-      int worldSize,
-      int ranksPerPod,
-      String device,
-      String deviceName,
-      String host,
-      String heuristic,
-      String startedAt,
-      List<SizeResult> sizes,
-      List<RankIdentity> ranks,
-      List<RankTiming> rankTimings,
-      double outlierThresholdPercent,
-      List<RankFabric> fabric) {
-    this(
-        schemaVersion,
-        job,
-        collective,
-        dtype,
-        hiddenSize,
-        inPlace,
-        worldSize,
-        ranksPerPod,
-        device,
-        deviceName,
-        host,
-        heuristic,
-        startedAt,
-        sizes,
-        ranks,
-        rankTimings,
-        outlierThresholdPercent,
-        fabric,
-        null);
-  }
-
   /** Whether each all-reduce ran a fused residual-add + RMSNorm pattern around its sum. */
   public boolean fused() {
     return pattern != null && pattern.normalizes();
@@ -139,29 +97,14 @@ public record BenchmarkReport(
         List.of(),
         List.of(),
         DEFAULT_OUTLIER_THRESHOLD_PERCENT,
-        List.of());
+        List.of(),
+        null);
   }
 
-  /** A report with per-rank figures and without a fabric section (the CPU backend's). */
-  public BenchmarkReport(
-      int schemaVersion,
-      String job,
-      Collective collective,
-      DType dtype,
-      int hiddenSize,
-      boolean inPlace,
-      int worldSize,
-      int ranksPerPod,
-      String device,
-      String deviceName,
-      String host,
-      String heuristic,
-      String startedAt,
-      List<SizeResult> sizes,
-      List<RankIdentity> ranks,
-      List<RankTiming> rankTimings,
-      double outlierThresholdPercent) {
-    this(
+  /** This report with who every rank was, their timings, and the threshold they are judged by. */
+  public BenchmarkReport withRanks(
+      List<RankIdentity> rankIdentities, List<RankTiming> timings, double thresholdPercent) {
+    return new BenchmarkReport(
         schemaVersion,
         job,
         collective,
@@ -176,10 +119,11 @@ public record BenchmarkReport(
         heuristic,
         startedAt,
         sizes,
-        ranks,
-        rankTimings,
-        outlierThresholdPercent,
-        List.of());
+        rankIdentities,
+        timings,
+        thresholdPercent,
+        fabric,
+        pattern);
   }
 
   /** This report with {@code rankFabric} as its fabric section. */

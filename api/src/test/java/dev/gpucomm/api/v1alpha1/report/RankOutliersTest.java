@@ -212,23 +212,6 @@ class RankOutliersTest {
       BenchmarkReport report, List<RankTiming> first, List<RankTiming> second, double threshold) {
     List<RankTiming> all = new ArrayList<>(first);
     all.addAll(second);
-    return new BenchmarkReport(
-        report.schemaVersion(),
-        report.job(),
-        report.collective(),
-        report.dtype(),
-        report.hiddenSize(),
-        report.inPlace(),
-        report.worldSize(),
-        report.ranksPerPod(),
-        report.device(),
-        report.deviceName(),
-        report.host(),
-        report.heuristic(),
-        report.startedAt(),
-        report.sizes(),
-        FOUR_NODES,
-        all,
-        threshold);
+    return report.withRanks(FOUR_NODES, all, threshold);
   }
 }
