@@ -103,6 +103,9 @@ public final class SimulatedPod {
       environment.put("TMPDIR", directory.resolve("tmp").toString());
       environment.put("HOSTNAME", hostname(pod));
       environment.put("LANG", "C.UTF-8"); // as container images set it: output is UTF-8
+      environment.put(
+          "GPUCOMM_JAVA_OPTS",
+          "-Djava.util.logging.config.file=" + writeRankLogging(directory.resolve("tmp")));
       environment.putAll(
           new PodEnvironment(client, pod, container, address, networking.nodeName(slot)).resolve());
       Path terminationLog =
@@ -430,5 +433,20 @@ public final class SimulatedPod {
     } catch (IOException e) {
       return "";
     }
+  }
+
+  /**
+   * The ranks' JDK logging: Fabric8's retries of API requests, with the time, in the container log.
+   * A rank that publishes its results seconds late shows here whether the API server was why.
+   */
+  private static Path writeRankLogging(Path folder) throws IOException {
+    return Files.writeString(
+        folder.resolve("rank-logging.properties"),
+        """
+        handlers=java.util.logging.ConsoleHandler
+        java.util.logging.ConsoleHandler.level=FINE
+        java.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %3$s: %5$s%6$s%n
+        io.fabric8.kubernetes.client.http.StandardHttpClient.level=FINE
+        """);
   }
 }
