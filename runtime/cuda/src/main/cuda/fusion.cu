@@ -1251,46 +1251,26 @@ __device__ void fused_lamport2_own(RowCall c, FusionPeers peers, FusionLayout la
   lamport2_keep_state(control, k, false);
 }
 
+// One kernel entry of the fused all-reduce family: every one takes the same arguments.
+#define FUSION_ENTRY(T, NAME, KERNEL, THREADS, MIN_BLOCKS)                                          \
+  extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) KERNEL##_##NAME(               \
+      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      int world) {                                                                               \
+    KERNEL<T>(c, peers, layout, control, rank, fusion_world(world));                             \
+  }
+
 #define FUSION_KERNELS(T, NAME)                                                                  \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1)                                \
       add_rmsnorm_##NAME(RowCall c) {                                                            \
     add_rmsnorm<T>(c);                                                                           \
   }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_oneshot_##NAME(          \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_oneshot<T>(c, peers, layout, control, rank, fusion_world(world));                      \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_twoshot_##NAME(          \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_twoshot<T>(c, peers, layout, control, rank, fusion_world(world));                      \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport_##NAME(          \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_lamport<T>(c, peers, layout, control, rank, fusion_world(world));                      \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport_spread_##NAME(   \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_lamport_spread<T>(c, peers, layout, control, rank, fusion_world(world));               \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(CLUSTER_THREADS, 2) fused_lamport_cluster_##NAME( \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_lamport_cluster<T>(c, peers, layout, control, rank, fusion_world(world));              \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_##NAME(         \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_lamport2<T>(c, peers, layout, control, rank, fusion_world(world));                     \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1) fused_lamport2_own_##NAME(    \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
-      int world) {                                                                               \
-    fused_lamport2_own<T>(c, peers, layout, control, rank, fusion_world(world));                 \
-  }
+  FUSION_ENTRY(T, NAME, fused_oneshot, FUSION_THREADS, 1)                                        \
+  FUSION_ENTRY(T, NAME, fused_twoshot, FUSION_THREADS, 1)                                        \
+  FUSION_ENTRY(T, NAME, fused_lamport, FUSION_THREADS, 1)                                        \
+  FUSION_ENTRY(T, NAME, fused_lamport_spread, FUSION_THREADS, 1)                                 \
+  FUSION_ENTRY(T, NAME, fused_lamport_cluster, CLUSTER_THREADS, 2)                               \
+  FUSION_ENTRY(T, NAME, fused_lamport2, FUSION_THREADS, 1)                                       \
+  FUSION_ENTRY(T, NAME, fused_lamport2_own, FUSION_THREADS, 1)
 
 FUSION_KERNELS(__nv_bfloat16, bf16)
 FUSION_KERNELS(__half, fp16)
