@@ -56,6 +56,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "lanes.cuh"
 #include "peer_memory.cuh"
 
 #ifndef GPUCOMM_WORLD
@@ -135,70 +136,6 @@ struct Control {
 };
 
 // ---------------------------------------------------------------------------------------------
-// 16-byte vectors of one element type, accumulated in fp32.
-
-template <typename T>
-struct Lanes;
-
-template <>
-struct Lanes<__nv_bfloat16> {
-  static constexpr int count = 8;
-  __device__ static void add(float (&acc)[8], uint4 v, bool first) {
-    const __nv_bfloat162* p = reinterpret_cast<const __nv_bfloat162*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      float2 f = __bfloat1622float2(p[i]);
-      acc[2 * i] = first ? f.x : acc[2 * i] + f.x;
-      acc[2 * i + 1] = first ? f.y : acc[2 * i + 1] + f.y;
-    }
-  }
-  __device__ static uint4 pack(const float (&acc)[8]) {
-    uint4 v;
-    __nv_bfloat162* p = reinterpret_cast<__nv_bfloat162*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) p[i] = __floats2bfloat162_rn(acc[2 * i], acc[2 * i + 1]);
-    return v;
-  }
-};
-
-template <>
-struct Lanes<__half> {
-  static constexpr int count = 8;
-  __device__ static void add(float (&acc)[8], uint4 v, bool first) {
-    const __half2* p = reinterpret_cast<const __half2*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      float2 f = __half22float2(p[i]);
-      acc[2 * i] = first ? f.x : acc[2 * i] + f.x;
-      acc[2 * i + 1] = first ? f.y : acc[2 * i + 1] + f.y;
-    }
-  }
-  __device__ static uint4 pack(const float (&acc)[8]) {
-    uint4 v;
-    __half2* p = reinterpret_cast<__half2*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) p[i] = __floats2half2_rn(acc[2 * i], acc[2 * i + 1]);
-    return v;
-  }
-};
-
-template <>
-struct Lanes<float> {
-  static constexpr int count = 4;
-  __device__ static void add(float (&acc)[4], uint4 v, bool first) {
-    const float* p = reinterpret_cast<const float*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) acc[i] = first ? p[i] : acc[i] + p[i];
-  }
-  __device__ static uint4 pack(const float (&acc)[4]) {
-    uint4 v;
-    float* p = reinterpret_cast<float*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) p[i] = acc[i];
-    return v;
-  }
-};
-
 // Sums vals[0..world) in rank order and packs the result.
 template <typename T>
 __device__ __forceinline__ uint4 reduce_in_rank_order(const uint4 (&vals)[WORLD_BOUND],

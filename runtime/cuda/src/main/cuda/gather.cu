@@ -76,6 +76,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "lanes.cuh"
 #include "peer_memory.cuh"
 
 #define GPUCOMM_MAX_RANKS 8
@@ -485,66 +486,6 @@ extern "C" __global__ void __launch_bounds__(512, 1)
   alternating_rounds(bytes, peers, layout, control, rank, world,
                      AllGatherRound{input, output, outputStride, peers, layout, rank, world});
 }
-
-template <typename T>
-struct Lanes;
-
-template <>
-struct Lanes<__nv_bfloat16> {
-  static constexpr int count = 8;
-  __device__ static void add(float (&acc)[8], uint4 v, bool first) {
-    const __nv_bfloat162* p = reinterpret_cast<const __nv_bfloat162*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      float2 f = __bfloat1622float2(p[i]);
-      acc[2 * i] = first ? f.x : acc[2 * i] + f.x;
-      acc[2 * i + 1] = first ? f.y : acc[2 * i + 1] + f.y;
-    }
-  }
-  __device__ static uint4 pack(const float (&acc)[8]) {
-    uint4 v;
-    __nv_bfloat162* p = reinterpret_cast<__nv_bfloat162*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) p[i] = __floats2bfloat162_rn(acc[2 * i], acc[2 * i + 1]);
-    return v;
-  }
-};
-
-template <>
-struct Lanes<__half> {
-  static constexpr int count = 8;
-  __device__ static void add(float (&acc)[8], uint4 v, bool first) {
-    const __half2* p = reinterpret_cast<const __half2*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      float2 f = __half22float2(p[i]);
-      acc[2 * i] = first ? f.x : acc[2 * i] + f.x;
-      acc[2 * i + 1] = first ? f.y : acc[2 * i + 1] + f.y;
-    }
-  }
-  __device__ static uint4 pack(const float (&acc)[8]) {
-    uint4 v;
-    __half2* p = reinterpret_cast<__half2*>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) p[i] = __floats2half2_rn(acc[2 * i], acc[2 * i + 1]);
-    return v;
-  }
-};
-
-template <>
-struct Lanes<float> {
-  static constexpr int count = 4;
-  __device__ static void add(float (&acc)[4], uint4 v, bool first) {
-    float f[4] = {__uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z),
-                  __uint_as_float(v.w)};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) acc[i] = first ? f[i] : acc[i] + f[i];
-  }
-  __device__ static uint4 pack(const float (&acc)[4]) {
-    return make_uint4(__float_as_uint(acc[0]), __float_as_uint(acc[1]), __float_as_uint(acc[2]),
-                      __float_as_uint(acc[3]));
-  }
-};
 
 // output[v] = sum over ranks r = 0..world-1 of (r == rank ? ownShard : slots + r * slotStride)[v],
 // in fp32; `slots` are this rank's own receive slots. Each thread sums several vectors at once, so
