@@ -284,12 +284,6 @@ final class BenchCommand implements Callable<Integer> {
     if (tokens != null && sizes != null) {
       throw new OptionValueException(spec, "--tokens", "give --tokens or --sizes, not both");
     }
-    if (hidden != null && tokens == null && (pattern == null || !pattern.normalizes())) {
-      // sizes alone set a plain all-reduce's messages; a silently unused flag would read as
-      // though the rows had been shaped by it
-      throw new OptionValueException(
-          spec, "--hidden", "applies with --tokens or a fused --pattern (RMSNorm rows)");
-    }
     ncclTests.requireCheck(spec);
     if (ncclTests.sweepsSizes() && (tokens != null || sizes != null)) {
       throw new OptionValueException(
