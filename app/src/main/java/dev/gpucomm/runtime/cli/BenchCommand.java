@@ -113,7 +113,12 @@ final class BenchCommand implements Callable<Integer> {
       description = "token counts, e.g. 32,128,1024 (with --hidden)")
   List<Integer> tokens;
 
-  @Option(names = "--hidden", paramLabel = "N", description = "elements per token (default 8192)")
+  @Option(
+      names = "--hidden",
+      paramLabel = "N",
+      description =
+          "elements per token (default 8192): the rows of a fused pattern, and how the trtllm"
+              + " heuristic counts tokens in --sizes")
   Integer hidden;
 
   @Option(
