@@ -70,8 +70,10 @@ public final class ReportLookup {
         ReplacingFile.writeString(request.output().get(), text);
       } catch (IOException e) {
         throw new ReportUnavailableException(
-            // the reason only: the system names the temporary file beside the output
-            "cannot write " + request.output().get() + ": " + FileProblem.of(e));
+            "cannot write "
+                + request.output().get()
+                + ": "
+                + FileProblem.of(request.output().get(), e));
       }
     } else {
       out.print(text);

@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -270,18 +272,35 @@ class ReportCommandTest {
   }
 
   @Test
-  void anOutputThatCannotBeWrittenIsNamedRatherThanTheTemporaryFileBesideIt() throws Exception {
+  void anOutputThatCannotBeWrittenSaysWhyOfTheOutputAndLeavesNothingBeside() throws Exception {
     Path directory = Files.createDirectories(home.resolve("kept"));
     Files.writeString(
         directory.resolve(ReportFiles.MARKDOWN),
         ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
-    Path blocked = Files.writeString(home.resolve("a-file"), "").resolve("report.md");
+    Path aFile = Files.writeString(home.resolve("a-file"), "");
+    Path underAFile = aFile.resolve("report.md");
 
-    Result result = report(directory.toString(), "-o", blocked.toString());
+    Result result = report(directory.toString(), "-o", underAFile.toString());
 
     assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
     assertThat(result.err())
-        .isEqualTo("gpucomm report: cannot write " + blocked + ": not a directory\n");
+        .isEqualTo(
+            "gpucomm report: cannot write " + underAFile + ": " + aFile + ": not a directory\n");
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void aFolderThatTakesNoNewFileIsSaidOfTheOutputNotOfTheTemporaryFileBesideIt() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("kept"));
+    Files.writeString(
+        directory.resolve(ReportFiles.MARKDOWN),
+        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+
+    Result result = report(directory.toString(), "-o", "/proc/report.md");
+
+    assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
+    assertThat(result.err())
+        .isEqualTo("gpucomm report: cannot write /proc/report.md: no such file\n");
   }
 
   @Test

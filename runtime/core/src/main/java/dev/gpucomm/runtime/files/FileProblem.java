@@ -68,6 +68,22 @@ public final class FileProblem {
   }
 
   /**
+   * Whether the file the system named in {@code e} has a name starting with {@code prefix}: a
+   * hidden temporary of gpucomm's beside the user's file, which a message should not name.
+   */
+  public static boolean concernsFileNamed(IOException e, String prefix) {
+    if (!(e instanceof FileSystemException fileSystem) || fileSystem.getFile() == null) {
+      return false;
+    }
+    try {
+      Path name = Path.of(fileSystem.getFile()).getFileName();
+      return name != null && name.toString().startsWith(prefix);
+    } catch (InvalidPathException unparsable) {
+      return false;
+    }
+  }
+
+  /**
    * The cause of a failed operation on {@code subject}, for a sentence that names it already:
    * {@link #of(IOException)} when the system named {@code subject} alone, else {@link
    * #located(IOException)} (a file inside it, a sibling, a move).

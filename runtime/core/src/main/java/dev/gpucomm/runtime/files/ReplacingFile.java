@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.files;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
@@ -18,19 +19,32 @@ import java.nio.file.attribute.PosixFilePermissions;
 public final class ReplacingFile {
   private ReplacingFile() {}
 
-  /** Writes {@code text} (UTF-8) as the whole of {@code file}, creating its folder if missing. */
+  /**
+   * Writes {@code text} (UTF-8) as the whole of {@code file}, creating its folder if missing. A
+   * failure of the temporary file is said of {@code file}: the temporary's name is not the user's.
+   */
   public static void writeString(Path file, String text) throws IOException {
     Path folder = file.toAbsolutePath().getParent();
     if (Files.exists(folder) && !Files.isDirectory(folder)) {
       throw new NotDirectoryException(folder.toString()); // as a shell says it, not "exists"
     }
     Files.createDirectories(folder);
-    Path temporary = temporaryBeside(folder, file.getFileName().toString());
+    String name = file.getFileName().toString();
     try {
-      Files.writeString(temporary, text, StandardCharsets.UTF_8);
-      moveIntoPlace(temporary, file);
-    } finally {
-      Files.deleteIfExists(temporary);
+      Path temporary = temporaryBeside(folder, name);
+      try {
+        Files.writeString(temporary, text, StandardCharsets.UTF_8);
+        moveIntoPlace(temporary, file);
+      } finally {
+        Files.deleteIfExists(temporary);
+      }
+    } catch (IOException e) {
+      if (!FileProblem.concernsFileNamed(e, temporaryPrefix(name))) {
+        throw e;
+      }
+      IOException ofFile = new FileSystemException(file.toString(), null, FileProblem.of(e));
+      ofFile.initCause(e);
+      throw ofFile;
     }
   }
 
@@ -40,7 +54,7 @@ public final class ReplacingFile {
    * the rename.
    */
   public static Path temporaryBeside(Path folder, String name) throws IOException {
-    Path temporary = Files.createTempFile(folder, "." + name + ".", ".tmp");
+    Path temporary = Files.createTempFile(folder, temporaryPrefix(name), ".tmp");
     try {
       if (Files.getFileStore(temporary).supportsFileAttributeView(PosixFileAttributeView.class)) {
         Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
@@ -50,6 +64,10 @@ public final class ReplacingFile {
       Files.deleteIfExists(temporary);
       throw e;
     }
+  }
+
+  private static String temporaryPrefix(String name) {
+    return "." + name + ".";
   }
 
   /** Renames {@code temporary} over {@code target}, atomically where the file system can. */

@@ -5,7 +5,6 @@ import dev.gpucomm.runtime.report.ReportFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -172,12 +171,7 @@ public final class StagedReportDirectory {
     } catch (IOException e) {
       // The staging directory's name is ours, not the user's: what failed there is said of target.
       String problem =
-          e instanceof FileSystemException failed
-                  && failed.getFile() != null
-                  && Path.of(failed.getFile())
-                      .getFileName()
-                      .toString()
-                      .startsWith(stagingPrefix(absolute))
+          FileProblem.concernsFileNamed(e, stagingPrefix(absolute))
               ? FileProblem.of(e)
               : FileProblem.of(absolute, e);
       throw new UncheckedIOException(

@@ -84,4 +84,24 @@ class FileProblemTest {
     assertThat(FileProblem.bytes(1536 << 10)).isEqualTo("1536 KiB");
     assertThat(FileProblem.bytes(100)).isEqualTo("100 bytes");
   }
+
+  @Test
+  void aFailureIsTiedToATemporaryByTheNameOfTheFileTheSystemNamed() {
+    assertThat(
+            FileProblem.concernsFileNamed(
+                new NoSuchFileException("/out/.report.md.123.tmp"), ".report.md."))
+        .isTrue();
+    assertThat(
+            FileProblem.concernsFileNamed(
+                new FileSystemException(
+                    "/out/.report.md.1.tmp", "/out/report.md", "Is a directory"),
+                ".report.md."))
+        .as("a move names the temporary first")
+        .isTrue();
+    assertThat(FileProblem.concernsFileNamed(new AccessDeniedException("/out"), ".report.md."))
+        .isFalse();
+    assertThat(FileProblem.concernsFileNamed(new NoSuchFileException("/"), ".")).isFalse();
+    assertThat(FileProblem.concernsFileNamed(new IOException("disk full"), ".report.md."))
+        .isFalse();
+  }
 }

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 class ReplacingFileTest {
@@ -50,9 +53,22 @@ class ReplacingFileTest {
     Files.writeString(occupied.resolve("kept"), "kept");
 
     assertThatThrownBy(() -> ReplacingFile.writeString(occupied, "text"))
-        .isInstanceOf(IOException.class);
+        .isInstanceOf(FileSystemException.class)
+        .extracting(e -> ((FileSystemException) e).getFile())
+        .as("the failure is said of the file asked for, not of the temporary beside it")
+        .isEqualTo(occupied.toString());
 
     assertThat(namesIn(folder)).containsExactly("report.md");
     assertThat(Files.readString(occupied.resolve("kept"))).isEqualTo("kept");
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void aFolderThatTakesNoNewFileIsSaidOfTheFileAskedFor() {
+    Path file = Path.of("/proc/gpucomm-table.json");
+
+    assertThatThrownBy(() -> ReplacingFile.writeString(file, "{}"))
+        .isInstanceOf(FileSystemException.class)
+        .hasMessage(file + ": no such file");
   }
 }
