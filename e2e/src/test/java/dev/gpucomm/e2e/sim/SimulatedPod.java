@@ -41,6 +41,7 @@ public final class SimulatedPod {
   private static final Logger LOG = LoggerFactory.getLogger(SimulatedPod.class);
   private static final int MAX_TERMINATION_MESSAGE_BYTES = 4096; // the kubelet's limit
   private static final String DEFAULT_TERMINATION_PATH = "/dev/termination-log";
+  private static Optional<String> rankLoggingOption; // made once, by rankLogging()
 
   private final KubernetesClient client;
   private final String namespace;
@@ -103,9 +104,7 @@ public final class SimulatedPod {
       environment.put("TMPDIR", directory.resolve("tmp").toString());
       environment.put("HOSTNAME", hostname(pod));
       environment.put("LANG", "C.UTF-8"); // as container images set it: output is UTF-8
-      environment.put(
-          "GPUCOMM_JAVA_OPTS",
-          "-Djava.util.logging.config.file=" + writeRankLogging(directory.resolve("tmp")));
+      rankLogging().ifPresent(file -> environment.put("GPUCOMM_JAVA_OPTS", file));
       environment.putAll(
           new PodEnvironment(client, pod, container, address, networking.nodeName(slot)).resolve());
       Path terminationLog =
@@ -436,17 +435,28 @@ public final class SimulatedPod {
   }
 
   /**
-   * The ranks' JDK logging: Fabric8's retries of API requests, with the time, in the container log.
-   * A rank that publishes its results seconds late shows here whether the API server was why.
+   * The ranks' JDK logging: Fabric8's retries of API requests, with the time, in the container log
+   * (a rank that publishes its results seconds late shows there whether the API server was why).
+   * One file for every pod, outside the artifacts folder: GPUCOMM_JAVA_OPTS is split at whitespace,
+   * and a folder with a space in its path would break the ranks' command line.
    */
-  private static Path writeRankLogging(Path folder) throws IOException {
-    return Files.writeString(
-        folder.resolve("rank-logging.properties"),
-        """
-        handlers=java.util.logging.ConsoleHandler
-        java.util.logging.ConsoleHandler.level=FINE
-        java.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %3$s: %5$s%6$s%n
-        io.fabric8.kubernetes.client.http.StandardHttpClient.level=FINE
-        """);
+  private static synchronized Optional<String> rankLogging() throws IOException {
+    if (rankLoggingOption == null) {
+      Path file = Files.createTempFile("gpucomm-e2e-rank-logging-", ".properties");
+      file.toFile().deleteOnExit();
+      Files.writeString(
+          file,
+          """
+          handlers=java.util.logging.ConsoleHandler
+          java.util.logging.ConsoleHandler.level=FINE
+          java.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %3$s: %5$s%n
+          io.fabric8.kubernetes.client.http.StandardHttpClient.level=FINE
+          """);
+      rankLoggingOption =
+          file.toString().chars().anyMatch(Character::isWhitespace)
+              ? Optional.empty()
+              : Optional.of("-Djava.util.logging.config.file=" + file);
+    }
+    return rankLoggingOption;
   }
 }
