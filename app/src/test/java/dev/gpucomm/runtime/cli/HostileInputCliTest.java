@@ -180,6 +180,41 @@ class HostileInputCliTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aMeasuredHeuristicWhoseTableMeasuredAnotherCollectiveIsRefusedNamingBoth() throws Exception {
+    Path table = dir.resolve("allreduce.json");
+    TuningTableJson.write(
+        TuningTable.fromMeasurements(
+            "ar",
+            Collective.ALLREDUCE,
+            List.of(new TuningSample(2, DType.BF16, 4096, Algorithm.NCCL, 3.0))),
+        table);
+
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "--device",
+            "cpu",
+            "--world",
+            "2",
+            "--collective",
+            "allgather",
+            "--sizes",
+            "4K",
+            "--heuristic",
+            "measured",
+            "--tuning-ref",
+            table.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err().lines()).hasSize(1);
+    assertThat(run.err())
+        .isEqualTo(
+            "gpucomm bench: rank 0 failed: spec.heuristic: tuning table ar measured allreduce, not"
+                + " allgather: tune allgather for this job, or name another heuristic\n");
+  }
+
+  @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void aNamedPipeWithNoWriterIsRefusedAtOnce() throws Exception {
     Path pipe = namedPipe(dir.resolve("job.yaml"));

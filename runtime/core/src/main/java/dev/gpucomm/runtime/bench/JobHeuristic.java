@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.bench;
 
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
 import dev.gpucomm.runtime.heuristic.Heuristics;
@@ -13,9 +14,14 @@ public final class JobHeuristic {
   private JobHeuristic() {}
 
   public static AlgorithmHeuristic create(
-      LoadedJob job, Function<String, TuningTable> tuningTables, int worldSize, DType dtype) {
+      LoadedJob job,
+      Function<String, TuningTable> tuningTables,
+      Collective collective,
+      int worldSize,
+      DType dtype) {
     try {
-      return Heuristics.create(job.job().getSpec().getHeuristic(), tuningTables, worldSize, dtype);
+      return Heuristics.create(
+          job.job().getSpec().getHeuristic(), tuningTables, collective, worldSize, dtype);
     } catch (IllegalArgumentException e) {
       throw new InvalidJobException(job.source(), "spec.heuristic", e.getMessage());
     }

@@ -56,7 +56,8 @@ final class ReportedSweep {
                 context.job().source(), context.device().kind(), context.communicator()),
             seed);
     AlgorithmHeuristic heuristic =
-        JobHeuristic.create(context.job(), tuningTables, topology.worldSize(), dtype);
+        JobHeuristic.create(
+            context.job(), tuningTables, plan.collective(), topology.worldSize(), dtype);
     String startedAt = Instant.now().toString();
     BenchmarkSweep.Outcome outcome =
         new BenchmarkSweep(

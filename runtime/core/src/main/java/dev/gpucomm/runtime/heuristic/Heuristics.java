@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.heuristic;
 
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
@@ -15,7 +16,8 @@ public final class Heuristics {
    * default). For {@code measured}, {@code tableLoader} turns {@code spec.tuningRef} (a ConfigMap
    * name in a cluster, a file path locally, e.g. {@link TuningTableJson#fileLoader()}) into a
    * table; a missing curve is reported at the first query that needs it. Prefer {@link
-   * #create(Heuristic, Function, int, DType)} where the job's world size and dtype are known.
+   * #create(Heuristic, Function, Collective, int, DType)} where the job's world size and dtype are
+   * known.
    *
    * @throws IllegalArgumentException naming the spec field when the spec is incomplete, or from the
    *     loader when the table cannot be read
@@ -29,15 +31,20 @@ public final class Heuristics {
   }
 
   /**
-   * As {@link #create(Heuristic, Function)}, for a job of {@code worldSize} ranks exchanging {@code
-   * dtype}: a tuning table without that curve is rejected now.
+   * As {@link #create(Heuristic, Function)}, for a job of {@code collective} on {@code worldSize}
+   * ranks exchanging {@code dtype}: a tuning table of another collective or without that curve is
+   * rejected now.
    *
-   * @throws IllegalArgumentException naming the table and the missing world size and dtype
+   * @throws IllegalArgumentException naming the table and what it lacks
    */
   public static AlgorithmHeuristic create(
-      Heuristic spec, Function<String, TuningTable> tableLoader, int worldSize, DType dtype) {
+      Heuristic spec,
+      Function<String, TuningTable> tableLoader,
+      Collective collective,
+      int worldSize,
+      DType dtype) {
     if (spec != null && spec.getName() == HeuristicName.MEASURED) {
-      return new MeasuredHeuristic(load(spec, tableLoader), worldSize, dtype);
+      return new MeasuredHeuristic(load(spec, tableLoader), collective, worldSize, dtype);
     }
     return createRuleBased(spec);
   }

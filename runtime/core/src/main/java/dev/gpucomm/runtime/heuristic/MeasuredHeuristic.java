@@ -4,6 +4,7 @@ import static dev.gpucomm.runtime.report.HumanUnits.binaryBytes;
 import static dev.gpucomm.runtime.report.HumanUnits.micros;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.List;
 import java.util.Objects;
@@ -18,9 +19,10 @@ import java.util.stream.Collectors;
  * query spanning pods gets the across-pods rule (nccl or hierarchical) and a single-node one
  * trtllm's rule, and the reason says which and why.
  *
- * <p>Built for one job's world size and dtype, a table without that curve is an error at
- * construction; built for the whole table, at the first query that needs the missing curve. A query
- * for another collective than the table's gets nccl, with the reason saying so.
+ * <p>Built for one job's collective, world size and dtype, a table of another collective or without
+ * that curve is an error at construction; built for the whole table, a missing curve is one at the
+ * first query that needs it, and a query for another collective than the table's gets nccl, with
+ * the reason saying so.
  */
 public final class MeasuredHeuristic implements AlgorithmHeuristic {
   /** What a single-node query gets where the table has no curve of its layout. */
@@ -34,12 +36,25 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
   }
 
   /**
-   * Answers for one job, checking now that the table holds its curve.
+   * Answers for one job of {@code collective}, checking now that the table measured that collective
+   * and holds the job's curve (as the whole-table heuristic would only say per size).
    *
-   * @throws IllegalArgumentException naming the table and the missing world size and dtype
+   * @throws IllegalArgumentException naming the table and what it lacks
    */
-  public MeasuredHeuristic(TuningTable table, int worldSize, DType dtype) {
+  public MeasuredHeuristic(TuningTable table, Collective collective, int worldSize, DType dtype) {
     this(table);
+    if (table.collective() != collective) {
+      throw new IllegalArgumentException(
+          "tuning table "
+              + table.name()
+              + " measured "
+              + table.collective()
+              + ", not "
+              + collective
+              + ": tune "
+              + collective
+              + " for this job, or name another heuristic");
+    }
     table.require(worldSize, dtype);
   }
 

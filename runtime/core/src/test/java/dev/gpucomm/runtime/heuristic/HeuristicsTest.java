@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
@@ -43,7 +44,8 @@ class HeuristicsTest {
   void measuredLoadsItsTableByReference() {
     Heuristic spec = new Heuristic().withName(HeuristicName.MEASURED).withTuningRef("h200-nvlink");
 
-    AlgorithmHeuristic heuristic = Heuristics.create(spec, loader, 4, DType.BF16);
+    AlgorithmHeuristic heuristic =
+        Heuristics.create(spec, loader, Collective.ALLREDUCE, 4, DType.BF16);
 
     assertThat(loaded).containsExactly("h200-nvlink");
     assertThat(((MeasuredHeuristic) heuristic).table().name()).isEqualTo("h200-nvlink");
@@ -62,6 +64,7 @@ class HeuristicsTest {
                 Heuristics.create(
                     new Heuristic().withName(HeuristicName.MEASURED).withTuningRef("lab"),
                     loader,
+                    Collective.ALLREDUCE,
                     8,
                     DType.BF16))
         .hasMessageContaining("tuning table h200-nvlink has no curve for world size 8");

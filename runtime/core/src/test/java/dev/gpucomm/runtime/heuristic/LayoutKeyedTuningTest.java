@@ -47,7 +47,8 @@ class LayoutKeyedTuningTest {
 
   @Test
   void aJobOnTwoPodsOfTwoGetsTheCurveTunedOnThatLayout() {
-    MeasuredHeuristic measured = new MeasuredHeuristic(tunedOnBothLayouts(), 4, DType.BF16);
+    MeasuredHeuristic measured =
+        new MeasuredHeuristic(tunedOnBothLayouts(), Collective.ALLREDUCE, 4, DType.BF16);
 
     Decision small = measured.choose(acrossTwoPods(MIB));
     Decision large = measured.choose(acrossTwoPods(64 * MIB));
@@ -63,7 +64,8 @@ class LayoutKeyedTuningTest {
 
   @Test
   void aCurveOfTheJobsLayoutOutranksTheAcrossPodsRuleWhateverLinksThePods() {
-    MeasuredHeuristic measured = new MeasuredHeuristic(tunedOnBothLayouts(), 4, DType.BF16);
+    MeasuredHeuristic measured =
+        new MeasuredHeuristic(tunedOnBothLayouts(), Collective.ALLREDUCE, 4, DType.BF16);
     PodLink nvlink = PodLink.peer("intra-node p2p (NVL)");
 
     Decision large = measured.choose(withPodLink(acrossTwoPods(64 * MIB), nvlink));
@@ -80,7 +82,8 @@ class LayoutKeyedTuningTest {
             Collective.ALLREDUCE,
             List.of(
                 sample(4, MIB, Algorithm.TWOSHOT, 20, 4), sample(4, MIB, Algorithm.NCCL, 30, 4)));
-    MeasuredHeuristic measured = new MeasuredHeuristic(onePodOnly, 4, DType.BF16);
+    MeasuredHeuristic measured =
+        new MeasuredHeuristic(onePodOnly, Collective.ALLREDUCE, 4, DType.BF16);
     PodLink nvlink = PodLink.peer("intra-node p2p (NVL)");
 
     Decision decision = measured.choose(withPodLink(acrossTwoPods(64 * MIB), nvlink));
@@ -100,7 +103,8 @@ class LayoutKeyedTuningTest {
             Collective.ALLREDUCE,
             List.of(
                 sample(4, MIB, Algorithm.TWOSHOT, 20, 4), sample(4, MIB, Algorithm.NCCL, 30, 4)));
-    MeasuredHeuristic measured = new MeasuredHeuristic(onePodOnly, 4, DType.BF16);
+    MeasuredHeuristic measured =
+        new MeasuredHeuristic(onePodOnly, Collective.ALLREDUCE, 4, DType.BF16);
 
     Decision decision = measured.choose(acrossTwoPods(64 * MIB));
 

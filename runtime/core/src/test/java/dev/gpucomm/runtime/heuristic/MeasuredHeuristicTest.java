@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 class MeasuredHeuristicTest {
   private static final long KIB = 1024;
   private final TuningTable table = TuningTableTest.h200Table();
-  private final MeasuredHeuristic heuristic = new MeasuredHeuristic(table, 4, DType.BF16);
+  private final MeasuredHeuristic heuristic =
+      new MeasuredHeuristic(table, Collective.ALLREDUCE, 4, DType.BF16);
 
   @Test
   void picksTheAlgorithmWhoseMeasuredRangeHoldsTheSize() {
@@ -59,7 +60,10 @@ class MeasuredHeuristicTest {
             2);
     MeasuredHeuristic coarse =
         new MeasuredHeuristic(
-            new TuningTable("coarse", Collective.ALLREDUCE, List.of(curve)), 2, DType.BF16);
+            new TuningTable("coarse", Collective.ALLREDUCE, List.of(curve)),
+            Collective.ALLREDUCE,
+            2,
+            DType.BF16);
 
     Decision decision = coarse.choose(bytes(200 * KIB, 2));
 
@@ -82,7 +86,10 @@ class MeasuredHeuristicTest {
             2);
     MeasuredHeuristic handWritten =
         new MeasuredHeuristic(
-            new TuningTable("hand-written", Collective.ALLREDUCE, List.of(curve)), 2, DType.BF16);
+            new TuningTable("hand-written", Collective.ALLREDUCE, List.of(curve)),
+            Collective.ALLREDUCE,
+            2,
+            DType.BF16);
 
     Decision decision = handWritten.choose(bytes(64 * KIB, 2));
 
@@ -103,10 +110,10 @@ class MeasuredHeuristicTest {
 
   @Test
   void aTableWithoutTheJobsCurveIsRejectedWhenBuilt() {
-    assertThatThrownBy(() -> new MeasuredHeuristic(table, 8, DType.BF16))
+    assertThatThrownBy(() -> new MeasuredHeuristic(table, Collective.ALLREDUCE, 8, DType.BF16))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("tuning table h200-nvlink has no curve for world size 8");
-    assertThatThrownBy(() -> new MeasuredHeuristic(table, 4, DType.FP32))
+    assertThatThrownBy(() -> new MeasuredHeuristic(table, Collective.ALLREDUCE, 4, DType.FP32))
         .hasMessageContaining("dtype fp32");
   }
 
@@ -120,9 +127,20 @@ class MeasuredHeuristicTest {
   }
 
   @Test
-  void unavailableWinnersFallBackAndOtherCollectivesGetNccl() {
+  void aJobOfAnotherCollectiveThanTheTablesIsRejectedWhenBuilt() {
+    assertThatThrownBy(() -> new MeasuredHeuristic(table, Collective.REDUCESCATTER, 4, DType.BF16))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "tuning table h200-nvlink measured allreduce, not reducescatter: tune reducescatter"
+                + " for this job, or name another heuristic");
+  }
+
+  @Test
+  void unavailableWinnersFallBackAndTheWholeTablesOtherCollectivesGetNccl() {
     Decision onCpu = heuristic.choose(withAvailable(bytes(64 * MIB, 4), CPU_ALGORITHMS));
-    Decision allGather = heuristic.choose(withCollective(bytes(MIB, 4), Collective.ALLGATHER));
+    // a program's all-gathers, say, beside the all-reduces the table measured
+    Decision allGather =
+        new MeasuredHeuristic(table).choose(withCollective(bytes(MIB, 4), Collective.ALLGATHER));
 
     assertThat(onCpu.algorithm()).isEqualTo(Algorithm.RING);
     assertThat(allGather.algorithm()).isEqualTo(Algorithm.NCCL);
@@ -144,7 +162,10 @@ class MeasuredHeuristicTest {
             2);
     MeasuredHeuristic large =
         new MeasuredHeuristic(
-            new TuningTable("large", Collective.ALLREDUCE, List.of(curve)), 2, DType.BF16);
+            new TuningTable("large", Collective.ALLREDUCE, List.of(curve)),
+            Collective.ALLREDUCE,
+            2,
+            DType.BF16);
 
     Decision decision = large.choose(withIpcWorkspace(bytes(256 * MIB, 2), 64 * MIB));
 
