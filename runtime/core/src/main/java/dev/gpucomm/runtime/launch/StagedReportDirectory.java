@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
@@ -16,15 +17,16 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * A report directory that appears whole or not at all: rank 0 writes into a hidden sibling, and the
  * launcher renames it into place only when every rank succeeded (replacing an older report).
  *
- * <p>Only an earlier report (a directory holding report.json) or an empty directory is replaced:
- * {@link #refusal} says why any other target is not, so that a report never deletes the user's
- * files ({@code --out .} in a home directory).
+ * <p>Only an earlier report (a directory holding report.json and nothing but the files a report
+ * holds) or an empty directory is replaced: {@link #refusal} says why any other target is not, so
+ * that a report never deletes the user's files ({@code --out .} in a home directory).
  *
  * <p>Replacing takes two renames (the old report aside, the new one in). A run killed between them
  * leaves the old report aside as {@code .<name>.old-*}; the next run of the same target puts it
@@ -32,6 +34,15 @@ import java.util.stream.Stream;
  * {@link #refusal}, which renames an existing target to {@code .<name>.probe-<pid>} and back.
  */
 public final class StagedReportDirectory {
+  /**
+   * The file names a report directory of gpucomm holds (report, plots, tuning table, a program's
+   * details and dumped IR); anything else in a target means it is not only a report.
+   */
+  private static final Pattern REPORT_FILE =
+      Pattern.compile(
+          "report\\.(json|md|csv)|latency\\.svg|fabric-pods\\.svg|fabric-pod-[0-9]+\\.svg"
+              + "|tuning\\.json|program\\.json|host-ir\\.txt");
+
   private final Path target;
   private final Path staging;
   private final Path createdParent;
@@ -68,6 +79,15 @@ public final class StagedReportDirectory {
         return Optional.of(
             "holds files that are not a gpucomm report (no "
                 + ReportFiles.JSON
+                + "); name a new or empty directory");
+      }
+      List<String> foreign = foreignEntries(absolute);
+      if (!foreign.isEmpty()) {
+        // a report.json alone does not make a folder a report: replacing it would delete these
+        return Optional.of(
+            "holds files that are not part of a gpucomm report ("
+                + String.join(", ", foreign.subList(0, Math.min(3, foreign.size())))
+                + (foreign.size() > 3 ? ", ..." : "")
                 + "); name a new or empty directory");
       }
       Optional<String> notReplaceable = replaceability(absolute);
@@ -147,6 +167,27 @@ public final class StagedReportDirectory {
       return false; // not a name the probe gives
     }
     return ProcessHandle.of(pid).map(process -> !process.isAlive()).orElse(true);
+  }
+
+  /** Whether {@code name} is a file gpucomm writes into a report directory. */
+  public static boolean isReportFile(String name) {
+    return REPORT_FILE.matcher(name).matches();
+  }
+
+  /** The sorted names in {@code directory} that are not regular files a report holds. */
+  private static List<String> foreignEntries(Path directory) {
+    try (Stream<Path> entries = Files.list(directory)) {
+      return entries
+          .filter(
+              entry ->
+                  !Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)
+                      || !isReportFile(entry.getFileName().toString()))
+          .map(entry -> entry.getFileName().toString())
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      return List.of(directory.getFileName() + " (unreadable: " + FileProblem.of(e) + ")");
+    }
   }
 
   private static boolean isEmpty(Path directory) {

@@ -3,9 +3,13 @@ package dev.gpucomm.runtime.launch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.runtime.bench.TuneWorkload;
+import dev.gpucomm.runtime.report.FabricFiles;
+import dev.gpucomm.runtime.report.ReportFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -97,6 +101,15 @@ class StagedReportDirectoryTest {
         .hasValue(
             "holds files that are not a gpucomm report (no report.json); name a new or empty"
                 + " directory");
+    Path project = Files.createDirectories(dir.resolve("project"));
+    Files.writeString(project.resolve("report.json"), "{}");
+    Files.writeString(project.resolve("README"), "keep me");
+    Files.createDirectories(project.resolve("src"));
+    assertThat(StagedReportDirectory.refusal(project))
+        .as("a report.json alone does not make the folder a report")
+        .hasValue(
+            "holds files that are not part of a gpucomm report (README, src); name a new or empty"
+                + " directory");
     Path file = Files.writeString(dir.resolve("notes.txt"), "x");
     assertThat(StagedReportDirectory.refusal(file)).hasValue("is a file, not a directory");
     assertThat(StagedReportDirectory.refusal(file.resolve("a/b")))
@@ -116,5 +129,22 @@ class StagedReportDirectoryTest {
   void anEmptyPathOrTheRootIsRefused() {
     assertThat(StagedReportDirectory.refusal(Path.of(""))).hasValue("is empty");
     assertThat(StagedReportDirectory.refusal(Path.of("/"))).hasValue("is the root directory");
+  }
+
+  @Test
+  void everyFileAReportHoldsIsOneThatMayBeReplaced() {
+    for (String name :
+        List.of(
+            ReportFiles.JSON,
+            ReportFiles.CSV,
+            ReportFiles.MARKDOWN,
+            ReportFiles.SVG,
+            FabricFiles.PODS_SVG,
+            FabricFiles.nodeSvg(12),
+            TuneWorkload.TABLE_FILE)) {
+      assertThat(StagedReportDirectory.isReportFile(name)).as(name).isTrue();
+    }
+    assertThat(StagedReportDirectory.isReportFile("report.json.bak")).isFalse();
+    assertThat(StagedReportDirectory.isReportFile("thesis.tex")).isFalse();
   }
 }

@@ -12,6 +12,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.collective.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
 import dev.gpucomm.runtime.hostir.RankThreads;
+import dev.gpucomm.runtime.launch.StagedReportDirectory;
 import dev.gpucomm.runtime.report.ProgressDisplay;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
@@ -110,5 +111,11 @@ class HostIrProgramWorkloadTest {
     assertThat(details.get("ranks")).hasSize(2);
     assertThat(details.get("workerStreams").asInt()).isEqualTo(2);
     assertThat(details.get("extraCommunicators").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void theFilesAProgramAddsToItsReportMayBeReplacedByTheNextRun() {
+    assertThat(StagedReportDirectory.isReportFile(HostIrProgramWorkload.DETAILS)).isTrue();
+    assertThat(StagedReportDirectory.isReportFile(HostIrProgramWorkload.HOST_IR)).isTrue();
   }
 }
