@@ -203,6 +203,13 @@ public final class ReportLookup {
     if (Files.isDirectory(file)) {
       throw new UsageException("-o " + file + ": is a directory; name a file");
     }
+    if (Files.exists(file) && !Files.isRegularFile(file)) {
+      throw new UsageException(
+          "-o "
+              + file
+              + ": is not a regular file (a device, pipe or socket); name a file, or leave -o out"
+              + " to print the report");
+    }
     Path directory = Path.of(target);
     if (!Files.isDirectory(directory)) {
       return;

@@ -290,6 +290,25 @@ class ReportCommandTest {
 
   @Test
   @EnabledOnOs(OS.LINUX)
+  void aPipeAsTheOutputIsRefusedAndLeftAPipe() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("kept"));
+    Files.writeString(
+        directory.resolve(ReportFiles.MARKDOWN),
+        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    Path pipe = home.resolve("pipe");
+    assertThat(new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor()).isZero();
+
+    assertUsageError(
+        report(directory.toString(), "-o", pipe.toString()),
+        "gpucomm report: -o "
+            + pipe
+            + ": is not a regular file (a device, pipe or socket); name a file, or leave -o out to"
+            + " print the report");
+    assertThat(Files.isRegularFile(pipe)).isFalse();
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
   void aFolderThatTakesNoNewFileIsSaidOfTheOutputNotOfTheTemporaryFileBesideIt() throws Exception {
     Path directory = Files.createDirectories(home.resolve("kept"));
     Files.writeString(

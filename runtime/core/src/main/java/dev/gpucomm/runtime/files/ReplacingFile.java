@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -20,10 +21,19 @@ public final class ReplacingFile {
   private ReplacingFile() {}
 
   /**
-   * Writes {@code text} (UTF-8) as the whole of {@code file}, creating its folder if missing. A
-   * failure of the temporary file is said of {@code file}: the temporary's name is not the user's.
+   * Writes {@code text} (UTF-8) as the whole of {@code requested} (of the file it links to, if a
+   * link), creating its folder if missing. A failure of the temporary file is said of the file: the
+   * temporary's name is not the user's.
    */
-  public static void writeString(Path file, String text) throws IOException {
+  public static void writeString(Path requested, String text) throws IOException {
+    // Through a link to the file it names (renaming over the link would replace the link), and
+    // never over a device, pipe or socket: renaming over /dev/null would replace the device.
+    Path file = Files.isSymbolicLink(requested) ? requested.toRealPath() : requested;
+    if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)
+        && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+        && !Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FileSystemException(requested.toString(), null, "not a regular file");
+    }
     Path folder = file.toAbsolutePath().getParent();
     if (Files.exists(folder) && !Files.isDirectory(folder)) {
       throw new NotDirectoryException(folder.toString()); // as a shell says it, not "exists"

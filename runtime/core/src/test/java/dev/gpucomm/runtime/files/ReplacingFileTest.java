@@ -71,4 +71,28 @@ class ReplacingFileTest {
         .isInstanceOf(FileSystemException.class)
         .hasMessage(file + ": no such file");
   }
+
+  @Test
+  void aLinkIsWrittenThroughAndStaysALink() throws IOException {
+    Path real = Files.writeString(folder.resolve("2026-11-28.md"), "old");
+    Path link = Files.createSymbolicLink(folder.resolve("latest.md"), real.getFileName());
+
+    ReplacingFile.writeString(link, "new");
+
+    assertThat(Files.isSymbolicLink(link)).isTrue();
+    assertThat(Files.readString(real)).isEqualTo("new");
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void aPipeOrDeviceIsNeverReplacedByAFile() throws Exception {
+    Path pipe = folder.resolve("pipe");
+    assertThat(new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor()).isZero();
+
+    assertThatThrownBy(() -> ReplacingFile.writeString(pipe, "text"))
+        .hasMessage(pipe + ": not a regular file");
+
+    assertThat(Files.isRegularFile(pipe)).isFalse();
+    assertThat(Files.exists(pipe)).isTrue();
+  }
 }
