@@ -67,11 +67,20 @@ public final class Gpucomm {
     }
     CliContext context = new CliContext(out, err, env, debug, terminal);
     PrintWriter help = new PrintWriter(out, true);
+    int exit;
     try {
-      return commandLine(context, diagnosticsMain, help).execute(args);
+      exit = commandLine(context, diagnosticsMain, help).execute(args);
     } finally {
       help.flush();
     }
+    out.flush();
+    if (out.checkError() && exit == 0) {
+      // A print stream keeps its errors to itself: a full disk or a closed pipe would otherwise
+      // leave a truncated report behind an exit status of 0.
+      err.println("gpucomm: cannot write to standard output");
+      return 1;
+    }
+    return exit;
   }
 
   private static CommandLine commandLine(

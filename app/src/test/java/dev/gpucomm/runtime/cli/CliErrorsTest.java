@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -478,5 +482,29 @@ class CliErrorsTest {
     assertUsageError(
         CliRun.of("report"),
         "gpucomm report: name one report directory or job (see gpucomm report --help)");
+  }
+
+  @Test
+  void anOutputThatCannotBeWrittenFailsTheCommandInOneLine() {
+    OutputStream full =
+        new OutputStream() {
+          @Override
+          public void write(int b) throws IOException {
+            throw new IOException("No space left on device");
+          }
+        };
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int exit =
+        Gpucomm.execute(
+            new String[] {"completion", "bash"},
+            new PrintStream(full, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            false);
+
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("gpucomm: cannot write to standard output\n");
   }
 }
