@@ -24,6 +24,10 @@ public record JavaCommand(
   private static final Pattern WITHOUT_C2 =
       Pattern.compile("(^|\\s)(-Xint|-XX:TieredStopAtLevel=[0-3])(\\s|$)");
 
+  /** A JVM option that selects a garbage collector (-XX:+UseG1GC, -XX:+UseParallelGC, ...). */
+  private static final Pattern CHOOSES_A_COLLECTOR =
+      Pattern.compile("(^|\\s)-XX:\\+Use[A-Za-z]*GC(\\s|$)");
+
   /** Extra JVM options of the launcher script, which its ranks get too. */
   public static final String JAVA_OPTS_ENV = "GPUCOMM_JAVA_OPTS";
 
@@ -40,10 +44,13 @@ public record JavaCommand(
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     List<String> options = new ArrayList<>();
     options.add("--enable-native-access=ALL-UNNAMED");
-    // Ranks are short-lived and many share a host: a small, quickly started heap is enough for
-    // the host side (device memory is off-heap).
-    options.add("-XX:+UseSerialGC");
     String extra = env.getOrDefault(JAVA_OPTS_ENV, "").strip();
+    // Ranks are short-lived and many share a host: a small, quickly started heap is enough for
+    // the host side (device memory is off-heap). A collector the user chose wins: the JVM refuses
+    // to start with two.
+    if (!CHOOSES_A_COLLECTOR.matcher(extra).find()) {
+      options.add("-XX:+UseSerialGC");
+    }
     // The CPU backend's reductions run several times faster on the Vector API (VectorUnits);
     // a runtime image without the module runs them on the auto-vectorized path instead, and so
     // does a JVM told not to use C2, in which Vector API code is interpreted and far slower.

@@ -21,6 +21,16 @@ class JavaCommandTest {
   }
 
   @Test
+  void aCollectorTheUserChoseReplacesTheSerialOne() {
+    // the JVM refuses to start with two collectors, so every rank would die at once
+    assertThat(
+            JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", "-XX:+UseParallelGC"))
+                .jvmOptions())
+        .contains("-XX:+UseParallelGC")
+        .doesNotContain("-XX:+UseSerialGC");
+  }
+
+  @Test
   void withoutThemRanksGetTheDefaults() {
     assertThat(JavaCommand.ofCurrentJvm(Map.of()).jvmOptions())
         .containsExactly(
