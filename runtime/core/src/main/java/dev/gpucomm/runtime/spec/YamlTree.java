@@ -29,15 +29,23 @@ import org.yaml.snakeyaml.resolver.Resolver;
 /**
  * Reads one YAML document into a tree the way kubectl does before it sends an object: anchors and
  * aliases are resolved and {@code <<} merge keys applied, so the API's rules then see plain values.
- * Expansion is bounded, so a few lines of nested aliases cannot grow into millions of values.
+ * Expansion is bounded, so a few lines of nested aliases cannot grow into millions of values, nor
+ * one long aliased string into gigabytes.
  */
 final class YamlTree {
   /** Values the expanded document may hold; a CommJob has a few dozen. */
   static final int MAX_NODES = 100_000;
 
+  /**
+   * Characters the expanded document's keys and values may hold: a job file's own limit, so that
+   * one long string aliased many times cannot grow past what a file could say outright.
+   */
+  static final long MAX_TEXT_CHARS = JobLoader.MAX_JOB_BYTES;
+
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private int nodes;
+  private long textChars;
 
   private YamlTree() {}
 
@@ -86,9 +94,19 @@ final class YamlTree {
     return switch (node) {
       case MappingNode mapping -> object(mapping);
       case SequenceNode sequence -> array(sequence);
-      case ScalarNode scalar -> scalar(scalar);
+      case ScalarNode scalar -> scalar(counted(scalar));
       default -> throw new Problem("unexpected YAML node", node.getStartMark());
     };
+  }
+
+  private ScalarNode counted(ScalarNode scalar) {
+    textChars += scalar.getValue().length();
+    if (textChars > MAX_TEXT_CHARS) {
+      throw new Problem(
+          "aliases expand to more than " + MAX_TEXT_CHARS + " characters (a job file's limit)",
+          scalar.getStartMark());
+    }
+    return scalar;
   }
 
   private ObjectNode object(MappingNode mapping) {
@@ -103,7 +121,7 @@ final class YamlTree {
         merge(merged, entry.getValueNode());
         continue;
       }
-      String field = key.getValue();
+      String field = counted(key).getValue();
       if (!written.add(field)) {
         throw new Problem("duplicate key " + EchoedValue.quoted(field), key.getStartMark());
       }

@@ -135,6 +135,19 @@ class HostileJobFileTest {
         .hasMessageContaining("malformed YAML");
   }
 
+  @Test
+  void oneLongStringAliasedManyTimesCannotGrowPastAJobFilesLimit() {
+    StringBuilder refs = new StringBuilder("long: &long " + "x".repeat(100_000) + "\n");
+    for (int i = 0; i < 20; i++) {
+      refs.append("copy").append(i).append(": *long\n");
+    }
+    String job = VALID.replace("kind: CommJob\n", "kind: CommJob\nx:\n  " + indent(refs) + "\n");
+
+    assertThatThrownBy(() -> loader.load(job, "x"))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessageContaining("aliases expand to more than 1048576 characters");
+  }
+
   private static String indent(StringBuilder text) {
     return text.toString().strip().replace("\n", "\n  ");
   }
