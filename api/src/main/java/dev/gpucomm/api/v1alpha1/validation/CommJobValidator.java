@@ -466,6 +466,11 @@ public final class CommJobValidator {
         inPlace(at, collective, algorithms);
       }
       pattern(at, benchmark, collective, dtype, hiddenInRange ? hiddenSize : 0);
+      Double threshold = benchmark.getOutlierThresholdPercent();
+      if (threshold != null && !(threshold >= 0 && threshold <= 10000)) {
+        // the CRD's bounds, which a job run outside a cluster would otherwise skip (NaN included)
+        add(at + ".outlierThresholdPercent", "must be between 0 and 10000, got " + threshold);
+      }
     }
 
     /**

@@ -112,6 +112,7 @@ class CommJobValidatorTest {
           fp8 with a negative scale  | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNormFp8, fp8Scale: -1 | spec.workload.benchmark.fp8Scale
           fp8 scale without fp8      | algorithms: [auto, nccl, oneshot] | pattern: allreduceResidualRmsNorm, fp8Scale: 0.5 | spec.workload.benchmark.fp8Scale
           fp8 scale on plain         | algorithms: [auto, nccl, oneshot] | fp8Scale: 0.5, algorithms: [nccl] | spec.workload.benchmark.fp8Scale
+          negative outlier threshold | algorithms: [auto, nccl, oneshot] | outlierThresholdPercent: -5, algorithms: [nccl] | spec.workload.benchmark.outlierThresholdPercent
           fused size not whole rows  | tokens: [32, 64]           | sizes: [16384, 1024], pattern: allreduceResidualRmsNorm | spec.workload.benchmark.sizes[1]
           tune section with benchmark | kind: benchmark           | kind: benchmark\\n    tune: {}                               | spec.workload.tune
           copyengine on allreduce    | oneshot]                   | copyengine]                                                   | spec.workload.benchmark.algorithms[2]

@@ -42,6 +42,19 @@ class HostileJobFileTest {
   }
 
   @Test
+  void anOutlierThresholdThatIsNotANumberIsRefusedAsTheCrdsBoundsWould() {
+    assertThatThrownBy(
+            () ->
+                loader.load(
+                    VALID.replace(
+                        "dtype: bf16", "dtype: bf16\n      outlierThresholdPercent: .nan"),
+                    "x"))
+        .hasMessage(
+            "x: spec.workload.benchmark.outlierThresholdPercent: must be between 0 and 10000, got"
+                + " NaN");
+  }
+
+  @Test
   void anEnumGivenByIndexIsRefused() {
     assertThatThrownBy(() -> loader.load(VALID.replace("dtype: bf16", "dtype: 0"), "x"))
         .hasMessageStartingWith("x: spec.workload.benchmark.dtype: ");
