@@ -154,17 +154,21 @@ class HostileInputCliTest {
             + " device)");
   }
 
+  /** A tuning table file named {@code name} of one measured point of {@code collective}. */
+  private Path oneSampleTable(String name, Collective collective) throws Exception {
+    Path table = dir.resolve(name + ".json");
+    TuningTableJson.write(
+        TuningTable.fromMeasurements(
+            name, collective, List.of(new TuningSample(2, DType.BF16, 4096, Algorithm.NCCL, 3.0))),
+        table);
+    return table;
+  }
+
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void aTableOfAnotherCollectiveIsRefusedBeforeTheSweepAndKept() throws Exception {
     Path job = tuneJob();
-    Path table = dir.resolve("allgather.json");
-    TuningTableJson.write(
-        TuningTable.fromMeasurements(
-            "ag",
-            Collective.ALLGATHER,
-            List.of(new TuningSample(2, DType.BF16, 4096, Algorithm.NCCL, 3.0))),
-        table);
+    Path table = oneSampleTable("ag", Collective.ALLGATHER);
     String before = Files.readString(table);
 
     Path out = dir.resolve("tuned");
@@ -182,13 +186,7 @@ class HostileInputCliTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aMeasuredHeuristicWhoseTableMeasuredAnotherCollectiveIsRefusedNamingBoth() throws Exception {
-    Path table = dir.resolve("allreduce.json");
-    TuningTableJson.write(
-        TuningTable.fromMeasurements(
-            "ar",
-            Collective.ALLREDUCE,
-            List.of(new TuningSample(2, DType.BF16, 4096, Algorithm.NCCL, 3.0))),
-        table);
+    Path table = oneSampleTable("ar", Collective.ALLREDUCE);
 
     CliRun run =
         CliRun.of(

@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -273,10 +274,7 @@ class ReportCommandTest {
 
   @Test
   void anOutputThatCannotBeWrittenSaysWhyOfTheOutputAndLeavesNothingBeside() throws Exception {
-    Path directory = Files.createDirectories(home.resolve("kept"));
-    Files.writeString(
-        directory.resolve(ReportFiles.MARKDOWN),
-        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    Path directory = reportDirectory();
     Path aFile = Files.writeString(home.resolve("a-file"), "");
     Path underAFile = aFile.resolve("report.md");
 
@@ -291,10 +289,7 @@ class ReportCommandTest {
   @Test
   @EnabledOnOs(OS.LINUX)
   void aPipeAsTheOutputIsRefusedAndLeftAPipe() throws Exception {
-    Path directory = Files.createDirectories(home.resolve("kept"));
-    Files.writeString(
-        directory.resolve(ReportFiles.MARKDOWN),
-        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    Path directory = reportDirectory();
     Path pipe = home.resolve("pipe");
     assertThat(new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor()).isZero();
 
@@ -310,16 +305,22 @@ class ReportCommandTest {
   @Test
   @EnabledOnOs(OS.LINUX)
   void aFolderThatTakesNoNewFileIsSaidOfTheOutputNotOfTheTemporaryFileBesideIt() throws Exception {
-    Path directory = Files.createDirectories(home.resolve("kept"));
-    Files.writeString(
-        directory.resolve(ReportFiles.MARKDOWN),
-        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    Path directory = reportDirectory();
 
     Result result = report(directory.toString(), "-o", "/proc/report.md");
 
     assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
     assertThat(result.err())
         .isEqualTo("gpucomm report: cannot write /proc/report.md: no such file\n");
+  }
+
+  /** A report directory holding REPORT's report.md, the form report prints by default. */
+  private Path reportDirectory() throws IOException {
+    Path directory = Files.createDirectories(home.resolve("kept"));
+    Files.writeString(
+        directory.resolve(ReportFiles.MARKDOWN),
+        ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+    return directory;
   }
 
   @Test

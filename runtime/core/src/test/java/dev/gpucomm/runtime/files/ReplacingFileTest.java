@@ -3,13 +3,12 @@ package dev.gpucomm.runtime.files;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.runtime.testing.FolderNames;
 import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -17,12 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ReplacingFileTest {
   @TempDir Path folder;
-
-  private List<String> namesIn(Path directory) throws IOException {
-    try (Stream<Path> entries = Files.list(directory)) {
-      return entries.map(path -> path.getFileName().toString()).sorted().toList();
-    }
-  }
 
   @Test
   void anExistingFileIsReplacedWholeAndReadableByAll() throws IOException {
@@ -34,7 +27,7 @@ class ReplacingFileTest {
     assertThat(Files.readString(file)).isEqualTo("new");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
         .isEqualTo("rw-r--r--");
-    assertThat(namesIn(folder)).containsExactly("tuning.json");
+    assertThat(FolderNames.of(folder)).containsExactly("tuning.json");
   }
 
   @Test
@@ -58,7 +51,7 @@ class ReplacingFileTest {
         .as("the failure is said of the file asked for, not of the temporary beside it")
         .isEqualTo(occupied.toString());
 
-    assertThat(namesIn(folder)).containsExactly("report.md");
+    assertThat(FolderNames.of(folder)).containsExactly("report.md");
     assertThat(Files.readString(occupied.resolve("kept"))).isEqualTo("kept");
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.api.v1alpha1.report.Reports;
+import dev.gpucomm.runtime.testing.FolderNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,18 +14,11 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.SequencedMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ReportWriterTest {
   @TempDir Path folder;
-
-  private List<String> namesIn(Path directory) throws IOException {
-    try (Stream<Path> entries = Files.list(directory)) {
-      return entries.map(path -> path.getFileName().toString()).sorted().toList();
-    }
-  }
 
   @Test
   void writesEveryFormatOfABenchmark() throws IOException {
@@ -36,7 +30,7 @@ class ReportWriterTest {
     assertThat(written)
         .extracting(path -> path.getFileName().toString())
         .containsExactly("report.json", "report.csv", "report.md", "latency.svg");
-    assertThat(namesIn(out))
+    assertThat(FolderNames.of(out))
         .containsExactly("latency.svg", "report.csv", "report.json", "report.md");
     SequencedMap<String, String> rendered = ReportFiles.render(report);
     for (Path file : written) {
@@ -52,7 +46,7 @@ class ReportWriterTest {
   void aProgramGetsJsonAndMarkdown() throws IOException {
     ReportWriter.write(folder, Reports.program());
 
-    assertThat(namesIn(folder)).containsExactly("report.json", "report.md");
+    assertThat(FolderNames.of(folder)).containsExactly("report.json", "report.md");
   }
 
   @Test
@@ -78,7 +72,7 @@ class ReportWriterTest {
         .isInstanceOf(IOException.class)
         .hasMessage("No space left on device");
 
-    assertThat(namesIn(folder)).containsExactly("report.json");
+    assertThat(FolderNames.of(folder)).containsExactly("report.json");
     assertThat(Files.readString(folder.resolve("report.json"))).isEqualTo("the previous report");
   }
 
@@ -90,7 +84,7 @@ class ReportWriterTest {
         .isInstanceOf(IOException.class)
         .hasMessageContaining("report.md: a directory is in the way");
 
-    assertThat(namesIn(folder)).containsExactly("report.md");
+    assertThat(FolderNames.of(folder)).containsExactly("report.md");
   }
 
   @Test
@@ -99,7 +93,7 @@ class ReportWriterTest {
     ReportWriter.write(folder, Reports.h200());
 
     assertThat(ReportJson.read(folder.resolve("report.json"))).isEqualTo(Reports.h200());
-    assertThat(namesIn(folder))
+    assertThat(FolderNames.of(folder))
         .containsExactly("latency.svg", "report.csv", "report.json", "report.md");
   }
 }
