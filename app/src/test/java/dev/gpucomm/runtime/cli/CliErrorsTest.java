@@ -369,6 +369,11 @@ class CliErrorsTest {
     assertUsageError(
         CliRun.of(Map.of("WORLD_SIZE", "2", "RANK", "0", "GPUCOMM_RENDEZVOUS", "[]:80"), "rank"),
         "gpucomm rank: GPUCOMM_RENDEZVOUS: '[]:80' has no host");
+    assertUsageError(
+        CliRun.of(
+            Map.of("WORLD_SIZE", "2", "RANK", "0", "GPUCOMM_RENDEZVOUS", "[::1:29500"), "rank"),
+        "gpucomm rank: GPUCOMM_RENDEZVOUS: '[::1:29500' is not host:port (an IPv6 host in"
+            + " brackets: [::1]:29500)");
   }
 
   @Test

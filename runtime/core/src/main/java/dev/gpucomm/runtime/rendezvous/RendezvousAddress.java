@@ -29,6 +29,11 @@ public record RendezvousAddress(String host, int port) {
     if (host.isBlank()) {
       throw new UsageException(origin + ": '" + text + "' has no host");
     }
+    if (host.contains("[") || host.contains("]")) {
+      // a bracket left over is no host name: the ranks would retry it until their timeout
+      throw new UsageException(
+          origin + ": '" + text + "' is not host:port (an IPv6 host in brackets: [::1]:29500)");
+    }
     int port;
     try {
       port = Integer.parseInt(text.substring(colon + 1));
