@@ -66,6 +66,11 @@ public final class StagedReportDirectory {
     if (absolute.getParent() == null) {
       return Optional.of("is the root directory");
     }
+    if (Files.isSymbolicLink(absolute)) {
+      // the commit renames the target aside: a link would be replaced by a directory, and a link
+      // to nothing would fail only after the whole run
+      return Optional.of("is a symbolic link; name the directory itself");
+    }
     try {
       recoverProbed(absolute);
     } catch (IOException e) {

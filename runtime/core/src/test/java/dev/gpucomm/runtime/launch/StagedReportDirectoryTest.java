@@ -126,6 +126,20 @@ class StagedReportDirectoryTest {
   }
 
   @Test
+  void aLinkIsRefusedWhetherItNamesAReportOrNothing() throws Exception {
+    Path report = Files.createDirectories(dir.resolve("report"));
+    Files.writeString(report.resolve(ReportFiles.JSON), "{}");
+    Path latest = Files.createSymbolicLink(dir.resolve("latest"), report);
+    Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("gone"));
+
+    assertThat(StagedReportDirectory.refusal(latest))
+        .hasValue("is a symbolic link; name the directory itself");
+    assertThat(StagedReportDirectory.refusal(dangling))
+        .hasValue("is a symbolic link; name the directory itself");
+    assertThat(Files.isSymbolicLink(latest)).isTrue();
+  }
+
+  @Test
   void anEmptyPathOrTheRootIsRefused() {
     assertThat(StagedReportDirectory.refusal(Path.of(""))).hasValue("is empty");
     assertThat(StagedReportDirectory.refusal(Path.of("/"))).hasValue("is the root directory");
