@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Finds the cluster to read from, in kubectl's order: {@code --kubeconfig}, then the API server of
@@ -109,10 +111,15 @@ final class ClusterLookup {
         && Files.isReadable(Path.of(token));
   }
 
+  /**
+   * Fabric8's reading of a configuration. A file that is not YAML, or YAML of the wrong shape,
+   * fails inside the YAML parser or Jackson with their own exceptions rather than a {@link
+   * KubernetesClientException}, so every failure of the loader is the configuration's.
+   */
   private static Config load(String source, Supplier<Config> loader) {
     try {
       return loader.get();
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
       throw new KubeConfigException(source + ": cannot be used (" + rootMessage(e) + ")");
     }
   }
@@ -132,12 +139,42 @@ final class ClusterLookup {
     return source + " (context " + current.getName() + ")";
   }
 
-  private static String rootMessage(Throwable failure) {
+  /** Where the YAML parser says a problem is, on a later line of its message. */
+  private static final Pattern POSITION = Pattern.compile("line (\\d+), column (\\d+)");
+
+  /** A step of the field path Jackson names, after "through reference chain:", in a bad shape. */
+  private static final Pattern CHAIN_STEP = Pattern.compile("\\[\"([^\"]*)\"\\]|\\[(\\d+)\\]");
+
+  /**
+   * The first line of the innermost message, with the place it names on later lines: the last
+   * position the YAML parser names (it names the context's position first and the problem's last),
+   * or the field Jackson could not read. One line for the user.
+   */
+  static String rootMessage(Throwable failure) {
     Throwable root = failure;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
     String message = root.getMessage() == null ? root.toString() : root.getMessage();
-    return message.lines().findFirst().orElse("");
+    String first = message.lines().findFirst().orElse("").strip();
+    Matcher position = POSITION.matcher(message);
+    String at = null;
+    while (position.find()) {
+      at = "line " + position.group(1) + ", column " + position.group(2);
+    }
+    int chain = message.indexOf("reference chain:");
+    if (at == null && chain >= 0) {
+      StringBuilder field = new StringBuilder();
+      Matcher step = CHAIN_STEP.matcher(message).region(chain, message.length());
+      while (step.find()) {
+        if (step.group(1) != null) {
+          field.append(field.isEmpty() ? "" : ".").append(step.group(1));
+        } else {
+          field.append('[').append(step.group(2)).append(']');
+        }
+      }
+      at = field.isEmpty() ? null : field.toString();
+    }
+    return at == null ? first : first + ", at " + at;
   }
 }

@@ -531,6 +531,32 @@ class ReportCommandTest {
   }
 
   @Test
+  void aKubeconfigThatIsNotOneIsAUsageErrorNamingTheFileAndThePlace() throws Exception {
+    Path notYaml = Files.writeString(home.resolve("broken.yaml"), "clusters: [valid\n");
+    Path wrongShape =
+        Files.writeString(home.resolve("shape.yaml"), "apiVersion: v1\nclusters: 3\n");
+
+    assertUsageError(
+        report("ar-tp2", "--kubeconfig", notYaml.toString()),
+        "gpucomm report: "
+            + notYaml
+            + ": cannot be used (while parsing a flow sequence, at line 2, column 1)");
+    Result shape = report("ar-tp2", "--kubeconfig", wrongShape.toString());
+    assertUsageError(shape, "gpucomm report: " + wrongShape + ": cannot be used (");
+    assertThat(shape.err()).contains("NamedCluster").endsWith(", at clusters)\n");
+  }
+
+  @Test
+  void aGpucommKubeApiThatIsNoUrlIsAUsageErrorBeforeAnyRequest() {
+    Result result = run(Map.of("GPUCOMM_KUBE_API", "garbage"), "report", "ar-tp2");
+
+    assertUsageError(
+        result,
+        "gpucomm report: GPUCOMM_KUBE_API: 'garbage' is not an API server URL (http:// or"
+            + " https://HOST[:PORT])");
+  }
+
+  @Test
   void withNoClusterConfiguredItSaysWhereItLooked() {
     Result result = report("ar-tp2");
 

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.kube;
 
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import io.fabric8.kubernetes.client.Config;
@@ -8,6 +9,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -74,6 +77,7 @@ public final class KubeClients {
    * where they are mounted (a pod that points its ranks elsewhere still has them).
    */
   public static Config overridden(String url, Path serviceAccount) {
+    requireServerUrl(url);
     ConfigBuilder config = new ConfigBuilder(Config.empty()).withMasterUrl(url);
     Path token = serviceAccount.resolve("token");
     if (Files.isReadable(token)) {
@@ -89,6 +93,29 @@ public final class KubeClients {
       config.withNamespace(read(namespace));
     }
     return config.build();
+  }
+
+  /**
+   * Fabric8 takes a URL without a scheme for a host name and probes it for TLS, logging warnings
+   * before the first request fails: a value that is no http(s) URL of a host is the user's mistake.
+   */
+  private static void requireServerUrl(String url) {
+    URI uri;
+    try {
+      uri = new URI(url.strip());
+    } catch (URISyntaxException e) {
+      throw notServerUrl(url);
+    }
+    boolean web =
+        "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+    if (!web || uri.getHost() == null) {
+      throw notServerUrl(url);
+    }
+  }
+
+  private static UsageException notServerUrl(String url) {
+    return new UsageException(
+        OVERRIDE_ENV + ": '" + url + "' is not an API server URL (http:// or https://HOST[:PORT])");
   }
 
   /** A service account's token (a few kilobytes) or namespace name: anything larger is not one. */
