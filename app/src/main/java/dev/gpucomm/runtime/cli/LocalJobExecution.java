@@ -26,7 +26,8 @@ final class LocalJobExecution {
 
   /**
    * Runs {@code job} as a whole job, its report in {@code out} or else the default directory, and
-   * returns the exit code {@link #conclude} gives.
+   * returns the exit code {@link #conclude} gives, or, for a run that succeeded, the verdict of its
+   * spec.expect.
    */
   static int runToReport(
       String command,
@@ -38,7 +39,11 @@ final class LocalJobExecution {
     Optional<Path> reportDir = Optional.of(out.orElse(defaultReportDir(job)));
     LocalRun.Result result =
         execute(command, job, deviceFlag, reportDir, RankMode.JOB, dumpIr, context);
-    return conclude(command, result, context);
+    int exitCode = conclude(command, result, context);
+    if (exitCode != 0 || result.report().isEmpty()) {
+      return exitCode;
+    }
+    return LocalExpectations.judge(command, job, result.report().get(), context);
   }
 
   static LocalRun.Result execute(

@@ -42,7 +42,11 @@ class GpucommRunIT {
   @TempDir Path dir;
 
   private Path job(int world) throws Exception {
-    return Files.writeString(dir.resolve("job.yaml"), JOB.replace("WORLD", String.valueOf(world)));
+    return Files.writeString(dir.resolve("job.yaml"), jobText(world));
+  }
+
+  private static String jobText(int world) {
+    return JOB.replace("WORLD", String.valueOf(world));
   }
 
   @Test
@@ -89,6 +93,41 @@ class GpucommRunIT {
       assertThat(size.path("chosenReason").asText())
           .startsWith("spans 2 pods of 2 ranks (world 4): FlashInfer's");
     }
+  }
+
+  @Test
+  void specExpectGatesALocalRunAsItGatesTheJobInACluster() throws Exception {
+    Path out = dir.resolve("reports").resolve("run-it");
+    String rules =
+        "timeoutSeconds: 120\n  expect:\n"
+            + "    - {collective: allreduce, bytes: 4Ki, maxLatencyMicros: 1000000000}\n";
+    Path met =
+        Files.writeString(
+            dir.resolve("met.yaml"), jobText(1).replace("timeoutSeconds: 120\n", rules));
+    Path missed =
+        Files.writeString(
+            dir.resolve("missed.yaml"),
+            jobText(1)
+                .replace(
+                    "timeoutSeconds: 120\n",
+                    rules
+                        + "    - {collective: allreduce, bytes: 64Ki, minBusBandwidthGBps: 1000000000}\n"));
+
+    CliRun passing = CliRun.of(Map.of(), "run", "-f", met.toString(), "--out", out.toString());
+    CliRun failing = CliRun.of(Map.of(), "run", "-f", missed.toString(), "--out", out.toString());
+
+    assertThat(passing.exitCode()).as(passing.err()).isZero();
+    assertThat(passing.out()).contains("Expectations: all 1 rules met");
+    assertThat(failing.exitCode()).as(failing.err()).isEqualTo(5);
+    assertThat(failing.err().lines())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "gpucomm run: spec.expect: 1 of 2 rules not met: spec.expect[1] (allreduce 64Ki): ")
+        .endsWith("below 1000000000 GB/s");
+    // the figures that missed the floor are kept, as the operator keeps them in the status
+    assertThat(failing.out()).contains("Report: " + out);
+    assertThat(out.resolve("report.json")).exists();
   }
 
   @Test

@@ -265,8 +265,17 @@ public final class CommJobValidator {
       if (rule.getMinBusBandwidthGBps() != null && !(rule.getMinBusBandwidthGBps() >= 0)) {
         add(at + ".minBusBandwidthGBps", rule.getMinBusBandwidthGBps() + " is negative");
       }
+      if (rule.getMinBusBandwidthGBps() != null && rule.getMinBusBandwidthGBps().isInfinite()) {
+        add(at + ".minBusBandwidthGBps", "Infinity is a floor no figure can reach");
+      }
+      // A ceiling of zero no call can meet, and an infinite one checks nothing: both are slips.
       if (rule.getMaxLatencyMicros() != null && !(rule.getMaxLatencyMicros() >= 0)) {
         add(at + ".maxLatencyMicros", rule.getMaxLatencyMicros() + " is negative");
+      } else if (rule.getMaxLatencyMicros() != null
+          && (rule.getMaxLatencyMicros() == 0 || rule.getMaxLatencyMicros().isInfinite())) {
+        add(
+            at + ".maxLatencyMicros",
+            rule.getMaxLatencyMicros() + " is not a latency ceiling (more than 0 and finite)");
       }
     }
   }

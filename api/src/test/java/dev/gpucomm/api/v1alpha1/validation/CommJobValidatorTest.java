@@ -120,6 +120,7 @@ class CommJobValidatorTest {
           fixed heuristic without algorithm | device: cuda        | device: cuda\\n  heuristic: {name: fixed}                    | spec.heuristic.fixedAlgorithm
           fixedAlgorithm without fixed | device: cuda             | device: cuda\\n  heuristic: {name: vllm, fixedAlgorithm: nccl} | spec.heuristic.fixedAlgorithm
           expect: wrong collective, size not measured, negative floor; a rule without a floor | device: cuda | device: cuda\\n  expect: [{collective: allgather, bytes: 3Mi, minBusBandwidthGBps: -1}, {collective: allreduce, bytes: 512Ki}] | spec.expect[0].collective, spec.expect[0].bytes, spec.expect[0].minBusBandwidthGBps, spec.expect[1]
+          expect: ceilings of zero     | device: cuda               | device: cuda\\n  expect: [{collective: allreduce, bytes: 1Mi, maxLatencyMicros: 0}, {collective: allreduce, bytes: 1Mi, maxLatencyMicros: -0.0}] | spec.expect[0].maxLatencyMicros, spec.expect[1].maxLatencyMicros
           expect an algorithm not measured | device: cuda      | device: cuda\\n  expect: [{collective: allreduce, bytes: 1Mi, algorithm: twoshot, maxLatencyMicros: 30}] | spec.expect[0].algorithm
           bad baseline and /dev/shm  | device: cuda               | device: cuda\\n  baseline: {configMapRef: Nightly_Base, maxSlowdownPercent: 2000}\\n  sharedMemorySize: 16Mi | spec.baseline.configMapRef, spec.baseline.maxSlowdownPercent, spec.sharedMemorySize
           """)
@@ -144,6 +145,27 @@ class CommJobValidatorTest {
                 + " maxLatencyMicros: 40}]");
 
     assertThat(CommJobValidator.validateForPods(job(yaml))).isEmpty();
+  }
+
+  @Test
+  void infiniteFloorsAndCeilingsAreRefused() {
+    String yaml =
+        VALID.replace(
+            "device: cuda",
+            "device: cuda\n  expect: [{collective: allreduce, bytes: 1Mi, maxLatencyMicros: 1}]");
+    CommJob job = job(yaml);
+    job.getSpec()
+        .getExpect()
+        .getFirst()
+        .withMaxLatencyMicros(Double.POSITIVE_INFINITY)
+        .withMinBusBandwidthGBps(Double.POSITIVE_INFINITY);
+
+    assertThat(CommJobValidator.validateForPods(job))
+        .extracting(SpecProblem::toString)
+        .containsExactly(
+            "spec.expect[0].minBusBandwidthGBps: Infinity is a floor no figure can reach",
+            "spec.expect[0].maxLatencyMicros: Infinity is not a latency ceiling (more than 0 and"
+                + " finite)");
   }
 
   @Test
