@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.launch;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.numeric.VectorUnits;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -130,6 +131,7 @@ public record RankSettings(
               throw new UsageException(
                   EnvVars.MODE + ": unknown value '" + mode + "' (expected job, selftest)");
         };
+    requireOnOrOff(env, VectorUnits.SWITCH);
     Path jobFile = Path.of(env.getOrDefault(EnvVars.JOB_FILE, POD_JOB_FILE.toString()));
     return new RankSettings(
         jobFile,
@@ -172,6 +174,17 @@ public record RankSettings(
       env.put(EnvVars.SUPERVISED, "1");
     }
     return env;
+  }
+
+  /**
+   * A switch that is read where no error can be reported (a class's constant) and treats anything
+   * but "off" as on: a "0" or "false" meant as off must not pass unnoticed.
+   */
+  private static void requireOnOrOff(Map<String, String> env, String name) {
+    String value = env.get(name);
+    if (value != null && !value.isBlank() && !value.equals("on") && !value.equals("off")) {
+      throw new UsageException(name + ": unknown value '" + value + "' (expected on, off)");
+    }
   }
 
   private static ProgressStyle progressOf(String text) {
