@@ -1,6 +1,8 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.WorkloadKind;
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.nio.file.Path;
@@ -54,6 +56,16 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     LoadedJob job = new JobLoader().load(file);
+    WorkloadKind kind = job.job().getSpec().getWorkload().getKind();
+    if (dumpIr && kind != WorkloadKind.PROGRAM) {
+      // said rather than ignored: the user is looking for IR this job does not have
+      throw new UsageException(
+          "gpucomm run: --dump-ir: "
+              + job.source()
+              + " has no host-IR program (spec.workload.kind is "
+              + kind.wireName()
+              + ")");
+    }
     return LocalJobExecution.runToReport("run", job, device, out, dumpIr, context);
   }
 }

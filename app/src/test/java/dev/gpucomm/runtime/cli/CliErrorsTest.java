@@ -193,6 +193,18 @@ class CliErrorsTest {
   }
 
   @Test
+  void dumpIrOnAJobWithoutAProgramIsSaidNotIgnored() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString(), "--dump-ir", "--out", dir.resolve("r").toString()),
+        "gpucomm run: --dump-ir: "
+            + job
+            + " has no host-IR program (spec.workload.kind is benchmark)");
+    assertThat(dir.resolve("r")).doesNotExist();
+  }
+
+  @Test
   void aReportNeverReplacesADirectoryOfOtherFiles() throws Exception {
     Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
     Path mine = Files.createDirectories(dir.resolve("mine"));
