@@ -110,7 +110,24 @@ public final class StagedReportDirectory {
     if (!Files.isWritable(ancestor)) {
       return Optional.of("cannot be created: " + ancestor + " is not writable");
     }
-    return Optional.empty();
+    return creatability(ancestor, absolute);
+  }
+
+  /**
+   * Whether a directory can be made in {@code ancestor}, tried for real: a pseudo file system such
+   * as /proc, or a read-only mount, passes the permission check (for root, every one) and would
+   * fail only when the finished run stages its report.
+   */
+  private static Optional<String> creatability(Path ancestor, Path target) {
+    Path probe =
+        ancestor.resolve("." + target.getFileName() + ".create-" + ProcessHandle.current().pid());
+    try {
+      Files.createDirectory(probe);
+      Files.delete(probe);
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of("cannot be created in " + ancestor + " (" + FileProblem.of(e) + ")");
+    }
   }
 
   /**

@@ -118,6 +118,19 @@ class StagedReportDirectoryTest {
 
   @Test
   @EnabledOnOs(OS.LINUX)
+  void aFolderThatTakesNoNewDirectoryIsRefusedBeforeTheRun() {
+    // /proc passes the permission check for root, and refuses the directory only when made
+    assertThat(StagedReportDirectory.refusal(Path.of("/proc/gpucomm-report")))
+        .hasValue("cannot be created in /proc (no such file)");
+    assertThat(StagedReportDirectory.refusal(dir.resolve("new/report")))
+        .as("a folder that takes one is not refused, and the trial leaves nothing")
+        .isEmpty();
+    assertThat(dir.resolve("new")).doesNotExist();
+    assertThat(dir).isEmptyDirectory();
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
   void aFolderThatTakesNoNewDirectoryIsSaidOfTheTargetNotOfTheStagingDirectory() {
     Path target = Path.of("/proc/gpucomm-report");
 
