@@ -1,10 +1,15 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
+import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.DeviceBackends;
+import dev.gpucomm.runtime.heuristic.MeasuredHeuristic;
+import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.JavaCommand;
 import dev.gpucomm.runtime.launch.LocalRun;
@@ -13,6 +18,7 @@ import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.launch.StagedReportDirectory;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.Optional;
 
 /** Runs a loaded job on this host and reports how it ended: shared by run, bench and tune. */
@@ -85,7 +91,8 @@ final class LocalJobExecution {
       return;
     }
     try {
-      TuningTableJson.read(Path.of(heuristic.getTuningRef()));
+      TuningTable table = TuningTableJson.read(Path.of(heuristic.getTuningRef()));
+      requireBenchmarksCurve(job, table);
     } catch (IllegalArgumentException e) {
       // bench builds its job from flags, so its users know the table by the flag's name; the
       // others name the job file's field, as for any other problem of a job file
@@ -93,6 +100,29 @@ final class LocalJobExecution {
           command.equals("bench") ? "--tuning-ref" : job.source() + ": spec.heuristic.tuningRef";
       throw new UsageException("gpucomm " + command + ": " + field + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * A benchmark's sweep asks the table for its collective, world size and dtype (the job-level
+   * {@link MeasuredHeuristic}): a table without them is refused here too, not by rank 0 after every
+   * rank has started.
+   *
+   * @throws IllegalArgumentException naming the table and what it lacks
+   */
+  private static void requireBenchmarksCurve(LoadedJob job, TuningTable table) {
+    var spec = job.job().getSpec();
+    if (spec.getWorkload() == null
+        || spec.getWorkload().getKind() != WorkloadKind.BENCHMARK
+        || spec.getWorkload().getBenchmark() == null
+        || spec.getWorldSize() == null) {
+      return;
+    }
+    BenchmarkSpec benchmark = spec.getWorkload().getBenchmark();
+    new MeasuredHeuristic(
+        table,
+        Objects.requireNonNullElse(benchmark.getCollective(), CommJobDefaults.COLLECTIVE),
+        spec.getWorldSize(),
+        Objects.requireNonNullElse(benchmark.getDtype(), CommJobDefaults.DTYPE));
   }
 
   /** Prints where the report went, or the failing rank; returns the exit code. */
