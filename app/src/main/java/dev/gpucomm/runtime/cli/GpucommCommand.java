@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
       "0:success",
       "1:failure: a rank failed, a result was wrong, the job timed out",
       "2:usage error: a bad flag, job file or setting",
-      "5:run: the job ran, but a floor or ceiling of its spec.expect does not hold"
+      "5:run: the job ran, but spec.expect is not met (a floor or ceiling missed, or its figure not measured)"
     },
     footerHeading = "%n",
     footer = "Errors are one line on stderr; --debug (or GPUCOMM_DEBUG=1) adds stack traces.",

@@ -8,6 +8,7 @@ import dev.gpucomm.api.v1alpha1.report.ReportJson;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import dev.gpucomm.runtime.report.ReportFiles;
 import dev.gpucomm.runtime.spec.LoadedJob;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -32,7 +33,12 @@ final class LocalExpectations {
     if (rules == null || rules.isEmpty()) {
       return 0;
     }
-    ReportSummary report = ReportSummary.of(ReportJson.read(reportDir.resolve(ReportFiles.JSON)));
+    Path reportJson = reportDir.resolve(ReportFiles.JSON);
+    if (!Files.isRegularFile(reportJson)) {
+      context.err().println("gpucomm " + command + ": spec.expect: the run wrote no " + reportJson);
+      return NOT_MET_EXIT_CODE;
+    }
+    ReportSummary report = ReportSummary.of(ReportJson.read(reportJson));
     ExpectationVerdict verdict = ExpectationCheck.verdict(rules, report);
     if (RegressionVerdict.TRUE.equals(verdict.status())) {
       context.out().println("Expectations: " + verdict.message());

@@ -13,6 +13,7 @@ import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.JavaCommand;
 import dev.gpucomm.runtime.launch.LocalRun;
+import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.launch.StagedReportDirectory;
@@ -62,6 +63,7 @@ final class LocalJobExecution {
       CliContext context) {
     reportDir.ifPresent(dir -> requireReportTarget(command, dir));
     requireReadableTuningTable(command, job);
+    RankSettings.requireKnownSwitches(context.rankEnvironment());
     DeviceKind device =
         new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
     LocalRun run =

@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
     customSynopsis = "gpucomm run -f FILE [--device cpu|cuda] [--out DIR] [--dump-ir]",
     description =
         "run a CommJob (YAML or JSON) on this host, all ranks local; print the results, write the"
-            + " report",
+            + " report, and check the job's spec.expect against it (exit 5 when not met)",
     descriptionHeading = "%n",
     optionListHeading = "%nOptions:%n",
     footerHeading = ReportColumnsHelp.HEADING,
@@ -46,7 +46,9 @@ final class RunCommand implements Callable<Integer> {
       description = "report directory (default reports/<job>)")
   Optional<Path> out = Optional.empty();
 
-  @Option(names = "--dump-ir", description = "print host-IR programs before and after each pass")
+  @Option(
+      names = "--dump-ir",
+      description = "print host-IR programs before and after each pass (program jobs only)")
   boolean dumpIr;
 
   RunCommand(CliContext context) {

@@ -193,6 +193,32 @@ class CliErrorsTest {
   }
 
   @Test
+  void aRankSwitchOfUnknownValueIsRefusedBeforeAnyRankStarts() throws Exception {
+    Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
+    Path out = dir.resolve("r");
+
+    assertUsageError(
+        CliRun.of(
+            Map.of("GPUCOMM_CPU_VECTOR", "0"),
+            "run",
+            "-f",
+            job.toString(),
+            "--out",
+            out.toString()),
+        "gpucomm run: GPUCOMM_CPU_VECTOR: unknown value '0' (expected on, off)");
+    assertUsageError(
+        CliRun.of(
+            Map.of("GPUCOMM_CPU_BIND", "numa"),
+            "run",
+            "-f",
+            job.toString(),
+            "--out",
+            out.toString()),
+        "gpucomm run: GPUCOMM_CPU_BIND: unknown value 'numa' (expected core, none)");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void dumpIrOnAJobWithoutAProgramIsSaidNotIgnored() throws Exception {
     Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
 
@@ -452,7 +478,8 @@ class CliErrorsTest {
         .contains("Exit codes:")
         .containsPattern("0\\s+success")
         .containsPattern("1\\s+failure")
-        .containsPattern("2\\s+usage error");
+        .containsPattern("2\\s+usage error")
+        .containsPattern("5\\s+run: the job ran, but spec.expect");
   }
 
   @Test

@@ -265,7 +265,8 @@ public final class CommJobValidator {
       if (rule.getMinBusBandwidthGBps() != null && !(rule.getMinBusBandwidthGBps() >= 0)) {
         add(at + ".minBusBandwidthGBps", rule.getMinBusBandwidthGBps() + " is negative");
       }
-      if (rule.getMinBusBandwidthGBps() != null && rule.getMinBusBandwidthGBps().isInfinite()) {
+      if (rule.getMinBusBandwidthGBps() != null
+          && rule.getMinBusBandwidthGBps() == Double.POSITIVE_INFINITY) {
         add(at + ".minBusBandwidthGBps", "Infinity is a floor no figure can reach");
       }
       // A ceiling of zero no call can meet, and an infinite one checks nothing: both are slips.

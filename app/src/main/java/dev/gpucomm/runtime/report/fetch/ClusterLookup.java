@@ -1,5 +1,7 @@
 package dev.gpucomm.runtime.report.fetch;
 
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
@@ -114,14 +116,34 @@ final class ClusterLookup {
   /**
    * Fabric8's reading of a configuration. A file that is not YAML, or YAML of the wrong shape,
    * fails inside the YAML parser or Jackson with their own exceptions rather than a {@link
-   * KubernetesClientException}, so every failure of the loader is the configuration's.
+   * KubernetesClientException}; those are the configuration's. Anything else (a bad Fabric8 setting
+   * in the environment, a bug) is not said of the file.
    */
   private static Config load(String source, Supplier<Config> loader) {
     try {
       return loader.get();
     } catch (RuntimeException e) {
-      throw new KubeConfigException(source + ": cannot be used (" + rootMessage(e) + ")");
+      if (!isConfigurationProblem(e)) {
+        throw e;
+      }
+      throw new KubeConfigException(source + ": cannot be used (" + rootMessage(e) + ")", e);
     }
+  }
+
+  /** Fabric8's own refusal, or the YAML parser's or Jackson's, anywhere in the chain. */
+  private static boolean isConfigurationProblem(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof KubernetesClientException
+          || cause instanceof JacksonException
+          // the YAML parser Fabric8 reads with is not a dependency of ours: known by its package
+          || cause.getClass().getName().startsWith("org.snakeyaml.engine.")) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
   }
 
   /** "FILE (context NAME)", once the requested context is known to exist. */
@@ -157,6 +179,10 @@ final class ClusterLookup {
     }
     String message = root.getMessage() == null ? root.toString() : root.getMessage();
     String first = message.lines().findFirst().orElse("").strip();
+    if (root instanceof MismatchedInputException) {
+      // Jackson names Java types ("ArrayList<NamedCluster> from Integer value"): say it plainly
+      first = "a value of the wrong type";
+    }
     Matcher position = POSITION.matcher(message);
     String at = null;
     while (position.find()) {

@@ -10,4 +10,8 @@ public final class KubeConfigException extends UsageException {
   public KubeConfigException(String message) {
     super(message);
   }
+
+  public KubeConfigException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

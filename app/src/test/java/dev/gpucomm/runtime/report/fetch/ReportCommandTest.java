@@ -36,6 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code gpucomm report} as CI runs it: a job's report from the cluster of a kubeconfig, served by
@@ -541,19 +543,23 @@ class ReportCommandTest {
         "gpucomm report: "
             + notYaml
             + ": cannot be used (while parsing a flow sequence, at line 2, column 1)");
-    Result shape = report("ar-tp2", "--kubeconfig", wrongShape.toString());
-    assertUsageError(shape, "gpucomm report: " + wrongShape + ": cannot be used (");
-    assertThat(shape.err()).contains("NamedCluster").endsWith(", at clusters)\n");
+    assertUsageError(
+        report("ar-tp2", "--kubeconfig", wrongShape.toString()),
+        "gpucomm report: "
+            + wrongShape
+            + ": cannot be used (a value of the wrong type, at clusters)");
   }
 
-  @Test
-  void aGpucommKubeApiThatIsNoUrlIsAUsageErrorBeforeAnyRequest() {
-    Result result = run(Map.of("GPUCOMM_KUBE_API", "garbage"), "report", "ar-tp2");
+  @ParameterizedTest
+  @ValueSource(strings = {"garbage", " http://h:6443", "HTTPS://h", "ftp://h", "http://"})
+  void aGpucommKubeApiThatIsNoUrlIsAUsageErrorBeforeAnyRequest(String value) {
+    Result result = run(Map.of("GPUCOMM_KUBE_API", value), "report", "ar-tp2");
 
     assertUsageError(
         result,
-        "gpucomm report: GPUCOMM_KUBE_API: 'garbage' is not an API server URL (http:// or"
-            + " https://HOST[:PORT])");
+        "gpucomm report: GPUCOMM_KUBE_API: '"
+            + value
+            + "' is not an API server URL (http:// or https://HOST[:PORT])");
   }
 
   @Test

@@ -98,16 +98,16 @@ public final class KubeClients {
   /**
    * Fabric8 takes a URL without a scheme for a host name and probes it for TLS, logging warnings
    * before the first request fails: a value that is no http(s) URL of a host is the user's mistake.
+   * The scheme must be written in lower case, since this class and Fabric8 test it by prefix.
    */
   private static void requireServerUrl(String url) {
     URI uri;
     try {
-      uri = new URI(url.strip());
+      uri = new URI(url);
     } catch (URISyntaxException e) {
       throw notServerUrl(url);
     }
-    boolean web =
-        "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+    boolean web = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
     if (!web || uri.getHost() == null) {
       throw notServerUrl(url);
     }

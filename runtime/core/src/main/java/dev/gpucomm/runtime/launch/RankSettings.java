@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.launch;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.cpu.CpuBindMode;
 import dev.gpucomm.runtime.numeric.VectorUnits;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import java.nio.file.Path;
@@ -131,7 +132,7 @@ public record RankSettings(
               throw new UsageException(
                   EnvVars.MODE + ": unknown value '" + mode + "' (expected job, selftest)");
         };
-    requireOnOrOff(env, VectorUnits.SWITCH);
+    requireKnownSwitches(env);
     Path jobFile = Path.of(env.getOrDefault(EnvVars.JOB_FILE, POD_JOB_FILE.toString()));
     return new RankSettings(
         jobFile,
@@ -174,6 +175,15 @@ public record RankSettings(
       env.put(EnvVars.SUPERVISED, "1");
     }
     return env;
+  }
+
+  /**
+   * Refuses a user's switch for the ranks that is set to a value it does not know; a launcher calls
+   * it too, to refuse before any rank starts.
+   */
+  public static void requireKnownSwitches(Map<String, String> env) {
+    requireOnOrOff(env, VectorUnits.SWITCH);
+    CpuBindMode.fromEnv(env);
   }
 
   /**

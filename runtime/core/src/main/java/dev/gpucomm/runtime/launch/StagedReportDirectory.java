@@ -116,18 +116,22 @@ public final class StagedReportDirectory {
   /**
    * Whether a directory can be made in {@code ancestor}, tried for real: a pseudo file system such
    * as /proc, or a read-only mount, passes the permission check (for root, every one) and would
-   * fail only when the finished run stages its report.
+   * fail only when the finished run stages its report. The trial directory has a name of its own
+   * (two runs may check one folder at once) and is removed at once.
    */
   private static Optional<String> creatability(Path ancestor, Path target) {
-    Path probe =
-        ancestor.resolve("." + target.getFileName() + ".create-" + ProcessHandle.current().pid());
+    Path trial;
     try {
-      Files.createDirectory(probe);
-      Files.delete(probe);
-      return Optional.empty();
+      trial = Files.createTempDirectory(ancestor, "." + target.getFileName() + ".create-");
     } catch (IOException e) {
       return Optional.of("cannot be created in " + ancestor + " (" + FileProblem.of(e) + ")");
     }
+    try {
+      Files.delete(trial);
+    } catch (IOException e) {
+      // the folder takes directories, so the report can be made; only the trial is left behind
+    }
+    return Optional.empty();
   }
 
   /**
