@@ -113,8 +113,9 @@ class HelmChartTest {
                 Map.entry("gpucomm.dev/commjobs/status", "get,update,patch"),
                 Map.entry("gpucomm.dev/commjobs/finalizers", "update"),
                 Map.entry("/pods", "get,list,watch,create,delete"),
-                // get, update and patch of configmaps also because the per-job Role grants them
-                Map.entry("/configmaps", "get,list,watch,create,update,patch"),
+                // get, update and patch of configmaps also because the per-job Role grants them;
+                // delete: suspending a started job removes its spec ConfigMap with its pods
+                Map.entry("/configmaps", "get,list,watch,create,update,patch,delete"),
                 Map.entry("/services", "get,list,watch,create,update,patch"),
                 Map.entry("/serviceaccounts", "get,list,watch,create,update,patch"),
                 Map.entry("rbac.authorization.k8s.io/roles", "get,list,watch,create,update,patch"),
