@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.Heuristic;
+import dev.gpucomm.api.v1alpha1.UnreadablePodTemplate;
 import dev.gpucomm.api.v1alpha1.validation.CommJobValidator;
 import dev.gpucomm.api.v1alpha1.validation.SpecProblem;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -49,7 +50,12 @@ public class SpecValidator {
     int ranksPerPod =
         Objects.requireNonNullElse(spec.getRanksPerPod(), CommJobDefaults.RANKS_PER_POD);
     long sharedMemoryBytes = sharedMemoryBytes(spec, problems);
-    problems.addAll(templateValidator.problems(spec.getTemplate(), ranksPerPod, sharedMemoryBytes));
+    if (spec.getTemplate() instanceof UnreadablePodTemplate unreadable) {
+      problems.add(TemplateOverlayValidator.FIELD + "." + unreadable.problem());
+    } else {
+      problems.addAll(
+          templateValidator.problems(spec.getTemplate(), ranksPerPod, sharedMemoryBytes));
+    }
     return problems;
   }
 

@@ -16,12 +16,15 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.math.BigDecimal;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -165,7 +168,9 @@ public class TemplateOverlayValidator {
     }
     List<EnvVar> env = container.getEnv();
     for (int i = 0; env != null && i < env.size(); i++) {
-      if (PodTemplateFactory.RESERVED_ENV.contains(env.get(i).getName())) {
+      if (env.get(i).getName() == null) {
+        problems.add("%s.env[%d] has no name".formatted(prefix, i));
+      } else if (PodTemplateFactory.RESERVED_ENV.contains(env.get(i).getName())) {
         problems.add(
             "%s.env[%d] (%s) is set by the operator".formatted(prefix, i, env.get(i).getName()));
       }
@@ -173,14 +178,19 @@ public class TemplateOverlayValidator {
     List<VolumeMount> mounts = container.getVolumeMounts();
     for (int i = 0; mounts != null && i < mounts.size(); i++) {
       String path = mounts.get(i).getMountPath();
-      if (PodTemplateFactory.RESERVED_MOUNT_PATHS.contains(path)) {
+      if (mounts.get(i).getName() == null || path == null) {
+        problems.add("%s.volumeMounts[%d] needs a name and a mountPath".formatted(prefix, i));
+        continue;
+      }
+      Optional<String> shadowed = reservedMountUnder(path);
+      if (shadowed.isPresent()) {
         problems.add(
             "%s.volumeMounts[%d] mounts %s, which the operator mounts%s"
                 .formatted(
                     prefix,
                     i,
                     path,
-                    path.equals(PodTemplateFactory.SHM_PATH)
+                    shadowed.get().equals(PodTemplateFactory.SHM_PATH)
                         ? " (size it with spec.sharedMemorySize)"
                         : ""));
       }
@@ -206,6 +216,29 @@ public class TemplateOverlayValidator {
     }
   }
 
+  /**
+   * The operator's mount that {@code path} is or lies under: a mount of /dev/shm/ or of
+   * /etc/gpucomm/job.json shadows the operator's as surely as one of its own path.
+   */
+  private static Optional<String> reservedMountUnder(String path) {
+    Path mount;
+    try {
+      mount = Path.of(path).normalize();
+    } catch (InvalidPathException e) {
+      return Optional.empty(); // not a path the API server takes either
+    }
+    return PodTemplateFactory.RESERVED_MOUNT_PATHS.stream().filter(mount::startsWith).findFirst();
+  }
+
+  /**
+   * Kubernetes' quantity syntax (controller-gen's pattern for resource.Quantity): Fabric8 keeps a
+   * value such as "two" as it is, and only the arithmetic on it, or the API server, fails.
+   */
+  private static final java.util.regex.Pattern QUANTITY =
+      java.util.regex.Pattern.compile(
+          "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]"
+              + "|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$");
+
   private static void checkResources(
       Map<String, Quantity> resources,
       String field,
@@ -214,6 +247,17 @@ public class TemplateOverlayValidator {
       List<String> problems) {
     if (resources == null) {
       return;
+    }
+    for (String name : new TreeSet<>(resources.keySet())) {
+      if (resources.get(name) == null
+          || !QUANTITY.matcher(resources.get(name).toString()).matches()) {
+        problems.add(
+            "%s[\"%s\"] (%s) is not a quantity (e.g. 8Gi, 500m, 2)"
+                .formatted(field, name, resources.get(name)));
+      }
+    }
+    if (problems.stream().anyMatch(problem -> problem.startsWith(field + "["))) {
+      return; // the amounts below need quantities to compare
     }
     Quantity gpus = resources.get(PodTemplateFactory.GPU_RESOURCE);
     if (gpus != null
@@ -294,7 +338,9 @@ public class TemplateOverlayValidator {
   private static void checkVolumes(List<Volume> volumes, List<String> problems) {
     for (int i = 0; volumes != null && i < volumes.size(); i++) {
       String name = volumes.get(i).getName();
-      if (PodTemplateFactory.RESERVED_VOLUMES.contains(name)) {
+      if (name == null) {
+        problems.add("%s.spec.volumes[%d] has no name".formatted(FIELD, i));
+      } else if (PodTemplateFactory.RESERVED_VOLUMES.contains(name)) {
         problems.add(
             "%s.spec.volumes[%d] is named %s, a name the operator uses".formatted(FIELD, i, name));
       }

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -227,6 +229,32 @@ class InvalidSpecIT {
             "spec.template.spec.containers[0].volumeMounts[0] mounts /dev/shm, which the operator"
                 + " mounts (size it with spec.sharedMemorySize)"),
         invalid(
+            "shm-subpath-mount",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {volumes: [{name: cfg, emptyDir: {}}], containers:"
+                + " [{volumeMounts: [{name: cfg, mountPath: /etc/gpucomm/job.json, subPath: a}]}]}}",
+            "spec.template.spec.containers[0].volumeMounts[0] mounts /etc/gpucomm/job.json, which"
+                + " the operator mounts"),
+        invalid(
+            "nameless-entries",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {volumes: [{emptyDir: {}}], containers: [{env: [{value: x}],"
+                + " volumeMounts: [{mountPath: /data}]}]}}",
+            "spec.template.spec.containers[0].env[0] has no name; spec.template.spec.containers[0]"
+                + ".volumeMounts[0] needs a name and a mountPath; spec.template.spec.volumes[0] has"
+                + " no name"),
+        invalid(
+            "quantity-not-a-number",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {spec: {containers: [{resources: {limits: {memory: two,"
+                + " nvidia.com/gpu: 1e}}}]}}",
+            "spec.template.spec.containers[0].resources.limits[\"memory\"] (two) is not a quantity"
+                + " (e.g. 8Gi, 500m, 2); spec.template.spec.containers[0].resources.limits"
+                + "[\"nvidia.com/gpu\"] (1e) is not a quantity (e.g. 8Gi, 500m, 2)"),
+        invalid(
             "reserved-volume",
             "worldSize: 2\n"
                 + BENCHMARK
@@ -289,6 +317,34 @@ class InvalidSpecIT {
     assertThat(cluster.pods(name)).isEmpty();
     assertThat(cluster.configMap(name + "-spec")).isNull();
     assertThat(client.services().withName(name).get()).isNull();
+  }
+
+  @Test
+  void aTemplateValueThatCannotBeReadFailsItsJobAndNotTheOperatorsWatch() {
+    // The CRD types quantities as int-or-string, so the API server keeps "1e5x" where one goes;
+    // created untyped, as kubectl would, since a typed client could not have sent it.
+    client
+        .genericKubernetesResources("gpucomm.dev/v1alpha1", "CommJob")
+        .inNamespace(cluster.namespace)
+        .resource(
+            client
+                .getKubernetesSerialization()
+                .unmarshal(
+                    "apiVersion: gpucomm.dev/v1alpha1\nkind: CommJob\nmetadata: {name: unreadable-quantity}\n"
+                        + "spec:\n  worldSize: 2\n  "
+                        + BENCHMARK
+                        + "\n  template: {spec: {containers: [{resources: {limits: {memory: 1e5x}}}]}}",
+                    GenericKubernetesResource.class))
+        .create();
+
+    CommJobStatus status =
+        cluster.awaitStatus("unreadable-quantity", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("InvalidSpec");
+    assertThat(condition(status, "Failed").getMessage())
+        .isEqualTo(
+            "spec.template.spec.containers[0].resources.limits.memory: cannot be read (Invalid"
+                + " quantity string format passed)");
+    assertThat(cluster.pods("unreadable-quantity")).isEmpty();
   }
 
   /** What the overlay takes, as every message about a field it does not take lists it. */

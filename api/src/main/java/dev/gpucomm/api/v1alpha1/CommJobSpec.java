@@ -3,6 +3,7 @@ package dev.gpucomm.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
@@ -146,6 +147,7 @@ public class CommJobSpec {
   // Typed as RankPodTemplate for admission and kubectl explain; read as a PodTemplateSpec so that
   // the operator can name a field the schema would not have let through.
   @SchemaFrom(type = RankPodTemplate.class)
+  @JsonDeserialize(using = PodTemplateReader.class)
   @JsonPropertyDescription(
       "Pod template overlay merged into every pod: labels, annotations, scheduling, networking"
           + " (hostNetwork, resource claims), pull secrets, volumes and the rank container's"

@@ -1,0 +1,52 @@
+package dev.gpucomm.api.v1alpha1;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DatabindException;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import java.io.IOException;
+
+/**
+ * Reads spec.template, and reads a template with a value Fabric8 cannot read as an {@link
+ * UnreadablePodTemplate} rather than failing the whole CommJob.
+ */
+final class PodTemplateReader extends JsonDeserializer<PodTemplateSpec> {
+  @Override
+  public PodTemplateSpec deserialize(JsonParser parser, DeserializationContext context)
+      throws IOException {
+    JsonNode tree = parser.readValueAsTree();
+    if (tree.path(UnreadablePodTemplate.PROBLEM).isTextual()) {
+      // a copy of one read before
+      return new UnreadablePodTemplate(tree.get(UnreadablePodTemplate.PROBLEM).asText());
+    }
+    try {
+      return context.readTreeAsValue(tree, PodTemplateSpec.class);
+    } catch (DatabindException | IllegalArgumentException e) {
+      return new UnreadablePodTemplate(describe(e));
+    }
+  }
+
+  /** "spec.containers[0].resources.limits.memory: cannot be read (the innermost message)". */
+  private static String describe(Exception failure) {
+    StringBuilder path = new StringBuilder();
+    if (failure instanceof JsonMappingException mapping) {
+      for (JsonMappingException.Reference step : mapping.getPath()) {
+        if (step.getFieldName() != null) {
+          path.append(path.isEmpty() ? "" : ".").append(step.getFieldName());
+        } else if (step.getIndex() >= 0) {
+          path.append('[').append(step.getIndex()).append(']');
+        }
+      }
+    }
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage() == null ? root.toString() : root.getMessage();
+    String first = message.lines().findFirst().orElse("").strip().replaceAll("\\.$", "");
+    return (path.isEmpty() ? "" : path + ": ") + "cannot be read (" + first + ")";
+  }
+}
