@@ -1,5 +1,7 @@
 package dev.gpucomm.operator;
 
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Capabilities;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -47,7 +49,7 @@ public class PodTemplateOverlay {
       to.setTolerations(new ArrayList<>(from.getTolerations()));
     }
     if (from.getAffinity() != null) {
-      to.setAffinity(from.getAffinity());
+      to.setAffinity(mergedAffinity(to.getAffinity(), from.getAffinity()));
     }
     if (from.getSchedulerName() != null) {
       to.setSchedulerName(from.getSchedulerName());
@@ -152,5 +154,24 @@ public class PodTemplateOverlay {
     if (extra != null) {
       target.putAll(extra);
     }
+  }
+
+  /**
+   * The pod's affinity with each kind the template sets replaced: a template that adds a node
+   * affinity (a GPU pool, say) keeps the one-pod-per-node anti-affinity, which only a template's
+   * podAntiAffinity (empty to drop it) replaces.
+   */
+  private static Affinity mergedAffinity(Affinity built, Affinity template) {
+    Affinity merged = built == null ? new Affinity() : new AffinityBuilder(built).build();
+    if (template.getNodeAffinity() != null) {
+      merged.setNodeAffinity(template.getNodeAffinity());
+    }
+    if (template.getPodAffinity() != null) {
+      merged.setPodAffinity(template.getPodAffinity());
+    }
+    if (template.getPodAntiAffinity() != null) {
+      merged.setPodAntiAffinity(template.getPodAntiAffinity());
+    }
+    return merged;
   }
 }

@@ -128,10 +128,10 @@ class RankPodsIT {
   }
 
   @Test
-  void aTemplateAffinityReplacesTheOnePodPerNodeDefault() {
+  void aTemplateNodeAffinityIsAddedBesideTheOnePodPerNodeDefault() {
     cluster.apply(
         """
-        metadata: {name: packed}
+        metadata: {name: pooled}
         spec:
           worldSize: 4
           ranksPerPod: 2
@@ -145,9 +145,52 @@ class RankPodsIT {
         """
             + BENCHMARK.indent(2));
 
+    Pod pod = cluster.awaitPods("pooled", "pooled-0", "pooled-1").get(0);
+
+    assertThat(
+            pod.getSpec()
+                .getAffinity()
+                .getPodAntiAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution())
+        .singleElement()
+        .extracting(term -> term.getTopologyKey())
+        .isEqualTo("kubernetes.io/hostname");
+    assertThat(
+            pod.getSpec()
+                .getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms())
+        .singleElement();
+  }
+
+  @Test
+  void anEmptyTemplatePodAntiAffinityDropsTheOnePodPerNodeDefault() {
+    cluster.apply(
+        """
+        metadata: {name: packed}
+        spec:
+          worldSize: 4
+          ranksPerPod: 2
+          template:
+            spec:
+              affinity:
+                podAntiAffinity: {}
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                    - matchExpressions: [{key: pool, operator: In, values: [h100]}]
+        """
+            + BENCHMARK.indent(2));
+
     Pod pod = cluster.awaitPods("packed", "packed-0", "packed-1").get(0);
 
-    assertThat(pod.getSpec().getAffinity().getPodAntiAffinity()).isNull();
+    assertThat(
+            pod.getSpec()
+                .getAffinity()
+                .getPodAntiAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution())
+        .isNullOrEmpty();
     assertThat(
             pod.getSpec()
                 .getAffinity()
