@@ -126,7 +126,28 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           PodGroups.ensure(context.getClient(), plan.job(), plan.layout().get());
         }
         context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);
-        context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        try {
+          context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        } catch (RuntimeException e) {
+          Optional<String> rejection = ApiRejection.invalidObject(e);
+          if (rejection.isEmpty() || !(plan.outcome() instanceof JobOutcome.InProgress)) {
+            throw e;
+          }
+          // refused again on every retry: the job fails now, and the next pass removes what was
+          // made, as for any failed job
+          JobPlan failed =
+              new JobPlan(
+                  plan.job(),
+                  plan.observation(),
+                  new JobOutcome.Failed(
+                      Reasons.REJECTED_BY_API_SERVER,
+                      "the API server refused an object made from the spec: " + rejection.get()),
+                  plan.layout());
+          CommJobStatus status = aggregator.aggregate(job, failed, before, now).status();
+          patchStatusIfChanged(job, status, context);
+          CommJobEventRecorder.recordTransitions(context.getClient(), job, statusBefore, status);
+          return UpdateControl.<CommJob>noUpdate().rescheduleAfter(REJECTION_CLEANUP);
+        }
         after = JobObservation.of(job, context);
       }
       CommJobStatusAggregator.Aggregate aggregate = aggregator.aggregate(job, plan, after, now);
@@ -186,6 +207,9 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     patchStatusIfChanged(job, next, context);
     return UpdateControl.<CommJob>noUpdate().rescheduleAfter(PREDECESSOR_RECHECK);
   }
+
+  /** How soon a job failed by a refused object is reconciled again, to remove what was made. */
+  static final Duration REJECTION_CLEANUP = Duration.ofSeconds(1);
 
   /** How soon a job waiting for its predecessor's objects looks again without an event. */
   static final Duration PREDECESSOR_RECHECK = Duration.ofSeconds(5);

@@ -49,6 +49,7 @@ public final class Reasons {
   public static final String TIMEOUT = "Timeout";
   public static final String UNSCHEDULABLE = "Unschedulable";
   public static final String POD_DELETED = "PodDeleted";
+  public static final String REJECTED_BY_API_SERVER = "RejectedByApiServer";
 
   // regression gate
   public static final String AWAITING_REPORT = "AwaitingReport";

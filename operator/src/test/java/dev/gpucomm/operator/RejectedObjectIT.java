@@ -1,0 +1,78 @@
+package dev.gpucomm.operator;
+
+import static dev.gpucomm.operator.TestCluster.condition;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A pod that the API server refuses as invalid (what the validator cannot know, such as requests
+ * above limits) fails the job at once with the server's reason, instead of retrying until the job's
+ * timeout and failing it as one.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(setup = CommJobCrdSetup.class)
+class RejectedObjectIT {
+  /** A namespace of this test's own: the refusal below answers every pod created in it. */
+  private static final String NAMESPACE = "rejecting";
+
+  private static final String REFUSAL =
+      "Pod \"refused-0\" is invalid: spec.containers[0].resources.requests: Invalid value: \"3\":"
+          + " must be less than or equal to cpu limit of 2";
+
+  @Inject KubernetesClient client;
+
+  @KubernetesTestServer KubernetesServer server;
+
+  @Test
+  void aPodTheApiServerRefusesAsInvalidFailsTheJobWithTheServersReason() {
+    server
+        .expect()
+        .post()
+        .withPath("/api/v1/namespaces/" + NAMESPACE + "/pods")
+        .andReturn(
+            ApiRejection.UNPROCESSABLE,
+            new StatusBuilder()
+                .withStatus("Failure")
+                .withReason("Invalid")
+                .withCode(ApiRejection.UNPROCESSABLE)
+                .withMessage(REFUSAL)
+                .build())
+        .always();
+    TestCluster cluster =
+        new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace(NAMESPACE));
+
+    cluster.apply(
+        """
+        metadata: {name: refused}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+          template:
+            spec:
+              containers: [{resources: {requests: {cpu: "3"}, limits: {cpu: "2"}}}]
+        """);
+
+    CommJobStatus status = cluster.awaitStatus("refused", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("RejectedByApiServer");
+    assertThat(condition(status, "Failed").getMessage())
+        .isEqualTo("the API server refused an object made from the spec: " + REFUSAL);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> cluster.pods("refused").isEmpty());
+  }
+}
