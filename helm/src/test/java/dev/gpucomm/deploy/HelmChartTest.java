@@ -137,6 +137,25 @@ class HelmChartTest {
     assertThat(objects.toString()).doesNotContain("\"*\"");
   }
 
+  @Test
+  void aNamespaceOrPriorityClassOfDigitsStaysAName() throws Exception {
+    // "123" is a valid namespace and priority class name, and YAML would read it as a number
+    List<JsonNode> objects =
+        helm.template(
+            "--set-json", "watchNamespaces=[\"123\"]", "--set-string", "priorityClassName=100");
+
+    JsonNode namespace =
+        find(objects, "RoleBinding", "ops-gpucomm-operator").at("/metadata/namespace");
+    JsonNode priorityClass =
+        find(objects, "Deployment", "ops-gpucomm-operator")
+            .at("/spec/template/spec/priorityClassName");
+
+    assertThat(namespace.isTextual()).as(namespace.toString()).isTrue();
+    assertThat(namespace.asText()).isEqualTo("123");
+    assertThat(priorityClass.isTextual()).as(priorityClass.toString()).isTrue();
+    assertThat(priorityClass.asText()).isEqualTo("100");
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {"a-very-long-release-name-for-testing-the-name-limits", "9lives", "gpucomm.v2"})
