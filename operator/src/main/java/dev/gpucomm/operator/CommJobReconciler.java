@@ -99,7 +99,8 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       Instant now = Instant.now();
       JobObservation before = JobObservation.of(job, context);
       if (before.predecessorObjects() > 0) {
-        return awaitPredecessorCleanup(job, before.predecessorObjects(), context);
+        return awaitPredecessorCleanup(
+            job, before.predecessorObjects() + " pods and ConfigMaps", context);
       }
       CommJobStatus statusBefore = job.getStatus();
       JobPlan plan = judge.plan(job, before, now);
@@ -123,7 +124,23 @@ public class CommJobReconciler implements Reconciler<CommJob> {
         if (plan.outcome() instanceof JobOutcome.InProgress
             && plan.job().getSpec().getGang() != null) {
           // the PodGroup comes before its pods, which the gang scheduler holds until it exists
-          PodGroups.ensure(context.getClient(), plan.job(), plan.layout().get());
+          switch (PodGroups.ensure(context.getClient(), plan.job(), plan.layout().get())) {
+            case PodGroups.Group.Ready ready -> {}
+            case PodGroups.Group.Foreign foreign -> {
+              return awaitPredecessorCleanup(job, "the PodGroup", context);
+            }
+            case PodGroups.Group.NoSuchKind missing -> {
+              return failNow(
+                  job,
+                  statusBefore,
+                  plan,
+                  before,
+                  now,
+                  Reasons.UNSCHEDULABLE,
+                  missing.message(),
+                  context);
+            }
+          }
         }
         context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);
         try {
@@ -133,20 +150,16 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           if (rejection.isEmpty() || !(plan.outcome() instanceof JobOutcome.InProgress)) {
             throw e;
           }
-          // refused again on every retry: the job fails now, and the next pass removes what was
-          // made, as for any failed job
-          JobPlan failed =
-              new JobPlan(
-                  plan.job(),
-                  plan.observation(),
-                  new JobOutcome.Failed(
-                      Reasons.REJECTED_BY_API_SERVER,
-                      "the API server refused an object made from the spec: " + rejection.get()),
-                  plan.layout());
-          CommJobStatus status = aggregator.aggregate(job, failed, before, now).status();
-          patchStatusIfChanged(job, status, context);
-          CommJobEventRecorder.recordTransitions(context.getClient(), job, statusBefore, status);
-          return UpdateControl.<CommJob>noUpdate().rescheduleAfter(REJECTION_CLEANUP);
+          // refused again on every retry
+          return failNow(
+              job,
+              statusBefore,
+              plan,
+              before,
+              now,
+              Reasons.REJECTED_BY_API_SERVER,
+              "the API server refused an object made from the spec: " + rejection.get(),
+              context);
         }
         after = JobObservation.of(job, context);
       }
@@ -191,7 +204,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
    * reconcile it again, and so does a recheck in case an event is missed.
    */
   private UpdateControl<CommJob> awaitPredecessorCleanup(
-      CommJob job, int objects, Context<CommJob> context) {
+      CommJob job, String objects, Context<CommJob> context) {
     // a copy: the job is the cache's, and the patch is made only if the copy differs from it
     CommJobStatus status =
         job.getStatus() == null
@@ -201,15 +214,37 @@ public class CommJobReconciler implements Reconciler<CommJob> {
         withReady(
             status,
             Reasons.PREDECESSOR_TERMINATING,
-            "waiting for %d pods and ConfigMaps of a deleted CommJob named %s to be deleted"
+            "waiting for %s of a deleted CommJob named %s to be deleted"
                 .formatted(objects, job.getMetadata().getName()),
             job);
     patchStatusIfChanged(job, next, context);
     return UpdateControl.<CommJob>noUpdate().rescheduleAfter(PREDECESSOR_RECHECK);
   }
 
-  /** How soon a job failed by a refused object is reconciled again, to remove what was made. */
-  static final Duration REJECTION_CLEANUP = Duration.ofSeconds(1);
+  /**
+   * Fails a job for what no retry changes: its status says why now, and the next pass (soon after)
+   * removes what was made, as for any failed job.
+   */
+  private UpdateControl<CommJob> failNow(
+      CommJob job,
+      CommJobStatus statusBefore,
+      JobPlan plan,
+      JobObservation observation,
+      Instant now,
+      String reason,
+      String message,
+      Context<CommJob> context) {
+    JobPlan failed =
+        new JobPlan(
+            plan.job(), plan.observation(), new JobOutcome.Failed(reason, message), plan.layout());
+    CommJobStatus status = aggregator.aggregate(job, failed, observation, now).status();
+    patchStatusIfChanged(job, status, context);
+    CommJobEventRecorder.recordTransitions(context.getClient(), job, statusBefore, status);
+    return UpdateControl.<CommJob>noUpdate().rescheduleAfter(FAILURE_CLEANUP);
+  }
+
+  /** How soon a job failed by {@link #failNow} is reconciled again, to remove what was made. */
+  static final Duration FAILURE_CLEANUP = Duration.ofSeconds(1);
 
   /** How soon a job waiting for its predecessor's objects looks again without an event. */
   static final Duration PREDECESSOR_RECHECK = Duration.ofSeconds(5);

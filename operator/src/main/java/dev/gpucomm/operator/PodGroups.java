@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,8 +21,7 @@ import java.util.Objects;
  *
  * <p>PodGroups are another project's API, installed only where that scheduler runs: they are
  * created through Fabric8's generic resources, without an informer that would fail on clusters
- * without the CRD. A job whose scheduler's CRD is missing fails to reconcile with the API server's
- * message.
+ * without the CRD. A job whose scheduler's CRD is missing fails as Unschedulable, naming it.
  */
 final class PodGroups {
   /** Annotation by which Volcano finds a pod's PodGroup. */
@@ -74,20 +74,55 @@ final class PodGroups {
         .build();
   }
 
+  /** What {@link #ensure} found. */
+  sealed interface Group {
+    /** The job's own PodGroup exists, created now or before. */
+    record Ready() implements Group {}
+
+    /** A PodGroup of the job's name that another object owns: a deleted namesake's, say. */
+    record Foreign() implements Group {}
+
+    /** The cluster does not serve the scheduler's PodGroup kind: its scheduler is not there. */
+    record NoSuchKind(String message) implements Group {}
+  }
+
   /**
    * Creates the job's PodGroup unless it exists. Its minMember never changes: the pod count of a
    * job is fixed.
    */
-  static void ensure(KubernetesClient client, CommJob job, JobLayout layout) {
+  static Group ensure(KubernetesClient client, CommJob job, JobLayout layout) {
     GenericKubernetesResource podGroup = desired(job, layout);
+    ResourceDefinitionContext api = api(job.getSpec().getGang().getScheduler());
     var resource =
         client
-            .genericKubernetesResources(api(job.getSpec().getGang().getScheduler()))
+            .genericKubernetesResources(api)
             .inNamespace(job.getMetadata().getNamespace())
             .withName(podGroup.getMetadata().getName());
-    if (resource.get() == null) {
-      resource.create(podGroup);
+    GenericKubernetesResource existing = resource.get();
+    if (existing != null) {
+      // a namesake's group, awaiting the garbage collector, would be adopted and then removed
+      boolean ours =
+          existing.getMetadata().getOwnerReferences() == null
+              || existing.getMetadata().getOwnerReferences().stream()
+                  .allMatch(owner -> job.getMetadata().getUid().equals(owner.getUid()));
+      return ours ? new Group.Ready() : new Group.Foreign();
     }
+    try {
+      resource.create(podGroup);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return new Group.NoSuchKind(
+            "spec.gang.scheduler %s: the cluster serves no %s of %s/%s; install the scheduler or"
+                    .formatted(
+                        job.getSpec().getGang().getScheduler().wireName(),
+                        api.getKind(),
+                        api.getGroup(),
+                        api.getVersion())
+                + " leave out spec.gang");
+      }
+      throw e;
+    }
+    return new Group.Ready();
   }
 
   /** Marks {@code pod} as a member of its job's PodGroup and names the gang scheduler. */

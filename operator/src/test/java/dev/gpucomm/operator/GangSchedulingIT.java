@@ -3,7 +3,9 @@ package dev.gpucomm.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -158,6 +160,63 @@ class GangSchedulingIT {
                     .withName(name)
                     .get(),
             group -> group != null);
+  }
+
+  @Test
+  void aPodGroupOfADeletedNamesakeIsWaitedForNotAdopted() {
+    // what the garbage collector has not yet removed of a CommJob deleted a moment ago
+    client
+        .genericKubernetesResources(VOLCANO)
+        .inNamespace(cluster.namespace)
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("scheduling.volcano.sh/v1beta1")
+                .withKind("PodGroup")
+                .withNewMetadata()
+                .withName("gang-again")
+                .addNewOwnerReference()
+                .withApiVersion("gpucomm.dev/v1alpha1")
+                .withKind("CommJob")
+                .withName("gang-again")
+                .withUid("uid-of-the-deleted-job")
+                .endOwnerReference()
+                .endMetadata()
+                .build())
+        .create();
+
+    cluster.apply(
+        """
+        metadata: {name: gang-again}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          gang: {scheduler: volcano}
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+
+    CommJobStatus status =
+        cluster.awaitStatus(
+            "gang-again",
+            s ->
+                s.getConditions() != null
+                    && !s.getConditions().isEmpty()
+                    && "PredecessorTerminating".equals(s.getConditions().getFirst().getReason()));
+    assertThat(status.getStartTime()).isNull();
+    assertThat(cluster.pods("gang-again")).isEmpty();
+
+    client
+        .genericKubernetesResources(VOLCANO)
+        .inNamespace(cluster.namespace)
+        .withName("gang-again")
+        .delete();
+
+    cluster.awaitPods("gang-again", "gang-again-0", "gang-again-1");
+    assertThat(awaitPodGroup(VOLCANO, "gang-again").getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            owner ->
+                assertThat(owner.getUid())
+                    .isEqualTo(cluster.job("gang-again").getMetadata().getUid()));
   }
 
   @SuppressWarnings("unchecked")

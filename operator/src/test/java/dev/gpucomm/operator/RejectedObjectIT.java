@@ -37,6 +37,45 @@ class RejectedObjectIT {
   @KubernetesTestServer KubernetesServer server;
 
   @Test
+  void aGangJobWhoseSchedulerIsNotInstalledFailsAsUnschedulableNamingIt() {
+    // a cluster without Volcano serves no scheduling.volcano.sh: the API server answers 404
+    String namespace = "no-volcano";
+    server
+        .expect()
+        .post()
+        .withPath("/apis/scheduling.volcano.sh/v1beta1/namespaces/" + namespace + "/podgroups")
+        .andReturn(
+            404,
+            new StatusBuilder()
+                .withStatus("Failure")
+                .withReason("NotFound")
+                .withCode(404)
+                .withMessage("the server could not find the requested resource")
+                .build())
+        .always();
+    TestCluster cluster =
+        new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace(namespace));
+
+    cluster.apply(
+        """
+        metadata: {name: gang}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          gang: {scheduler: volcano}
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+
+    CommJobStatus status = cluster.awaitStatus("gang", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("Unschedulable");
+    assertThat(condition(status, "Failed").getMessage())
+        .isEqualTo(
+            "spec.gang.scheduler volcano: the cluster serves no PodGroup of"
+                + " scheduling.volcano.sh/v1beta1; install the scheduler or leave out spec.gang");
+    assertThat(cluster.pods("gang")).isEmpty();
+  }
+
+  @Test
   void aPodTheApiServerRefusesAsInvalidFailsTheJobWithTheServersReason() {
     server
         .expect()
