@@ -104,6 +104,17 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       }
       CommJobStatus statusBefore = job.getStatus();
       JobPlan plan = judge.plan(job, before, now);
+      if (before.terminatingPods() > 0
+          && !before.started()
+          && plan.outcome() instanceof JobOutcome.InProgress) {
+        // a run resumed while its suspended run's pods still stop: theirs are the names it needs
+        return awaitCleanup(
+            job,
+            Reasons.PODS_TERMINATING,
+            "waiting for %d pods of the job's earlier run to terminate"
+                .formatted(before.terminatingPods()),
+            context);
+      }
       LOG.debugf(
           "%s/%s: pods %s -> %s",
           job.getMetadata().getNamespace(),
@@ -205,18 +216,23 @@ public class CommJobReconciler implements Reconciler<CommJob> {
    */
   private UpdateControl<CommJob> awaitPredecessorCleanup(
       CommJob job, String objects, Context<CommJob> context) {
+    return awaitCleanup(
+        job,
+        Reasons.PREDECESSOR_TERMINATING,
+        "waiting for %s of a deleted CommJob named %s to be deleted"
+            .formatted(objects, job.getMetadata().getName()),
+        context);
+  }
+
+  /** Ready=False with {@code reason}, and a look again soon, for objects that are going away. */
+  private UpdateControl<CommJob> awaitCleanup(
+      CommJob job, String reason, String message, Context<CommJob> context) {
     // a copy: the job is the cache's, and the patch is made only if the copy differs from it
     CommJobStatus status =
         job.getStatus() == null
             ? new CommJobStatus()
             : SERIALIZATION.convertValue(job.getStatus(), CommJobStatus.class);
-    CommJobStatus next =
-        withReady(
-            status,
-            Reasons.PREDECESSOR_TERMINATING,
-            "waiting for %s of a deleted CommJob named %s to be deleted"
-                .formatted(objects, job.getMetadata().getName()),
-            job);
+    CommJobStatus next = withReady(status, reason, message, job);
     patchStatusIfChanged(job, next, context);
     return UpdateControl.<CommJob>noUpdate().rescheduleAfter(PREDECESSOR_RECHECK);
   }

@@ -20,23 +20,31 @@ import java.util.TreeMap;
  *
  * <p>Objects that a deleted CommJob of the same name owned (its UID, not this one's) are not this
  * job's, though they carry its name and labels until the garbage collector removes them: they are
- * only counted, in {@code predecessorObjects}.
+ * only counted, in {@code predecessorObjects}. Pods of this job that are being deleted (those of a
+ * suspended run, say, still stopping) are gone for every decision and only counted, in {@code
+ * terminatingPods}: a new run's pods cannot be created under their names until they are gone.
  */
 public record JobObservation(
     Map<Integer, Pod> podsByIndex,
     Optional<ConfigMap> specConfigMap,
     Optional<ConfigMap> results,
-    int predecessorObjects) {
+    int predecessorObjects,
+    int terminatingPods) {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   public static JobObservation of(CommJob job, Context<CommJob> context) {
     JobNames names = JobNames.of(job);
     String uid = job.getMetadata().getUid();
     int predecessorObjects = 0;
+    int terminatingPods = 0;
     Map<Integer, Pod> pods = new TreeMap<>();
     for (Pod pod : context.getSecondaryResources(Pod.class)) {
       if (ownedByAnother(pod, uid)) {
         predecessorObjects++;
+        continue;
+      }
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        terminatingPods++;
         continue;
       }
       String index = pod.getMetadata().getLabels().get(JobNames.POD_INDEX_LABEL);
@@ -59,7 +67,7 @@ public record JobObservation(
         results = Optional.of(configMap);
       }
     }
-    return new JobObservation(pods, spec, results, predecessorObjects);
+    return new JobObservation(pods, spec, results, predecessorObjects, terminatingPods);
   }
 
   /** Whether {@code object}'s controller is a CommJob other than the one of {@code uid}. */

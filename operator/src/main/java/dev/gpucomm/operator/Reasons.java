@@ -24,6 +24,7 @@ public final class Reasons {
   public static final String NOT_FINISHED = "NotFinished";
   public static final String RECONCILE_ERROR = "ReconcileError";
   public static final String PREDECESSOR_TERMINATING = "PredecessorTerminating";
+  public static final String PODS_TERMINATING = "PodsTerminating";
 
   // suspension (spec.suspend, as a queue such as Kueue sets it)
   public static final String JOB_SUSPENDED = "JobSuspended";

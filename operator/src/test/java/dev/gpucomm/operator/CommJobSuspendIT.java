@@ -136,6 +136,86 @@ class CommJobSuspendIT {
     assertThat(condition(resumed, "Failed").getStatus()).isEqualTo("False");
   }
 
+  @Test
+  void aJobResumedWhileItsSuspendedPodsStillStopWaitsForThemWithoutFailing() {
+    cluster.apply(
+        """
+        metadata: {name: slow-stop}
+        spec:
+          worldSize: 2
+          device: cpu
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("slow-stop", "slow-stop-0", "slow-stop-1");
+    cluster.kubelet.run("slow-stop-0");
+    cluster.kubelet.run("slow-stop-1");
+    cluster.awaitStatus("slow-stop", s -> s.getRunningTime() != null);
+    // a finalizer holds the pods in Terminating, as a grace period does on a real node
+    List<String> oldUids = new java.util.ArrayList<>();
+    for (String pod : List.of("slow-stop-0", "slow-stop-1")) {
+      oldUids.add(
+          client
+              .pods()
+              .inNamespace(cluster.namespace)
+              .withName(pod)
+              .edit(
+                  p -> {
+                    p.getMetadata().setFinalizers(List.of("example.com/drain"));
+                    return p;
+                  })
+              .getMetadata()
+              .getUid());
+    }
+
+    edit("slow-stop", job -> job.getSpec().setSuspend(true));
+    cluster.awaitStatus("slow-stop", s -> hasCondition(s, "Suspended", "True", "JobSuspended"));
+    await()
+        .atMost(TestCluster.PATIENCE)
+        .until(
+            () ->
+                client
+                        .pods()
+                        .inNamespace(cluster.namespace)
+                        .withName("slow-stop-0")
+                        .get()
+                        .getMetadata()
+                        .getDeletionTimestamp()
+                    != null);
+    edit("slow-stop", job -> job.getSpec().setSuspend(false));
+
+    CommJobStatus waiting =
+        cluster.awaitStatus("slow-stop", s -> hasCondition(s, "Ready", "False", "PodsTerminating"));
+    assertThat(waiting.getPhase()).isEqualTo(Phase.PENDING);
+    assertThat(waiting.getStartTime()).as("taken from no old pod").isNull();
+    assertThat(condition(waiting, "Ready").getMessage())
+        .isEqualTo("waiting for 2 pods of the job's earlier run to terminate");
+
+    for (String pod : List.of("slow-stop-0", "slow-stop-1")) {
+      client
+          .pods()
+          .inNamespace(cluster.namespace)
+          .withName(pod)
+          .edit(
+              p -> {
+                p.getMetadata().setFinalizers(List.of());
+                return p;
+              });
+    }
+
+    await()
+        .atMost(TestCluster.PATIENCE)
+        .untilAsserted(
+            () ->
+                assertThat(cluster.pods("slow-stop"))
+                    .extracting(p -> p.getMetadata().getUid())
+                    .hasSize(2)
+                    .doesNotContainAnyElementsOf(oldUids));
+    CommJobStatus resumed = cluster.job("slow-stop").getStatus();
+    assertThat(condition(resumed, "Failed").getStatus()).isEqualTo("False");
+  }
+
   private void edit(String name, Consumer<CommJob> change) {
     client
         .resources(CommJob.class)
