@@ -5,20 +5,23 @@ import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import java.util.Optional;
 
 /**
- * An object of a job that the API server refused as invalid (HTTP 422: a pod whose requests exceed
- * its limits, a mount of a volume the pod lacks, a label key it cannot take). Made from the job's
- * spec, it would be refused again on every retry, unlike a refusal by quota or admission (403),
- * which freed quota or a changed policy can lift.
+ * A pod of a job that the API server refused as invalid (HTTP 422: requests above limits, a mount
+ * of a volume the pod lacks, a label key it cannot take). Made from the job's spec, it would be
+ * refused again on every retry, unlike a refusal by quota or admission (403), which freed quota or
+ * a changed policy can lift. Only pods count: the operator only ever creates them, while a 422 of
+ * another object may answer an update, or an admission policy's denial, which is retried.
  */
 final class ApiRejection {
   static final int UNPROCESSABLE = 422;
 
   private ApiRejection() {}
 
-  /** The API server's message for the first invalid object in {@code failure}, if any. */
-  static Optional<String> invalidObject(Throwable failure) {
+  /** The API server's message for the first invalid pod in {@code failure}, if any. */
+  static Optional<String> invalidPod(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof KubernetesClientException client && client.getCode() == UNPROCESSABLE) {
+      if (cause instanceof KubernetesClientException client
+          && client.getCode() == UNPROCESSABLE
+          && isAboutPods(client)) {
         String message =
             client.getStatus() != null && client.getStatus().getMessage() != null
                 ? client.getStatus().getMessage()
@@ -27,7 +30,7 @@ final class ApiRejection {
       }
       if (cause instanceof AggregatedOperatorException aggregated) {
         for (Exception each : aggregated.getAggregatedExceptions().values()) {
-          Optional<String> found = invalidObject(each);
+          Optional<String> found = invalidPod(each);
           if (found.isPresent()) {
             return found;
           }
@@ -38,5 +41,14 @@ final class ApiRejection {
       }
     }
     return Optional.empty();
+  }
+
+  private static boolean isAboutPods(KubernetesClientException client) {
+    if ("pods".equals(client.getResourcePlural())) {
+      return true;
+    }
+    return client.getStatus() != null
+        && client.getStatus().getDetails() != null
+        && "pods".equals(client.getStatus().getDetails().getKind());
   }
 }

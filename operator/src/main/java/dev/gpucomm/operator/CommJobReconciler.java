@@ -104,7 +104,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       }
       CommJobStatus statusBefore = job.getStatus();
       JobPlan plan = judge.plan(job, before, now);
-      if (before.terminatingPods() > 0
+      if (!before.terminatingPods().isEmpty()
           && !before.started()
           && plan.outcome() instanceof JobOutcome.InProgress) {
         // a run resumed while its suspended run's pods still stop: theirs are the names it needs
@@ -112,7 +112,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             job,
             Reasons.PODS_TERMINATING,
             "waiting for %d pods of the job's earlier run to terminate"
-                .formatted(before.terminatingPods()),
+                .formatted(before.terminatingPods().size()),
             context);
       }
       LOG.debugf(
@@ -123,11 +123,11 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           plan.outcome());
       JobObservation after = before;
       if (plan.layout().isPresent()) {
-        if (plan.outcome() instanceof JobOutcome.Failed
+        if (plan.outcome().finished()
             && JobOutcomeJudge.recordedOutcome(job.getStatus()).isEmpty()) {
-          // the workflow deletes the pods of a failed job: the verdict is recorded first, so that a
-          // status patch lost after the deletion cannot leave a job without pods and without the
-          // reason they went (it would read as PodDeleted)
+          // the workflow deletes the pods of a finished job (by its cleanPodPolicy): the verdict is
+          // recorded first, so that a status patch lost after the deletion cannot leave a job
+          // without pods and without the reason they went (it would read as PodDeleted)
           job =
               patchStatusIfChanged(
                   job, aggregator.aggregate(job, plan, before, now).status(), context);
@@ -140,7 +140,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             case PodGroups.Group.Foreign foreign -> {
               return awaitPredecessorCleanup(job, "the PodGroup", context);
             }
-            case PodGroups.Group.NoSuchKind missing -> {
+            case PodGroups.Group.NoSuchKind missing when !before.started() -> {
               return failNow(
                   job,
                   statusBefore,
@@ -151,14 +151,19 @@ public class CommJobReconciler implements Reconciler<CommJob> {
                   missing.message(),
                   context);
             }
+            // a started job's scheduler gone for a moment (its CRD reinstalled): its pods exist
+            case PodGroups.Group.NoSuchKind missing -> {}
           }
         }
         context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);
         try {
           context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
         } catch (RuntimeException e) {
-          Optional<String> rejection = ApiRejection.invalidObject(e);
-          if (rejection.isEmpty() || !(plan.outcome() instanceof JobOutcome.InProgress)) {
+          Optional<String> rejection = ApiRejection.invalidPod(e);
+          boolean running = job.getStatus() != null && job.getStatus().getRunningTime() != null;
+          if (rejection.isEmpty()
+              || running
+              || !(plan.outcome() instanceof JobOutcome.InProgress)) {
             throw e;
           }
           // refused again on every retry
@@ -169,7 +174,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               before,
               now,
               Reasons.REJECTED_BY_API_SERVER,
-              "the API server refused an object made from the spec: " + rejection.get(),
+              "the API server refused a pod made from the spec: " + rejection.get(),
               context);
         }
         after = JobObservation.of(job, context);

@@ -3,12 +3,15 @@ package dev.gpucomm.operator;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.UnreadablePodTemplate;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -29,14 +32,14 @@ public record JobObservation(
     Optional<ConfigMap> specConfigMap,
     Optional<ConfigMap> results,
     int predecessorObjects,
-    int terminatingPods) {
+    List<Pod> terminatingPods) {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   public static JobObservation of(CommJob job, Context<CommJob> context) {
     JobNames names = JobNames.of(job);
     String uid = job.getMetadata().getUid();
     int predecessorObjects = 0;
-    int terminatingPods = 0;
+    List<Pod> terminatingPods = new ArrayList<>();
     Map<Integer, Pod> pods = new TreeMap<>();
     for (Pod pod : context.getSecondaryResources(Pod.class)) {
       if (ownedByAnother(pod, uid)) {
@@ -44,7 +47,7 @@ public record JobObservation(
         continue;
       }
       if (pod.getMetadata().getDeletionTimestamp() != null) {
-        terminatingPods++;
+        terminatingPods.add(pod);
         continue;
       }
       String index = pod.getMetadata().getLabels().get(JobNames.POD_INDEX_LABEL);
@@ -71,7 +74,7 @@ public record JobObservation(
   }
 
   /** Whether {@code object}'s controller is a CommJob other than the one of {@code uid}. */
-  private static boolean ownedByAnother(HasMetadata object, String uid) {
+  static boolean ownedByAnother(HasMetadata object, String uid) {
     if (uid == null || object.getMetadata().getOwnerReferences() == null) {
       return false;
     }
@@ -111,7 +114,7 @@ public record JobObservation(
       // someone edited the ConfigMap: the live spec is the best remaining record
       return live;
     }
-    if (frozen == null) {
+    if (frozen == null || frozen.getTemplate() instanceof UnreadablePodTemplate) {
       return live;
     }
     if (live.getSpec() != null) {

@@ -46,7 +46,9 @@ public class JobOutcomeJudge {
     Optional<JobOutcome> recorded = recordedOutcome(live.getStatus());
     if (recorded.isPresent()
         && recorded.get() instanceof JobOutcome.Failed failed
-        && failed.reason().equals(Reasons.INVALID_SPEC)) {
+        && (failed.reason().equals(Reasons.INVALID_SPEC) || !observation.started())) {
+      // a job that failed before it started (its spec, a missing gang scheduler, a refused pod
+      // before any was made) has nothing to clean up and must not have its objects made now
       return new JobPlan(job, observation, failed, Optional.empty());
     }
     if (recorded.isEmpty() && !observation.started()) {
@@ -62,6 +64,12 @@ public class JobOutcomeJudge {
     JobLayout layout = JobLayout.of(job.getSpec(), config.defaultSharedMemorySize());
     if (recorded.isEmpty() && Boolean.TRUE.equals(job.getSpec().getSuspend())) {
       return new JobPlan(job, observation, new JobOutcome.Suspended(), Optional.of(layout));
+    }
+    if (recorded.isEmpty() && !observation.started()) {
+      Optional<JobOutcome> stuck = stuckTerminating(job, observation, now);
+      if (stuck.isPresent()) {
+        return new JobPlan(job, observation, stuck.get(), Optional.of(layout));
+      }
     }
     JobOutcome outcome = recorded.orElseGet(() -> judge(job, layout, observation, now));
     return new JobPlan(job, observation, outcome, Optional.of(layout));
@@ -150,6 +158,29 @@ public class JobOutcomeJudge {
   }
 
   /** spec.schedulingTimeoutSeconds, else the operator's default. */
+  /**
+   * A job about to start waits for the pods of its earlier run (before a suspension) to go, since
+   * its own take their names; one still terminating after the scheduling timeout is on a node that
+   * does not answer, and would hold the job forever.
+   */
+  private Optional<JobOutcome> stuckTerminating(
+      CommJob job, JobObservation observation, Instant now) {
+    Duration limit = schedulingTimeout(job);
+    return observation.terminatingPods().stream()
+        .filter(pod -> pod.getMetadata().getDeletionTimestamp() != null)
+        .filter(
+            pod ->
+                Instant.parse(pod.getMetadata().getDeletionTimestamp()).plus(limit).isBefore(now))
+        .findFirst()
+        .map(
+            pod ->
+                new JobOutcome.Failed(
+                    Reasons.UNSCHEDULABLE,
+                    "pod %s of the job's earlier run has been terminating for more than %d s (its"
+                            .formatted(pod.getMetadata().getName(), limit.toSeconds())
+                        + " node may be unreachable); the job's new pods need its name"));
+  }
+
   private Duration schedulingTimeout(CommJob job) {
     Integer seconds = job.getSpec().getSchedulingTimeoutSeconds();
     return seconds == null ? config.unschedulableTimeout() : Duration.ofSeconds(seconds);

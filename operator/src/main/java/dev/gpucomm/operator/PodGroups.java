@@ -101,11 +101,9 @@ final class PodGroups {
     GenericKubernetesResource existing = resource.get();
     if (existing != null) {
       // a namesake's group, awaiting the garbage collector, would be adopted and then removed
-      boolean ours =
-          existing.getMetadata().getOwnerReferences() == null
-              || existing.getMetadata().getOwnerReferences().stream()
-                  .allMatch(owner -> job.getMetadata().getUid().equals(owner.getUid()));
-      return ours ? new Group.Ready() : new Group.Foreign();
+      return JobObservation.ownedByAnother(existing, job.getMetadata().getUid())
+          ? new Group.Foreign()
+          : new Group.Ready();
     }
     try {
       resource.create(podGroup);

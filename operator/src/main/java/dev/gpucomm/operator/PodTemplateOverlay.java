@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodAntiAffinity;
+import io.fabric8.kubernetes.api.model.PodAntiAffinityBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -158,8 +160,9 @@ public class PodTemplateOverlay {
 
   /**
    * The pod's affinity with each kind the template sets replaced: a template that adds a node
-   * affinity (a GPU pool, say) keeps the one-pod-per-node anti-affinity, which only a template's
-   * podAntiAffinity (empty to drop it) replaces.
+   * affinity (a GPU pool, say) keeps the one-pod-per-node anti-affinity. Of a template's
+   * podAntiAffinity each non-empty list replaces the built one's, so that preferred terms alone
+   * keep the required one-pod-per-node term; an empty podAntiAffinity ({}) drops it.
    */
   private static Affinity mergedAffinity(Affinity built, Affinity template) {
     Affinity merged = built == null ? new Affinity() : new AffinityBuilder(built).build();
@@ -169,9 +172,29 @@ public class PodTemplateOverlay {
     if (template.getPodAffinity() != null) {
       merged.setPodAffinity(template.getPodAffinity());
     }
-    if (template.getPodAntiAffinity() != null) {
-      merged.setPodAntiAffinity(template.getPodAntiAffinity());
+    PodAntiAffinity anti = template.getPodAntiAffinity();
+    if (anti != null) {
+      boolean required = !isEmpty(anti.getRequiredDuringSchedulingIgnoredDuringExecution());
+      boolean preferred = !isEmpty(anti.getPreferredDuringSchedulingIgnoredDuringExecution());
+      if ((!required && !preferred) || merged.getPodAntiAffinity() == null) {
+        merged.setPodAntiAffinity(anti);
+      } else {
+        PodAntiAffinity kept = new PodAntiAffinityBuilder(merged.getPodAntiAffinity()).build();
+        if (required) {
+          kept.setRequiredDuringSchedulingIgnoredDuringExecution(
+              anti.getRequiredDuringSchedulingIgnoredDuringExecution());
+        }
+        if (preferred) {
+          kept.setPreferredDuringSchedulingIgnoredDuringExecution(
+              anti.getPreferredDuringSchedulingIgnoredDuringExecution());
+        }
+        merged.setPodAntiAffinity(kept);
+      }
     }
     return merged;
+  }
+
+  private static boolean isEmpty(List<?> list) {
+    return list == null || list.isEmpty();
   }
 }

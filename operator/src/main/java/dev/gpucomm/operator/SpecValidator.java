@@ -51,7 +51,7 @@ public class SpecValidator {
         Objects.requireNonNullElse(spec.getRanksPerPod(), CommJobDefaults.RANKS_PER_POD);
     long sharedMemoryBytes = sharedMemoryBytes(spec, problems);
     if (spec.getTemplate() instanceof UnreadablePodTemplate unreadable) {
-      problems.add(TemplateOverlayValidator.FIELD + "." + unreadable.problem());
+      problems.add(unreadable.problemUnder(TemplateOverlayValidator.FIELD));
     } else {
       problems.addAll(
           templateValidator.problems(spec.getTemplate(), ranksPerPod, sharedMemoryBytes));

@@ -138,52 +138,7 @@ class CommJobSuspendIT {
 
   @Test
   void aJobResumedWhileItsSuspendedPodsStillStopWaitsForThemWithoutFailing() {
-    cluster.apply(
-        """
-        metadata: {name: slow-stop}
-        spec:
-          worldSize: 2
-          device: cpu
-          workload:
-            kind: benchmark
-            benchmark: {tokens: [32]}
-        """);
-    cluster.awaitPods("slow-stop", "slow-stop-0", "slow-stop-1");
-    cluster.kubelet.run("slow-stop-0");
-    cluster.kubelet.run("slow-stop-1");
-    cluster.awaitStatus("slow-stop", s -> s.getRunningTime() != null);
-    // a finalizer holds the pods in Terminating, as a grace period does on a real node
-    List<String> oldUids = new java.util.ArrayList<>();
-    for (String pod : List.of("slow-stop-0", "slow-stop-1")) {
-      oldUids.add(
-          client
-              .pods()
-              .inNamespace(cluster.namespace)
-              .withName(pod)
-              .edit(
-                  p -> {
-                    p.getMetadata().setFinalizers(List.of("example.com/drain"));
-                    return p;
-                  })
-              .getMetadata()
-              .getUid());
-    }
-
-    edit("slow-stop", job -> job.getSpec().setSuspend(true));
-    cluster.awaitStatus("slow-stop", s -> hasCondition(s, "Suspended", "True", "JobSuspended"));
-    await()
-        .atMost(TestCluster.PATIENCE)
-        .until(
-            () ->
-                client
-                        .pods()
-                        .inNamespace(cluster.namespace)
-                        .withName("slow-stop-0")
-                        .get()
-                        .getMetadata()
-                        .getDeletionTimestamp()
-                    != null);
-    edit("slow-stop", job -> job.getSpec().setSuspend(false));
+    List<String> oldUids = resumeWhileThePodsStillStop("slow-stop", "");
 
     CommJobStatus waiting =
         cluster.awaitStatus("slow-stop", s -> hasCondition(s, "Ready", "False", "PodsTerminating"));
@@ -193,15 +148,7 @@ class CommJobSuspendIT {
         .isEqualTo("waiting for 2 pods of the job's earlier run to terminate");
 
     for (String pod : List.of("slow-stop-0", "slow-stop-1")) {
-      client
-          .pods()
-          .inNamespace(cluster.namespace)
-          .withName(pod)
-          .edit(
-              p -> {
-                p.getMetadata().setFinalizers(List.of());
-                return p;
-              });
+      setFinalizers(pod, List.of());
     }
 
     await()
@@ -214,6 +161,77 @@ class CommJobSuspendIT {
                     .doesNotContainAnyElementsOf(oldUids));
     CommJobStatus resumed = cluster.job("slow-stop").getStatus();
     assertThat(condition(resumed, "Failed").getStatus()).isEqualTo("False");
+  }
+
+  @Test
+  void aPodOfTheEarlierRunThatNeverStopsFailsTheJobAfterTheSchedulingTimeout() {
+    resumeWhileThePodsStillStop("stuck-stop", "\n  schedulingTimeoutSeconds: 2");
+
+    CommJobStatus failed = cluster.awaitStatus("stuck-stop", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("Unschedulable");
+    assertThat(condition(failed, "Failed").getMessage())
+        .matches(
+            "pod stuck-stop-[01] of the job's earlier run has been terminating for more than 2 s"
+                + " \\(its node may be unreachable\\); the job's new pods need its name");
+    for (String pod : List.of("stuck-stop-0", "stuck-stop-1")) {
+      setFinalizers(pod, List.of());
+    }
+  }
+
+  /**
+   * Runs a two-pod job, holds its pods in Terminating with a finalizer (as a grace period does on a
+   * real node), suspends it and resumes it; returns the held pods' UIDs.
+   */
+  private List<String> resumeWhileThePodsStillStop(String name, String extraSpec) {
+    cluster.apply(
+        """
+        metadata: {name: NAME}
+        spec:
+          worldSize: 2
+          device: cpu
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}EXTRA
+        """
+            .replace("NAME", name)
+            .replace("EXTRA", extraSpec));
+    cluster.awaitPods(name, name + "-0", name + "-1");
+    cluster.kubelet.run(name + "-0");
+    cluster.kubelet.run(name + "-1");
+    cluster.awaitStatus(name, s -> s.getRunningTime() != null);
+    List<String> uids = new java.util.ArrayList<>();
+    for (String pod : List.of(name + "-0", name + "-1")) {
+      uids.add(setFinalizers(pod, List.of("example.com/drain")).getMetadata().getUid());
+    }
+
+    edit(name, job -> job.getSpec().setSuspend(true));
+    cluster.awaitStatus(name, s -> hasCondition(s, "Suspended", "True", "JobSuspended"));
+    await()
+        .atMost(TestCluster.PATIENCE)
+        .until(
+            () ->
+                client
+                        .pods()
+                        .inNamespace(cluster.namespace)
+                        .withName(name + "-0")
+                        .get()
+                        .getMetadata()
+                        .getDeletionTimestamp()
+                    != null);
+    edit(name, job -> job.getSpec().setSuspend(false));
+    return uids;
+  }
+
+  private Pod setFinalizers(String pod, List<String> finalizers) {
+    return client
+        .pods()
+        .inNamespace(cluster.namespace)
+        .withName(pod)
+        .edit(
+            p -> {
+              p.getMetadata().setFinalizers(finalizers);
+              return p;
+            });
   }
 
   private void edit(String name, Consumer<CommJob> change) {

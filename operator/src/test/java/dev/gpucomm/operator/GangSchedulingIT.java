@@ -179,6 +179,7 @@ class GangSchedulingIT {
                 .withKind("CommJob")
                 .withName("gang-again")
                 .withUid("uid-of-the-deleted-job")
+                .withController(true)
                 .endOwnerReference()
                 .endMetadata()
                 .build())

@@ -156,7 +156,7 @@ class JobOutcomeJudgeTest {
     ConfigMap specConfigMap =
         new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
     JobObservation observation =
-        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, 0);
+        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, List.of());
     return judge.plan(job, observation, now).outcome();
   }
 

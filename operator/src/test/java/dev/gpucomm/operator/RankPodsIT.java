@@ -165,6 +165,63 @@ class RankPodsIT {
   }
 
   @Test
+  void preferredAntiAffinityTermsAloneKeepTheRequiredOnePodPerNodeTerm() {
+    cluster.apply(
+        """
+        metadata: {name: spread-racks}
+        spec:
+          worldSize: 4
+          ranksPerPod: 2
+          template:
+            spec:
+              affinity:
+                podAntiAffinity:
+                  preferredDuringSchedulingIgnoredDuringExecution:
+                  - weight: 50
+                    podAffinityTerm:
+                      topologyKey: topology.kubernetes.io/rack
+                      labelSelector: {matchLabels: {gpucomm.dev/job: spread-racks}}
+        """
+            + BENCHMARK.indent(2));
+
+    Pod pod = cluster.awaitPods("spread-racks", "spread-racks-0", "spread-racks-1").get(0);
+
+    var anti = pod.getSpec().getAffinity().getPodAntiAffinity();
+    assertThat(anti.getRequiredDuringSchedulingIgnoredDuringExecution())
+        .singleElement()
+        .extracting(term -> term.getTopologyKey())
+        .isEqualTo("kubernetes.io/hostname");
+    assertThat(anti.getPreferredDuringSchedulingIgnoredDuringExecution())
+        .singleElement()
+        .extracting(term -> term.getPodAffinityTerm().getTopologyKey())
+        .isEqualTo("topology.kubernetes.io/rack");
+  }
+
+  @Test
+  void aCpuJobTakesItsTemplatesAffinityAsItIs() {
+    cluster.apply(
+        """
+        metadata: {name: cpu-pooled}
+        spec:
+          worldSize: 2
+          device: cpu
+          template:
+            spec:
+              affinity:
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                    - matchExpressions: [{key: pool, operator: In, values: [cpu]}]
+        """
+            + BENCHMARK.indent(2));
+
+    Pod pod = cluster.awaitPods("cpu-pooled", "cpu-pooled-0", "cpu-pooled-1").get(0);
+
+    assertThat(pod.getSpec().getAffinity().getPodAntiAffinity()).isNull();
+    assertThat(pod.getSpec().getAffinity().getNodeAffinity()).isNotNull();
+  }
+
+  @Test
   void anEmptyTemplatePodAntiAffinityDropsTheOnePodPerNodeDefault() {
     cluster.apply(
         """

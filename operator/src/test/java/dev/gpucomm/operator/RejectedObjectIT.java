@@ -72,7 +72,15 @@ class RejectedObjectIT {
         .isEqualTo(
             "spec.gang.scheduler volcano: the cluster serves no PodGroup of"
                 + " scheduling.volcano.sh/v1beta1; install the scheduler or leave out spec.gang");
-    assertThat(cluster.pods("gang")).isEmpty();
+    // nothing of a job that failed before it started is made afterwards
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                cluster.pods("gang").isEmpty()
+                    && cluster.configMap("gang-spec") == null
+                    && client.services().inNamespace(namespace).withName("gang").get() == null);
   }
 
   @Test
@@ -88,6 +96,11 @@ class RejectedObjectIT {
                 .withReason("Invalid")
                 .withCode(ApiRejection.UNPROCESSABLE)
                 .withMessage(REFUSAL)
+                // as the API server says of an invalid pod
+                .withNewDetails()
+                .withKind("pods")
+                .withName("refused-0")
+                .endDetails()
                 .build())
         .always();
     TestCluster cluster =
@@ -108,10 +121,13 @@ class RejectedObjectIT {
     CommJobStatus status = cluster.awaitStatus("refused", s -> s.getPhase() == Phase.FAILED);
     assertThat(condition(status, "Failed").getReason()).isEqualTo("RejectedByApiServer");
     assertThat(condition(status, "Failed").getMessage())
-        .isEqualTo("the API server refused an object made from the spec: " + REFUSAL);
+        .isEqualTo("the API server refused a pod made from the spec: " + REFUSAL);
     await()
         .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(10))
         .until(() -> cluster.pods("refused").isEmpty());
+    CommJobStatus later = cluster.job("refused").getStatus();
+    assertThat(later.getPhase()).isEqualTo(Phase.FAILED);
+    assertThat(condition(later, "Ready").getReason()).isNotEqualTo("ReconcileError");
   }
 }

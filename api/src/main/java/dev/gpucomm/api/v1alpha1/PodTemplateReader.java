@@ -18,19 +18,21 @@ final class PodTemplateReader extends JsonDeserializer<PodTemplateSpec> {
   public PodTemplateSpec deserialize(JsonParser parser, DeserializationContext context)
       throws IOException {
     JsonNode tree = parser.readValueAsTree();
-    if (tree.path(UnreadablePodTemplate.PROBLEM).isTextual()) {
+    if (tree.path(UnreadablePodTemplate.REASON).isTextual()) {
       // a copy of one read before
-      return new UnreadablePodTemplate(tree.get(UnreadablePodTemplate.PROBLEM).asText());
+      return new UnreadablePodTemplate(
+          tree.path(UnreadablePodTemplate.FIELD).asText(""),
+          tree.get(UnreadablePodTemplate.REASON).asText());
     }
     try {
       return context.readTreeAsValue(tree, PodTemplateSpec.class);
     } catch (DatabindException | IllegalArgumentException e) {
-      return new UnreadablePodTemplate(describe(e));
+      return new UnreadablePodTemplate(fieldOf(e), reasonOf(e));
     }
   }
 
-  /** "spec.containers[0].resources.limits.memory: cannot be read (the innermost message)". */
-  private static String describe(Exception failure) {
+  /** "spec.containers[0].resources.limits.memory", from Jackson's path, or "". */
+  private static String fieldOf(Exception failure) {
     StringBuilder path = new StringBuilder();
     if (failure instanceof JsonMappingException mapping) {
       for (JsonMappingException.Reference step : mapping.getPath()) {
@@ -41,12 +43,16 @@ final class PodTemplateReader extends JsonDeserializer<PodTemplateSpec> {
         }
       }
     }
+    return path.toString();
+  }
+
+  /** The innermost message's first line. */
+  private static String reasonOf(Exception failure) {
     Throwable root = failure;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
     String message = root.getMessage() == null ? root.toString() : root.getMessage();
-    String first = message.lines().findFirst().orElse("").strip().replaceAll("\\.$", "");
-    return (path.isEmpty() ? "" : path + ": ") + "cannot be read (" + first + ")";
+    return message.lines().findFirst().orElse("").strip().replaceAll("\\.$", "");
   }
 }

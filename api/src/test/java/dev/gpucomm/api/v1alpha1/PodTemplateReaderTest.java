@@ -28,10 +28,10 @@ class PodTemplateReaderTest {
         .isInstanceOfSatisfying(
             UnreadablePodTemplate.class,
             unreadable ->
-                assertThat(unreadable.problem())
+                assertThat(unreadable.problemUnder("spec.template"))
                     .isEqualTo(
-                        "spec.containers[0].resources.limits.memory: cannot be read (Invalid"
-                            + " quantity string format passed)"));
+                        "spec.template.spec.containers[0].resources.limits.memory: cannot be read"
+                            + " (Invalid quantity string format passed)"));
   }
 
   @Test
@@ -45,9 +45,10 @@ class PodTemplateReaderTest {
         .isInstanceOfSatisfying(
             UnreadablePodTemplate.class,
             unreadable ->
-                assertThat(unreadable.problem())
-                    .isEqualTo(((UnreadablePodTemplate) job.getSpec().getTemplate()).problem())
-                    .startsWith("spec.containers[0].resources.limits.cpu: "));
+                assertThat(unreadable.problemUnder("t"))
+                    .isEqualTo(
+                        ((UnreadablePodTemplate) job.getSpec().getTemplate()).problemUnder("t"))
+                    .startsWith("t.spec.containers[0].resources.limits.cpu: cannot be read ("));
   }
 
   @Test
