@@ -30,6 +30,15 @@ class RankPodsIT {
   private static final String BENCHMARK =
       "workload: {kind: benchmark, benchmark: {collective: allreduce, tokens: [1024]}}";
 
+  /** A template's node affinity to a pool of H100 nodes, as a platform team labels them. */
+  private static final String H100_POOL =
+      """
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions: [{key: pool, operator: In, values: [h100]}]
+      """;
+
   @Inject KubernetesClient client;
 
   private TestCluster cluster;
@@ -138,11 +147,8 @@ class RankPodsIT {
           template:
             spec:
               affinity:
-                nodeAffinity:
-                  requiredDuringSchedulingIgnoredDuringExecution:
-                    nodeSelectorTerms:
-                    - matchExpressions: [{key: pool, operator: In, values: [h100]}]
         """
+            + H100_POOL.indent(8)
             + BENCHMARK.indent(2));
 
     Pod pod = cluster.awaitPods("pooled", "pooled-0", "pooled-1").get(0);
@@ -233,11 +239,8 @@ class RankPodsIT {
             spec:
               affinity:
                 podAntiAffinity: {}
-                nodeAffinity:
-                  requiredDuringSchedulingIgnoredDuringExecution:
-                    nodeSelectorTerms:
-                    - matchExpressions: [{key: pool, operator: In, values: [h100]}]
         """
+            + H100_POOL.indent(8)
             + BENCHMARK.indent(2));
 
     Pod pod = cluster.awaitPods("packed", "packed-0", "packed-1").get(0);

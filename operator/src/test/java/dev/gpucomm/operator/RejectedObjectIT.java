@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
@@ -40,21 +41,14 @@ class RejectedObjectIT {
   void aGangJobWhoseSchedulerIsNotInstalledFailsAsUnschedulableNamingIt() {
     // a cluster without Volcano serves no scheduling.volcano.sh: the API server answers 404
     String namespace = "no-volcano";
-    server
-        .expect()
-        .post()
-        .withPath("/apis/scheduling.volcano.sh/v1beta1/namespaces/" + namespace + "/podgroups")
-        .andReturn(
-            404,
+    TestCluster cluster =
+        refusingCreates(
+            namespace,
+            "/apis/scheduling.volcano.sh/v1beta1/namespaces/" + namespace + "/podgroups",
             new StatusBuilder()
-                .withStatus("Failure")
                 .withReason("NotFound")
                 .withCode(404)
-                .withMessage("the server could not find the requested resource")
-                .build())
-        .always();
-    TestCluster cluster =
-        new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace(namespace));
+                .withMessage("the server could not find the requested resource"));
 
     cluster.apply(
         """
@@ -85,14 +79,11 @@ class RejectedObjectIT {
 
   @Test
   void aPodTheApiServerRefusesAsInvalidFailsTheJobWithTheServersReason() {
-    server
-        .expect()
-        .post()
-        .withPath("/api/v1/namespaces/" + NAMESPACE + "/pods")
-        .andReturn(
-            ApiRejection.UNPROCESSABLE,
+    TestCluster cluster =
+        refusingCreates(
+            NAMESPACE,
+            "/api/v1/namespaces/" + NAMESPACE + "/pods",
             new StatusBuilder()
-                .withStatus("Failure")
                 .withReason("Invalid")
                 .withCode(ApiRejection.UNPROCESSABLE)
                 .withMessage(REFUSAL)
@@ -100,11 +91,7 @@ class RejectedObjectIT {
                 .withNewDetails()
                 .withKind("pods")
                 .withName("refused-0")
-                .endDetails()
-                .build())
-        .always();
-    TestCluster cluster =
-        new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace(NAMESPACE));
+                .endDetails());
 
     cluster.apply(
         """
@@ -129,5 +116,15 @@ class RejectedObjectIT {
     CommJobStatus later = cluster.job("refused").getStatus();
     assertThat(later.getPhase()).isEqualTo(Phase.FAILED);
     assertThat(condition(later, "Ready").getReason()).isNotEqualTo("ReconcileError");
+  }
+
+  /**
+   * The cluster of {@code namespace}, a namespace of the calling test's own, whose API server
+   * answers every create at {@code path} with {@code refusal}.
+   */
+  private TestCluster refusingCreates(String namespace, String path, StatusBuilder refusal) {
+    Status status = refusal.withStatus("Failure").build();
+    server.expect().post().withPath(path).andReturn(status.getCode(), status).always();
+    return new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace(namespace));
   }
 }
