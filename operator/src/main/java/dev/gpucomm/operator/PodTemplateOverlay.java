@@ -16,8 +16,10 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Merges a CommJob's {@code template} into a pod the operator built: scheduling fields replace the
@@ -90,6 +92,9 @@ public class PodTemplateOverlay {
       to.setImagePullPolicy(from.getImagePullPolicy());
     }
     to.setEnv(mergedEnv(to.getEnv(), from.getEnv()));
+    if (from.getEnvFrom() != null && !from.getEnvFrom().isEmpty()) {
+      to.setEnv(mergedEnv(to.getEnv(), blankedAgainstEnvFrom(to.getEnv())));
+    }
     to.setEnvFrom(appended(to.getEnvFrom(), from.getEnvFrom()));
     to.setVolumeMounts(appended(to.getVolumeMounts(), from.getVolumeMounts()));
     ResourceRequirements resources = from.getResources();
@@ -196,5 +201,23 @@ public class PodTemplateOverlay {
 
   private static boolean isEmpty(List<?> list) {
     return list == null || list.isEmpty();
+  }
+
+  /**
+   * The reserved variables the pod does not set, set empty (which the ranks read as unset): env
+   * wins over envFrom, so a ConfigMap or Secret of the template's envFrom cannot set what the
+   * validator refuses in its env, such as GPUCOMM_REPORT_DIR, which would move the report out of
+   * the results ConfigMap.
+   */
+  private static List<EnvVar> blankedAgainstEnvFrom(List<EnvVar> env) {
+    Set<String> set = new HashSet<>();
+    if (env != null) {
+      env.forEach(variable -> set.add(variable.getName()));
+    }
+    return PodTemplateFactory.RESERVED_ENV.stream()
+        .filter(name -> name.startsWith("GPUCOMM_") && !set.contains(name))
+        .sorted()
+        .map(name -> new EnvVar(name, "", null))
+        .toList();
   }
 }

@@ -42,6 +42,36 @@ class PodTemplateOverlayTest {
   }
 
   @Test
+  void envFromCannotSetTheVariablesTheValidatorRefusesInEnv() {
+    Pod pod = basePod();
+    overlay.apply(
+        pod,
+        template()
+            .editOrNewSpec()
+            .addNewContainer()
+            .addNewEnvFrom()
+            .withNewConfigMapRef()
+            .withName("team-settings")
+            .endConfigMapRef()
+            .endEnvFrom()
+            .endContainer()
+            .endSpec()
+            .build());
+
+    // env wins over envFrom; the ranks read an empty value as unset
+    assertThat(pod.getSpec().getContainers().get(0).getEnv())
+        .extracting(EnvVar::getName, EnvVar::getValue)
+        .contains(
+            tuple("GPUCOMM_JOB", "j"),
+            tuple("GPUCOMM_DEVICE", ""),
+            tuple("GPUCOMM_KUBE_API", ""),
+            tuple("GPUCOMM_REPORT_DIR", ""),
+            tuple("GPUCOMM_TEST_FAIL_RANK", ""))
+        .doesNotContain(tuple("GPUCOMM_JOB", ""));
+    assertThat(pod.getSpec().getContainers().get(0).getEnvFrom()).hasSize(1);
+  }
+
+  @Test
   void resourceMapsAreMergedAndSchedulingFieldsReplaced() {
     Pod pod = basePod();
     overlay.apply(
