@@ -3,6 +3,7 @@ package dev.gpucomm.operator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.RankCapability;
+import dev.gpucomm.api.v1alpha1.ResourceQuantity;
 import io.fabric8.kubernetes.api.model.Capabilities;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -230,15 +231,6 @@ public class TemplateOverlayValidator {
     return PodTemplateFactory.RESERVED_MOUNT_PATHS.stream().filter(mount::startsWith).findFirst();
   }
 
-  /**
-   * Kubernetes' quantity syntax (controller-gen's pattern for resource.Quantity): Fabric8 keeps a
-   * value such as "two" as it is, and only the arithmetic on it, or the API server, fails.
-   */
-  private static final java.util.regex.Pattern QUANTITY =
-      java.util.regex.Pattern.compile(
-          "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]"
-              + "|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$");
-
   private static void checkResources(
       Map<String, Quantity> resources,
       String field,
@@ -250,7 +242,7 @@ public class TemplateOverlayValidator {
     }
     for (String name : new TreeSet<>(resources.keySet())) {
       if (resources.get(name) == null
-          || !QUANTITY.matcher(resources.get(name).toString()).matches()) {
+          || !ResourceQuantity.isQuantity(resources.get(name).toString())) {
         problems.add(
             "%s[\"%s\"] (%s) is not a quantity (e.g. 8Gi, 500m, 2)"
                 .formatted(field, name, resources.get(name)));

@@ -94,6 +94,34 @@ class TemplateSchemaTest {
   }
 
   @Test
+  void aQuantityThatIsNoneIsRejectedAtAdmission() throws IOException {
+    assertThat(
+            problems(
+                "template: {spec: {containers: [{resources: {limits: {memory: 1e5x, cpu: 1500m},"
+                    + " requests: {memory: '', cpu: 2}}}], volumes: [{name: scratch, emptyDir:"
+                    + " {sizeLimit: lots}}]}}"))
+        .containsExactly(
+            "spec.template.spec.containers[0].resources.limits.memory: must match "
+                + ResourceQuantity.PATTERN,
+            "spec.template.spec.containers[0].resources.requests.memory: must match "
+                + ResourceQuantity.PATTERN,
+            "spec.template.spec.volumes[0].emptyDir.sizeLimit: must match "
+                + ResourceQuantity.PATTERN);
+  }
+
+  @Test
+  void envVarsVolumesAndMountsNeedTheirNamesAtAdmission() throws IOException {
+    assertThat(
+            problems(
+                "template: {spec: {volumes: [{emptyDir: {}}], containers: [{env: [{value: x}],"
+                    + " volumeMounts: [{name: data}]}]}}"))
+        .containsExactlyInAnyOrder(
+            "spec.template.spec.volumes[0].name: required",
+            "spec.template.spec.containers[0].env[0].name: required",
+            "spec.template.spec.containers[0].volumeMounts[0].mountPath: required");
+  }
+
+  @Test
   void anRdmaOverlayWithHostNetworkClaimsAndExtendedResourcesIsAccepted() throws IOException {
     assertThat(
             problems(

@@ -1,6 +1,7 @@
 package dev.gpucomm.api.v1alpha1.crd;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.ResourceQuantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
@@ -18,7 +19,10 @@ import java.util.Map;
  * Finishes the CRD that Fabric8's generator writes, for what its annotations cannot say: the
  * resource's own description, the order of the printer columns (the generator sorts them by JSON
  * path), and the conditions list as a map keyed by {@code type} with its fields described, as
- * Kubernetes' own types declare it.
+ * Kubernetes' own types declare it. In the pod template it adds what Kubernetes' own schemas say
+ * and Fabric8's model does not: the quantity pattern on quantities (controller-gen's for
+ * resource.Quantity; the generator types them as any int or string, so "1e5x" would be stored) and
+ * the required names of env vars, volumes and volume mounts.
  *
  * <p>Runs in the build right after the generator (process-test-classes), rewriting the generated
  * file in place; the committed copies are compared with its output.
@@ -58,6 +62,7 @@ public final class CrdFinisher {
       JSONSchemaProps root = version.getSchema().getOpenAPIV3Schema();
       root.setDescription(CommJob.DESCRIPTION);
       describeConditions(root);
+      finishTemplate(root.getProperties().get("spec").getProperties().get("template"));
     }
   }
 
@@ -75,6 +80,45 @@ public final class CrdFinisher {
           "printer column " + column + " is not in CommJob.PRINTER_COLUMNS");
     }
     return position;
+  }
+
+  /** Quantities by the name of the field that holds them, or of the map whose values they are. */
+  private static final List<String> QUANTITY_FIELDS =
+      List.of("limits", "requests", "sizeLimit", "divisor", "storage");
+
+  /** The fields Kubernetes requires of the items of a list, by the list's name. */
+  private static final Map<String, List<String>> REQUIRED_ITEM_FIELDS =
+      Map.of(
+          "env", List.of("name"),
+          "volumes", List.of("name"),
+          "volumeMounts", List.of("name", "mountPath"));
+
+  private static void finishTemplate(JSONSchemaProps template) {
+    walk(template, "template");
+  }
+
+  private static void walk(JSONSchemaProps schema, String name) {
+    if (schema == null) {
+      return;
+    }
+    if (Boolean.TRUE.equals(schema.getXKubernetesIntOrString())) {
+      if (!QUANTITY_FIELDS.contains(name)) {
+        throw new IllegalStateException(name + " is an int-or-string the finisher does not know");
+      }
+      schema.setPattern(ResourceQuantity.PATTERN);
+    }
+    if (REQUIRED_ITEM_FIELDS.containsKey(name) && schema.getItems() != null) {
+      schema.getItems().getSchema().setRequired(REQUIRED_ITEM_FIELDS.get(name));
+    }
+    if (schema.getProperties() != null) {
+      schema.getProperties().forEach((field, child) -> walk(child, field));
+    }
+    if (schema.getItems() != null) {
+      walk(schema.getItems().getSchema(), name);
+    }
+    if (schema.getAdditionalProperties() != null) {
+      walk(schema.getAdditionalProperties().getSchema(), name);
+    }
   }
 
   private static void describeConditions(JSONSchemaProps root) {

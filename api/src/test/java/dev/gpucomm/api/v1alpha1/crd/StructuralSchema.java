@@ -32,6 +32,8 @@ public final class StructuralSchema {
     if (schema.path("x-kubernetes-int-or-string").asBoolean()) {
       if (!value.isTextual() && !value.isIntegralNumber()) {
         problems.add(path + ": must be an integer or a string");
+      } else if (value.isTextual()) {
+        checkPattern(schema, value, path, problems);
       }
       return;
     }
@@ -67,6 +69,11 @@ public final class StructuralSchema {
     }
     JsonNode properties = schema.path("properties");
     JsonNode additional = schema.path("additionalProperties");
+    for (JsonNode required : schema.path("required")) {
+      if (!value.has(required.asText())) {
+        problems.add(path + "." + required.asText() + ": required");
+      }
+    }
     for (Map.Entry<String, JsonNode> field : value.properties()) {
       String fieldPath = path + "." + field.getKey();
       if (properties.has(field.getKey())) {
@@ -107,6 +114,11 @@ public final class StructuralSchema {
           "%s: unsupported value \"%s\" (supported: %s)"
               .formatted(path, value.asText(), String.join(", ", allowed)));
     }
+    checkPattern(schema, value, path, problems);
+  }
+
+  private static void checkPattern(
+      JsonNode schema, JsonNode value, String path, List<String> problems) {
     if (schema.has("pattern")
         && !Pattern.compile(schema.get("pattern").asText()).matcher(value.asText()).find()) {
       problems.add("%s: must match %s".formatted(path, schema.get("pattern").asText()));
