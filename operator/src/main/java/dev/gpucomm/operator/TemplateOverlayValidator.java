@@ -240,15 +240,17 @@ public class TemplateOverlayValidator {
     if (resources == null) {
       return;
     }
+    boolean allQuantities = true;
     for (String name : new TreeSet<>(resources.keySet())) {
       if (resources.get(name) == null
           || !ResourceQuantity.isQuantity(resources.get(name).toString())) {
+        allQuantities = false;
         problems.add(
             "%s[\"%s\"] (%s) is not a quantity (e.g. 8Gi, 500m, 2)"
                 .formatted(field, name, resources.get(name)));
       }
     }
-    if (problems.stream().anyMatch(problem -> problem.startsWith(field + "["))) {
+    if (!allQuantities) {
       return; // the amounts below need quantities to compare
     }
     Quantity gpus = resources.get(PodTemplateFactory.GPU_RESOURCE);

@@ -27,23 +27,9 @@ final class PodTemplateReader extends JsonDeserializer<PodTemplateSpec> {
     try {
       return context.readTreeAsValue(tree, PodTemplateSpec.class);
     } catch (DatabindException | IllegalArgumentException e) {
-      return new UnreadablePodTemplate(fieldOf(e), reasonOf(e));
+      String field = e instanceof JsonMappingException mapping ? JsonFieldPath.of(mapping) : "";
+      return new UnreadablePodTemplate(field, reasonOf(e));
     }
-  }
-
-  /** "spec.containers[0].resources.limits.memory", from Jackson's path, or "". */
-  private static String fieldOf(Exception failure) {
-    StringBuilder path = new StringBuilder();
-    if (failure instanceof JsonMappingException mapping) {
-      for (JsonMappingException.Reference step : mapping.getPath()) {
-        if (step.getFieldName() != null) {
-          path.append(path.isEmpty() ? "" : ".").append(step.getFieldName());
-        } else if (step.getIndex() >= 0) {
-          path.append('[').append(step.getIndex()).append(']');
-        }
-      }
-    }
-    return path.toString();
   }
 
   /** The innermost message's first line. */

@@ -1,7 +1,9 @@
 package dev.gpucomm.runtime.report.fetch;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import dev.gpucomm.api.v1alpha1.JsonFieldPath;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
@@ -164,9 +166,6 @@ final class ClusterLookup {
   /** Where the YAML parser says a problem is, on a later line of its message. */
   private static final Pattern POSITION = Pattern.compile("line (\\d+), column (\\d+)");
 
-  /** A step of the field path Jackson names, after "through reference chain:", in a bad shape. */
-  private static final Pattern CHAIN_STEP = Pattern.compile("\\[\"([^\"]*)\"\\]|\\[(\\d+)\\]");
-
   /**
    * The first line of the innermost message, with the place it names on later lines: the last
    * position the YAML parser names (it names the context's position first and the problem's last),
@@ -188,18 +187,9 @@ final class ClusterLookup {
     while (position.find()) {
       at = "line " + position.group(1) + ", column " + position.group(2);
     }
-    int chain = message.indexOf("reference chain:");
-    if (at == null && chain >= 0) {
-      StringBuilder field = new StringBuilder();
-      Matcher step = CHAIN_STEP.matcher(message).region(chain, message.length());
-      while (step.find()) {
-        if (step.group(1) != null) {
-          field.append(field.isEmpty() ? "" : ".").append(step.group(1));
-        } else {
-          field.append('[').append(step.group(2)).append(']');
-        }
-      }
-      at = field.isEmpty() ? null : field.toString();
+    if (at == null && root instanceof JsonMappingException mapping) {
+      String field = JsonFieldPath.of(mapping);
+      at = field.isEmpty() ? null : field;
     }
     return at == null ? first : first + ", at " + at;
   }
