@@ -39,7 +39,7 @@ public class SpecValidator {
   /** All problems of the job, each "field.path: problem", in the order of its fields. */
   public List<String> problems(CommJob job) {
     List<String> problems = new ArrayList<>();
-    for (SpecProblem problem : CommJobValidator.validateForPods(job)) {
+    for (SpecProblem problem : CommJobValidator.validate(job)) {
       problems.add(problem.toString());
     }
     CommJobSpec spec = job.getSpec();

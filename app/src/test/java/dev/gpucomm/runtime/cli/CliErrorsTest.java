@@ -193,6 +193,27 @@ class CliErrorsTest {
   }
 
   @Test
+  void aPeerMemoryAlgorithmAcrossPodsIsRefusedBeforeAnyRankStarts() throws Exception {
+    // the local run plays two pods of one rank, and peer memory reaches the ranks of one pod only
+    Path job =
+        Files.writeString(
+            dir.resolve("pods.yaml"),
+            VALID
+                .replace("ranksPerPod: 2", "ranksPerPod: 1")
+                .replace("dtype: bf16}", "dtype: bf16, algorithms: [oneshot]}"));
+    Path out = dir.resolve("r");
+
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString(), "--out", out.toString()),
+        "gpucomm run: "
+            + job
+            + ": spec.workload.benchmark.algorithms[0]: oneshot exchanges buffers among the ranks"
+            + " of one pod, but spec.worldSize (2) spans 2 pods of spec.ranksPerPod (1); use nccl"
+            + " or auto");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void aRankSwitchOfUnknownValueIsRefusedBeforeAnyRankStarts() throws Exception {
     Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
     Path out = dir.resolve("r");

@@ -136,6 +136,7 @@ class HostileInputCliTest {
         metadata: {name: t}
         spec:
           worldSize: 2
+          ranksPerPod: 2
           device: cpu
           workload:
             kind: tune

@@ -71,32 +71,16 @@ public final class CommJobValidator {
 
   private final List<SpecProblem> problems = new ArrayList<>();
 
-  /** Whether the ranks run in pods of spec.ranksPerPod, which peer memory cannot span. */
-  private final boolean placedInPods;
-
-  private CommJobValidator(boolean placedInPods) {
-    this.placedInPods = placedInPods;
-  }
+  private CommJobValidator() {}
 
   /**
-   * Every problem of {@code job}, in the order of its fields; empty when it may run on one host (a
-   * local run, where all ranks share the host whatever spec.ranksPerPod says).
+   * Every problem of {@code job}, in the order of its fields; empty when it may run. The rules hold
+   * for a cluster and for a local run alike: a local run plays the pods of spec.ranksPerPod ranks
+   * each, so algorithms that exchange buffers among the ranks of one pod cannot span pods there
+   * either.
    */
   public static List<SpecProblem> validate(CommJob job) {
-    return validate(job, false);
-  }
-
-  /**
-   * Every problem of {@code job} run as pods of spec.ranksPerPod ranks each: {@link
-   * #validate(CommJob)} plus the rules of algorithms that exchange buffers among the ranks of one
-   * pod only.
-   */
-  public static List<SpecProblem> validateForPods(CommJob job) {
-    return validate(job, true);
-  }
-
-  private static List<SpecProblem> validate(CommJob job, boolean placedInPods) {
-    CommJobValidator validator = new CommJobValidator(placedInPods);
+    CommJobValidator validator = new CommJobValidator();
     validator.check(job);
     return List.copyOf(validator.problems);
   }
@@ -164,7 +148,7 @@ public final class CommJobValidator {
           worldSize + " is not a multiple of spec.ranksPerPod (" + ranksPerPod + ")");
     }
     String podSpan =
-        placedInPods && worldInRange && ranksInRange && worldSize > ranksPerPod
+        worldInRange && ranksInRange && worldSize > ranksPerPod
             ? "spec.worldSize (%d) spans %d pods of spec.ranksPerPod (%d)"
                 .formatted(worldSize, (worldSize + ranksPerPod - 1) / ranksPerPod, ranksPerPod)
             : null;

@@ -129,7 +129,7 @@ class CommJobValidatorTest {
     String yaml = VALID.replace(replace, with.replace("\\n", "\n"));
     assertThat(yaml).as("test setup for " + whatIsWrong).isNotEqualTo(VALID);
 
-    List<SpecProblem> problems = CommJobValidator.validateForPods(job(yaml));
+    List<SpecProblem> problems = CommJobValidator.validate(job(yaml));
 
     assertThat(problems).extracting(SpecProblem::fieldPath).containsExactly(fieldPaths.split(", "));
   }
@@ -144,7 +144,7 @@ class CommJobValidatorTest {
                 + " 350}, {collective: allreduce, bytes: '524288', algorithm: nccl,"
                 + " maxLatencyMicros: 40}]");
 
-    assertThat(CommJobValidator.validateForPods(job(yaml))).isEmpty();
+    assertThat(CommJobValidator.validate(job(yaml))).isEmpty();
   }
 
   @Test
@@ -160,7 +160,7 @@ class CommJobValidatorTest {
         .withMaxLatencyMicros(Double.POSITIVE_INFINITY)
         .withMinBusBandwidthGBps(Double.POSITIVE_INFINITY);
 
-    assertThat(CommJobValidator.validateForPods(job))
+    assertThat(CommJobValidator.validate(job))
         .extracting(SpecProblem::toString)
         .containsExactly(
             "spec.expect[0].minBusBandwidthGBps: Infinity is a floor no figure can reach",
@@ -175,7 +175,7 @@ class CommJobValidatorTest {
             "device: cuda",
             "device: cuda\n  expect: [{collective: allreduce, bytes: 64Mi, minBusBandwidthGBps: 1}]");
 
-    assertThat(CommJobValidator.validateForPods(job(yaml)))
+    assertThat(CommJobValidator.validate(job(yaml)))
         .singleElement()
         .hasToString(
             "spec.expect[0].bytes: 64Mi (67108864 bytes) is not a size the benchmark measures"
@@ -205,7 +205,7 @@ class CommJobValidatorTest {
             .replace("  ranksPerPod: 4\n", "")
             .replace("[auto, nccl, oneshot]", "[" + algorithm + "]");
 
-    List<SpecProblem> problems = CommJobValidator.validateForPods(job(yaml));
+    List<SpecProblem> problems = CommJobValidator.validate(job(yaml));
 
     if (algorithm.equals("ring")) {
       assertThat(problems).isEmpty();
@@ -234,8 +234,8 @@ class CommJobValidatorTest {
                 + ", tokens: [32, 64], algorithms: [nccl, oneshot, copyengine]}");
     assertThat(tune).isNotEqualTo(VALID);
 
-    assertThat(CommJobValidator.validateForPods(job(benchmark))).isEmpty();
-    assertThat(CommJobValidator.validateForPods(job(tune))).isEmpty();
+    assertThat(CommJobValidator.validate(job(benchmark))).isEmpty();
+    assertThat(CommJobValidator.validate(job(tune))).isEmpty();
   }
 
   @ParameterizedTest(name = "{0}")
@@ -246,7 +246,7 @@ class CommJobValidatorTest {
             "kind: benchmark\n    benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}",
             "kind: tune\n    tune: {collective: " + collective + ", tokens: [32, 64]}");
 
-    assertThat(CommJobValidator.validateForPods(job(tune)))
+    assertThat(CommJobValidator.validate(job(tune)))
         .singleElement()
         .hasToString(
             "spec.workload.tune.collective: tune measures allreduce, allgather or reducescatter,"
@@ -255,17 +255,24 @@ class CommJobValidatorTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"oneshot", "twoshot"})
-  void onOneHostPeerMemoryAlgorithmsMayRunWhateverRanksPerPodSays(String algorithm) {
+  @ValueSource(strings = {"oneshot", "twoshot", "copyengine"})
+  void peerMemoryAlgorithmsAreRefusedAcrossPodsLocallyAsInACluster(String algorithm) {
+    // a local run plays the pods too (LOCAL_RANK is rank mod ranksPerPod), so a job whose
+    // peer-memory algorithm spans pods is refused before any rank starts, not by the ranks
     String yaml =
         VALID
-            .replace("ranksPerPod: 4", "ranksPerPod: 1")
-            .replace("[auto, nccl, oneshot]", "[" + algorithm + "]");
+            .replace("ranksPerPod: 4", "ranksPerPod: 2")
+            .replace(
+                "{tokens: [32, 64], algorithms: [auto, nccl, oneshot]}",
+                "{collective: allgather, tokens: [32, 64], algorithms: [nccl, " + algorithm + "]}");
 
-    assertThat(CommJobValidator.validate(job(yaml))).isEmpty();
-    assertThat(CommJobValidator.validateForPods(job(yaml)))
-        .extracting(SpecProblem::fieldPath)
-        .containsExactly("spec.workload.benchmark.algorithms[0]");
+    assertThat(CommJobValidator.validate(job(yaml)))
+        .singleElement()
+        .hasToString(
+            "spec.workload.benchmark.algorithms[1]: %s exchanges buffers among the ranks of one"
+                    .formatted(algorithm)
+                + " pod, but spec.worldSize (4) spans 2 pods of spec.ranksPerPod (2); use nccl or"
+                + " auto");
   }
 
   private static CommJob job(String yaml) {

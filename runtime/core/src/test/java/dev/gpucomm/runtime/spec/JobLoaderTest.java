@@ -75,7 +75,8 @@ class JobLoaderTest {
     String json =
         """
         {"apiVersion": "gpucomm.dev/v1alpha1", "kind": "CommJob", "metadata": {"name": "j"},
-         "spec": {"worldSize": 2, "device": "cpu", "workload": {"kind": "benchmark",
+         "spec": {"worldSize": 2, "ranksPerPod": 2, "device": "cpu",
+         "workload": {"kind": "benchmark",
          "benchmark": {"sizes": [4096], "dtype": "fp32", "algorithms": ["ring", "oneshot"]}}}}
         """;
 
