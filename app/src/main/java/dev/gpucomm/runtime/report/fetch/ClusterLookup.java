@@ -124,6 +124,11 @@ final class ClusterLookup {
   private static Config load(String source, Supplier<Config> loader) {
     try {
       return loader.get();
+    } catch (StackOverflowError e) {
+      // the YAML reader Fabric8 uses follows an alias inside its own value (a: &x [*x]) and
+      // nesting without a bound; the file, not this program, is what cannot be read
+      throw new KubeConfigException(
+          source + ": cannot be used (nested too deeply, or an alias inside the value it names)");
     } catch (RuntimeException e) {
       if (!isConfigurationProblem(e)) {
         throw e;

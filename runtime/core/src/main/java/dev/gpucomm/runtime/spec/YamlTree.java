@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
 import java.math.BigInteger;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Locale;
 import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -46,6 +48,9 @@ final class YamlTree {
 
   private int nodes;
   private long textChars;
+
+  /** The nodes being read, the document's root down to this one: an alias to one loops. */
+  private final Set<Node> open = Collections.newSetFromMap(new IdentityHashMap<>());
 
   private YamlTree() {}
 
@@ -91,12 +96,20 @@ final class YamlTree {
           "aliases expand to more than " + MAX_NODES + " values (a CommJob has dozens)",
           node.getStartMark());
     }
-    return switch (node) {
-      case MappingNode mapping -> object(mapping);
-      case SequenceNode sequence -> array(sequence);
-      case ScalarNode scalar -> scalar(counted(scalar));
-      default -> throw new Problem("unexpected YAML node", node.getStartMark());
-    };
+    if (!open.add(node)) {
+      // snakeyaml composes `a: &x [1, *x]` into a list that holds itself; reading it would not end
+      throw new Problem("an alias refers to the value that holds it", node.getStartMark());
+    }
+    try {
+      return switch (node) {
+        case MappingNode mapping -> object(mapping);
+        case SequenceNode sequence -> array(sequence);
+        case ScalarNode scalar -> scalar(counted(scalar));
+        default -> throw new Problem("unexpected YAML node", node.getStartMark());
+      };
+    } finally {
+      open.remove(node);
+    }
   }
 
   private ScalarNode counted(ScalarNode scalar) {
@@ -191,10 +204,8 @@ final class YamlTree {
       } else if (digits.length() > 1 && digits.startsWith("0")) {
         value = new BigInteger(digits.substring(1), 8);
       } else if (digits.contains(":")) {
-        value = BigInteger.ZERO;
-        for (String part : digits.split(":")) {
-          value = value.multiply(BigInteger.valueOf(60)).add(new BigInteger(part));
-        }
+        // YAML 1.1's base 60 (1:0 is 60): kubectl's reader keeps it a string, and so do we
+        return NODES.textNode(scalar.getValue());
       } else {
         value = new BigInteger(digits);
       }

@@ -134,6 +134,32 @@ class HostileJobFileTest {
   }
 
   @Test
+  void anAliasInsideTheValueItNamesIsRefusedNotFollowedForever() {
+    String selfList = VALID.replace("tokens: [32, 64]", "tokens: &t [32, *t]");
+    String selfMap =
+        VALID.replace("      dtype: bf16\n", "      dtype: bf16\n      x: &m {y: *m}\n");
+    String selfMerge =
+        VALID
+            .replace("    benchmark:\n", "    benchmark: &b\n")
+            .replace("      dtype: bf16\n", "      <<: *b\n      dtype: bf16\n");
+
+    for (String looping : List.of(selfList, selfMap, selfMerge)) {
+      assertThatThrownBy(() -> loader.load(looping, "x"))
+          .as(looping)
+          .isInstanceOf(InvalidJobException.class)
+          .hasMessageStartingWith("x:")
+          .hasMessageContaining("malformed YAML: an alias refers to the value that holds it");
+    }
+  }
+
+  @Test
+  void aBase60NumberIsTextAsKubectlReadsIt() {
+    // YAML 1.1 reads 1:0 as 60; kubectl's reader keeps it a string, so 60 ranks never start
+    assertThatThrownBy(() -> loader.load(VALID.replace("worldSize: 4", "worldSize: 1:0"), "x"))
+        .hasMessage("x: spec.worldSize: expected an integer, got '1:0'");
+  }
+
+  @Test
   void nestedAliasesCannotExpandWithoutBound() {
     StringBuilder bomb = new StringBuilder("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for (int level = 1; level < 9; level++) {
