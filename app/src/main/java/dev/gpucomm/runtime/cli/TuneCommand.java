@@ -6,6 +6,7 @@ import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.TuneWorkload;
 import dev.gpucomm.runtime.files.FileProblem;
+import dev.gpucomm.runtime.files.ReplacingFile;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.LocalRun;
@@ -62,8 +63,8 @@ final class TuneCommand implements Callable<Integer> {
   }
 
   /**
-   * The --table file must be an existing tuning table of the job's collective, or a new file in a
-   * writable directory: a table that cannot take the curve must not cost a whole sweep.
+   * The --table file must be an existing tuning table of the job's collective, or a new file, and
+   * writable where it is: a table that cannot take the curve must not cost a whole sweep.
    */
   private static void requireMergeableTable(Path table, Collective collective) {
     if (table.toString().isBlank()) {
@@ -88,16 +89,16 @@ final class TuneCommand implements Callable<Integer> {
                 + " curves, and this job tunes "
                 + collective.wireName());
       }
-      return;
     }
-    Path parent = table.toAbsolutePath().normalize().getParent();
-    if (parent == null || !Files.isDirectory(parent) || !Files.isWritable(parent)) {
+    try {
+      ReplacingFile.tryReplacing(table);
+    } catch (IOException e) {
       throw new UsageException(
           "gpucomm tune: --table "
               + table
-              + ": its directory "
-              + parent
-              + " does not exist or is not writable");
+              + ": cannot be written ("
+              + FileProblem.of(table, e)
+              + ")");
     }
   }
 

@@ -167,6 +167,20 @@ class HostileInputCliTest {
 
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aTableWhereNoFileCanBeWrittenIsRefusedBeforeTheSweep() throws Exception {
+    // permission bits pass for root on /proc: the folder is tried for real before the sweep
+    Path job = tuneJob();
+    Path out = dir.resolve("tuned");
+
+    assertUsageError(
+        CliRun.of(
+            "tune", "-f", job.toString(), "--table", "/proc/gpucomm.json", "--out", out.toString()),
+        "gpucomm tune: --table /proc/gpucomm.json: cannot be written (no such file)");
+    assertThat(out).as("no sweep ran").doesNotExist();
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void aTableOfAnotherCollectiveIsRefusedBeforeTheSweepAndKept() throws Exception {
     Path job = tuneJob();
     Path table = oneSampleTable("ag", Collective.ALLGATHER);

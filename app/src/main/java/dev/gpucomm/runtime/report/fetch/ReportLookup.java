@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Report;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
+import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.NcclTestsTable;
 import dev.gpucomm.runtime.files.BoundedFile;
@@ -23,8 +24,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -54,6 +55,14 @@ public final class ReportLookup {
       Arrays.stream(ReportFormat.values())
           .map(ReportFormat::sourceKey)
           .collect(Collectors.toUnmodifiableSet());
+
+  /** A CommJob's name: a DNS-1035 label, since it also names the job's headless Service. */
+  private static final Pattern JOB_NAME = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+
+  /** A namespace's name: a DNS-1123 label. */
+  private static final Pattern NAMESPACE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
+  private static final int MAX_NAME_LENGTH = 63;
 
   private final Map<String, String> env;
 
@@ -111,6 +120,13 @@ public final class ReportLookup {
   }
 
   private JobResults fromCluster(ReportRequest request) {
+    // both go into the API's URLs: anything but a Kubernetes name could reach another object
+    if (!isKubernetesName(request.target(), JOB_NAME)) {
+      throw new UsageException(
+          EchoedValue.quoted(request.target())
+              + " is neither a report directory nor a job's name (a job's name is lower-case"
+              + " letters, digits and '-', starting with a letter, at most 63)");
+    }
     ClusterConfig cluster =
         ClusterLookup.find(env, request.kubeconfig(), request.context())
             .orElseThrow(
@@ -122,16 +138,40 @@ public final class ReportLookup {
                             + " cluster: none configured ("
                             + ClusterLookup.LOOKED_AT
                             + ")"));
-    String namespace =
-        request
-            .namespace()
-            .or(() -> Optional.ofNullable(env.get(NAMESPACE_ENV)).filter(s -> !s.isBlank()))
-            .orElse(cluster.namespace());
+    String namespace = namespace(request, cluster);
     try (KubernetesClient client = KubeClients.create(RETRIES.applyTo(cluster.config()))) {
       return new ResultsFetcher(client, cluster.source()).fetch(namespace, request.target());
     } catch (ResultsFetcher.ReportNotFoundException | ResultsFetcher.ApiServerException e) {
       throw new ReportUnavailableException(e.getMessage());
     }
+  }
+
+  /** The namespace of the job: -n, then GPUCOMM_NAMESPACE, then the cluster's; each checked. */
+  private String namespace(ReportRequest request, ClusterConfig cluster) {
+    String namespace;
+    String from;
+    if (request.namespace().isPresent()) {
+      namespace = request.namespace().get();
+      from = "-n";
+    } else if (env.get(NAMESPACE_ENV) != null && !env.get(NAMESPACE_ENV).isBlank()) {
+      namespace = env.get(NAMESPACE_ENV);
+      from = NAMESPACE_ENV;
+    } else {
+      namespace = cluster.namespace();
+      from = cluster.source() + " (its namespace)";
+    }
+    if (!isKubernetesName(namespace, NAMESPACE_NAME)) {
+      throw new UsageException(
+          from
+              + ": "
+              + EchoedValue.quoted(namespace)
+              + " is not a namespace's name (lower-case letters, digits and '-', at most 63)");
+    }
+    return namespace;
+  }
+
+  private static boolean isKubernetesName(String name, Pattern form) {
+    return name.length() <= MAX_NAME_LENGTH && form.matcher(name).matches();
   }
 
   static String render(JobResults results, ReportFormat format, Algorithm algorithm) {
@@ -222,6 +262,18 @@ public final class ReportLookup {
           && SOURCE_FILES.contains(file.getFileName().toString())) {
         throw new UsageException(
             "-o " + file + ": is the report's own " + file.getFileName() + "; write elsewhere");
+      }
+      // the same file by another name: a link to it, or a hard link (the write goes through both)
+      for (String source : SOURCE_FILES) {
+        Path own = directory.resolve(source);
+        if (Files.exists(file) && Files.exists(own) && Files.isSameFile(file, own)) {
+          throw new UsageException(
+              "-o "
+                  + file
+                  + ": is the report's own "
+                  + source
+                  + " by another name; write elsewhere");
+        }
       }
     } catch (IOException e) {
       // Unreadable paths are left to the write, which names them.

@@ -270,6 +270,12 @@ class ReportCommandTest {
     assertUsageError(
         report(directory.toString(), "-o", home.toString()),
         "gpucomm report: -o " + home + ": is a directory; name a file");
+    Path link = Files.createSymbolicLink(home.resolve("latest.json"), json);
+    assertUsageError(
+        report(directory.toString(), "-o", link.toString()),
+        "gpucomm report: -o "
+            + link
+            + ": is the report's own report.json by another name; write elsewhere");
     assertThat(json).hasContent(ReportFiles.render(REPORT).get(ReportFiles.JSON));
     assertThat(report(directory.toString(), "--format", "json").exitCode()).isZero();
   }
@@ -533,6 +539,32 @@ class ReportCommandTest {
   }
 
   @Test
+  void namesThatAreNotKubernetesNamesNeverReachTheApiServersUrls() {
+    int before = api.getRequestCount();
+    String config = kubeconfig.toString();
+
+    assertUsageError(
+        report("a/../../../api/v1/secrets", "--kubeconfig", config),
+        "gpucomm report: 'a/../../../api/v1/secrets' is neither a report directory nor a job's"
+            + " name (a job's name is lower-case letters, digits and '-', starting with a letter,"
+            + " at most 63)");
+    assertUsageError(
+        report("ar-tp2", "-n", "../../x", "--kubeconfig", config),
+        "gpucomm report: -n: '../../x' is not a namespace's name (lower-case letters, digits and"
+            + " '-', at most 63)");
+    assertUsageError(
+        run(
+            Map.of("GPUCOMM_NAMESPACE", "kube-system/secrets"),
+            "report",
+            "ar-tp2",
+            "--kubeconfig",
+            config),
+        "gpucomm report: GPUCOMM_NAMESPACE: 'kube-system/secrets' is not a namespace's name"
+            + " (lower-case letters, digits and '-', at most 63)");
+    assertThat(api.getRequestCount()).isEqualTo(before);
+  }
+
+  @Test
   void aKubeconfigThatIsNotOneIsAUsageErrorNamingTheFileAndThePlace() throws Exception {
     Path notYaml = Files.writeString(home.resolve("broken.yaml"), "clusters: [valid\n");
     Path wrongShape =
@@ -548,6 +580,18 @@ class ReportCommandTest {
         "gpucomm report: "
             + wrongShape
             + ": cannot be used (a value of the wrong type, at clusters)");
+  }
+
+  @Test
+  void aKubeconfigWhoseAliasHoldsItselfIsAUsageErrorNotAStackOverflow() throws Exception {
+    Path looping =
+        Files.writeString(home.resolve("loop.yaml"), "apiVersion: v1\nclusters: &c [*c]\n");
+
+    assertUsageError(
+        report("ar-tp2", "--kubeconfig", looping.toString()),
+        "gpucomm report: "
+            + looping
+            + ": cannot be used (nested too deeply, or an alias inside the value it names)");
   }
 
   @ParameterizedTest

@@ -2,10 +2,12 @@ package dev.gpucomm.runtime.files;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -26,14 +28,7 @@ public final class ReplacingFile {
    * temporary's name is not the user's.
    */
   public static void writeString(Path requested, String text) throws IOException {
-    // Through a link to the file it names (renaming over the link would replace the link), and
-    // never over a device, pipe or socket: renaming over /dev/null would replace the device.
-    Path file = Files.isSymbolicLink(requested) ? requested.toRealPath() : requested;
-    if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)
-        && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
-        && !Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
-      throw new FileSystemException(requested.toString(), null, "not a regular file");
-    }
+    Path file = replaceable(requested);
     Path folder = file.toAbsolutePath().getParent();
     if (Files.exists(folder) && !Files.isDirectory(folder)) {
       throw new NotDirectoryException(folder.toString()); // as a shell says it, not "exists"
@@ -49,13 +44,57 @@ public final class ReplacingFile {
         Files.deleteIfExists(temporary);
       }
     } catch (IOException e) {
-      if (!FileProblem.concernsFileNamed(e, temporaryPrefix(name))) {
-        throw e;
-      }
-      IOException ofFile = new FileSystemException(file.toString(), null, FileProblem.of(e));
-      ofFile.initCause(e);
-      throw ofFile;
+      throw saidOfFile(e, file);
     }
+  }
+
+  /**
+   * Tries now what {@link #writeString} of {@code requested} will need after a long piece of work:
+   * a file it may replace, and a folder that takes a new file there (a temporary file is made and
+   * removed: permission bits do not tell, for root or on /proc).
+   */
+  public static void tryReplacing(Path requested) throws IOException {
+    Path file = replaceable(requested);
+    Path folder = file.toAbsolutePath().getParent();
+    if (!Files.exists(folder)) {
+      throw new NoSuchFileException(folder.toString());
+    }
+    if (!Files.isDirectory(folder)) {
+      throw new NotDirectoryException(folder.toString());
+    }
+    String name = file.getFileName().toString();
+    try {
+      Files.delete(temporaryBeside(folder, name));
+    } catch (IOException e) {
+      throw saidOfFile(e, file);
+    }
+  }
+
+  /** {@code e}, said of {@code file} where it concerns the temporary file beside it. */
+  private static IOException saidOfFile(IOException e, Path file) {
+    if (!FileProblem.concernsFileNamed(e, temporaryPrefix(file.getFileName().toString()))) {
+      return e;
+    }
+    IOException ofFile = new FileSystemException(file.toString(), null, FileProblem.of(e));
+    ofFile.initCause(e);
+    return ofFile;
+  }
+
+  /** The file a write of {@code requested} replaces: the one a link names; refused if not one. */
+  private static Path replaceable(Path requested) throws IOException {
+    // Through a link to the file it names (renaming over the link would replace the link), and
+    // never over a device, pipe or socket: renaming over /dev/null would replace the device.
+    Path file = Files.isSymbolicLink(requested) ? requested.toRealPath() : requested;
+    if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)
+        && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+        && !Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FileSystemException(requested.toString(), null, "not a regular file");
+    }
+    if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && !Files.isWritable(file)) {
+      // renaming over it would succeed in a writable folder: a read-only file says "keep me"
+      throw new AccessDeniedException(requested.toString(), null, "read-only");
+    }
+    return file;
   }
 
   /**

@@ -2,11 +2,14 @@ package dev.gpucomm.runtime.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.gpucomm.runtime.testing.FolderNames;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
@@ -63,6 +66,35 @@ class ReplacingFileTest {
     assertThatThrownBy(() -> ReplacingFile.writeString(file, "{}"))
         .isInstanceOf(FileSystemException.class)
         .hasMessage(file + ": no such file");
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void aTrialBeforeTheWorkRefusesWhatTheWriteWouldAndLeavesNothing() throws IOException {
+    Path table = folder.resolve("tuning.json");
+
+    ReplacingFile.tryReplacing(table);
+
+    assertThat(FolderNames.of(folder)).as("the trial's temporary is gone").isEmpty();
+    assertThatThrownBy(() -> ReplacingFile.tryReplacing(Path.of("/proc/gpucomm-table.json")))
+        .isInstanceOf(FileSystemException.class)
+        .hasMessage("/proc/gpucomm-table.json: no such file");
+    assertThatThrownBy(() -> ReplacingFile.tryReplacing(folder.resolve("missing/tuning.json")))
+        .isInstanceOf(NoSuchFileException.class)
+        .hasMessage(folder.resolve("missing").toString());
+  }
+
+  @Test
+  void aReadOnlyFileIsNotReplaced() throws IOException {
+    assumeFalse("root".equals(System.getProperty("user.name")), "root may write any file");
+    Path table = Files.writeString(folder.resolve("tuning.json"), "kept");
+    Files.setPosixFilePermissions(table, PosixFilePermissions.fromString("r--r--r--"));
+
+    assertThatThrownBy(() -> ReplacingFile.writeString(table, "new"))
+        .isInstanceOf(AccessDeniedException.class);
+    assertThatThrownBy(() -> ReplacingFile.tryReplacing(table))
+        .isInstanceOf(AccessDeniedException.class);
+    assertThat(table).hasContent("kept");
   }
 
   @Test
