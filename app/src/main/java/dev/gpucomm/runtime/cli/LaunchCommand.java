@@ -39,7 +39,8 @@ final class LaunchCommand implements Callable<Integer> {
     try {
       PodLaunch.PodSettings pod = PodLaunch.PodSettings.fromEnv(context.env());
       SupervisionResult result =
-          new PodLaunch(JavaCommand.ofCurrentJvm(), context.rankEnvironment(), context.out())
+          new PodLaunch(
+                  JavaCommand.ofCurrentJvm(context.env()), context.rankEnvironment(), context.out())
               .run(pod, context.progress());
       if (result.exitCode() != 0) {
         context.err().println("gpucomm launch: " + result.message());

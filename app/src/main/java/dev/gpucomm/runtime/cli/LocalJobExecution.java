@@ -67,7 +67,8 @@ final class LocalJobExecution {
     DeviceKind device =
         new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
     LocalRun run =
-        new LocalRun(JavaCommand.ofCurrentJvm(), context.rankEnvironment(), context.out());
+        new LocalRun(
+            JavaCommand.ofCurrentJvm(context.env()), context.rankEnvironment(), context.out());
     return run.run(new LocalRun.Request(job, device, reportDir, mode, dumpIr, context.progress()));
   }
 

@@ -4,6 +4,7 @@ import dev.gpucomm.runtime.device.cpu.CpuBindMode;
 import dev.gpucomm.runtime.kube.KubeClients;
 import dev.gpucomm.runtime.kube.RetryPolicy;
 import dev.gpucomm.runtime.launch.EnvVars;
+import dev.gpucomm.runtime.launch.RankCompletion;
 import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.rank.FaultInjection;
@@ -53,6 +54,7 @@ final class RankCommand implements Callable<Integer> {
               context.err(),
               message -> peerFailed(settings, context, message));
       rank.run(settings);
+      settings.errorFile().ifPresent(RankCompletion::markFinished);
       return 0;
     } catch (RuntimeException | OutOfMemoryError e) {
       // An allocation the memory checks could not foresee (a program's operands beyond their lower

@@ -152,6 +152,30 @@ class GpucommRunIT {
     assertThat(dir.resolve("reports")).doesNotExist();
   }
 
+  @Test
+  void ranksWhoseJvmEndsBeforeRunningFailTheJobAndKeepTheEarlierReport() throws Exception {
+    Path out = dir.resolve("reports").resolve("run-it");
+    assertThat(
+            CliRun.of(Map.of(), "run", "-f", job(1).toString(), "--out", out.toString()).exitCode())
+        .isZero();
+    String earlier = Files.readString(out.resolve("report.json"));
+
+    // -version: every rank's JVM prints its version and exits 0 without running the rank
+    CliRun run =
+        CliRun.of(
+            Map.of("GPUCOMM_JAVA_OPTS", "-version"),
+            "run",
+            "-f",
+            job(2).toString(),
+            "--out",
+            out.toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).contains("exited with code 0 before it finished").doesNotContain("\tat ");
+    assertThat(run.out()).doesNotContain("Report: ");
+    assertThat(out.resolve("report.json")).hasContent(earlier);
+  }
+
   /**
    * Run as a user runs it ({@code ./gpucomm}, ranks as child processes whose progress lines reach
    * the terminal): the table of what was checked, and progress lines that each say which collective

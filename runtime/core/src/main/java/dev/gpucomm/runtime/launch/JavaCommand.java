@@ -40,7 +40,7 @@ public record JavaCommand(
    * The java and class path of the running JVM, with the options of {@value #JAVA_OPTS_ENV} in
    * {@code env} last (so that, say, -Xmx16g sizes the ranks' heaps as it sizes the launcher's).
    */
-  static JavaCommand ofCurrentJvm(Map<String, String> env) {
+  public static JavaCommand ofCurrentJvm(Map<String, String> env) {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     List<String> options = new ArrayList<>();
     options.add("--enable-native-access=ALL-UNNAMED");

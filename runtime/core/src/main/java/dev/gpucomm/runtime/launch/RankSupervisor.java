@@ -259,7 +259,7 @@ public final class RankSupervisor {
         return new SupervisionResult.TimedOut(timeLimit, stillRunning);
       }
       exited.add(exit.rank());
-      if (exit.code() != 0) {
+      if (failed(exit, running)) {
         failures.add(exit);
         break;
       }
@@ -284,7 +284,7 @@ public final class RankSupervisor {
         Exit exit = exits.poll(left, TimeUnit.NANOSECONDS);
         if (exit != null) {
           exited.add(exit.rank());
-          if (exit.code() != 0) {
+          if (failed(exit, running)) {
             failures.add(exit);
           }
         }
@@ -301,9 +301,12 @@ public final class RankSupervisor {
       Process process = rank.getValue().process();
       if (process.isAlive()) {
         stopped.add(rank.getKey());
-      } else if (process.exitValue() != 0) {
+      } else {
         // Exited on its own a moment ago; its exit event is still on its way.
-        failures.add(new Exit(rank.getKey(), process.exitValue(), System.nanoTime()));
+        Exit exit = new Exit(rank.getKey(), process.exitValue(), System.nanoTime());
+        if (failed(exit, running)) {
+          failures.add(exit);
+        }
       }
     }
     stop(running);
@@ -376,7 +379,16 @@ public final class RankSupervisor {
     return new SupervisionResult.RankFailed(first.rank(), first.error(), reallyStopped);
   }
 
+  /** A non-zero status, or 0 from a rank that never marked itself finished. */
+  private static boolean failed(Exit exit, Map<Integer, Running> running) {
+    return exit.code() != 0 || !RankCompletion.finished(running.get(exit.rank()).errorFile());
+  }
+
   private static String exitDescription(int code) {
+    if (code == 0) {
+      return "exited with code 0 before it finished: its JVM ended without running the rank"
+          + " (an option such as -version in GPUCOMM_JAVA_OPTS does that)";
+    }
     if (code > 128) {
       String signal =
           switch (code - 128) {

@@ -63,6 +63,22 @@ class RankSupervisorIT {
   }
 
   @Test
+  void aRankThatExitsZeroWithoutFinishingFailsTheJob() {
+    SupervisionResult result =
+        supervise(
+            Map.of("STAND_IN_RANK_0", "hang", "STAND_IN_RANK_1", "exit-early"),
+            2,
+            Duration.ofSeconds(30));
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.message())
+        .isEqualTo(
+            "rank 1 failed: exited with code 0 before it finished: its JVM ended without running"
+                + " the rank (an option such as -version in GPUCOMM_JAVA_OPTS does that) (stopped"
+                + " rank 0)");
+  }
+
+  @Test
   void aFailingRankStopsTheOthersAndIsNamed() {
     SupervisionResult result =
         supervise(

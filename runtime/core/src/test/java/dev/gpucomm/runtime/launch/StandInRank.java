@@ -8,8 +8,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * A rank process for supervisor tests: does what STAND_IN_RANK_&lt;rank&gt; says (succeed,
- * fail:msg, peer:msg, usage:msg, crash, shm-crash:job, hang) instead of running a workload, so that
- * supervision is tested with real processes but without devices.
+ * fail:msg, peer:msg, usage:msg, crash, shm-crash:job, hang, exit-early) instead of running a
+ * workload, so that supervision is tested with real processes but without devices.
  */
 public final class StandInRank {
   private StandInRank() {}
@@ -22,7 +22,11 @@ public final class StandInRank {
     String what = colon < 0 ? behaviour : behaviour.substring(0, colon);
     String message = colon < 0 ? "" : behaviour.substring(colon + 1);
     switch (what) {
-      case "succeed" -> System.exit(0);
+      case "succeed" -> {
+        RankCompletion.markFinished(errorFile);
+        System.exit(0);
+      }
+      case "exit-early" -> System.exit(0); // as a JVM given -version does
       case "fail" -> {
         new RankError(RankError.Kind.FAILURE, message).writeTo(errorFile);
         System.exit(1);
