@@ -59,7 +59,7 @@ final class BenchCommand implements Callable<Integer> {
   private static final IntRange WARMUP = new IntRange(0, 100000);
   private static final IntRange ITERATIONS = new IntRange(1, 1000000);
   private static final IntRange WORLD = new IntRange(1, 4096);
-  private static final IntRange RANKS_PER_POD = new IntRange(1, 16);
+  private static final IntRange RANKS_PER_POD = new IntRange(1, LocalPods.MAX_RANKS_PER_POD);
 
   /** The job's fields that bench's flags fill; a problem is said with the longest that matches. */
   private static final Map<String, String> FLAGS_OF_FIELDS =
@@ -138,7 +138,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--ranks-per-pod",
       paramLabel = "N",
-      description = "ranks sharing peer memory (default: the world)")
+      description =
+          "ranks sharing peer memory (default: the world, up to 16; beyond, as few pods as divide"
+              + " it)")
   Integer ranksPerPod;
 
   @Option(
@@ -323,7 +325,8 @@ final class BenchCommand implements Callable<Integer> {
     Integer chosenRanksPerPod = RANKS_PER_POD.check(spec, "--ranks-per-pod", ranksPerPod);
     CommJobSpec jobSpec = new CommJobSpec();
     jobSpec.setWorldSize(worldSize);
-    jobSpec.setRanksPerPod(chosenRanksPerPod != null ? chosenRanksPerPod : Math.min(worldSize, 16));
+    jobSpec.setRanksPerPod(
+        chosenRanksPerPod != null ? chosenRanksPerPod : LocalPods.ranksPerPod(worldSize));
     jobSpec.setWorkload(new Workload().withKind(WorkloadKind.BENCHMARK).withBenchmark(benchmark));
     Heuristic chosenHeuristic = new Heuristic();
     chosenHeuristic.setName(heuristic);

@@ -61,7 +61,7 @@ final class SelftestCommand implements Callable<Integer> {
     int worldSize = chosen != null ? chosen : defaultWorld(device);
     CommJobSpec jobSpec = new CommJobSpec();
     jobSpec.setWorldSize(worldSize);
-    jobSpec.setRanksPerPod(Math.min(worldSize, 16));
+    jobSpec.setRanksPerPod(LocalPods.ranksPerPod(worldSize));
     jobSpec.setTimeoutSeconds(600);
     jobSpec.setWorkload(
         new Workload()

@@ -2,11 +2,13 @@ package dev.gpucomm.runtime.launch;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
+import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.spec.JobJson;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.IOException;
@@ -62,6 +64,7 @@ public final class LocalRun {
     job.getSpec().setDevice(request.device());
     int worldSize = job.getSpec().getWorldSize();
     int ranksPerPod = job.getSpec().getRanksPerPod();
+    requireCpuRoom(request, worldSize);
     requireHostRoom(request, worldSize);
     // The report's staging first: a target that cannot be made leaves no work directory behind.
     Optional<StagedReportDirectory> staged = request.reportDir().map(StagedReportDirectory::create);
@@ -133,6 +136,35 @@ public final class LocalRun {
    * ranks is refused before it starts them rather than after it has filled the host.
    */
   static final long RANK_PROCESS_BYTES = 256L << 20;
+
+  /**
+   * Ranks of the CPU backend a local run may put on each of the host's CPUs. A rank spins while it
+   * waits for its peers, so a few per CPU already measure the scheduler more than the collective,
+   * and a world of dozens on a laptop would stall it long before memory runs out.
+   */
+  static final int CPU_RANKS_PER_CPU = 4;
+
+  /** However few the CPUs, this many CPU ranks may run: the examples' and tests' worlds. */
+  static final int MIN_CPU_RANKS = 8;
+
+  private static void requireCpuRoom(Request request, int ranksOnHost) {
+    if (request.device() != DeviceKind.CPU) {
+      return;
+    }
+    int cpus = Runtime.getRuntime().availableProcessors();
+    int most = Math.max(MIN_CPU_RANKS, CPU_RANKS_PER_CPU * cpus);
+    if (ranksOnHost > most) {
+      throw new UsageException(
+          "%s: spec.worldSize: %d ranks of the cpu device would share this host's %s; a local run takes at most %d (%d a CPU, at least %d)"
+              .formatted(
+                  request.job().source(),
+                  ranksOnHost,
+                  HumanUnits.count(cpus, "CPU"),
+                  most,
+                  CPU_RANKS_PER_CPU,
+                  MIN_CPU_RANKS));
+    }
+  }
 
   /** Every rank of a local run shares this host; on the CPU backend its buffers are host memory. */
   private static void requireHostRoom(Request request, int ranksOnHost) {
