@@ -16,6 +16,26 @@ public final class JsonSyntax {
             ? " at line " + location.getLineNr() + ", column " + location.getColumnNr()
             : "")
         + ": "
-        + e.getOriginalMessage();
+        + plain(e.getOriginalMessage());
+  }
+
+  /**
+   * Jackson's words without its advice to its own callers ("enable `JsonReadFeature…` to allow")
+   * and without the lines after the first, which repeat the source.
+   */
+  static String plain(String message) {
+    if (message == null) {
+      return "unreadable";
+    }
+    int newline = message.indexOf('\n');
+    String line = newline < 0 ? message : message.substring(0, newline);
+    return line
+        // "(bound as `…JsonNode`)", "(set …FAIL_ON_… to 'false' to allow)"
+        .replaceAll(" *\\([^()]*`[^()]*\\)", "")
+        .replaceAll(" *\\((?:enable|set|disable) [^()]*\\)", "")
+        // ": enable `JsonReadFeature…` to allow", ": not allowed as per `…FAIL_ON_TRAILING_TOKENS`"
+        .replaceAll("[:;,]? *(?:enable|set|disable) `[^`]*` to allow", "")
+        .replaceAll("[:;,]? *not allowed as per `[^`]*`", "")
+        .strip();
   }
 }

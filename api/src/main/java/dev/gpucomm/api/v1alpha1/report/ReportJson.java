@@ -1,18 +1,22 @@
 package dev.gpucomm.api.v1alpha1.report;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -34,10 +38,21 @@ public final class ReportJson {
           .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
   private static final ObjectMapper READER =
-      new ObjectMapper()
+      JsonMapper.builder()
           .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
           .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          // one report, each field once: text after it, or a field twice, is not what was written
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
+
+  /** Fields every benchmark report holds a value for, and what each size and measurement does. */
+  private static final List<String> BENCHMARK_VALUES =
+      List.of("job", "collective", "dtype", "sizes");
+
+  private static final List<String> SIZE_VALUES = List.of("measurements");
+  private static final List<String> MEASUREMENT_VALUES = List.of("algorithm");
 
   /** The one field of a program report that may be absent: it came after schema version 1. */
   private static final String PROGRAM_SM_PARTITION = "smPartition";
@@ -168,6 +183,12 @@ public final class ReportJson {
               + supported
               + ")");
     }
+    // a fabric report's matrices hold nulls where a pair was not measured; a benchmark's lists
+    // never
+    checkValues(root, "", source, type != BenchmarkReport.class);
+    if (type == BenchmarkReport.class) {
+      checkBenchmark(root, source);
+    }
     if (type == ProgramReport.class && !root.has(PROGRAM_SM_PARTITION)) {
       // Written before the field existed: those runs did not partition the SMs.
       ((ObjectNode) root).putNull(PROGRAM_SM_PARTITION);
@@ -222,6 +243,86 @@ public final class ReportJson {
     }
   }
 
+  /** Every number is finite (1e400 reads as infinity), and no list holds a null unless allowed. */
+  private static void checkValues(JsonNode node, String at, String source, boolean nullItems) {
+    if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        String item = at + "[" + i + "]";
+        if (node.get(i).isNull() && !nullItems) {
+          throw fieldProblem(source, item, "null where a value belongs");
+        }
+        checkValues(node.get(i), item, source, nullItems);
+      }
+    } else if (node.isObject()) {
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
+        String name = at.isEmpty() ? field.getKey() : at + "." + field.getKey();
+        checkValues(field.getValue(), name, source, nullItems);
+      }
+    } else if (node.isNumber() && !Double.isFinite(node.doubleValue())) {
+      throw fieldProblem(source, at, "not a finite number");
+    }
+  }
+
+  /**
+   * What the renderers rely on: the fields that name the sweep, sizes with measurements of a named
+   * algorithm, at least one rank, and no negative size, count or time.
+   */
+  private static void checkBenchmark(JsonNode root, String source) {
+    requireValues(root, BENCHMARK_VALUES, "", source);
+    requireAtLeast(root, "worldSize", 1, "", source);
+    requireAtLeast(root, "ranksPerPod", 1, "", source);
+    requireAtLeast(root, "hiddenSize", 0, "", source);
+    JsonNode sizes = root.get("sizes");
+    if (!sizes.isArray()) {
+      throw fieldProblem(source, "sizes", "not a list");
+    }
+    for (int i = 0; i < sizes.size(); i++) {
+      String at = "sizes[" + i + "]";
+      JsonNode size = sizes.get(i);
+      requireValues(size, SIZE_VALUES, at, source);
+      requireAtLeast(size, "bytes", 0, at, source);
+      requireAtLeast(size, "tokens", 0, at, source);
+      JsonNode measurements = size.get("measurements");
+      for (int j = 0; j < measurements.size(); j++) {
+        String measurement = at + ".measurements[" + j + "]";
+        requireValues(measurements.get(j), MEASUREMENT_VALUES, measurement, source);
+        for (String field :
+            List.of(
+                "eagerMicros",
+                "graphMicros",
+                "algBandwidthGBps",
+                "busBandwidthGBps",
+                "maxRelativeError",
+                "iterations")) {
+          requireAtLeast(measurements.get(j), field, 0, measurement, source);
+        }
+      }
+    }
+  }
+
+  private static void requireValues(
+      JsonNode object, List<String> fields, String at, String source) {
+    for (String field : fields) {
+      JsonNode value = object.get(field);
+      if (value == null || value.isNull()) {
+        throw fieldProblem(source, at.isEmpty() ? field : at + "." + field, "missing");
+      }
+    }
+  }
+
+  private static void requireAtLeast(
+      JsonNode object, String field, long least, String at, String source) {
+    JsonNode value = object.get(field);
+    if (value != null && value.isNumber() && value.doubleValue() < least) {
+      throw fieldProblem(
+          source, at.isEmpty() ? field : at + "." + field, value.asText() + " is below " + least);
+    }
+  }
+
+  private static ReportFormatException fieldProblem(String source, String field, String problem) {
+    return new ReportFormatException("report " + source + ": field " + field + ": " + problem);
+  }
+
   static BenchmarkReport benchmark(Report report, String source) {
     if (report instanceof BenchmarkReport benchmark) {
       return benchmark;
@@ -270,9 +371,7 @@ public final class ReportJson {
               .collect(Collectors.joining(", "))
           + ")";
     }
-    String message = e.getOriginalMessage();
-    int newline = message.indexOf('\n');
-    return newline > 0 ? message.substring(0, newline) : message;
+    return JsonSyntax.plain(e.getOriginalMessage());
   }
 
   /** Jackson says "Missing creator property 'x' (index 3)" (or "Missing required …"). */

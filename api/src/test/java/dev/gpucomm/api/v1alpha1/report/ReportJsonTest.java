@@ -166,6 +166,50 @@ class ReportJsonTest {
   }
 
   @Test
+  void whatTheRenderersRelyOnIsRefusedNamingTheFieldNotLeftToFailInThem() {
+    String json = ReportJson.write(Reports.h200());
+
+    assertThat(problemOf(json.replace("\"collective\" : \"allreduce\"", "\"collective\" : null")))
+        .isEqualTo("report r.json: field collective: missing");
+    assertThat(problemOf(json.replaceFirst("\"algorithm\" : \"nccl\"", "\"algorithm\" : null")))
+        .isEqualTo("report r.json: field sizes[0].measurements[0].algorithm: missing");
+    assertThat(problemOf(json.replaceFirst("\"sizes\" : \\[ \\{", "\"sizes\" : [ null, {")))
+        .isEqualTo("report r.json: field sizes[0]: null where a value belongs");
+    assertThat(problemOf(json.replaceFirst("\"worldSize\" : \\d+", "\"worldSize\" : -1")))
+        .isEqualTo("report r.json: field worldSize: -1 is below 1");
+    assertThat(problemOf(json.replaceFirst("\"eagerMicros\" : 41.9", "\"eagerMicros\" : 1e400")))
+        .isEqualTo(
+            "report r.json: field sizes[0].measurements[0].eagerMicros: not a finite number");
+  }
+
+  @Test
+  void textAfterTheReportOrAFieldTwiceIsNotReadPastSilently() {
+    String json = ReportJson.write(Reports.h200());
+
+    assertThat(problemOf(json + "{\"x\": 1}"))
+        .startsWith("report r.json: not valid JSON at line")
+        .doesNotContain("enable", "`");
+    assertThat(
+            problemOf(
+                json.replaceFirst(
+                    "\"worldSize\" : \\d+,", "\"worldSize\" : 2, \"worldSize\" : 8,")))
+        .startsWith("report r.json: not valid JSON at line")
+        .contains("Duplicate field 'worldSize'");
+    assertThat(problemOf("{\"schemaVersion\": NaN}"))
+        .startsWith("report r.json: not valid JSON at line 1")
+        .doesNotContain("enable", "`");
+  }
+
+  private static String problemOf(String json) {
+    try {
+      ReportJson.parse(json, "r.json");
+    } catch (ReportFormatException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("read without a problem: " + json);
+  }
+
+  @Test
   void aMissingFileIsNamed() {
     Path missing = folder.resolve("none.json");
 

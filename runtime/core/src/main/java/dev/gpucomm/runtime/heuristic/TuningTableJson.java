@@ -1,9 +1,12 @@
 package dev.gpucomm.runtime.heuristic;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gpucomm.api.v1alpha1.Algorithm;
@@ -42,7 +45,12 @@ import java.util.function.Function;
  */
 public final class TuningTableJson {
   private static final ObjectMapper MAPPER =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+      JsonMapper.builder()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          // one table, each field once: text after it, or a field twice, would be dropped silently
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
 
   private TuningTableJson() {}
 
