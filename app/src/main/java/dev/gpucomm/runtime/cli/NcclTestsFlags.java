@@ -135,7 +135,13 @@ final class NcclTestsFlags {
         skipped.add(
             size + " B (" + bytes + " B per rank is not a whole number of 16-byte vectors)");
       } else if (bytes > CommJobValidator.MAX_BYTES_PER_RANK) {
-        skipped.add(size + " B (above one rank's buffer limit)");
+        skipped.add(
+            size
+                + " B ("
+                + bytes
+                + " B per rank is above the "
+                + (CommJobValidator.MAX_BYTES_PER_RANK >> 30)
+                + " GiB a rank may move)");
       } else {
         messages.add(bytes);
       }
@@ -144,8 +150,12 @@ final class NcclTestsFlags {
       }
     }
     if (messages.isEmpty()) {
-      throw new OptionValueException(
-          spec, "-e", "no size of the sweep is a whole number of 16-byte vectors per rank");
+      // every size was left out: say why each was, in the words of the skipped list
+      String reasons =
+          skipped.size() <= 3
+              ? String.join(", ", skipped)
+              : String.join(", ", skipped.subList(0, 3)) + " and " + (skipped.size() - 3) + " more";
+      throw new OptionValueException(spec, "-e", "no size of the sweep can run: " + reasons);
     }
     return new ArrayList<>(messages);
   }

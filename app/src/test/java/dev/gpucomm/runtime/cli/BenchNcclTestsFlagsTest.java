@@ -45,7 +45,13 @@ class BenchNcclTestsFlagsTest {
         "gpucomm bench: -i: the sweep has more than 64 sizes; raise -f or -i, or lower -e");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "2", "-e", "8", "-f", "2"),
-        "gpucomm bench: -e: no size of the sweep is a whole number of 16-byte vectors per rank");
+        "gpucomm bench: -e: no size of the sweep can run: 2 B (2 B per rank is not a whole number"
+            + " of 16-byte vectors), 4 B (4 B per rank is not a whole number of 16-byte vectors),"
+            + " 8 B (8 B per rank is not a whole number of 16-byte vectors)");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--world", "2", "-b", "16G", "-e", "16G"),
+        "gpucomm bench: -e: no size of the sweep can run: 17179869184 B (17179869184 B per rank"
+            + " is above the 8 GiB a rank may move)");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "1X"),
         "gpucomm bench: --min-bytes: '1X' is not a size (e.g. 4096, 64K, 1M)");
