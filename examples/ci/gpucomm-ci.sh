@@ -10,8 +10,9 @@
 # must also have MeetsExpectations True: False (a floor missed) and Unknown (a figure the rules
 # name was not measured) both fail.
 #
-# Exit codes: 0 passed, 1 job failed or timed out, 2 usage error, 3 performance regressed,
-# 4 no verdict against the baseline, 5 expectations not met (or not checked).
+# Exit codes: 0 passed, 1 job failed or timed out (or its report could not be saved), 2 usage
+# error, 3 performance regressed, 4 no verdict against the baseline, 5 expectations not met (or
+# not checked).
 set -euo pipefail
 
 usage() {
@@ -70,6 +71,9 @@ while [ $# -gt 0 ]; do
     *) fail_usage "unknown argument $1" ;;
   esac
 done
+# kubectl wait refuses anything but a Go duration at once, which would read as a job timing out
+[[ "$timeout" =~ ^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$ ]] \
+  || fail_usage "--timeout $timeout: not a duration (e.g. 30m, 1h30m, 1800s)"
 [ -n "$job_file" ] || fail_usage "which job? give -f <commjob.yaml>"
 [ -f "$job_file" ] || fail_usage "-f $job_file: no such file"
 [ -z "$baseline" ] || [ -f "$baseline" ] || fail_usage "--baseline $baseline: no such file"
@@ -132,9 +136,14 @@ if [ "$phase" != "Succeeded" ]; then
   exit 1
 fi
 
-"$gpucomm" report "$job" --namespace "$namespace" --format md --output "$artifacts/report.md"
-"$gpucomm" report "$job" --namespace "$namespace" --format json --output "$artifacts/report.json"
-"$gpucomm" report "$job" --namespace "$namespace" --format svg --output "$artifacts/latency.svg"
+for artifact in md:report.md json:report.json svg:latency.svg; do
+  # gpucomm's own exit codes (1, 2) would read as this script's: say what failed, exit 1
+  "$gpucomm" report "$job" --namespace "$namespace" --format "${artifact%%:*}" \
+    --output "$artifacts/${artifact#*:}" || {
+    echo "gpucomm-ci: CommJob $job succeeded, but its ${artifact#*:} could not be saved (gpucomm report exited $?)" >&2
+    exit 1
+  }
+done
 log "report saved in $artifacts/"
 
 if [ -n "$(jsonpath '{.spec.expect}')" ]; then

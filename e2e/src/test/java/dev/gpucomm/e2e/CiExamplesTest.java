@@ -127,6 +127,61 @@ class CiExamplesTest {
     assertThat(help.stdout()).startsWith("usage: gpucomm-ci.sh -f <commjob.yaml>");
   }
 
+  @Test
+  void aTimeoutThatIsNoDurationIsAUsageErrorNotAJobThatTimedOut() throws Exception {
+    // kubectl wait refuses --timeout=1800 at once, which the script used to read as a timeout
+    Result seconds =
+        bash(
+            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
+            "-f",
+            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
+            "--timeout",
+            "1800");
+
+    assertThat(seconds.exitCode()).isEqualTo(2);
+    assertThat(seconds.stderr())
+        .startsWith(
+            "gpucomm-ci.sh: --timeout 1800: not a duration (e.g. 30m, 1h30m, 1800s)\nusage:");
+  }
+
+  @Test
+  void aReportThatCannotBeSavedFailsTheGateWithItsOwnExitCode(@TempDir Path dir) throws Exception {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    for (String tool : List.of("kubectl", "helm", "gpucomm")) {
+      String text =
+          switch (tool) {
+            case "kubectl" -> STUB_KUBECTL;
+            case "gpucomm" ->
+                "#!/usr/bin/env bash\necho 'gpucomm report: no cluster' >&2\nexit 2\n";
+            default -> "#!/usr/bin/env bash\n";
+          };
+      Files.writeString(bin.resolve(tool), text).toFile().setExecutable(true);
+    }
+    Map<String, String> env =
+        Map.of(
+            "PATH",
+            bin + ":" + System.getenv("PATH"),
+            "GPUCOMM_CLI",
+            bin.resolve("gpucomm").toString());
+
+    Result result =
+        bash(
+            env,
+            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
+            "-f",
+            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
+            "--skip-install",
+            "--artifacts",
+            dir.resolve("artifacts").toString());
+
+    // gpucomm's 2 would read as the script's "usage error"
+    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(1);
+    assertThat(result.stderr())
+        .contains(
+            "gpucomm-ci: CommJob gate-x succeeded, but its report.md could not be saved (gpucomm"
+                + " report exited 2)");
+  }
+
   /**
    * kubectl, helm and the CLI stood in by scripts: the job succeeds at once, and the Regressed
    * condition reads as STUB_STATUS / STUB_REASON / STUB_MESSAGE say.
