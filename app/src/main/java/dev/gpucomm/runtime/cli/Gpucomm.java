@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
 import dev.gpucomm.runtime.FailureCause;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.cpu.PeerTimeoutException;
@@ -61,7 +62,18 @@ public final class Gpucomm {
       boolean terminal,
       String diagnosticsMain) {
     // read before parsing: a usage error that parsing finds must show its stack trace too
-    boolean debug = Arrays.asList(args).contains("--debug") || "1".equals(env.get(EnvVars.DEBUG));
+    String debugSwitch = env.getOrDefault(EnvVars.DEBUG, "");
+    if (!debugSwitch.isEmpty() && !debugSwitch.equals("0") && !debugSwitch.equals("1")) {
+      // "yes" or "true" silently meaning off would hide the stack trace the user asked for
+      err.println(
+          "gpucomm: "
+              + EnvVars.DEBUG
+              + ": unknown value "
+              + EchoedValue.quoted(debugSwitch)
+              + " (expected 1 or 0)");
+      return 2;
+    }
+    boolean debug = Arrays.asList(args).contains("--debug") || debugSwitch.equals("1");
     if (debug) {
       DebugLogging.enable();
     }

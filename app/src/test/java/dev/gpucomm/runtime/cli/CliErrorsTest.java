@@ -240,6 +240,13 @@ class CliErrorsTest {
   }
 
   @Test
+  void aDebugSwitchOfUnknownValueIsRefusedNotTakenForOff() {
+    assertUsageError(
+        CliRun.of(Map.of("GPUCOMM_DEBUG", "yes"), "run", "-f", "job.yaml"),
+        "gpucomm: GPUCOMM_DEBUG: unknown value 'yes' (expected 1 or 0)");
+  }
+
+  @Test
   void dumpIrOnAJobWithoutAProgramIsSaidNotIgnored() throws Exception {
     Path job = Files.writeString(dir.resolve("job.yaml"), VALID);
 
