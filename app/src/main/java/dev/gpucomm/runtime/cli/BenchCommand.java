@@ -132,7 +132,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--world",
       paramLabel = "N",
-      description = "ranks (default: the GPUs here, else 2)")
+      description = "ranks (default: the GPUs here, at most 8; 2 on the CPU)")
   Integer world;
 
   @Option(
@@ -221,7 +221,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--device",
       paramLabel = "DEVICE",
-      description = "cpu or cuda (default: cuda when there are GPUs, else cpu)")
+      description = "cpu or cuda (default: cuda when there is a GPU for every rank, else cpu)")
   Optional<DeviceKind> device = Optional.empty();
 
   @Option(

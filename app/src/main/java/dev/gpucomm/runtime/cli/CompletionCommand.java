@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
     name = "completion",
     description = {
       "print a shell completion script",
-      "(bash: source <(gpucomm completion bash), or save it in /etc/bash_completion.d/gpucomm)"
+      "for bash: source <(gpucomm completion bash),",
+      "or save it as /etc/bash_completion.d/gpucomm"
     },
     descriptionHeading = "%n",
     parameterListHeading = "%nArguments:%n",

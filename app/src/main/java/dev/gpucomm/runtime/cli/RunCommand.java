@@ -37,7 +37,8 @@ final class RunCommand implements Callable<Integer> {
       names = "--device",
       paramLabel = "DEVICE",
       description =
-          "cpu or cuda; default: spec.device if set, else cuda when there are GPUs, else cpu")
+          "cpu or cuda; default: spec.device if set, else cuda when there is a GPU for every"
+              + " rank, else cpu")
   Optional<DeviceKind> device = Optional.empty();
 
   @Option(

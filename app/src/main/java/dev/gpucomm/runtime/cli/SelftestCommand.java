@@ -42,7 +42,7 @@ final class SelftestCommand implements Callable<Integer> {
   @Option(
       names = "--device",
       paramLabel = "DEVICE",
-      description = "cpu or cuda (default: cuda when there are GPUs, else cpu)")
+      description = "cpu or cuda (default: cuda when there is a GPU for every rank, else cpu)")
   Optional<DeviceKind> device = Optional.empty();
 
   @Option(

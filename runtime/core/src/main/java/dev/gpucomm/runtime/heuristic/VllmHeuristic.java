@@ -33,8 +33,8 @@ import java.util.Set;
  * 6: 1, 8: 1}, cc 10.3 {2: 4, 4: 4, 6: 8, 8: 4}; symmetric memory cc 9.0 {2: 64, 4: 32, 6: 64, 8:
  * 64}, cc 10.0 {2: 8, 4: 32, 6: 128, 8: 128}, cc 10.3 {2: 4, 4: 32, 6: 32, 8: 64}. (vLLM's code
  * also clamps the custom all-reduce limit to its default 8 MiB buffer; that clamp is a buffer-size
- * choice of vLLM's, not a measured crossover, and is not modelled here: the seed's H100 figures
- * show 1-stage winning at world 2 up to 64 MB.)
+ * choice of vLLM's, not a measured crossover, and is not modelled here: the H100 figures of vLLM's
+ * PR show 1-stage winning at world 2 up to 64 MB.)
  *
  * <p>Fallbacks, each stated in the decision's reason:
  *
