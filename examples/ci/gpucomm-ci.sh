@@ -72,7 +72,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 # kubectl wait refuses anything but a Go duration at once, which would read as a job timing out
-[[ "$timeout" =~ ^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$ ]] \
+[[ "$timeout" =~ ^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+)$ ]] \
   || fail_usage "--timeout $timeout: not a duration (e.g. 30m, 1h30m, 1800s)"
 [ -n "$job_file" ] || fail_usage "which job? give -f <commjob.yaml>"
 [ -f "$job_file" ] || fail_usage "-f $job_file: no such file"

@@ -30,12 +30,13 @@ public final class JsonSyntax {
     int newline = message.indexOf('\n');
     String line = newline < 0 ? message : message.substring(0, newline);
     return line
-        // "(bound as `…JsonNode`)", "(set …FAIL_ON_… to 'false' to allow)"
-        .replaceAll(" *\\([^()]*`[^()]*\\)", "")
-        .replaceAll(" *\\((?:enable|set|disable) [^()]*\\)", "")
+        // "(bound as `…JsonNode`)", "(set DeserializationConfig.…FAIL_ON_… to 'false' to allow)";
+        // the patterns name Jackson's types, so that a name echoed from the file stays whole
+        .replaceAll(" \\(bound as `[\\w.$]+`\\)", "")
+        .replaceAll(" *\\((?:enable|set|disable) [\\w.]*(?:Config|Feature)\\.[\\w.]+ [^()]*\\)", "")
         // ": enable `JsonReadFeature…` to allow", ": not allowed as per `…FAIL_ON_TRAILING_TOKENS`"
-        .replaceAll("[:;,]? *(?:enable|set|disable) `[^`]*` to allow", "")
-        .replaceAll("[:;,]? *not allowed as per `[^`]*`", "")
+        .replaceAll("[:;,]? *(?:enable|set|disable) `[\\w.]*Feature\\.[\\w]+` to allow", "")
+        .replaceAll("[:;,]? *not allowed as per `[\\w.]*Feature\\.[\\w]+`", "")
         .strip();
   }
 }

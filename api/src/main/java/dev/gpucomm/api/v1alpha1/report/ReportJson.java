@@ -283,6 +283,9 @@ public final class ReportJson {
       requireAtLeast(size, "bytes", 0, at, source);
       requireAtLeast(size, "tokens", 0, at, source);
       JsonNode measurements = size.get("measurements");
+      if (!measurements.isArray()) {
+        throw fieldProblem(source, at + ".measurements", "not a list");
+      }
       for (int j = 0; j < measurements.size(); j++) {
         String measurement = at + ".measurements[" + j + "]";
         requireValues(measurements.get(j), MEASUREMENT_VALUES, measurement, source);

@@ -3,8 +3,11 @@ package dev.gpucomm.api.v1alpha1.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -175,6 +178,8 @@ class ReportJsonTest {
         .isEqualTo("report r.json: field sizes[0].measurements[0].algorithm: missing");
     assertThat(problemOf(json.replaceFirst("\"sizes\" : \\[ \\{", "\"sizes\" : [ null, {")))
         .isEqualTo("report r.json: field sizes[0]: null where a value belongs");
+    assertThat(problemOf(withFirstMeasurementsAnObject(json)))
+        .isEqualTo("report r.json: field sizes[0].measurements: not a list");
     assertThat(problemOf(json.replaceFirst("\"worldSize\" : \\d+", "\"worldSize\" : -1")))
         .isEqualTo("report r.json: field worldSize: -1 is below 1");
     assertThat(problemOf(json.replaceFirst("\"eagerMicros\" : 41.9", "\"eagerMicros\" : 1e400")))
@@ -198,6 +203,37 @@ class ReportJsonTest {
     assertThat(problemOf("{\"schemaVersion\": NaN}"))
         .startsWith("report r.json: not valid JSON at line 1")
         .doesNotContain("enable", "`");
+  }
+
+  /** {@code json} with its first size's measurements an object, as a hand-edited file might. */
+  private static String withFirstMeasurementsAnObject(String json) {
+    try {
+      ObjectMapper mapper = new ObjectMapper();
+      ObjectNode root = (ObjectNode) mapper.readTree(json);
+      ((ObjectNode) root.get("sizes").get(0)).putObject("measurements").put("x", 1);
+      return mapper.writeValueAsString(root);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void jacksonsAdviceIsLeftOutButANameFromTheFileIsKeptWhole() {
+    assertThat(
+            JsonSyntax.plain(
+                "Non-standard token 'NaN': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to"
+                    + " allow"))
+        .isEqualTo("Non-standard token 'NaN'");
+    assertThat(
+            JsonSyntax.plain(
+                "Trailing token (of type START_OBJECT) found after value (bound as"
+                    + " `com.fasterxml.jackson.databind.JsonNode`): not allowed as per"
+                    + " `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`"))
+        .isEqualTo("Trailing token (of type START_OBJECT) found after value");
+    assertThat(JsonSyntax.plain("Duplicate field 'a (b`c)'"))
+        .isEqualTo("Duplicate field 'a (b`c)'");
+    assertThat(JsonSyntax.plain("Duplicate field '(set `x` to allow)'"))
+        .isEqualTo("Duplicate field '(set `x` to allow)'");
   }
 
   private static String problemOf(String json) {

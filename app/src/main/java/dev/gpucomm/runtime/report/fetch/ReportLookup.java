@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.report.fetch;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Report;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
@@ -62,7 +63,7 @@ public final class ReportLookup {
   /** A namespace's name: a DNS-1123 label. */
   private static final Pattern NAMESPACE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
-  private static final int MAX_NAME_LENGTH = 63;
+  private static final int MAX_NAMESPACE_LENGTH = 63;
 
   private final Map<String, String> env;
 
@@ -121,11 +122,13 @@ public final class ReportLookup {
 
   private JobResults fromCluster(ReportRequest request) {
     // both go into the API's URLs: anything but a Kubernetes name could reach another object
-    if (!isKubernetesName(request.target(), JOB_NAME)) {
+    if (!isKubernetesName(request.target(), JOB_NAME, CommJob.MAX_NAME_LENGTH)) {
       throw new UsageException(
           EchoedValue.quoted(request.target())
               + " is neither a report directory nor a job's name (a job's name is lower-case"
-              + " letters, digits and '-', starting with a letter, at most 63)");
+              + " letters, digits and '-', starting with a letter, at most "
+              + CommJob.MAX_NAME_LENGTH
+              + ")");
     }
     ClusterConfig cluster =
         ClusterLookup.find(env, request.kubeconfig(), request.context())
@@ -160,7 +163,7 @@ public final class ReportLookup {
       namespace = cluster.namespace();
       from = cluster.source() + " (its namespace)";
     }
-    if (!isKubernetesName(namespace, NAMESPACE_NAME)) {
+    if (!isKubernetesName(namespace, NAMESPACE_NAME, MAX_NAMESPACE_LENGTH)) {
       throw new UsageException(
           from
               + ": "
@@ -170,8 +173,8 @@ public final class ReportLookup {
     return namespace;
   }
 
-  private static boolean isKubernetesName(String name, Pattern form) {
-    return name.length() <= MAX_NAME_LENGTH && form.matcher(name).matches();
+  private static boolean isKubernetesName(String name, Pattern form, int longest) {
+    return name.length() <= longest && form.matcher(name).matches();
   }
 
   static String render(JobResults results, ReportFormat format, Algorithm algorithm) {
@@ -263,16 +266,12 @@ public final class ReportLookup {
         throw new UsageException(
             "-o " + file + ": is the report's own " + file.getFileName() + "; write elsewhere");
       }
-      // the same file by another name: a link to it, or a hard link (the write goes through both)
+      // a symbolic link to it: the write goes through (over a hard link it only renames)
       for (String source : SOURCE_FILES) {
         Path own = directory.resolve(source);
-        if (Files.exists(file) && Files.exists(own) && Files.isSameFile(file, own)) {
+        if (Files.isSymbolicLink(file) && Files.exists(own) && Files.isSameFile(file, own)) {
           throw new UsageException(
-              "-o "
-                  + file
-                  + ": is the report's own "
-                  + source
-                  + " by another name; write elsewhere");
+              "-o " + file + ": links to the report's own " + source + "; write elsewhere");
         }
       }
     } catch (IOException e) {

@@ -273,11 +273,26 @@ class ReportCommandTest {
     Path link = Files.createSymbolicLink(home.resolve("latest.json"), json);
     assertUsageError(
         report(directory.toString(), "-o", link.toString()),
-        "gpucomm report: -o "
-            + link
-            + ": is the report's own report.json by another name; write elsewhere");
+        "gpucomm report: -o " + link + ": links to the report's own report.json; write elsewhere");
     assertThat(json).hasContent(ReportFiles.render(REPORT).get(ReportFiles.JSON));
     assertThat(report(directory.toString(), "--format", "json").exitCode()).isZero();
+  }
+
+  @Test
+  void aHardLinkToTheReportsOwnFileMayBeWrittenSinceOnlyItsNameIsReplaced() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("linked"));
+    for (var file : ReportFiles.render(REPORT).entrySet()) {
+      Files.writeString(directory.resolve(file.getKey()), file.getValue());
+    }
+    Path json = directory.resolve(ReportFiles.JSON);
+    String before = Files.readString(json);
+    Path hardLink = Files.createLink(home.resolve("figures.csv"), json);
+
+    Result result = report(directory.toString(), "--format", "csv", "-o", hardLink.toString());
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(hardLink).content().startsWith("collective,");
+    assertThat(json).hasContent(before);
   }
 
   @Test
@@ -547,7 +562,7 @@ class ReportCommandTest {
         report("a/../../../api/v1/secrets", "--kubeconfig", config),
         "gpucomm report: 'a/../../../api/v1/secrets' is neither a report directory nor a job's"
             + " name (a job's name is lower-case letters, digits and '-', starting with a letter,"
-            + " at most 63)");
+            + " at most 52)");
     assertUsageError(
         report("ar-tp2", "-n", "../../x", "--kubeconfig", config),
         "gpucomm report: -n: '../../x' is not a namespace's name (lower-case letters, digits and"

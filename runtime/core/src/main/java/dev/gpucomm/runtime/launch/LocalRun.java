@@ -133,7 +133,8 @@ public final class LocalRun {
   /**
    * What a rank's own process takes beside the job's buffers: a JVM with the runtime loaded
    * measured 170-210 MB resident on the CPU backend; rounded up, so that a world of hundreds of
-   * ranks is refused before it starts them rather than after it has filled the host.
+   * CUDA ranks (CPU ranks are bounded by the host's CPUs first) is refused before it starts them
+   * rather than after it has filled the host.
    */
   static final long RANK_PROCESS_BYTES = 256L << 20;
 
