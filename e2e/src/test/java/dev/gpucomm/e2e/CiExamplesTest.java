@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -146,33 +147,9 @@ class CiExamplesTest {
 
   @Test
   void aReportThatCannotBeSavedFailsTheGateWithItsOwnExitCode(@TempDir Path dir) throws Exception {
-    Path bin = Files.createDirectories(dir.resolve("bin"));
-    for (String tool : List.of("kubectl", "helm", "gpucomm")) {
-      String text =
-          switch (tool) {
-            case "kubectl" -> STUB_KUBECTL;
-            case "gpucomm" ->
-                "#!/usr/bin/env bash\necho 'gpucomm report: no cluster' >&2\nexit 2\n";
-            default -> "#!/usr/bin/env bash\n";
-          };
-      Files.writeString(bin.resolve(tool), text).toFile().setExecutable(true);
-    }
-    Map<String, String> env =
-        Map.of(
-            "PATH",
-            bin + ":" + System.getenv("PATH"),
-            "GPUCOMM_CLI",
-            bin.resolve("gpucomm").toString());
-
     Result result =
-        bash(
-            env,
-            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
-            "-f",
-            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
-            "--skip-install",
-            "--artifacts",
-            dir.resolve("artifacts").toString());
+        runGate(
+            dir, "#!/usr/bin/env bash\necho 'gpucomm report: no cluster' >&2\nexit 2\n", Map.of());
 
     // gpucomm's 2 would read as the script's "usage error"
     assertThat(result.exitCode()).as(result.stderr()).isEqualTo(1);
@@ -219,19 +196,8 @@ class CiExamplesTest {
   void theGatePassesOnlyOnAVerdictOfNoRegression(
       String status, String reason, String message, int exitCode, @TempDir Path dir)
       throws Exception {
-    Path bin = Files.createDirectories(dir.resolve("bin"));
-    for (String tool : List.of("kubectl", "helm", "gpucomm")) {
-      Path stub =
-          Files.writeString(
-              bin.resolve(tool), tool.equals("kubectl") ? STUB_KUBECTL : "#!/usr/bin/env bash\n");
-      stub.toFile().setExecutable(true);
-    }
-    Map<String, String> env =
+    Map<String, String> stubbed =
         Map.of(
-            "PATH",
-            bin + ":" + System.getenv("PATH"),
-            "GPUCOMM_CLI",
-            bin.resolve("gpucomm").toString(),
             "STUB_STATUS",
             status,
             "STUB_REASON",
@@ -247,15 +213,7 @@ class CiExamplesTest {
             "STUB_MEETS_MESSAGE",
             "all 1 rules met");
 
-    Result result =
-        bash(
-            env,
-            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
-            "-f",
-            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
-            "--skip-install",
-            "--artifacts",
-            dir.resolve("artifacts").toString());
+    Result result = runGate(dir, "#!/usr/bin/env bash\n", stubbed);
 
     assertThat(result.exitCode()).as(result.stderr()).isEqualTo(exitCode);
     assertThat(result.stdout() + result.stderr()).contains(message);
@@ -270,19 +228,8 @@ class CiExamplesTest {
   void theGateFailsAJobBelowItsFloorsWithoutABaseline(
       String status, String reason, String message, int exitCode, @TempDir Path dir)
       throws Exception {
-    Path bin = Files.createDirectories(dir.resolve("bin"));
-    for (String tool : List.of("kubectl", "helm", "gpucomm")) {
-      Path stub =
-          Files.writeString(
-              bin.resolve(tool), tool.equals("kubectl") ? STUB_KUBECTL : "#!/usr/bin/env bash\n");
-      stub.toFile().setExecutable(true);
-    }
-    Map<String, String> env =
+    Map<String, String> stubbed =
         Map.of(
-            "PATH",
-            bin + ":" + System.getenv("PATH"),
-            "GPUCOMM_CLI",
-            bin.resolve("gpucomm").toString(),
             "STUB_EXPECT",
             "[rules]",
             "STUB_MEETS",
@@ -294,18 +241,39 @@ class CiExamplesTest {
             "STUB_BASELINE",
             "");
 
-    Result result =
-        bash(
-            env,
-            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
-            "-f",
-            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
-            "--skip-install",
-            "--artifacts",
-            dir.resolve("artifacts").toString());
+    Result result = runGate(dir, "#!/usr/bin/env bash\n", stubbed);
 
     assertThat(result.exitCode()).as(result.stderr()).isEqualTo(exitCode);
     assertThat(result.stdout() + result.stderr()).contains(message);
+  }
+
+  /**
+   * Runs the gate on the example job with kubectl and helm stood in by scripts ({@link
+   * #STUB_KUBECTL}, reading {@code stubbed}) and the CLI by {@code gpucommStub}.
+   */
+  private static Result runGate(Path dir, String gpucommStub, Map<String, String> stubbed)
+      throws Exception {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    for (String tool : List.of("kubectl", "helm", "gpucomm")) {
+      String text =
+          switch (tool) {
+            case "kubectl" -> STUB_KUBECTL;
+            case "gpucomm" -> gpucommStub;
+            default -> "#!/usr/bin/env bash\n";
+          };
+      Files.writeString(bin.resolve(tool), text).toFile().setExecutable(true);
+    }
+    Map<String, String> env = new HashMap<>(stubbed);
+    env.put("PATH", bin + ":" + System.getenv("PATH"));
+    env.put("GPUCOMM_CLI", bin.resolve("gpucomm").toString());
+    return bash(
+        env,
+        EXAMPLES.resolve("gpucomm-ci.sh").toString(),
+        "-f",
+        EXAMPLES.resolve("allreduce-gate.yaml").toString(),
+        "--skip-install",
+        "--artifacts",
+        dir.resolve("artifacts").toString());
   }
 
   @Test
