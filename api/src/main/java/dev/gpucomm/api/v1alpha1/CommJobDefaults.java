@@ -29,6 +29,10 @@ public final class CommJobDefaults {
   public static final String CLEAN_POD_POLICY_NAME = "Running";
 
   public static final int RANKS_PER_POD = 1;
+
+  /** The most ranks one pod may hold: the GPUs of the largest nodes. */
+  public static final int MAX_RANKS_PER_POD = 16;
+
   public static final DeviceKind DEVICE = DeviceKind.fromWireName(DEVICE_NAME).orElseThrow();
   public static final int TIMEOUT_SECONDS = 900;
   public static final boolean SUSPEND = false;

@@ -56,7 +56,7 @@ public class CommJobSpec {
   @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
   @Default("" + CommJobDefaults.RANKS_PER_POD)
   @Min(1)
-  @Max(16)
+  @Max(CommJobDefaults.MAX_RANKS_PER_POD)
   @JsonPropertyDescription(
       "Ranks per pod, that is GPUs per node. Ranks of one pod share its IPC namespace, so custom"
           + " (CUDA IPC) algorithms run among them; must divide worldSize.")

@@ -59,7 +59,7 @@ final class BenchCommand implements Callable<Integer> {
   private static final IntRange WARMUP = new IntRange(0, 100000);
   private static final IntRange ITERATIONS = new IntRange(1, 1000000);
   private static final IntRange WORLD = new IntRange(1, 4096);
-  private static final IntRange RANKS_PER_POD = new IntRange(1, LocalPods.MAX_RANKS_PER_POD);
+  private static final IntRange RANKS_PER_POD = new IntRange(1, CommJobDefaults.MAX_RANKS_PER_POD);
 
   /** The job's fields that bench's flags fill; a problem is said with the longest that matches. */
   private static final Map<String, String> FLAGS_OF_FIELDS =

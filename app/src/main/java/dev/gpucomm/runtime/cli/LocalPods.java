@@ -1,10 +1,9 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
+
 /** How the commands that build their own job (bench, selftest) place its ranks in pods. */
 final class LocalPods {
-  /** The most ranks one pod may hold (spec.ranksPerPod's bound). */
-  static final int MAX_RANKS_PER_POD = 16;
-
   private LocalPods() {}
 
   /**
@@ -13,7 +12,7 @@ final class LocalPods {
    * (20 ranks: 2 pods of 10; 17: 17 pods of 1).
    */
   static int ranksPerPod(int worldSize) {
-    for (int ranks = Math.min(worldSize, MAX_RANKS_PER_POD); ranks > 1; ranks--) {
+    for (int ranks = Math.min(worldSize, CommJobDefaults.MAX_RANKS_PER_POD); ranks > 1; ranks--) {
       if (worldSize % ranks == 0) {
         return ranks;
       }

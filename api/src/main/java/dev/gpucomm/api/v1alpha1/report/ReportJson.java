@@ -54,6 +54,16 @@ public final class ReportJson {
   private static final List<String> SIZE_VALUES = List.of("measurements");
   private static final List<String> MEASUREMENT_VALUES = List.of("algorithm");
 
+  /** A measurement's times, bandwidths, error and count: none of them negative. */
+  private static final List<String> MEASUREMENT_FIGURES =
+      List.of(
+          "eagerMicros",
+          "graphMicros",
+          "algBandwidthGBps",
+          "busBandwidthGBps",
+          "maxRelativeError",
+          "iterations");
+
   /** The one field of a program report that may be absent: it came after schema version 1. */
   private static final String PROGRAM_SM_PARTITION = "smPartition";
 
@@ -289,14 +299,7 @@ public final class ReportJson {
       for (int j = 0; j < measurements.size(); j++) {
         String measurement = at + ".measurements[" + j + "]";
         requireValues(measurements.get(j), MEASUREMENT_VALUES, measurement, source);
-        for (String field :
-            List.of(
-                "eagerMicros",
-                "graphMicros",
-                "algBandwidthGBps",
-                "busBandwidthGBps",
-                "maxRelativeError",
-                "iterations")) {
+        for (String field : MEASUREMENT_FIGURES) {
           requireAtLeast(measurements.get(j), field, 0, measurement, source);
         }
       }

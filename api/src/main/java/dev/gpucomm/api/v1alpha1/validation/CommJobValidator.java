@@ -141,7 +141,8 @@ public final class CommJobValidator {
     }
     int ranksPerPod =
         Objects.requireNonNullElse(spec.getRanksPerPod(), CommJobDefaults.RANKS_PER_POD);
-    boolean ranksInRange = inRange("spec.ranksPerPod", ranksPerPod, 1, 16);
+    boolean ranksInRange =
+        inRange("spec.ranksPerPod", ranksPerPod, 1, CommJobDefaults.MAX_RANKS_PER_POD);
     if (worldInRange && ranksInRange && worldSize % ranksPerPod != 0) {
       add(
           "spec.worldSize",
