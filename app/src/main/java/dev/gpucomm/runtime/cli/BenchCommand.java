@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -258,6 +259,14 @@ final class BenchCommand implements Callable<Integer> {
       return e;
     }
     String flag = FLAGS_OF_FIELDS.get(field.get());
+    if (flag.equals("--fp32-accumulate") && Boolean.FALSE.equals(fp32Accumulate)) {
+      // the field's one rule; said of the flag typed, which has no value to repeat
+      return OptionValueException.ofNegated(
+          spec,
+          "--fp32-accumulate",
+          "applies to the fused patterns only, not "
+              + Objects.requireNonNullElse(pattern, CommJobDefaults.PATTERN).wireName());
+    }
     if (flag.equals("--sizes") && ncclTests.sweepsSizes()) {
       flag = ncclTests.firstSizeFlag(); // the sizes came from nccl-tests' flags
     }

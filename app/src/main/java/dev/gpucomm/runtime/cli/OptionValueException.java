@@ -11,6 +11,16 @@ final class OptionValueException extends ParameterException {
   private static final long serialVersionUID = 1L;
 
   OptionValueException(CommandSpec command, String option, String problem) {
-    super(command.commandLine(), option + ": " + problem, command.findOption(option), null);
+    this(command, option, option, problem);
+  }
+
+  private OptionValueException(CommandSpec command, String option, String spelled, String problem) {
+    super(command.commandLine(), spelled + ": " + problem, command.findOption(option), null);
+  }
+
+  /** A problem with a negatable option given in its {@code --no-} form. */
+  static OptionValueException ofNegated(CommandSpec command, String option, String problem) {
+    return new OptionValueException(
+        command, option, "--no-" + option.substring("--".length()), problem);
   }
 }

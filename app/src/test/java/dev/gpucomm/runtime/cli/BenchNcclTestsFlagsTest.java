@@ -100,8 +100,8 @@ class BenchNcclTestsFlagsTest {
         "gpucomm bench: --fixed: auto cannot be fixed (name an algorithm)");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--no-fp32-accumulate"),
-        "gpucomm bench: --fp32-accumulate: false (summing in the element type) applies to the"
-            + " fused patterns only, not allreduce");
+        "gpucomm bench: --no-fp32-accumulate: applies to the fused patterns only, not"
+            + " allreduce");
   }
 
   @Test

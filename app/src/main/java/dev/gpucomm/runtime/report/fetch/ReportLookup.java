@@ -65,6 +65,9 @@ public final class ReportLookup {
 
   private static final int MAX_NAMESPACE_LENGTH = 63;
 
+  /** Stands for a report directory's file that the requested form does not need. */
+  private static final String NOT_READ = "";
+
   private final Map<String, String> env;
 
   public ReportLookup(Map<String, String> env) {
@@ -95,29 +98,49 @@ public final class ReportLookup {
   public String text(ReportRequest request) {
     Path directory = Path.of(request.target());
     JobResults results =
-        Files.isDirectory(directory) ? fromDirectory(directory) : fromCluster(request);
+        Files.isDirectory(directory)
+            ? fromDirectory(directory, request.format())
+            : fromCluster(request);
     return render(results, request.format(), request.algorithm());
   }
 
-  private static JobResults fromDirectory(Path directory) {
+  /**
+   * The report files of {@code directory}: the one the form asked for is read, the others only
+   * named (a large latency.svg must not stand in the way of report.json, nor be read for it).
+   */
+  private static JobResults fromDirectory(Path directory, ReportFormat format) {
     Map<String, String> files = new LinkedHashMap<>();
-    for (ReportFormat format : ReportFormat.values()) {
-      Path file = directory.resolve(format.sourceKey());
-      // A name that is there but is no regular file (a pipe, a device, a directory) is refused
-      // rather than passed over: it is not the report the user thinks is there.
-      if (files.containsKey(format.sourceKey()) || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+    for (ReportFormat each : ReportFormat.values()) {
+      String name = each.sourceKey();
+      Path file = directory.resolve(name);
+      if (files.containsKey(name) || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
         continue;
       }
-      try {
-        files.put(format.sourceKey(), BoundedFile.readText(file, MAX_REPORT_FILE_BYTES));
-      } catch (UnreadableFileException e) {
-        throw new UsageException(file + ": " + e.getMessage());
-      }
+      files.put(name, name.equals(format.sourceKey()) ? read(file) : NOT_READ);
     }
     if (files.isEmpty()) {
       throw new UsageException(directory + " has no report (report.json, report.md, latency.svg)");
     }
     return new JobResults("", directory.toString(), files);
+  }
+
+  /**
+   * A name that is there but is no regular file (a pipe, a device, a directory) is refused rather
+   * than passed over: it is not the report the user thinks is there. A file whose bytes are not
+   * text is a broken report, as a report.json that does not parse is.
+   */
+  private static String read(Path file) {
+    byte[] bytes;
+    try {
+      bytes = BoundedFile.readBytes(file, MAX_REPORT_FILE_BYTES);
+    } catch (UnreadableFileException e) {
+      throw new UsageException(file + ": " + e.getMessage());
+    }
+    try {
+      return BoundedFile.utf8Text(bytes);
+    } catch (UnreadableFileException e) {
+      throw new ReportUnavailableException(file + ": " + e.getMessage());
+    }
   }
 
   private JobResults fromCluster(ReportRequest request) {

@@ -22,6 +22,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -357,6 +358,36 @@ class ReportCommandTest {
     assertThat(result.out()).isEmpty();
     assertThat(result.err()).startsWith("gpucomm report: ").contains("report.json");
     assertThat(result.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void aReportFileThatIsNotTextIsABrokenReportAsACorruptJsonIs() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("binary"));
+    Path markdown = Files.write(directory.resolve(ReportFiles.MARKDOWN), new byte[] {(byte) 0xff});
+
+    Result result = report(directory.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.out()).isEmpty();
+    assertThat(result.err()).isEqualTo("gpucomm report: " + markdown + ": not UTF-8 text\n");
+  }
+
+  @Test
+  void onlyTheFileOfTheFormAskedForIsReadSoAnOversizedPlotDoesNotBlockTheJson() throws Exception {
+    Path directory = Files.createDirectories(home.resolve("large-plot"));
+    Files.writeString(
+        directory.resolve(ReportFiles.JSON), ReportFiles.render(REPORT).get(ReportFiles.JSON));
+    try (var plot = new RandomAccessFile(directory.resolve("latency.svg").toFile(), "rw")) {
+      plot.setLength(ReportLookup.MAX_REPORT_FILE_BYTES + 1L);
+    }
+
+    Result json = report(directory.toString(), "--format", "json");
+    Result svg = report(directory.toString(), "--format", "svg");
+
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    assertThat(json.out()).isEqualTo(ReportJson.write(REPORT));
+    assertUsageError(
+        svg, "gpucomm report: " + directory.resolve("latency.svg") + ": larger than 16 MiB");
   }
 
   @Test

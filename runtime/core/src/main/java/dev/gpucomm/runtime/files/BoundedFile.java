@@ -25,7 +25,7 @@ public final class BoundedFile {
    *     too large, not UTF-8 text, permission denied)
    */
   public static String readText(Path file, int maxBytes) throws UnreadableFileException {
-    return decode(readBytes(file, maxBytes));
+    return utf8Text(readBytes(file, maxBytes));
   }
 
   /** The bytes of {@code file}, at most {@code maxBytes}; as {@link #readText}. */
@@ -74,7 +74,11 @@ public final class BoundedFile {
     return new UnreadableFileException("larger than " + FileProblem.bytes(maxBytes), true);
   }
 
-  private static String decode(byte[] bytes) throws UnreadableFileException {
+  /**
+   * {@code bytes} as UTF-8 text, refusing malformed input rather than replacing it: for a caller
+   * that tells a file it could not read from one whose content is wrong.
+   */
+  public static String utf8Text(byte[] bytes) throws UnreadableFileException {
     try {
       return StandardCharsets.UTF_8
           .newDecoder()

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.rank;
 
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.launch.EnvVars;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -18,13 +19,31 @@ public record FaultInjection(OptionalInt failingRank) {
     try {
       return new FaultInjection(OptionalInt.of(Integer.parseInt(value.trim())));
     } catch (NumberFormatException e) {
-      throw new dev.gpucomm.runtime.UsageException(
-          EnvVars.TEST_FAIL_RANK + ": '" + value + "' is not a rank number");
+      throw new UsageException(EnvVars.TEST_FAIL_RANK + ": '" + value + "' is not a rank number");
     }
   }
 
-  public void afterRendezvous(int rank) {
-    if (failingRank.isPresent() && failingRank.getAsInt() == rank) {
+  /**
+   * Fails rank {@code rank} if it is the one named. A rank the world does not have fails every rank
+   * instead: a test that meant to see a failure must not see a run that passed.
+   */
+  public void afterRendezvous(int rank, int worldSize) {
+    if (failingRank.isEmpty()) {
+      return;
+    }
+    int failing = failingRank.getAsInt();
+    if (failing < 0 || failing >= worldSize) {
+      throw new InjectedFaultException(
+          EnvVars.TEST_FAIL_RANK
+              + "="
+              + failing
+              + " names no rank of this world of "
+              + worldSize
+              + " (0.."
+              + (worldSize - 1)
+              + ")");
+    }
+    if (failing == rank) {
       throw new InjectedFaultException(
           "injected failure (" + EnvVars.TEST_FAIL_RANK + "=" + rank + ")");
     }

@@ -103,7 +103,7 @@ public final class RankMain {
     WorkloadResult result;
     try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
       store.barrier(JOINED, topology.worldSize(), peerTimeout);
-      faults.afterRendezvous(topology.rank());
+      faults.afterRendezvous(topology.rank(), topology.worldSize());
       result = onDevice(settings, job, workload, store, peerTimeout);
     } catch (RuntimeException | Error e) {
       // Leave without a goodbye, so that the store tells the other ranks at once.

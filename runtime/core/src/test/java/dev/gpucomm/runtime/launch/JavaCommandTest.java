@@ -1,7 +1,9 @@
 package dev.gpucomm.runtime.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.runtime.UsageException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -56,5 +58,30 @@ class JavaCommandTest {
             JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", "-XX:TieredStopAtLevel=4"))
                 .jvmOptions())
         .contains("--add-modules=jdk.incubator.vector");
+  }
+
+  @Test
+  void anOptionAfterWhichTheJvmRunsNoRankIsRefusedBeforeAnyRankStarts() {
+    Map<String, String> offendingOfOptions =
+        Map.of(
+            "-Xmx4g -version", "-version",
+            "--help", "--help",
+            "-jar x.jar", "-jar",
+            "--describe-module=java.base", "--describe-module=java.base");
+    offendingOfOptions.forEach(
+        (options, offending) ->
+            assertThatThrownBy(() -> JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", options)))
+                .as(options)
+                .isInstanceOf(UsageException.class)
+                .hasMessage(
+                    "GPUCOMM_JAVA_OPTS: "
+                        + offending
+                        + " would start no gpucomm rank (the JVM would print or run something"
+                        + " else); give JVM options only, e.g. -Xmx4g"));
+    // properties and -XX flags that merely contain such a word are options like any other
+    assertThat(
+            JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", "-Dversion=1 -Xshare:auto"))
+                .jvmOptions())
+        .contains("-Dversion=1", "-Xshare:auto");
   }
 }

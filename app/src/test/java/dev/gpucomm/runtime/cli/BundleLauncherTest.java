@@ -1,0 +1,98 @@
+package dev.gpucomm.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The bundle's launcher script, run against a stand-in java that records its arguments: the
+ * launcher's own JVM gets GPUCOMM_JAVA_OPTS, so an option that ends the JVM must be refused here.
+ */
+@EnabledOnOs(OS.LINUX)
+class BundleLauncherTest {
+  @TempDir Path bundle;
+  private Path javaArguments;
+
+  @BeforeEach
+  void aBundleWithAStandInJava() throws IOException {
+    Files.createDirectories(bundle.resolve("bin"));
+    Files.createDirectories(bundle.resolve("jre/bin"));
+    Files.copy(Path.of("src/main/bundle/bin/gpucomm"), bundle.resolve("bin/gpucomm"));
+    javaArguments = bundle.resolve("java-arguments");
+    Files.writeString(
+        bundle.resolve("jre/bin/java"),
+        "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > '" + javaArguments + "'\n");
+    for (String executable : new String[] {"bin/gpucomm", "jre/bin/java"}) {
+      Files.setPosixFilePermissions(
+          bundle.resolve(executable), PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+  }
+
+  @Test
+  void jvmOptionsReachTheLaunchersJvmBeforeTheClassPath() throws Exception {
+    Run run = launch("-Xmx4g -Dgpucomm.x=1", "bench", "--device", "cpu");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(Files.readAllLines(javaArguments))
+        .containsExactly(
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xmx4g",
+            "-Dgpucomm.x=1",
+            "-cp",
+            bundle.toRealPath() + "/lib/*",
+            "dev.gpucomm.runtime.cli.Gpucomm",
+            "bench",
+            "--device",
+            "cpu");
+  }
+
+  @Test
+  void anOptionAfterWhichJavaRunsNothingOfOursIsAUsageErrorAndJavaNeverStarts() throws Exception {
+    // a file that "-?" would match as a pattern, in the directory the launcher runs in
+    Files.writeString(bundle.resolve("-a"), "");
+    Map<String, String> offendingOfOptions =
+        Map.of("-Xmx4g -version", "-version", "--help", "--help", "-?", "-?", "-jar x.jar", "-jar");
+
+    for (var options : offendingOfOptions.entrySet()) {
+      Run run = launch(options.getKey(), "bench");
+
+      assertThat(run.exitCode()).as(options.getKey()).isEqualTo(2);
+      assertThat(run.err())
+          .isEqualTo(
+              "gpucomm: GPUCOMM_JAVA_OPTS: "
+                  + options.getValue()
+                  + " would start no gpucomm rank (the JVM would print or run something else);"
+                  + " give JVM options only, e.g. -Xmx4g\n");
+      assertThat(javaArguments).doesNotExist();
+    }
+  }
+
+  private Run launch(String javaOptions, String... arguments) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(bundle.resolve("bin/gpucomm").toString());
+    command.addAll(List.of(arguments));
+    ProcessBuilder builder = new ProcessBuilder(command).directory(bundle.toFile());
+    builder.environment().put("GPUCOMM_JAVA_OPTS", javaOptions);
+    Process process = builder.start();
+    process.getOutputStream().close();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return new Run(
+        process.exitValue(),
+        new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+  }
+
+  private record Run(int exitCode, String err) {}
+}
