@@ -87,10 +87,11 @@ public class SpecValidator {
       }
       return -1;
     }
-    if (bytes.compareTo(BigDecimal.valueOf(CommJobValidator.MIN_SHARED_MEMORY_BYTES)) < 0) {
+    if (bytes.compareTo(BigDecimal.valueOf(CommJobValidator.MIN_SHARED_MEMORY_BYTES)) < 0
+        || bytes.compareTo(BigDecimal.valueOf(CommJobValidator.MAX_SHARED_MEMORY_BYTES)) > 0) {
       if (!named) {
         problems.add(
-            "spec.sharedMemorySize: the operator's default %s is below the minimum 64Mi"
+            "spec.sharedMemorySize: the operator's default %s is outside 64Mi..1Ti"
                 .formatted(text));
       }
       return -1;

@@ -55,6 +55,11 @@ class InvalidSpecIT {
             "timeout-zero",
             "worldSize: 2\ntimeoutSeconds: 0\n" + BENCHMARK,
             "spec.timeoutSeconds: 0 is below the minimum 1"),
+        invalid(
+            "shm-8ti",
+            "worldSize: 2\nsharedMemorySize: 8Ti\n" + BENCHMARK,
+            "spec.sharedMemorySize: '8Ti' is above the maximum 1Ti (it also raises the pod's"
+                + " memory limit by as much)"),
         invalid("no-workload", "worldSize: 2", "spec.workload: required"),
         invalid(
             "no-kind",

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** A GPU communication job: a benchmark sweep, a host-IR program or a tuning sweep over ranks. */
 @ValidationRule(
@@ -86,6 +87,16 @@ public class CommJob extends CustomResource<CommJobSpec, CommJobStatus> implemen
    * it.
    */
   public static final int MAX_NAME_LENGTH = 52;
+
+  /** The form of a job's name: a DNS-1035 label, since it also names the job's headless Service. */
+  public static final Pattern NAME_FORM = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+
+  /**
+   * Whether {@code name} can name a job: of {@link #NAME_FORM}, at most {@link #MAX_NAME_LENGTH}.
+   */
+  public static boolean isJobName(String name) {
+    return name.length() <= MAX_NAME_LENGTH && NAME_FORM.matcher(name).matches();
+  }
 
   /** Kernels move 16-byte vectors: every message is a whole number of them. */
   public static final int MESSAGE_ALIGNMENT_BYTES = 16;

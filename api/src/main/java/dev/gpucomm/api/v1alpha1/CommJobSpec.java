@@ -107,7 +107,7 @@ public class CommJobSpec {
   @Pattern("^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$")
   @JsonPropertyDescription(
       "Size of the memory-backed /dev/shm of each pod (NCCL needs far more than the container"
-          + " default of 64Mi); 8Gi when omitted.")
+          + " default of 64Mi), 64Mi to 1Ti; 8Gi when omitted.")
   private String sharedMemorySize;
 
   @Default("false")

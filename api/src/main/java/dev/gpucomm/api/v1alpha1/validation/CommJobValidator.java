@@ -49,7 +49,6 @@ public final class CommJobValidator {
    * A DNS-1035 label: the job's name also names its headless Service (a DNS-1035 label) and is the
    * pods' subdomain, so it must start with a letter.
    */
-  private static final Pattern JOB_NAME = Pattern.compile("^[a-z]([-a-z0-9]*[a-z0-9])?$");
 
   /** A DNS subdomain, the form of a ConfigMap's name. */
   private static final Pattern CONFIG_MAP_NAME =
@@ -62,6 +61,13 @@ public final class CommJobValidator {
 
   /** /dev/shm below this is the container runtime's default, which NCCL already outgrows. */
   public static final long MIN_SHARED_MEMORY_BYTES = 64L << 20;
+
+  /**
+   * /dev/shm above this is more than any node's memory that NCCL could use; since its pages count
+   * against the pod's memory limit (request + sharedMemorySize), a typo there (8Ti for 8Gi) would
+   * lift the limit off the pod altogether.
+   */
+  public static final long MAX_SHARED_MEMORY_BYTES = 1L << 40;
 
   /**
    * Largest buffer one rank may be asked to move: nccl-tests' customary sweep end ({@code -e 8G});
@@ -115,7 +121,7 @@ public final class CommJobValidator {
       add("metadata.name", "required");
       return;
     }
-    if (!JOB_NAME.matcher(name).matches()) {
+    if (!CommJob.NAME_FORM.matcher(name).matches()) {
       add(
           "metadata.name",
           "%s is not a valid job name (lower-case letters, digits and '-', starting with a letter"
@@ -333,12 +339,18 @@ public final class CommJobValidator {
       add(
           "spec.sharedMemorySize",
           EchoedValue.quoted(size) + " is not a quantity (e.g. 8Gi, 512Mi)");
-    } else if (Quantity.getAmountInBytes(new Quantity(size))
-            .compareTo(BigDecimal.valueOf(MIN_SHARED_MEMORY_BYTES))
-        < 0) {
+      return;
+    }
+    BigDecimal bytes = Quantity.getAmountInBytes(new Quantity(size));
+    if (bytes.compareTo(BigDecimal.valueOf(MIN_SHARED_MEMORY_BYTES)) < 0) {
       add(
           "spec.sharedMemorySize",
           size + " is below the minimum 64Mi (the container default, which NCCL already outgrows)");
+    } else if (bytes.compareTo(BigDecimal.valueOf(MAX_SHARED_MEMORY_BYTES)) > 0) {
+      add(
+          "spec.sharedMemorySize",
+          EchoedValue.quoted(size)
+              + " is above the maximum 1Ti (it also raises the pod's memory limit by as much)");
     }
   }
 

@@ -135,6 +135,23 @@ class CommJobValidatorTest {
   }
 
   @Test
+  void sharedMemoryFrom64MiTo1TiIsAcceptedAndATyposTerabytesAreNot() {
+    String size = "device: cuda\n  sharedMemorySize: ";
+    for (String fits : new String[] {"64Mi", "8Gi", "1Ti"}) {
+      assertThat(CommJobValidator.validate(job(VALID.replace("device: cuda", size + fits))))
+          .as(fits)
+          .isEmpty();
+    }
+
+    assertThat(CommJobValidator.validate(job(VALID.replace("device: cuda", size + "8Ti"))))
+        .containsExactly(
+            new SpecProblem(
+                "spec.sharedMemorySize",
+                "'8Ti' is above the maximum 1Ti (it also raises the pod's memory limit by as"
+                    + " much)"));
+  }
+
+  @Test
   void expectRulesOnMeasuredSizesAreAccepted() {
     // 64 tokens x 8192 x 2 bytes = 1Mi, 32 tokens = 512Ki
     String yaml =

@@ -57,9 +57,6 @@ public final class ReportLookup {
           .map(ReportFormat::sourceKey)
           .collect(Collectors.toUnmodifiableSet());
 
-  /** A CommJob's name: a DNS-1035 label, since it also names the job's headless Service. */
-  private static final Pattern JOB_NAME = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
-
   /** A namespace's name: a DNS-1123 label. */
   private static final Pattern NAMESPACE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
@@ -145,7 +142,7 @@ public final class ReportLookup {
 
   private JobResults fromCluster(ReportRequest request) {
     // both go into the API's URLs: anything but a Kubernetes name could reach another object
-    if (!isKubernetesName(request.target(), JOB_NAME, CommJob.MAX_NAME_LENGTH)) {
+    if (!CommJob.isJobName(request.target())) {
       throw new UsageException(
           EchoedValue.quoted(request.target())
               + " is neither a report directory nor a job's name (a job's name is lower-case"
@@ -186,7 +183,7 @@ public final class ReportLookup {
       namespace = cluster.namespace();
       from = cluster.source() + " (its namespace)";
     }
-    if (!isKubernetesName(namespace, NAMESPACE_NAME, MAX_NAMESPACE_LENGTH)) {
+    if (namespace.length() > MAX_NAMESPACE_LENGTH || !NAMESPACE_NAME.matcher(namespace).matches()) {
       throw new UsageException(
           from
               + ": "
@@ -194,10 +191,6 @@ public final class ReportLookup {
               + " is not a namespace's name (lower-case letters, digits and '-', at most 63)");
     }
     return namespace;
-  }
-
-  private static boolean isKubernetesName(String name, Pattern form, int longest) {
-    return name.length() <= longest && form.matcher(name).matches();
   }
 
   static String render(JobResults results, ReportFormat format, Algorithm algorithm) {
