@@ -2,31 +2,42 @@ package dev.gpucomm.operator;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A pod of a job that the API server refused as invalid (HTTP 422: requests above limits, a mount
- * of a volume the pod lacks, a label key it cannot take). Made from the job's spec, it would be
- * refused again on every retry, unlike a refusal by quota or admission (403), which freed quota or
- * a changed policy can lift. Only pods count: the operator only ever creates them, while a 422 of
- * another object may answer an update, or an admission policy's denial, which is retried.
+ * A pod of a job that the API server refused for good: as invalid (HTTP 422: requests above limits,
+ * a mount of a volume the pod lacks, a label key it cannot take), or by the namespace's Pod
+ * Security level (403, "violates PodSecurity": a template asking for the host's network in a
+ * baseline namespace). Made from the job's spec, it would be refused again on every retry, unlike a
+ * refusal by quota or by another admission webhook (403), which freed quota or a changed policy can
+ * lift. Only pods count: the operator only ever creates them, while a 422 of another object may
+ * answer an update, or an admission policy's denial, which is retried.
  */
 final class ApiRejection {
   static final int UNPROCESSABLE = 422;
+
+  static final int FORBIDDEN = 403;
+
+  /**
+   * How the Pod Security admission's denials read: "pods ... is forbidden: violates PodSecurity".
+   */
+  private static final String POD_SECURITY = "violates PodSecurity";
 
   private ApiRejection() {}
 
   /** The API server's message for the first invalid pod in {@code failure}, if any. */
   static Optional<String> invalidPod(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof KubernetesClientException client
-          && client.getCode() == UNPROCESSABLE
-          && isAboutPods(client)) {
+      if (cause instanceof KubernetesClientException client && isAboutPods(client)) {
         String message =
             client.getStatus() != null && client.getStatus().getMessage() != null
                 ? client.getStatus().getMessage()
-                : client.getMessage();
-        return Optional.of(message.lines().findFirst().orElse("").strip());
+                : Objects.requireNonNullElse(client.getMessage(), "");
+        if (client.getCode() == UNPROCESSABLE
+            || (client.getCode() == FORBIDDEN && message.contains(POD_SECURITY))) {
+          return Optional.of(message.lines().findFirst().orElse("").strip());
+        }
       }
       if (cause instanceof AggregatedOperatorException aggregated) {
         for (Exception each : aggregated.getAggregatedExceptions().values()) {

@@ -140,6 +140,19 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             case PodGroups.Group.Foreign foreign -> {
               return awaitPredecessorCleanup(job, "the PodGroup", context);
             }
+            case PodGroups.Group.Taken taken when !before.started() -> {
+              return failNow(
+                  job,
+                  statusBefore,
+                  plan,
+                  before,
+                  now,
+                  Reasons.UNSCHEDULABLE,
+                  taken.message(),
+                  context);
+            }
+            // its pods exist and wait in their gang: someone replaced the group under them
+            case PodGroups.Group.Taken taken -> {}
             case PodGroups.Group.NoSuchKind missing when !before.started() -> {
               return failNow(
                   job,

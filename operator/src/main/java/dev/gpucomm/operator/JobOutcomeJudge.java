@@ -28,6 +28,9 @@ public class JobOutcomeJudge {
   private static final String POD_SCHEDULED = "PodScheduled";
   private static final String SCHEDULING_GATED = "SchedulingGated";
 
+  /** How many failed pods a Failed message names; the others are counted. */
+  static final int MAX_FAILURES = 8;
+
   private final SpecValidator validator;
   private final OperatorConfig config;
 
@@ -63,7 +66,14 @@ public class JobOutcomeJudge {
     }
     JobLayout layout = JobLayout.of(job.getSpec(), config.defaultSharedMemorySize());
     if (recorded.isEmpty() && Boolean.TRUE.equals(job.getSpec().getSuspend())) {
-      return new JobPlan(job, observation, new JobOutcome.Suspended(), Optional.of(layout));
+      // A run that finished before the suspension was seen (the operator lagging, a queue
+      // preempting as the job ends) keeps its result, as a Job's completion does; suspending it
+      // would delete its pods and run it again on resume.
+      JobOutcome outcome =
+          allPodsSucceeded(layout, observation)
+              ? new JobOutcome.Succeeded()
+              : new JobOutcome.Suspended();
+      return new JobPlan(job, observation, outcome, Optional.of(layout));
     }
     if (recorded.isEmpty() && !observation.started()) {
       Optional<JobOutcome> stuck = stuckTerminating(job, observation, now);
@@ -80,7 +90,8 @@ public class JobOutcomeJudge {
     // the pod that failed first comes first: the others' ranks often fail because it did
     List<String> failures =
         pods.entrySet().stream()
-            .filter(e -> e.getKey() < layout.podCount() && "Failed".equals(phaseOf(e.getValue())))
+            .filter(
+                e -> e.getKey() < layout.podCount() && "Failed".equals(rankPhaseOf(e.getValue())))
             .sorted(
                 Comparator.comparing(
                     (Map.Entry<Integer, Pod> e) -> PodFailureDescriber.finishedAt(e.getValue())))
@@ -96,8 +107,7 @@ public class JobOutcomeJudge {
       boolean transport =
           failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
       return new JobOutcome.Failed(
-          transport ? Reasons.UNEXPECTED_TRANSPORT : Reasons.RANK_FAILED,
-          String.join("; ", failures));
+          transport ? Reasons.UNEXPECTED_TRANSPORT : Reasons.RANK_FAILED, firstOf(failures));
     }
     boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {
@@ -114,15 +124,30 @@ public class JobOutcomeJudge {
                 .formatted(JobNames.of(job).pod(index), layout.ranksOf(index)));
       }
     }
-    long succeeded =
-        pods.entrySet().stream()
-            .filter(
-                e -> e.getKey() < layout.podCount() && "Succeeded".equals(phaseOf(e.getValue())))
-            .count();
-    if (succeeded == layout.podCount()) {
+    if (allPodsSucceeded(layout, observation)) {
       return new JobOutcome.Succeeded();
     }
     return deadlines(job, layout, observation, now);
+  }
+
+  private static boolean allPodsSucceeded(JobLayout layout, JobObservation observation) {
+    Map<Integer, Pod> pods = observation.podsByIndex();
+    for (int index = 0; index < layout.podCount(); index++) {
+      if (!pods.containsKey(index) || !"Succeeded".equals(rankPhaseOf(pods.get(index)))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The first failures in full and a count of the rest: a fabric fault can fail thousands of pods
+   * at once, and their messages together would not fit a status update (etcd takes 1.5 MiB).
+   */
+  private static String firstOf(List<String> failures) {
+    String shown = String.join("; ", failures.subList(0, Math.min(failures.size(), MAX_FAILURES)));
+    int more = failures.size() - MAX_FAILURES;
+    return more > 0 ? shown + "; and %d more pods failed".formatted(more) : shown;
   }
 
   private JobOutcome deadlines(
@@ -196,11 +221,16 @@ public class JobOutcomeJudge {
       return Optional.empty();
     }
     JobLayout layout = plan.layout().get();
+    // while scheduling gates hold a pod back the start-up allowance does not run out (see
+    // timedOut); the gate's removal is a pod event, which brings the job back by itself
+    boolean gatedPods =
+        plan.observation().podsByIndex().values().stream().anyMatch(JobOutcomeJudge::gated);
     Optional<Duration> timeout =
         status.getRunningTime() != null
             ? Optional.of(
                 timeLeft(Instant.parse(status.getRunningTime()), layout.timeoutSeconds(), now))
             : Optional.ofNullable(status.getStartTime())
+                .filter(created -> !gatedPods)
                 .map(Instant::parse)
                 .map(created -> timeLeft(created, startupAllowance(plan.job(), layout), now));
     return Stream.of(timeout, inProgress.recheckAfter())
@@ -306,6 +336,27 @@ public class JobOutcomeJudge {
     return text == null || text.isEmpty() ? now : Instant.parse(text);
   }
 
+  /**
+   * The pod's phase as far as its ranks go. A sidecar that a webhook added (a service mesh's proxy,
+   * a log shipper) keeps a pod Running after the gpucomm container has ended, so that container's
+   * exit decides; its restart policy is Never, so the end is final.
+   */
+  static String rankPhaseOf(Pod pod) {
+    String phase = phaseOf(pod);
+    if (!"Running".equals(phase) || pod.getStatus().getContainerStatuses() == null) {
+      return phase;
+    }
+    return pod.getStatus().getContainerStatuses().stream()
+        .filter(container -> PodTemplateFactory.CONTAINER_NAME.equals(container.getName()))
+        .map(
+            container -> container.getState() == null ? null : container.getState().getTerminated())
+        .filter(Objects::nonNull)
+        .findFirst()
+        .map(ended -> Integer.valueOf(0).equals(ended.getExitCode()) ? "Succeeded" : "Failed")
+        .orElse(phase);
+  }
+
+  /** The pod's phase as the kubelet reports it; Pending before it reports any. */
   static String phaseOf(Pod pod) {
     return pod.getStatus() == null || pod.getStatus().getPhase() == null
         ? "Pending"

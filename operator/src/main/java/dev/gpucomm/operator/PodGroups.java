@@ -5,14 +5,18 @@ import dev.gpucomm.api.v1alpha1.GangScheduler;
 import dev.gpucomm.api.v1alpha1.GangSpec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The PodGroup of a gang-scheduled job (spec.gang) and the marks that put its pods in it: the
@@ -79,8 +83,14 @@ final class PodGroups {
     /** The job's own PodGroup exists, created now or before. */
     record Ready() implements Group {}
 
-    /** A PodGroup of the job's name that another object owns: a deleted namesake's, say. */
+    /** A PodGroup of the job's name that another CommJob owns: a deleted namesake's, say. */
     record Foreign() implements Group {}
+
+    /**
+     * A PodGroup of the job's name that no CommJob controls (made by hand, or by another kind of
+     * job): its minMember is not the job's, and it will not go away by itself.
+     */
+    record Taken(String message) implements Group {}
 
     /** The cluster does not serve the scheduler's PodGroup kind: its scheduler is not there. */
     record NoSuchKind(String message) implements Group {}
@@ -100,10 +110,7 @@ final class PodGroups {
             .withName(podGroup.getMetadata().getName());
     GenericKubernetesResource existing = resource.get();
     if (existing != null) {
-      // a namesake's group, awaiting the garbage collector, would be adopted and then removed
-      return JobObservation.ownedByAnother(existing, job.getMetadata().getUid())
-          ? new Group.Foreign()
-          : new Group.Ready();
+      return whose(existing, job, api);
     }
     try {
       resource.create(podGroup);
@@ -121,6 +128,38 @@ final class PodGroups {
       throw e;
     }
     return new Group.Ready();
+  }
+
+  /**
+   * An existing PodGroup of the job's name: the job's own, a namesake's awaiting the garbage
+   * collector (adopted, it would be removed under the job), or another owner's, which the job's
+   * pods must not join.
+   */
+  private static Group whose(
+      GenericKubernetesResource existing, CommJob job, ResourceDefinitionContext api) {
+    Optional<OwnerReference> controller =
+        Objects.requireNonNullElse(
+                existing.getMetadata().getOwnerReferences(), List.<OwnerReference>of())
+            .stream()
+            .filter(owner -> Boolean.TRUE.equals(owner.getController()))
+            .findFirst();
+    if (controller.isPresent()
+        && Objects.equals(controller.get().getUid(), job.getMetadata().getUid())) {
+      return new Group.Ready();
+    }
+    if (controller.isPresent()
+        && HasMetadata.getKind(CommJob.class).equals(controller.get().getKind())) {
+      return new Group.Foreign();
+    }
+    return new Group.Taken(
+        "spec.gang: a %s named %s exists and is not this job's (%s); delete it or give the job"
+                .formatted(
+                    api.getKind(),
+                    existing.getMetadata().getName(),
+                    controller
+                        .map(owner -> "controlled by " + owner.getKind() + " " + owner.getName())
+                        .orElse("controlled by no object"))
+            + " another name");
   }
 
   /** Marks {@code pod} as a member of its job's PodGroup and names the gang scheduler. */

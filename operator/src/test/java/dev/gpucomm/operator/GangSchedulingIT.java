@@ -1,9 +1,11 @@
 package dev.gpucomm.operator;
 
+import static dev.gpucomm.operator.TestCluster.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -218,6 +220,43 @@ class GangSchedulingIT {
             owner ->
                 assertThat(owner.getUid())
                     .isEqualTo(cluster.job("gang-again").getMetadata().getUid()));
+  }
+
+  @Test
+  void aPodGroupOfTheJobsNameThatNoCommJobControlsFailsTheJobBeforeAnyPodJoinsIt() {
+    // made by hand, or by another kind of job: its minMember is not this job's
+    client
+        .genericKubernetesResources(VOLCANO)
+        .inNamespace(cluster.namespace)
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("scheduling.volcano.sh/v1beta1")
+                .withKind("PodGroup")
+                .withNewMetadata()
+                .withName("gang-taken")
+                .endMetadata()
+                .addToAdditionalProperties("spec", Map.of("minMember", 8))
+                .build())
+        .create();
+
+    cluster.apply(
+        """
+        metadata: {name: gang-taken}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          gang: {scheduler: volcano}
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+
+    CommJobStatus status = cluster.awaitStatus("gang-taken", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("Unschedulable");
+    assertThat(condition(status, "Failed").getMessage())
+        .isEqualTo(
+            "spec.gang: a PodGroup named gang-taken exists and is not this job's (controlled by no"
+                + " object); delete it or give the job another name");
+    assertThat(cluster.pods("gang-taken")).isEmpty();
+    assertThat(spec(awaitPodGroup(VOLCANO, "gang-taken"))).containsEntry("minMember", 8);
   }
 
   @SuppressWarnings("unchecked")

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -120,20 +121,11 @@ class JobOutcomeJudgeTest {
   void aPodHeldBackBySchedulingGatesKeepsTheJobFromTimingOut() {
     CommJob job = job();
     job.getStatus().setRunningTime(null);
-    Pod gated = pending("job-1");
-    gated
-        .getStatus()
-        .setConditions(
-            List.of(
-                new PodConditionBuilder()
-                    .withType("PodScheduled")
-                    .withStatus("False")
-                    .withReason("SchedulingGated")
-                    .build()));
-
     JobOutcome outcome =
         outcome(
-            job, Map.of(0, running("job-0"), 1, gated), STARTED.plusSeconds(10 * TIMEOUT_SECONDS));
+            job,
+            Map.of(0, running("job-0"), 1, gated("job-1")),
+            STARTED.plusSeconds(10 * TIMEOUT_SECONDS));
 
     assertThat(outcome).isInstanceOf(JobOutcome.InProgress.class);
   }
@@ -148,16 +140,122 @@ class JobOutcomeJudgeTest {
     assertThat(outcome).isEqualTo(new JobOutcome.Suspended());
   }
 
+  @Test
+  void aGatedPodPastTheStartUpAllowanceIsNotRecheckedOverAndOver() {
+    // a queue holding a pod back for longer than timeout + scheduling timeout: the job waits for
+    // the gate's removal (a pod event), not for a deadline that has passed and fires at once
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    Instant muchLater = STARTED.plusSeconds(10 * TIMEOUT_SECONDS);
+    JobPlan plan = plan(job, Map.of(0, running("job-0"), 1, gated("job-1")), muchLater);
+
+    assertThat(judge.nextCheck(plan, job.getStatus(), muchLater)).isEmpty();
+
+    JobPlan ungated = plan(job, Map.of(0, running("job-0"), 1, pending("job-1")), STARTED);
+    assertThat(judge.nextCheck(ungated, job.getStatus(), STARTED))
+        .contains(Duration.ofSeconds(TIMEOUT_SECONDS + 300));
+  }
+
+  @Test
+  void aRunThatFinishedBeforeItsSuspensionWasSeenKeepsItsSuccess() {
+    CommJob job = job();
+    job.getSpec().setSuspend(true);
+    Map<Integer, Pod> finished = Map.of(0, succeeded("job-0"), 1, succeeded("job-1"));
+    Map<Integer, Pod> halfway = Map.of(0, succeeded("job-0"), 1, running("job-1"));
+
+    assertThat(outcome(job, finished, STARTED.plusSeconds(9)))
+        .isEqualTo(new JobOutcome.Succeeded());
+    assertThat(outcome(job, halfway, STARTED.plusSeconds(9))).isEqualTo(new JobOutcome.Suspended());
+  }
+
+  @Test
+  void aSidecarKeepingThePodRunningDoesNotHideTheRankContainersEnd() {
+    // a service mesh's proxy keeps running after gpucomm exits, and with it the pod's phase
+    Map<Integer, Pod> bothExited0 =
+        Map.of(0, runningAfterExit("job-0", 0, ""), 1, runningAfterExit("job-1", 0, ""));
+    Map<Integer, Pod> oneExited1 =
+        Map.of(0, running("job-0"), 1, runningAfterExit("job-1", 1, "rank 1 failed: boom"));
+
+    assertThat(outcome(bothExited0, STARTED.plusSeconds(9))).isEqualTo(new JobOutcome.Succeeded());
+    assertThat(outcome(oneExited1, STARTED.plusSeconds(9)))
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.RANK_FAILED,
+                "pod job-1 (rank 1) failed: exit code 1: rank 1 failed: boom"));
+  }
+
+  @Test
+  void aFailedMessageNamesTheFirstFailuresAndCountsTheRest() {
+    CommJob job = job();
+    job.getSpec().setWorldSize(100);
+    Map<Integer, Pod> pods = new HashMap<>();
+    for (int index = 0; index < 100; index++) {
+      pods.put(index, failed("job-" + index, "x".repeat(250)));
+    }
+
+    JobOutcome.Failed failed = (JobOutcome.Failed) outcome(job, pods, STARTED.plusSeconds(9));
+
+    assertThat(failed.message().split("; ")).hasSize(JobOutcomeJudge.MAX_FAILURES + 1);
+    assertThat(failed.message()).endsWith("; and 92 more pods failed");
+  }
+
   private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {
     return outcome(job(), pods, now);
   }
 
   private JobOutcome outcome(CommJob job, Map<Integer, Pod> pods, Instant now) {
+    return plan(job, pods, now).outcome();
+  }
+
+  private JobPlan plan(CommJob job, Map<Integer, Pod> pods, Instant now) {
     ConfigMap specConfigMap =
         new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
     JobObservation observation =
         new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, List.of());
-    return judge.plan(job, observation, now).outcome();
+    return judge.plan(job, observation, now);
+  }
+
+  private static Pod gated(String name) {
+    Pod gated = pending(name);
+    gated
+        .getStatus()
+        .setConditions(
+            List.of(
+                new PodConditionBuilder()
+                    .withType("PodScheduled")
+                    .withStatus("False")
+                    .withReason("SchedulingGated")
+                    .build()));
+    return gated;
+  }
+
+  private static Pod succeeded(String name) {
+    Pod pod = running(name);
+    pod.getStatus().setPhase("Succeeded");
+    return pod;
+  }
+
+  /** A pod whose gpucomm container exited while another container keeps it Running. */
+  private static Pod runningAfterExit(String name, int exitCode, String terminationMessage) {
+    return new PodBuilder(failed(name, terminationMessage))
+        .editStatus()
+        .withPhase("Running")
+        .editFirstContainerStatus()
+        .editState()
+        .editTerminated()
+        .withExitCode(exitCode)
+        .endTerminated()
+        .endState()
+        .endContainerStatus()
+        .addNewContainerStatus()
+        .withName("istio-proxy")
+        .withNewState()
+        .withNewRunning()
+        .endRunning()
+        .endState()
+        .endContainerStatus()
+        .endStatus()
+        .build();
   }
 
   private static Pod pending(String name) {

@@ -118,6 +118,64 @@ class RejectedObjectIT {
     assertThat(condition(later, "Ready").getReason()).isNotEqualTo("ReconcileError");
   }
 
+  @Test
+  void aPodThePodSecurityLevelForbidsFailsTheJobWhileAQuotasRefusalIsWaitedOut() {
+    String denial =
+        "pods \"host-net-0\" is forbidden: violates PodSecurity \"baseline:latest\": host"
+            + " namespaces (hostNetwork=true)";
+    TestCluster forbidding =
+        refusingCreates(
+            "baseline-only",
+            "/api/v1/namespaces/baseline-only/pods",
+            new StatusBuilder()
+                .withReason("Forbidden")
+                .withCode(ApiRejection.FORBIDDEN)
+                .withMessage(denial)
+                .withNewDetails()
+                .withKind("pods")
+                .withName("host-net-0")
+                .endDetails());
+    TestCluster overQuota =
+        refusingCreates(
+            "over-quota",
+            "/api/v1/namespaces/over-quota/pods",
+            new StatusBuilder()
+                .withReason("Forbidden")
+                .withCode(ApiRejection.FORBIDDEN)
+                .withMessage(
+                    "pods \"queued-0\" is forbidden: exceeded quota: gpus, requested:"
+                        + " requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=8, limited:"
+                        + " requests.nvidia.com/gpu=8")
+                .withNewDetails()
+                .withKind("pods")
+                .withName("queued-0")
+                .endDetails());
+    String job =
+        """
+        metadata: {name: %s}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """;
+
+    forbidding.apply(job.formatted("host-net"));
+    overQuota.apply(job.formatted("queued"));
+
+    CommJobStatus status = forbidding.awaitStatus("host-net", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("RejectedByApiServer");
+    assertThat(condition(status, "Failed").getMessage())
+        .isEqualTo("the API server refused a pod made from the spec: " + denial);
+    // freed quota lets the same pods in later: that job keeps trying
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                overQuota.job("queued").getStatus() == null
+                    || overQuota.job("queued").getStatus().getPhase() != Phase.FAILED);
+  }
+
   /**
    * The cluster of {@code namespace}, a namespace of the calling test's own, whose API server
    * answers every create at {@code path} with {@code refusal}.
