@@ -232,7 +232,9 @@ public final class CommJobValidator {
       if (rule.getBytes() == null) {
         add(at + ".bytes", "required");
       } else if (bytes.isEmpty()) {
-        add(at + ".bytes", "'" + rule.getBytes() + "' is not a size (e.g. 67108864 or 64Mi)");
+        add(
+            at + ".bytes",
+            EchoedValue.quoted(rule.getBytes()) + " is not a size (e.g. 67108864 or 64Mi)");
       } else if (measured != null && !measured.contains(bytes.getAsLong())) {
         add(
             at + ".bytes",

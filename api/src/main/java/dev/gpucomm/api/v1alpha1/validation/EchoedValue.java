@@ -1,5 +1,7 @@
 package dev.gpucomm.api.v1alpha1.validation;
 
+import java.util.stream.Collectors;
+
 /**
  * A user's value as an error message shows it: quoted, control characters escaped and cut short, so
  * that a hostile or mistaken value can neither drive the reader's terminal nor flood it.
@@ -13,6 +15,21 @@ public final class EchoedValue {
   /** {@code value} in single quotes, escaped and cut to {@link #MAX_SHOWN_CHARACTERS}. */
   public static String quoted(Object value) {
     return "'" + escaped(String.valueOf(value), MAX_SHOWN_CHARACTERS) + "'";
+  }
+
+  /**
+   * {@code text} on one line: its lines stripped, blank ones left out, joined with {@code
+   * separator}, then {@linkplain #escaped escaped} and cut. Linear in the text's length, since the
+   * text may be a user's (a pattern such as {@code \s*\R\s*} backtracks quadratically over a long
+   * run of spaces).
+   */
+  public static String onOneLine(String text, String separator, int maxCharacters) {
+    String joined =
+        text.lines()
+            .map(String::strip)
+            .filter(line -> !line.isEmpty())
+            .collect(Collectors.joining(separator));
+    return escaped(joined, maxCharacters);
   }
 
   /**

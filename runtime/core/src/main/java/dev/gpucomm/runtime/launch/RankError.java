@@ -64,8 +64,7 @@ public record RankError(Kind kind, String message) {
       return "unknown error";
     }
     // a message may echo what a user or a library wrote: no escape sequence reaches the terminal
-    return EchoedValue.escaped(
-        message.strip().replaceAll("\\s*\\R\\s*", " | "), MAX_LINE_CHARACTERS);
+    return EchoedValue.onOneLine(message, " | ", MAX_LINE_CHARACTERS);
   }
 
   /** The longest line said about a failure; longer ones end in a note of their length. */

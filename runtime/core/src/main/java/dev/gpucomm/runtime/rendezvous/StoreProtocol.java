@@ -114,10 +114,9 @@ final class StoreProtocol {
     if (length < 1 || length > MAX_FRAME_BYTES) {
       throw new IOException("bad frame length " + length);
     }
-    byte[] payload = new byte[length];
-    try {
-      in.readFully(payload);
-    } catch (EOFException e) {
+    // read as it arrives rather than allocated up front: a header alone holds no 64 MiB
+    byte[] payload = in.readNBytes(length);
+    if (payload.length < length) {
       throw new EOFException("connection closed inside a frame");
     }
     return new DataInputStream(new ByteArrayInputStream(payload));
@@ -128,8 +127,10 @@ final class StoreProtocol {
     if (length < 0 || length > MAX_FRAME_BYTES) {
       throw new IOException("bad value length " + length);
     }
-    byte[] value = new byte[length];
-    in.readFully(value);
+    byte[] value = in.readNBytes(length);
+    if (value.length < length) {
+      throw new EOFException("a value longer than its frame");
+    }
     return value;
   }
 }

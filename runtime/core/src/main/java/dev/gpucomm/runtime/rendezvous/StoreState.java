@@ -61,8 +61,32 @@ final class StoreState {
   private String failure;
   private boolean closed;
 
+  /**
+   * The most ranks a store serves; a world is at most 4096 ranks (the CommJob's bound). It bounds
+   * what a request's numbers can make the store hold (a barrier's missing ranks, say).
+   */
+  static final int MAX_RANKS = 1 << 16;
+
+  /**
+   * The most bytes of values, and the most keys, a store holds: a job's rendezvous stores ids,
+   * handles and small results, far below; a client that sends more is refused, not kept.
+   */
+  static final long MAX_VALUE_BYTES = 256L << 20;
+
+  static final int MAX_KEYS = 1 << 20;
+
+  /**
+   * The longest wait a request may ask for; longer ones wait this long (no overflow on the way).
+   */
+  static final Duration MAX_WAIT = Duration.ofDays(30);
+
+  private long valueBytes;
+
   /** Registers a rank's connection; returns an error message, or null when accepted. */
   String hello(int rank, int world) {
+    if (world < 1 || world > MAX_RANKS) {
+      return "rank " + rank + " says the world has " + world + " ranks (1.." + MAX_RANKS + ")";
+    }
     lock.lock();
     try {
       if (worldSize < 0) {
@@ -85,28 +109,50 @@ final class StoreState {
     }
   }
 
-  void set(String key, byte[] value) {
+  Outcome set(String key, byte[] value) {
     lock.lock();
     try {
-      values.put(key, value);
-      changed.signalAll();
+      String refusal = store(key, value);
+      return refusal == null ? Outcome.ok(new byte[0]) : Outcome.failed(refusal);
     } finally {
       lock.unlock();
     }
   }
 
-  long add(String key, long delta) {
+  /** Adds {@code delta} to the number {@code key} holds (0 when unset); answers the sum. */
+  Outcome add(String key, long delta) {
     lock.lock();
     try {
       byte[] old = values.get(key);
-      long sum =
-          (old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.UTF_8))) + delta;
-      values.put(key, Long.toString(sum).getBytes(StandardCharsets.UTF_8));
-      changed.signalAll();
-      return sum;
+      long sum;
+      try {
+        sum =
+            Math.addExact(
+                old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.UTF_8)), delta);
+      } catch (NumberFormatException | ArithmeticException e) {
+        return Outcome.failed(
+            "rendezvous: key '" + key + "' holds no number that " + delta + " can be added to");
+      }
+      byte[] text = Long.toString(sum).getBytes(StandardCharsets.UTF_8);
+      String refusal = store(key, text);
+      return refusal == null ? Outcome.ok(text) : Outcome.failed(refusal);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Stores {@code value} under {@code key} if the store's bounds allow; else says why not. */
+  private String store(String key, byte[] value) {
+    byte[] old = values.get(key);
+    long after = valueBytes - (old == null ? 0 : old.length) + value.length;
+    if (after > MAX_VALUE_BYTES || (old == null && values.size() >= MAX_KEYS)) {
+      return "rendezvous: the store holds at most %d MiB in %d keys; refusing key '%s'"
+          .formatted(MAX_VALUE_BYTES >> 20, MAX_KEYS, key);
+    }
+    values.put(key, value);
+    valueBytes = after;
+    changed.signalAll();
+    return null;
   }
 
   Outcome get(String key, Duration timeout) throws InterruptedException {
@@ -134,6 +180,11 @@ final class StoreState {
 
   Outcome barrier(String name, int round, int participants, int rank, Duration timeout)
       throws InterruptedException {
+    if (participants < 1 || participants > MAX_RANKS || rank < 0 || rank >= MAX_RANKS) {
+      return Outcome.failed(
+          "rendezvous: barrier '%s' of %d participants from rank %d: outside 1..%d"
+              .formatted(name, participants, rank, MAX_RANKS));
+    }
     String label = "barrier '" + name + "'" + (round > 1 ? " (round " + round + ")" : "");
     String key = name + '\u0000' + round;
     long start = System.nanoTime();
@@ -174,7 +225,7 @@ final class StoreState {
       String failedWhile,
       Function<String, String> timeoutMessage)
       throws InterruptedException {
-    long deadline = start + timeout.toNanos();
+    long deadline = start + bounded(timeout).toNanos();
     while (true) {
       byte[] value = ready.get();
       if (value != null) {
@@ -212,7 +263,7 @@ final class StoreState {
    * host closing the store cuts off no rank that still reads its last answer.
    */
   boolean awaitAllGone(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = System.nanoTime() + bounded(timeout).toNanos();
     lock.lock();
     try {
       while (worldSize < 0
@@ -400,6 +451,16 @@ final class StoreState {
       return "all " + worldSize + " ranks connected";
     }
     return ranksText(never) + " of " + worldSize + " never connected";
+  }
+
+  /**
+   * {@code timeout} within 0..{@link #MAX_WAIT}: a client's number must not overflow a deadline.
+   */
+  static Duration bounded(Duration timeout) {
+    if (timeout.isNegative()) {
+      return Duration.ZERO;
+    }
+    return timeout.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : timeout;
   }
 
   private static String ranksText(Set<Integer> ranks) {

@@ -134,6 +134,10 @@ public final class TcpStoreServer implements AutoCloseable {
       }
     } catch (IOException e) {
       // The peer went away mid-frame or the store is closing: treated like a closed connection.
+    } catch (RuntimeException e) {
+      // A frame the store could not serve ends its connection, with a reason for the sender; it
+      // must not end the store, which every rank of the job relies on.
+      connection.replyQuietly(badRequest(e));
     } finally {
       connections.remove(socket);
       if (connection.beatingRank >= 0) {
@@ -159,19 +163,12 @@ public final class TcpStoreServer implements AutoCloseable {
           connection.reply(StoreState.Outcome.failed("rendezvous: " + error));
         }
       }
-      case StoreProtocol.SET -> {
-        state.set(request.readUTF(), StoreProtocol.readBytes(request));
-        connection.reply(StoreState.Outcome.ok(new byte[0]));
-      }
-      case StoreProtocol.ADD -> {
-        long sum = state.add(request.readUTF(), request.readLong());
-        connection.reply(
-            StoreState.Outcome.ok(
-                Long.toString(sum).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-      }
+      case StoreProtocol.SET ->
+          connection.reply(state.set(request.readUTF(), StoreProtocol.readBytes(request)));
+      case StoreProtocol.ADD -> connection.reply(state.add(request.readUTF(), request.readLong()));
       case StoreProtocol.GET -> {
         String key = request.readUTF();
-        Duration timeout = Duration.ofMillis(request.readLong());
+        Duration timeout = waitOf(request.readLong());
         answerLater(connection, () -> state.get(key, timeout));
       }
       case StoreProtocol.BARRIER -> {
@@ -179,7 +176,7 @@ public final class TcpStoreServer implements AutoCloseable {
         int round = request.readInt();
         int participants = request.readInt();
         int rank = request.readInt();
-        Duration timeout = Duration.ofMillis(request.readLong());
+        Duration timeout = waitOf(request.readLong());
         answerLater(connection, () -> state.barrier(name, round, participants, rank, timeout));
       }
       case StoreProtocol.WATCH ->
@@ -208,6 +205,11 @@ public final class TcpStoreServer implements AutoCloseable {
     }
   }
 
+  /** A request's wait in milliseconds, within what the store waits at most. */
+  private static Duration waitOf(long millis) {
+    return StoreState.bounded(Duration.ofMillis(Math.max(0, millis)));
+  }
+
   /** A wait runs on its own virtual thread so that the reader keeps watching for end of stream. */
   private static void answerLater(Connection connection, BlockingAnswer answer) {
     Thread.ofVirtual()
@@ -218,8 +220,16 @@ public final class TcpStoreServer implements AutoCloseable {
                 connection.reply(answer.compute());
               } catch (InterruptedException | IOException e) {
                 // The connection or the store closed while waiting; nobody is left to answer.
+              } catch (RuntimeException e) {
+                // a request the store could not serve: said to its sender, not to the host's log
+                connection.replyQuietly(badRequest(e));
               }
             });
+  }
+
+  private static StoreState.Outcome badRequest(RuntimeException e) {
+    return StoreState.Outcome.failed(
+        "rendezvous: the store could not serve a request (" + e.getClass().getSimpleName() + ")");
   }
 
   @FunctionalInterface
@@ -268,6 +278,17 @@ public final class TcpStoreServer implements AutoCloseable {
 
     Connection(Socket socket) {
       this.socket = socket;
+    }
+
+    /** Replies if the connection still takes it; a closing connection takes nothing. */
+    void replyQuietly(StoreState.Outcome outcome) {
+      try {
+        if (out != null) {
+          reply(outcome);
+        }
+      } catch (IOException | RuntimeException e) {
+        // the sender is gone or its stream broken: there is no one to tell
+      }
     }
 
     void reply(StoreState.Outcome outcome) throws IOException {

@@ -51,6 +51,6 @@ record SyntaxProblem(int line, int column, String cause) {
   }
 
   private static String shown(String text) {
-    return EchoedValue.escaped(text.strip().replaceAll("\\s*\\n\\s*", " "), MAX_CAUSE_CHARACTERS);
+    return EchoedValue.onOneLine(text, " ", MAX_CAUSE_CHARACTERS);
   }
 }

@@ -1,0 +1,131 @@
+package dev.gpucomm.runtime.rendezvous;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The store listens on the pod network, where anything may connect: a request with numbers no rank
+ * sends gets a refusal, and the store goes on serving the job's ranks.
+ */
+@Timeout(30)
+class HostileStoreRequestsTest {
+  private TcpStoreServer server;
+  private RendezvousAddress address;
+  private TcpStoreClient rank0;
+
+  @BeforeEach
+  void startServer() throws IOException {
+    server = TcpStoreServer.start(0);
+    address = new RendezvousAddress("127.0.0.1", server.port());
+    rank0 = TcpStoreClient.connect(address, 0, 1, Duration.ofSeconds(5));
+  }
+
+  @AfterEach
+  void stop() {
+    rank0.close();
+    server.close();
+  }
+
+  @Test
+  void aBarrierOfBillionsOfParticipantsIsRefusedNotCounted() throws IOException {
+    // counting its missing ranks once filled the heap
+    DataInputStream answer =
+        send(
+            new StoreProtocol.Frame(StoreProtocol.BARRIER)
+                .writeString("b")
+                .writeInt(1)
+                .writeInt(Integer.MAX_VALUE)
+                .writeInt(0)
+                .writeLong(1));
+
+    assertThat(answer.readByte()).isEqualTo(StoreProtocol.FAILED);
+    answer.readInt(); // no value
+    assertThat(answer.readUTF()).startsWith("rendezvous: barrier 'b' of 2147483647 participants");
+    assertTheStoreStillServes();
+  }
+
+  @Test
+  void aWaitOfCenturiesIsAWaitOfAtMostThirtyDaysAndStillAnswers() throws IOException {
+    try (Socket socket = new Socket(address.host(), address.port())) {
+      new StoreProtocol.Frame(StoreProtocol.GET)
+          .writeString("later")
+          .writeLong(Long.MAX_VALUE)
+          .sendTo(socket.getOutputStream());
+      rank0.set("later", "here".getBytes(UTF_8));
+
+      DataInputStream answer = StoreProtocol.readFrame(socket.getInputStream());
+      assertThat(answer.readByte()).isEqualTo(StoreProtocol.OK);
+      assertThat(StoreProtocol.readBytes(answer)).asString(UTF_8).isEqualTo("here");
+    }
+    assertThat(StoreState.bounded(Duration.ofMillis(Long.MAX_VALUE)))
+        .isEqualTo(Duration.ofDays(30));
+    assertThat(StoreState.bounded(Duration.ofMillis(-5))).isEqualTo(Duration.ZERO);
+  }
+
+  @Test
+  void addingToAKeyThatHoldsNoNumberIsRefused() throws IOException {
+    rank0.set("text", "abc".getBytes(UTF_8));
+
+    DataInputStream answer =
+        send(new StoreProtocol.Frame(StoreProtocol.ADD).writeString("text").writeLong(1));
+
+    assertThat(answer.readByte()).isEqualTo(StoreProtocol.FAILED);
+    answer.readInt();
+    assertThat(answer.readUTF())
+        .isEqualTo("rendezvous: key 'text' holds no number that 1 can be added to");
+    assertTheStoreStillServes();
+  }
+
+  @Test
+  void aFrameHeaderAloneHoldsNoMemoryAndEndsOnlyItsConnection() throws IOException {
+    for (int i = 0; i < 64; i++) {
+      try (Socket socket = new Socket(address.host(), address.port())) {
+        // 64 MiB announced, 3 bytes sent: the store waits for bytes it never allocated
+        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        out.writeInt(StoreProtocol.MAX_FRAME_BYTES);
+        out.write(new byte[] {StoreProtocol.SET, 0, 1});
+        out.flush();
+      }
+    }
+    assertTheStoreStillServes();
+  }
+
+  @Test
+  void valuesBeyondTheStoresBoundAreRefusedAndTheRestKept() {
+    byte[] block = new byte[32 << 20];
+    for (int i = 0; i < StoreState.MAX_VALUE_BYTES / block.length; i++) {
+      rank0.set("block/" + i, block);
+    }
+
+    assertThatThrownBy(() -> rank0.set("one-more", new byte[1]))
+        .isInstanceOf(RendezvousException.class)
+        .hasMessageStartingWith("rendezvous: the store holds at most 256 MiB");
+    // replacing a value with a smaller one frees its room
+    rank0.set("block/0", new byte[0]);
+    rank0.set("one-more", new byte[1]);
+    assertTheStoreStillServes();
+  }
+
+  private DataInputStream send(StoreProtocol.Frame request) throws IOException {
+    try (Socket socket = new Socket(address.host(), address.port())) {
+      request.sendTo(socket.getOutputStream());
+      return StoreProtocol.readFrame(socket.getInputStream());
+    }
+  }
+
+  private void assertTheStoreStillServes() {
+    rank0.set("alive", "yes".getBytes(UTF_8));
+    assertThat(rank0.get("alive", Duration.ofSeconds(5))).asString(UTF_8).isEqualTo("yes");
+  }
+}
