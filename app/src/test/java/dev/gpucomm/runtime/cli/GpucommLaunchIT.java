@@ -106,4 +106,61 @@ class GpucommLaunchIT {
         .startsWith("rank 1 failed: injected failure (GPUCOMM_TEST_FAIL_RANK=1)");
     assertThat(results()).isEmpty();
   }
+
+  @Test
+  void onAHostWithoutAClusterTheReportDirectoryIsReplacedWholeOnlyWhenEveryRankSucceeded()
+      throws Exception {
+    env.remove("GPUCOMM_KUBE_API");
+    Path reports = dir.resolve("reports");
+    env.put("GPUCOMM_REPORT_DIR", reports.toString());
+
+    CliRun first = CliRun.of(env, "launch");
+    String firstReport = Files.readString(reports.resolve("report.json"));
+    env.put("GPUCOMM_TEST_FAIL_RANK", "1");
+    CliRun failed = CliRun.of(env, "launch");
+
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    assertThat(failed.exitCode()).isEqualTo(1);
+    assertThat(reports.resolve("report.json")).hasContent(firstReport);
+    try (var entries = Files.list(dir)) {
+      assertThat(entries.map(p -> p.getFileName().toString()))
+          .as("no staging directory left beside the report")
+          .noneMatch(name -> name.contains(".partial-"));
+    }
+  }
+
+  @Test
+  void aReportDirectoryHoldingOtherFilesIsRefusedBeforeAnyRankStarts() throws Exception {
+    env.remove("GPUCOMM_KUBE_API");
+    Path notes = Files.createDirectories(dir.resolve("notes"));
+    Files.writeString(notes.resolve("report.md"), "my own notes");
+    Files.writeString(notes.resolve("todo.txt"), "keep me");
+    env.put("GPUCOMM_REPORT_DIR", notes.toString());
+
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).startsWith("gpucomm launch: GPUCOMM_REPORT_DIR: " + notes + " ");
+    assertThat(run.err().lines()).hasSize(1);
+    assertThat(notes.resolve("report.md")).hasContent("my own notes");
+    assertThat(notes.resolve("todo.txt")).hasContent("keep me");
+  }
+
+  @Test
+  void aJobWhoseBuffersCannotFitThePodsHostIsRefusedBeforeAnyRankStarts() throws Exception {
+    // operands of 100000 x 100000 fp32 on the CPU backend: hundreds of GiB of host memory
+    String program =
+        JOB_JSON.substring(0, JOB_JSON.indexOf("\"workload\""))
+            + "\"workload\": {\"kind\": \"program\", \"program\": {\"name\": \"rowParallelLinear\","
+            + " \"shape\": {\"m\": 100000, \"n\": 100000, \"k\": 100000}}}}}";
+    env.put("GPUCOMM_JOB_FILE", Files.writeString(dir.resolve("program.json"), program).toString());
+
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .startsWith("gpucomm launch: " + dir.resolve("program.json") + ": ")
+        .contains("of host memory");
+    assertThat(run.err().lines()).hasSize(1);
+  }
 }

@@ -3,7 +3,6 @@ package dev.gpucomm.runtime.launch;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
-import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
@@ -65,7 +64,8 @@ public final class LocalRun {
     int worldSize = job.getSpec().getWorldSize();
     int ranksPerPod = job.getSpec().getRanksPerPod();
     requireCpuRoom(request, worldSize);
-    requireHostRoom(request, worldSize);
+    MemoryCheck.requireRoomForRanks(
+        request.job().source(), request.job().job(), request.device(), worldSize);
     // The report's staging first: a target that cannot be made leaves no work directory behind.
     Optional<StagedReportDirectory> staged = request.reportDir().map(StagedReportDirectory::create);
     Path workDir;
@@ -131,14 +131,6 @@ public final class LocalRun {
   }
 
   /**
-   * What a rank's own process takes beside the job's buffers: a JVM with the runtime loaded
-   * measured 170-210 MB resident on the CPU backend; rounded up, so that a world of hundreds of
-   * CUDA ranks (CPU ranks are bounded by the host's CPUs first) is refused before it starts them
-   * rather than after it has filled the host.
-   */
-  static final long RANK_PROCESS_BYTES = 256L << 20;
-
-  /**
    * Ranks of the CPU backend a local run may put on each of the host's CPUs. A rank spins while it
    * waits for its peers, so a few per CPU already measure the scheduler more than the collective,
    * and a world of dozens on a laptop would stall it long before memory runs out.
@@ -165,23 +157,6 @@ public final class LocalRun {
                   CPU_RANKS_PER_CPU,
                   MIN_CPU_RANKS));
     }
-  }
-
-  /** Every rank of a local run shares this host; on the CPU backend its buffers are host memory. */
-  private static void requireHostRoom(Request request, int ranksOnHost) {
-    RankMemory need = RankMemory.of(request.job().job());
-    MemoryCheck.hostAvailableBytes()
-        .ifPresent(
-            available ->
-                MemoryCheck.requireHostRoom(
-                    request.job().source(),
-                    need,
-                    request.device() == DeviceKind.CPU
-                        ? need.hostBytesWithDevice()
-                        : need.hostBytes(),
-                    RANK_PROCESS_BYTES,
-                    ranksOnHost,
-                    available));
   }
 
   private static final String WORK_DIR_PREFIX = "gpucomm-run-";

@@ -1,5 +1,7 @@
 package dev.gpucomm.runtime.launch;
 
+import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.files.BoundedFile;
@@ -58,6 +60,34 @@ public final class MemoryCheck {
                   gib(perRankBytes),
                   gib(availableBytes)));
     }
+  }
+
+  /**
+   * What a rank's own process takes beside the job's buffers: a JVM with the runtime loaded
+   * measured 170-210 MB resident on the CPU backend; rounded up, so that a world of hundreds of
+   * CUDA ranks (CPU ranks are bounded by the host's CPUs first) is refused before it starts them
+   * rather than after it has filled the host.
+   */
+  static final long RANK_PROCESS_BYTES = 256L << 20;
+
+  /**
+   * Throws when {@code ranksOnHost} ranks of {@code job} on {@code device} do not fit in this
+   * host's available memory (on the CPU backend the "device" buffers are host memory too); a host
+   * that does not say what is available is not checked.
+   */
+  public static void requireRoomForRanks(
+      String source, CommJob job, DeviceKind device, int ranksOnHost) {
+    RankMemory need = RankMemory.of(job);
+    hostAvailableBytes()
+        .ifPresent(
+            available ->
+                requireHostRoom(
+                    source,
+                    need,
+                    device == DeviceKind.CPU ? need.hostBytesWithDevice() : need.hostBytes(),
+                    RANK_PROCESS_BYTES,
+                    ranksOnHost,
+                    available));
   }
 
   /** Throws when one rank's device buffers need more than the device has free. */

@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.launch;
 
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -36,7 +38,8 @@ public final class PodLaunch {
       int ranksPerPod,
       int worldSize,
       RendezvousAddress rendezvous,
-      Path jobFile) {
+      Path jobFile,
+      Optional<Path> reportDir) {
 
     public static PodSettings fromEnv(Map<String, String> env) {
       int worldSize = atLeast(env, EnvVars.WORLD_SIZE, 1);
@@ -69,7 +72,11 @@ public final class PodLaunch {
           ranksPerPod,
           worldSize,
           RendezvousAddress.parse(env.get(EnvVars.RENDEZVOUS), EnvVars.RENDEZVOUS),
-          Path.of(env.getOrDefault(EnvVars.JOB_FILE, RankSettings.POD_JOB_FILE.toString())));
+          Path.of(env.getOrDefault(EnvVars.JOB_FILE, RankSettings.POD_JOB_FILE.toString())),
+          // hosts without a cluster: where pod 0's rank 0 writes the report
+          Optional.ofNullable(env.get(EnvVars.REPORT_DIR))
+              .filter(dir -> !dir.isBlank())
+              .map(Path::of));
     }
 
     private static String required(Map<String, String> env, String name) {
@@ -123,6 +130,42 @@ public final class PodLaunch {
               + " "
               + pod.ranksPerPod());
     }
+    // a pod's ranks share its host: a job whose buffers cannot fit there is refused before they
+    // start, as in a local run, rather than by the out-of-memory killer
+    MemoryCheck.requireRoomForRanks(
+        pod.jobFile().toString(),
+        loaded.job(),
+        Objects.requireNonNullElse(spec.getDevice(), CommJobDefaults.DEVICE),
+        pod.ranksPerPod());
+    // Pod 0's rank 0 writes the report: into a staged directory, renamed into place only when
+    // every rank of the pod succeeded, as a local run does. A target that is not (only) a report
+    // is refused before any rank starts.
+    Optional<Path> reportDir = pod.podIndex() == 0 ? pod.reportDir() : Optional.empty();
+    reportDir.ifPresent(
+        dir ->
+            StagedReportDirectory.refusal(dir)
+                .ifPresent(
+                    why -> {
+                      throw new UsageException(EnvVars.REPORT_DIR + ": " + dir + " " + why);
+                    }));
+    Optional<StagedReportDirectory> staged = reportDir.map(StagedReportDirectory::create);
+    try {
+      SupervisionResult result = superviseRanks(pod, spec, staged, progress);
+      if (result instanceof SupervisionResult.Succeeded) {
+        staged.ifPresent(StagedReportDirectory::commit);
+        staged = Optional.empty();
+      }
+      return result;
+    } finally {
+      staged.ifPresent(StagedReportDirectory::discard);
+    }
+  }
+
+  private SupervisionResult superviseRanks(
+      PodSettings pod,
+      CommJobSpec spec,
+      Optional<StagedReportDirectory> staged,
+      ProgressStyle progress) {
     List<RankSettings> ranks = new ArrayList<>();
     for (int localRank = 0; localRank < pod.ranksPerPod(); localRank++) {
       ranks.add(
@@ -136,7 +179,7 @@ public final class PodLaunch {
               localRank,
               Optional.empty(),
               pod.rendezvous(),
-              Optional.empty(),
+              staged.map(StagedReportDirectory::staging),
               Optional.empty(),
               RankMode.JOB,
               progress,

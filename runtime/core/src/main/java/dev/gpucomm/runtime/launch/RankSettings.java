@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Everything one rank process is told by its launcher, through environment variables (torchrun
@@ -151,6 +152,29 @@ public record RankSettings(
         "1".equals(env.get(EnvVars.DUMP_IR)),
         "1".equals(env.get(EnvVars.SUPERVISED)));
   }
+
+  /**
+   * Every variable {@link #toEnv} may set. A launcher clears them all before setting a rank's own:
+   * one left over from the launcher's environment (a GPUCOMM_REPORT_DIR given to {@code gpucomm
+   * launch}, say) would otherwise reach ranks that were meant to have none.
+   */
+  public static final Set<String> SET_BY_LAUNCHER =
+      Set.of(
+          EnvVars.JOB_FILE,
+          EnvVars.JOB_SOURCE,
+          EnvVars.RANK,
+          EnvVars.LOCAL_RANK,
+          EnvVars.RANK_WORLD_SIZE,
+          EnvVars.RANKS_PER_POD,
+          EnvVars.DEVICE_ORDINAL,
+          EnvVars.DEVICE,
+          EnvVars.RENDEZVOUS,
+          EnvVars.REPORT_DIR,
+          EnvVars.ERROR_FILE,
+          EnvVars.MODE,
+          EnvVars.PROGRESS,
+          EnvVars.DUMP_IR,
+          EnvVars.SUPERVISED);
 
   /** The environment a launcher sets so that {@link #fromEnv} reads these settings back. */
   public Map<String, String> toEnv() {

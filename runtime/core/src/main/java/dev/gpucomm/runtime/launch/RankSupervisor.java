@@ -206,6 +206,7 @@ public final class RankSupervisor {
             .redirectError(ProcessBuilder.Redirect.PIPE)
             .redirectOutput(ProcessBuilder.Redirect.PIPE);
     builder.environment().putAll(baseEnvironment);
+    builder.environment().keySet().removeAll(RankSettings.SET_BY_LAUNCHER);
     builder.environment().putAll(supervised.toEnv());
     try {
       return builder.start();

@@ -63,6 +63,18 @@ class RankSupervisorIT {
   }
 
   @Test
+  void aVariableTheLauncherSetsPerRankDoesNotLeakFromItsOwnEnvironment() {
+    // a GPUCOMM_REPORT_DIR given to the launcher (selftest's ranks write no report) stays there
+    assertThat(
+            supervise(
+                Map.of(
+                    "GPUCOMM_REPORT_DIR", "/tmp/not-for-ranks", "STAND_IN_RANK_0", "no-report-dir"),
+                1,
+                Duration.ofSeconds(30)))
+        .isEqualTo(new SupervisionResult.Succeeded(1));
+  }
+
+  @Test
   void aRankThatExitsZeroWithoutFinishingFailsTheJob() {
     SupervisionResult result =
         supervise(

@@ -8,8 +8,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * A rank process for supervisor tests: does what STAND_IN_RANK_&lt;rank&gt; says (succeed,
- * fail:msg, peer:msg, usage:msg, crash, shm-crash:job, hang, exit-early) instead of running a
- * workload, so that supervision is tested with real processes but without devices.
+ * fail:msg, peer:msg, usage:msg, crash, shm-crash:job, hang, exit-early, no-report-dir) instead of
+ * running a workload, so that supervision is tested with real processes but without devices.
  */
 public final class StandInRank {
   private StandInRank() {}
@@ -27,6 +27,17 @@ public final class StandInRank {
         System.exit(0);
       }
       case "exit-early" -> System.exit(0); // as a JVM given -version does
+      case "no-report-dir" -> {
+        // a rank given no report directory must not see the launcher's own
+        String leaked = System.getenv(EnvVars.REPORT_DIR);
+        if (leaked != null) {
+          new RankError(RankError.Kind.FAILURE, "got " + EnvVars.REPORT_DIR + "=" + leaked)
+              .writeTo(errorFile);
+          System.exit(1);
+        }
+        RankCompletion.markFinished(errorFile);
+        System.exit(0);
+      }
       case "fail" -> {
         new RankError(RankError.Kind.FAILURE, message).writeTo(errorFile);
         System.exit(1);
