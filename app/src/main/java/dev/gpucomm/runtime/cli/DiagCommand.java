@@ -37,19 +37,20 @@ final class DiagCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Method main = main();
+    Method run = run();
     try {
-      main.invoke(null, (Object) arguments.toArray(String[]::new));
+      return (Integer) run.invoke(null, (Object) arguments.toArray(String[]::new));
     } catch (InvocationTargetException e) {
+      // the diagnostics' own failure (an Error too, such as a missing native library) is said
       if (e.getCause() instanceof Exception cause) {
         throw cause;
       }
-      throw e;
+      throw new IllegalStateException(Gpucomm.describe(e.getCause()), e.getCause());
     }
-    return 0;
   }
 
-  private Method main() {
+  /** The diagnostics' {@code public static int run(String[])}: its exit status. */
+  private Method run() {
     Class<?> diagnostics;
     try {
       diagnostics = Class.forName(mainClass);
@@ -58,13 +59,13 @@ final class DiagCommand implements Callable<Integer> {
           "the CUDA diagnostics are not part of this build (no class " + mainClass + ")");
     }
     try {
-      Method main = diagnostics.getMethod("main", String[].class);
-      if (Modifier.isStatic(main.getModifiers())) {
-        return main;
+      Method run = diagnostics.getMethod("run", String[].class);
+      if (Modifier.isStatic(run.getModifiers()) && run.getReturnType() == int.class) {
+        return run;
       }
     } catch (NoSuchMethodException e) {
       // said below
     }
-    throw new IllegalStateException(mainClass + " has no public static main(String[])");
+    throw new IllegalStateException(mainClass + " has no public static int run(String[])");
   }
 }

@@ -20,12 +20,19 @@ import picocli.CommandLine.UnmatchedArgumentException;
 final class HelpCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(arity = "0..1", paramLabel = "COMMAND", description = "the command to explain")
-  String command;
+  // Taken as a list: picocli passes over extra arguments of a help command, which would then show
+  // one command's help as if "help run extra" had asked for it.
+  @Parameters(arity = "0..*", paramLabel = "COMMAND", description = "the command to explain")
+  List<String> commands = List.of();
 
   @Override
   public Integer call() {
     CommandLine gpucomm = spec.parent().commandLine();
+    if (commands.size() > 1) {
+      throw new UnmatchedArgumentException(
+          spec.commandLine(), commands.subList(1, commands.size()));
+    }
+    String command = commands.isEmpty() ? null : commands.getFirst();
     CommandLine topic = gpucomm;
     if (command != null) {
       topic = gpucomm.getSubcommands().get(command);

@@ -78,6 +78,13 @@ class BundleLauncherTest {
                   + " give JVM options only, e.g. -Xmx4g\n");
       assertThat(javaArguments).doesNotExist();
     }
+    Run argumentFile = launch("@/tmp/more-options", "bench");
+    assertThat(argumentFile.exitCode()).isEqualTo(2);
+    assertThat(argumentFile.err())
+        .isEqualTo(
+            "gpucomm: GPUCOMM_JAVA_OPTS: @/tmp/more-options reads options from a file, unchecked;"
+                + " give the options themselves\n");
+    assertThat(javaArguments).doesNotExist();
   }
 
   private Run launch(String javaOptions, String... arguments) throws Exception {

@@ -56,6 +56,9 @@ class CliErrorsTest {
   void helpForAnUnknownCommandOrVersionWithArgumentsIsAMistake() {
     assertUsageError(
         CliRun.of("help", "frob"), "gpucomm: unknown command 'frob' (see gpucomm --help)");
+    assertUsageError(
+        CliRun.of("help", "run", "extra"),
+        "gpucomm help: unexpected argument 'extra' (see gpucomm help --help)");
     assertUsageError(CliRun.of("--version", "extra"), "gpucomm: --version takes no arguments");
   }
 

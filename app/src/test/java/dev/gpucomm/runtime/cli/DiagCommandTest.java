@@ -14,15 +14,30 @@ class DiagCommandTest {
   public static final class RecordingDiagnostics {
     static final List<List<String>> CALLS = new ArrayList<>();
 
-    public static void main(String[] args) {
+    public static int run(String[] args) {
       CALLS.add(List.of(args));
+      return 0;
     }
   }
 
   /** Stands in for diagnostics that fail on a host without a GPU. */
   public static final class FailingDiagnostics {
-    public static void main(String[] args) {
+    public static int run(String[] args) {
       throw new IllegalStateException("no CUDA driver");
+    }
+  }
+
+  /** Stands in for diagnostics whose check failed: exit status 1, said by the diagnostics. */
+  public static final class FailedCheckDiagnostics {
+    public static int run(String[] args) {
+      return 1;
+    }
+  }
+
+  /** Stands in for diagnostics whose native library is missing: an Error, not an Exception. */
+  public static final class UnlinkedDiagnostics {
+    public static int run(String[] args) {
+      throw new UnsatisfiedLinkError("libcuda.so.1: cannot open shared object file");
     }
   }
 
@@ -87,6 +102,23 @@ class DiagCommandTest {
                 + " dev.gpucomm.runtime.cli.NoSuchDiagnostics)"
                 + System.lineSeparator());
     assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void theDiagnosticsExitStatusIsTheCommands() {
+    CliRun run =
+        CliRun.withDiagnostics(FailedCheckDiagnostics.class.getName(), Map.of(), "diag", "--check");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+  }
+
+  @Test
+  void aMissingNativeLibraryIsSaidByNameNotAsAReflectionWrapper() {
+    CliRun run = CliRun.withDiagnostics(UnlinkedDiagnostics.class.getName(), Map.of(), "diag");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).contains("libcuda.so.1").doesNotContain("InvocationTargetException");
+    assertThat(run.err().lines()).hasSize(1);
   }
 
   @Test

@@ -55,6 +55,16 @@ public record JavaCommand(
           "-m",
           "--module");
 
+  /**
+   * An option that brings in options from a file (an argument file, a flags or VM options file),
+   * which could hold any of {@link #ENDS_THE_LAUNCH} unseen.
+   */
+  private static boolean readsMoreOptions(String option) {
+    return option.startsWith("@")
+        || option.startsWith("-XX:Flags=")
+        || option.startsWith("-XX:VMOptionsFile=");
+  }
+
   /** Extra JVM options of the launcher script, which its ranks get too. */
   public static final String JAVA_OPTS_ENV = "GPUCOMM_JAVA_OPTS";
 
@@ -73,6 +83,13 @@ public record JavaCommand(
     options.add("--enable-native-access=ALL-UNNAMED");
     String extra = env.getOrDefault(JAVA_OPTS_ENV, "").strip();
     for (String option : extra.split("\\s+")) {
+      if (readsMoreOptions(option)) {
+        throw new UsageException(
+            JAVA_OPTS_ENV
+                + ": "
+                + option
+                + " reads options from a file, unchecked; give the options themselves");
+      }
       if (ENDS_THE_LAUNCH.contains(option.split("=", 2)[0])) {
         throw new UsageException(
             JAVA_OPTS_ENV

@@ -93,7 +93,9 @@ final class YamlTree {
   private JsonNode value(Node node) {
     if (++nodes > MAX_NODES) {
       throw new Problem(
-          "aliases expand to more than " + MAX_NODES + " values (a CommJob has dozens)",
+          "the file holds more than "
+              + MAX_NODES
+              + " values, counting what aliases repeat (a CommJob has dozens)",
           node.getStartMark());
     }
     if (!open.add(node)) {

@@ -78,6 +78,16 @@ class JavaCommandTest {
                         + offending
                         + " would start no gpucomm rank (the JVM would print or run something"
                         + " else); give JVM options only, e.g. -Xmx4g"));
+    // a file of options could hold any of them unseen
+    for (String options : new String[] {"@/tmp/args", "-XX:VMOptionsFile=/tmp/o", "-XX:Flags=f"}) {
+      assertThatThrownBy(() -> JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", options)))
+          .as(options)
+          .isInstanceOf(UsageException.class)
+          .hasMessage(
+              "GPUCOMM_JAVA_OPTS: "
+                  + options
+                  + " reads options from a file, unchecked; give the options themselves");
+    }
     // properties and -XX flags that merely contain such a word are options like any other
     assertThat(
             JavaCommand.ofCurrentJvm(Map.of("GPUCOMM_JAVA_OPTS", "-Dversion=1 -Xshare:auto"))

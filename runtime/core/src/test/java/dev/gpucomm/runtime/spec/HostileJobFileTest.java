@@ -187,6 +187,18 @@ class HostileJobFileTest {
         .hasMessageContaining("aliases expand to more than 1048576 characters");
   }
 
+  @Test
+  void aPlainListOfTooManyValuesIsSaidToBeOneWithoutBlamingAliases() {
+    String many = String.join(",", java.util.Collections.nCopies(200_000, "1"));
+    String job = VALID.replace("kind: CommJob\n", "kind: CommJob\nx: [" + many + "]\n");
+
+    assertThatThrownBy(() -> loader.load(job, "x"))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessageContaining(
+            "the file holds more than 100000 values, counting what aliases repeat (a CommJob has"
+                + " dozens)");
+  }
+
   private static String indent(StringBuilder text) {
     return text.toString().strip().replace("\n", "\n  ");
   }

@@ -459,11 +459,11 @@ public record CudaCommunicatorSettings(
         peerBufferBytes,
         number(env, "GPUCOMM_LAMPORT_MAX_BYTES", Math.min(d.lamportMaxBytes(), peerBufferBytes)),
         number(env, "GPUCOMM_LAMPORT2_MAX_BYTES", Math.min(d.lamport2MaxBytes(), peerBufferBytes)),
-        (int) number(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
-        (int) number(env, "GPUCOMM_TWOSHOT_BLOCKS", d.twoShotBlocks()),
-        (int) number(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
-        (int) number(env, "GPUCOMM_ONESHOT_CHUNKS", d.oneShotChunks()),
-        (int) number(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
+        count(env, "GPUCOMM_ONESHOT_BLOCKS", d.oneShotBlocks()),
+        count(env, "GPUCOMM_TWOSHOT_BLOCKS", d.twoShotBlocks()),
+        count(env, "GPUCOMM_LAMPORT_BLOCKS", d.lamportBlocks()),
+        count(env, "GPUCOMM_ONESHOT_CHUNKS", d.oneShotChunks()),
+        count(env, "GPUCOMM_TWOSHOT_CHUNKS", d.twoShotChunks()),
         bytes(env, "GPUCOMM_ONESHOT_WS_MIN_BYTES", d.oneShotWsMinBytes()),
         bytes(env, "GPUCOMM_TWOSHOT_WS_MIN_BYTES", d.twoShotWsMinBytes()),
         number(env, "GPUCOMM_COPYENGINE_PIECE_BYTES", d.copyEnginePieceBytes()),
@@ -472,7 +472,7 @@ public record CudaCommunicatorSettings(
         number(env, "GPUCOMM_ALLGATHER_ROUND_BYTES", d.allGatherRoundBytes()),
         number(env, "GPUCOMM_REDUCESCATTER_ROUND_BYTES", d.reduceScatterRoundBytes()),
         onOff(env, "GPUCOMM_GATHER_OVERLAP"),
-        (int) number(env, "GPUCOMM_GATHER_BLOCKS", d.gatherBlocks()),
+        count(env, "GPUCOMM_GATHER_BLOCKS", d.gatherBlocks()),
         onOff(env, "GPUCOMM_PDL"),
         bytes(env, "GPUCOMM_ONESHOT_STREAM_MIN_BYTES", d.oneShotStreamMinBytes()),
         onOff(env, "GPUCOMM_FUSED_SPREAD"),
@@ -480,7 +480,8 @@ public record CudaCommunicatorSettings(
         onOff(env, "GPUCOMM_FUSED_WIDE_GRID"),
         onOff(env, "GPUCOMM_FUSED_OWN_ROWS"),
         Duration.ofSeconds(
-            number(env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
+            secondsOfWait(
+                env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),
         HostPathSettings.from(env));
   }
@@ -502,6 +503,28 @@ public record CudaCommunicatorSettings(
     long value = number(env, name, fallback);
     if (env.containsKey(name) && value < 0) {
       throw new IllegalArgumentException(name + " must not be negative, got " + value);
+    }
+    return value;
+  }
+
+  /** The longest rendezvous wait a setting may ask for: a job's timeout is bounded far below. */
+  static final long MAX_WAIT_SECONDS = Duration.ofDays(30).toSeconds();
+
+  /** A count from the environment, checked to fit an int before narrowing (2^32 + 1 is not 1). */
+  private static int count(Map<String, String> env, String name, int fallback) {
+    long value = number(env, name, fallback);
+    if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          name + " must be at most " + Integer.MAX_VALUE + ", got " + value);
+    }
+    return (int) value;
+  }
+
+  private static long secondsOfWait(Map<String, String> env, String name, long fallback) {
+    long value = number(env, name, fallback);
+    if (value < 1 || value > MAX_WAIT_SECONDS) {
+      throw new IllegalArgumentException(
+          name + " must be from 1 to " + MAX_WAIT_SECONDS + " (30 days), got " + value);
     }
     return value;
   }

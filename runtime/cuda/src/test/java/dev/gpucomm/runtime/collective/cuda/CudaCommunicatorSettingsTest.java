@@ -184,6 +184,29 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void aCountBeyondAnIntIsRefusedNotWrappedAround() {
+    // 2^32 + 1 narrowed to an int is 1: a one-block grid nobody asked for
+    assertThatThrownBy(
+            () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "4294967297")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be at most 2147483647, got 4294967297");
+  }
+
+  @Test
+  void aRendezvousTimeoutOutsideOneSecondToThirtyDaysIsRefused() {
+    for (String seconds : new String[] {"0", "-1", "9223372036854775807"}) {
+      assertThatThrownBy(
+              () ->
+                  CudaCommunicatorSettings.from(
+                      Map.of("GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", seconds)))
+          .as(seconds)
+          .hasMessage(
+              "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS must be from 1 to 2592000 (30 days), got "
+                  + seconds);
+    }
+  }
+
+  @Test
   void theGatherKernelsRun128BlocksUnlessTheUserAsksAndNeverMoreThan160() {
     assertThat(CudaCommunicatorSettings.from(Map.of()).gatherBlocks()).isEqualTo(128);
     assertThat(GatherScatter.blocks(CudaCommunicatorSettings.from(Map.of()), 114)).isEqualTo(114);

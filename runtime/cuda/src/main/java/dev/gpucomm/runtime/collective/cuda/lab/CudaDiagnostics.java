@@ -50,6 +50,15 @@ public final class CudaDiagnostics {
   }
 
   public static void main(String[] args) throws Exception {
+    System.exit(run(args));
+  }
+
+  /**
+   * Runs the diagnostics with {@code args}; the exit status (1 when a check failed). {@code gpucomm
+   * diag} calls this rather than {@link #main}, so that its own end (a check that standard output
+   * took everything) still runs.
+   */
+  public static int run(String[] args) throws Exception {
     Map<String, String> options = parse(args);
     int world = wholeNumber(options, "--world", "1", 1, MAX_WORLD);
     int rank = wholeNumber(options, "--rank", "0", 0, world - 1);
@@ -88,7 +97,7 @@ public final class CudaDiagnostics {
         server.close();
       }
     }
-    System.exit(status);
+    return status;
   }
 
   /** One process per GPU of this host: more than this many is a mistake, not a host. */
