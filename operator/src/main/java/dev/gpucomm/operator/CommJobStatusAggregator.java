@@ -287,7 +287,9 @@ public class CommJobStatusAggregator {
     }
     JobLayout layout = plan.layout().get();
     long running =
-        pods.values().stream().filter(p -> "Running".equals(JobOutcomeJudge.phaseOf(p))).count();
+        pods.values().stream()
+            .filter(p -> "Running".equals(JobOutcomeJudge.rankPhaseOf(p)))
+            .count();
     boolean allRunning = running == layout.podCount();
     return ConditionList.next(
         before,

@@ -18,7 +18,7 @@ final class FinishedPods {
   static List<Pod> kept(CleanPodPolicy policy, JobOutcome outcome, JobObservation observation) {
     CleanPodPolicy effective = Objects.requireNonNullElse(policy, CommJobDefaults.CLEAN_POD_POLICY);
     return observation.podsByIndex().values().stream()
-        .filter(pod -> keeps(effective, outcome, JobOutcomeJudge.phaseOf(pod)))
+        .filter(pod -> keeps(effective, outcome, JobOutcomeJudge.rankPhaseOf(pod)))
         .toList();
   }
 

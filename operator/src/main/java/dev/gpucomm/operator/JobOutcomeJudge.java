@@ -365,9 +365,9 @@ public class JobOutcomeJudge {
 
   /** "3 of 4 pods running, 1 pending" for timeout messages. */
   static String podCounts(Map<Integer, Pod> pods, JobLayout layout) {
-    long running = pods.values().stream().filter(p -> "Running".equals(phaseOf(p))).count();
-    long pending = pods.values().stream().filter(p -> "Pending".equals(phaseOf(p))).count();
-    long succeeded = pods.values().stream().filter(p -> "Succeeded".equals(phaseOf(p))).count();
+    long running = pods.values().stream().filter(p -> "Running".equals(rankPhaseOf(p))).count();
+    long pending = pods.values().stream().filter(p -> "Pending".equals(rankPhaseOf(p))).count();
+    long succeeded = pods.values().stream().filter(p -> "Succeeded".equals(rankPhaseOf(p))).count();
     StringBuilder text =
         new StringBuilder("%d of %d pods running".formatted(running, layout.podCount()));
     if (pending > 0) {

@@ -167,13 +167,18 @@ class RejectedObjectIT {
     assertThat(condition(status, "Failed").getMessage())
         .isEqualTo("the API server refused a pod made from the spec: " + denial);
     // freed quota lets the same pods in later: that job keeps trying
+    overQuota.awaitStatus(
+        "queued",
+        s ->
+            s.getConditions() != null
+                && s.getConditions().stream()
+                    .anyMatch(
+                        c ->
+                            "Ready".equals(c.getType()) && "ReconcileError".equals(c.getReason())));
     await()
         .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                overQuota.job("queued").getStatus() == null
-                    || overQuota.job("queued").getStatus().getPhase() != Phase.FAILED);
+        .until(() -> overQuota.job("queued").getStatus().getPhase() != Phase.FAILED);
   }
 
   /**

@@ -88,7 +88,10 @@ public class CommJob extends CustomResource<CommJobSpec, CommJobStatus> implemen
    */
   public static final int MAX_NAME_LENGTH = 52;
 
-  /** The form of a job's name: a DNS-1035 label, since it also names the job's headless Service. */
+  /**
+   * The form of a job's name: a DNS-1035 label, since it also names the job's headless Service and
+   * is its pods' subdomain (so it starts with a letter).
+   */
   public static final Pattern NAME_FORM = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
 
   /**

@@ -2,6 +2,8 @@ package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.launch.JvmOptionsCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -78,21 +80,64 @@ class BundleLauncherTest {
                   + " give JVM options only, e.g. -Xmx4g\n");
       assertThat(javaArguments).doesNotExist();
     }
-    Run argumentFile = launch("@/tmp/more-options", "bench");
-    assertThat(argumentFile.exitCode()).isEqualTo(2);
-    assertThat(argumentFile.err())
-        .isEqualTo(
-            "gpucomm: GPUCOMM_JAVA_OPTS: @/tmp/more-options reads options from a file, unchecked;"
-                + " give the options themselves\n");
-    assertThat(javaArguments).doesNotExist();
+  }
+
+  /**
+   * The script and the ranks' launcher ({@link JvmOptionsCheck}) refuse the same options in the
+   * same variables, with the same words: every option the JDK ends on, and some it does not.
+   */
+  @Test
+  void theScriptAndTheRanksLauncherRefuseTheSameOptions() throws Exception {
+    List<String> options = new ArrayList<>(JvmOptionsCheck.ENDS_THE_LAUNCH);
+    options.addAll(
+        List.of(
+            "@/tmp/more-options",
+            "-XX:Flags=.hotspotrc",
+            "-XX:VMOptionsFile=/tmp/o",
+            "--describe-module=java.base",
+            "-Xmx4g",
+            "-Dversion=1",
+            "-XX:+PrintFlagsFinal",
+            "-Xlog:gc",
+            "-Xshare:auto",
+            "-showversion"));
+    for (String variable : JvmOptionsCheck.VARIABLES) {
+      for (String option : options) {
+        String refusal;
+        try {
+          JvmOptionsCheck.requireRunnable(Map.of(variable, "-Xss2m " + option));
+          refusal = null;
+        } catch (UsageException e) {
+          refusal = e.getMessage();
+        }
+        Files.deleteIfExists(javaArguments);
+
+        Run run = launchWith(variable, "-Xss2m " + option, "bench");
+
+        String what = variable + "=" + option;
+        if (refusal == null) {
+          assertThat(run.exitCode()).as(what).isZero();
+        } else {
+          assertThat(run.exitCode()).as(what).isEqualTo(2);
+          assertThat(run.err()).as(what).isEqualTo("gpucomm: " + refusal + "\n");
+          assertThat(javaArguments).as(what).doesNotExist();
+        }
+      }
+    }
   }
 
   private Run launch(String javaOptions, String... arguments) throws Exception {
+    return launchWith("GPUCOMM_JAVA_OPTS", javaOptions, arguments);
+  }
+
+  private Run launchWith(String variable, String javaOptions, String... arguments)
+      throws Exception {
     List<String> command = new ArrayList<>();
     command.add(bundle.resolve("bin/gpucomm").toString());
     command.addAll(List.of(arguments));
     ProcessBuilder builder = new ProcessBuilder(command).directory(bundle.toFile());
-    builder.environment().put("GPUCOMM_JAVA_OPTS", javaOptions);
+    builder.environment().keySet().removeAll(JvmOptionsCheck.VARIABLES);
+    builder.environment().put(variable, javaOptions);
     Process process = builder.start();
     process.getOutputStream().close();
     assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -148,11 +148,11 @@ class GpucommLaunchIT {
 
   @Test
   void aJobWhoseBuffersCannotFitThePodsHostIsRefusedBeforeAnyRankStarts() throws Exception {
-    // operands of 100000 x 100000 fp32 on the CPU backend: hundreds of GiB of host memory
+    // operands of 10^7 x 10^7 on the CPU backend: far more host memory than any host has
     String program =
         JOB_JSON.substring(0, JOB_JSON.indexOf("\"workload\""))
             + "\"workload\": {\"kind\": \"program\", \"program\": {\"name\": \"rowParallelLinear\","
-            + " \"shape\": {\"m\": 100000, \"n\": 100000, \"k\": 100000}}}}}";
+            + " \"shape\": {\"m\": 10000000, \"n\": 10000000, \"k\": 10000000}}}}}";
     env.put("GPUCOMM_JOB_FILE", Files.writeString(dir.resolve("program.json"), program).toString());
 
     CliRun run = CliRun.of(env, "launch");

@@ -45,11 +45,6 @@ import java.util.stream.Collectors;
  * cluster (the pod template overlay, names of objects it looks up).
  */
 public final class CommJobValidator {
-  /**
-   * A DNS-1035 label: the job's name also names its headless Service (a DNS-1035 label) and is the
-   * pods' subdomain, so it must start with a letter.
-   */
-
   /** A DNS subdomain, the form of a ConfigMap's name. */
   private static final Pattern CONFIG_MAP_NAME =
       Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");

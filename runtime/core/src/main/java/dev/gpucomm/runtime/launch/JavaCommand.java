@@ -1,13 +1,11 @@
 package dev.gpucomm.runtime.launch;
 
-import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.numeric.VectorUnits;
 import java.lang.module.ModuleFinder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -30,41 +28,6 @@ public record JavaCommand(
   private static final Pattern CHOOSES_A_COLLECTOR =
       Pattern.compile("(^|\\s)-XX:\\+Use[A-Za-z]*GC(\\s|$)");
 
-  /**
-   * Launcher options after which the JVM prints something and exits, or runs another program,
-   * instead of the gpucomm main class: in the ranks' options a run would start nothing.
-   */
-  private static final Set<String> ENDS_THE_LAUNCH =
-      Set.of(
-          "-version",
-          "--version",
-          "-fullversion",
-          "--full-version",
-          "-help",
-          "--help",
-          "-h",
-          "-?",
-          "-X",
-          "--help-extra",
-          "--dry-run",
-          "--list-modules",
-          "-d",
-          "--describe-module",
-          "--validate-modules",
-          "-jar",
-          "-m",
-          "--module");
-
-  /**
-   * An option that brings in options from a file (an argument file, a flags or VM options file),
-   * which could hold any of {@link #ENDS_THE_LAUNCH} unseen.
-   */
-  private static boolean readsMoreOptions(String option) {
-    return option.startsWith("@")
-        || option.startsWith("-XX:Flags=")
-        || option.startsWith("-XX:VMOptionsFile=");
-  }
-
   /** Extra JVM options of the launcher script, which its ranks get too. */
   public static final String JAVA_OPTS_ENV = "GPUCOMM_JAVA_OPTS";
 
@@ -82,23 +45,7 @@ public record JavaCommand(
     List<String> options = new ArrayList<>();
     options.add("--enable-native-access=ALL-UNNAMED");
     String extra = env.getOrDefault(JAVA_OPTS_ENV, "").strip();
-    for (String option : extra.split("\\s+")) {
-      if (readsMoreOptions(option)) {
-        throw new UsageException(
-            JAVA_OPTS_ENV
-                + ": "
-                + option
-                + " reads options from a file, unchecked; give the options themselves");
-      }
-      if (ENDS_THE_LAUNCH.contains(option.split("=", 2)[0])) {
-        throw new UsageException(
-            JAVA_OPTS_ENV
-                + ": "
-                + option
-                + " would start no gpucomm rank (the JVM would print or run something else);"
-                + " give JVM options only, e.g. -Xmx4g");
-      }
-    }
+    JvmOptionsCheck.requireRunnable(env);
     // Ranks are short-lived and many share a host: a small, quickly started heap is enough for
     // the host side (device memory is off-heap). A collector the user chose wins: the JVM refuses
     // to start with two.

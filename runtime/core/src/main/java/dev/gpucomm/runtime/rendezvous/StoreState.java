@@ -144,15 +144,27 @@ final class StoreState {
   /** Stores {@code value} under {@code key} if the store's bounds allow; else says why not. */
   private String store(String key, byte[] value) {
     byte[] old = values.get(key);
-    long after = valueBytes - (old == null ? 0 : old.length) + value.length;
-    if (after > MAX_VALUE_BYTES || (old == null && values.size() >= MAX_KEYS)) {
-      return "rendezvous: the store holds at most %d MiB in %d keys; refusing key '%s'"
-          .formatted(MAX_VALUE_BYTES >> 20, MAX_KEYS, key);
+    long after =
+        old == null
+            ? valueBytes + key.length() + value.length
+            : valueBytes - old.length + value.length;
+    if (after > MAX_VALUE_BYTES || (old == null && keys() >= MAX_KEYS)) {
+      return refusal("key '" + key + "'");
     }
     values.put(key, value);
     valueBytes = after;
     changed.signalAll();
     return null;
+  }
+
+  /** Keys and barrier rounds held: both stay for the store's life. */
+  private int keys() {
+    return values.size() + barriers.size();
+  }
+
+  private static String refusal(String what) {
+    return "rendezvous: the store holds at most %d MiB in %d keys; refusing %s"
+        .formatted(MAX_VALUE_BYTES >> 20, MAX_KEYS, what);
   }
 
   Outcome get(String key, Duration timeout) throws InterruptedException {
@@ -190,6 +202,12 @@ final class StoreState {
     long start = System.nanoTime();
     lock.lock();
     try {
+      if (!barriers.containsKey(key)) {
+        if (keys() >= MAX_KEYS || valueBytes + key.length() > MAX_VALUE_BYTES) {
+          return Outcome.failed(refusal(label));
+        }
+        valueBytes += key.length();
+      }
       TreeSet<Integer> arrived = barriers.computeIfAbsent(key, k -> new TreeSet<>());
       arrived.add(rank);
       changed.signalAll();

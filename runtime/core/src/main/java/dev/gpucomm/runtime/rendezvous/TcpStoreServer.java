@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -130,14 +131,17 @@ public final class TcpStoreServer implements AutoCloseable {
         if (request == null) {
           break;
         }
-        handle(connection, request);
+        try {
+          handle(connection, request);
+        } catch (RuntimeException e) {
+          // A frame the store could not serve ends its connection, with a reason for the
+          // sender; it must not end the store, which every rank of the job relies on.
+          connection.replyQuietly(badRequest(e));
+          break;
+        }
       }
     } catch (IOException e) {
       // The peer went away mid-frame or the store is closing: treated like a closed connection.
-    } catch (RuntimeException e) {
-      // A frame the store could not serve ends its connection, with a reason for the sender; it
-      // must not end the store, which every rank of the job relies on.
-      connection.replyQuietly(badRequest(e));
     } finally {
       connections.remove(socket);
       if (connection.beatingRank >= 0) {
@@ -210,8 +214,21 @@ public final class TcpStoreServer implements AutoCloseable {
     return StoreState.bounded(Duration.ofMillis(Math.max(0, millis)));
   }
 
+  /**
+   * The most waits one connection may have open: a rank's client asks one thing at a time (a few
+   * threads at most); a connection with thousands of 30-day waits is not a rank.
+   */
+  static final int MAX_WAITS_PER_CONNECTION = 1024;
+
   /** A wait runs on its own virtual thread so that the reader keeps watching for end of stream. */
-  private static void answerLater(Connection connection, BlockingAnswer answer) {
+  private static void answerLater(Connection connection, BlockingAnswer answer) throws IOException {
+    if (connection.openWaits.incrementAndGet() > MAX_WAITS_PER_CONNECTION) {
+      connection.openWaits.decrementAndGet();
+      connection.reply(
+          StoreState.Outcome.failed(
+              "rendezvous: more than " + MAX_WAITS_PER_CONNECTION + " waits on one connection"));
+      return;
+    }
     Thread.ofVirtual()
         .name("rendezvous-wait")
         .start(
@@ -223,6 +240,8 @@ public final class TcpStoreServer implements AutoCloseable {
               } catch (RuntimeException e) {
                 // a request the store could not serve: said to its sender, not to the host's log
                 connection.replyQuietly(badRequest(e));
+              } finally {
+                connection.openWaits.decrementAndGet();
               }
             });
   }
@@ -275,6 +294,8 @@ public final class TcpStoreServer implements AutoCloseable {
     private volatile int beatingRank = -1;
 
     private volatile boolean saidGoodbye;
+
+    private final AtomicInteger openWaits = new AtomicInteger();
 
     Connection(Socket socket) {
       this.socket = socket;

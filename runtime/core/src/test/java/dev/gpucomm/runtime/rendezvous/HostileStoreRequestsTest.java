@@ -9,6 +9,8 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,32 +90,71 @@ class HostileStoreRequestsTest {
   }
 
   @Test
-  void aFrameHeaderAloneHoldsNoMemoryAndEndsOnlyItsConnection() throws IOException {
-    for (int i = 0; i < 64; i++) {
-      try (Socket socket = new Socket(address.host(), address.port())) {
-        // 64 MiB announced, 3 bytes sent: the store waits for bytes it never allocated
+  void frameHeadersAloneHoldNoMemory() throws IOException {
+    // 64 connections at once, each announcing 64 MiB and sending 3 bytes: allocated up front,
+    // 4 GiB would be held while the store waits for bytes that never come
+    List<Socket> open = new ArrayList<>();
+    try {
+      for (int i = 0; i < 64; i++) {
+        Socket socket = new Socket(address.host(), address.port());
+        open.add(socket);
         DataOutputStream out = new DataOutputStream(socket.getOutputStream());
         out.writeInt(StoreProtocol.MAX_FRAME_BYTES);
         out.write(new byte[] {StoreProtocol.SET, 0, 1});
         out.flush();
+      }
+      assertTheStoreStillServes();
+    } finally {
+      for (Socket socket : open) {
+        socket.close();
       }
     }
     assertTheStoreStillServes();
   }
 
   @Test
+  void aFrameTheStoreCannotReadEndsOnlyItsOwnConnection() throws IOException {
+    DataInputStream answer = send(new StoreProtocol.Frame((byte) 99));
+
+    assertThat(answer).isNull(); // an unknown opcode: the stream ends, as a bad frame does
+    DataInputStream refused =
+        send(new StoreProtocol.Frame(StoreProtocol.SET).writeString("k").writeInt(-1));
+    assertThat(refused).isNull();
+    assertTheStoreStillServes();
+  }
+
+  @Test
+  void oneConnectionCannotOpenThousandsOfWaits() throws IOException {
+    try (Socket socket = new Socket(address.host(), address.port())) {
+      for (int i = 0; i <= TcpStoreServer.MAX_WAITS_PER_CONNECTION; i++) {
+        new StoreProtocol.Frame(StoreProtocol.GET)
+            .writeString("never-" + i)
+            .writeLong(60_000)
+            .sendTo(socket.getOutputStream());
+      }
+
+      DataInputStream answer = StoreProtocol.readFrame(socket.getInputStream());
+      assertThat(answer.readByte()).isEqualTo(StoreProtocol.FAILED);
+      answer.readInt();
+      assertThat(answer.readUTF()).isEqualTo("rendezvous: more than 1024 waits on one connection");
+    }
+    assertTheStoreStillServes();
+  }
+
+  @Test
   void valuesBeyondTheStoresBoundAreRefusedAndTheRestKept() {
-    byte[] block = new byte[32 << 20];
-    for (int i = 0; i < StoreState.MAX_VALUE_BYTES / block.length; i++) {
+    // eight values of just under 32 MiB: with their keys, 8 KiB short of the store's bound
+    byte[] block = new byte[(32 << 20) - 1024];
+    for (int i = 0; i < 8; i++) {
       rank0.set("block/" + i, block);
     }
 
-    assertThatThrownBy(() -> rank0.set("one-more", new byte[1]))
+    assertThatThrownBy(() -> rank0.set("one-more", new byte[8192]))
         .isInstanceOf(RendezvousException.class)
         .hasMessageStartingWith("rendezvous: the store holds at most 256 MiB");
     // replacing a value with a smaller one frees its room
     rank0.set("block/0", new byte[0]);
-    rank0.set("one-more", new byte[1]);
+    rank0.set("one-more", new byte[8192]);
     assertTheStoreStillServes();
   }
 

@@ -515,7 +515,13 @@ public record CudaCommunicatorSettings(
     long value = number(env, name, fallback);
     if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
-          name + " must be at most " + Integer.MAX_VALUE + ", got " + value);
+          name
+              + " must be within "
+              + Integer.MIN_VALUE
+              + ".."
+              + Integer.MAX_VALUE
+              + ", got "
+              + value);
     }
     return (int) value;
   }

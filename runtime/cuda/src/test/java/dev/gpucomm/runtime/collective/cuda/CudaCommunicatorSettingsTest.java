@@ -189,7 +189,8 @@ class CudaCommunicatorSettingsTest {
     assertThatThrownBy(
             () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_ONESHOT_BLOCKS", "4294967297")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("GPUCOMM_ONESHOT_BLOCKS must be at most 2147483647, got 4294967297");
+        .hasMessage(
+            "GPUCOMM_ONESHOT_BLOCKS must be within -2147483648..2147483647, got 4294967297");
   }
 
   @Test
