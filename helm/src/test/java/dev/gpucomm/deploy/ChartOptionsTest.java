@@ -239,6 +239,68 @@ class ChartOptionsTest {
   }
 
   @Test
+  void anEnvironmentEntryReplacesTheChartsOwnOfItsNameRatherThanRepeatingIt() throws Exception {
+    // a name listed twice is merged away by a later upgrade's patch, the chart's entry with it
+    JsonNode deployment =
+        find(
+            helm.template(
+                "--set", "env[0].name=GPUCOMM_OPERATOR_RUNTIME_IMAGE",
+                "--set", "env[0].value=registry.example/runtime:1.2"),
+            "Deployment",
+            "ops-gpucomm-operator");
+
+    List<String> names =
+        deployment.at("/spec/template/spec/containers/0/env").findValuesAsText("name");
+    assertThat(names).containsOnlyOnce("GPUCOMM_OPERATOR_RUNTIME_IMAGE");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_RUNTIME_IMAGE"))
+        .isEqualTo("registry.example/runtime:1.2");
+    assertThat(names).contains("QUARKUS_OPERATOR_SDK_NAMESPACES", "QUARKUS_LOG_LEVEL");
+  }
+
+  @Test
+  void withoutLeaderElectionOneOperatorRunsAtATime() throws Exception {
+    Helm.Result twoReplicas =
+        helm.run(
+            "template",
+            "ops",
+            helm.chart.toString(),
+            "--set",
+            "replicaCount=2",
+            "--set",
+            "leaderElection.enabled=false");
+    JsonNode alone =
+        find(
+            helm.template("--set", "leaderElection.enabled=false"),
+            "Deployment",
+            "ops-gpucomm-operator");
+
+    assertThat(twoReplicas.exitCode()).isNotZero();
+    assertThat(twoReplicas.output()).contains("replicaCount above 1 needs leaderElection.enabled");
+    assertThat(alone.at("/spec/strategy/type").asText()).isEqualTo("Recreate");
+    assertThat(
+            find(helm.template(), "Deployment", "ops-gpucomm-operator")
+                .at("/spec/strategy")
+                .isMissingNode())
+        .as("with leader election, the default rolling update")
+        .isTrue();
+  }
+
+  @Test
+  void aMetricsServiceAnnotationReplacesTheDefaultOfItsKey() throws Exception {
+    JsonNode service =
+        find(
+            helm.template(
+                "--set-string", "metrics.serviceAnnotations.prometheus\\.io/scrape=false"),
+            "Service",
+            "ops-gpucomm-operator-metrics");
+
+    assertThat(service.at("/metadata/annotations/prometheus.io~1scrape").asText())
+        .isEqualTo("false");
+    assertThat(service.at("/metadata/annotations/prometheus.io~1path").asText())
+        .isEqualTo("/q/metrics");
+  }
+
+  @Test
   void aDisruptionBudgetKeepsAReplicaOnlyWhenThereIsMoreThanOne() throws Exception {
     assertThat(all(helm.template(), "PodDisruptionBudget")).as("one replica").isEmpty();
 

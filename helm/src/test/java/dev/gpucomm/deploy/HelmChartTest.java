@@ -21,7 +21,7 @@ class HelmChartTest {
   private static final String OTHER_VALUES =
       """
       image: {repository: registry.example/gpucomm/operator, tag: "1.2.3", pullPolicy: Always}
-      replicaCount: 2
+      replicaCount: 1
       runtime:
         image: {repository: registry.example/gpucomm/runtime, tag: "1.2.3-cuda13", pullPolicy: Always}
         sharedMemorySize: 32Gi
@@ -227,7 +227,9 @@ class HelmChartTest {
     List<JsonNode> objects = helm.template("--values", values.toString());
     JsonNode deployment = find(objects, "Deployment", "ops-gpucomm-operator");
 
-    assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(2);
+    // one replica: without leader election, more are refused (ChartOptionsTest)
+    assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(1);
+    assertThat(deployment.at("/spec/strategy/type").asText()).isEqualTo("Recreate");
     assertThat(deployment.at("/spec/template/spec/containers/0/image").asText())
         .isEqualTo("registry.example/gpucomm/operator:1.2.3");
     assertThat(env(deployment, "QUARKUS_OPERATOR_SDK_NAMESPACES")).isEqualTo("ml-team-a,ml-team-b");
