@@ -72,14 +72,23 @@ while [ $# -gt 0 ]; do
   esac
 done
 # kubectl wait refuses anything but a Go duration at once, which would read as a job timing out
-[[ "$timeout" =~ ^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+)$ ]] \
+# (unsigned: kubectl reads a negative timeout as "wait a week")
+[[ "$timeout" =~ ^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+)$ ]] \
   || fail_usage "--timeout $timeout: not a duration (e.g. 30m, 1h30m, 1800s)"
 [ -n "$job_file" ] || fail_usage "which job? give -f <commjob.yaml>"
 [ -f "$job_file" ] || fail_usage "-f $job_file: no such file"
 [ -z "$baseline" ] || [ -f "$baseline" ] || fail_usage "--baseline $baseline: no such file"
-for tool in kubectl helm; do
+# every tool is looked for before the job takes its GPUs: helm only where it installs, and the
+# gpucomm CLI, which saves the report once the job is done
+tools=(kubectl)
+if $install; then
+  tools+=(helm)
+fi
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "gpucomm-ci.sh: $tool is not on PATH" >&2; exit 2; }
 done
+command -v "$gpucomm" >/dev/null \
+  || { echo "gpucomm-ci.sh: $gpucomm (GPUCOMM_CLI) is not an executable" >&2; exit 2; }
 
 mkdir -p "$artifacts"
 log() { echo "gpucomm-ci: $*"; }
@@ -103,7 +112,9 @@ if [ -n "$baseline" ]; then
   [ -n "$baseline_ref" ] || fail_usage "--baseline given, but $job_file has no spec.baseline.configMapRef"
   log "storing $baseline as ConfigMap $baseline_ref"
   kubectl create configmap "$baseline_ref" --namespace "$namespace" \
-    --from-file=report.json="$baseline" --dry-run=client -o yaml | kubectl apply -f -
+    --from-file=report.json="$baseline" --dry-run=client -o yaml \
+    | kubectl apply --server-side --force-conflicts -f -
+  # (server-side: a client-side apply copies the report into an annotation of at most 256 KiB)
 fi
 
 job="$(kubectl create --namespace "$namespace" -f "$job_file" -o jsonpath='{.metadata.name}')"
@@ -111,9 +122,14 @@ log "created CommJob $job in $namespace"
 echo "$job" >"$artifacts/job-name"
 
 # Succeeded and Failed are both final: wait for whichever comes first.
-kubectl wait --namespace "$namespace" "commjob/$job" --for=condition=Succeeded --timeout="$timeout" >/dev/null 2>&1 &
+# Succeeded and Failed are both final: wait for whichever comes first. What the waits say goes to
+# the artifacts: a wait that ends early (the API server, a missing watch permission) is not the
+# job timing out.
+kubectl wait --namespace "$namespace" "commjob/$job" --for=condition=Succeeded --timeout="$timeout" \
+  >/dev/null 2>"$artifacts/wait-succeeded.err" &
 wait_succeeded=$!
-kubectl wait --namespace "$namespace" "commjob/$job" --for=condition=Failed --timeout="$timeout" >/dev/null 2>&1 &
+kubectl wait --namespace "$namespace" "commjob/$job" --for=condition=Failed --timeout="$timeout" \
+  >/dev/null 2>"$artifacts/wait-failed.err" &
 wait_failed=$!
 wait -n || true
 kill "$wait_succeeded" "$wait_failed" 2>/dev/null || true
@@ -122,17 +138,42 @@ wait 2>/dev/null || true
 jsonpath() {
   kubectl get --namespace "$namespace" "commjob/$job" -o "jsonpath=$1"
 }
-phase="$(jsonpath '{.status.phase}')"
+# a condition's status, reason and message, read at once: the operator may write a verdict
+# between three separate reads, which would then pair an old status with a new reason ('|' parts
+# them: neither a status nor a reason has one, and the message keeps any of its own)
+condition() {
+  IFS='|' read -r status reason message < <(
+    jsonpath "{range .status.conditions[?(@.type==\"$1\")]}{.status}|{.reason}|{.message}{end}"
+    echo
+  ) || true
+}
+if ! phase="$(jsonpath '{.status.phase}' 2>"$artifacts/get.err")"; then
+  if grep -q NotFound "$artifacts/get.err"; then
+    echo "gpucomm-ci: CommJob $job no longer exists: deleted before its result was read (its spec.ttlSecondsAfterFinished should outlast the gate)" >&2
+  else
+    echo "gpucomm-ci: cannot read CommJob $job: $(tail -n 1 "$artifacts/get.err")" >&2
+  fi
+  exit 1
+fi
 kubectl get --namespace "$namespace" "commjob/$job" -o yaml >"$artifacts/commjob.yaml"
 
 if [ "$phase" != "Succeeded" ]; then
-  reason="$(jsonpath '{.status.conditions[?(@.type=="Failed")].reason}')"
-  message="$(jsonpath '{.status.conditions[?(@.type=="Failed")].message}')"
+  condition Failed
   kubectl describe --namespace "$namespace" "commjob/$job" >"$artifacts/describe.txt" || true
   for pod in $(kubectl get pods --namespace "$namespace" -l "gpucomm.dev/job=$job" -o name); do
     kubectl logs --namespace "$namespace" "$pod" >"$artifacts/${pod#pod/}.log" 2>&1 || true
   done
-  echo "gpucomm-ci: CommJob $job did not succeed: phase ${phase:-unknown}, reason ${reason:-none}: ${message:-no message (timed out waiting after $timeout?)}" >&2
+  if [ "$phase" = "Failed" ]; then
+    echo "gpucomm-ci: CommJob $job failed: ${reason:-no reason}: ${message:-no message}" >&2
+    exit 1
+  fi
+  waited="$(grep -hv '^$' "$artifacts/wait-succeeded.err" "$artifacts/wait-failed.err" | tail -n 1)"
+  case "$waited" in
+    *"timed out"*)
+      echo "gpucomm-ci: CommJob $job did not finish within $timeout: phase ${phase:-none} (it is left to its spec.timeoutSeconds; kubectl delete --namespace $namespace commjob/$job stops it now)" >&2 ;;
+    *)
+      echo "gpucomm-ci: waiting for CommJob $job failed (phase ${phase:-none}): kubectl wait: ${waited:-ended without a word}" >&2 ;;
+  esac
   exit 1
 fi
 
@@ -150,9 +191,8 @@ if [ -n "$(jsonpath '{.spec.expect}')" ]; then
   # like Regressed, MeetsExpectations follows the report: wait for it
   expect_deadline=$((SECONDS + 120))
   while :; do
-    meets="$(jsonpath '{.status.conditions[?(@.type=="MeetsExpectations")].status}')"
-    reason="$(jsonpath '{.status.conditions[?(@.type=="MeetsExpectations")].reason}')"
-    message="$(jsonpath '{.status.conditions[?(@.type=="MeetsExpectations")].message}')"
+    condition MeetsExpectations
+    meets="$status"
     if [ "$meets" = "True" ]; then
       log "CommJob $job meets its expectations: $message"
       break
@@ -173,9 +213,8 @@ fi
 # The verdict follows the report (the operator may see Succeeded before report.json): wait for it.
 verdict_deadline=$((SECONDS + 120))
 while :; do
-  regressed="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].status}')"
-  reason="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].reason}')"
-  message="$(jsonpath '{.status.conditions[?(@.type=="Regressed")].message}')"
+  condition Regressed
+  regressed="$status"
   case "$regressed" in
     False)
       log "CommJob $job succeeded: $message"

@@ -169,22 +169,119 @@ class CiExamplesTest {
       args="$*"
       case "$args" in
         "get namespace"*) exit 0 ;;
-        *"wait "*"condition=Succeeded"*) exit 0 ;;
-        *"wait "*"condition=Failed"*) sleep 20; exit 1 ;;
+        *"wait "*"condition=Succeeded"*)
+          [ -z "${STUB_WAIT_ERROR:-}" ] || { echo "$STUB_WAIT_ERROR" >&2; exit 1; }
+          exit 0 ;;
+        *"wait "*"condition=Failed"*)
+          [ -z "${STUB_WAIT_ERROR:-}" ] || { echo "$STUB_WAIT_ERROR" >&2; exit 1; }
+          sleep 20; exit 1 ;;
         "create --namespace"*"jsonpath={.metadata.name}"*) printf gate-x ;;
         *"-o yaml"*) echo "kind: CommJob" ;;
-        *"jsonpath={.status.phase}"*) printf Succeeded ;;
+        *"jsonpath={.status.phase}"*)
+          [ -z "${STUB_GET_ERROR:-}" ] || { echo "$STUB_GET_ERROR" >&2; exit 1; }
+          printf '%s' "${STUB_PHASE:-Succeeded}" ;;
+        "describe "* | "get pods "*) ;;
         *"jsonpath={.spec.expect}"*) printf '%s' "${STUB_EXPECT:-}" ;;
-        *'type=="MeetsExpectations")].status'*) printf '%s' "$STUB_MEETS" ;;
-        *'type=="MeetsExpectations")].reason'*) printf '%s' "$STUB_MEETS_REASON" ;;
-        *'type=="MeetsExpectations")].message'*) printf '%s' "$STUB_MEETS_MESSAGE" ;;
+        *'type=="MeetsExpectations")]}{.status}|{.reason}|{.message}{end}'*)
+          printf '%s|%s|%s' "$STUB_MEETS" "$STUB_MEETS_REASON" "$STUB_MEETS_MESSAGE" ;;
         *"jsonpath={.spec.baseline.configMapRef}"*) printf '%s' "${STUB_BASELINE-ar-gate-baseline}" ;;
-        *'type=="Regressed")].status'*) printf '%s' "$STUB_STATUS" ;;
-        *'type=="Regressed")].reason'*) printf '%s' "$STUB_REASON" ;;
-        *'type=="Regressed")].message'*) printf '%s' "$STUB_MESSAGE" ;;
+        *'type=="Regressed")]}{.status}|{.reason}|{.message}{end}'*)
+          printf '%s|%s|%s' "$STUB_STATUS" "$STUB_REASON" "$STUB_MESSAGE" ;;
+        *'type=="Failed")]}{.status}|{.reason}|{.message}{end}'*)
+          printf 'True|%s|%s' "${STUB_FAILED_REASON:-}" "${STUB_FAILED_MESSAGE:-}" ;;
         *) echo "stub kubectl: unexpected: $args" >&2; exit 1 ;;
       esac
       """;
+
+  @Test
+  void aWaitThatEndsEarlyIsSaidAsSuchNotAsTheJobTimingOut(@TempDir Path dir) throws Exception {
+    Result result =
+        runGate(
+            dir,
+            "#!/usr/bin/env bash\n",
+            Map.of(
+                "STUB_WAIT_ERROR",
+                "Error from server (Forbidden): commjobs.gpucomm.dev \"gate-x\" is forbidden:"
+                    + " cannot watch",
+                "STUB_PHASE",
+                "Running"));
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.stderr())
+        .contains(
+            "gpucomm-ci: waiting for CommJob gate-x failed (phase Running): kubectl wait: Error from"
+                + " server (Forbidden)")
+        .doesNotContain("timed out");
+  }
+
+  @Test
+  void aFailedJobIsSaidWithItsReasonAndMessage(@TempDir Path dir) throws Exception {
+    Result result =
+        runGate(
+            dir,
+            "#!/usr/bin/env bash\n",
+            Map.of(
+                "STUB_PHASE",
+                "Failed",
+                "STUB_FAILED_REASON",
+                "RankFailed",
+                "STUB_FAILED_MESSAGE",
+                "pod gate-x-1 (rank 1) failed: exit code 1: rank 1 failed: a | b"));
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.stderr())
+        .contains(
+            "gpucomm-ci: CommJob gate-x failed: RankFailed: pod gate-x-1 (rank 1) failed: exit code"
+                + " 1: rank 1 failed: a | b");
+  }
+
+  @Test
+  void aJobDeletedBeforeItsResultWasReadIsSaidToBeGone(@TempDir Path dir) throws Exception {
+    Result result =
+        runGate(
+            dir,
+            "#!/usr/bin/env bash\n",
+            Map.of(
+                "STUB_GET_ERROR",
+                "Error from server (NotFound): commjobs.gpucomm.dev \"gate-x\" not found"));
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.stderr())
+        .contains(
+            "gpucomm-ci: CommJob gate-x no longer exists: deleted before its result was read");
+  }
+
+  @Test
+  void aMissingCliOrANegativeTimeoutIsRefusedBeforeAnyJobIsCreated(@TempDir Path dir)
+      throws Exception {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Files.writeString(bin.resolve("kubectl"), STUB_KUBECTL).toFile().setExecutable(true);
+    Map<String, String> env =
+        Map.of(
+            "PATH",
+            bin + ":" + System.getenv("PATH"),
+            "GPUCOMM_CLI",
+            dir.resolve("no-gpucomm").toString());
+    Result noCli =
+        bash(
+            env,
+            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
+            "-f",
+            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
+            "--skip-install");
+    Result negative =
+        bash(
+            EXAMPLES.resolve("gpucomm-ci.sh").toString(),
+            "-f",
+            EXAMPLES.resolve("allreduce-gate.yaml").toString(),
+            "--timeout",
+            "-5m");
+
+    assertThat(noCli.exitCode()).isEqualTo(2);
+    assertThat(noCli.stderr()).contains("(GPUCOMM_CLI) is not an executable");
+    assertThat(negative.exitCode()).isEqualTo(2);
+    assertThat(negative.stderr()).startsWith("gpucomm-ci.sh: --timeout -5m: not a duration");
+  }
 
   @ParameterizedTest(name = "Regressed={0} ({1}): exit {3}")
   @CsvSource({
