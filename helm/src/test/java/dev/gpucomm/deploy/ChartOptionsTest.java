@@ -328,7 +328,10 @@ class ChartOptionsTest {
             "--set", "watchNamespaces={team-a,team-b}",
             "--set", "networkPolicy.apiServerCIDRs={10.96.0.1/32}");
 
-    List<JsonNode> policies = all(objects, "NetworkPolicy");
+    List<JsonNode> policies =
+        all(objects, "NetworkPolicy").stream()
+            .filter(p -> p.at("/metadata/name").asText().endsWith("-ranks"))
+            .toList();
     assertThat(policies)
         .extracting(p -> p.at("/metadata/namespace").asText())
         .containsExactlyInAnyOrder("team-a", "team-b");
@@ -367,8 +370,29 @@ class ChartOptionsTest {
   @Test
   void withoutWatchedNamespacesTheNetworkPolicyGoesToTheReleasesNamespace() throws Exception {
     assertThat(all(helm.template("--set", "networkPolicy.enabled=true"), "NetworkPolicy"))
-        .extracting(p -> p.at("/metadata/namespace").asText())
-        .containsExactly("gpucomm-system");
+        .extracting(
+            p -> p.at("/metadata/name").asText() + " in " + p.at("/metadata/namespace").asText())
+        .containsExactlyInAnyOrder(
+            "ops-gpucomm-operator-ranks in gpucomm-system",
+            "ops-gpucomm-operator-operator in gpucomm-system");
+  }
+
+  @Test
+  void theOperatorsOwnPodReachesTheApiServerAndServesItsPortUnderADefaultDeny() throws Exception {
+    List<JsonNode> objects =
+        helm.template(
+            "--set", "networkPolicy.enabled=true",
+            "--set", "networkPolicy.apiServerCIDRs={10.96.0.1/32}");
+    JsonNode policy = find(objects, "NetworkPolicy", "ops-gpucomm-operator-operator").path("spec");
+
+    assertThat(policy.at("/podSelector/matchLabels"))
+        .isEqualTo(
+            find(objects, "Deployment", "ops-gpucomm-operator").at("/spec/selector/matchLabels"));
+    assertThat(policy.at("/ingress/0/ports/0/port").asInt()).isEqualTo(8080);
+    assertThat(policy.at("/egress/0/to/0/ipBlock/cidr").asText()).isEqualTo("10.96.0.1/32");
+    assertThat(policy.at("/egress/0/ports").findValuesAsText("port"))
+        .containsExactly("443", "6443");
+    assertThat(policy.at("/egress/1/ports").findValuesAsText("port")).containsExactly("53", "53");
   }
 
   /** An umbrella chart with {@code values} that has ours in its charts/ directory. */
