@@ -58,7 +58,8 @@ Call with (list $ .Values.image).
 {{- if and $registry (not $namesHost) }}
 {{- $repository = printf "%s/%s" (trimSuffix "/" $registry) $image.repository }}
 {{- end }}
-{{- printf "%s:%s" $repository (default $root.Chart.AppVersion $image.tag) }}
+{{- $tag := default $root.Chart.AppVersion $image.tag }}
+{{- printf "%s%s%s" $repository (hasPrefix "sha256:" $tag | ternary "@" ":") $tag }}
 {{- end }}
 
 {{- define "gpucomm-operator.image" -}}

@@ -301,6 +301,36 @@ class ChartOptionsTest {
   }
 
   @Test
+  void aDigestPinsTheImageAndATagInTheRepositoryIsRefused() throws Exception {
+    String digest = "sha256:" + "0123456789abcdef".repeat(4);
+    JsonNode deployment =
+        find(
+            helm.template("--set", "image.tag=" + digest, "--set", "runtime.image.tag=" + digest),
+            "Deployment",
+            "ops-gpucomm-operator");
+    Helm.Result tagInRepository =
+        helm.run(
+            "template", "ops", helm.chart.toString(), "--set", "image.repository=gpucomm/op:1.2");
+
+    assertThat(deployment.at("/spec/template/spec/containers/0/image").asText())
+        .isEqualTo("ghcr.io/gpucomm/gpucomm-operator@" + digest);
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_RUNTIME_IMAGE")).endsWith("@" + digest);
+    assertThat(tagInRepository.exitCode()).isNotZero();
+    assertThat(tagInRepository.output()).contains("image.repository");
+  }
+
+  @Test
+  void aBudgetOfZeroIsKeptNotTurnedIntoOne() throws Exception {
+    JsonNode budget =
+        find(
+            helm.template("--set", "replicaCount=2", "--set", "podDisruptionBudget.minAvailable=0"),
+            "PodDisruptionBudget",
+            "ops-gpucomm-operator");
+
+    assertThat(budget.at("/spec/minAvailable").asInt(-1)).isZero();
+  }
+
+  @Test
   void aDisruptionBudgetKeepsAReplicaOnlyWhenThereIsMoreThanOne() throws Exception {
     assertThat(all(helm.template(), "PodDisruptionBudget")).as("one replica").isEmpty();
 
