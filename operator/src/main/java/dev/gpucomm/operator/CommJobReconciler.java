@@ -140,7 +140,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             case PodGroups.Group.Foreign foreign -> {
               return awaitPredecessorCleanup(job, "the PodGroup", context);
             }
-            case PodGroups.Group.Taken taken when !before.started() -> {
+            case PodGroups.Group.Unusable unusable when !before.started() -> {
               return failNow(
                   job,
                   statusBefore,
@@ -148,24 +148,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
                   before,
                   now,
                   Reasons.UNSCHEDULABLE,
-                  taken.message(),
+                  unusable.message(),
                   context);
             }
-            // its pods exist and wait in their gang: someone replaced the group under them
-            case PodGroups.Group.Taken taken -> {}
-            case PodGroups.Group.NoSuchKind missing when !before.started() -> {
-              return failNow(
-                  job,
-                  statusBefore,
-                  plan,
-                  before,
-                  now,
-                  Reasons.UNSCHEDULABLE,
-                  missing.message(),
-                  context);
-            }
-            // a started job's scheduler gone for a moment (its CRD reinstalled): its pods exist
-            case PodGroups.Group.NoSuchKind missing -> {}
+            // A started job's pods exist and wait in their gang: its scheduler gone for a moment
+            // (its CRD reinstalled), or its group replaced under it, is not the run's failure.
+            case PodGroups.Group.Unusable unusable -> {}
           }
         }
         context.managedWorkflowAndDependentResourceContext().put(JobPlan.class, plan);

@@ -86,14 +86,19 @@ final class PodGroups {
     /** A PodGroup of the job's name that another CommJob owns: a deleted namesake's, say. */
     record Foreign() implements Group {}
 
+    /** A group the job cannot use, for a reason no wait changes; {@code message} says it. */
+    sealed interface Unusable extends Group {
+      String message();
+    }
+
     /**
      * A PodGroup of the job's name that no CommJob controls (made by hand, or by another kind of
      * job): its minMember is not the job's, and it will not go away by itself.
      */
-    record Taken(String message) implements Group {}
+    record Taken(String message) implements Unusable {}
 
     /** The cluster does not serve the scheduler's PodGroup kind: its scheduler is not there. */
-    record NoSuchKind(String message) implements Group {}
+    record NoSuchKind(String message) implements Unusable {}
   }
 
   /**

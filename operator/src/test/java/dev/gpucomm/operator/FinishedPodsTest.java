@@ -14,8 +14,16 @@ import org.junit.jupiter.api.Test;
 class FinishedPodsTest {
   @Test
   void aFailedRanksPodStaysForItsLogsThoughASidecarKeepsItRunning() {
-    Pod failedRank = pod("job-0", "Running", 1);
-    Pod hungRank = pod("job-1", "Running", null);
+    Pod failedRank = SidecarPods.runningAfterExit("job-0", 1, "rank 0 failed");
+    Pod hungRank =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("job-1")
+            .endMetadata()
+            .withNewStatus()
+            .withPhase("Running")
+            .endStatus()
+            .build();
     JobObservation observation =
         new JobObservation(
             Map.of(0, failedRank, 1, hungRank), Optional.empty(), Optional.empty(), 0, List.of());
@@ -25,37 +33,5 @@ class FinishedPodsTest {
         .containsExactly(failedRank);
     assertThat(FinishedPods.kept(CleanPodPolicy.ALL, failed, observation))
         .containsExactly(failedRank);
-  }
-
-  /** A pod of {@code phase}; its gpucomm container exited with {@code exitCode}, or still runs. */
-  private static Pod pod(String name, String phase, Integer exitCode) {
-    PodBuilder pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .endMetadata()
-            .withNewStatus()
-            .withPhase(phase)
-            .endStatus();
-    if (exitCode != null) {
-      pod.editStatus()
-          .addNewContainerStatus()
-          .withName("gpucomm")
-          .withNewState()
-          .withNewTerminated()
-          .withExitCode(exitCode)
-          .endTerminated()
-          .endState()
-          .endContainerStatus()
-          .addNewContainerStatus()
-          .withName("istio-proxy")
-          .withNewState()
-          .withNewRunning()
-          .endRunning()
-          .endState()
-          .endContainerStatus()
-          .endStatus();
-    }
-    return pod.build();
   }
 }

@@ -167,25 +167,17 @@ class GangSchedulingIT {
   @Test
   void aPodGroupOfADeletedNamesakeIsWaitedForNotAdopted() {
     // what the garbage collector has not yet removed of a CommJob deleted a moment ago
-    client
-        .genericKubernetesResources(VOLCANO)
-        .inNamespace(cluster.namespace)
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("scheduling.volcano.sh/v1beta1")
-                .withKind("PodGroup")
-                .withNewMetadata()
-                .withName("gang-again")
-                .addNewOwnerReference()
-                .withApiVersion("gpucomm.dev/v1alpha1")
-                .withKind("CommJob")
-                .withName("gang-again")
-                .withUid("uid-of-the-deleted-job")
-                .withController(true)
-                .endOwnerReference()
-                .endMetadata()
-                .build())
-        .create();
+    createVolcanoPodGroup(
+        podGroup("gang-again")
+            .editMetadata()
+            .addNewOwnerReference()
+            .withApiVersion("gpucomm.dev/v1alpha1")
+            .withKind("CommJob")
+            .withName("gang-again")
+            .withUid("uid-of-the-deleted-job")
+            .withController(true)
+            .endOwnerReference()
+            .endMetadata());
 
     cluster.apply(
         """
@@ -225,19 +217,8 @@ class GangSchedulingIT {
   @Test
   void aPodGroupOfTheJobsNameThatNoCommJobControlsFailsTheJobBeforeAnyPodJoinsIt() {
     // made by hand, or by another kind of job: its minMember is not this job's
-    client
-        .genericKubernetesResources(VOLCANO)
-        .inNamespace(cluster.namespace)
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("scheduling.volcano.sh/v1beta1")
-                .withKind("PodGroup")
-                .withNewMetadata()
-                .withName("gang-taken")
-                .endMetadata()
-                .addToAdditionalProperties("spec", Map.of("minMember", 8))
-                .build())
-        .create();
+    createVolcanoPodGroup(
+        podGroup("gang-taken").addToAdditionalProperties("spec", Map.of("minMember", 8)));
 
     cluster.apply(
         """
@@ -257,6 +238,24 @@ class GangSchedulingIT {
                 + " object); delete it or give the job another name");
     assertThat(cluster.pods("gang-taken")).isEmpty();
     assertThat(spec(awaitPodGroup(VOLCANO, "gang-taken"))).containsEntry("minMember", 8);
+  }
+
+  /** A Volcano PodGroup named {@code name}, as someone other than this job's operator makes it. */
+  private static GenericKubernetesResourceBuilder podGroup(String name) {
+    return new GenericKubernetesResourceBuilder()
+        .withApiVersion("scheduling.volcano.sh/v1beta1")
+        .withKind("PodGroup")
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata();
+  }
+
+  private void createVolcanoPodGroup(GenericKubernetesResourceBuilder podGroup) {
+    client
+        .genericKubernetesResources(VOLCANO)
+        .inNamespace(cluster.namespace)
+        .resource(podGroup.build())
+        .create();
   }
 
   @SuppressWarnings("unchecked")

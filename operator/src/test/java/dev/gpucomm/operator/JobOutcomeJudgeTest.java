@@ -172,9 +172,17 @@ class JobOutcomeJudgeTest {
   void aSidecarKeepingThePodRunningDoesNotHideTheRankContainersEnd() {
     // a service mesh's proxy keeps running after gpucomm exits, and with it the pod's phase
     Map<Integer, Pod> bothExited0 =
-        Map.of(0, runningAfterExit("job-0", 0, ""), 1, runningAfterExit("job-1", 0, ""));
+        Map.of(
+            0,
+            SidecarPods.runningAfterExit("job-0", 0, ""),
+            1,
+            SidecarPods.runningAfterExit("job-1", 0, ""));
     Map<Integer, Pod> oneExited1 =
-        Map.of(0, running("job-0"), 1, runningAfterExit("job-1", 1, "rank 1 failed: boom"));
+        Map.of(
+            0,
+            running("job-0"),
+            1,
+            SidecarPods.runningAfterExit("job-1", 1, "rank 1 failed: boom"));
 
     assertThat(outcome(bothExited0, STARTED.plusSeconds(9))).isEqualTo(new JobOutcome.Succeeded());
     assertThat(outcome(oneExited1, STARTED.plusSeconds(9)))
@@ -233,29 +241,6 @@ class JobOutcomeJudgeTest {
     Pod pod = running(name);
     pod.getStatus().setPhase("Succeeded");
     return pod;
-  }
-
-  /** A pod whose gpucomm container exited while another container keeps it Running. */
-  private static Pod runningAfterExit(String name, int exitCode, String terminationMessage) {
-    return new PodBuilder(failed(name, terminationMessage))
-        .editStatus()
-        .withPhase("Running")
-        .editFirstContainerStatus()
-        .editState()
-        .editTerminated()
-        .withExitCode(exitCode)
-        .endTerminated()
-        .endState()
-        .endContainerStatus()
-        .addNewContainerStatus()
-        .withName("istio-proxy")
-        .withNewState()
-        .withNewRunning()
-        .endRunning()
-        .endState()
-        .endContainerStatus()
-        .endStatus()
-        .build();
   }
 
   private static Pod pending(String name) {
