@@ -54,6 +54,30 @@ final class ApiRejection {
     return Optional.empty();
   }
 
+  static final int CONFLICT = 409;
+
+  /**
+   * Whether {@code failure} holds a create refused because the name is taken (409). Which object it
+   * was is not taken from the answer (servers fill its details differently): the caller looks at
+   * the job's own names.
+   */
+  static boolean nameTaken(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof KubernetesClientException client && client.getCode() == CONFLICT) {
+        return true;
+      }
+      if (cause instanceof AggregatedOperatorException aggregated
+          && aggregated.getAggregatedExceptions().values().stream()
+              .anyMatch(ApiRejection::nameTaken)) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
+  }
+
   private static boolean isAboutPods(KubernetesClientException client) {
     if ("pods".equals(client.getResourcePlural())) {
       return true;

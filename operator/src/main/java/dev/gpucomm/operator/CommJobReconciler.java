@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
@@ -160,11 +162,28 @@ public class CommJobReconciler implements Reconciler<CommJob> {
         try {
           context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
         } catch (RuntimeException e) {
-          Optional<String> rejection = ApiRejection.invalidPod(e);
           boolean running = job.getStatus() != null && job.getStatus().getRunningTime() != null;
-          if (rejection.isEmpty()
-              || running
-              || !(plan.outcome() instanceof JobOutcome.InProgress)) {
+          if (running || !(plan.outcome() instanceof JobOutcome.InProgress)) {
+            throw e;
+          }
+          Optional<String> taken =
+              ApiRejection.nameTaken(e)
+                  ? ForeignObjects.find(context.getClient(), job, plan.layout().get())
+                  : Optional.empty();
+          if (taken.isPresent()) {
+            // no retry frees a name another owner holds: without this the job would wait forever
+            return failNow(
+                job,
+                statusBefore,
+                plan,
+                before,
+                now,
+                Reasons.REJECTED_BY_API_SERVER,
+                taken.get(),
+                context);
+          }
+          Optional<String> rejection = ApiRejection.invalidPod(e);
+          if (rejection.isEmpty()) {
             throw e;
           }
           // refused again on every retry
@@ -340,10 +359,26 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     return status;
   }
 
-  private static String rootMessage(Throwable error) {
+  /**
+   * What went wrong, in the API server's words where it answered: the workflow's aggregate of
+   * failures is a multi-line report with stack traces, whose last line says nothing ("... 1 more").
+   */
+  static String rootMessage(Throwable error) {
     Throwable cause = error;
-    while (cause.getCause() != null && cause.getCause() != cause) {
-      cause = cause.getCause();
+    while (true) {
+      if (cause instanceof AggregatedOperatorException aggregated
+          && !aggregated.getAggregatedExceptions().isEmpty()) {
+        cause = aggregated.getAggregatedExceptions().values().iterator().next();
+      } else if (cause.getCause() != null && cause.getCause() != cause) {
+        cause = cause.getCause();
+      } else {
+        break;
+      }
+    }
+    if (cause instanceof KubernetesClientException client
+        && client.getStatus() != null
+        && client.getStatus().getMessage() != null) {
+      return client.getStatus().getMessage();
     }
     return Objects.requireNonNullElse(cause.getMessage(), cause.getClass().getSimpleName());
   }

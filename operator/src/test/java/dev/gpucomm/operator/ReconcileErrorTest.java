@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.RetryInfo;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +41,23 @@ class ReconcileErrorTest {
               assertThat(ready.getReason()).isEqualTo("ReconcileError");
               assertThat(ready.getMessage()).contains("exceeded quota");
             });
+  }
+
+  @Test
+  void aWorkflowsAggregateOfFailuresIsSaidInTheApiServersWords() {
+    KubernetesClientException taken =
+        new KubernetesClientException(
+            new StatusBuilder()
+                .withCode(409)
+                .withReason("AlreadyExists")
+                .withMessage("configmaps \"sweep-spec\" already exists")
+                .build());
+    Exception aggregate =
+        new AggregatedOperatorException(
+            "Exception(s) during workflow execution.", Map.of("spec-configmap", taken));
+
+    assertThat(CommJobReconciler.rootMessage(aggregate))
+        .isEqualTo("configmaps \"sweep-spec\" already exists");
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -179,6 +180,42 @@ class RejectedObjectIT {
         .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(10))
         .until(() -> overQuota.job("queued").getStatus().getPhase() != Phase.FAILED);
+  }
+
+  @Test
+  void anObjectOfAGeneratedNameThatNoCommJobControlsFailsTheJobInsteadOfHoldingItForever() {
+    TestCluster cluster =
+        new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace("taken-names"));
+    // made by hand before the job: the job's spec ConfigMap would take its name
+    client
+        .configMaps()
+        .inNamespace("taken-names")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("taken-spec")
+                .endMetadata()
+                .addToData("notes", "mine")
+                .build())
+        .create();
+
+    cluster.apply(
+        """
+        metadata: {name: taken}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+
+    CommJobStatus status = cluster.awaitStatus("taken", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("RejectedByApiServer");
+    assertThat(condition(status, "Failed").getMessage())
+        .isEqualTo(
+            "ConfigMap taken-spec exists and is not this job's (controlled by no object); delete it"
+                + " or give the job another name");
+    assertThat(cluster.configMap("taken-spec").getData()).containsEntry("notes", "mine");
+    assertThat(cluster.pods("taken")).isEmpty();
   }
 
   /**
