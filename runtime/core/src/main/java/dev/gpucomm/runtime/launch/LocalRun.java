@@ -76,7 +76,8 @@ public final class LocalRun {
       throw e;
     }
     boolean succeeded = false;
-    try (TcpStoreServer store = TcpStoreServer.start(InetAddress.getLoopbackAddress(), 0)) {
+    try (TcpStoreServer store =
+        TcpStoreServer.startForWorld(InetAddress.getLoopbackAddress(), 0, worldSize)) {
       Path jobFile = Files.writeString(workDir.resolve("job.json"), JobJson.write(job));
       RendezvousAddress rendezvous = new RendezvousAddress("127.0.0.1", store.port());
       List<RankSettings> ranks = new ArrayList<>();

@@ -191,7 +191,9 @@ public final class PodLaunch {
     if (pod.podIndex() != 0) {
       return supervisor.supervise(ranks, limit);
     }
-    try (TcpStoreServer store = TcpStoreServer.start(pod.rendezvous().port())) {
+    // the pod network reaches the store: it serves this job's world only
+    try (TcpStoreServer store =
+        TcpStoreServer.startForWorld(null, pod.rendezvous().port(), pod.worldSize())) {
       SupervisionResult result = supervisor.supervise(ranks, limit);
       if (result instanceof SupervisionResult.Succeeded) {
         store.awaitAllRanksGone(STORE_LINGER);

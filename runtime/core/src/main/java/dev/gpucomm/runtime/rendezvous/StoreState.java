@@ -82,6 +82,20 @@ final class StoreState {
 
   private long valueBytes;
 
+  /** Whether the world size came from the job rather than from the first rank to connect. */
+  private boolean worldOfTheJob;
+
+  /** A store for a job of {@code worldSize} ranks, known before any rank connects. */
+  static StoreState forWorld(int worldSize) {
+    if (worldSize < 1 || worldSize > MAX_RANKS) {
+      throw new IllegalArgumentException("world size " + worldSize + " outside 1.." + MAX_RANKS);
+    }
+    StoreState state = new StoreState();
+    state.worldSize = worldSize;
+    state.worldOfTheJob = true;
+    return state;
+  }
+
   /** Registers a rank's connection; returns an error message, or null when accepted. */
   String hello(int rank, int world) {
     if (world < 1 || world > MAX_RANKS) {
@@ -92,7 +106,13 @@ final class StoreState {
       if (worldSize < 0) {
         worldSize = world;
       } else if (worldSize != world) {
-        return "rank " + rank + " says the world has " + world + " ranks, others said " + worldSize;
+        return "rank "
+            + rank
+            + " says the world has "
+            + world
+            + " ranks, "
+            + (worldOfTheJob ? "the job has " : "others said ")
+            + worldSize;
       }
       if (rank < 0 || rank >= world) {
         return "rank " + rank + " is outside the world of " + world;

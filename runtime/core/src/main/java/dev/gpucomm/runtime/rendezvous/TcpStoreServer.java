@@ -28,14 +28,15 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class TcpStoreServer implements AutoCloseable {
   private final ServerSocket serverSocket;
-  private final StoreState state = new StoreState();
+  private final StoreState state;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread acceptor;
   private final Thread heartbeatChecker;
 
-  private TcpStoreServer(ServerSocket serverSocket, Liveness liveness) {
+  private TcpStoreServer(ServerSocket serverSocket, Liveness liveness, StoreState state) {
     this.serverSocket = serverSocket;
+    this.state = state;
     this.acceptor =
         Thread.ofPlatform().daemon().name("rendezvous-accept").start(this::acceptConnections);
     this.heartbeatChecker =
@@ -58,8 +59,23 @@ public final class TcpStoreServer implements AutoCloseable {
   /**
    * Listens as {@link #start(InetAddress, int)} does, declaring silent ranks per {@code liveness}.
    */
+  /**
+   * Listens as {@link #start(InetAddress, int)} does, for a job of {@code worldSize} ranks: a
+   * connection that says another world size is refused, rather than fixing the world for the job's
+   * own ranks (the first to connect would otherwise decide it).
+   */
+  public static TcpStoreServer startForWorld(InetAddress bindAddress, int port, int worldSize)
+      throws IOException {
+    return start(bindAddress, port, Liveness.DEFAULT, StoreState.forWorld(worldSize));
+  }
+
   public static TcpStoreServer start(InetAddress bindAddress, int port, Liveness liveness)
       throws IOException {
+    return start(bindAddress, port, liveness, new StoreState());
+  }
+
+  private static TcpStoreServer start(
+      InetAddress bindAddress, int port, Liveness liveness, StoreState state) throws IOException {
     ServerSocket socket = new ServerSocket();
     socket.setReuseAddress(true);
     try {
@@ -68,7 +84,7 @@ public final class TcpStoreServer implements AutoCloseable {
       socket.close();
       throw new IOException("cannot listen on port " + port + ": " + e.getMessage(), e);
     }
-    return new TcpStoreServer(socket, liveness);
+    return new TcpStoreServer(socket, liveness, state);
   }
 
   public int port() {

@@ -158,6 +158,23 @@ class HostileStoreRequestsTest {
     assertTheStoreStillServes();
   }
 
+  @Test
+  void aStoreForAJobsWorldRefusesAStrangerWhoSaysAnotherInsteadOfLockingTheRanksOut()
+      throws IOException {
+    try (TcpStoreServer job = TcpStoreServer.startForWorld(null, 0, 2)) {
+      RendezvousAddress at = new RendezvousAddress("127.0.0.1", job.port());
+
+      assertThatThrownBy(() -> TcpStoreClient.connect(at, 0, 1, Duration.ofSeconds(5)))
+          .isInstanceOf(RendezvousException.class)
+          .hasMessageContaining("rank 0 says the world has 1 ranks, the job has 2");
+      try (TcpStoreClient rank0 = TcpStoreClient.connect(at, 0, 2, Duration.ofSeconds(5));
+          TcpStoreClient rank1 = TcpStoreClient.connect(at, 1, 2, Duration.ofSeconds(5))) {
+        rank0.set("k", new byte[] {1});
+        assertThat(rank1.get("k", Duration.ofSeconds(5))).containsExactly(1);
+      }
+    }
+  }
+
   private DataInputStream send(StoreProtocol.Frame request) throws IOException {
     try (Socket socket = new Socket(address.host(), address.port())) {
       request.sendTo(socket.getOutputStream());
