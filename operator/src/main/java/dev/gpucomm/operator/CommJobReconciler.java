@@ -166,27 +166,20 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           if (running || !(plan.outcome() instanceof JobOutcome.InProgress)) {
             throw e;
           }
-          Optional<String> taken =
+          // refused again on every retry: a name another owner holds (without this the job would
+          // wait forever), or a pod the server finds invalid
+          Optional<String> refusal =
               ApiRejection.nameTaken(e)
                   ? ForeignObjects.find(context.getClient(), job, plan.layout().get())
                   : Optional.empty();
-          if (taken.isPresent()) {
-            // no retry frees a name another owner holds: without this the job would wait forever
-            return failNow(
-                job,
-                statusBefore,
-                plan,
-                before,
-                now,
-                Reasons.REJECTED_BY_API_SERVER,
-                taken.get(),
-                context);
+          if (refusal.isEmpty()) {
+            refusal =
+                ApiRejection.invalidPod(e)
+                    .map(message -> "the API server refused a pod made from the spec: " + message);
           }
-          Optional<String> rejection = ApiRejection.invalidPod(e);
-          if (rejection.isEmpty()) {
+          if (refusal.isEmpty()) {
             throw e;
           }
-          // refused again on every retry
           return failNow(
               job,
               statusBefore,
@@ -194,7 +187,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               before,
               now,
               Reasons.REJECTED_BY_API_SERVER,
-              "the API server refused a pod made from the spec: " + rejection.get(),
+              refusal.get(),
               context);
         }
         after = JobObservation.of(job, context);

@@ -81,23 +81,29 @@ final class ForeignObjects {
     if (existing == null) {
       return Optional.empty();
     }
-    Optional<OwnerReference> controller =
-        Objects.requireNonNullElse(
-                existing.getMetadata().getOwnerReferences(), List.<OwnerReference>of())
-            .stream()
-            .filter(owner -> Boolean.TRUE.equals(owner.getController()))
-            .findFirst();
+    Optional<OwnerReference> controller = controller(existing);
     if (controller.isPresent()
         && HasMetadata.getKind(CommJob.class).equals(controller.get().getKind())) {
       return Optional.empty();
     }
     return Optional.of(
         "%s %s exists and is not this job's (%s); delete it or give the job another name"
-            .formatted(
-                kind.kind(),
-                name,
-                controller
-                    .map(owner -> "controlled by " + owner.getKind() + " " + owner.getName())
-                    .orElse("controlled by no object")));
+            .formatted(kind.kind(), name, controlledBy(controller)));
+  }
+
+  /** The object's controller, if it has one. */
+  static Optional<OwnerReference> controller(HasMetadata object) {
+    return Objects.requireNonNullElse(
+            object.getMetadata().getOwnerReferences(), List.<OwnerReference>of())
+        .stream()
+        .filter(owner -> Boolean.TRUE.equals(owner.getController()))
+        .findFirst();
+  }
+
+  /** "controlled by Kind name", or "controlled by no object". */
+  static String controlledBy(Optional<OwnerReference> controller) {
+    return controller
+        .map(owner -> "controlled by " + owner.getKind() + " " + owner.getName())
+        .orElse("controlled by no object");
   }
 }

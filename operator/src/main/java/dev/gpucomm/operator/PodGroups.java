@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -142,12 +141,7 @@ final class PodGroups {
    */
   private static Group whose(
       GenericKubernetesResource existing, CommJob job, ResourceDefinitionContext api) {
-    Optional<OwnerReference> controller =
-        Objects.requireNonNullElse(
-                existing.getMetadata().getOwnerReferences(), List.<OwnerReference>of())
-            .stream()
-            .filter(owner -> Boolean.TRUE.equals(owner.getController()))
-            .findFirst();
+    Optional<OwnerReference> controller = ForeignObjects.controller(existing);
     if (controller.isPresent()
         && Objects.equals(controller.get().getUid(), job.getMetadata().getUid())) {
       return new Group.Ready();
@@ -161,9 +155,7 @@ final class PodGroups {
                 .formatted(
                     api.getKind(),
                     existing.getMetadata().getName(),
-                    controller
-                        .map(owner -> "controlled by " + owner.getKind() + " " + owner.getName())
-                        .orElse("controlled by no object"))
+                    ForeignObjects.controlledBy(controller))
             + " another name");
   }
 
