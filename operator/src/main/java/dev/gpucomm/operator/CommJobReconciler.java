@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -26,6 +27,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
@@ -75,13 +77,16 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   private final CommJobStatusAggregator aggregator;
   private final CommJobMetrics metrics;
   private final Duration baselineRecheck;
+  private final PodTemplateFactory podTemplateFactory;
 
   @Inject
   public CommJobReconciler(
       JobOutcomeJudge judge,
       CommJobStatusAggregator aggregator,
       CommJobMetrics metrics,
-      OperatorConfig config) {
+      OperatorConfig config,
+      PodTemplateFactory podTemplateFactory) {
+    this.podTemplateFactory = podTemplateFactory;
     this.judge = judge;
     this.aggregator = aggregator;
     this.metrics = metrics;
@@ -137,7 +142,8 @@ public class CommJobReconciler implements Reconciler<CommJob> {
         if (plan.outcome() instanceof JobOutcome.InProgress
             && plan.job().getSpec().getGang() != null) {
           // the PodGroup comes before its pods, which the gang scheduler holds until it exists
-          switch (PodGroups.ensure(context.getClient(), plan.job(), plan.layout().get())) {
+          switch (PodGroups.ensure(
+              context.getClient(), plan.job(), plan.layout().get(), rankPods(plan))) {
             case PodGroups.Group.Ready ready -> {}
             case PodGroups.Group.Foreign foreign -> {
               return awaitPredecessorCleanup(job, "the PodGroup", context);
@@ -224,6 +230,14 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     } finally {
       metrics.recordReconcile(Duration.ofNanos(System.nanoTime() - startNanos));
     }
+  }
+
+  /** The pods the plan's layout makes, as the pods dependent builds them. */
+  private List<Pod> rankPods(JobPlan plan) {
+    JobLayout layout = plan.layout().orElseThrow();
+    return IntStream.range(0, layout.podCount())
+        .mapToObj(index -> podTemplateFactory.build(plan.job(), layout, index))
+        .toList();
   }
 
   /**

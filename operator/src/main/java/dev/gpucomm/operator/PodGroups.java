@@ -13,9 +13,11 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The PodGroup of a gang-scheduled job (spec.gang) and the marks that put its pods in it: the
@@ -60,12 +62,19 @@ final class PodGroups {
     };
   }
 
-  /** The PodGroup {@code job} needs, named after it, with minMember = its pod count. */
-  static GenericKubernetesResource desired(CommJob job, JobLayout layout) {
+  /**
+   * The PodGroup {@code job} needs, named after it, with minMember = its pod count and minResources
+   * = what those pods request together: without it, a queue admits a gang it has no room for, which
+   * then waits as Unschedulable inside the queue instead of waiting its turn before it.
+   */
+  static GenericKubernetesResource desired(CommJob job, JobLayout layout, List<Pod> pods) {
     GangSpec gang = job.getSpec().getGang();
     ResourceDefinitionContext api = api(gang.getScheduler());
     Map<String, Object> spec = new LinkedHashMap<>();
     spec.put("minMember", layout.podCount());
+    Map<String, String> minResources = new TreeMap<>();
+    PodRequests.total(pods).forEach((name, amount) -> minResources.put(name, amount.toString()));
+    spec.put("minResources", minResources);
     if (gang.getScheduler() == GangScheduler.VOLCANO && gang.getQueue() != null) {
       spec.put("queue", gang.getQueue());
     }
@@ -101,11 +110,11 @@ final class PodGroups {
   }
 
   /**
-   * Creates the job's PodGroup unless it exists. Its minMember never changes: the pod count of a
-   * job is fixed.
+   * Creates the job's PodGroup, for {@code pods}, unless it exists. It never changes: the pods of a
+   * job are fixed.
    */
-  static Group ensure(KubernetesClient client, CommJob job, JobLayout layout) {
-    GenericKubernetesResource podGroup = desired(job, layout);
+  static Group ensure(KubernetesClient client, CommJob job, JobLayout layout, List<Pod> pods) {
+    GenericKubernetesResource podGroup = desired(job, layout, pods);
     ResourceDefinitionContext api = api(job.getSpec().getGang().getScheduler());
     var resource =
         client

@@ -9,6 +9,7 @@ import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.quarkus.test.junit.QuarkusTest;
@@ -72,6 +73,15 @@ class GangSchedulingIT {
     assertThat(spec(podGroup))
         .containsEntry("minMember", 2)
         .containsEntry("queue", "gpu-benchmarks");
+    // the queue admits the gang only when all it asks for fits: two pods of four GPUs each
+    Map<String, Quantity> podRequests =
+        pods.get(0).getSpec().getContainers().get(0).getResources().getRequests();
+    assertThat(spec(podGroup).get("minResources"))
+        .isEqualTo(
+            Map.of(
+                "nvidia.com/gpu", "8",
+                "cpu", twice(podRequests.get("cpu")),
+                "memory", twice(podRequests.get("memory"))));
     assertThat(podGroup.getMetadata().getOwnerReferences())
         .singleElement()
         .satisfies(owner -> assertThat(owner.getName()).isEqualTo("gang-volcano"));
@@ -261,5 +271,13 @@ class GangSchedulingIT {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> spec(GenericKubernetesResource podGroup) {
     return (Map<String, Object>) podGroup.getAdditionalProperties().get("spec");
+  }
+
+  private static String twice(Quantity quantity) {
+    return quantity
+        .getNumericalAmount()
+        .multiply(java.math.BigDecimal.TWO)
+        .stripTrailingZeros()
+        .toPlainString();
   }
 }

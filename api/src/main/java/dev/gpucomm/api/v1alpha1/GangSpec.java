@@ -12,7 +12,8 @@ public class GangSpec {
   @JsonPropertyDescription(
       "volcano (PodGroup scheduling.volcano.sh/v1beta1) or coscheduling (the scheduler-plugins"
           + " PodGroup scheduling.x-k8s.io/v1alpha1). The operator creates a PodGroup named after"
-          + " the job with minMember = the job's pod count.")
+          + " the job with minMember = the job's pod count and minResources = what its pods request"
+          + " together.")
   private GangScheduler scheduler;
 
   @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
