@@ -105,11 +105,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       metrics.watch(context.getPrimaryCache());
       Instant now = Instant.now();
       JobObservation before = JobObservation.of(job, context);
-      if (before.predecessorObjects() > 0) {
-        return awaitPredecessorCleanup(
-            job, before.predecessorObjects() + " pods and ConfigMaps", context);
-      }
       CommJobStatus statusBefore = job.getStatus();
+      if (before.predecessorObjects() > 0
+          && JobOutcomeJudge.recordedOutcome(statusBefore).isEmpty()) {
+        return awaitPredecessorCleanup(
+            job, before.predecessorObjects() + " pods and ConfigMaps", before, now, context);
+      }
       JobPlan plan = judge.plan(job, before, now);
       if (!before.terminatingPods().isEmpty()
           && !before.started()
@@ -146,7 +147,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               context.getClient(), plan.job(), plan.layout().get(), rankPods(plan))) {
             case PodGroups.Group.Ready ready -> {}
             case PodGroups.Group.Foreign foreign -> {
-              return awaitPredecessorCleanup(job, "the PodGroup", context);
+              return awaitPredecessorCleanup(job, "the PodGroup", before, now, context);
             }
             case PodGroups.Group.Unusable unusable when !before.started() -> {
               return failNow(
@@ -244,10 +245,27 @@ public class CommJobReconciler implements Reconciler<CommJob> {
    * A CommJob deleted and created again under the same name finds the first one's pods and
    * ConfigMaps, which carry its names, until the garbage collector removes them; taking them for
    * its own would run the old spec or report the old result. So the new job waits: their deletions
-   * reconcile it again, and so does a recheck in case an event is missed.
+   * reconcile it again, and so does a recheck in case an event is missed. Objects still there a
+   * scheduling timeout after the job was created are stuck, and fail it.
    */
   private UpdateControl<CommJob> awaitPredecessorCleanup(
-      CommJob job, String objects, Context<CommJob> context) {
+      CommJob job,
+      String objects,
+      JobObservation observation,
+      Instant now,
+      Context<CommJob> context) {
+    Optional<JobOutcome.Failed> overdue = judge.predecessorsOverdue(job, objects, now);
+    if (overdue.isPresent()) {
+      return failNow(
+          job,
+          job.getStatus(),
+          judge.plan(job, observation, now),
+          observation,
+          now,
+          overdue.get().reason(),
+          overdue.get().message(),
+          context);
+    }
     return awaitCleanup(
         job,
         Reasons.PREDECESSOR_TERMINATING,

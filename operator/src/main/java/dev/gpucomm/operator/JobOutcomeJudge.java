@@ -182,7 +182,26 @@ public class JobOutcomeJudge {
     return new JobOutcome.InProgress(Optional.ofNullable(recheck));
   }
 
-  /** spec.schedulingTimeoutSeconds, else the operator's default. */
+  /**
+   * A new job waits for the objects of a deleted namesake that carry its names to go (the
+   * reconciler's wait); the garbage collector removes them within moments, so objects still there a
+   * scheduling timeout after the job was created are stuck (a pod on a node that does not answer)
+   * and would hold the job forever.
+   */
+  Optional<JobOutcome.Failed> predecessorsOverdue(CommJob job, String objects, Instant now) {
+    String created = job.getMetadata().getCreationTimestamp();
+    Duration limit = schedulingTimeout(job);
+    if (created == null || !Instant.parse(created).plus(limit).isBefore(now)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new JobOutcome.Failed(
+            Reasons.UNSCHEDULABLE,
+            "waited %d s for %s of a deleted CommJob named %s to be deleted (a pod on an"
+                    .formatted(limit.toSeconds(), objects, job.getMetadata().getName())
+                + " unreachable node stays terminating); the job needs their names"));
+  }
+
   /**
    * A job about to start waits for the pods of its earlier run (before a suspension) to go, since
    * its own take their names; one still terminating after the scheduling timeout is on a node that
@@ -206,6 +225,7 @@ public class JobOutcomeJudge {
                         + " node may be unreachable); the job's new pods need its name"));
   }
 
+  /** spec.schedulingTimeoutSeconds, else the operator's default. */
   private Duration schedulingTimeout(CommJob job) {
     Integer seconds = job.getSpec().getSchedulingTimeoutSeconds();
     return seconds == null ? config.unschedulableTimeout() : Duration.ofSeconds(seconds);

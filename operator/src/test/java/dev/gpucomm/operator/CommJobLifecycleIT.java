@@ -549,6 +549,41 @@ class CommJobLifecycleIT {
   }
 
   @Test
+  void aJobWhoseNamesakesPodNeverGoesFailsAfterItsSchedulingTimeoutAndLeavesThePodAlone() {
+    runToSuccess(
+        "stuck",
+        "null",
+        TestReports.allreduce("stuck")
+            .size(524288, 32, "oneshot", timing("oneshot", 6.0, 5.6, 36.0)));
+    cluster.awaitStatus("stuck", s -> s.getPhase() == Phase.SUCCEEDED);
+    client.resources(CommJob.class).withName("stuck").delete();
+    await().atMost(TestCluster.PATIENCE).until(() -> cluster.job("stuck") == null);
+    String oldPodUid = cluster.pods("stuck").getFirst().getMetadata().getUid();
+    // the old pod's node does not answer: the garbage collector's deletion never completes
+    cluster.apply(
+        """
+        metadata: {name: stuck}
+        spec:
+          worldSize: 1
+          device: cpu
+          schedulingTimeoutSeconds: 2
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [64]}
+        """);
+
+    CommJobStatus failed = cluster.awaitStatus("stuck", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("Unschedulable");
+    assertThat(condition(failed, "Failed").getMessage())
+        .isEqualTo(
+            "waited 2 s for 3 pods and ConfigMaps of a deleted CommJob named stuck to be deleted"
+                + " (a pod on an unreachable node stays terminating); the job needs their names");
+    assertThat(cluster.pods("stuck"))
+        .extracting(p -> p.getMetadata().getUid())
+        .containsExactly(oldPodUid);
+  }
+
+  @Test
   void aSpecEditedAfterTheStartIsNotAppliedAndSaysSo() {
     cluster.apply(
         """
