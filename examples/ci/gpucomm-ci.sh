@@ -10,9 +10,10 @@
 # must also have MeetsExpectations True: False (a floor missed) and Unknown (a figure the rules
 # name was not measured) both fail.
 #
-# Exit codes: 0 passed, 1 job failed or timed out (or its report could not be saved), 2 usage
-# error, 3 performance regressed, 4 no verdict against the baseline, 5 expectations not met (or
-# not checked).
+# Exit codes: 0 passed, 1 job failed, timed out or was deleted, 2 usage error, 3 performance
+# regressed, 4 no verdict against the baseline, 5 expectations not met (or not checked), 6 the gate
+# could not do its own part (install the chart, create or read the job, save its report: the
+# cluster, credentials or a tool), which a pipeline may retry as it would not a failed job.
 set -euo pipefail
 
 usage() {
@@ -92,8 +93,18 @@ command -v "$gpucomm" >/dev/null \
 
 mkdir -p "$artifacts"
 log() { echo "gpucomm-ci: $*"; }
+# from here on, a command that fails unhandled is the gate's failure, not the job's
+trap 'rc=$?; echo "gpucomm-ci: could not go on: $BASH_COMMAND exited $rc" >&2; exit 6' ERR
+gate_failed() {
+  echo "gpucomm-ci: $*" >&2
+  exit 6
+}
 
 if $install && $cluster_wide; then
+  # helm installs crds/ only on a release's first install and never upgrades it: a chart whose
+  # CommJob schema grew would meet the old one
+  log "applying the CommJob CRD of $chart"
+  kubectl apply --server-side --force-conflicts -f "$chart/crds/" >/dev/null
   log "installing the operator chart $chart as $release in $namespace, cluster-wide"
   helm upgrade --install "$release" "$chart" --namespace "$namespace" --create-namespace \
     --wait --timeout 10m ${chart_values[@]+"${chart_values[@]}"}
@@ -117,11 +128,20 @@ if [ -n "$baseline" ]; then
   # (server-side: a client-side apply copies the report into an annotation of at most 256 KiB)
 fi
 
-job="$(kubectl create --namespace "$namespace" -f "$job_file" -o jsonpath='{.metadata.name}')"
+if ! job="$(kubectl create --namespace "$namespace" -f "$job_file" -o jsonpath='{.metadata.name}' \
+  2>"$artifacts/create.err")"; then
+  refusal="$(tail -n 1 "$artifacts/create.err")"
+  case "$refusal" in
+    # the job itself is wrong (its schema, the operator's admission): no retry changes that
+    *" is invalid"* | *"error validating"* | *"error parsing"* | *"denied the request"*)
+      echo "gpucomm-ci.sh: -f $job_file: $refusal" >&2
+      exit 2 ;;
+    *) gate_failed "cannot create the CommJob of $job_file: $refusal" ;;
+  esac
+fi
 log "created CommJob $job in $namespace"
 echo "$job" >"$artifacts/job-name"
 
-# Succeeded and Failed are both final: wait for whichever comes first.
 # Succeeded and Failed are both final: wait for whichever comes first. What the waits say goes to
 # the artifacts: a wait that ends early (the API server, a missing watch permission) is not the
 # job timing out.
@@ -142,18 +162,18 @@ jsonpath() {
 # between three separate reads, which would then pair an old status with a new reason ('|' parts
 # them: neither a status nor a reason has one, and the message keeps any of its own)
 condition() {
-  IFS='|' read -r status reason message < <(
-    jsonpath "{range .status.conditions[?(@.type==\"$1\")]}{.status}|{.reason}|{.message}{end}"
-    echo
-  ) || true
+  local line
+  line="$(jsonpath "{range .status.conditions[?(@.type==\"$1\")]}{.status}|{.reason}|{.message}{end}" \
+    2>"$artifacts/get.err")" \
+    || gate_failed "cannot read CommJob $job's $1 condition: $(tail -n 1 "$artifacts/get.err")"
+  IFS='|' read -r status reason message <<<"$line" || true
 }
 if ! phase="$(jsonpath '{.status.phase}' 2>"$artifacts/get.err")"; then
   if grep -q NotFound "$artifacts/get.err"; then
     echo "gpucomm-ci: CommJob $job no longer exists: deleted before its result was read (its spec.ttlSecondsAfterFinished should outlast the gate)" >&2
-  else
-    echo "gpucomm-ci: cannot read CommJob $job: $(tail -n 1 "$artifacts/get.err")" >&2
+    exit 1
   fi
-  exit 1
+  gate_failed "cannot read CommJob $job: $(tail -n 1 "$artifacts/get.err")"
 fi
 kubectl get --namespace "$namespace" "commjob/$job" -o yaml >"$artifacts/commjob.yaml"
 
@@ -167,27 +187,28 @@ if [ "$phase" != "Succeeded" ]; then
     echo "gpucomm-ci: CommJob $job failed: ${reason:-no reason}: ${message:-no message}" >&2
     exit 1
   fi
-  waited="$(grep -hv '^$' "$artifacts/wait-succeeded.err" "$artifacts/wait-failed.err" | tail -n 1)"
+  waited="$( (grep -hv '^$' "$artifacts/wait-succeeded.err" "$artifacts/wait-failed.err" || true) | tail -n 1)"
   case "$waited" in
     *"timed out"*)
-      echo "gpucomm-ci: CommJob $job did not finish within $timeout: phase ${phase:-none} (it is left to its spec.timeoutSeconds; kubectl delete --namespace $namespace commjob/$job stops it now)" >&2 ;;
+      echo "gpucomm-ci: CommJob $job did not finish within $timeout: phase ${phase:-none} (it is left to its spec.timeoutSeconds; kubectl delete --namespace $namespace commjob/$job stops it now)" >&2
+      exit 1 ;;
     *)
-      echo "gpucomm-ci: waiting for CommJob $job failed (phase ${phase:-none}): kubectl wait: ${waited:-ended without a word}" >&2 ;;
+      gate_failed "waiting for CommJob $job failed (phase ${phase:-none}): kubectl wait: ${waited:-ended without a word}" ;;
   esac
-  exit 1
 fi
 
 for artifact in md:report.md json:report.json svg:latency.svg; do
-  # gpucomm's own exit codes (1, 2) would read as this script's: say what failed, exit 1
+  # gpucomm's own exit codes (1, 2) would read as this script's: say what failed
   "$gpucomm" report "$job" --namespace "$namespace" --format "${artifact%%:*}" \
-    --output "$artifacts/${artifact#*:}" || {
-    echo "gpucomm-ci: CommJob $job succeeded, but its ${artifact#*:} could not be saved (gpucomm report exited $?)" >&2
-    exit 1
-  }
+    --output "$artifacts/${artifact#*:}" \
+    || gate_failed "CommJob $job succeeded, but its ${artifact#*:} could not be saved (gpucomm report exited $?)"
 done
 log "report saved in $artifacts/"
 
-if [ -n "$(jsonpath '{.spec.expect}')" ]; then
+# read as assignments: a read that fails must stop the gate, not pass for "no such field"
+expect_rules="$(jsonpath '{.spec.expect}')"
+baseline_configmap="$(jsonpath '{.spec.baseline.configMapRef}')"
+if [ -n "$expect_rules" ]; then
   # like Regressed, MeetsExpectations follows the report: wait for it
   expect_deadline=$((SECONDS + 120))
   while :; do
@@ -206,7 +227,7 @@ if [ -n "$(jsonpath '{.spec.expect}')" ]; then
   done
 fi
 
-if [ -z "$(jsonpath '{.spec.baseline.configMapRef}')" ]; then
+if [ -z "$baseline_configmap" ]; then
   log "CommJob $job succeeded (no spec.baseline: no performance gate)"
   exit 0
 fi

@@ -151,8 +151,8 @@ class CiExamplesTest {
         runGate(
             dir, "#!/usr/bin/env bash\necho 'gpucomm report: no cluster' >&2\nexit 2\n", Map.of());
 
-    // gpucomm's 2 would read as the script's "usage error"
-    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(1);
+    // gpucomm's 2 would read as the script's "usage error"; the job itself succeeded
+    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(6);
     assertThat(result.stderr())
         .contains(
             "gpucomm-ci: CommJob gate-x succeeded, but its report.md could not be saved (gpucomm"
@@ -175,13 +175,17 @@ class CiExamplesTest {
         *"wait "*"condition=Failed"*)
           [ -z "${STUB_WAIT_ERROR:-}" ] || { echo "$STUB_WAIT_ERROR" >&2; exit 1; }
           sleep 20; exit 1 ;;
-        "create --namespace"*"jsonpath={.metadata.name}"*) printf gate-x ;;
+        "create --namespace"*"jsonpath={.metadata.name}"*)
+          [ -z "${STUB_CREATE_ERROR:-}" ] || { echo "$STUB_CREATE_ERROR" >&2; exit 1; }
+          printf gate-x ;;
         *"-o yaml"*) echo "kind: CommJob" ;;
         *"jsonpath={.status.phase}"*)
           [ -z "${STUB_GET_ERROR:-}" ] || { echo "$STUB_GET_ERROR" >&2; exit 1; }
           printf '%s' "${STUB_PHASE:-Succeeded}" ;;
         "describe "* | "get pods "*) ;;
-        *"jsonpath={.spec.expect}"*) printf '%s' "${STUB_EXPECT:-}" ;;
+        *"jsonpath={.spec.expect}"*)
+          [ -z "${STUB_SPEC_ERROR:-}" ] || { echo "$STUB_SPEC_ERROR" >&2; exit 1; }
+          printf '%s' "${STUB_EXPECT:-}" ;;
         *'type=="MeetsExpectations")]}{.status}|{.reason}|{.message}{end}'*)
           printf '%s|%s|%s' "$STUB_MEETS" "$STUB_MEETS_REASON" "$STUB_MEETS_MESSAGE" ;;
         *"jsonpath={.spec.baseline.configMapRef}"*) printf '%s' "${STUB_BASELINE-ar-gate-baseline}" ;;
@@ -206,7 +210,7 @@ class CiExamplesTest {
                 "STUB_PHASE",
                 "Running"));
 
-    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.exitCode()).isEqualTo(6);
     assertThat(result.stderr())
         .contains(
             "gpucomm-ci: waiting for CommJob gate-x failed (phase Running): kubectl wait: Error from"
@@ -249,6 +253,51 @@ class CiExamplesTest {
     assertThat(result.stderr())
         .contains(
             "gpucomm-ci: CommJob gate-x no longer exists: deleted before its result was read");
+  }
+
+  @Test
+  void aReadThatFailsAfterTheJobSucceededStopsTheGateInsteadOfPassingIt(@TempDir Path dir)
+      throws Exception {
+    // were the failed read taken for "no spec.expect, no spec.baseline", the gate would pass
+    Result result =
+        runGate(
+            dir,
+            "#!/usr/bin/env bash\n",
+            Map.of("STUB_SPEC_ERROR", "Unable to connect to the server: dial tcp: i/o timeout"));
+
+    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(6);
+    assertThat(result.stdout()).doesNotContain("no performance gate");
+    assertThat(result.stderr()).contains("gpucomm-ci: could not go on:");
+  }
+
+  @Test
+  void aJobThatCannotBeReadIsTheGatesFailureAndOneItCanRetry(@TempDir Path dir) throws Exception {
+    Result result =
+        runGate(
+            dir,
+            "#!/usr/bin/env bash\n",
+            Map.of("STUB_GET_ERROR", "Unable to connect to the server: dial tcp: i/o timeout"));
+
+    assertThat(result.exitCode()).isEqualTo(6);
+    assertThat(result.stderr())
+        .contains(
+            "gpucomm-ci: cannot read CommJob gate-x: Unable to connect to the server: dial tcp:"
+                + " i/o timeout");
+  }
+
+  @ParameterizedTest(name = "{0}: exit {1}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "The CommJob \"gate-x\" is invalid: spec.worldSize: Invalid value: 0; 2",
+        "Error from server (Forbidden): commjobs.gpucomm.dev is forbidden: cannot create; 6"
+      })
+  void aJobTheApiServerRefusesIsAUsageErrorOnlyWhenTheJobIsWrong(
+      String refusal, int exitCode, @TempDir Path dir) throws Exception {
+    Result result = runGate(dir, "#!/usr/bin/env bash\n", Map.of("STUB_CREATE_ERROR", refusal));
+
+    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(exitCode);
+    assertThat(result.stderr().lines()).singleElement().asString().endsWith(refusal);
   }
 
   @Test
