@@ -2,11 +2,14 @@ package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gpucomm diag} hands its arguments to the CUDA diagnostics, found by class name. */
 class DiagCommandTest {
@@ -171,6 +174,36 @@ class DiagCommandTest {
         new String[] {"--bench", "--tokens", "64,x"},
         "gpucomm diag: --tokens: 'x' is not a whole number");
     assertDiagUsageError(new String[] {"--json"}, "gpucomm diag: --json needs a value");
+  }
+
+  @Test
+  void aJsonFileThatCannotBeWrittenIsSaidBeforeAnyGpuWork(@TempDir Path dir) throws Exception {
+    Path folder = Files.createDirectory(dir.resolve("kept.json"));
+    CliRun noFolder =
+        CliRun.withDiagnostics(
+            DiagCommand.CUDA_DIAGNOSTICS,
+            Map.of(),
+            "diag",
+            "--check",
+            "--json",
+            dir.resolve("missing/diag.json").toString());
+    CliRun keep =
+        CliRun.withDiagnostics(
+            DiagCommand.CUDA_DIAGNOSTICS, Map.of(), "diag", "--check", "--json", folder.toString());
+
+    assertThat(noFolder.exitCode()).isNotZero();
+    assertThat(noFolder.err().lines())
+        .singleElement()
+        .asString()
+        .startsWith("gpucomm diag: ")
+        .contains(dir.resolve("missing").toString());
+    assertThat(keep.exitCode()).isNotZero();
+    assertThat(keep.err().lines())
+        .singleElement()
+        .asString()
+        .contains("kept.json")
+        .contains("is a folder");
+    assertThat(folder).isDirectory();
   }
 
   private static void assertDiagUsageError(String[] args, String line) {

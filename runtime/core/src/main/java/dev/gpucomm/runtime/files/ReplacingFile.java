@@ -85,9 +85,12 @@ public final class ReplacingFile {
     // Through a link to the file it names (renaming over the link would replace the link), and
     // never over a device, pipe or socket: renaming over /dev/null would replace the device.
     Path file = Files.isSymbolicLink(requested) ? requested.toRealPath() : requested;
+    if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+      // said now, by tryReplacing too, rather than by the rename at the end of the work
+      throw new FileSystemException(requested.toString(), null, "is a folder");
+    }
     if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)
-        && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
-        && !Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+        && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       throw new FileSystemException(requested.toString(), null, "not a regular file");
     }
     if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && !Files.isWritable(file)) {

@@ -85,6 +85,19 @@ class ReplacingFileTest {
   }
 
   @Test
+  void aFolderWhereTheFileShouldBeIsRefusedBeforeTheWork() throws IOException {
+    Path empty = Files.createDirectory(folder.resolve("diag.json"));
+
+    assertThatThrownBy(() -> ReplacingFile.tryReplacing(empty))
+        .isInstanceOf(FileSystemException.class)
+        .hasMessage(empty + ": is a folder");
+    assertThatThrownBy(() -> ReplacingFile.writeString(empty, "[]"))
+        .isInstanceOf(FileSystemException.class);
+    assertThat(empty).isDirectory();
+    assertThat(FolderNames.of(folder)).containsExactly("diag.json");
+  }
+
+  @Test
   void aReadOnlyFileIsNotReplaced() throws IOException {
     assumeFalse("root".equals(System.getProperty("user.name")), "root may write any file");
     Path table = Files.writeString(folder.resolve("tuning.json"), "kept");

@@ -9,10 +9,12 @@ import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
 import dev.gpucomm.runtime.collective.cuda.IpcAllReduce;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
+import dev.gpucomm.runtime.files.ReplacingFile;
 import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,6 +70,11 @@ public final class CudaDiagnostics {
     int[] tokens = tokenCounts(options);
     RendezvousAddress address =
         RendezvousAddress.parse(options.getOrDefault("--store", "127.0.0.1:29500"), "--store");
+    Path json = options.containsKey("--json") ? jsonFile(options.get("--json")) : null;
+    if (json != null && rank == 0) {
+      // a file that cannot be written is said now, not after the GPU work
+      ReplacingFile.tryReplacing(json);
+    }
     TcpStoreServer server = rank == 0 ? TcpStoreServer.start(address.port()) : null;
     int status;
     try (TcpStoreClient store =
@@ -80,7 +87,6 @@ public final class CudaDiagnostics {
             CudaCommunicator.create(
                 device, store, topology, CudaCommunicatorSettings.fromEnvironment());
         try {
-          Path json = options.containsKey("--json") ? Path.of(options.get("--json")) : null;
           CudaDiagnostics diagnostics =
               new CudaDiagnostics(
                   new DiagnosticsSession(topology, store, device, communicator, json));
@@ -98,6 +104,14 @@ public final class CudaDiagnostics {
       }
     }
     return status;
+  }
+
+  private static Path jsonFile(String text) {
+    try {
+      return Path.of(text);
+    } catch (InvalidPathException e) {
+      throw new UsageException("--json: not a file path (" + e.getReason() + ")");
+    }
   }
 
   /** One process per GPU of this host: more than this many is a mistake, not a host. */

@@ -1,5 +1,7 @@
 package dev.gpucomm.runtime.collective.cuda.lab;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.collective.RankTopology;
@@ -9,11 +11,11 @@ import dev.gpucomm.runtime.collective.cuda.IpcAllReduce;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
+import dev.gpucomm.runtime.files.ReplacingFile;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,21 +163,30 @@ final class DiagnosticsSession {
     if (jsonPath == null) {
       return;
     }
-    StringBuilder json = new StringBuilder("[\n");
-    for (int i = 0; i < rows.size(); i++) {
-      json.append("  {");
-      int field = 0;
-      for (Map.Entry<String, Object> entry : rows.get(i).entrySet()) {
-        json.append(field++ == 0 ? "" : ", ").append('"').append(entry.getKey()).append("\": ");
-        Object value = entry.getValue();
-        json.append(value instanceof String ? "\"" + value + "\"" : String.valueOf(value));
-      }
-      json.append(i + 1 < rows.size() ? "},\n" : "}\n");
-    }
     try {
-      Files.writeString(jsonPath, json.append("]\n"));
+      // replaced whole: a reader, or a run stopped mid-write, never sees half of a file
+      ReplacingFile.writeString(jsonPath, rowsAsJson(rows));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + jsonPath, e);
     }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The rows as a JSON array, a row a line; names and labels escaped, and a figure that is not a
+   * number (a timing that never ran) written as a string, which JSON can hold.
+   */
+  static String rowsAsJson(List<Map<String, Object>> rows) {
+    StringBuilder json = new StringBuilder("[\n");
+    for (int i = 0; i < rows.size(); i++) {
+      try {
+        json.append("  ").append(JSON.writeValueAsString(rows.get(i)));
+      } catch (JsonProcessingException e) {
+        throw new IllegalArgumentException("a diagnostics row is not JSON: " + rows.get(i), e);
+      }
+      json.append(i + 1 < rows.size() ? ",\n" : "\n");
+    }
+    return json.append("]\n").toString();
   }
 }
