@@ -75,7 +75,9 @@ public final class CudaDiagnostics {
       // a file that cannot be written is said now, not after the GPU work
       ReplacingFile.tryReplacing(json);
     }
-    TcpStoreServer server = rank == 0 ? TcpStoreServer.start(address.port()) : null;
+    // the store serves this world only: a rank started with another --world is refused, not met
+    TcpStoreServer server =
+        rank == 0 ? TcpStoreServer.startForWorld(null, address.port(), world) : null;
     int status;
     try (TcpStoreClient store =
         TcpStoreClient.connect(address, rank, world, DiagnosticsSession.TIMEOUT)) {
