@@ -85,6 +85,9 @@ public class JobOutcomeJudge {
     return new JobPlan(job, observation, outcome, Optional.of(layout));
   }
 
+  /** The pod status reason of a pod that the kubelet ended at its activeDeadlineSeconds. */
+  static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
+
   private JobOutcome judge(CommJob job, JobLayout layout, JobObservation observation, Instant now) {
     Map<Integer, Pod> pods = observation.podsByIndex();
     // the pod that failed first comes first: the others' ranks often fail because it did
@@ -106,8 +109,18 @@ public class JobOutcomeJudge {
     if (!failures.isEmpty()) {
       boolean transport =
           failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
+      // the kubelet ended a pod at its own deadline: the operator was away at the job's timeout
+      boolean pastDeadline =
+          pods.values().stream()
+              .anyMatch(
+                  pod ->
+                      pod.getStatus() != null
+                          && DEADLINE_EXCEEDED.equals(pod.getStatus().getReason()));
       return new JobOutcome.Failed(
-          transport ? Reasons.UNEXPECTED_TRANSPORT : Reasons.RANK_FAILED, firstOf(failures));
+          transport
+              ? Reasons.UNEXPECTED_TRANSPORT
+              : pastDeadline ? Reasons.TIMEOUT : Reasons.RANK_FAILED,
+          firstOf(failures));
     }
     boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {

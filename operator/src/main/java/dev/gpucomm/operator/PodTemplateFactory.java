@@ -106,6 +106,7 @@ public class PodTemplateFactory {
             .withHostname(names.pod(podIndex))
             .withSubdomain(names.service())
             .withRestartPolicy("Never")
+            .withActiveDeadlineSeconds(fallbackDeadlineSeconds(job, layout))
             .withServiceAccountName(names.reporter())
             .withAutomountServiceAccountToken(true)
             .withEnableServiceLinks(false)
@@ -140,6 +141,24 @@ public class PodTemplateFactory {
             .build();
     overlay.apply(pod, job.getSpec().getTemplate());
     return pod;
+  }
+
+  /** What the pods' own deadline adds to the operator's allowance. */
+  static final long FALLBACK_DEADLINE_MARGIN_SECONDS = 600;
+
+  /**
+   * The deadline the kubelet enforces on each rank pod (activeDeadlineSeconds), for when no
+   * operator is left to time the job out (uninstalled, or down for good): a rank hung in a
+   * collective would otherwise hold its GPUs forever. It counts from the pod's start on its node,
+   * so it is the operator's whole allowance (spec.timeoutSeconds, and spec.schedulingTimeoutSeconds
+   * in which a started pod may wait for its peers) and a margin: with the operator running, its
+   * Timeout comes first. A pod keeps the deadline it was made with.
+   */
+  long fallbackDeadlineSeconds(CommJob job, JobLayout layout) {
+    Integer scheduling = job.getSpec().getSchedulingTimeoutSeconds();
+    long schedulingSeconds =
+        scheduling != null ? scheduling : config.unschedulableTimeout().toSeconds();
+    return layout.timeoutSeconds() + schedulingSeconds + FALLBACK_DEADLINE_MARGIN_SECONDS;
   }
 
   private List<LocalObjectReference> runtimeImagePullSecrets() {

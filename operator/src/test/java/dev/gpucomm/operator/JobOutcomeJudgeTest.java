@@ -80,6 +80,24 @@ class JobOutcomeJudgeTest {
     assertThat(failed.message()).contains("pod job-1", "interNode is ib", "NET/Socket/0");
   }
 
+  @Test
+  void aPodTheKubeletEndedAtItsOwnDeadlineTimesTheJobOut() {
+    // the operator was away at the job's timeout; the pods' fallback deadline ended the run
+    Pod ended = failed("job-1", "");
+    ended.getStatus().setReason("DeadlineExceeded");
+    ended.getStatus().setMessage("Pod was active on the node longer than the specified deadline");
+
+    JobOutcome outcome =
+        outcome(Map.of(0, running("job-0"), 1, ended), STARTED.plusSeconds(TIMEOUT_SECONDS + 900));
+
+    assertThat(outcome)
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.TIMEOUT,
+                "pod job-1 (rank 1) failed: DeadlineExceeded: Pod was active on the node longer"
+                    + " than the specified deadline"));
+  }
+
   private static Pod failed(String name, String terminationMessage) {
     return new PodBuilder()
         .withNewMetadata()

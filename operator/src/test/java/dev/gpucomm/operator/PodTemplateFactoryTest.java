@@ -54,6 +54,20 @@ class PodTemplateFactoryTest {
         .containsExactly("team-cred");
   }
 
+  @Test
+  void rankPodsEndThemselvesWellAfterTheOperatorWouldHaveTimedTheJobOut() {
+    CommJob job = job();
+    job.getSpec().setSchedulingTimeoutSeconds(120);
+
+    // timeoutSeconds 900 + schedulingTimeoutSeconds 120 + the 600 s margin
+    assertThat(factory(Optional.empty()).build(job, LAYOUT, 0).getSpec().getActiveDeadlineSeconds())
+        .isEqualTo(1620L);
+    // the operator's default scheduling timeout where the job names none
+    assertThat(
+            factory(Optional.empty()).build(job(), LAYOUT, 0).getSpec().getActiveDeadlineSeconds())
+        .isEqualTo(900L + 300L + 600L);
+  }
+
   private static CommJob job() {
     CommJob job = new CommJob();
     job.setMetadata(
@@ -86,6 +100,7 @@ class PodTemplateFactoryTest {
                       case "runAsUser" -> 1000L;
                       case "cpuPerRank" -> "2";
                       case "memoryPerRank" -> "4Gi";
+                      case "unschedulableTimeout" -> java.time.Duration.ofSeconds(300);
                       default -> throw new UnsupportedOperationException(method.getName());
                     });
     return new PodTemplateFactory(config, new PodTemplateOverlay());
