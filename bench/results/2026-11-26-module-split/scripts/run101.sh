@@ -53,7 +53,7 @@ diag_tp2() {
   local pids=() status=0
   for rank in 0 1; do
     "$G" diag --rank "$rank" --world 2 --store 127.0.0.1:29611 --check --bench --tokens 32,4096 \
-      >"$R/diag-tp2.rank$rank.log" 2>&1 &
+      --json "$R/diag-tp2.json" >"$R/diag-tp2.rank$rank.log" 2>&1 &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
@@ -62,6 +62,8 @@ diag_tp2() {
 export -f diag_tp2; export G R
 step diag-tp2 180 bash -c diag_tp2
 tail -5 "$R/diag-tp2.rank0.log"
+# rank 0's rows, replaced whole after each: valid JSON however the run ends
+python3 -c 'import json,sys; print("diag json rows:", len(json.load(open(sys.argv[1]))))' "$R/diag-tp2.json"
 # two pods of one GPU: the transport NCCL chose, over NVLink and with peer access and shared
 # memory turned off (NCCL then takes its socket transport, as between nodes without a fabric)
 rm -f /tmp/gpucomm-nccl-*.log
