@@ -71,8 +71,9 @@ public final class CudaDiagnostics {
     RendezvousAddress address =
         RendezvousAddress.parse(options.getOrDefault("--store", "127.0.0.1:29500"), "--store");
     Path json = options.containsKey("--json") ? jsonFile(options.get("--json")) : null;
-    if (json != null && rank == 0) {
-      // a file that cannot be written is said now, not after the GPU work
+    if (json != null) {
+      // a file that cannot be written is said now, not after the GPU work, and by every rank (the
+      // ranks share this host): a rank 0 that stopped alone would leave the others waiting
       ReplacingFile.tryReplacing(json);
     }
     // the store serves this world only: a rank started with another --world is refused, not met
