@@ -13,7 +13,8 @@
 # Exit codes: 0 passed, 1 job failed, timed out or was deleted, 2 usage error, 3 performance
 # regressed, 4 no verdict against the baseline, 5 expectations not met (or not checked), 6 the gate
 # could not do its own part (install the chart, create or read the job, save its report: the
-# cluster, credentials or a tool), which a pipeline may retry as it would not a failed job.
+# cluster, its credentials or permissions, the chart), which a pipeline tells from a failed job
+# (and may retry where the cause was passing, such as an API server that did not answer).
 set -euo pipefail
 
 usage() {
@@ -91,10 +92,12 @@ done
 command -v "$gpucomm" >/dev/null \
   || { echo "gpucomm-ci.sh: $gpucomm (GPUCOMM_CLI) is not an executable" >&2; exit 2; }
 
+# From here on, a command that fails unhandled is the gate's failure, not the job's. (The trap is
+# not inherited, no set -E: a function must handle its own failures, or return them to its caller,
+# where a command substitution would otherwise say them twice.)
+trap 'rc=$?; echo "gpucomm-ci: could not go on: $BASH_COMMAND exited $rc" >&2; exit 6' ERR
 mkdir -p "$artifacts"
 log() { echo "gpucomm-ci: $*"; }
-# from here on, a command that fails unhandled is the gate's failure, not the job's
-trap 'rc=$?; echo "gpucomm-ci: could not go on: $BASH_COMMAND exited $rc" >&2; exit 6' ERR
 gate_failed() {
   echo "gpucomm-ci: $*" >&2
   exit 6
@@ -104,7 +107,11 @@ if $install && $cluster_wide; then
   # helm installs crds/ only on a release's first install and never upgrades it: a chart whose
   # CommJob schema grew would meet the old one
   log "applying the CommJob CRD of $chart"
-  kubectl apply --server-side --force-conflicts -f "$chart/crds/" >/dev/null
+  if [ -d "$chart/crds" ]; then
+    kubectl apply --server-side --force-conflicts -f "$chart/crds/" >/dev/null
+  else # a packaged chart: a .tgz, repo/name or oci:// reference
+    helm show crds "$chart" | kubectl apply --server-side --force-conflicts -f - >/dev/null
+  fi
   log "installing the operator chart $chart as $release in $namespace, cluster-wide"
   helm upgrade --install "$release" "$chart" --namespace "$namespace" --create-namespace \
     --wait --timeout 10m ${chart_values[@]+"${chart_values[@]}"}
@@ -118,8 +125,28 @@ else
   kubectl get namespace "$namespace" >/dev/null 2>&1 || kubectl create namespace "$namespace"
 fi
 
+# what kubectl said when it refused the job file, without its warnings, on one line
+refusal_of() {
+  grep -v '^Warning: ' "$1" | tr '\n' ' ' | sed 's/ *$//'
+}
+# A refusal of the job file: a usage error where the file is at fault (its schema, a field
+# unknown or invalid, the operator's admission), which no retry changes; the gate's otherwise.
+refused() {
+  local refusal
+  refusal="$(refusal_of "$1")"
+  case "$refusal" in
+    *" is invalid"* | *"error validating"* | *"error parsing"* | *"denied the request"* \
+      | *"strict decoding"* | *"cannot be handled as"* | *"unable to decode"* \
+      | *"error converting YAML"* | *"no objects passed"*)
+      echo "gpucomm-ci.sh: -f $job_file: ${refusal:-refused}" >&2
+      exit 2 ;;
+    *) gate_failed "cannot create the CommJob of $job_file: ${refusal:-kubectl said nothing}" ;;
+  esac
+}
+
 if [ -n "$baseline" ]; then
-  baseline_ref="$(kubectl create --dry-run=client -o jsonpath='{.spec.baseline.configMapRef}' -f "$job_file")"
+  baseline_ref="$(kubectl create --dry-run=client -o jsonpath='{.spec.baseline.configMapRef}' \
+    -f "$job_file" 2>"$artifacts/create.err")" || refused "$artifacts/create.err"
   [ -n "$baseline_ref" ] || fail_usage "--baseline given, but $job_file has no spec.baseline.configMapRef"
   log "storing $baseline as ConfigMap $baseline_ref"
   kubectl create configmap "$baseline_ref" --namespace "$namespace" \
@@ -128,17 +155,9 @@ if [ -n "$baseline" ]; then
   # (server-side: a client-side apply copies the report into an annotation of at most 256 KiB)
 fi
 
-if ! job="$(kubectl create --namespace "$namespace" -f "$job_file" -o jsonpath='{.metadata.name}' \
-  2>"$artifacts/create.err")"; then
-  refusal="$(tail -n 1 "$artifacts/create.err")"
-  case "$refusal" in
-    # the job itself is wrong (its schema, the operator's admission): no retry changes that
-    *" is invalid"* | *"error validating"* | *"error parsing"* | *"denied the request"*)
-      echo "gpucomm-ci.sh: -f $job_file: $refusal" >&2
-      exit 2 ;;
-    *) gate_failed "cannot create the CommJob of $job_file: $refusal" ;;
-  esac
-fi
+job="$(kubectl create --namespace "$namespace" -f "$job_file" -o jsonpath='{.metadata.name}' \
+  2>"$artifacts/create.err")" || refused "$artifacts/create.err"
+cat "$artifacts/create.err" >&2 # the API server's warnings, if any
 log "created CommJob $job in $namespace"
 echo "$job" >"$artifacts/job-name"
 
@@ -160,13 +179,18 @@ jsonpath() {
 }
 # a condition's status, reason and message, read at once: the operator may write a verdict
 # between three separate reads, which would then pair an old status with a new reason ('|' parts
-# them: neither a status nor a reason has one, and the message keeps any of its own)
+# them: neither a status nor a reason has one, and the message keeps any of its own). A read that
+# fails returns 1, with all three empty.
 condition() {
   local line
+  status="" reason="" message=""
   line="$(jsonpath "{range .status.conditions[?(@.type==\"$1\")]}{.status}|{.reason}|{.message}{end}" \
-    2>"$artifacts/get.err")" \
-    || gate_failed "cannot read CommJob $job's $1 condition: $(tail -n 1 "$artifacts/get.err")"
+    2>"$artifacts/get.err")" || return 1
   IFS='|' read -r status reason message <<<"$line" || true
+}
+condition_or_stop() {
+  condition "$1" \
+    || gate_failed "cannot read CommJob $job's $1 condition: $(tail -n 1 "$artifacts/get.err")"
 }
 if ! phase="$(jsonpath '{.status.phase}' 2>"$artifacts/get.err")"; then
   if grep -q NotFound "$artifacts/get.err"; then
@@ -175,10 +199,13 @@ if ! phase="$(jsonpath '{.status.phase}' 2>"$artifacts/get.err")"; then
   fi
   gate_failed "cannot read CommJob $job: $(tail -n 1 "$artifacts/get.err")"
 fi
-kubectl get --namespace "$namespace" "commjob/$job" -o yaml >"$artifacts/commjob.yaml"
+# (an artifact: the verdict does not depend on it)
+kubectl get --namespace "$namespace" "commjob/$job" -o yaml >"$artifacts/commjob.yaml" \
+  2>>"$artifacts/get.err" || true
 
 if [ "$phase" != "Succeeded" ]; then
-  condition Failed
+  # the job's own failure, read or not: a failed read here must not turn it into the gate's
+  condition Failed || true
   kubectl describe --namespace "$namespace" "commjob/$job" >"$artifacts/describe.txt" || true
   for pod in $(kubectl get pods --namespace "$namespace" -l "gpucomm.dev/job=$job" -o name); do
     kubectl logs --namespace "$namespace" "$pod" >"$artifacts/${pod#pod/}.log" 2>&1 || true
@@ -212,7 +239,7 @@ if [ -n "$expect_rules" ]; then
   # like Regressed, MeetsExpectations follows the report: wait for it
   expect_deadline=$((SECONDS + 120))
   while :; do
-    condition MeetsExpectations
+    condition_or_stop MeetsExpectations
     meets="$status"
     if [ "$meets" = "True" ]; then
       log "CommJob $job meets its expectations: $message"
@@ -234,7 +261,7 @@ fi
 # The verdict follows the report (the operator may see Succeeded before report.json): wait for it.
 verdict_deadline=$((SECONDS + 120))
 while :; do
-  condition Regressed
+  condition_or_stop Regressed
   regressed="$status"
   case "$regressed" in
     False)

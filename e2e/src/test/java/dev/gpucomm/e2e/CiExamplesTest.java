@@ -192,6 +192,7 @@ class CiExamplesTest {
         *'type=="Regressed")]}{.status}|{.reason}|{.message}{end}'*)
           printf '%s|%s|%s' "$STUB_STATUS" "$STUB_REASON" "$STUB_MESSAGE" ;;
         *'type=="Failed")]}{.status}|{.reason}|{.message}{end}'*)
+          [ -z "${STUB_CONDITION_ERROR:-}" ] || { echo "$STUB_CONDITION_ERROR" >&2; exit 1; }
           printf 'True|%s|%s' "${STUB_FAILED_REASON:-}" "${STUB_FAILED_MESSAGE:-}" ;;
         *) echo "stub kubectl: unexpected: $args" >&2; exit 1 ;;
       esac
@@ -263,11 +264,33 @@ class CiExamplesTest {
         runGate(
             dir,
             "#!/usr/bin/env bash\n",
-            Map.of("STUB_SPEC_ERROR", "Unable to connect to the server: dial tcp: i/o timeout"));
+            Map.of(
+                "STUB_SPEC_ERROR",
+                "Unable to connect to the server: dial tcp: i/o timeout",
+                "STUB_BASELINE",
+                ""));
 
     assertThat(result.exitCode()).as(result.stderr()).isEqualTo(6);
     assertThat(result.stdout()).doesNotContain("no performance gate");
     assertThat(result.stderr()).contains("gpucomm-ci: could not go on:");
+  }
+
+  @Test
+  void aFailedJobWhoseReasonCannotBeReadIsStillAFailedJob(@TempDir Path dir) throws Exception {
+    Result result =
+        runGate(
+            dir,
+            "#!/usr/bin/env bash\n",
+            Map.of(
+                "STUB_PHASE",
+                "Failed",
+                "STUB_CONDITION_ERROR",
+                "Error from server (NotFound): commjobs.gpucomm.dev \"gate-x\" not found"));
+
+    // the job failed: a pipeline that retried it as the gate's failure would run it again
+    assertThat(result.exitCode()).as(result.stderr()).isEqualTo(1);
+    assertThat(result.stderr())
+        .contains("gpucomm-ci: CommJob gate-x failed: no reason: no message");
   }
 
   @Test
@@ -290,6 +313,9 @@ class CiExamplesTest {
       delimiter = ';',
       value = {
         "The CommJob \"gate-x\" is invalid: spec.worldSize: Invalid value: 0; 2",
+        "Error from server (BadRequest): error when creating \"gate.yaml\": CommJob in version"
+            + " \"v1alpha1\" cannot be handled as a CommJob: strict decoding error: unknown field"
+            + " \"spec.wrldSize\"; 2",
         "Error from server (Forbidden): commjobs.gpucomm.dev is forbidden: cannot create; 6"
       })
   void aJobTheApiServerRefusesIsAUsageErrorOnlyWhenTheJobIsWrong(
