@@ -109,7 +109,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       if (before.predecessorObjects() > 0
           && JobOutcomeJudge.recordedOutcome(statusBefore).isEmpty()) {
         return awaitPredecessorCleanup(
-            job, before.predecessorObjects() + " pods and ConfigMaps", before, now, context);
+            job, before.predecessorsInWords(), before.predecessorPods() > 0, before, now, context);
       }
       JobPlan plan = judge.plan(job, before, now);
       if (!before.terminatingPods().isEmpty()
@@ -144,10 +144,14 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             && plan.job().getSpec().getGang() != null) {
           // the PodGroup comes before its pods, which the gang scheduler holds until it exists
           switch (PodGroups.ensure(
-              context.getClient(), plan.job(), plan.layout().get(), rankPods(plan))) {
+              context.getClient(),
+              plan.job(),
+              plan.layout().get(),
+              () -> rankPods(plan),
+              before.started())) {
             case PodGroups.Group.Ready ready -> {}
             case PodGroups.Group.Foreign foreign -> {
-              return awaitPredecessorCleanup(job, "the PodGroup", before, now, context);
+              return awaitPredecessorCleanup(job, "the PodGroup", false, before, now, context);
             }
             case PodGroups.Group.Unusable unusable when !before.started() -> {
               return failNow(
@@ -251,10 +255,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   private UpdateControl<CommJob> awaitPredecessorCleanup(
       CommJob job,
       String objects,
+      boolean podsAmongThem,
       JobObservation observation,
       Instant now,
       Context<CommJob> context) {
-    Optional<JobOutcome.Failed> overdue = judge.predecessorsOverdue(job, objects, now);
+    Optional<JobOutcome.Failed> overdue =
+        judge.predecessorsOverdue(job, objects, podsAmongThem, now);
     if (overdue.isPresent()) {
       return failNow(
           job,

@@ -23,27 +23,30 @@ import java.util.TreeMap;
  *
  * <p>Objects that a deleted CommJob of the same name owned (its UID, not this one's) are not this
  * job's, though they carry its name and labels until the garbage collector removes them: they are
- * only counted, in {@code predecessorObjects}. Pods of this job that are being deleted (those of a
- * suspended run, say, still stopping) are gone for every decision and only counted, in {@code
- * terminatingPods}: a new run's pods cannot be created under their names until they are gone.
+ * only counted, in {@code predecessorPods} and {@code predecessorConfigMaps}. Pods of this job that
+ * are being deleted (those of a suspended run, say, still stopping) are gone for every decision and
+ * only counted, in {@code terminatingPods}: a new run's pods cannot be created under their names
+ * until they are gone.
  */
 public record JobObservation(
     Map<Integer, Pod> podsByIndex,
     Optional<ConfigMap> specConfigMap,
     Optional<ConfigMap> results,
-    int predecessorObjects,
+    int predecessorPods,
+    int predecessorConfigMaps,
     List<Pod> terminatingPods) {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   public static JobObservation of(CommJob job, Context<CommJob> context) {
     JobNames names = JobNames.of(job);
     String uid = job.getMetadata().getUid();
-    int predecessorObjects = 0;
+    int predecessorPods = 0;
+    int predecessorConfigMaps = 0;
     List<Pod> terminatingPods = new ArrayList<>();
     Map<Integer, Pod> pods = new TreeMap<>();
     for (Pod pod : context.getSecondaryResources(Pod.class)) {
       if (ownedByAnother(pod, uid)) {
-        predecessorObjects++;
+        predecessorPods++;
         continue;
       }
       if (pod.getMetadata().getDeletionTimestamp() != null) {
@@ -63,14 +66,33 @@ public record JobObservation(
         continue;
       }
       if (ownedByAnother(configMap, uid)) {
-        predecessorObjects++;
+        predecessorConfigMaps++;
       } else if (name.equals(names.specConfigMap())) {
         spec = Optional.of(configMap);
       } else {
         results = Optional.of(configMap);
       }
     }
-    return new JobObservation(pods, spec, results, predecessorObjects, terminatingPods);
+    return new JobObservation(
+        pods, spec, results, predecessorPods, predecessorConfigMaps, terminatingPods);
+  }
+
+  /** How many of a deleted namesake's objects are still here. */
+  public int predecessorObjects() {
+    return predecessorPods + predecessorConfigMaps;
+  }
+
+  /** "1 pod and 2 ConfigMaps", for messages. */
+  public String predecessorsInWords() {
+    List<String> kinds = new ArrayList<>();
+    if (predecessorPods > 0) {
+      kinds.add(predecessorPods + (predecessorPods == 1 ? " pod" : " pods"));
+    }
+    if (predecessorConfigMaps > 0) {
+      kinds.add(
+          predecessorConfigMaps + (predecessorConfigMaps == 1 ? " ConfigMap" : " ConfigMaps"));
+    }
+    return String.join(" and ", kinds);
   }
 
   /** Whether {@code object}'s controller is a CommJob other than the one of {@code uid}. */

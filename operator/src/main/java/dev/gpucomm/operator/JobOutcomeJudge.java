@@ -91,31 +91,32 @@ public class JobOutcomeJudge {
   private JobOutcome judge(CommJob job, JobLayout layout, JobObservation observation, Instant now) {
     Map<Integer, Pod> pods = observation.podsByIndex();
     // the pod that failed first comes first: the others' ranks often fail because it did
-    List<String> failures =
+    List<Map.Entry<Integer, Pod>> failed =
         pods.entrySet().stream()
             .filter(
                 e -> e.getKey() < layout.podCount() && "Failed".equals(rankPhaseOf(e.getValue())))
             .sorted(
                 Comparator.comparing(
                     (Map.Entry<Integer, Pod> e) -> PodFailureDescriber.finishedAt(e.getValue())))
-            .map(
-                e ->
-                    "pod %s (%s) failed: %s"
-                        .formatted(
-                            e.getValue().getMetadata().getName(),
-                            layout.ranksOf(e.getKey()),
-                            PodFailureDescriber.describe(e.getValue())))
             .toList();
-    if (!failures.isEmpty()) {
+    if (!failed.isEmpty()) {
+      List<String> failures =
+          failed.stream()
+              .map(
+                  e ->
+                      "pod %s (%s) failed: %s"
+                          .formatted(
+                              e.getValue().getMetadata().getName(),
+                              layout.ranksOf(e.getKey()),
+                              PodFailureDescriber.describe(e.getValue())))
+              .toList();
       boolean transport =
           failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
-      // the kubelet ended a pod at its own deadline: the operator was away at the job's timeout
+      // the kubelet ended the first pod at its own deadline: the operator was away at the job's
+      // timeout (pods it ended later, beside a rank that crashed first, are not the story)
+      Pod first = failed.getFirst().getValue();
       boolean pastDeadline =
-          pods.values().stream()
-              .anyMatch(
-                  pod ->
-                      pod.getStatus() != null
-                          && DEADLINE_EXCEEDED.equals(pod.getStatus().getReason()));
+          first.getStatus() != null && DEADLINE_EXCEEDED.equals(first.getStatus().getReason());
       return new JobOutcome.Failed(
           transport
               ? Reasons.UNEXPECTED_TRANSPORT
@@ -201,7 +202,8 @@ public class JobOutcomeJudge {
    * scheduling timeout after the job was created are stuck (a pod on a node that does not answer)
    * and would hold the job forever.
    */
-  Optional<JobOutcome.Failed> predecessorsOverdue(CommJob job, String objects, Instant now) {
+  Optional<JobOutcome.Failed> predecessorsOverdue(
+      CommJob job, String objects, boolean podsAmongThem, Instant now) {
     String created = job.getMetadata().getCreationTimestamp();
     Duration limit = schedulingTimeout(job);
     if (created == null || !Instant.parse(created).plus(limit).isBefore(now)) {
@@ -210,9 +212,15 @@ public class JobOutcomeJudge {
     return Optional.of(
         new JobOutcome.Failed(
             Reasons.UNSCHEDULABLE,
-            "waited %d s for %s of a deleted CommJob named %s to be deleted (a pod on an"
-                    .formatted(limit.toSeconds(), objects, job.getMetadata().getName())
-                + " unreachable node stays terminating); the job needs their names"));
+            "names this job needs are still held %d s after it was created by a deleted CommJob"
+                    .formatted(limit.toSeconds())
+                + " named %s: %s%s"
+                    .formatted(
+                        job.getMetadata().getName(),
+                        objects,
+                        podsAmongThem
+                            ? " (a pod on a node that does not answer never finishes terminating)"
+                            : "")));
   }
 
   /**

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * The PodGroup of a gang-scheduled job (spec.gang) and the marks that put its pods in it: the
@@ -110,21 +111,44 @@ final class PodGroups {
   }
 
   /**
-   * Creates the job's PodGroup, for {@code pods}, unless it exists. It never changes: the pods of a
-   * job are fixed.
+   * Creates the job's PodGroup, for {@code pods} (built only when needed), unless it exists. Until
+   * the job starts, its own group is brought up to date: a job suspended before it ran, or while it
+   * ran, may have its spec changed before it resumes. Once started, its pods are fixed, and so is
+   * its group.
    */
-  static Group ensure(KubernetesClient client, CommJob job, JobLayout layout, List<Pod> pods) {
-    GenericKubernetesResource podGroup = desired(job, layout, pods);
+  static Group ensure(
+      KubernetesClient client,
+      CommJob job,
+      JobLayout layout,
+      Supplier<List<Pod>> pods,
+      boolean started) {
     ResourceDefinitionContext api = api(job.getSpec().getGang().getScheduler());
     var resource =
         client
             .genericKubernetesResources(api)
             .inNamespace(job.getMetadata().getNamespace())
-            .withName(podGroup.getMetadata().getName());
+            .withName(job.getMetadata().getName());
     GenericKubernetesResource existing = resource.get();
     if (existing != null) {
-      return whose(existing, job, api);
+      Group group = whose(existing, job, api);
+      if (group instanceof Group.Ready && !started) {
+        Map<String, Object> wanted = spec(desired(job, layout, pods.get()));
+        Map<String, Object> present = spec(existing);
+        if (!wanted.entrySet().stream()
+            .allMatch(e -> Objects.equals(present.get(e.getKey()), e.getValue()))) {
+          // only the fields the operator sets: a scheduler's defaults stay as they are
+          Map<String, Object> merged = new LinkedHashMap<>(present);
+          merged.putAll(wanted);
+          resource.edit(
+              podGroup -> {
+                podGroup.setAdditionalProperty("spec", merged);
+                return podGroup;
+              });
+        }
+      }
+      return group;
     }
+    GenericKubernetesResource podGroup = desired(job, layout, pods.get());
     try {
       resource.create(podGroup);
     } catch (KubernetesClientException e) {
@@ -166,6 +190,12 @@ final class PodGroups {
                     existing.getMetadata().getName(),
                     ForeignObjects.controlledBy(controller))
             + " another name");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> spec(GenericKubernetesResource podGroup) {
+    Object spec = podGroup.getAdditionalProperties().get("spec");
+    return spec instanceof Map<?, ?> map ? (Map<String, Object>) map : Map.of();
   }
 
   /** Marks {@code pod} as a member of its job's PodGroup and names the gang scheduler. */

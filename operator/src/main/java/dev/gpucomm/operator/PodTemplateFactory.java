@@ -149,16 +149,18 @@ public class PodTemplateFactory {
   /**
    * The deadline the kubelet enforces on each rank pod (activeDeadlineSeconds), for when no
    * operator is left to time the job out (uninstalled, or down for good): a rank hung in a
-   * collective would otherwise hold its GPUs forever. It counts from the pod's start on its node,
-   * so it is the operator's whole allowance (spec.timeoutSeconds, and spec.schedulingTimeoutSeconds
-   * in which a started pod may wait for its peers) and a margin: with the operator running, its
-   * Timeout comes first. A pod keeps the deadline it was made with.
+   * collective would otherwise hold its GPUs forever. It counts from the pod's own start on its
+   * node, while the operator allows the job's pods spec.timeoutSeconds +
+   * spec.schedulingTimeoutSeconds from their creation to all run, and spec.timeoutSeconds more from
+   * then: the first pod to start may see all of that, so its deadline is the sum and a margin, and
+   * with the operator running its Timeout comes first. A pod keeps the deadline it was made with: a
+   * schedulingTimeoutSeconds raised later does not move it.
    */
   long fallbackDeadlineSeconds(CommJob job, JobLayout layout) {
     Integer scheduling = job.getSpec().getSchedulingTimeoutSeconds();
     long schedulingSeconds =
         scheduling != null ? scheduling : config.unschedulableTimeout().toSeconds();
-    return layout.timeoutSeconds() + schedulingSeconds + FALLBACK_DEADLINE_MARGIN_SECONDS;
+    return 2L * layout.timeoutSeconds() + schedulingSeconds + FALLBACK_DEADLINE_MARGIN_SECONDS;
   }
 
   private List<LocalObjectReference> runtimeImagePullSecrets() {

@@ -529,7 +529,7 @@ class CommJobLifecycleIT {
     assertThat(waiting.getPhase()).isNull();
     assertThat(condition(waiting, "Ready").getMessage())
         .isEqualTo(
-            "waiting for 3 pods and ConfigMaps of a deleted CommJob named again to be deleted");
+            "waiting for 1 pod and 2 ConfigMaps of a deleted CommJob named again to be deleted");
     assertThat(cluster.pods("again"))
         .extracting(p -> p.getMetadata().getUid())
         .containsExactly(oldPodUid);
@@ -576,8 +576,9 @@ class CommJobLifecycleIT {
     assertThat(condition(failed, "Failed").getReason()).isEqualTo("Unschedulable");
     assertThat(condition(failed, "Failed").getMessage())
         .isEqualTo(
-            "waited 2 s for 3 pods and ConfigMaps of a deleted CommJob named stuck to be deleted"
-                + " (a pod on an unreachable node stays terminating); the job needs their names");
+            "names this job needs are still held 2 s after it was created by a deleted CommJob"
+                + " named stuck: 1 pod and 2 ConfigMaps (a pod on a node that does not answer"
+                + " never finishes terminating)");
     assertThat(cluster.pods("stuck"))
         .extracting(p -> p.getMetadata().getUid())
         .containsExactly(oldPodUid);

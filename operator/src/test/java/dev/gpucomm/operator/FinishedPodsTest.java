@@ -26,7 +26,12 @@ class FinishedPodsTest {
             .build();
     JobObservation observation =
         new JobObservation(
-            Map.of(0, failedRank, 1, hungRank), Optional.empty(), Optional.empty(), 0, List.of());
+            Map.of(0, failedRank, 1, hungRank),
+            Optional.empty(),
+            Optional.empty(),
+            0,
+            0,
+            List.of());
     JobOutcome failed = new JobOutcome.Failed(Reasons.RANK_FAILED, "pod job-0 failed");
 
     assertThat(FinishedPods.kept(CleanPodPolicy.RUNNING, failed, observation))

@@ -4,6 +4,7 @@ import static dev.gpucomm.operator.TestCluster.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -222,6 +223,69 @@ class GangSchedulingIT {
             owner ->
                 assertThat(owner.getUid())
                     .isEqualTo(cluster.job("gang-again").getMetadata().getUid()));
+  }
+
+  @Test
+  void aJobResizedWhileSuspendedResumesWithAGroupOfItsNewSize() {
+    cluster.apply(
+        """
+        metadata: {name: gang-resized}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          gang: {scheduler: volcano, queue: gpu-benchmarks}
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+    cluster.awaitPods("gang-resized", "gang-resized-0", "gang-resized-1");
+    assertThat(spec(awaitPodGroup(VOLCANO, "gang-resized"))).containsEntry("minMember", 2);
+    // what Volcano's admission adds to a group stays
+    client
+        .genericKubernetesResources(VOLCANO)
+        .inNamespace(cluster.namespace)
+        .withName("gang-resized")
+        .edit(
+            group -> {
+              Map<String, Object> defaulted = new java.util.LinkedHashMap<>(spec(group));
+              defaulted.put("minTaskMember", Map.of("default", 2));
+              group.setAdditionalProperty("spec", defaulted);
+              return group;
+            });
+
+    // a queue preempts the job, and it comes back on four GPUs instead of two
+    editJob("gang-resized", job -> job.getSpec().setSuspend(true));
+    await()
+        .atMost(TestCluster.PATIENCE)
+        .until(
+            () ->
+                cluster.pods("gang-resized").isEmpty()
+                    && cluster.configMap("gang-resized-spec") == null);
+    editJob(
+        "gang-resized",
+        job -> {
+          job.getSpec().setWorldSize(4);
+          job.getSpec().setSuspend(false);
+        });
+
+    cluster.awaitPods(
+        "gang-resized", "gang-resized-0", "gang-resized-1", "gang-resized-2", "gang-resized-3");
+    Map<String, Object> resized = spec(awaitPodGroup(VOLCANO, "gang-resized"));
+    assertThat(resized)
+        .containsEntry("minMember", 4)
+        .containsEntry("queue", "gpu-benchmarks")
+        .containsEntry("minTaskMember", Map.of("default", 2));
+    assertThat(resized.get("minResources")).asString().contains("nvidia.com/gpu=4");
+  }
+
+  private void editJob(String name, java.util.function.Consumer<CommJob> change) {
+    client
+        .resources(CommJob.class)
+        .inNamespace(cluster.namespace)
+        .withName(name)
+        .edit(
+            job -> {
+              change.accept(job);
+              return job;
+            });
   }
 
   @Test

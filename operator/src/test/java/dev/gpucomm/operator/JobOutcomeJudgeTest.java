@@ -98,6 +98,30 @@ class JobOutcomeJudgeTest {
                     + " than the specified deadline"));
   }
 
+  @Test
+  void peersEndedAtTheirDeadlineAfterARankCrashedAreTheCrashsStory() {
+    Pod crashed = failed("job-0", "rank 0 failed: CUDA error");
+    Pod endedLater = failed("job-1", "");
+    endedLater.getStatus().setReason("DeadlineExceeded");
+    endedLater
+        .getStatus()
+        .getContainerStatuses()
+        .getFirst()
+        .getState()
+        .getTerminated()
+        .setFinishedAt(STARTED.plusSeconds(2000).toString());
+
+    JobOutcome outcome =
+        outcome(Map.of(0, crashed, 1, endedLater), STARTED.plusSeconds(TIMEOUT_SECONDS + 2000));
+
+    assertThat(outcome)
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.RANK_FAILED,
+                "pod job-0 (rank 0) failed: exit code 1: rank 0 failed: CUDA error; pod job-1"
+                    + " (rank 1) failed: DeadlineExceeded"));
+  }
+
   private static Pod failed(String name, String terminationMessage) {
     return new PodBuilder()
         .withNewMetadata()
@@ -237,7 +261,7 @@ class JobOutcomeJudgeTest {
     ConfigMap specConfigMap =
         new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
     JobObservation observation =
-        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, List.of());
+        new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, 0, List.of());
     return judge.plan(job, observation, now);
   }
 

@@ -59,13 +59,13 @@ class PodTemplateFactoryTest {
     CommJob job = job();
     job.getSpec().setSchedulingTimeoutSeconds(120);
 
-    // timeoutSeconds 900 + schedulingTimeoutSeconds 120 + the 600 s margin
+    // timeoutSeconds 900 to start (with the scheduling timeout, 120) and 900 to run, and 600 more
     assertThat(factory(Optional.empty()).build(job, LAYOUT, 0).getSpec().getActiveDeadlineSeconds())
-        .isEqualTo(1620L);
+        .isEqualTo(2520L);
     // the operator's default scheduling timeout where the job names none
     assertThat(
             factory(Optional.empty()).build(job(), LAYOUT, 0).getSpec().getActiveDeadlineSeconds())
-        .isEqualTo(900L + 300L + 600L);
+        .isEqualTo(2 * 900L + 300L + 600L);
   }
 
   private static CommJob job() {

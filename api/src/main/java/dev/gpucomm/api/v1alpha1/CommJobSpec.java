@@ -135,7 +135,8 @@ public class CommJobSpec {
       "The job fails with reason Unschedulable when one of its pods has been refused by the"
           + " scheduler for this many seconds; the operator's default (Helm value"
           + " runtime.unschedulableTimeout) when omitted. Pods held back by scheduling gates do"
-          + " not count.")
+          + " not count. Also how long a new job waits for a deleted namesake's objects to release"
+          + " its names, and its pods' earlier run's pods to terminate.")
   private Integer schedulingTimeoutSeconds;
 
   @JsonPropertyDescription(
