@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
-import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,7 +18,6 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +60,7 @@ class CommJobSuspendIT {
     assertThat(cluster.configMap("queued-run-spec")).isNull();
 
     // Kueue admits the job: it sets the flavor's node selector and tolerations, then unsuspends
-    edit(
+    cluster.edit(
         "queued-run",
         job -> {
           PodSpec podSpec = new PodSpec();
@@ -113,7 +111,7 @@ class CommJobSuspendIT {
     cluster.kubelet.run("preempted-1");
     cluster.awaitStatus("preempted", s -> s.getRunningTime() != null);
 
-    edit("preempted", job -> job.getSpec().setSuspend(true));
+    cluster.edit("preempted", job -> job.getSpec().setSuspend(true));
 
     cluster.awaitPods("preempted");
     CommJobStatus suspended =
@@ -124,7 +122,7 @@ class CommJobSuspendIT {
     assertThat(condition(suspended, "Failed").getStatus()).isEqualTo("False");
     await().atMost(TestCluster.PATIENCE).until(() -> cluster.configMap("preempted-spec") == null);
 
-    edit("preempted", job -> job.getSpec().setSuspend(false));
+    cluster.edit("preempted", job -> job.getSpec().setSuspend(false));
 
     cluster.awaitPods("preempted", "preempted-0", "preempted-1");
     CommJobStatus resumed =
@@ -204,7 +202,7 @@ class CommJobSuspendIT {
       uids.add(setFinalizers(pod, List.of("example.com/drain")).getMetadata().getUid());
     }
 
-    edit(name, job -> job.getSpec().setSuspend(true));
+    cluster.edit(name, job -> job.getSpec().setSuspend(true));
     cluster.awaitStatus(name, s -> hasCondition(s, "Suspended", "True", "JobSuspended"));
     await()
         .atMost(TestCluster.PATIENCE)
@@ -218,7 +216,7 @@ class CommJobSuspendIT {
                         .getMetadata()
                         .getDeletionTimestamp()
                     != null);
-    edit(name, job -> job.getSpec().setSuspend(false));
+    cluster.edit(name, job -> job.getSpec().setSuspend(false));
     return uids;
   }
 
@@ -231,18 +229,6 @@ class CommJobSuspendIT {
             p -> {
               p.getMetadata().setFinalizers(finalizers);
               return p;
-            });
-  }
-
-  private void edit(String name, Consumer<CommJob> change) {
-    client
-        .resources(CommJob.class)
-        .inNamespace(cluster.namespace)
-        .withName(name)
-        .edit(
-            job -> {
-              change.accept(job);
-              return job;
             });
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CleanPodPolicy;
-import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,7 +12,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +51,7 @@ class FinishedJobCleanupIT {
   void aTtlSetAfterTheJobStartedAppliesWithoutMarkingTheSpecChanged() {
     create("late-ttl", 2, "cleanPodPolicy: Running");
     cluster.awaitPods("late-ttl", "late-ttl-0", "late-ttl-1");
-    edit("late-ttl", job -> job.getSpec().setTtlSecondsAfterFinished(1));
+    cluster.edit("late-ttl", job -> job.getSpec().setTtlSecondsAfterFinished(1));
     cluster.kubelet.run("late-ttl-0");
     cluster.kubelet.run("late-ttl-1");
     CommJobStatus running = cluster.awaitStatus("late-ttl", s -> s.getPhase() == Phase.RUNNING);
@@ -138,17 +136,5 @@ class FinishedJobCleanupIT {
             benchmark: {tokens: [32]}
         """
             .formatted(name, ranks, lifecycle));
-  }
-
-  private void edit(String name, Consumer<CommJob> change) {
-    client
-        .resources(CommJob.class)
-        .inNamespace(cluster.namespace)
-        .withName(name)
-        .edit(
-            job -> {
-              change.accept(job);
-              return job;
-            });
   }
 }

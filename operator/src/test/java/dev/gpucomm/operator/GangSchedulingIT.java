@@ -4,7 +4,6 @@ import static dev.gpucomm.operator.TestCluster.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -252,14 +251,14 @@ class GangSchedulingIT {
             });
 
     // a queue preempts the job, and it comes back on four GPUs instead of two
-    editJob("gang-resized", job -> job.getSpec().setSuspend(true));
+    cluster.edit("gang-resized", job -> job.getSpec().setSuspend(true));
     await()
         .atMost(TestCluster.PATIENCE)
         .until(
             () ->
                 cluster.pods("gang-resized").isEmpty()
                     && cluster.configMap("gang-resized-spec") == null);
-    editJob(
+    cluster.edit(
         "gang-resized",
         job -> {
           job.getSpec().setWorldSize(4);
@@ -274,18 +273,6 @@ class GangSchedulingIT {
         .containsEntry("queue", "gpu-benchmarks")
         .containsEntry("minTaskMember", Map.of("default", 2));
     assertThat(resized.get("minResources")).asString().contains("nvidia.com/gpu=4");
-  }
-
-  private void editJob(String name, java.util.function.Consumer<CommJob> change) {
-    client
-        .resources(CommJob.class)
-        .inNamespace(cluster.namespace)
-        .withName(name)
-        .edit(
-            job -> {
-              change.accept(job);
-              return job;
-            });
   }
 
   @Test

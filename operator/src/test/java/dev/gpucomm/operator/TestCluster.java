@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /** What a test does to and reads from the mock cluster, in the words of the scenarios. */
@@ -42,6 +43,19 @@ final class TestCluster {
 
   CommJob job(String name) {
     return client.resources(CommJob.class).inNamespace(namespace).withName(name).get();
+  }
+
+  /** Changes the job as a user's or a queue's edit would (kubectl edit, Kueue's suspend). */
+  void edit(String name, Consumer<CommJob> change) {
+    client
+        .resources(CommJob.class)
+        .inNamespace(namespace)
+        .withName(name)
+        .edit(
+            job -> {
+              change.accept(job);
+              return job;
+            });
   }
 
   /** Waits until the job's status satisfies {@code condition}, and returns it. */
