@@ -18,6 +18,9 @@ import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.launch.StagedReportDirectory;
 import dev.gpucomm.runtime.spec.LoadedJob;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
@@ -62,6 +65,12 @@ final class LocalJobExecution {
       boolean dumpIr,
       CliContext context) {
     reportDir.ifPresent(dir -> requireReportTarget(command, dir));
+    reportDir.ifPresent(
+        dir ->
+            tuningRef(job)
+                .ifPresent(
+                    table ->
+                        requireOutsideReport(command, dir, tuningRefName(command, job), table)));
     requireReadableTuningTable(command, job);
     RankSettings.requireKnownSwitches(context.rankEnvironment());
     DeviceKind device =
@@ -83,6 +92,49 @@ final class LocalJobExecution {
   }
 
   /**
+   * Refuses an existing input file inside the report directory: the new report replaces that
+   * directory whole, and the file with it (a tuning table read from an earlier tune report, say).
+   */
+  static void requireOutsideReport(String command, Path reportDir, String input, Path file) {
+    if (Files.exists(file) && canonical(file).startsWith(canonical(reportDir))) {
+      throw new UsageException(
+          "gpucomm %s: %s %s: lies in the report directory '%s' (--out), which the new report"
+                  .formatted(command, input, file, reportDir)
+              + " replaces; copy it elsewhere or name another --out");
+    }
+  }
+
+  private static Path canonical(Path path) {
+    try {
+      return path.toRealPath();
+    } catch (IOException e) {
+      return path.toAbsolutePath().normalize();
+    }
+  }
+
+  /** The file of a measured heuristic's table, where the job names one. */
+  private static Optional<Path> tuningRef(LoadedJob job) {
+    Heuristic heuristic = job.job().getSpec().getHeuristic();
+    if (heuristic == null
+        || heuristic.getName() != HeuristicName.MEASURED
+        || heuristic.getTuningRef() == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Path.of(heuristic.getTuningRef()));
+    } catch (InvalidPathException e) {
+      return Optional.empty(); // said when the table is read
+    }
+  }
+
+  /**
+   * The table as its users know it: bench builds its job from flags, the others read a job file.
+   */
+  private static String tuningRefName(String command, LoadedJob job) {
+    return command.equals("bench") ? "--tuning-ref" : job.source() + ": spec.heuristic.tuningRef";
+  }
+
+  /**
    * Reads a measured heuristic's table once here, where a bad one is a usage error in one line,
    * before every rank would read it and fail on its own.
    */
@@ -97,11 +149,8 @@ final class LocalJobExecution {
       TuningTable table = TuningTableJson.read(Path.of(heuristic.getTuningRef()));
       requireBenchmarksCurve(job, table);
     } catch (IllegalArgumentException e) {
-      // bench builds its job from flags, so its users know the table by the flag's name; the
-      // others name the job file's field, as for any other problem of a job file
-      String field =
-          command.equals("bench") ? "--tuning-ref" : job.source() + ": spec.heuristic.tuningRef";
-      throw new UsageException("gpucomm " + command + ": " + field + ": " + e.getMessage(), e);
+      throw new UsageException(
+          "gpucomm " + command + ": " + tuningRefName(command, job) + ": " + e.getMessage(), e);
     }
   }
 

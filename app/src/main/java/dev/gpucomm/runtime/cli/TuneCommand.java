@@ -117,6 +117,8 @@ final class TuneCommand implements Callable<Integer> {
     Optional<Path> tableFile = table;
     // Checked before the run: a table that cannot take the curve must not cost a whole sweep.
     Collective collective = job.job().getSpec().getWorkload().getTune().getCollective();
+    tableFile.ifPresent(
+        table -> LocalJobExecution.requireOutsideReport("tune", reportDir, "--table", table));
     tableFile.ifPresent(table -> requireMergeableTable(table, collective));
     LocalRun.Result result =
         LocalJobExecution.execute(

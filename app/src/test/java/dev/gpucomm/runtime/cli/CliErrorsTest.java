@@ -175,6 +175,31 @@ class CliErrorsTest {
   }
 
   @Test
+  void aTuningTableInsideTheReportDirectoryTheRunReplacesIsRefused() throws Exception {
+    // an earlier tune report, its table read by the bench whose report would replace it
+    Path report = Files.createDirectories(dir.resolve("reports/tune"));
+    Files.writeString(report.resolve("report.json"), "{}");
+    Path table = Files.writeString(report.resolve("tuning.json"), "{}");
+
+    CliRun bench =
+        CliRun.of(
+            "bench",
+            "--device",
+            "cpu",
+            "--heuristic",
+            "measured",
+            "--tuning-ref",
+            table.toString(),
+            "--out",
+            report.toString());
+
+    assertThat(bench.exitCode()).as(bench.err()).isEqualTo(2);
+    assertThat(bench.err())
+        .startsWith("gpucomm bench: --tuning-ref " + table + ": lies in the report directory");
+    assertThat(table).hasContent("{}");
+  }
+
+  @Test
   void anOptionWithoutItsValue() {
     assertUsageError(CliRun.of("run", "-f"), "gpucomm run: -f needs a value (FILE)");
   }
@@ -360,6 +385,35 @@ class CliErrorsTest {
     assertThat(run.err().lines()).hasSize(1);
     assertThat(out).doesNotExist();
     assertThat(corrupt).hasContent("{ not json");
+  }
+
+  @Test
+  void aTuneTableInsideTheReportItWouldReplaceIsRefused() throws Exception {
+    Path job =
+        Files.writeString(
+            dir.resolve("tune.yaml"),
+            VALID.replace(
+                "kind: benchmark\n    benchmark: {sizes: [4096], dtype: bf16}",
+                "kind: tune\n    tune: {sizes: [4096], tableName: t}"));
+    Path out = Files.createDirectories(dir.resolve("tune-report"));
+    Files.writeString(out.resolve("report.json"), "{}");
+    Path table = Files.writeString(out.resolve("tuning.json"), "{\"curves\": []}");
+
+    CliRun run =
+        CliRun.of(
+            "tune", "-f", job.toString(), "--table", table.toString(), "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err())
+        .isEqualTo(
+            "gpucomm tune: --table "
+                + table
+                + ": lies in the report directory '"
+                + out
+                + "' (--out), which the new report replaces; copy it elsewhere or name another"
+                + " --out"
+                + System.lineSeparator());
+    assertThat(table).hasContent("{\"curves\": []}");
   }
 
   @Test
