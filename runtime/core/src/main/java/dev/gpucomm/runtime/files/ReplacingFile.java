@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -12,7 +13,7 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 
 /**
  * Replaces a file whole or not at all: the new content goes to a hidden temporary file beside it,
@@ -39,6 +40,7 @@ public final class ReplacingFile {
       Path temporary = temporaryBeside(folder, name);
       try {
         Files.writeString(temporary, text, StandardCharsets.UTF_8);
+        keepModeOf(file, temporary);
         moveIntoPlace(temporary, file);
       } finally {
         Files.deleteIfExists(temporary);
@@ -101,20 +103,37 @@ public final class ReplacingFile {
   }
 
   /**
-   * An empty hidden file in {@code folder} that will become {@code name}. Readable by all, as the
-   * reports and tables beside it are: a temporary file starts owner-only, and would stay so after
-   * the rename.
+   * An empty hidden file in {@code folder} that will become {@code name}, created as any new file
+   * is (its mode from the umask): a temporary file of the JDK's starts owner-only, and would stay
+   * so after the rename.
    */
   public static Path temporaryBeside(Path folder, String name) throws IOException {
-    Path temporary = Files.createTempFile(folder, temporaryPrefix(name), ".tmp");
-    try {
-      if (Files.getFileStore(temporary).supportsFileAttributeView(PosixFileAttributeView.class)) {
-        Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
+    for (int attempt = 1; ; attempt++) {
+      Path temporary =
+          folder.resolve(
+              temporaryPrefix(name) + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".tmp");
+      try {
+        return Files.createFile(temporary);
+      } catch (FileAlreadyExistsException e) {
+        if (attempt == 100) {
+          throw e;
+        }
       }
-      return temporary;
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(temporary);
-      throw e;
+    }
+  }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * Gives {@code replacement} the permissions of the file it replaces: a file its owner made
+   * private stays private.
+   */
+  private static void keepModeOf(Path file, Path replacement) throws IOException {
+    if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+        && Files.getFileStore(replacement)
+            .supportsFileAttributeView(PosixFileAttributeView.class)) {
+      Files.setPosixFilePermissions(
+          replacement, Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS));
     }
   }
 

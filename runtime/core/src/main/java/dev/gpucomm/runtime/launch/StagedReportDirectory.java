@@ -14,9 +14,11 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -94,6 +96,11 @@ public final class StagedReportDirectory {
                 + String.join(", ", foreign.subList(0, Math.min(3, foreign.size())))
                 + (foreign.size() > 3 ? ", ..." : "")
                 + "); name a new or empty directory");
+      }
+      if (!isEmpty(absolute) && !Files.isWritable(absolute)) {
+        // its files could be set aside with it, and then not deleted: the new report would land
+        // and the run still fail, and so would every later one
+        return Optional.of("is not writable: its earlier report cannot be removed");
       }
       Optional<String> notReplaceable = replaceability(absolute);
       if (notReplaceable.isPresent()) {
@@ -268,7 +275,7 @@ public final class StagedReportDirectory {
       if (!Files.exists(target)) {
         Files.move(old, target, StandardCopyOption.ATOMIC_MOVE);
       } else {
-        deleteTree(old);
+        deleteIfAble(old);
       }
     }
   }
@@ -286,7 +293,9 @@ public final class StagedReportDirectory {
   public void commit() {
     try {
       Path old = null;
+      Optional<Set<PosixFilePermission>> earlierMode = Optional.empty();
       if (Files.exists(target)) {
+        earlierMode = posixMode(target);
         old = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".old-");
         Files.delete(old);
         Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
@@ -299,9 +308,14 @@ public final class StagedReportDirectory {
         }
         throw e;
       }
-      readableByAll(target);
+      if (earlierMode.isPresent()) {
+        Files.setPosixFilePermissions(target, earlierMode.get()); // the folder's owner chose it
+      } else {
+        readableByAll(target);
+      }
       if (old != null) {
-        deleteTree(old);
+        // the new report is in place: an earlier one that cannot be removed fails nothing
+        deleteIfAble(old);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(
@@ -340,6 +354,22 @@ public final class StagedReportDirectory {
       }
     } catch (IOException ignored) {
       // A hidden partial directory is all that can remain.
+    }
+  }
+
+  private static Optional<Set<PosixFilePermission>> posixMode(Path directory) throws IOException {
+    if (!Files.getFileStore(directory).supportsFileAttributeView(PosixFileAttributeView.class)) {
+      return Optional.empty();
+    }
+    return Optional.of(Files.getPosixFilePermissions(directory, LinkOption.NOFOLLOW_LINKS));
+  }
+
+  /** Deletes a report set aside; what cannot go stays hidden beside the target. */
+  private static void deleteIfAble(Path old) {
+    try {
+      deleteTree(old);
+    } catch (IOException e) {
+      // a later run tries again
     }
   }
 

@@ -98,6 +98,25 @@ class ReplacingFileTest {
   }
 
   @Test
+  @EnabledOnOs(OS.LINUX)
+  void aPrivateFileStaysPrivateAndANewOneIsMadeAsAnyNewFile() throws IOException {
+    Path secret = Files.writeString(folder.resolve("table.json"), "old");
+    Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+    Path sibling = Files.createFile(folder.resolve("made-by-hand"));
+
+    ReplacingFile.writeString(secret, "new");
+    Path fresh = folder.resolve("fresh.json");
+    ReplacingFile.writeString(fresh, "new");
+
+    assertThat(secret).hasContent("new");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)))
+        .isEqualTo("rw-------");
+    // the umask decides, as for the file made by hand beside it
+    assertThat(Files.getPosixFilePermissions(fresh))
+        .isEqualTo(Files.getPosixFilePermissions(sibling));
+  }
+
+  @Test
   void aReadOnlyFileIsNotReplaced() throws IOException {
     assumeFalse("root".equals(System.getProperty("user.name")), "root may write any file");
     Path table = Files.writeString(folder.resolve("tuning.json"), "kept");

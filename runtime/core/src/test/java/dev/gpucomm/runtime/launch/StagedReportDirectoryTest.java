@@ -46,6 +46,22 @@ class StagedReportDirectoryTest {
   }
 
   @Test
+  @EnabledOnOs(OS.LINUX)
+  void aReportFolderItsOwnerMadePrivateStaysPrivate() throws Exception {
+    Path target = Files.createDirectories(dir.resolve("reports/private"));
+    Files.writeString(target.resolve("report.json"), "{\"old\": true}");
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwx------"));
+
+    StagedReportDirectory staged = StagedReportDirectory.create(target);
+    Files.writeString(staged.staging().resolve("report.json"), "{\"new\": true}");
+    staged.commit();
+
+    assertThat(target.resolve("report.json")).hasContent("{\"new\": true}");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+        .isEqualTo("rwx------");
+  }
+
+  @Test
   void aReportSetAsideByAKilledCommitIsPutBackByTheNextRun() throws Exception {
     Path reports = Files.createDirectories(dir.resolve("reports"));
     // killed between the two renames: the earlier report aside, nothing in place
