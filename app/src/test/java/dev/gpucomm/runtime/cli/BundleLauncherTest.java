@@ -100,6 +100,8 @@ class BundleLauncherTest {
             "-XX:+PrintFlagsFinal",
             "-Xlog:gc",
             "-Xshare:auto",
+            "-XX:AOTMode=record",
+            "--source=25",
             "-showversion"));
     for (String variable : JvmOptionsCheck.VARIABLES) {
       for (String option : options) {

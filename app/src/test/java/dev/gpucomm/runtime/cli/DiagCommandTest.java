@@ -177,32 +177,19 @@ class DiagCommandTest {
   }
 
   @Test
-  void aJsonFileThatCannotBeWrittenIsSaidBeforeAnyGpuWork(@TempDir Path dir) throws Exception {
+  void aJsonFileThatCannotBeWrittenIsAUsageErrorBeforeAnyGpuWork(@TempDir Path dir)
+      throws Exception {
     Path folder = Files.createDirectory(dir.resolve("kept.json"));
-    CliRun noFolder =
-        CliRun.withDiagnostics(
-            DiagCommand.CUDA_DIAGNOSTICS,
-            Map.of(),
-            "diag",
-            "--check",
-            "--json",
-            dir.resolve("missing/diag.json").toString());
-    CliRun keep =
-        CliRun.withDiagnostics(
-            DiagCommand.CUDA_DIAGNOSTICS, Map.of(), "diag", "--check", "--json", folder.toString());
+    Path missing = dir.resolve("missing/diag.json");
 
-    assertThat(noFolder.exitCode()).isNotZero();
-    assertThat(noFolder.err().lines())
-        .singleElement()
-        .asString()
-        .startsWith("gpucomm diag: ")
-        .contains(dir.resolve("missing").toString());
-    assertThat(keep.exitCode()).isNotZero();
-    assertThat(keep.err().lines())
-        .singleElement()
-        .asString()
-        .contains("kept.json")
-        .contains("is a folder");
+    assertDiagUsageError(
+        new String[] {"--check", "--json", missing.toString()},
+        "gpucomm diag: --json " + missing + ": " + dir.resolve("missing") + ": no such file");
+    assertDiagUsageError(
+        new String[] {"--check", "--json", folder.toString()},
+        "gpucomm diag: --json " + folder + ": is a folder");
+    assertDiagUsageError(
+        new String[] {"--check", "--json", ""}, "gpucomm diag: --json needs a file name");
     assertThat(folder).isDirectory();
   }
 

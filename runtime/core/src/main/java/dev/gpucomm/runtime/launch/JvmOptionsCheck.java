@@ -16,7 +16,10 @@ public final class JvmOptionsCheck {
   public static final List<String> VARIABLES =
       List.of(JavaCommand.JAVA_OPTS_ENV, "JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS");
 
-  /** Options (their part before '=') that end the JVM, or start another program, before main. */
+  /**
+   * Options (whole, or their part before '=') that end the JVM, or start another program, before
+   * main.
+   */
   public static final Set<String> ENDS_THE_LAUNCH =
       Set.of(
           "-version",
@@ -42,7 +45,10 @@ public final class JvmOptionsCheck {
           "-Xlog:help",
           "-XX:+PrintFlagsInitial",
           "-XX:+PrintFlagsRanges",
-          "-XX:+PrintSharedArchiveAndExit");
+          "-XX:+PrintSharedArchiveAndExit",
+          // the source launcher runs a file instead; an AOT cache's creation exits when done
+          "--source",
+          "-XX:AOTMode=create");
 
   private JvmOptionsCheck() {}
 
@@ -61,7 +67,7 @@ public final class JvmOptionsCheck {
                   + option
                   + " reads options from a file, unchecked; give the options themselves");
         }
-        if (ENDS_THE_LAUNCH.contains(option.split("=", 2)[0])) {
+        if (ENDS_THE_LAUNCH.contains(option) || ENDS_THE_LAUNCH.contains(option.split("=", 2)[0])) {
           throw new UsageException(
               variable
                   + ": "

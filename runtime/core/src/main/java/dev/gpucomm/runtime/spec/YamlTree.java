@@ -181,8 +181,12 @@ final class YamlTree {
       return NODES.nullNode();
     }
     if (tag.equals(Tag.BOOL)) {
-      String lower = text.toLowerCase(Locale.ROOT);
-      return NODES.booleanNode(lower.equals("true") || lower.equals("yes") || lower.equals("on"));
+      // an explicit !!bool on any other text stays text, which the field's type then refuses
+      return switch (text.toLowerCase(Locale.ROOT)) {
+        case "true", "yes", "on" -> NODES.booleanNode(true);
+        case "false", "no", "off" -> NODES.booleanNode(false);
+        default -> NODES.textNode(text);
+      };
     }
     if (tag.equals(Tag.INT)) {
       return integer(scalar);

@@ -139,6 +139,7 @@ class JobLoaderTest {
           zero iterations                | dtype: bf16           | iterations: 0                   | x.yaml: spec.workload.benchmark.iterations: 0 is below the minimum 1
           negative warmup                | dtype: bf16           | warmupIterations: -1            | x.yaml: spec.workload.benchmark.warmupIterations: -1 is below the minimum 0
           cudaGraph not a boolean        | dtype: bf16           | cudaGraph: sometimes            | x.yaml: spec.workload.benchmark.cudaGraph: expected true or false, got 'sometimes'
+          a tag making a boolean of text | dtype: bf16           | cudaGraph: !!bool maybe         | x.yaml: spec.workload.benchmark.cudaGraph: expected true or false, got 'maybe'
           inPlace with a peer-memory kernel | dtype: bf16        | algorithms: [nccl, oneshot]\\n      inPlace: true | x.yaml: spec.workload.benchmark.algorithms[1]: oneshot does not run in place (a rank's peers read its input while it would overwrite it); with inPlace use nccl, ring or auto
           inPlace for another collective | dtype: bf16           | collective: allgather\\n      inPlace: true | x.yaml: spec.workload.benchmark.inPlace: applies to allreduce only (allgather's output is not the shape of its input)
           unknown collective             | dtype: bf16           | collective: alltoall            | x.yaml: spec.workload.benchmark.collective: unknown value 'alltoall' (expected allreduce, allgather, reducescatter, broadcast, collectivepermute)

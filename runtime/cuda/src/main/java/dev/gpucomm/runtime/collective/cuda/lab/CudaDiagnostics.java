@@ -9,11 +9,13 @@ import dev.gpucomm.runtime.collective.cuda.CudaCommunicatorSettings;
 import dev.gpucomm.runtime.collective.cuda.IpcAllReduce;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
+import dev.gpucomm.runtime.files.FileProblem;
 import dev.gpucomm.runtime.files.ReplacingFile;
 import dev.gpucomm.runtime.nccl.NcclApi;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
+import java.io.IOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +76,11 @@ public final class CudaDiagnostics {
     if (json != null) {
       // a file that cannot be written is said now, not after the GPU work, and by every rank (the
       // ranks share this host): a rank 0 that stopped alone would leave the others waiting
-      ReplacingFile.tryReplacing(json);
+      try {
+        ReplacingFile.tryReplacing(json);
+      } catch (IOException e) {
+        throw new UsageException("--json " + json + ": " + FileProblem.of(json, e));
+      }
     }
     // the store serves this world only: a rank started with another --world is refused, not met
     TcpStoreServer server =
@@ -110,10 +116,13 @@ public final class CudaDiagnostics {
   }
 
   private static Path jsonFile(String text) {
+    if (text.isBlank()) {
+      throw new UsageException("--json needs a file name");
+    }
     try {
       return Path.of(text);
     } catch (InvalidPathException e) {
-      throw new UsageException("--json: not a file path (" + e.getReason() + ")");
+      throw new UsageException("--json '" + text + "': not a file path (" + e.getReason() + ")");
     }
   }
 
