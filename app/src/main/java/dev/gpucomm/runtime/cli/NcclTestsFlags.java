@@ -126,7 +126,7 @@ final class NcclTestsFlags {
     }
     List<Long> sizes = sweep.sizes(MAX_WALKED_SIZES);
     if (sizes.size() > MAX_WALKED_SIZES) {
-      throw new OptionValueException(spec, stepFlag(), tooManySizes(MAX_WALKED_SIZES));
+      throw new OptionValueException(spec, stepFlag(), tooManySizes(MAX_SIZES));
     }
     Set<Long> messages = new LinkedHashSet<>();
     for (long size : sizes) {

@@ -62,10 +62,10 @@ class BenchNcclTestsFlagsTest {
     // Listing every size first took the heap (6 GB) before the length check ran.
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "16", "-e", "8G", "-i", "16"),
-        "gpucomm bench: -i: the sweep has more than 4096 sizes; raise -f or -i, or lower -e");
+        "gpucomm bench: -i: the sweep has more than 64 sizes; raise -f or -i, or lower -e");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "1", "-e", "8G", "-i", "1"),
-        "gpucomm bench: -i: the sweep has more than 4096 sizes; raise -f or -i, or lower -e");
+        "gpucomm bench: -i: the sweep has more than 64 sizes; raise -f or -i, or lower -e");
   }
 
   @Test

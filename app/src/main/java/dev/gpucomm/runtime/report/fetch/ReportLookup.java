@@ -93,6 +93,10 @@ public final class ReportLookup {
 
   /** The report's text in the requested form, ending with a newline. */
   public String text(ReportRequest request) {
+    if (request.target().isBlank()) {
+      // Path.of("") is the working directory, which would be searched for a report instead
+      throw new UsageException("the job is blank: give a CommJob's name or a report directory");
+    }
     Path directory = Path.of(request.target());
     JobResults results =
         Files.isDirectory(directory)

@@ -241,6 +241,13 @@ class ReportCommandTest {
   }
 
   @Test
+  void aBlankJobIsAUsageErrorNotTheWorkingDirectory() throws Exception {
+    assertUsageError(
+        report(""),
+        "gpucomm report: the job is blank: give a CommJob's name or a report directory");
+  }
+
+  @Test
   void aFormatTheReportDirectoryDoesNotHoldIsAUsageError() throws Exception {
     Path directory = Files.createDirectories(home.resolve("markdown-only"));
     Files.writeString(
