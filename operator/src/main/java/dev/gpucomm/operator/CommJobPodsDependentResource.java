@@ -41,9 +41,7 @@ public class CommJobPodsDependentResource extends KubernetesDependentResource<Po
     Map<ResourceID, Pod> desired = new HashMap<>();
     switch (plan.outcome()) {
       case JobOutcome.InProgress inProgress -> {
-        JobLayout layout = plan.layout().orElseThrow();
-        for (int index = 0; index < layout.podCount(); index++) {
-          Pod pod = podTemplateFactory.build(plan.job(), layout, index);
+        for (Pod pod : podTemplateFactory.buildAll(plan.job(), plan.layout().orElseThrow())) {
           PodGroups.joinGang(pod, plan.job());
           desired.put(ResourceID.fromResource(pod), pod);
         }

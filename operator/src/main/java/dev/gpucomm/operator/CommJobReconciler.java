@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -27,7 +26,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
@@ -147,7 +145,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               context.getClient(),
               plan.job(),
               plan.layout().get(),
-              () -> rankPods(plan),
+              () -> podTemplateFactory.buildAll(plan.job(), plan.layout().get()),
               before.started())) {
             case PodGroups.Group.Ready ready -> {}
             case PodGroups.Group.Foreign foreign -> {
@@ -235,14 +233,6 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     } finally {
       metrics.recordReconcile(Duration.ofNanos(System.nanoTime() - startNanos));
     }
-  }
-
-  /** The pods the plan's layout makes, as the pods dependent builds them. */
-  private List<Pod> rankPods(JobPlan plan) {
-    JobLayout layout = plan.layout().orElseThrow();
-    return IntStream.range(0, layout.podCount())
-        .mapToObj(index -> podTemplateFactory.build(plan.job(), layout, index))
-        .toList();
   }
 
   /**

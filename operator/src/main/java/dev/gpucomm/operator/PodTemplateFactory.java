@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * Builds pod {@code <job>-<podIndex>}: one container running {@code gpucomm launch}, which starts
@@ -84,6 +85,13 @@ public class PodTemplateFactory {
   }
 
   /** The pod of {@code podIndex}, for a job whose spec {@link SpecValidator} accepted. */
+  /** The job's pods {@code <job>-0 .. <job>-(podCount-1)}, in index order. */
+  public List<Pod> buildAll(CommJob job, JobLayout layout) {
+    return IntStream.range(0, layout.podCount())
+        .mapToObj(index -> build(job, layout, index))
+        .toList();
+  }
+
   public Pod build(CommJob job, JobLayout layout, int podIndex) {
     JobNames names = JobNames.of(job);
     String namespace = job.getMetadata().getNamespace();

@@ -367,12 +367,7 @@ class CliErrorsTest {
 
   @Test
   void aTuneTableThatCannotTakeTheCurveIsRefusedBeforeTheSweep() throws Exception {
-    Path job =
-        Files.writeString(
-            dir.resolve("tune.yaml"),
-            VALID.replace(
-                "kind: benchmark\n    benchmark: {sizes: [4096], dtype: bf16}",
-                "kind: tune\n    tune: {sizes: [4096], tableName: t}"));
+    Path job = tuneJob();
     Path corrupt = Files.writeString(dir.resolve("table.json"), "{ not json");
     Path out = dir.resolve("tune-report");
 
@@ -389,12 +384,7 @@ class CliErrorsTest {
 
   @Test
   void aTuneTableInsideTheReportItWouldReplaceIsRefused() throws Exception {
-    Path job =
-        Files.writeString(
-            dir.resolve("tune.yaml"),
-            VALID.replace(
-                "kind: benchmark\n    benchmark: {sizes: [4096], dtype: bf16}",
-                "kind: tune\n    tune: {sizes: [4096], tableName: t}"));
+    Path job = tuneJob();
     Path out = Files.createDirectories(dir.resolve("tune-report"));
     Files.writeString(out.resolve("report.json"), "{}");
     Path table = Files.writeString(out.resolve("tuning.json"), "{\"curves\": []}");
@@ -414,6 +404,15 @@ class CliErrorsTest {
                 + " --out"
                 + System.lineSeparator());
     assertThat(table).hasContent("{\"curves\": []}");
+  }
+
+  /** The valid job as a tune job of the same size. */
+  private Path tuneJob() throws IOException {
+    return Files.writeString(
+        dir.resolve("tune.yaml"),
+        VALID.replace(
+            "kind: benchmark\n    benchmark: {sizes: [4096], dtype: bf16}",
+            "kind: tune\n    tune: {sizes: [4096], tableName: t}"));
   }
 
   @Test
