@@ -20,7 +20,6 @@ import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -63,26 +62,27 @@ final class BenchCommand implements Callable<Integer> {
   private static final IntRange RANKS_PER_POD = new IntRange(1, CommJobDefaults.MAX_RANKS_PER_POD);
 
   /** The job's fields that bench's flags fill; a problem is said with the longest that matches. */
-  private static final Map<String, String> FLAGS_OF_FIELDS =
-      Map.ofEntries(
-          Map.entry("spec.workload.benchmark.sizes", "--sizes"),
-          Map.entry("spec.workload.benchmark.tokens", "--tokens"),
-          Map.entry("spec.workload.benchmark.hiddenSize", "--hidden"),
-          Map.entry("spec.workload.benchmark.iterations", "--iterations"),
-          Map.entry("spec.workload.benchmark.warmupIterations", "--warmup"),
-          Map.entry("spec.workload.benchmark.algorithms", "--algorithms"),
-          Map.entry("spec.workload.benchmark.dtype", "--dtype"),
-          Map.entry("spec.workload.benchmark.collective", "--collective"),
-          Map.entry("spec.workload.benchmark.inPlace", "--in-place"),
-          Map.entry("spec.workload.benchmark.pattern", "--pattern"),
-          Map.entry("spec.workload.benchmark.fp8Scale", "--fp8-scale"),
-          Map.entry("spec.workload.benchmark.fp32Accumulate", "--fp32-accumulate"),
-          Map.entry("spec.ranksPerPod", "--ranks-per-pod"),
-          Map.entry("spec.worldSize", "--world"),
-          Map.entry("spec.heuristic", "--heuristic"),
-          Map.entry("spec.heuristic.fixedAlgorithm", "--fixed"),
-          Map.entry("spec.heuristic.tuningRef", "--tuning-ref"),
-          Map.entry("metadata.name", "--name"));
+  private static final FlagSpelling FLAGS =
+      new FlagSpelling(
+          Map.ofEntries(
+              Map.entry("spec.workload.benchmark.sizes", "--sizes"),
+              Map.entry("spec.workload.benchmark.tokens", "--tokens"),
+              Map.entry("spec.workload.benchmark.hiddenSize", "--hidden"),
+              Map.entry("spec.workload.benchmark.iterations", "--iterations"),
+              Map.entry("spec.workload.benchmark.warmupIterations", "--warmup"),
+              Map.entry("spec.workload.benchmark.algorithms", "--algorithms"),
+              Map.entry("spec.workload.benchmark.dtype", "--dtype"),
+              Map.entry("spec.workload.benchmark.collective", "--collective"),
+              Map.entry("spec.workload.benchmark.inPlace", "--in-place"),
+              Map.entry("spec.workload.benchmark.pattern", "--pattern"),
+              Map.entry("spec.workload.benchmark.fp8Scale", "--fp8-scale"),
+              Map.entry("spec.workload.benchmark.fp32Accumulate", "--fp32-accumulate"),
+              Map.entry("spec.ranksPerPod", "--ranks-per-pod"),
+              Map.entry("spec.worldSize", "--world"),
+              Map.entry("spec.heuristic", "--heuristic"),
+              Map.entry("spec.heuristic.fixedAlgorithm", "--fixed"),
+              Map.entry("spec.heuristic.tuningRef", "--tuning-ref"),
+              Map.entry("metadata.name", "--name")));
 
   private final CliContext context;
 
@@ -239,7 +239,7 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() {
     LoadedJob job;
     try {
-      job = new JobLoader().complete(job(), "gpucomm bench");
+      job = new JobLoader().complete(job(), "gpucomm bench").withFieldSpelling(FLAGS);
     } catch (InvalidJobException e) {
       throw flagError(e);
     }
@@ -251,14 +251,11 @@ final class BenchCommand implements Callable<Integer> {
    * user typed (--sizes, not spec.workload.benchmark.sizes[0]).
    */
   private RuntimeException flagError(InvalidJobException e) {
-    Optional<String> field =
-        FLAGS_OF_FIELDS.keySet().stream()
-            .filter(e.fieldPath()::startsWith)
-            .max(Comparator.comparingInt(String::length));
+    Optional<String> field = FLAGS.fieldOf(e.fieldPath());
     if (field.isEmpty()) {
       return e;
     }
-    String flag = FLAGS_OF_FIELDS.get(field.get());
+    String flag = FLAGS.apply(field.get());
     if (flag.equals("--fp32-accumulate") && Boolean.FALSE.equals(fp32Accumulate)) {
       // the field's one rule; said of the flag typed, which has no value to repeat
       return OptionValueException.ofNegated(
@@ -270,7 +267,7 @@ final class BenchCommand implements Callable<Integer> {
     if (flag.equals("--sizes") && ncclTests.sweepsSizes()) {
       flag = ncclTests.firstSizeFlag(); // the sizes came from nccl-tests' flags
     }
-    return new OptionValueException(spec, flag, e.problem());
+    return new OptionValueException(spec, flag, FLAGS.inFlags(e.problem()));
   }
 
   private CommJob job() {

@@ -74,7 +74,9 @@ final class DeviceChoice {
     if (kind == DeviceKind.CUDA && worldSize > probe.deviceCount()) {
       throw new UsageException(
           job.source()
-              + ": spec.worldSize: "
+              + ": "
+              + job.field("spec.worldSize")
+              + ": "
               + HumanUnits.count(worldSize, "rank")
               + " need "
               + HumanUnits.count(worldSize, "GPU")

@@ -13,6 +13,7 @@ import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -70,7 +71,10 @@ final class SelftestCommand implements Callable<Integer> {
     CommJob job = new CommJob();
     job.setMetadata(new ObjectMetaBuilder().withName("selftest").build());
     job.setSpec(jobSpec);
-    LoadedJob loaded = new JobLoader().complete(job, "gpucomm selftest");
+    LoadedJob loaded =
+        new JobLoader()
+            .complete(job, "gpucomm selftest")
+            .withFieldSpelling(new FlagSpelling(Map.of("spec.worldSize", "--world")));
     LocalRun.Result result =
         LocalJobExecution.execute(
             "selftest", loaded, device, Optional.empty(), RankMode.SELFTEST, false, context);

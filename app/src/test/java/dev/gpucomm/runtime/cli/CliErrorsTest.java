@@ -113,7 +113,7 @@ class CliErrorsTest {
             + " the job's headless Service)");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--world", "4", "--ranks-per-pod", "3"),
-        "gpucomm bench: --world: 4 is not a multiple of spec.ranksPerPod (3)");
+        "gpucomm bench: --world: 4 is not a multiple of --ranks-per-pod (3)");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--collective", "broadcast", "--in-place"),
         "gpucomm bench: --in-place: applies to allreduce only (broadcast's output is not the shape"
@@ -597,6 +597,16 @@ class CliErrorsTest {
     assertUsageError(
         CliRun.of("selftest", "--device", "cpu", "--world", "65"),
         "gpucomm selftest: --world: 65 is outside 1..64");
+  }
+
+  @Test
+  void digitsOfAnotherScriptAreNotANumber() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--world", "\u0662"),
+        "gpucomm bench: --world: '\u0662' is not an integer");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--sizes", "\u0664K"),
+        "gpucomm bench: --sizes: '\u0664K' is not a size (e.g. 4096, 64K, 1M)");
   }
 
   @Test

@@ -12,6 +12,7 @@ import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +59,17 @@ class DeviceChoiceTest {
     assertThatThrownBy(() -> choice.resolve("run", Optional.empty(), job("  device: cuda\n", 2)))
         .isInstanceOf(UsageException.class)
         .hasMessageStartingWith("job.yaml: spec.worldSize: 2 ranks need 2 GPUs");
+  }
+
+  @Test
+  void aJobBuiltFromFlagsIsToldWithTheFlagThatSetItsWorld() {
+    DeviceChoice choice = choiceOnHostWith(1);
+    LoadedJob fromFlags =
+        job("", 2).withFieldSpelling(new FlagSpelling(Map.of("spec.worldSize", "--world")));
+
+    assertThatThrownBy(() -> choice.resolve("selftest", Optional.of(DeviceKind.CUDA), fromFlags))
+        .isInstanceOf(UsageException.class)
+        .hasMessageStartingWith("job.yaml: --world: 2 ranks need 2 GPUs");
   }
 
   /** A host whose CUDA backend finds {@code gpus} devices (the CPU backend stands in for it). */

@@ -70,7 +70,7 @@ class HostileInputCliTest {
 
     assertUsageError(
         run,
-        "gpucomm bench: spec.worldSize: %d ranks of the cpu device would share this host's %s;"
+        "gpucomm bench: --world: %d ranks of the cpu device would share this host's %s;"
                 .formatted(world, cpus == 1 ? "1 CPU" : cpus + " CPUs")
             + " a local run takes at most %d (4 a CPU, at least 8)".formatted(most));
     assertThat(dir.resolve("reports")).doesNotExist();

@@ -149,9 +149,10 @@ public final class LocalRun {
     int most = Math.max(MIN_CPU_RANKS, CPU_RANKS_PER_CPU * cpus);
     if (ranksOnHost > most) {
       throw new UsageException(
-          "%s: spec.worldSize: %d ranks of the cpu device would share this host's %s; a local run takes at most %d (%d a CPU, at least %d)"
+          "%s: %s: %d ranks of the cpu device would share this host's %s; a local run takes at most %d (%d a CPU, at least %d)"
               .formatted(
                   request.job().source(),
+                  request.job().field("spec.worldSize"),
                   ranksOnHost,
                   HumanUnits.count(cpus, "CPU"),
                   most,
