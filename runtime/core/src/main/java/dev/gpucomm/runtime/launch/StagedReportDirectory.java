@@ -15,7 +15,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -49,10 +48,18 @@ public final class StagedReportDirectory {
   private final Path staging;
   private final Path createdParent;
 
-  private StagedReportDirectory(Path target, Path staging, Path createdParent) {
+  /** The mode this process gives a folder it creates (the umask's), for a new report folder. */
+  private final Optional<Set<PosixFilePermission>> newFolderMode;
+
+  private StagedReportDirectory(
+      Path target,
+      Path staging,
+      Path createdParent,
+      Optional<Set<PosixFilePermission>> newFolderMode) {
     this.target = target;
     this.staging = staging;
     this.createdParent = createdParent;
+    this.newFolderMode = newFolderMode;
   }
 
   /**
@@ -241,7 +248,7 @@ public final class StagedReportDirectory {
       recoverSetAside(absolute);
       OwnedTemporaryDirectory.removeAbandoned(parent, stagingPrefix(absolute));
       Path staging = OwnedTemporaryDirectory.create(parent, stagingPrefix(absolute));
-      return new StagedReportDirectory(absolute, staging, createdParent);
+      return new StagedReportDirectory(absolute, staging, createdParent, newFolderMode(staging));
     } catch (IOException e) {
       // The staging directory's name is ours, not the user's: what failed there is said of target.
       String problem =
@@ -308,10 +315,11 @@ public final class StagedReportDirectory {
         }
         throw e;
       }
-      if (earlierMode.isPresent()) {
-        Files.setPosixFilePermissions(target, earlierMode.get()); // the folder's owner chose it
-      } else {
-        readableByAll(target);
+      // the staging folder was private; the report takes the earlier folder's mode, which its
+      // owner chose, or else the mode of any folder the user creates
+      Optional<Set<PosixFilePermission>> mode = earlierMode.or(() -> newFolderMode);
+      if (mode.isPresent()) {
+        Files.setPosixFilePermissions(target, mode.get());
       }
       if (old != null) {
         // the new report is in place: an earlier one that cannot be removed fails nothing
@@ -332,12 +340,15 @@ public final class StagedReportDirectory {
   }
 
   /**
-   * The staging directory was a temporary one (owner only); a report is readable like any directory
-   * a user creates.
+   * The mode of a folder created in {@code staging} with no mode asked for: what the umask leaves
+   * of rwxrwxrwx. Java cannot read the umask itself.
    */
-  private static void readableByAll(Path directory) throws IOException {
-    if (Files.getFileStore(directory).supportsFileAttributeView(PosixFileAttributeView.class)) {
-      Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
+  private static Optional<Set<PosixFilePermission>> newFolderMode(Path staging) throws IOException {
+    Path probe = Files.createDirectory(staging.resolve(".mode"));
+    try {
+      return posixMode(probe);
+    } finally {
+      Files.delete(probe);
     }
   }
 

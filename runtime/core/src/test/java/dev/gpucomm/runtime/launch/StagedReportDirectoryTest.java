@@ -47,6 +47,20 @@ class StagedReportDirectoryTest {
 
   @Test
   @EnabledOnOs(OS.LINUX)
+  void aNewReportFolderHasTheModeOfAnyFolderTheUserCreates() throws Exception {
+    Path target = dir.resolve("reports/new");
+
+    StagedReportDirectory staged = StagedReportDirectory.create(target);
+    Files.writeString(staged.staging().resolve("report.json"), "{}");
+    staged.commit();
+
+    Path madeByHand = Files.createDirectory(dir.resolve("reports/by-hand"));
+    assertThat(Files.getPosixFilePermissions(target))
+        .isEqualTo(Files.getPosixFilePermissions(madeByHand));
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
   void aReportFolderItsOwnerMadePrivateStaysPrivate() throws Exception {
     Path target = Files.createDirectories(dir.resolve("reports/private"));
     Files.writeString(target.resolve("report.json"), "{\"old\": true}");
