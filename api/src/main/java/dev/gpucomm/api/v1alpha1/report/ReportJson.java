@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
@@ -45,6 +46,8 @@ public final class ReportJson {
           // one report, each field once: text after it, or a field twice, is not what was written
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          // a number or a true written as text ("12.5", "true") is not what gpucomm writes
+          .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
           .build();
 
   /** Fields every benchmark report holds a value for, and what each size and measurement does. */
@@ -63,6 +66,10 @@ public final class ReportJson {
           "busBandwidthGBps",
           "maxRelativeError",
           "iterations");
+
+  /** A rank's timing figures, held to the measurement's rules. */
+  private static final List<String> RANK_TIMING_FIGURES =
+      List.of("medianMicros", "spreadMicros", "ownMicros");
 
   /** The one field of a program report that may be absent: it came after schema version 1. */
   private static final String PROGRAM_SM_PARTITION = "smPartition";
@@ -300,9 +307,29 @@ public final class ReportJson {
         String measurement = at + ".measurements[" + j + "]";
         requireValues(measurements.get(j), MEASUREMENT_VALUES, measurement, source);
         for (String field : MEASUREMENT_FIGURES) {
+          requireNumber(measurements.get(j), field, measurement, source);
           requireAtLeast(measurements.get(j), field, 0, measurement, source);
         }
       }
+    }
+    JsonNode timings = root.get(BENCHMARK_RANK_TIMINGS);
+    if (timings != null && timings.isArray()) {
+      for (int i = 0; i < timings.size(); i++) {
+        for (String field : RANK_TIMING_FIGURES) {
+          requireNumber(timings.get(i), field, BENCHMARK_RANK_TIMINGS + "[" + i + "]", source);
+        }
+      }
+    }
+  }
+
+  /**
+   * A figure is a JSON number or null. Jackson would read the text "NaN" or "Infinity" as a double,
+   * which no comparison with a baseline or an expectation can fail.
+   */
+  private static void requireNumber(JsonNode object, String field, String at, String source) {
+    JsonNode value = object.get(field);
+    if (value != null && !value.isNull() && !value.isNumber()) {
+      throw fieldProblem(source, at + "." + field, value.toString() + " is not a number");
     }
   }
 

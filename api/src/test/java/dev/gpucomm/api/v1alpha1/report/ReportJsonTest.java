@@ -188,6 +188,20 @@ class ReportJsonTest {
   }
 
   @Test
+  void aFigureWrittenAsTextIsNotANumberEvenWhenJacksonWouldReadIt() {
+    String json = ReportJson.write(Reports.h200());
+
+    assertThat(problemOf(json.replaceFirst("\"eagerMicros\" : 41.9", "\"eagerMicros\" : \"NaN\"")))
+        .isEqualTo(
+            "report r.json: field sizes[0].measurements[0].eagerMicros: \"NaN\" is not a number");
+    assertThat(problemOf(json.replaceFirst("\"eagerMicros\" : 41.9", "\"eagerMicros\" : \"41.9\"")))
+        .isEqualTo(
+            "report r.json: field sizes[0].measurements[0].eagerMicros: \"41.9\" is not a number");
+    assertThat(problemOf(json.replaceFirst("\"worldSize\" : (\\d+)", "\"worldSize\" : \"$1\"")))
+        .startsWith("report r.json: field worldSize: ");
+  }
+
+  @Test
   void textAfterTheReportOrAFieldTwiceIsNotReadPastSilently() {
     String json = ReportJson.write(Reports.h200());
 
