@@ -36,6 +36,7 @@ final class RankCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     RankSettings settings = RankSettings.fromEnv(context.env());
+    settings.errorFile().ifPresent(RankCompletion::markStarted);
     if (settings.supervised()) {
       // A rank whose launcher is gone has nobody to report to: leave instead of running on.
       ProcessHandle.current()

@@ -363,7 +363,13 @@ public final class RankSupervisor {
     for (Exit exit : failures) {
       RankError error =
           RankError.readFrom(running.get(exit.rank()).errorFile())
-              .orElseGet(() -> new RankError(RankError.Kind.FAILURE, exitDescription(exit.code())));
+              .orElseGet(
+                  () ->
+                      new RankError(
+                          RankError.Kind.FAILURE,
+                          exitDescription(
+                              exit.code(),
+                              RankCompletion.started(running.get(exit.rank()).errorFile()))));
       explained.add(new Failure(exit.rank(), exit.atNanos(), error));
     }
     for (int rank : stopped) {
@@ -385,10 +391,17 @@ public final class RankSupervisor {
     return exit.code() != 0 || !RankCompletion.finished(running.get(exit.rank()).errorFile());
   }
 
-  private static String exitDescription(int code) {
+  private static String exitDescription(int code, boolean started) {
+    if (code <= 128 && !started) {
+      // the JVM itself ended: an option it refuses (-XX:+Misspelt, -Xmx1k) or one that only
+      // prints (-version), from any of the variables the JVM or the launcher reads
+      return "exited with code "
+          + code
+          + " before it started the rank: its JVM ended first (see its output above; an option"
+          + " in GPUCOMM_JAVA_OPTS, JDK_JAVA_OPTIONS or JAVA_TOOL_OPTIONS does that)";
+    }
     if (code == 0) {
-      return "exited with code 0 before it finished: its JVM ended without running the rank"
-          + " (an option such as -version in GPUCOMM_JAVA_OPTS does that)";
+      return "exited with code 0 before it finished, without an error message";
     }
     if (code > 128) {
       String signal =

@@ -85,9 +85,29 @@ class RankSupervisorIT {
     assertThat(result.exitCode()).isEqualTo(1);
     assertThat(result.message())
         .isEqualTo(
-            "rank 1 failed: exited with code 0 before it finished: its JVM ended without running"
-                + " the rank (an option such as -version in GPUCOMM_JAVA_OPTS does that) (stopped"
-                + " rank 0)");
+            "rank 1 failed: exited with code 0 before it started the rank: its JVM ended first"
+                + " (see its output above; an option in GPUCOMM_JAVA_OPTS, JDK_JAVA_OPTIONS or"
+                + " JAVA_TOOL_OPTIONS does that) (stopped rank 0)");
+  }
+
+  @Test
+  void aJvmOptionTheRanksJvmRefusesIsToldApartFromARankThatFailed() {
+    List<String> options = new ArrayList<>(STAND_IN.jvmOptions());
+    options.add("-XX:+NoSuchOptionInAnyJvm");
+    JavaCommand refused =
+        new JavaCommand(
+            STAND_IN.javaExecutable(), STAND_IN.classPath(), options, STAND_IN.mainClass());
+
+    SupervisionResult result =
+        new RankSupervisor(refused, Map.of(), System.out)
+            .supervise(ranks(1), Duration.ofSeconds(30));
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.message())
+        .isEqualTo(
+            "rank 0 failed: exited with code 1 before it started the rank: its JVM ended first"
+                + " (see its output above; an option in GPUCOMM_JAVA_OPTS, JDK_JAVA_OPTIONS or"
+                + " JAVA_TOOL_OPTIONS does that)");
   }
 
   @Test

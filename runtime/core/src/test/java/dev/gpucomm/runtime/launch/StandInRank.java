@@ -21,6 +21,9 @@ public final class StandInRank {
     int colon = behaviour.indexOf(':');
     String what = colon < 0 ? behaviour : behaviour.substring(0, colon);
     String message = colon < 0 ? "" : behaviour.substring(colon + 1);
+    if (!what.equals("exit-early")) {
+      RankCompletion.markStarted(errorFile); // as RankCommand does first
+    }
     switch (what) {
       case "succeed" -> {
         RankCompletion.markFinished(errorFile);
