@@ -66,11 +66,12 @@ final class ClusterLookup {
               KubeClients.overridden(override, KubeClients.SERVICE_ACCOUNT),
               KubeClients.OVERRIDE_ENV));
     }
-    // Fabric8 passes over the names that are not regular files, as kubectl does, and reads the
-    // rest.
+    // A name that is not there is passed over, as kubectl does; one that is there must be a file
+    // that can be read (Fabric8 would pass over a directory or a device, and the report would say
+    // that no cluster is configured).
     List<String> files =
         Config.getKubeconfigFilenames().stream()
-            .filter(name -> !name.isBlank() && Files.isRegularFile(Path.of(name)))
+            .filter(name -> !name.isBlank() && Files.exists(Path.of(name)))
             .toList();
     for (String name : files) {
       requireReadable(Path.of(name), name);

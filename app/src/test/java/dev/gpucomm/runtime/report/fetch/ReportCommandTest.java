@@ -132,6 +132,14 @@ class ReportCommandTest {
   }
 
   @Test
+  void aKubeconfigListNamingSomethingThatIsNoFileIsRefusedNotPassedOver() {
+    System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, home + ":" + kubeconfig);
+
+    assertUsageError(
+        report("ar-tp2", "--format", "svg"), "gpucomm report: " + home + ": is a directory");
+  }
+
+  @Test
   void savesTheSvgPlotToAFileWholeOrNotAtAll() throws Exception {
     Path plot = home.resolve("artifacts/latency.svg");
 
