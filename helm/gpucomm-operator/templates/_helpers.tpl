@@ -174,5 +174,5 @@ What the operator does, verb by verb:
   verbs: ["create"]
 - apiGroups: ["scheduling.volcano.sh", "scheduling.x-k8s.io"]
   resources: ["podgroups"]
-  verbs: ["get", "create"]
+  verbs: ["get", "create", "patch"]
 {{- end }}

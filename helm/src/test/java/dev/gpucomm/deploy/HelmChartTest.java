@@ -123,9 +123,10 @@ class HelmChartTest {
                     "rbac.authorization.k8s.io/rolebindings", "get,list,watch,create,update,patch"),
                 // Events on CommJobs, for kubectl describe
                 Map.entry("/events", "create"),
-                // spec.gang: PodGroups of Volcano and of the scheduler-plugins coscheduling plugin
-                Map.entry("scheduling.volcano.sh/podgroups", "get,create"),
-                Map.entry("scheduling.x-k8s.io/podgroups", "get,create")));
+                // spec.gang: PodGroups of Volcano and of the scheduler-plugins coscheduling plugin;
+                // patch: a group is brought to its job's size and minResources before it starts
+                Map.entry("scheduling.volcano.sh/podgroups", "get,create,patch"),
+                Map.entry("scheduling.x-k8s.io/podgroups", "get,create,patch")));
     JsonNode crdReader =
         find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system-crd-reader");
     assertThat(rules(crdReader))

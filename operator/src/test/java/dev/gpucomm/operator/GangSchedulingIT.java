@@ -9,6 +9,7 @@ import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -225,7 +226,7 @@ class GangSchedulingIT {
   }
 
   @Test
-  void aJobResizedWhileSuspendedResumesWithAGroupOfItsNewSize() {
+  void aJobPlacedAnewWhileSuspendedResumesWithAGroupOfItsNewRequests() {
     cluster.apply(
         """
         metadata: {name: gang-resized}
@@ -250,7 +251,8 @@ class GangSchedulingIT {
               return group;
             });
 
-    // a queue preempts the job, and it comes back on four GPUs instead of two
+    // a queue preempts the job, and places it anew on hosts where each rank asks for 64 CPUs:
+    // while suspended, the template is what may change (the CRD keeps worldSize as created)
     cluster.edit("gang-resized", job -> job.getSpec().setSuspend(true));
     await()
         .atMost(TestCluster.PATIENCE)
@@ -261,18 +263,27 @@ class GangSchedulingIT {
     cluster.edit(
         "gang-resized",
         job -> {
-          job.getSpec().setWorldSize(4);
+          job.getSpec()
+              .setTemplate(
+                  new PodTemplateSpecBuilder()
+                      .withNewSpec()
+                      .addNewContainer()
+                      .withNewResources()
+                      .addToRequests("cpu", new Quantity("64"))
+                      .endResources()
+                      .endContainer()
+                      .endSpec()
+                      .build());
           job.getSpec().setSuspend(false);
         });
 
-    cluster.awaitPods(
-        "gang-resized", "gang-resized-0", "gang-resized-1", "gang-resized-2", "gang-resized-3");
-    Map<String, Object> resized = spec(awaitPodGroup(VOLCANO, "gang-resized"));
-    assertThat(resized)
-        .containsEntry("minMember", 4)
+    cluster.awaitPods("gang-resized", "gang-resized-0", "gang-resized-1");
+    Map<String, Object> placed = spec(awaitPodGroup(VOLCANO, "gang-resized"));
+    assertThat(placed)
+        .containsEntry("minMember", 2)
         .containsEntry("queue", "gpu-benchmarks")
         .containsEntry("minTaskMember", Map.of("default", 2));
-    assertThat(resized.get("minResources")).asString().contains("nvidia.com/gpu=4");
+    assertThat(placed.get("minResources")).asString().contains("cpu=128");
   }
 
   @Test
