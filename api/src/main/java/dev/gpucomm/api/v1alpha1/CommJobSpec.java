@@ -24,10 +24,13 @@ import java.util.List;
 // What a job runs is fixed at creation; its lifecycle fields (suspend, ttlSecondsAfterFinished,
 // cleanPodPolicy, schedulingTimeoutSeconds) may change. A queue such as Kueue places a suspended
 // job by editing its pod template (nodeSelector, tolerations), so the template may change while
-// the job is suspended.
+// the job is suspended. Kueue also evicts a running job by suspending it and taking its placement
+// back out of the template in one write, so the write that suspends may change the template too:
+// the pods it made go either way.
 @ValidationRule(
     value =
-        "(has(oldSelf.suspend) && oldSelf.suspend) || (has(self.template) == has(oldSelf.template)"
+        "(has(oldSelf.suspend) && oldSelf.suspend) || (has(self.suspend) && self.suspend)"
+            + " || (has(self.template) == has(oldSelf.template)"
             + " && (!has(self.template) || self.template == oldSelf.template))",
     message = "spec.template is immutable unless the job is suspended")
 @ValidationRule(

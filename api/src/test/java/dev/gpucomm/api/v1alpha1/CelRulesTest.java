@@ -250,16 +250,22 @@ class CelRulesTest {
   }
 
   @Test
-  void suspendingAJobDoesNotFreeItsTemplateInTheSameUpdate() {
-    ObjectNode running = runningJob();
-    ObjectNode suspendedAndMoved =
+  void kueueMayEvictARunningJobAndTakeItsPlacementBackInOneUpdate() {
+    ObjectNode placed = withSpec(runningJob(), spec -> spec.set("template", placedOnA100s()));
+    ObjectNode evicted =
         withSpec(
-            running,
+            placed,
             spec -> {
               spec.put("suspend", true);
-              spec.set("template", placedOnA100s());
+              spec.remove("template");
             });
-    assertThat(rules.onUpdate(running, suspendedAndMoved)).containsExactly(TEMPLATE_FIXED);
+    assertThat(rules.onUpdate(placed, evicted)).isEmpty();
+    ObjectNode resumedAndMoved =
+        withSpec(evicted, spec -> spec.put("suspend", false)); // from suspended: placement is free
+    assertThat(rules.onUpdate(evicted, resumedAndMoved)).isEmpty();
+    ObjectNode stillRunningButMoved =
+        withSpec(placed, spec -> spec.remove("template")); // a running job's pods stay as made
+    assertThat(rules.onUpdate(placed, stillRunningButMoved)).containsExactly(TEMPLATE_FIXED);
   }
 
   @Test
