@@ -11,6 +11,7 @@ import dev.gpucomm.runtime.rank.FaultInjection;
 import dev.gpucomm.runtime.rank.RankMain;
 import dev.gpucomm.runtime.rank.Site;
 import io.fabric8.kubernetes.client.Config;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -35,8 +36,20 @@ final class RankCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    RankSettings settings = RankSettings.fromEnv(context.env());
-    settings.errorFile().ifPresent(RankCompletion::markStarted);
+    Optional<Path> errorFile = RankSettings.errorFileOf(context.env());
+    errorFile.ifPresent(RankCompletion::markStarted);
+    RankSettings settings;
+    try {
+      settings = RankSettings.fromEnv(context.env());
+    } catch (RuntimeException e) {
+      if (errorFile.isEmpty()) {
+        throw e; // said on standard error like any command's
+      }
+      // a supervised rank says it to its launcher, which names the rank
+      RankError error = Gpucomm.classify(e);
+      error.writeTo(errorFile.get());
+      return error.exitCode();
+    }
     if (settings.supervised()) {
       // A rank whose launcher is gone has nobody to report to: leave instead of running on.
       ProcessHandle.current()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucomm.runtime.kube.MockApiServer;
+import dev.gpucomm.runtime.launch.RankError;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -162,5 +163,37 @@ class GpucommLaunchIT {
         .startsWith("gpucomm launch: " + dir.resolve("program.json") + ": ")
         .contains("of host memory");
     assertThat(run.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void aRankSwitchNoRankKnowsIsRefusedOnceBeforeAnyRankStarts() {
+    env.put("GPUCOMM_CPU_BIND", "bogus");
+
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).startsWith("gpucomm launch: GPUCOMM_CPU_BIND: unknown value 'bogus'");
+    assertThat(run.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void aSupervisedRankStartedWithoutItsSettingsTellsItsLauncherWhy() throws Exception {
+    // the launcher sets a rank's world and ranks; a rank started with only an error file has none
+    Path errorFile = dir.resolve("rank-0.error");
+    Map<String, String> bare = Map.of("GPUCOMM_ERROR_FILE", errorFile.toString());
+
+    CliRun run = CliRun.of(bare, "rank");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).isEmpty(); // the launcher says it, naming the rank
+    assertThat(RankError.readFrom(errorFile))
+        .hasValueSatisfying(
+            error -> {
+              assertThat(error.kind()).isEqualTo(RankError.Kind.USAGE);
+              assertThat(error.message())
+                  .endsWith("required (set by gpucomm launch or gpucomm run)");
+            });
+    // it started: the launcher must not blame the JVM's options
+    assertThat(dir.resolve("rank-0.error.started")).exists();
   }
 }

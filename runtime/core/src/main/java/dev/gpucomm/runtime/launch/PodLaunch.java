@@ -112,6 +112,8 @@ public final class PodLaunch {
   }
 
   public SupervisionResult run(PodSettings pod, ProgressStyle progress) {
+    // a switch every rank would refuse is refused once, here, as a local run does
+    RankSettings.requireKnownSwitches(rankEnvironment);
     LoadedJob loaded = new JobLoader().load(pod.jobFile());
     CommJobSpec spec = loaded.job().getSpec();
     if (spec.getWorldSize() != pod.worldSize() || spec.getRanksPerPod() != pod.ranksPerPod()) {

@@ -232,6 +232,14 @@ public record RankSettings(
     };
   }
 
+  /**
+   * Where the rank of {@code env} writes its error, read alone: the rest of the settings may be
+   * what the rank has to report.
+   */
+  public static Optional<Path> errorFileOf(Map<String, String> env) {
+    return pathOf(env, EnvVars.ERROR_FILE);
+  }
+
   private static Optional<Path> pathOf(Map<String, String> env, String name) {
     String value = env.get(name);
     return value == null || value.isBlank() ? Optional.empty() : Optional.of(Path.of(value));
