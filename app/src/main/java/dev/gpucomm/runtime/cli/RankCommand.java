@@ -66,7 +66,8 @@ final class RankCommand implements Callable<Integer> {
               CpuBindMode.fromEnv(context.env()),
               context.out(),
               context.err(),
-              message -> peerFailed(settings, context, message));
+              message -> peerFailed(settings, context, message),
+              failure -> recorded(settings, failure));
       rank.run(settings);
       settings.errorFile().ifPresent(RankCompletion::markFinished);
       return 0;
@@ -83,6 +84,16 @@ final class RankCommand implements Callable<Integer> {
       }
       return error.exitCode();
     }
+  }
+
+  /**
+   * This rank's failure, recorded for its launcher as soon as it happens: tearing the device down
+   * afterwards may take long, or never end.
+   */
+  private static String recorded(RankSettings settings, Throwable failure) {
+    RankError error = Gpucomm.classify(failure);
+    settings.errorFile().ifPresent(error::writeTo);
+    return error.message();
   }
 
   /**

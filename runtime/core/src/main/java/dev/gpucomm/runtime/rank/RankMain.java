@@ -42,6 +42,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The life of one rank, top to bottom: load the job → join the rendezvous → open the device → build
@@ -61,6 +62,10 @@ public final class RankMain {
   private final PrintStream out;
   private final PrintStream log;
   private final Consumer<String> onPeerFailure;
+  private final Function<Throwable, String> onOwnFailure;
+
+  /** Whether this rank's failure was already recorded and told to the others. */
+  private boolean failureTold;
 
   /**
    * @param cpuBind whether a CPU-backend rank binds itself to CPUs of its own (its share of the
@@ -69,6 +74,8 @@ public final class RankMain {
    * @param log where progress goes
    * @param onPeerFailure what to do when another rank dies while this one may be stuck in device
    *     work that will never finish (a supervised rank records the error and exits)
+   * @param onOwnFailure records this rank's failure where its launcher reads it, and returns it in
+   *     one line for the other ranks
    */
   public RankMain(
       Site site,
@@ -76,13 +83,15 @@ public final class RankMain {
       CpuBindMode cpuBind,
       PrintStream out,
       PrintStream log,
-      Consumer<String> onPeerFailure) {
+      Consumer<String> onPeerFailure,
+      Function<Throwable, String> onOwnFailure) {
     this.site = site;
     this.faults = faults;
     this.cpuBind = cpuBind;
     this.out = out;
     this.log = log;
     this.onPeerFailure = onPeerFailure;
+    this.onOwnFailure = onOwnFailure;
   }
 
   public void run(RankSettings settings) {
@@ -106,8 +115,7 @@ public final class RankMain {
       faults.afterRendezvous(topology.rank(), topology.worldSize());
       result = onDevice(settings, job, workload, store, peerTimeout);
     } catch (RuntimeException | Error e) {
-      // Leave without a goodbye, so that the store tells the other ranks at once.
-      store.abandon();
+      tellFailure(store, e);
       throw e;
     }
     store.close();
@@ -133,24 +141,55 @@ public final class RankMain {
     DeviceBackend backend = backend(kind, job.name() + "-" + settings.rendezvous().port());
     try (Device device = withRoomForJob(backend.open(settings.deviceOrdinal()), job, settings);
         Communicator communicator = backend.createCommunicator(device, store, topology)) {
-      checkFabric(job, communicator, store, topology, peerTimeout);
-      ProgressDisplay progress =
-          topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
-      WorkloadResult result =
-          workload.run(
-              new RankContext(
-                  job,
-                  topology,
-                  device,
-                  communicator,
-                  store,
-                  peerTimeout,
-                  progress,
-                  settings.dumpIr()));
-      // No rank releases its shared memory while another may still read it.
-      store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
-      return result;
+      try {
+        return runWorkload(settings, job, workload, store, peerTimeout, device, communicator);
+      } catch (RuntimeException | Error e) {
+        // Before the communicator and the device close: their teardown may wait on peers that
+        // wait on this rank (a peer's kernel spinning on its flags, NCCL's destroy), and only the
+        // store can free them.
+        tellFailure(store, e);
+        throw e;
+      }
     }
+  }
+
+  /**
+   * Records this rank's failure for its launcher, then leaves the store without a goodbye and with
+   * the reason, so that the store fails the other ranks' waits at once, naming it. Once per rank.
+   */
+  private void tellFailure(TcpStoreClient store, Throwable failure) {
+    if (failureTold) {
+      return;
+    }
+    failureTold = true;
+    store.abandon(onOwnFailure.apply(failure));
+  }
+
+  private WorkloadResult runWorkload(
+      RankSettings settings,
+      LoadedJob job,
+      RankWorkload workload,
+      TcpStoreClient store,
+      Duration peerTimeout,
+      Device device,
+      Communicator communicator) {
+    RankTopology topology = settings.topology();
+    checkFabric(job, communicator, store, topology, peerTimeout);
+    ProgressDisplay progress = topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
+    WorkloadResult result =
+        workload.run(
+            new RankContext(
+                job,
+                topology,
+                device,
+                communicator,
+                store,
+                peerTimeout,
+                progress,
+                settings.dumpIr()));
+    // No rank releases its shared memory while another may still read it.
+    store.barrier(WORKLOAD_DONE, topology.worldSize(), peerTimeout);
+    return result;
   }
 
   /**

@@ -26,6 +26,12 @@ final class StoreProtocol {
   /** A rank's heartbeat on its watch connection (int32 rank); answered by {@link #BEAT}. */
   static final byte HEARTBEAT = 8;
 
+  /**
+   * A rank that failed leaves with its reason (a UTF string), which the store gives the other ranks
+   * in place of "disconnected".
+   */
+  static final byte FAIL = 9;
+
   static final byte OK = 0;
   static final byte TIMEOUT = 1;
   static final byte FAILED = 2;

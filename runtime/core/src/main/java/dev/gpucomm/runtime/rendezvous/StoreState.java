@@ -406,6 +406,32 @@ final class StoreState {
     }
   }
 
+  /** The longest reason a failed rank gives the others: one line, not a log. */
+  static final int MAX_REASON_CHARS = 1000;
+
+  /**
+   * The rank failed and said why before leaving: every wait that is still open fails with its
+   * reason. Its connection closing next changes nothing.
+   */
+  void failed(int rank, String reason) {
+    String line = reason.replaceAll("\\s+", " ").strip();
+    if (line.length() > MAX_REASON_CHARS) {
+      line = line.substring(0, MAX_REASON_CHARS) + "…";
+    }
+    lock.lock();
+    try {
+      if (ranks.get(rank) == RankStatus.CONNECTED) {
+        ranks.put(rank, RankStatus.DISCONNECTED);
+        if (failure == null) {
+          failure = "rendezvous: rank " + rank + " failed: " + line;
+        }
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The rank's connection closed without a goodbye: every wait that is still open fails. */
   void disconnected(int rank) {
     lock.lock();

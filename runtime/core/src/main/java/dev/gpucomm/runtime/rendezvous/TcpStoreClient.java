@@ -15,8 +15,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -270,8 +272,21 @@ public final class TcpStoreClient implements KeyValueStore {
     }
   }
 
-  private synchronized byte[] request(
-      StoreProtocol.Frame frame, Duration answerTimeout, String what) throws IOException {
+  private byte[] request(StoreProtocol.Frame frame, Duration answerTimeout, String what)
+      throws IOException {
+    requests.lock();
+    try {
+      return requestHoldingLock(frame, answerTimeout, what);
+    } finally {
+      requests.unlock();
+    }
+  }
+
+  /** One request at a time on the connection: a frame out, its answer in. */
+  private final ReentrantLock requests = new ReentrantLock();
+
+  private byte[] requestHoldingLock(StoreProtocol.Frame frame, Duration answerTimeout, String what)
+      throws IOException {
     if (closed.get()) {
       throw new IllegalStateException("rendezvous client is closed");
     }
@@ -301,6 +316,45 @@ public final class TcpStoreClient implements KeyValueStore {
     if (closed.compareAndSet(false, true)) {
       closeQuietly(socket);
     }
+  }
+
+  /**
+   * Leaves as {@link #abandon()} does, first telling the store {@code reason}, which it gives the
+   * other ranks: they fail naming this rank's error, not only that it went away.
+   */
+  public void abandon(String reason) {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      // another thread of this rank may be in a long wait on the connection: then the reason
+      // stays unsaid, and leaving alone tells the store
+      if (requests.tryLock(REASON_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        try {
+          requestHoldingLock(
+              new StoreProtocol.Frame(StoreProtocol.FAIL).writeString(shortened(reason)),
+              REASON_TIMEOUT,
+              "fail");
+        } finally {
+          requests.unlock();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException ignored) {
+      // the store may be gone too: leaving is what tells it
+    }
+    abandon();
+  }
+
+  /** How long a failing rank waits for the store to take its reason. */
+  private static final Duration REASON_TIMEOUT = Duration.ofSeconds(2);
+
+  /** writeUTF takes at most 65535 bytes; the store keeps far less. */
+  private static String shortened(String reason) {
+    return reason.length() > 4 * StoreState.MAX_REASON_CHARS
+        ? reason.substring(0, 4 * StoreState.MAX_REASON_CHARS)
+        : reason;
   }
 
   /** Says goodbye (so the store does not report this rank as failed) and disconnects. */

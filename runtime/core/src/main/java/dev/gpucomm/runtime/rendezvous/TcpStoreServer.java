@@ -214,6 +214,13 @@ public final class TcpStoreServer implements AutoCloseable {
         state.heartbeat(rank, System.nanoTime());
         connection.reply(new StoreState.Outcome(StoreProtocol.BEAT, new byte[0], ""));
       }
+      case StoreProtocol.FAIL -> {
+        String reason = request.readUTF();
+        if (connection.rank >= 0) {
+          state.failed(connection.rank, reason);
+        }
+        connection.reply(StoreState.Outcome.ok(new byte[0]));
+      }
       case StoreProtocol.BYE -> {
         connection.saidGoodbye = true;
         if (connection.rank >= 0) {

@@ -130,6 +130,43 @@ class TcpStoreTest {
   }
 
   @Test
+  void aRankThatFailsTellsTheOthersWhyAsItLeaves() throws Exception {
+    TcpStoreClient rank0 = rank(0, 2);
+    TcpStoreClient rank1 = rank(1, 2);
+    AtomicReference<String> heard = new AtomicReference<>();
+    toClose.add(rank0.watchPeers(heard::set));
+
+    rank1.abandon("allreduce oneshot at 4 KiB:\n rank 1 output element 3 is wrong");
+
+    await().atMost(Duration.ofSeconds(5)).untilAtomic(heard, org.hamcrest.Matchers.notNullValue());
+    assertThat(heard.get())
+        .isEqualTo(
+            "rendezvous: rank 1 failed: allreduce oneshot at 4 KiB: rank 1 output element 3 is"
+                + " wrong");
+    assertThatThrownBy(() -> rank0.get("never", LONG))
+        .isInstanceOf(PeerFailedException.class)
+        .hasMessageStartingWith("rendezvous: rank 1 failed: allreduce oneshot at 4 KiB:");
+  }
+
+  @Test
+  void aFailingRankDoesNotWaitBehindItsOwnLongWaitToLeave() throws Exception {
+    TcpStoreClient rank0 = rank(0, 2);
+    TcpStoreClient rank1 = rank(1, 2);
+    CompletableFuture<byte[]> waiting =
+        CompletableFuture.supplyAsync(() -> rank1.get("never", LONG));
+    await().pollDelay(Duration.ofMillis(200)).until(() -> true); // the wait holds the connection
+
+    long start = System.nanoTime();
+    rank1.abandon("out of memory");
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+    assertThatThrownBy(() -> rank0.get("never", LONG))
+        .isInstanceOf(PeerFailedException.class)
+        .hasMessageStartingWith("rendezvous: rank 1 disconnected");
+    assertThat(waiting).failsWithin(Duration.ofSeconds(5));
+  }
+
+  @Test
   void aRankThatLeavesCleanlyIsNotAFailure() {
     TcpStoreClient rank0 = rank(0, 2);
     TcpStoreClient rank1 = rank(1, 2);
