@@ -193,6 +193,28 @@ public class JobOutcomeJudge {
       }
       recheck = recheck == null || left.compareTo(recheck) < 0 ? left : recheck;
     }
+    for (Map.Entry<Integer, Pod> entry : observation.podsByIndex().entrySet()) {
+      Optional<ContainerStall> stall = ContainerStall.of(entry.getValue());
+      if (stall.isEmpty()) {
+        continue;
+      }
+      Duration schedulingTimeout = schedulingTimeout(job);
+      Duration left =
+          stall.get().permanent()
+              ? Duration.ZERO
+              : Duration.between(now, stall.get().since().plus(schedulingTimeout));
+      if (!left.isPositive()) {
+        String pod = entry.getValue().getMetadata().getName();
+        String ranks = layout.ranksOf(entry.getKey());
+        return new JobOutcome.Failed(
+            Reasons.CONTAINER_NOT_STARTED,
+            stall.get().permanent()
+                ? "pod %s (%s) cannot start: %s".formatted(pod, ranks, stall.get().inFull())
+                : "pod %s (%s) could not start within %d s of being scheduled (spec.schedulingTimeoutSeconds): %s"
+                    .formatted(pod, ranks, schedulingTimeout.toSeconds(), stall.get().inFull()));
+      }
+      recheck = recheck == null || left.compareTo(recheck) < 0 ? left : recheck;
+    }
     return new JobOutcome.InProgress(Optional.ofNullable(recheck));
   }
 
@@ -404,7 +426,10 @@ public class JobOutcomeJudge {
         : pod.getStatus().getPhase();
   }
 
-  /** "3 of 4 pods running, 1 pending" for timeout messages. */
+  /**
+   * "3 of 4 pods running, 1 pending" for the Ready condition and timeout messages, with the first
+   * pod whose container cannot start.
+   */
   static String podCounts(Map<Integer, Pod> pods, JobLayout layout) {
     long running = pods.values().stream().filter(p -> "Running".equals(rankPhaseOf(p))).count();
     long pending = pods.values().stream().filter(p -> "Pending".equals(rankPhaseOf(p))).count();
@@ -413,6 +438,17 @@ public class JobOutcomeJudge {
         new StringBuilder("%d of %d pods running".formatted(running, layout.podCount()));
     if (pending > 0) {
       text.append(", ").append(pending).append(" pending");
+      // the first pod the kubelet cannot start says why the rest of the job waits
+      pods.values().stream()
+          .flatMap(pod -> ContainerStall.of(pod).map(stall -> Map.entry(pod, stall)).stream())
+          .findFirst()
+          .ifPresent(
+              stalled ->
+                  text.append(" (pod ")
+                      .append(stalled.getKey().getMetadata().getName())
+                      .append(": ")
+                      .append(stalled.getValue().inWords())
+                      .append(')'));
     }
     if (succeeded > 0) {
       text.append(", ").append(succeeded).append(" succeeded");

@@ -49,6 +49,10 @@ public final class Reasons {
 
   public static final String TIMEOUT = "Timeout";
   public static final String UNSCHEDULABLE = "Unschedulable";
+
+  /** A scheduled pod whose container the kubelet could not start (an image, a Secret). */
+  public static final String CONTAINER_NOT_STARTED = "ContainerNotStarted";
+
   public static final String POD_DELETED = "PodDeleted";
   public static final String REJECTED_BY_API_SERVER = "RejectedByApiServer";
 

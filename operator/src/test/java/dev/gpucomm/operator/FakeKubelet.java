@@ -57,6 +57,30 @@ final class FakeKubelet {
             .build());
   }
 
+  /**
+   * The pod was placed on a node at {@code since}, where its container waits for {@code reason}
+   * (ImagePullBackOff, say).
+   */
+  void waiting(String pod, Instant since, String reason, String message) {
+    setStatus(
+        pod,
+        new PodStatusBuilder()
+            .withPhase("Pending")
+            .addToConditions(scheduled("True", null, null, since))
+            .addToContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName(PodTemplateFactory.CONTAINER_NAME)
+                    .withReady(false)
+                    .withNewState()
+                    .withNewWaiting()
+                    .withReason(reason)
+                    .withMessage(message)
+                    .endWaiting()
+                    .endState()
+                    .build())
+            .build());
+  }
+
   /** The pod has been held back by scheduling gates (a queue admits it) since {@code since}. */
   void gated(String pod, Instant since) {
     setStatus(

@@ -145,4 +145,41 @@ class JobDeadlinesIT {
             "pod impatient-0 (rank 0) could not be scheduled within 2 s: 0/3 nodes are available:"
                 + " 3 Insufficient cpu.");
   }
+
+  @Test
+  void aPodWhoseImageCannotBePulledSaysSoThenFailsTheJobAtTheSchedulingTimeout() {
+    cluster.apply(
+        """
+        metadata: {name: typo}
+        spec:
+          worldSize: 2
+          device: cpu
+          schedulingTimeoutSeconds: 3
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("typo", "typo-0", "typo-1");
+    cluster.kubelet.run("typo-0");
+    cluster.kubelet.waiting(
+        "typo-1", Instant.now(), "ErrImagePull", "pull access denied for gpucomm-runtime:typo");
+
+    CommJobStatus waiting =
+        cluster.awaitStatus(
+            "typo",
+            s ->
+                s.getConditions() != null
+                    && s.getConditions().stream()
+                        .anyMatch(c -> c.getType().equals("Ready") && c.getMessage().contains("(")));
+    assertThat(condition(waiting, "Ready").getMessage())
+        .isEqualTo("1 of 2 pods running, 1 pending (pod typo-1: its image cannot be pulled)");
+
+    CommJobStatus failed = cluster.awaitStatus("typo", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("ContainerNotStarted");
+    assertThat(condition(failed, "Failed").getMessage())
+        .isEqualTo(
+            "pod typo-1 (rank 1) could not start within 3 s of being scheduled"
+                + " (spec.schedulingTimeoutSeconds): container gpucomm: its image cannot be pulled"
+                + " (ErrImagePull: pull access denied for gpucomm-runtime:typo)");
+  }
 }

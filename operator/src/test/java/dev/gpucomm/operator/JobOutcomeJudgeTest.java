@@ -160,6 +160,107 @@ class JobOutcomeJudgeTest {
   }
 
   @Test
+  void aPodThatCannotPullItsImageFailsTheJobASchedulingTimeoutAfterItWasPlaced() {
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    Map<Integer, Pod> oneStalled =
+        Map.of(
+            0,
+            running("job-0"),
+            1,
+            waiting(
+                "job-1",
+                STARTED.plusSeconds(10),
+                "ImagePullBackOff",
+                "Back-off pulling image \"registry.example/gpucomm:typo\""));
+
+    assertThat(outcome(job, oneStalled, STARTED.plusSeconds(309)))
+        .isInstanceOf(JobOutcome.InProgress.class);
+    assertThat(outcome(job, oneStalled, STARTED.plusSeconds(311)))
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.CONTAINER_NOT_STARTED,
+                "pod job-1 (rank 1) could not start within 300 s of being scheduled"
+                    + " (spec.schedulingTimeoutSeconds): container gpucomm: its image cannot be"
+                    + " pulled (ImagePullBackOff: Back-off pulling image"
+                    + " \"registry.example/gpucomm:typo\")"));
+  }
+
+  @Test
+  void anImageNameThatIsNoneFailsTheJobAtOnce() {
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    Pod invalid =
+        waiting(
+            "job-1",
+            STARTED,
+            "InvalidImageName",
+            "Failed to apply default image tag \"Registry/Gpucomm\": invalid reference format");
+
+    assertThat(outcome(job, Map.of(0, running("job-0"), 1, invalid), STARTED.plusSeconds(1)))
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.CONTAINER_NOT_STARTED,
+                "pod job-1 (rank 1) cannot start: container gpucomm: its image name is not valid"
+                    + " (InvalidImageName: Failed to apply default image tag"
+                    + " \"Registry/Gpucomm\": invalid reference format)"));
+  }
+
+  @Test
+  void theReadyMessageSaysWhyAPodWaitsInWordsThatOutlastTheKubeletsBackOff() {
+    Pod pulling = waiting("job-1", STARTED, "ErrImagePull", "rpc error: not found");
+    Pod backingOff = waiting("job-1", STARTED, "ImagePullBackOff", "Back-off pulling image");
+    JobLayout layout = JobLayout.of(job().getSpec(), "8Gi");
+
+    String first = JobOutcomeJudge.podCounts(Map.of(0, running("job-0"), 1, pulling), layout);
+    String next = JobOutcomeJudge.podCounts(Map.of(0, running("job-0"), 1, backingOff), layout);
+
+    assertThat(first)
+        .isEqualTo(next)
+        .isEqualTo("1 of 2 pods running, 1 pending (pod job-1: its image cannot be pulled)");
+  }
+
+  @Test
+  void aContainerOnItsWayIsNoStall() {
+    Pod creating = waiting("job-1", STARTED, "ContainerCreating", "");
+
+    assertThat(ContainerStall.of(creating)).isEmpty();
+    assertThat(
+            outcome(
+                job(),
+                Map.of(0, running("job-0"), 1, creating),
+                STARTED.plusSeconds(TIMEOUT_SECONDS - 1)))
+        .isInstanceOf(JobOutcome.InProgress.class);
+  }
+
+  /** A pod placed at {@code scheduledAt} whose rank container waits for {@code reason}. */
+  private static Pod waiting(String name, Instant scheduledAt, String reason, String message) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewStatus()
+        .withPhase("Pending")
+        .addToConditions(
+            new PodConditionBuilder()
+                .withType("PodScheduled")
+                .withStatus("True")
+                .withLastTransitionTime(scheduledAt.toString())
+                .build())
+        .addNewContainerStatus()
+        .withName(PodTemplateFactory.CONTAINER_NAME)
+        .withNewState()
+        .withNewWaiting()
+        .withReason(reason)
+        .withMessage(message)
+        .endWaiting()
+        .endState()
+        .endContainerStatus()
+        .endStatus()
+        .build();
+  }
+
+  @Test
   void aPodHeldBackBySchedulingGatesKeepsTheJobFromTimingOut() {
     CommJob job = job();
     job.getStatus().setRunningTime(null);
