@@ -132,10 +132,18 @@ public class JobOutcomeJudge {
         if (timedOut.isPresent()) {
           return timedOut.get();
         }
+        String name = JobNames.of(job).pod(index);
+        String why =
+            observation.terminatingPods().stream()
+                .filter(pod -> name.equals(pod.getMetadata().getName()))
+                .flatMap(pod -> PodFailureDescriber.disruption(pod).stream())
+                .map(disruption -> " (" + disruption + ")")
+                .findFirst()
+                .orElse("");
         return new JobOutcome.Failed(
             Reasons.POD_DELETED,
-            "pod %s (%s) was deleted before the job finished; a rank cannot rejoin a running job"
-                .formatted(JobNames.of(job).pod(index), layout.ranksOf(index)));
+            "pod %s (%s) was deleted before the job finished%s; a rank cannot rejoin a running job"
+                .formatted(name, layout.ranksOf(index), why));
       }
     }
     if (allPodsSucceeded(layout, observation)) {

@@ -33,18 +33,63 @@ final class PodFailureDescriber {
     }
     Optional<ContainerStateTerminated> terminated = terminated(pod);
     if (terminated.isEmpty()) {
+      Optional<String> initFailure = failedInitContainer(pod);
+      if (initFailure.isPresent()) {
+        return initFailure.get();
+      }
       String message = lastLine(status.getMessage());
       return message.isEmpty() ? "Failed" : "Failed: " + message;
     }
-    String reason = terminated.get().getReason();
+    return exitOf(terminated.get());
+  }
+
+  /** "exit code 1: message", with the kubelet's reason where it says something (OOMKilled). */
+  private static String exitOf(ContainerStateTerminated terminated) {
+    String reason = terminated.getReason();
     boolean telling = reason != null && !reason.isEmpty() && !GENERIC_REASONS.contains(reason);
-    String exit =
-        "exit code " + terminated.get().getExitCode() + (telling ? " (" + reason + ")" : "");
-    String message = lastLine(terminated.get().getMessage());
+    String exit = "exit code " + terminated.getExitCode() + (telling ? " (" + reason + ")" : "");
+    String message = lastLine(terminated.getMessage());
     if (message.isEmpty()) {
       return telling ? exit : exit + ": no termination message";
     }
     return exit + ": " + message;
+  }
+
+  /**
+   * An init container that ended in failure (one a webhook added, say): the pod fails without its
+   * rank container ever running, and that container says nothing.
+   */
+  private static Optional<String> failedInitContainer(Pod pod) {
+    if (pod.getStatus().getInitContainerStatuses() == null) {
+      return Optional.empty();
+    }
+    for (ContainerStatus container : pod.getStatus().getInitContainerStatuses()) {
+      ContainerStateTerminated terminated =
+          container.getState() != null ? container.getState().getTerminated() : null;
+      if (terminated != null && !Integer.valueOf(0).equals(terminated.getExitCode())) {
+        return Optional.of("init container " + container.getName() + ": " + exitOf(terminated));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why the pod is being deleted, where Kubernetes says (its DisruptionTarget condition): the
+   * scheduler preempted it, a drain evicted it, its node was lost.
+   */
+  static Optional<String> disruption(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return pod.getStatus().getConditions().stream()
+        .filter(c -> "DisruptionTarget".equals(c.getType()) && "True".equals(c.getStatus()))
+        .findFirst()
+        .map(
+            c -> {
+              String message = lastLine(c.getMessage());
+              String reason = c.getReason() == null ? "DisruptionTarget" : c.getReason();
+              return message.isEmpty() ? reason : reason + ": " + message;
+            });
   }
 
   /** When the pod's container finished; the latest instant when unknown. */

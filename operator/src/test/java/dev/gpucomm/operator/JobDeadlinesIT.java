@@ -170,7 +170,8 @@ class JobDeadlinesIT {
             s ->
                 s.getConditions() != null
                     && s.getConditions().stream()
-                        .anyMatch(c -> c.getType().equals("Ready") && c.getMessage().contains("(")));
+                        .anyMatch(
+                            c -> c.getType().equals("Ready") && c.getMessage().contains("(")));
     assertThat(condition(waiting, "Ready").getMessage())
         .isEqualTo("1 of 2 pods running, 1 pending (pod typo-1: its image cannot be pulled)");
 

@@ -41,6 +41,42 @@ class JobOutcomeJudgeTest {
   }
 
   @Test
+  void aPodTakenByADisruptionIsAPodDeletedThatSaysWhoTookIt() {
+    Pod drained = running("job-1");
+    drained.getMetadata().setDeletionTimestamp(STARTED.plusSeconds(20).toString());
+    drained
+        .getStatus()
+        .getConditions()
+        .add(
+            new PodConditionBuilder()
+                .withType("DisruptionTarget")
+                .withStatus("True")
+                .withReason("EvictionByEvictionAPI")
+                .withMessage("Eviction API: evicting")
+                .build());
+    JobObservation observation =
+        new JobObservation(
+            Map.of(0, running("job-0")),
+            Optional.of(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("job-spec")
+                    .endMetadata()
+                    .build()),
+            Optional.empty(),
+            0,
+            0,
+            List.of(drained));
+
+    assertThat(judge.plan(job(), observation, STARTED.plusSeconds(30)).outcome())
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.POD_DELETED,
+                "pod job-1 (rank 1) was deleted before the job finished (EvictionByEvictionAPI:"
+                    + " Eviction API: evicting); a rank cannot rejoin a running job"));
+  }
+
+  @Test
   void podsGoneAfterTheDeadlineAreTheTimeoutWhoseStatusPatchWasLost() {
     // the operator deleted the pods at the deadline; the patch recording Timeout then failed
     JobOutcome outcome = outcome(Map.of(), STARTED.plusSeconds(TIMEOUT_SECONDS + 5));

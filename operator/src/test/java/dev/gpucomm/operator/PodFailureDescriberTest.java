@@ -66,6 +66,51 @@ class PodFailureDescriberTest {
   }
 
   @Test
+  void anInitContainerThatFailedIsNamedWithItsExit() {
+    // one a webhook added: the rank container never ran, and says nothing
+    Pod pod =
+        new PodBuilder()
+            .withNewStatus()
+            .withPhase("Failed")
+            .addNewInitContainerStatus()
+            .withName("istio-validation")
+            .withNewState()
+            .withNewTerminated()
+            .withExitCode(126)
+            .withReason("Error")
+            .withMessage("iptables: permission denied")
+            .endTerminated()
+            .endState()
+            .endInitContainerStatus()
+            .endStatus()
+            .build();
+    assertThat(PodFailureDescriber.describe(pod))
+        .isEqualTo("init container istio-validation: exit code 126: iptables: permission denied");
+  }
+
+  @Test
+  void aDisruptionSaysWhoTookThePodAway() {
+    Pod preempted =
+        new PodBuilder()
+            .withNewStatus()
+            .withPhase("Running")
+            .addNewCondition()
+            .withType("DisruptionTarget")
+            .withStatus("True")
+            .withReason("PreemptionByScheduler")
+            .withMessage("prod/serving-7: preempting to accommodate a higher priority pod")
+            .endCondition()
+            .endStatus()
+            .build();
+    assertThat(PodFailureDescriber.disruption(preempted))
+        .contains(
+            "PreemptionByScheduler: prod/serving-7: preempting to accommodate a higher priority"
+                + " pod");
+    assertThat(PodFailureDescriber.disruption(new PodBuilder().withNewStatus().endStatus().build()))
+        .isEmpty();
+  }
+
+  @Test
   void aVeryLongMessageIsShortened() {
     String line = "x".repeat(1000);
     assertThat(PodFailureDescriber.describe(terminated(1, line)))
