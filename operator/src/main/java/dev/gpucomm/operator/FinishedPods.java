@@ -11,6 +11,11 @@ import java.util.Objects;
  * pods that have not finished, so that no rank hangs on a dead peer holding its GPUs; All deletes
  * every pod but a failed job's failed pods, kept for their logs until the job's TTL; None keeps
  * every pod.
+ *
+ * <p>A pod has finished when its phase says so. A sidecar that a webhook added (a service mesh's
+ * proxy) keeps a pod Running after its rank container ended, and a Running pod holds its node's
+ * GPUs until its activeDeadlineSeconds; such a pod goes under Running and All even when its rank
+ * failed, since the rank's error is already in the job's status.
  */
 final class FinishedPods {
   private FinishedPods() {}
@@ -18,15 +23,20 @@ final class FinishedPods {
   static List<Pod> kept(CleanPodPolicy policy, JobOutcome outcome, JobObservation observation) {
     CleanPodPolicy effective = Objects.requireNonNullElse(policy, CommJobDefaults.CLEAN_POD_POLICY);
     return observation.podsByIndex().values().stream()
-        .filter(pod -> keeps(effective, outcome, JobOutcomeJudge.rankPhaseOf(pod)))
+        .filter(pod -> keeps(effective, outcome, pod))
         .toList();
   }
 
-  private static boolean keeps(CleanPodPolicy policy, JobOutcome outcome, String phase) {
+  private static boolean keeps(CleanPodPolicy policy, JobOutcome outcome, Pod pod) {
+    String phase = JobOutcomeJudge.phaseOf(pod);
+    boolean ended = phase.equals("Succeeded") || phase.equals("Failed");
     return switch (policy) {
       case NONE -> true;
-      case RUNNING -> phase.equals("Succeeded") || phase.equals("Failed");
-      case ALL -> outcome instanceof JobOutcome.Failed && phase.equals("Failed");
+      case RUNNING -> ended;
+      case ALL ->
+          ended
+              && outcome instanceof JobOutcome.Failed
+              && JobOutcomeJudge.rankPhaseOf(pod).equals("Failed");
     };
   }
 }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /** Which pods of a finished job stay, when a sidecar keeps a finished rank's pod Running. */
 class FinishedPodsTest {
   @Test
-  void aFailedRanksPodStaysForItsLogsThoughASidecarKeepsItRunning() {
+  void aPodThatASidecarKeepsRunningGoesThoughItsRankFailed() {
+    // it would hold its node's GPUs until its activeDeadlineSeconds; its error is in the status
     Pod failedRank = SidecarPods.runningAfterExit("job-0", 1, "rank 0 failed");
     Pod hungRank =
         new PodBuilder()
@@ -34,8 +35,30 @@ class FinishedPodsTest {
             List.of());
     JobOutcome failed = new JobOutcome.Failed(Reasons.RANK_FAILED, "pod job-0 failed");
 
+    assertThat(FinishedPods.kept(CleanPodPolicy.RUNNING, failed, observation)).isEmpty();
+    assertThat(FinishedPods.kept(CleanPodPolicy.ALL, failed, observation)).isEmpty();
+    assertThat(FinishedPods.kept(CleanPodPolicy.NONE, failed, observation))
+        .containsExactlyInAnyOrder(failedRank, hungRank);
+  }
+
+  @Test
+  void aFailedPodStaysForItsLogsUnderRunningAndAll() {
+    Pod failedRank = SidecarPods.runningAfterExit("job-0", 1, "rank 0 failed");
+    failedRank.getStatus().setPhase("Failed"); // its sidecar ended too
+    Pod succeededRank = SidecarPods.runningAfterExit("job-1", 0, "");
+    succeededRank.getStatus().setPhase("Succeeded");
+    JobObservation observation =
+        new JobObservation(
+            Map.of(0, failedRank, 1, succeededRank),
+            Optional.empty(),
+            Optional.empty(),
+            0,
+            0,
+            List.of());
+    JobOutcome failed = new JobOutcome.Failed(Reasons.RANK_FAILED, "pod job-0 failed");
+
     assertThat(FinishedPods.kept(CleanPodPolicy.RUNNING, failed, observation))
-        .containsExactly(failedRank);
+        .containsExactlyInAnyOrder(failedRank, succeededRank);
     assertThat(FinishedPods.kept(CleanPodPolicy.ALL, failed, observation))
         .containsExactly(failedRank);
   }
