@@ -9,10 +9,11 @@ import java.util.Optional;
  * A pod of a job that the API server refused for good: as invalid (HTTP 422: requests above limits,
  * a mount of a volume the pod lacks, a label key it cannot take), or by the namespace's Pod
  * Security level (403, "violates PodSecurity": a template asking for the host's network in a
- * baseline namespace). Made from the job's spec, it would be refused again on every retry, unlike a
- * refusal by quota or by another admission webhook (403), which freed quota or a changed policy can
- * lift. Only pods count: the operator only ever creates them, while a 422 of another object may
- * answer an update, or an admission policy's denial, which is retried.
+ * baseline namespace), or by a ResourceQuota that needs a value the pod does not set (403, "must
+ * specify limits.cpu"). Made from the job's spec, it would be refused again on every retry, unlike
+ * a refusal by exceeded quota or by another admission webhook (403), which freed quota or a changed
+ * policy can lift. Only pods count: the operator only ever creates them, while a 422 of another
+ * object may answer an update, or an admission policy's denial, which is retried.
  */
 final class ApiRejection {
   static final int UNPROCESSABLE = 422;
@@ -23,6 +24,12 @@ final class ApiRejection {
    * How the Pod Security admission's denials read: "pods ... is forbidden: violates PodSecurity".
    */
   private static final String POD_SECURITY = "violates PodSecurity";
+
+  /**
+   * How a ResourceQuota refuses a pod that does not say what the quota counts: "failed quota: q:
+   * must specify limits.cpu". Freed quota does not lift it; only a template with those values does.
+   */
+  private static final String QUOTA_NEEDS_A_VALUE = "must specify";
 
   private ApiRejection() {}
 
@@ -35,7 +42,8 @@ final class ApiRejection {
                 ? client.getStatus().getMessage()
                 : Objects.requireNonNullElse(client.getMessage(), "");
         if (client.getCode() == UNPROCESSABLE
-            || (client.getCode() == FORBIDDEN && message.contains(POD_SECURITY))) {
+            || (client.getCode() == FORBIDDEN
+                && (message.contains(POD_SECURITY) || message.contains(QUOTA_NEEDS_A_VALUE)))) {
           return Optional.of(message.lines().findFirst().orElse("").strip());
         }
       }

@@ -343,7 +343,22 @@ public class JobOutcomeJudge {
             "pods not all running %d s after they were created (spec.timeoutSeconds +"
                     .formatted(allowance)
                 + " spec.schedulingTimeoutSeconds): "
-                + podCounts(observation.podsByIndex(), layout)));
+                + podCounts(observation.podsByIndex(), layout)
+                + lastRefusal(job)));
+  }
+
+  /**
+   * The API server's last refusal of the job's objects (a quota, an admission webhook), which the
+   * Ready condition holds while the operator retries: the reason why pods never all ran.
+   */
+  private static String lastRefusal(CommJob job) {
+    if (job.getStatus() == null) {
+      return "";
+    }
+    return ConditionList.find(job.getStatus().getConditions(), Reasons.READY)
+        .filter(ready -> Reasons.RECONCILE_ERROR.equals(ready.getReason()))
+        .map(ready -> "; the API server last refused: " + ready.getMessage())
+        .orElse("");
   }
 
   /** How long pods may take from creation to all running: the run's timeout and scheduling's. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -294,6 +295,29 @@ class JobOutcomeJudgeTest {
         .endContainerStatus()
         .endStatus()
         .build();
+  }
+
+  @Test
+  void podsTheApiServerKeptRefusingTimeOutNamingItsLastRefusal() {
+    CommJob job = job();
+    job.getStatus().setRunningTime(null);
+    Condition refused = new Condition();
+    refused.setType(Reasons.READY);
+    refused.setStatus("False");
+    refused.setReason(Reasons.RECONCILE_ERROR);
+    refused.setMessage(
+        "pods \"job-1\" is forbidden: exceeded quota: gpus, requested: requests.nvidia.com/gpu=1");
+    job.getStatus().setConditions(List.of(refused));
+
+    assertThat(
+            outcome(job, Map.of(0, running("job-0")), STARTED.plusSeconds(TIMEOUT_SECONDS + 301)))
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.TIMEOUT,
+                "pods not all running 360 s after they were created (spec.timeoutSeconds +"
+                    + " spec.schedulingTimeoutSeconds): 1 of 2 pods running; the API server last"
+                    + " refused: pods \"job-1\" is forbidden: exceeded quota: gpus, requested:"
+                    + " requests.nvidia.com/gpu=1"));
   }
 
   @Test

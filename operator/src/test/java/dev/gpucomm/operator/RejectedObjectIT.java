@@ -183,6 +183,40 @@ class RejectedObjectIT {
   }
 
   @Test
+  void aPodTheQuotaCannotCountFailsTheJobRatherThanWaitingForFreedQuota() {
+    String denial =
+        "pods \"unlimited-0\" is forbidden: failed quota: compute: must specify limits.cpu for:"
+            + " gpucomm";
+    TestCluster quotaNeedingLimits =
+        refusingCreates(
+            "limits-required",
+            "/api/v1/namespaces/limits-required/pods",
+            new StatusBuilder()
+                .withReason("Forbidden")
+                .withCode(ApiRejection.FORBIDDEN)
+                .withMessage(denial)
+                .withNewDetails()
+                .withKind("pods")
+                .withName("unlimited-0")
+                .endDetails());
+
+    quotaNeedingLimits.apply(
+        """
+        metadata: {name: unlimited}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+
+    CommJobStatus status =
+        quotaNeedingLimits.awaitStatus("unlimited", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(status, "Failed").getReason()).isEqualTo("RejectedByApiServer");
+    assertThat(condition(status, "Failed").getMessage())
+        .isEqualTo("the API server refused a pod made from the spec: " + denial);
+  }
+
+  @Test
   void anObjectOfAGeneratedNameThatNoCommJobControlsFailsTheJobInsteadOfHoldingItForever() {
     TestCluster cluster =
         new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace("taken-names"));
