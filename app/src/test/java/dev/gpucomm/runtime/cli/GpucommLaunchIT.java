@@ -196,4 +196,23 @@ class GpucommLaunchIT {
     // it started: the launcher must not blame the JVM's options
     assertThat(dir.resolve("rank-0.error.started")).exists();
   }
+
+  @Test
+  void aPodWhosePeerNeverComesSaysWhichRankNeverConnectedBeforeItsTimeout() throws Exception {
+    // pod 0 of a two-pod job whose pod 1 never starts
+    String twoPods =
+        JOB_JSON
+            .replace("\"ranksPerPod\": 2", "\"ranksPerPod\": 1")
+            .replace("\"timeoutSeconds\": 120", "\"timeoutSeconds\": 6");
+    env.put(
+        "GPUCOMM_JOB_FILE", Files.writeString(dir.resolve("two-pods.json"), twoPods).toString());
+    env.put("GPUCOMM_RANKS_PER_POD", "1");
+
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err())
+        .contains("rank 0 failed: rendezvous: barrier 'joined' timed out")
+        .contains("never connected: 1");
+  }
 }

@@ -108,10 +108,13 @@ public final class RankMain {
     // 2. The rendezvous: every rank connects to the store and waits for the others.
     TcpStoreClient store =
         TcpStoreClient.connect(
-            settings.rendezvous(), topology.rank(), topology.worldSize(), peerTimeout);
+            settings.rendezvous(),
+            topology.rank(),
+            topology.worldSize(),
+            rendezvousTimeout(peerTimeout));
     WorkloadResult result;
     try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
-      store.barrier(JOINED, topology.worldSize(), peerTimeout);
+      store.barrier(JOINED, topology.worldSize(), rendezvousTimeout(peerTimeout));
       faults.afterRendezvous(topology.rank(), topology.worldSize());
       result = onDevice(settings, job, workload, store, peerTimeout);
     } catch (RuntimeException | Error e) {
@@ -128,6 +131,23 @@ public final class RankMain {
       }
     }
   }
+
+  /**
+   * How long a rank waits for the store and for the others to join: a little less than the job's
+   * timeout, which is also its launcher's limit for the whole run. A rank that gives up first says
+   * which ranks never came ("never connected: 3"); a launcher that stops it first can only say that
+   * the job timed out.
+   */
+  static Duration rendezvousTimeout(Duration jobTimeout) {
+    Duration margin = jobTimeout.dividedBy(10);
+    margin = margin.compareTo(MIN_MARGIN) < 0 ? MIN_MARGIN : margin;
+    margin = margin.compareTo(MAX_MARGIN) > 0 ? MAX_MARGIN : margin;
+    Duration wait = jobTimeout.minus(margin);
+    return wait.compareTo(MIN_MARGIN) < 0 ? jobTimeout : wait;
+  }
+
+  private static final Duration MIN_MARGIN = Duration.ofSeconds(2);
+  private static final Duration MAX_MARGIN = Duration.ofSeconds(10);
 
   /** Steps 3 to 5: the device, the communicator over it, and the workload. */
   private WorkloadResult onDevice(

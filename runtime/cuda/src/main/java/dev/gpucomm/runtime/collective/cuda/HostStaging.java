@@ -66,7 +66,18 @@ final class HostStaging implements AutoCloseable {
       Registrar registrar) {
     long size = (Math.max(bytes, 1) + PAGE - 1) / PAGE * PAGE;
     Arena arena = Arena.ofShared();
-    Path ownPath = folder.resolve("gpucomm-host-" + UUID.randomUUID() + "-" + localRank);
+    // named as the CPU backend's shared-memory files are (gpucomm-<name>-l<rank>-p<pid>-<n>): a
+    // rank killed before its peers mapped the file leaves it behind, and the launcher that started
+    // the rank removes what its process id left
+    Path ownPath =
+        folder.resolve(
+            "gpucomm-host-"
+                + UUID.randomUUID()
+                + "-l"
+                + localRank
+                + "-p"
+                + ProcessHandle.current().pid()
+                + "-0");
     MemorySegment[] files = new MemorySegment[world];
     boolean[] registered = new boolean[world];
     try {
@@ -108,7 +119,7 @@ final class HostStaging implements AutoCloseable {
       try {
         Files.deleteIfExists(ownPath);
       } catch (IOException ignored) {
-        // Best effort: the folder is memory-backed and cleared with the pod.
+        // Best effort: the launcher removes it by this process's id once the rank is gone.
       }
       if (e instanceof HostPathUnavailable unavailable) {
         throw unavailable;
