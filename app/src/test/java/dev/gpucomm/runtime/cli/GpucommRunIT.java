@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -150,6 +151,30 @@ class GpucommRunIT {
         .startsWith("gpucomm run: rank 1 failed: injected failure (GPUCOMM_TEST_FAIL_RANK=1)");
     assertThat(run.err()).doesNotContain("\tat ");
     assertThat(dir.resolve("reports")).doesNotExist();
+  }
+
+  @Test
+  void aRankFailingAsItsPeersStartTheWorkloadIsNamedWithinSeconds() throws Exception {
+    long start = System.nanoTime();
+
+    CliRun run =
+        CliRun.of(
+            Map.of("GPUCOMM_TEST_FAIL_RANK", "1", "GPUCOMM_TEST_FAIL_AT", "workload"),
+            "run",
+            "-f",
+            job(3).toString(),
+            "--out",
+            dir.resolve("reports").resolve("run-it").toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err().lines().filter(line -> line.startsWith("gpucomm run: rank ")))
+        .singleElement()
+        .asString()
+        .startsWith(
+            "gpucomm run: rank 1 failed: injected failure (GPUCOMM_TEST_FAIL_RANK=1"
+                + " GPUCOMM_TEST_FAIL_AT=workload)");
+    // the peers waited in the workload's first collective: the store freed them, not a timeout
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
   }
 
   @Test

@@ -85,5 +85,8 @@ public final class EnvVars {
    */
   public static final String TEST_FAIL_RANK = "GPUCOMM_TEST_FAIL_RANK";
 
+  /** Test hook: where that rank fails, rendezvous (default) or workload. */
+  public static final String TEST_FAIL_AT = "GPUCOMM_TEST_FAIL_AT";
+
   private EnvVars() {}
 }

@@ -195,6 +195,7 @@ public final class RankMain {
       Communicator communicator) {
     RankTopology topology = settings.topology();
     checkFabric(job, communicator, store, topology, peerTimeout);
+    faults.beforeWorkload(topology.rank(), topology.worldSize());
     ProgressDisplay progress = topology.rank() == 0 ? progress(settings) : ProgressDisplay.silent();
     WorkloadResult result =
         workload.run(

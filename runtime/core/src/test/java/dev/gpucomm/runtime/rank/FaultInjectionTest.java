@@ -47,4 +47,20 @@ class FaultInjectionTest {
         .isInstanceOf(UsageException.class)
         .hasMessage("GPUCOMM_TEST_FAIL_RANK: 'one' is not a rank number");
   }
+
+  @Test
+  void aRankMayFailOnceItsPeersStartTheWorkloadInstead() {
+    FaultInjection faults =
+        FaultInjection.fromEnv(
+            Map.of("GPUCOMM_TEST_FAIL_RANK", "1", "GPUCOMM_TEST_FAIL_AT", "workload"));
+
+    assertThatCode(() -> faults.afterRendezvous(1, 2)).doesNotThrowAnyException();
+    assertThatCode(() -> faults.beforeWorkload(0, 2)).doesNotThrowAnyException();
+    assertThatThrownBy(() -> faults.beforeWorkload(1, 2))
+        .isInstanceOf(InjectedFaultException.class)
+        .hasMessage("injected failure (GPUCOMM_TEST_FAIL_RANK=1 GPUCOMM_TEST_FAIL_AT=workload)");
+    assertThatThrownBy(() -> FaultInjection.fromEnv(Map.of("GPUCOMM_TEST_FAIL_AT", "later")))
+        .isInstanceOf(UsageException.class)
+        .hasMessage("GPUCOMM_TEST_FAIL_AT: unknown value 'later' (expected rendezvous, workload)");
+  }
 }
