@@ -75,6 +75,17 @@ NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 step two-pods-sockets 180 "$G" run -f "$HE
 grep "fabric:" "$R/two-pods-sockets.log"
 mkdir -p "$R/nccl-logs/sockets" && mv /tmp/gpucomm-nccl-*.log "$R/nccl-logs/sockets/" 2>/dev/null
 grep -h " via \|NET/\|Pattern" "$R"/nccl-logs/*/*.log | sort | uniq -c | sort -rn | head -12
+# a rank that fails as its peers start the workload (they wait in kernels spinning on its flags,
+# or in NCCL across two pods): each job must end within seconds with exit 1, naming that rank
+GPUCOMM_TEST_FAIL_RANK=1 GPUCOMM_TEST_FAIL_AT=workload step fail-mid-job 120 "$G" run \
+  -f "$ROOT/examples/allreduce-sweep.yaml" --device cuda --out "$R/fail-mid-job"
+grep "failed" "$R/fail-mid-job.log" | tail -1
+GPUCOMM_TEST_FAIL_RANK=1 GPUCOMM_TEST_FAIL_AT=workload step fail-mid-job-two-pods 120 "$G" run \
+  -f "$HERE/two-pods.yaml" --out "$R/fail-mid-job-two-pods"
+grep "failed" "$R/fail-mid-job-two-pods.log" | tail -1
+# what the runs left in /dev/shm (a rank's files go once its peers mapped them, or with the rank)
+ls /dev/shm | grep '^gpucomm-' >"$R/shm-left.txt"
+echo "gpucomm files left in /dev/shm: $(wc -l <"$R/shm-left.txt")"
 tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
 cp "$R/tp2/report.md" "$OUT/tp2-report.md" 2>/dev/null
 cp "$R/steps.txt" "$OUT/steps.txt"
