@@ -71,9 +71,10 @@ final class RankCommand implements Callable<Integer> {
       rank.run(settings);
       settings.errorFile().ifPresent(RankCompletion::markFinished);
       return 0;
-    } catch (RuntimeException | OutOfMemoryError e) {
+    } catch (RuntimeException | Error e) {
       // An allocation the memory checks could not foresee (a program's operands beyond their lower
-      // bound, say) is this rank's failure in one line, like any other.
+      // bound, say), a stack overflow or a missing native library is this rank's failure in one
+      // line, like any other: without its error file the launcher could say only an exit code.
       RankError error = Gpucomm.classify(e);
       settings.errorFile().ifPresent(error::writeTo);
       if (context.debug()) {
