@@ -132,9 +132,12 @@ public final class RankSupervisor {
                   .start(() -> RankErrorCopier.copy(process.getErrorStream(), System.err));
           running.put(
               rank.rank(), new Running(rank, process, errorFile, List.of(copier, errorCopier)));
-          process
-              .onExit()
-              .thenAccept(p -> exits.add(new Exit(rank.rank(), p.exitValue(), System.nanoTime())));
+          // waitFor, not onExit: onExit's callbacks run on the common fork-join pool, which a
+          // supervisor running on that pool (one thread of it on a 2-CPU host) would never free
+          Thread.ofVirtual()
+              .name("rank-" + rank.rank() + "-exit")
+              .start(
+                  () -> exits.add(new Exit(rank.rank(), exitCodeOf(process), System.nanoTime())));
         }
       }
       SupervisionResult result = await(running, exits, timeLimit);
@@ -159,6 +162,17 @@ public final class RankSupervisor {
         // The hook is running already.
       }
       deleteQuietly(errorDir);
+    }
+  }
+
+  /** Waits for {@code process} to end; its exit code. */
+  private static int exitCodeOf(Process process) {
+    while (true) {
+      try {
+        return process.waitFor();
+      } catch (InterruptedException e) {
+        // nothing interrupts this thread but the JVM's exit, which ends it anyway
+      }
     }
   }
 
@@ -250,7 +264,12 @@ public final class RankSupervisor {
       if (exit == null && left > STOPPED_CHECK.toNanos()) {
         Optional<Integer> stoppedRank = stoppedRanks.check(pids(running), System.nanoTime());
         if (stoppedRank.isPresent()) {
-          return stoppedRankFailed(stoppedRank.get(), stoppedRanks.limit(), running);
+          return stoppedRankFailed(
+              stoppedRank.get(),
+              "was stopped (SIGSTOP, SIGTSTP or a debugger) for "
+                  + stoppedRanks.limit().toSeconds()
+                  + " s, holding up every other rank",
+              running);
         }
         continue;
       }
@@ -294,6 +313,17 @@ public final class RankSupervisor {
         break;
       }
     }
+    if (onlyPeerFailures(failures, running)) {
+      // every rank that failed saw another go silent: a stopped rank falls silent without dying,
+      // and is the cause, though it has not been stopped for the whole limit yet
+      Optional<Integer> stoppedRank = stoppedRanks.stoppedNow(pids(running));
+      if (stoppedRank.isPresent()) {
+        return stoppedRankFailed(
+            stoppedRank.get(),
+            "was stopped (SIGSTOP, SIGTSTP or a debugger) while the others waited for it",
+            running);
+      }
+    }
     List<Integer> stopped = new ArrayList<>();
     for (Map.Entry<Integer, Running> rank : running.entrySet()) {
       if (exited.contains(rank.getKey())) {
@@ -314,21 +344,15 @@ public final class RankSupervisor {
     return firstCause(failures, running, stopped);
   }
 
-  /** A rank stopped past the limit fails the job by name; the others are stopped with it. */
+  /** A stopped rank fails the job by name, {@code what} saying how; the others are stopped too. */
   private static SupervisionResult stoppedRankFailed(
-      int rank, Duration limit, Map<Integer, Running> running) {
+      int rank, String what, Map<Integer, Running> running) {
     List<Integer> others = alive(running).stream().filter(r -> r != rank).toList();
     // SIGKILL, which a stopped process does not need to be resumed for
     running.get(rank).process().destroyForcibly();
     stop(running);
     return new SupervisionResult.RankFailed(
-        rank,
-        new RankError(
-            RankError.Kind.FAILURE,
-            "was stopped (SIGSTOP, SIGTSTP or a debugger) for "
-                + limit.toSeconds()
-                + " s, holding up every other rank"),
-        others);
+        rank, new RankError(RankError.Kind.FAILURE, what), others);
   }
 
   private static Map<Integer, Long> pids(Map<Integer, Running> running) {

@@ -53,6 +53,14 @@ final class StoppedRankWatch {
     return Optional.empty();
   }
 
+  /** The first of {@code pidsByRank} that is stopped now, however briefly so far. */
+  Optional<Integer> stoppedNow(Map<Integer, Long> pidsByRank) {
+    return pidsByRank.entrySet().stream()
+        .filter(rank -> stateOf.apply(rank.getValue()).map(s -> s == 'T' || s == 't').orElse(false))
+        .map(Map.Entry::getKey)
+        .findFirst();
+  }
+
   /** The state letter of {@code /proc/<pid>/stat}: the field after the command in parentheses. */
   static Optional<Character> procState(long pid) {
     String stat;

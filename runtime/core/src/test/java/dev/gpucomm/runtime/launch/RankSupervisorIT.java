@@ -214,6 +214,42 @@ class RankSupervisorIT {
     }
   }
 
+  @Test
+  void aRankStoppedBeforeItsPeersNoticedIsNamedNotThePeerThatNoticed() throws Exception {
+    // the peers see its silence through the store's heartbeats well before the stopped limit
+    CompletableFuture<SupervisionResult> supervising =
+        CompletableFuture.supplyAsync(
+            () ->
+                supervise(
+                    Map.of(
+                        "STAND_IN_RANK_0",
+                        "peer-later:rendezvous: rank 1 sent no heartbeat for 10.0 s",
+                        "STAND_IN_RANK_1",
+                        "hang"),
+                    2,
+                    Duration.ofSeconds(50)));
+    ProcessHandle rank1 =
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> rankProcess(1), Optional::isPresent)
+            .get();
+    try {
+      signal("STOP", rank1);
+
+      SupervisionResult result = supervising.get(40, TimeUnit.SECONDS);
+
+      assertThat(result.message())
+          .isEqualTo(
+              "rank 1 failed: was stopped (SIGSTOP, SIGTSTP or a debugger) while the others waited"
+                  + " for it");
+    } finally {
+      if (rank1.isAlive()) {
+        signal("CONT", rank1);
+        rank1.destroyForcibly();
+      }
+    }
+  }
+
   /** The rank process of this JVM's supervisor that runs rank {@code rank}, once started. */
   private static Optional<ProcessHandle> rankProcess(int rank) {
     try (var children = ProcessHandle.current().children()) {

@@ -49,6 +49,12 @@ public final class StandInRank {
         new RankError(RankError.Kind.USAGE, message).writeTo(errorFile);
         System.exit(2);
       }
+      case "peer-later" -> {
+        // as a rank that notices its peer's silence only after the heartbeat limit
+        Thread.sleep(3000);
+        new RankError(RankError.Kind.PEER, message).writeTo(errorFile);
+        System.exit(1);
+      }
       case "peer" -> {
         new RankError(RankError.Kind.PEER, message).writeTo(errorFile);
         System.exit(1);

@@ -26,6 +26,15 @@ class StoppedRankWatchTest {
   }
 
   @Test
+  void aRankStoppedNowIsSeenAtOnceWhenAskedSo() {
+    assertThat(watch.stoppedNow(pids)).isEmpty();
+
+    states.put(101L, 't'); // stopped by a debugger
+
+    assertThat(watch.stoppedNow(pids)).contains(1);
+  }
+
+  @Test
   void aRankResumedInBetweenStartsAgain() {
     states.put(101L, 'T');
     watch.check(pids, 0);
