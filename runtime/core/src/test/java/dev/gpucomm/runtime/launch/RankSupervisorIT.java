@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -175,50 +176,33 @@ class RankSupervisorIT {
 
   @Test
   void aRankStoppedWithSigstopFailsTheJobByNameLongBeforeItsTimeLimit() throws Exception {
-    Duration stoppedLimit = Duration.ofSeconds(2);
     Duration timeLimit = Duration.ofSeconds(50);
     long started = System.nanoTime();
-    CompletableFuture<SupervisionResult> supervising =
-        CompletableFuture.supplyAsync(
-            () ->
-                new RankSupervisor(
-                        STAND_IN,
-                        Map.of(
-                            "STAND_IN_RANK_0", "hang",
-                            "STAND_IN_RANK_1", "hang",
-                            "STAND_IN_RANK_2", "hang"),
-                        System.out,
-                        stoppedLimit)
-                    .supervise(ranks(3), timeLimit));
-    ProcessHandle rank1 =
-        await()
-            .atMost(Duration.ofSeconds(20))
-            .until(() -> rankProcess(1), Optional::isPresent)
-            .get();
-    try {
-      signal("STOP", rank1);
+    RankSupervisor supervisor =
+        new RankSupervisor(
+            STAND_IN,
+            Map.of(
+                "STAND_IN_RANK_0", "hang",
+                "STAND_IN_RANK_1", "hang",
+                "STAND_IN_RANK_2", "hang"),
+            System.out,
+            Duration.ofSeconds(2));
 
-      SupervisionResult result = supervising.get(40, TimeUnit.SECONDS);
+    StoppedRun run = stopRankOneWhile(() -> supervisor.supervise(ranks(3), timeLimit));
 
-      assertThat(result.message())
-          .isEqualTo(
-              "rank 1 failed: was stopped (SIGSTOP, SIGTSTP or a debugger) for 2 s, holding up"
-                  + " every other rank (stopped ranks 0, 2)");
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(timeLimit);
-      assertThat(rank1.isAlive()).as("the stopped rank is killed").isFalse();
-    } finally {
-      if (rank1.isAlive()) {
-        signal("CONT", rank1);
-        rank1.destroyForcibly();
-      }
-    }
+    assertThat(run.result().message())
+        .isEqualTo(
+            "rank 1 failed: was stopped (SIGSTOP, SIGTSTP or a debugger) for 2 s, holding up"
+                + " every other rank (stopped ranks 0, 2)");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(timeLimit);
+    assertThat(run.killed()).as("the stopped rank is killed").isTrue();
   }
 
   @Test
   void aRankStoppedBeforeItsPeersNoticedIsNamedNotThePeerThatNoticed() throws Exception {
     // the peers see its silence through the store's heartbeats well before the stopped limit
-    CompletableFuture<SupervisionResult> supervising =
-        CompletableFuture.supplyAsync(
+    StoppedRun run =
+        stopRankOneWhile(
             () ->
                 supervise(
                     Map.of(
@@ -228,6 +212,23 @@ class RankSupervisorIT {
                         "hang"),
                     2,
                     Duration.ofSeconds(50)));
+
+    assertThat(run.result().message())
+        .isEqualTo(
+            "rank 1 failed: was stopped (SIGSTOP, SIGTSTP or a debugger) while the others waited"
+                + " for it");
+  }
+
+  /** A supervision's verdict, and whether the rank it stopped was gone after it. */
+  private record StoppedRun(SupervisionResult result, boolean killed) {}
+
+  /**
+   * Runs {@code supervision} (on a thread of the common pool, as an embedding might) and stops rank
+   * 1 with SIGSTOP as soon as it runs; resumes and kills it afterwards if it is still there.
+   */
+  private static StoppedRun stopRankOneWhile(Supplier<SupervisionResult> supervision)
+      throws Exception {
+    CompletableFuture<SupervisionResult> supervising = CompletableFuture.supplyAsync(supervision);
     ProcessHandle rank1 =
         await()
             .atMost(Duration.ofSeconds(20))
@@ -235,13 +236,8 @@ class RankSupervisorIT {
             .get();
     try {
       signal("STOP", rank1);
-
       SupervisionResult result = supervising.get(40, TimeUnit.SECONDS);
-
-      assertThat(result.message())
-          .isEqualTo(
-              "rank 1 failed: was stopped (SIGSTOP, SIGTSTP or a debugger) while the others waited"
-                  + " for it");
+      return new StoppedRun(result, !rank1.isAlive());
     } finally {
       if (rank1.isAlive()) {
         signal("CONT", rank1);
