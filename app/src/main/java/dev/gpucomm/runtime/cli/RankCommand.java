@@ -11,9 +11,11 @@ import dev.gpucomm.runtime.rank.FaultInjection;
 import dev.gpucomm.runtime.rank.RankMain;
 import dev.gpucomm.runtime.rank.Site;
 import io.fabric8.kubernetes.client.Config;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 
 /**
@@ -37,7 +39,13 @@ final class RankCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Optional<Path> errorFile = RankSettings.errorFileOf(context.env());
-    errorFile.ifPresent(RankCompletion::markStarted);
+    try {
+      errorFile.ifPresent(RankCompletion::markStarted);
+    } catch (UncheckedIOException e) {
+      // its launcher's folder is gone or read-only: nowhere to report but here
+      context.err().println("gpucomm rank: " + e.getMessage());
+      return 1;
+    }
     RankSettings settings;
     try {
       settings = RankSettings.fromEnv(context.env());
@@ -91,11 +99,18 @@ final class RankCommand implements Callable<Integer> {
    * This rank's failure, recorded for its launcher as soon as it happens: tearing the device down
    * afterwards may take long, or never end.
    */
-  private static String recorded(RankSettings settings, Throwable failure) {
+  private static RankError recorded(RankSettings settings, Throwable failure) {
     RankError error = Gpucomm.classify(failure);
     settings.errorFile().ifPresent(error::writeTo);
-    return error.message();
+    OWN_FAILURE_RECORDED.set(true);
+    return error;
   }
+
+  /**
+   * Set once this rank recorded its own failure: another rank's failure noticed afterwards (its
+   * leaving as this one tears down) must not take its place in the error file.
+   */
+  private static final AtomicBoolean OWN_FAILURE_RECORDED = new AtomicBoolean();
 
   /**
    * Another rank died while this one may be stuck in device work that waits for it: record why and
@@ -103,7 +118,9 @@ final class RankCommand implements Callable<Integer> {
    */
   private static void peerFailed(RankSettings settings, CliContext context, String message) {
     RankError error = new RankError(RankError.Kind.PEER, message);
-    settings.errorFile().ifPresent(error::writeTo);
+    if (!OWN_FAILURE_RECORDED.get()) {
+      settings.errorFile().ifPresent(error::writeTo);
+    }
     if (settings.errorFile().isEmpty()) {
       context.err().println("gpucomm rank " + settings.rank() + ": " + message);
     }

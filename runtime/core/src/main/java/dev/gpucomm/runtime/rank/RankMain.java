@@ -26,6 +26,7 @@ import dev.gpucomm.runtime.fabric.UnexpectedTransportException;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.launch.MemoryCheck;
+import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.PeerWatch;
@@ -39,6 +40,7 @@ import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
@@ -62,7 +64,7 @@ public final class RankMain {
   private final PrintStream out;
   private final PrintStream log;
   private final Consumer<String> onPeerFailure;
-  private final Function<Throwable, String> onOwnFailure;
+  private final Function<Throwable, RankError> onOwnFailure;
 
   /** Whether this rank's failure was already recorded and told to the others. */
   private boolean failureTold;
@@ -74,8 +76,8 @@ public final class RankMain {
    * @param log where progress goes
    * @param onPeerFailure what to do when another rank dies while this one may be stuck in device
    *     work that will never finish (a supervised rank records the error and exits)
-   * @param onOwnFailure records this rank's failure where its launcher reads it, and returns it in
-   *     one line for the other ranks
+   * @param onOwnFailure records this rank's failure where its launcher reads it, and returns it as
+   *     recorded, for the other ranks
    */
   public RankMain(
       Site site,
@@ -84,7 +86,7 @@ public final class RankMain {
       PrintStream out,
       PrintStream log,
       Consumer<String> onPeerFailure,
-      Function<Throwable, String> onOwnFailure) {
+      Function<Throwable, RankError> onOwnFailure) {
     this.site = site;
     this.faults = faults;
     this.cpuBind = cpuBind;
@@ -106,15 +108,16 @@ public final class RankMain {
     }
 
     // 2. The rendezvous: every rank connects to the store and waits for the others.
+    Instant rendezvousDeadline = startedAt(settings).plus(rendezvousTimeout(peerTimeout));
     TcpStoreClient store =
         TcpStoreClient.connect(
             settings.rendezvous(),
             topology.rank(),
             topology.worldSize(),
-            rendezvousTimeout(peerTimeout));
+            timeLeft(rendezvousDeadline));
     WorkloadResult result;
     try (PeerWatch watch = store.watchPeers(onPeerFailure)) {
-      store.barrier(JOINED, topology.worldSize(), rendezvousTimeout(peerTimeout));
+      store.barrier(JOINED, topology.worldSize(), timeLeft(rendezvousDeadline));
       faults.afterRendezvous(topology.rank(), topology.worldSize());
       result = onDevice(settings, job, workload, store, peerTimeout);
     } catch (RuntimeException | Error e) {
@@ -133,10 +136,10 @@ public final class RankMain {
   }
 
   /**
-   * How long a rank waits for the store and for the others to join: a little less than the job's
-   * timeout, which is also its launcher's limit for the whole run. A rank that gives up first says
-   * which ranks never came ("never connected: 3"); a launcher that stops it first can only say that
-   * the job timed out.
+   * How long a rank waits for the store and for the others to join, together: a little less than
+   * the job's timeout, which is also its launcher's limit for the whole run. A rank that gives up
+   * first says which ranks never came ("never connected: 3"); a launcher that stops it first can
+   * only say that the job timed out.
    */
   static Duration rendezvousTimeout(Duration jobTimeout) {
     Duration margin = jobTimeout.dividedBy(10);
@@ -148,6 +151,24 @@ public final class RankMain {
 
   private static final Duration MIN_MARGIN = Duration.ofSeconds(2);
   private static final Duration MAX_MARGIN = Duration.ofSeconds(10);
+
+  /**
+   * When the rank's wait began: for a supervised rank, when its process started, which is when its
+   * launcher's limit began too (the JVM's start-up counts against both); otherwise now.
+   */
+  private static Instant startedAt(RankSettings settings) {
+    Instant now = Instant.now();
+    if (!settings.supervised()) {
+      return now;
+    }
+    return ProcessHandle.current().info().startInstant().filter(now::isAfter).orElse(now);
+  }
+
+  /** The time left until {@code deadline}; a moment when none is left, so a wait fails at once. */
+  private static Duration timeLeft(Instant deadline) {
+    Duration left = Duration.between(Instant.now(), deadline);
+    return left.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : left;
+  }
 
   /** Steps 3 to 5: the device, the communicator over it, and the workload. */
   private WorkloadResult onDevice(
@@ -175,14 +196,21 @@ public final class RankMain {
 
   /**
    * Records this rank's failure for its launcher, then leaves the store without a goodbye and with
-   * the reason, so that the store fails the other ranks' waits at once, naming it. Once per rank.
+   * the reason, so that the store fails the other ranks' waits at once, naming it. A failure that
+   * only reports another rank's leaves without one: that rank has told the store its own. Once per
+   * rank.
    */
   private void tellFailure(TcpStoreClient store, Throwable failure) {
     if (failureTold) {
       return;
     }
     failureTold = true;
-    store.abandon(onOwnFailure.apply(failure));
+    RankError error = onOwnFailure.apply(failure);
+    if (error.kind() == RankError.Kind.PEER) {
+      store.abandon();
+    } else {
+      store.abandon(error.message());
+    }
   }
 
   private WorkloadResult runWorkload(

@@ -41,6 +41,12 @@ public final class TcpStoreClient implements KeyValueStore {
   private final Map<String, Integer> barrierRounds = new HashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /**
+   * Set once this rank fails and starts to leave: the store's answer to its own failure, which
+   * reaches this rank's watch too, is no other rank's failure to report.
+   */
+  private final AtomicBoolean leaving = new AtomicBoolean();
+
   private TcpStoreClient(RendezvousAddress address, int rank, Socket socket) throws IOException {
     this.address = address;
     this.rank = rank;
@@ -193,7 +199,7 @@ public final class TcpStoreClient implements KeyValueStore {
             .start(
                 () -> {
                   String message = watch(watchSocket, liveness, stopped);
-                  if (!stopped.get() && !closed.get()) {
+                  if (!stopped.get() && !closed.get() && !leaving.get()) {
                     onFailure.accept(message);
                   }
                 });
@@ -313,6 +319,7 @@ public final class TcpStoreClient implements KeyValueStore {
    * rank's waits at once instead of letting them run into their timeouts. For a rank that failed.
    */
   public void abandon() {
+    leaving.set(true);
     if (closed.compareAndSet(false, true)) {
       closeQuietly(socket);
     }
@@ -326,6 +333,7 @@ public final class TcpStoreClient implements KeyValueStore {
     if (closed.get()) {
       return;
     }
+    leaving.set(true);
     try {
       // another thread of this rank may be in a long wait on the connection: then the reason
       // stays unsaid, and leaving alone tells the store

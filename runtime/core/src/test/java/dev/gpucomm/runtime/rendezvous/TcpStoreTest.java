@@ -149,6 +149,27 @@ class TcpStoreTest {
   }
 
   @Test
+  void aFailingRanksOwnWatchDoesNotReportItsFailureAsAnotherRanks() throws Exception {
+    TcpStoreClient rank0 = rank(0, 2);
+    TcpStoreClient rank1 = rank(1, 2);
+    AtomicReference<String> heardByRank0 = new AtomicReference<>();
+    AtomicReference<String> heardByRank1 = new AtomicReference<>();
+    toClose.add(rank0.watchPeers(heardByRank0::set));
+    toClose.add(rank1.watchPeers(heardByRank1::set));
+
+    rank1.abandon("out of device memory");
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAtomic(heardByRank0, org.hamcrest.Matchers.notNullValue());
+    // the store's answer reaches rank 1's watch too; it must not halt rank 1 as a peer failure
+    await()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> heardByRank1.get() == null);
+  }
+
+  @Test
   void aFailingRankDoesNotWaitBehindItsOwnLongWaitToLeave() throws Exception {
     TcpStoreClient rank0 = rank(0, 2);
     TcpStoreClient rank1 = rank(1, 2);
