@@ -29,6 +29,8 @@ final class ApiRejection {
    * How a ResourceQuota refuses a pod that does not say what the quota counts: "failed quota: q:
    * must specify limits.cpu". Freed quota does not lift it; only a template with those values does.
    */
+  private static final String QUOTA_REFUSAL = "failed quota";
+
   private static final String QUOTA_NEEDS_A_VALUE = "must specify";
 
   private ApiRejection() {}
@@ -43,7 +45,9 @@ final class ApiRejection {
                 : Objects.requireNonNullElse(client.getMessage(), "");
         if (client.getCode() == UNPROCESSABLE
             || (client.getCode() == FORBIDDEN
-                && (message.contains(POD_SECURITY) || message.contains(QUOTA_NEEDS_A_VALUE)))) {
+                && (message.contains(POD_SECURITY)
+                    || (message.contains(QUOTA_REFUSAL)
+                        && message.contains(QUOTA_NEEDS_A_VALUE))))) {
           return Optional.of(message.lines().findFirst().orElse("").strip());
         }
       }

@@ -348,8 +348,9 @@ public class JobOutcomeJudge {
   }
 
   /**
-   * The API server's last refusal of the job's objects (a quota, an admission webhook), which the
-   * Ready condition holds while the operator retries: the reason why pods never all ran.
+   * The operator's last failed reconciliation, which the Ready condition holds while it retries:
+   * most often the API server refusing a pod (a quota, an admission webhook), why pods never all
+   * ran.
    */
   private static String lastRefusal(CommJob job) {
     if (job.getStatus() == null) {
@@ -357,7 +358,7 @@ public class JobOutcomeJudge {
     }
     return ConditionList.find(job.getStatus().getConditions(), Reasons.READY)
         .filter(ready -> Reasons.RECONCILE_ERROR.equals(ready.getReason()))
-        .map(ready -> "; the API server last refused: " + ready.getMessage())
+        .map(ready -> "; the last reconcile error: " + ready.getMessage())
         .orElse("");
   }
 

@@ -64,6 +64,9 @@ final class PodFailureDescriber {
       return Optional.empty();
     }
     for (ContainerStatus container : pod.getStatus().getInitContainerStatuses()) {
+      if (isSidecar(pod, container.getName())) {
+        continue; // a native sidecar killed as the pod ended is not why it failed
+      }
       ContainerStateTerminated terminated =
           container.getState() != null ? container.getState().getTerminated() : null;
       if (terminated != null && !Integer.valueOf(0).equals(terminated.getExitCode())) {
@@ -71,6 +74,14 @@ final class PodFailureDescriber {
       }
     }
     return Optional.empty();
+  }
+
+  /** Whether the init container {@code name} is a sidecar: restartPolicy Always, running beside. */
+  private static boolean isSidecar(Pod pod, String name) {
+    return pod.getSpec() != null
+        && pod.getSpec().getInitContainers() != null
+        && pod.getSpec().getInitContainers().stream()
+            .anyMatch(c -> name.equals(c.getName()) && "Always".equals(c.getRestartPolicy()));
   }
 
   /**

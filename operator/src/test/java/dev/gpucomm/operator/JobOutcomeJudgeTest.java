@@ -315,8 +315,8 @@ class JobOutcomeJudgeTest {
             new JobOutcome.Failed(
                 Reasons.TIMEOUT,
                 "pods not all running 360 s after they were created (spec.timeoutSeconds +"
-                    + " spec.schedulingTimeoutSeconds): 1 of 2 pods running; the API server last"
-                    + " refused: pods \"job-1\" is forbidden: exceeded quota: gpus, requested:"
+                    + " spec.schedulingTimeoutSeconds): 1 of 2 pods running; the last reconcile"
+                    + " error: pods \"job-1\" is forbidden: exceeded quota: gpus, requested:"
                     + " requests.nvidia.com/gpu=1"));
   }
 
