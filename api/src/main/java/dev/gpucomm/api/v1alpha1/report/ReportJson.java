@@ -97,9 +97,16 @@ public final class ReportJson {
 
   private ReportJson() {}
 
-  /** The report as JSON text, ending with a newline. */
+  /**
+   * The report as JSON text, ending with a newline.
+   *
+   * @throws ReportFormatException when a figure is not a finite number: Jackson would write it as
+   *     the text "NaN" or "Infinity", which the reader refuses, so no report is written that
+   *     gpucomm cannot read back
+   */
   public static String write(Report report) {
     ObjectNode fields = WRITER.valueToTree(report);
+    checkValues(fields, "", "of job " + report.job(), true);
     ObjectNode root = WRITER.createObjectNode();
     root.set("schemaVersion", fields.remove("schemaVersion"));
     root.put("kind", kindOf(report));

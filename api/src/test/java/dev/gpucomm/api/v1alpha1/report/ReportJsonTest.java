@@ -202,6 +202,24 @@ class ReportJsonTest {
   }
 
   @Test
+  void aFigureThatIsNoFiniteNumberIsNeverWrittenAsText() {
+    // a time of zero would make an infinite bandwidth, which Jackson writes as "Infinity"
+    Measurement infinite =
+        new Measurement(Algorithm.RING, 0.0, null, Double.POSITIVE_INFINITY, 0.0, 0.0, 10);
+    BenchmarkReport report =
+        Reports.report(
+            List.of(new SizeResult(4096, null, Algorithm.RING, "ring", List.of(infinite))),
+            "cpu",
+            null);
+
+    assertThatThrownBy(() -> ReportJson.write(report))
+        .isInstanceOf(ReportFormatException.class)
+        .hasMessage(
+            "report of job ar-tp4: field sizes[0].measurements[0].algBandwidthGBps: not a finite"
+                + " number");
+  }
+
+  @Test
   void textAfterTheReportOrAFieldTwiceIsNotReadPastSilently() {
     String json = ReportJson.write(Reports.h200());
 
