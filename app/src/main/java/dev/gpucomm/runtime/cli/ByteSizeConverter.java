@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.runtime.spec.AsciiIntegers;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -19,7 +20,7 @@ final class ByteSizeConverter implements ITypeConverter<Long> {
         };
     String digits = unit == 1 ? upper : upper.substring(0, upper.length() - 1);
     try {
-      if (!ValueConverters.isAsciiInteger(digits)) {
+      if (!AsciiIntegers.is(digits)) {
         throw new NumberFormatException();
       }
       return Math.multiplyExact(Long.parseLong(digits), unit);

@@ -6,9 +6,9 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
+import dev.gpucomm.runtime.spec.AsciiIntegers;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -56,22 +56,12 @@ final class ValueConverters {
   private static <T> T integer(String text, Function<String, T> parse) {
     String item = text.strip();
     try {
-      if (!isAsciiInteger(item)) {
+      if (!AsciiIntegers.is(item)) {
         throw new NumberFormatException();
       }
       return parse.apply(item);
     } catch (NumberFormatException e) {
       throw new TypeConversionException("'" + text + "' is not an integer");
     }
-  }
-
-  private static final Pattern ASCII_INTEGER = Pattern.compile("[+-]?[0-9]+");
-
-  /**
-   * Whether {@code text} is an integer in ASCII digits. Java's parsers also take other scripts'
-   * digits (٢ is 2), which no shell script or job file means as a number.
-   */
-  static boolean isAsciiInteger(String text) {
-    return ASCII_INTEGER.matcher(text).matches();
   }
 }

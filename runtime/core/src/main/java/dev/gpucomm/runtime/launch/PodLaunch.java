@@ -7,6 +7,7 @@ import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
+import dev.gpucomm.runtime.spec.AsciiIntegers;
 import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import java.io.IOException;
@@ -90,7 +91,7 @@ public final class PodLaunch {
     private static int atLeast(Map<String, String> env, String name, int minimum) {
       String text = required(env, name);
       try {
-        int value = Integer.parseInt(text.trim());
+        int value = AsciiIntegers.parseInt(text.trim());
         if (value < minimum) {
           throw new UsageException(name + ": " + value + " is below the minimum " + minimum);
         }

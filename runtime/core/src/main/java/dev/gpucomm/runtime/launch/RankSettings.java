@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.cpu.CpuBindMode;
 import dev.gpucomm.runtime.numeric.VectorUnits;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.spec.AsciiIntegers;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -270,7 +271,7 @@ public record RankSettings(
       text = fallback;
     }
     try {
-      return Integer.parseInt(text.trim());
+      return AsciiIntegers.parseInt(text.trim());
     } catch (NumberFormatException e) {
       throw new UsageException(name + ": '" + text + "' is not an integer");
     }

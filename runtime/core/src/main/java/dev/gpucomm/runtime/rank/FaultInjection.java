@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.rank;
 
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.launch.EnvVars;
+import dev.gpucomm.runtime.spec.AsciiIntegers;
 import java.util.Map;
 import java.util.OptionalInt;
 
@@ -37,7 +38,7 @@ public record FaultInjection(OptionalInt failingRank, Stage stage) {
       return new FaultInjection(OptionalInt.empty(), stage);
     }
     try {
-      return new FaultInjection(OptionalInt.of(Integer.parseInt(value.trim())), stage);
+      return new FaultInjection(OptionalInt.of(AsciiIntegers.parseInt(value.trim())), stage);
     } catch (NumberFormatException e) {
       throw new UsageException(EnvVars.TEST_FAIL_RANK + ": '" + value + "' is not a rank number");
     }

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.rendezvous;
 
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.spec.AsciiIntegers;
 
 /** Where the rendezvous store listens: {@code host:port}, as in env GPUCOMM_RENDEZVOUS. */
 public record RendezvousAddress(String host, int port) {
@@ -36,7 +37,7 @@ public record RendezvousAddress(String host, int port) {
     }
     int port;
     try {
-      port = Integer.parseInt(text.substring(colon + 1));
+      port = AsciiIntegers.parseInt(text.substring(colon + 1));
     } catch (NumberFormatException e) {
       throw new UsageException(origin + ": '" + text + "' has no numeric port");
     }
