@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Utils;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -66,12 +67,13 @@ final class ClusterLookup {
               KubeClients.overridden(override, KubeClients.SERVICE_ACCOUNT),
               KubeClients.OVERRIDE_ENV));
     }
-    // A name that is not there is passed over, as kubectl does; one that is there must be a file
-    // that can be read (Fabric8 would pass over a directory or a device, and the report would say
-    // that no cluster is configured).
+    // A name that is not there is passed over, as kubectl does, and so is /dev/null, the usual way
+    // to say "no kubeconfig"; one that is there must be a file that can be read (Fabric8 would pass
+    // over a directory or another device, and the report would say that no cluster is configured).
     List<String> files =
         Config.getKubeconfigFilenames().stream()
             .filter(name -> !name.isBlank() && Files.exists(Path.of(name)))
+            .filter(name -> !isDevNull(Path.of(name)))
             .toList();
     for (String name : files) {
       requireReadable(Path.of(name), name);
@@ -101,6 +103,16 @@ final class ClusterLookup {
       throw new KubeConfigException(source + ": " + e.getMessage());
     }
   }
+
+  private static boolean isDevNull(Path file) {
+    try {
+      return Files.isSameFile(file, DEV_NULL);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static final Path DEV_NULL = Path.of("/dev/null");
 
   /** Where Fabric8 would take an in-cluster configuration from. */
   private static boolean inPod() {

@@ -123,7 +123,8 @@ class ReportCommandTest {
 
   @Test
   void findsTheClusterThroughTheKubeconfigList() {
-    System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, "/nonexistent:" + kubeconfig);
+    // a name that is not there, and /dev/null (the usual "none"), are passed over
+    System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, "/nonexistent:/dev/null:" + kubeconfig);
 
     Result result = report("ar-tp2", "--format", "svg");
 

@@ -9,7 +9,9 @@ import dev.gpucomm.runtime.report.ReportFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -47,16 +49,23 @@ class StagedReportDirectoryTest {
 
   @Test
   @EnabledOnOs(OS.LINUX)
-  void aNewReportFolderHasTheModeOfAnyFolderTheUserCreates() throws Exception {
+  void aNewReportFolderHasTheModeTheUmaskLeaves() throws Exception {
+    // the umask is the process's: a run of its own under 077, where any folder it makes is private
     Path target = dir.resolve("reports/new");
+    List<String> probe =
+        JavaCommand.ofCurrentJvm()
+            .withMainClass(StagedReportProbe.class.getName())
+            .command(List.of(target.toString()));
+    List<String> underUmask =
+        new ArrayList<>(List.of("/bin/sh", "-c", "umask 077 && exec \"$@\"", "sh"));
+    underUmask.addAll(probe);
 
-    StagedReportDirectory staged = StagedReportDirectory.create(target);
-    Files.writeString(staged.staging().resolve("report.json"), "{}");
-    staged.commit();
+    Process run = new ProcessBuilder(underUmask).inheritIO().start();
 
-    Path madeByHand = Files.createDirectory(dir.resolve("reports/by-hand"));
-    assertThat(Files.getPosixFilePermissions(target))
-        .isEqualTo(Files.getPosixFilePermissions(madeByHand));
+    assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(run.exitValue()).isZero();
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+        .isEqualTo("rwx------");
   }
 
   @Test
