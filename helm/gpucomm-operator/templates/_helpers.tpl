@@ -141,7 +141,8 @@ What the operator does, verb by verb:
   or TTL says so (pods are never updated);
 - records Events on CommJobs (kubectl describe commjob);
 - creates the PodGroup of a gang-scheduled job (spec.gang) for Volcano or the scheduler-plugins
-  coscheduling plugin; where neither is installed, the rules grant nothing;
+  coscheduling plugin, and patches it to the job's size and requests until the job starts; where
+  neither is installed, the rules grant nothing;
 - creates and keeps the job's Service, ServiceAccount, Role and RoleBinding as they should be;
 - creates the job's ConfigMaps and reads baseline ConfigMaps. The per-job Role grants get,
   update and patch of the results ConfigMap; Kubernetes lets a Role be created only by one

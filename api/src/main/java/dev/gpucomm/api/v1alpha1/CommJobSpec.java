@@ -116,8 +116,9 @@ public class CommJobSpec {
   @Default("false")
   @JsonPropertyDescription(
       "A suspended job has no pods; setting it back to false starts the job afresh. A queue such"
-          + " as Kueue creates jobs suspended and admits them by unsuspending; while suspended the"
-          + " pod template (nodeSelector, tolerations) may change. A finished job ignores it.")
+          + " as Kueue creates jobs suspended and admits them by unsuspending; while suspended,"
+          + " and in the update that suspends it, the pod template (nodeSelector, tolerations) may"
+          + " change. A finished job ignores it.")
   private Boolean suspend;
 
   @Min(0)
@@ -129,7 +130,9 @@ public class CommJobSpec {
   @Default(CommJobDefaults.CLEAN_POD_POLICY_NAME)
   @JsonPropertyDescription(
       "Which pods are deleted when the job finishes: Running (pods not yet finished), All (all,"
-          + " except a failed job's failed pods, kept for their logs until the TTL) or None.")
+          + " except a failed job's failed pods, kept for their logs until the TTL) or None. A pod"
+          + " counts as finished by its phase: one that a sidecar keeps Running goes, since it"
+          + " holds its node's GPUs.")
   private CleanPodPolicy cleanPodPolicy;
 
   @Min(1)
