@@ -20,10 +20,7 @@ final class ByteSizeConverter implements ITypeConverter<Long> {
         };
     String digits = unit == 1 ? upper : upper.substring(0, upper.length() - 1);
     try {
-      if (!AsciiIntegers.is(digits)) {
-        throw new NumberFormatException();
-      }
-      return Math.multiplyExact(Long.parseLong(digits), unit);
+      return Math.multiplyExact(AsciiIntegers.parseLong(digits), unit);
     } catch (NumberFormatException | ArithmeticException e) {
       throw new TypeConversionException("'" + item + "' is not a size (e.g. 4096, 64K, 1M)");
     }

@@ -34,10 +34,10 @@ final class ValueConverters {
         Algorithm.class, wireName(Algorithm::fromWireName, Algorithm.wireNames()));
     cli.registerConverter(
         HeuristicName.class, wireName(HeuristicName::fromWireName, HeuristicName.wireNames()));
-    ITypeConverter<Integer> integer = text -> integer(text, Integer::valueOf);
+    ITypeConverter<Integer> integer = text -> integer(text, AsciiIntegers::parseInt);
     cli.registerConverter(Integer.class, integer);
     cli.registerConverter(int.class, integer);
-    ITypeConverter<Long> longInteger = text -> integer(text, Long::valueOf);
+    ITypeConverter<Long> longInteger = text -> integer(text, AsciiIntegers::parseLong);
     cli.registerConverter(Long.class, longInteger);
     cli.registerConverter(long.class, longInteger);
   }
@@ -54,12 +54,8 @@ final class ValueConverters {
   }
 
   private static <T> T integer(String text, Function<String, T> parse) {
-    String item = text.strip();
     try {
-      if (!AsciiIntegers.is(item)) {
-        throw new NumberFormatException();
-      }
-      return parse.apply(item);
+      return parse.apply(text.strip());
     } catch (NumberFormatException e) {
       throw new TypeConversionException("'" + text + "' is not an integer");
     }
