@@ -62,23 +62,26 @@ final class FakeKubelet {
    * (ImagePullBackOff, say).
    */
   void waiting(String pod, Instant since, String reason, String message) {
-    setStatus(
-        pod,
-        new PodStatusBuilder()
-            .withPhase("Pending")
-            .addToConditions(scheduled("True", null, null, since))
-            .addToContainerStatuses(
-                new ContainerStatusBuilder()
-                    .withName(PodTemplateFactory.CONTAINER_NAME)
-                    .withReady(false)
-                    .withNewState()
-                    .withNewWaiting()
-                    .withReason(reason)
-                    .withMessage(message)
-                    .endWaiting()
-                    .endState()
-                    .build())
-            .build());
+    setStatus(pod, waitingStatus(since, reason, message));
+  }
+
+  /** The status of a pod placed at {@code since} whose rank container waits for {@code reason}. */
+  static PodStatus waitingStatus(Instant since, String reason, String message) {
+    return new PodStatusBuilder()
+        .withPhase("Pending")
+        .addToConditions(scheduled("True", null, null, since))
+        .addToContainerStatuses(
+            new ContainerStatusBuilder()
+                .withName(PodTemplateFactory.CONTAINER_NAME)
+                .withReady(false)
+                .withNewState()
+                .withNewWaiting()
+                .withReason(reason)
+                .withMessage(message)
+                .endWaiting()
+                .endState()
+                .build())
+        .build();
   }
 
   /** The pod has been held back by scheduling gates (a queue admits it) since {@code since}. */

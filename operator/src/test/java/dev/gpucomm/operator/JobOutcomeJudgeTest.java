@@ -276,24 +276,7 @@ class JobOutcomeJudgeTest {
         .withNewMetadata()
         .withName(name)
         .endMetadata()
-        .withNewStatus()
-        .withPhase("Pending")
-        .addToConditions(
-            new PodConditionBuilder()
-                .withType("PodScheduled")
-                .withStatus("True")
-                .withLastTransitionTime(scheduledAt.toString())
-                .build())
-        .addNewContainerStatus()
-        .withName(PodTemplateFactory.CONTAINER_NAME)
-        .withNewState()
-        .withNewWaiting()
-        .withReason(reason)
-        .withMessage(message)
-        .endWaiting()
-        .endState()
-        .endContainerStatus()
-        .endStatus()
+        .withStatus(FakeKubelet.waitingStatus(scheduledAt, reason, message))
         .build();
   }
 

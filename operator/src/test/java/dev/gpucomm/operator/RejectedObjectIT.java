@@ -128,29 +128,16 @@ class RejectedObjectIT {
         refusingCreates(
             "baseline-only",
             "/api/v1/namespaces/baseline-only/pods",
-            new StatusBuilder()
-                .withReason("Forbidden")
-                .withCode(ApiRejection.FORBIDDEN)
-                .withMessage(denial)
-                .withNewDetails()
-                .withKind("pods")
-                .withName("host-net-0")
-                .endDetails());
+            forbiddenPod("host-net-0", denial));
     TestCluster overQuota =
         refusingCreates(
             "over-quota",
             "/api/v1/namespaces/over-quota/pods",
-            new StatusBuilder()
-                .withReason("Forbidden")
-                .withCode(ApiRejection.FORBIDDEN)
-                .withMessage(
-                    "pods \"queued-0\" is forbidden: exceeded quota: gpus, requested:"
-                        + " requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=8, limited:"
-                        + " requests.nvidia.com/gpu=8")
-                .withNewDetails()
-                .withKind("pods")
-                .withName("queued-0")
-                .endDetails());
+            forbiddenPod(
+                "queued-0",
+                "pods \"queued-0\" is forbidden: exceeded quota: gpus, requested:"
+                    + " requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=8, limited:"
+                    + " requests.nvidia.com/gpu=8"));
     String job =
         """
         metadata: {name: %s}
@@ -191,14 +178,7 @@ class RejectedObjectIT {
         refusingCreates(
             "limits-required",
             "/api/v1/namespaces/limits-required/pods",
-            new StatusBuilder()
-                .withReason("Forbidden")
-                .withCode(ApiRejection.FORBIDDEN)
-                .withMessage(denial)
-                .withNewDetails()
-                .withKind("pods")
-                .withName("unlimited-0")
-                .endDetails());
+            forbiddenPod("unlimited-0", denial));
 
     quotaNeedingLimits.apply(
         """
@@ -260,5 +240,17 @@ class RejectedObjectIT {
     Status status = refusal.withStatus("Failure").build();
     server.expect().post().withPath(path).andReturn(status.getCode(), status).always();
     return new TestCluster(client.adapt(NamespacedKubernetesClient.class).inNamespace(namespace));
+  }
+
+  /** The API server's refusal of the pod {@code name} as forbidden (HTTP 403). */
+  private static StatusBuilder forbiddenPod(String name, String message) {
+    return new StatusBuilder()
+        .withReason("Forbidden")
+        .withCode(ApiRejection.FORBIDDEN)
+        .withMessage(message)
+        .withNewDetails()
+        .withKind("pods")
+        .withName(name)
+        .endDetails();
   }
 }
