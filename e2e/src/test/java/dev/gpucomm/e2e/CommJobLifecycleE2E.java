@@ -5,15 +5,18 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.e2e.cluster.Cluster;
 import dev.gpucomm.e2e.cluster.ClusterExtension;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A CommJob's lifecycle as a queue and a CI pipeline drive it: created suspended and started when
- * unsuspended (Kueue's contract), and deleted with all it owns once its TTL after finishing passes.
+ * unsuspended (Kueue's contract), started afresh after losing a pod (its failurePolicy), and
+ * deleted with all it owns once its TTL after finishing passes.
  */
 @ExtendWith(ClusterExtension.class)
 class CommJobLifecycleE2E {
@@ -57,6 +60,44 @@ class CommJobLifecycleE2E {
     assertThat(jobs.condition(job, "Suspended"))
         .hasValueSatisfying(c -> assertThat(c.getReason()).isEqualTo("JobResumed"));
     assertThat(jobs.results("admitted").getData()).containsKey("report.json");
+  }
+
+  @Test
+  void aPodLostBeforeItsRanksJoinedRestartsTheWholeJobWhoseNewRunSucceeds() {
+    cluster.holdFirstPod("resilient", 1);
+    cluster.apply(
+        JobManifests.withSpecField(
+            JobManifests.multiPodSweep("resilient", cluster.device(), 2, 1),
+            "failurePolicy: {maxRestarts: 1}"));
+    List<String> firstRun =
+        jobs.awaitPods("resilient", 2).stream().map(pod -> pod.getMetadata().getUid()).toList();
+    // rank 0 runs and waits at the rendezvous for rank 1, whose pod never starts
+    jobs.awaitLiveProcesses("resilient");
+    await("resilient's pods recorded as created")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> jobs.get("resilient").getStatus().getStartTime() != null);
+
+    // the stuck pod is taken away, as a drain of its node would
+    cluster.client().pods().inNamespace(cluster.namespace()).withName("resilient-1").delete();
+
+    CommJob job = jobs.awaitFinished("resilient");
+    assertThat(job.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
+    assertThat(job.getStatus().getRestarts()).isEqualTo(1);
+    assertThat(jobs.condition(job, "Restarting"))
+        .hasValueSatisfying(
+            c -> {
+              assertThat(c.getReason()).isEqualTo("Restarted");
+              assertThat(c.getMessage())
+                  .startsWith("restart 1 of 1 after PodDeleted: pod resilient-1");
+            });
+    assertThat(jobs.pods("resilient"))
+        .extracting(pod -> pod.getMetadata().getUid())
+        .as("the new run's pods")
+        .hasSize(2)
+        .doesNotContainAnyElementsOf(firstRun);
+    BenchmarkReport report =
+        Reports.benchmark(jobs.results("resilient").getData().get("report.json"));
+    assertThat(report.worldSize()).as("ranks that rendezvoused in the new run").isEqualTo(2);
   }
 
   @Test

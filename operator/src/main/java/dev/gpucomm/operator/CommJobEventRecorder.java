@@ -29,9 +29,12 @@ final class CommJobEventRecorder {
   static final String NORMAL = "Normal";
   static final String WARNING = "Warning";
 
-  /** Condition types that are bad news when True (Degraded comes with outlier detection). */
+  /**
+   * Condition types that are bad news when True (Degraded comes with outlier detection; Restarting
+   * means a run failed).
+   */
   private static final Set<String> WARNING_WHEN_TRUE =
-      Set.of(Reasons.FAILED, Reasons.REGRESSED, "Degraded");
+      Set.of(Reasons.FAILED, Reasons.REGRESSED, "Degraded", Reasons.RESTARTING);
 
   /** Kubernetes keeps at most this much of an Event's message. */
   private static final int MAX_MESSAGE = 1024;

@@ -18,8 +18,8 @@ import java.util.Map;
 /**
  * The job's pods {@code <job>-0 .. <job>-(podCount-1)}. While the job runs, every pod is wanted
  * (missing ones are created, none are ever updated: a rank cannot be restarted in place); while it
- * is suspended, none is. Once it has finished, {@link FinishedPods} keeps those its cleanPodPolicy
- * keeps; the rest are deleted, so that no rank hangs waiting for a dead peer.
+ * is suspended or restarting, none is. Once it has finished, {@link FinishedPods} keeps those its
+ * cleanPodPolicy keeps; the rest are deleted, so that no rank hangs waiting for a dead peer.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = CommJob.JOB_LABEL))
 public class CommJobPodsDependentResource extends KubernetesDependentResource<Pod, CommJob>
@@ -46,7 +46,7 @@ public class CommJobPodsDependentResource extends KubernetesDependentResource<Po
           desired.put(ResourceID.fromResource(pod), pod);
         }
       }
-      case JobOutcome.Suspended suspended -> {}
+      case JobOutcome.Suspended _, JobOutcome.Restarting _ -> {}
       case JobOutcome.Succeeded _, JobOutcome.Failed _ ->
           FinishedPods.kept(
                   plan.job().getSpec().getCleanPodPolicy(), plan.outcome(), plan.observation())

@@ -38,11 +38,11 @@ import org.jboss.logging.Logger;
 @Workflow(
     explicitInvocation = true,
     dependents = {
-      // a suspended job has no spec ConfigMap and, as they depend on it, no pods
+      // a suspended or restarting job has no spec ConfigMap and, as they depend on it, no pods
       @Dependent(
           name = CommJobSpecConfigMapDependentResource.NAME,
           type = CommJobSpecConfigMapDependentResource.class,
-          reconcilePrecondition = NotSuspendedCondition.class),
+          reconcilePrecondition = RunWantedCondition.class),
       // both ConfigMaps come from one informer
       @Dependent(
           name = "results-configmap",
@@ -129,11 +129,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           plan.outcome());
       JobObservation after = before;
       if (plan.layout().isPresent()) {
-        if (plan.outcome().finished()
-            && JobOutcomeJudge.recordedOutcome(job.getStatus()).isEmpty()) {
-          // the workflow deletes the pods of a finished job (by its cleanPodPolicy): the verdict is
-          // recorded first, so that a status patch lost after the deletion cannot leave a job
-          // without pods and without the reason they went (it would read as PodDeleted)
+        if (recordsBeforeTheWorkflow(job, plan)) {
           job =
               patchStatusIfChanged(
                   job, aggregator.aggregate(job, plan, before, now).status(), context);
@@ -233,6 +229,23 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     } finally {
       metrics.recordReconcile(Duration.ofNanos(System.nanoTime() - startNanos));
     }
+  }
+
+  /**
+   * Whether the status is patched before the workflow runs. The workflow deletes the pods of a
+   * finished job (by its cleanPodPolicy) and of a restarting one: the verdict is recorded first, so
+   * that a status patch lost after the deletion cannot leave a job without pods and without the
+   * reason they went (it would read as PodDeleted, and a restart would be counted twice). A restart
+   * is marked over before the new run's pods are made, for the same reason: the mark must never
+   * outlive them, or the next reconciliation would delete them as the failed run's.
+   */
+  private static boolean recordsBeforeTheWorkflow(CommJob job, JobPlan plan) {
+    boolean newVerdict =
+        plan.outcome().finished() && JobOutcomeJudge.recordedOutcome(job.getStatus()).isEmpty();
+    boolean restartMarkChanges =
+        JobRestarts.underway(job.getStatus()).isPresent()
+            != (plan.outcome() instanceof JobOutcome.Restarting);
+    return newVerdict || restartMarkChanges;
   }
 
   /**

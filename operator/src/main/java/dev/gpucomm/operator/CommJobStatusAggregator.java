@@ -49,10 +49,15 @@ public class CommJobStatusAggregator {
     Map<Integer, Pod> pods = after.podsByIndex();
     CommJobStatus status = new CommJobStatus().withObservedGeneration(generation);
     status.setPhase(phase(outcome, pods));
-    boolean suspended = outcome instanceof JobOutcome.Suspended;
-    // a suspended job starts afresh: its times count again from its next pods
-    status.setStartTime(suspended ? null : startTime(previous, after, now));
-    status.setRunningTime(suspended ? null : runningTime(previous, plan, after, now));
+    // a suspended or restarting job starts afresh: its times count again from its next pods
+    boolean afresh =
+        outcome instanceof JobOutcome.Suspended || outcome instanceof JobOutcome.Restarting;
+    status.setStartTime(afresh ? null : startTime(previous, after, now));
+    status.setRunningTime(afresh ? null : runningTime(previous, plan, after, now));
+    status.setRestarts(
+        outcome instanceof JobOutcome.Restarting restarting
+            ? Integer.valueOf(restarting.restart())
+            : previous.getRestarts());
     if (outcome.finished()) {
       status.setCompletionTime(
           Objects.requireNonNullElseGet(
@@ -124,6 +129,7 @@ public class CommJobStatusAggregator {
               now));
     }
     suspendedCondition(before, outcome, generation, now).ifPresent(conditions::add);
+    restartingCondition(before, outcome, generation, now).ifPresent(conditions::add);
     Optional<Long> startedGeneration = after.startedGeneration();
     if (startedGeneration.isPresent()
         && startedGeneration.get() != generation
@@ -182,7 +188,7 @@ public class CommJobStatusAggregator {
     return switch (outcome) {
       case JobOutcome.Succeeded s -> Phase.SUCCEEDED;
       case JobOutcome.Failed f -> Phase.FAILED;
-      case JobOutcome.Suspended s -> Phase.PENDING;
+      case JobOutcome.Suspended _, JobOutcome.Restarting _ -> Phase.PENDING;
       case JobOutcome.InProgress p ->
           pods.values().stream()
                   .map(JobOutcomeJudge::phaseOf)
@@ -252,6 +258,37 @@ public class CommJobStatusAggregator {
                     now));
   }
 
+  /**
+   * Restarting=True, with the failure as its reason, while a failed run's pods go; False once the
+   * new run has begun, keeping what the last restart was for. A job never restarted has no such
+   * condition.
+   */
+  private static Optional<Condition> restartingCondition(
+      List<Condition> before, JobOutcome outcome, long generation, Instant now) {
+    if (outcome instanceof JobOutcome.Restarting restarting) {
+      return Optional.of(
+          ConditionList.next(
+              before,
+              Reasons.RESTARTING,
+              ConditionList.TRUE,
+              restarting.reason(),
+              restarting.message(),
+              generation,
+              now));
+    }
+    return ConditionList.find(before, Reasons.RESTARTING)
+        .map(
+            previous ->
+                ConditionList.next(
+                    before,
+                    Reasons.RESTARTING,
+                    ConditionList.FALSE,
+                    Reasons.RESTARTED,
+                    previous.getMessage(),
+                    generation,
+                    now));
+  }
+
   private static Optional<String> reportJson(Optional<ConfigMap> results) {
     return results
         .map(ConfigMap::getData)
@@ -272,6 +309,17 @@ public class CommJobStatusAggregator {
           ConditionList.FALSE,
           Reasons.JOB_SUSPENDED,
           "the job is suspended",
+          generation,
+          now);
+    }
+    if (outcome instanceof JobOutcome.Restarting restarting) {
+      return ConditionList.next(
+          before,
+          Reasons.READY,
+          ConditionList.FALSE,
+          Reasons.RESTARTING,
+          "the failed run's pods are going; then the job starts afresh (%s)"
+              .formatted(restarting.message()),
           generation,
           now);
     }
@@ -334,7 +382,7 @@ public class CommJobStatusAggregator {
               "the job failed (see the Failed condition)",
               generation,
               now);
-      case JobOutcome.InProgress _, JobOutcome.Suspended _ ->
+      case JobOutcome.InProgress _, JobOutcome.Suspended _, JobOutcome.Restarting _ ->
           ConditionList.next(
               before,
               Reasons.SUCCEEDED,
@@ -361,7 +409,7 @@ public class CommJobStatusAggregator {
               "the job succeeded",
               generation,
               now);
-      case JobOutcome.InProgress _, JobOutcome.Suspended _ ->
+      case JobOutcome.InProgress _, JobOutcome.Suspended _, JobOutcome.Restarting _ ->
           ConditionList.next(
               before,
               Reasons.FAILED,

@@ -12,6 +12,12 @@ public record JobNames(String job) {
   /** Label carrying a pod's index within its job. */
   public static final String POD_INDEX_LABEL = CommJob.GROUP + "/pod-index";
 
+  /**
+   * Label carrying which run of its job a pod belongs to: 0, then one more for each restart that
+   * spec.failurePolicy made (JobSet's restart-attempt).
+   */
+  public static final String RESTART_ATTEMPT_LABEL = CommJob.GROUP + "/restart-attempt";
+
   /** Annotation on the spec ConfigMap: the CommJob generation whose spec the job runs. */
   public static final String SPEC_GENERATION_ANNOTATION = CommJob.GROUP + "/spec-generation";
 

@@ -118,6 +118,11 @@ public record JobObservation(
     return specConfigMap.isPresent();
   }
 
+  /** Whether anything of a run is still here: its spec ConfigMap or a pod, terminating or not. */
+  public boolean holdsRunObjects() {
+    return started() || !podsByIndex.isEmpty() || !terminatingPods.isEmpty();
+  }
+
   /**
    * {@code live} with the spec the job started with (job.json of its spec ConfigMap): a spec edited
    * after the start is not applied, except its lifecycle fields, which apply at once. Before the

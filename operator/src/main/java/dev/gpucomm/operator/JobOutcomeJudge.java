@@ -75,6 +75,12 @@ public class JobOutcomeJudge {
               : new JobOutcome.Suspended();
       return new JobPlan(job, observation, outcome, Optional.of(layout));
     }
+    Optional<JobOutcome.Restarting> restart = JobRestarts.underway(live.getStatus());
+    if (recorded.isEmpty() && restart.isPresent() && observation.holdsRunObjects()) {
+      // the failed run's pods and spec ConfigMap go first: the new run's take their names
+      JobOutcome outcome = stuckTerminating(job, observation, now).orElse(restart.get());
+      return new JobPlan(job, observation, outcome, Optional.of(layout));
+    }
     if (recorded.isEmpty() && !observation.started()) {
       Optional<JobOutcome> stuck = stuckTerminating(job, observation, now);
       if (stuck.isPresent()) {
@@ -82,8 +88,14 @@ public class JobOutcomeJudge {
       }
     }
     JobOutcome outcome = recorded.orElseGet(() -> judge(job, layout, observation, now));
+    if (recorded.isEmpty() && outcome instanceof JobOutcome.Failed failure) {
+      outcome = JobRestarts.afterFailure(job, live.getStatus(), failure);
+    }
     return new JobPlan(job, observation, outcome, Optional.of(layout));
   }
+
+  /** How soon a restarting job whose old pods still go is looked at again without an event. */
+  static final Duration RESTART_RECHECK = Duration.ofSeconds(5);
 
   /** The pod status reason of a pod that the kubelet ended at its activeDeadlineSeconds. */
   static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
@@ -117,11 +129,18 @@ public class JobOutcomeJudge {
       Pod first = failed.getFirst().getValue();
       boolean pastDeadline =
           first.getStatus() != null && DEADLINE_EXCEEDED.equals(first.getStatus().getReason());
+      // a pod its kubelet evicted, or one preempted as it failed, was taken away: its peers'
+      // ranks failing on its silence are part of the same story
+      boolean disruption =
+          failed.stream()
+              .map(Map.Entry::getValue)
+              .anyMatch(pod -> PodFailureDescriber.disruption(pod).isPresent() || evicted(pod));
       return new JobOutcome.Failed(
           transport
               ? Reasons.UNEXPECTED_TRANSPORT
               : pastDeadline ? Reasons.TIMEOUT : Reasons.RANK_FAILED,
-          firstOf(failures));
+          firstOf(failures),
+          disruption && !transport && !pastDeadline);
     }
     boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {
@@ -150,6 +169,13 @@ public class JobOutcomeJudge {
       return new JobOutcome.Succeeded();
     }
     return deadlines(job, layout, observation, now);
+  }
+
+  /**
+   * A pod its kubelet evicted (memory or disk pressure), as kubelets before DisruptionTarget say.
+   */
+  private static boolean evicted(Pod pod) {
+    return pod.getStatus() != null && "Evicted".equals(pod.getStatus().getReason());
   }
 
   private static boolean allPodsSucceeded(JobLayout layout, JobObservation observation) {
@@ -288,6 +314,10 @@ public class JobOutcomeJudge {
    * whichever comes first. Its own pod creations trigger no reconciliation.
    */
   public Optional<Duration> nextCheck(JobPlan plan, CommJobStatus status, Instant now) {
+    if (plan.outcome() instanceof JobOutcome.Restarting) {
+      // the old pods' deletions bring the job back; a pod whose node does not answer brings none
+      return Optional.of(RESTART_RECHECK);
+    }
     if (!(plan.outcome() instanceof JobOutcome.InProgress inProgress) || plan.layout().isEmpty()) {
       return Optional.empty();
     }

@@ -8,12 +8,17 @@ import java.util.List;
 
 /**
  * The spec fields that govern a job's lifecycle rather than what it runs: suspend,
- * ttlSecondsAfterFinished, cleanPodPolicy and schedulingTimeoutSeconds. They may change while the
- * job runs and apply at once; every other field is fixed when the job starts.
+ * ttlSecondsAfterFinished, cleanPodPolicy, schedulingTimeoutSeconds and failurePolicy. They may
+ * change while the job runs and apply at once; every other field is fixed when the job starts.
  */
 final class LifecycleFields {
   private static final List<String> NAMES =
-      List.of("suspend", "ttlSecondsAfterFinished", "cleanPodPolicy", "schedulingTimeoutSeconds");
+      List.of(
+          "suspend",
+          "ttlSecondsAfterFinished",
+          "cleanPodPolicy",
+          "schedulingTimeoutSeconds",
+          "failurePolicy");
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   private LifecycleFields() {}
@@ -24,6 +29,7 @@ final class LifecycleFields {
     to.setTtlSecondsAfterFinished(from.getTtlSecondsAfterFinished());
     to.setCleanPodPolicy(from.getCleanPodPolicy());
     to.setSchedulingTimeoutSeconds(from.getSchedulingTimeoutSeconds());
+    to.setFailurePolicy(from.getFailurePolicy());
   }
 
   /** Whether {@code a} and {@code b} differ in what the job runs, lifecycle fields aside. */

@@ -84,7 +84,6 @@ public class PodTemplateFactory {
     this.overlay = overlay;
   }
 
-  /** The pod of {@code podIndex}, for a job whose spec {@link SpecValidator} accepted. */
   /** The job's pods {@code <job>-0 .. <job>-(podCount-1)}, in index order. */
   public List<Pod> buildAll(CommJob job, JobLayout layout) {
     return IntStream.range(0, layout.podCount())
@@ -92,11 +91,13 @@ public class PodTemplateFactory {
         .toList();
   }
 
+  /** The pod of {@code podIndex}, for a job whose spec {@link SpecValidator} accepted. */
   public Pod build(CommJob job, JobLayout layout, int podIndex) {
     JobNames names = JobNames.of(job);
     String namespace = job.getMetadata().getNamespace();
     Map<String, String> labels = new HashMap<>(names.labels());
     labels.put(JobNames.POD_INDEX_LABEL, Integer.toString(podIndex));
+    labels.put(JobNames.RESTART_ATTEMPT_LABEL, Integer.toString(JobRestarts.made(job.getStatus())));
     Pod pod =
         new PodBuilder()
             .withNewMetadata()

@@ -18,6 +18,9 @@ public final class Reasons {
   public static final String DEGRADED = "Degraded";
   public static final String SUSPENDED = "Suspended";
 
+  /** A failed run's pods go before spec.failurePolicy starts the job afresh; Ready's reason too. */
+  public static final String RESTARTING = "Restarting";
+
   // while the job runs
   public static final String PODS_PENDING = "PodsPending";
   public static final String PODS_RUNNING = "PodsRunning";
@@ -29,6 +32,9 @@ public final class Reasons {
   // suspension (spec.suspend, as a queue such as Kueue sets it)
   public static final String JOB_SUSPENDED = "JobSuspended";
   public static final String JOB_RESUMED = "JobResumed";
+
+  // restarts (spec.failurePolicy): Restarting=False once the new run's pods are made
+  public static final String RESTARTED = "Restarted";
 
   // events that no condition carries
   public static final String PODS_CREATED = "PodsCreated";

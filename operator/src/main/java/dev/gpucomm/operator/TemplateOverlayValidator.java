@@ -117,7 +117,8 @@ public class TemplateOverlayValidator {
           containers.get(i), "container", FIELD + ".spec.containers[" + i + "]", problems);
     }
     if (template.getMetadata() != null) {
-      for (String reserved : List.of(CommJob.JOB_LABEL, JobNames.POD_INDEX_LABEL)) {
+      for (String reserved :
+          List.of(CommJob.JOB_LABEL, JobNames.POD_INDEX_LABEL, JobNames.RESTART_ATTEMPT_LABEL)) {
         if (template.getMetadata().getLabels() != null
             && template.getMetadata().getLabels().containsKey(reserved)) {
           problems.add(

@@ -146,7 +146,7 @@ class CommJobSuspendIT {
         .isEqualTo("waiting for 2 pods of the job's earlier run to terminate");
 
     for (String pod : List.of("slow-stop-0", "slow-stop-1")) {
-      setFinalizers(pod, List.of());
+      cluster.setFinalizers(pod, List.of());
     }
 
     await()
@@ -172,7 +172,7 @@ class CommJobSuspendIT {
             "pod stuck-stop-[01] of the job's earlier run has been terminating for more than 2 s"
                 + " \\(its node may be unreachable\\); the job's new pods need its name");
     for (String pod : List.of("stuck-stop-0", "stuck-stop-1")) {
-      setFinalizers(pod, List.of());
+      cluster.setFinalizers(pod, List.of());
     }
   }
 
@@ -199,7 +199,7 @@ class CommJobSuspendIT {
     cluster.awaitStatus(name, s -> s.getRunningTime() != null);
     List<String> uids = new java.util.ArrayList<>();
     for (String pod : List.of(name + "-0", name + "-1")) {
-      uids.add(setFinalizers(pod, List.of("example.com/drain")).getMetadata().getUid());
+      uids.add(cluster.setFinalizers(pod, List.of("example.com/drain")).getMetadata().getUid());
     }
 
     cluster.edit(name, job -> job.getSpec().setSuspend(true));
@@ -218,17 +218,5 @@ class CommJobSuspendIT {
                     != null);
     cluster.edit(name, job -> job.getSpec().setSuspend(false));
     return uids;
-  }
-
-  private Pod setFinalizers(String pod, List<String> finalizers) {
-    return client
-        .pods()
-        .inNamespace(cluster.namespace)
-        .withName(pod)
-        .edit(
-            p -> {
-              p.getMetadata().setFinalizers(finalizers);
-              return p;
-            });
   }
 }

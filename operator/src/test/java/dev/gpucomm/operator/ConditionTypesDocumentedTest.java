@@ -19,6 +19,7 @@ class ConditionTypesDocumentedTest {
           Reasons.SUCCEEDED,
           Reasons.FAILED,
           Reasons.SUSPENDED,
+          Reasons.RESTARTING,
           Reasons.SPEC_CHANGED,
           Reasons.REGRESSED,
           Reasons.MEETS_EXPECTATIONS,

@@ -2,10 +2,17 @@ package dev.gpucomm.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.FailurePolicy;
+import dev.gpucomm.api.v1alpha1.RestartCause;
+import dev.gpucomm.api.v1alpha1.Workload;
+import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -18,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /** The verdicts that depend on which of a started job's pods are gone, and when. */
@@ -391,6 +399,156 @@ class JobOutcomeJudgeTest {
 
     assertThat(failed.message().split("; ")).hasSize(JobOutcomeJudge.MAX_FAILURES + 1);
     assertThat(failed.message()).endsWith("; and 92 more pods failed");
+  }
+
+  /** spec.failurePolicy: which failures start the job afresh, and how a restart is counted. */
+  @Nested
+  class UnderAFailurePolicy {
+    private static final String DELETED =
+        "pod job-1 (rank 1) was deleted before the job finished; a rank cannot rejoin a running job";
+
+    @Test
+    void aPodDeletedMidRunRestartsTheJobWhileRestartsAreLeft() {
+      CommJob job = jobRestarting(2);
+
+      assertThat(outcome(job, Map.of(0, running("job-0")), STARTED.plusSeconds(30)))
+          .isEqualTo(
+              new JobOutcome.Restarting(
+                  Reasons.POD_DELETED, "restart 1 of 2 after PodDeleted: " + DELETED, 1));
+    }
+
+    @Test
+    void aRankThatFailedRestartsTheJobOnlyWhenThePolicyNamesRankFailed() {
+      Map<Integer, Pod> crashed =
+          Map.of(0, running("job-0"), 1, failed("job-1", "rank 1 failed: NCCL error"));
+      CommJob job = jobRestarting(1);
+
+      assertThat(outcome(job, crashed, STARTED.plusSeconds(9)))
+          .as("restartOn defaults to disruptions only")
+          .isInstanceOf(JobOutcome.Failed.class);
+
+      job.getSpec()
+          .getFailurePolicy()
+          .setRestartOn(List.of(RestartCause.RANK_FAILED, RestartCause.TIMEOUT));
+      assertThat(outcome(job, crashed, STARTED.plusSeconds(9)))
+          .isEqualTo(
+              new JobOutcome.Restarting(
+                  Reasons.RANK_FAILED,
+                  "restart 1 of 1 after RankFailed: pod job-1 (rank 1) failed: exit code 1: rank"
+                      + " 1 failed: NCCL error",
+                  1));
+    }
+
+    @Test
+    void aPodItsKubeletEvictedIsADisruptionThoughItFailedAsARank() {
+      Pod evicted = failed("job-1", "");
+      evicted.getStatus().setReason("Evicted");
+      evicted.getStatus().setMessage("The node was low on resource: memory.");
+
+      JobOutcome outcome =
+          outcome(
+              jobRestarting(1), Map.of(0, running("job-0"), 1, evicted), STARTED.plusSeconds(9));
+
+      assertThat(outcome).isInstanceOf(JobOutcome.Restarting.class);
+      assertThat(((JobOutcome.Restarting) outcome).reason()).isEqualTo(Reasons.RANK_FAILED);
+    }
+
+    @Test
+    void aFailureThatWouldRecurIsNeverRestarted() {
+      CommJob job = jobRestarting(3);
+      job.getSpec().getFailurePolicy().setRestartOn(List.of(RestartCause.values()));
+      Pod wrongTransport =
+          failed("job-1", "rank 1 failed: unexpected transport: NCCL connected via NET/Socket/0");
+
+      JobOutcome outcome =
+          outcome(job, Map.of(0, running("job-0"), 1, wrongTransport), STARTED.plusSeconds(9));
+
+      assertThat(outcome).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) outcome).reason()).isEqualTo(Reasons.UNEXPECTED_TRANSPORT);
+    }
+
+    @Test
+    void theFailureAfterTheLastRestartSaysTheRestartsAreSpent() {
+      CommJob job = jobRestarting(2);
+      job.getStatus().setRestarts(2);
+
+      assertThat(outcome(job, Map.of(0, running("job-0")), STARTED.plusSeconds(30)))
+          .isEqualTo(
+              new JobOutcome.Failed(
+                  Reasons.POD_DELETED,
+                  DELETED + "; no restart left (2 of spec.failurePolicy.maxRestarts 2 made)"));
+    }
+
+    @Test
+    void aRestartUnderWayWaitsForTheFailedRunsObjectsAndIsCountedOnce() {
+      CommJob job = jobRestarting(3);
+      markRestarting(job, 1);
+      Map<Integer, Pod> failedRun = Map.of(0, failed("job-0", "rank 0 failed: boom"));
+
+      JobPlan plan = plan(job, failedRun, STARTED.plusSeconds(40));
+
+      assertThat(plan.outcome())
+          .as("the failed pod is the restart's, not a second failure")
+          .isEqualTo(new JobOutcome.Restarting(Reasons.POD_DELETED, "restart 1 of 3 after X", 1));
+      assertThat(judge.nextCheck(plan, job.getStatus(), STARTED.plusSeconds(40)))
+          .as("an old pod on a node that does not answer sends no event")
+          .contains(JobOutcomeJudge.RESTART_RECHECK);
+    }
+
+    @Test
+    void onceTheFailedRunsObjectsAreGoneTheJobStartsAfresh() {
+      CommJob job = jobRestarting(3);
+      markRestarting(job, 1);
+      JobObservation nothingLeft =
+          new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of());
+
+      JobOutcome outcome = judge.plan(job, nothingLeft, STARTED.plusSeconds(40)).outcome();
+
+      assertThat(outcome).as(outcome.toString()).isInstanceOf(JobOutcome.InProgress.class);
+    }
+
+    @Test
+    void anOldPodThatNeverStopsFailsTheRestartAfterTheSchedulingTimeout() {
+      CommJob job = jobRestarting(3);
+      markRestarting(job, 1);
+      Pod stuck = running("job-0");
+      stuck.getMetadata().setDeletionTimestamp(STARTED.plusSeconds(40).toString());
+      JobObservation observation =
+          new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of(stuck));
+
+      JobOutcome outcome = judge.plan(job, observation, STARTED.plusSeconds(341)).outcome();
+
+      assertThat(outcome).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) outcome).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+    }
+
+    private static CommJob jobRestarting(int maxRestarts) {
+      CommJob job = job();
+      job.getSpec().setDevice(DeviceKind.CPU);
+      job.getSpec()
+          .setWorkload(
+              new Workload()
+                  .withKind(WorkloadKind.BENCHMARK)
+                  .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
+      job.getSpec().setFailurePolicy(new FailurePolicy().withMaxRestarts(maxRestarts));
+      return job;
+    }
+
+    /** The status as the reconciliation that began restart {@code restart} left it. */
+    private static void markRestarting(CommJob job, int restart) {
+      job.getStatus().setRestarts(restart);
+      job.getStatus().setStartTime(null);
+      job.getStatus().setRunningTime(null);
+      job.getStatus()
+          .setConditions(
+              List.of(
+                  new ConditionBuilder()
+                      .withType(Reasons.RESTARTING)
+                      .withStatus("True")
+                      .withReason(Reasons.POD_DELETED)
+                      .withMessage("restart 1 of 3 after X")
+                      .build()));
+    }
   }
 
   private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {

@@ -92,6 +92,22 @@ final class TestCluster {
                 pods.stream().map(p -> p.getMetadata().getName()).toList().equals(List.of(names)));
   }
 
+  /**
+   * Sets the pod's finalizers: with one, a deleted pod stays Terminating until it is removed, as a
+   * grace period keeps it on a real node.
+   */
+  Pod setFinalizers(String pod, List<String> finalizers) {
+    return client
+        .pods()
+        .inNamespace(namespace)
+        .withName(pod)
+        .edit(
+            p -> {
+              p.getMetadata().setFinalizers(finalizers);
+              return p;
+            });
+  }
+
   ConfigMap configMap(String name) {
     return client.configMaps().inNamespace(namespace).withName(name).get();
   }

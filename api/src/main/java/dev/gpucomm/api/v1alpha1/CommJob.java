@@ -57,6 +57,10 @@ import java.util.regex.Pattern;
     jsonPath = ".status.conditions[?(@.type==\"Regressed\")].status",
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
+    name = "Restarts",
+    jsonPath = ".status.restarts",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
     name = "Age",
     jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)
@@ -76,7 +80,7 @@ public class CommJob extends CustomResource<CommJobSpec, CommJobStatus> implemen
    * path; the build puts them back in this order.
    */
   public static final List<String> PRINTER_COLUMNS =
-      List.of("Phase", "World", "Best", "Regressed", "Age");
+      List.of("Phase", "World", "Best", "Regressed", "Restarts", "Age");
 
   /** Label put on every object the operator creates for a job; its value is the job's name. */
   public static final String JOB_LABEL = GROUP + "/job";

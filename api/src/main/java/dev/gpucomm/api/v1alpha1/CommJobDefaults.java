@@ -38,6 +38,13 @@ public final class CommJobDefaults {
   public static final boolean SUSPEND = false;
   public static final CleanPodPolicy CLEAN_POD_POLICY =
       CleanPodPolicy.fromWireName(CLEAN_POD_POLICY_NAME).orElseThrow();
+
+  /** Restarts after a failure: none unless spec.failurePolicy asks for them. */
+  public static final int MAX_RESTARTS = 0;
+
+  /** The failures a failurePolicy restarts when it names none: pods lost to disruptions. */
+  public static final List<RestartCause> RESTART_ON = List.of(RestartCause.DISRUPTION);
+
   public static final HeuristicName HEURISTIC =
       HeuristicName.fromWireName(HEURISTIC_NAME).orElseThrow();
 
@@ -151,6 +158,11 @@ public final class CommJobDefaults {
     orElse(spec::getSharedMemorySize, spec::setSharedMemorySize, CommJobSpec.DEFAULT_SHARED_MEMORY);
     orElse(spec::getSuspend, spec::setSuspend, SUSPEND);
     orElse(spec::getCleanPodPolicy, spec::setCleanPodPolicy, CLEAN_POD_POLICY);
+    FailurePolicy failurePolicy = spec.getFailurePolicy();
+    if (failurePolicy != null) {
+      orElse(failurePolicy::getMaxRestarts, failurePolicy::setMaxRestarts, MAX_RESTARTS);
+      orElse(failurePolicy::getRestartOn, failurePolicy::setRestartOn, RESTART_ON);
+    }
     if (spec.getHeuristic() == null) {
       spec.setHeuristic(new Heuristic());
     }

@@ -22,7 +22,8 @@ import java.util.List;
     value = "self.worldSize % self.ranksPerPod == 0",
     message = "spec.worldSize must be a multiple of spec.ranksPerPod")
 // What a job runs is fixed at creation; its lifecycle fields (suspend, ttlSecondsAfterFinished,
-// cleanPodPolicy, schedulingTimeoutSeconds) may change. A queue such as Kueue places a suspended
+// cleanPodPolicy, schedulingTimeoutSeconds, failurePolicy) may change. A queue such as Kueue places
+// a suspended
 // job by editing its pod template (nodeSelector, tolerations), so the template may change while
 // the job is suspended. Kueue also evicts a running job by suspending it and taking its placement
 // back out of the template in one write, so the write that suspends may change the template too:
@@ -146,6 +147,11 @@ public class CommJobSpec {
   private Integer schedulingTimeoutSeconds;
 
   @JsonPropertyDescription(
+      "Whether the job starts afresh after a failure, and how often (JobSet's failurePolicy):"
+          + " it fails at its first failure when omitted. May change while the job runs.")
+  private FailurePolicy failurePolicy;
+
+  @JsonPropertyDescription(
       "Gang scheduling through a PodGroup, so that the job never holds some GPUs while waiting"
           + " for the rest.")
   @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
@@ -265,6 +271,14 @@ public class CommJobSpec {
 
   public void setTtlSecondsAfterFinished(Integer ttlSecondsAfterFinished) {
     this.ttlSecondsAfterFinished = ttlSecondsAfterFinished;
+  }
+
+  public FailurePolicy getFailurePolicy() {
+    return failurePolicy;
+  }
+
+  public void setFailurePolicy(FailurePolicy failurePolicy) {
+    this.failurePolicy = failurePolicy;
   }
 
   public CleanPodPolicy getCleanPodPolicy() {

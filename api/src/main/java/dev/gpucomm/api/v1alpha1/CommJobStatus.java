@@ -17,7 +17,9 @@ public class CommJobStatus {
   @JsonPropertyDescription(
       "Kubernetes-style conditions, one per type: Ready (all pods running), Succeeded, Failed"
           + " (reason says why: RankFailed, Timeout, Unschedulable, InvalidSpec...), Suspended"
-          + " (spec.suspend), SpecChanged (a field that says what the job runs was edited after"
+          + " (spec.suspend), Restarting (True, with the failure as its reason, while a failed"
+          + " run's pods go before spec.failurePolicy starts the job afresh; False once the new"
+          + " run's pods are made), SpecChanged (a field that says what the job runs was edited after"
           + " it started), and the verdicts on results: Regressed (against spec.baseline),"
           + " MeetsExpectations (spec.expect) and Degraded (a fabric sweep found a slow node,"
           + " GPU pair or link).")
@@ -27,13 +29,18 @@ public class CommJobStatus {
   private Long observedGeneration;
 
   @JsonPropertyDescription(
-      "When the job's pods were created (RFC 3339); cleared while it is suspended.")
+      "When the job's pods were created (RFC 3339); cleared while it is suspended or restarting.")
   private String startTime;
 
   @JsonPropertyDescription(
       "When all the job's pods were first running (RFC 3339); spec.timeoutSeconds counts from"
           + " here.")
   private String runningTime;
+
+  @JsonPropertyDescription(
+      "How many times spec.failurePolicy started the job afresh after a failure; omitted before"
+          + " the first restart.")
+  private Integer restarts;
 
   @JsonPropertyDescription("When the job succeeded or failed (RFC 3339).")
   private String completionTime;
@@ -52,6 +59,14 @@ public class CommJobStatus {
       "The transports NCCL chose, one line per communicator and distinct view: the ranks, the"
           + " intra-node transport and the inter-node transport with its NICs.")
   private List<String> fabric;
+
+  public Integer getRestarts() {
+    return restarts;
+  }
+
+  public void setRestarts(Integer restarts) {
+    this.restarts = restarts;
+  }
 
   public Phase getPhase() {
     return phase;

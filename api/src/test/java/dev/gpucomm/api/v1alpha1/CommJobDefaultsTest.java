@@ -35,6 +35,7 @@ class CommJobDefaultsTest {
             .withFabric(new FabricSpec()));
     spec.setHeuristic(new Heuristic());
     spec.setBaseline(new Baseline());
+    spec.setFailurePolicy(new FailurePolicy());
     job.setSpec(spec);
     JsonNode defaulted = MAPPER.valueToTree(CommJobDefaults.apply(job).getSpec());
 

@@ -36,11 +36,11 @@ class CrdShapeTest {
   }
 
   @Test
-  void kubectlGetShowsPhaseWorldBestRegressedAgeInThatOrder() {
+  void kubectlGetShowsPhaseWorldBestRegressedRestartsAgeInThatOrder() {
     List<String> columns = new ArrayList<>();
     crd.at("/spec/versions/0/additionalPrinterColumns")
         .forEach(column -> columns.add(column.get("name").asText()));
-    assertThat(columns).containsExactly("Phase", "World", "Best", "Regressed", "Age");
+    assertThat(columns).containsExactly("Phase", "World", "Best", "Regressed", "Restarts", "Age");
   }
 
   @Test

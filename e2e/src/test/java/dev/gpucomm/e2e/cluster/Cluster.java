@@ -42,6 +42,13 @@ public interface Cluster extends AutoCloseable {
    */
   void neverStartPod(String job, int podIndex);
 
+  /**
+   * Makes the first pod {@code podIndex} of the job (created later) never start its container,
+   * while a pod created again under its name starts, as after a node fails one pod. Must be called
+   * before the job is applied. A cluster that cannot hold one pod back skips the scenario.
+   */
+  void holdFirstPod(String job, int podIndex);
+
   /** Restarts the operator: its process (or pod) goes away and a new one starts. */
   void restartOperator();
 

@@ -228,6 +228,11 @@ public final class MockCluster implements Cluster {
   }
 
   @Override
+  public void holdFirstPod(String job, int podIndex) {
+    node.holdFirstPod(NAMESPACE, job + "-" + podIndex);
+  }
+
+  @Override
   public void restartOperator() {
     operator.kill();
     operator.start(Duration.ofSeconds(90));

@@ -3,6 +3,7 @@ package dev.gpucomm.e2e.sim;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,12 +63,12 @@ final class NamespacePerPod implements PodNetworking {
     }
   }
 
-  /** The link of the job's pod of that index while it runs. */
+  /** The link of the job's pod of that index while it runs: its latest run's. */
   Optional<PodNetwork.PodLink> linkOf(String job, int index) {
     return links.entrySet().stream()
         .filter(e -> e.getKey().job().equals(job) && e.getKey().index() == index)
-        .map(Map.Entry::getValue)
-        .findFirst();
+        .max(Comparator.comparingInt(e -> e.getKey().attempt()))
+        .map(Map.Entry::getValue);
   }
 
   PodNetwork network() {
@@ -75,7 +76,11 @@ final class NamespacePerPod implements PodNetworking {
   }
 
   static String namespaceOf(PodSlot pod) {
-    return PodNetwork.NAMESPACE_PREFIX + pod.job() + "-" + pod.index();
+    return PodNetwork.NAMESPACE_PREFIX
+        + pod.job()
+        + "-"
+        + pod.index()
+        + (pod.attempt() > 0 ? "-r" + pod.attempt() : "");
   }
 
   private static String machineHostname() {

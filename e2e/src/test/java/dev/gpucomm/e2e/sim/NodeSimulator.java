@@ -43,6 +43,10 @@ public final class NodeSimulator implements AutoCloseable {
   private final Path workDirectory;
   private final Map<String, SimulatedPod> podsByUid = new ConcurrentHashMap<>();
   private final Set<String> heldPods = ConcurrentHashMap.newKeySet();
+
+  /** Pods of which only the first by that name is held: the held one's UID, "" until it comes. */
+  private final Map<String, String> firstPodsHeld = new ConcurrentHashMap<>();
+
   private final ExecutorService kubelet =
       Executors.newFixedThreadPool(2, Thread.ofPlatform().daemon().name("kubelet-", 0).factory());
   private SharedIndexInformer<Pod> informer;
@@ -136,6 +140,22 @@ public final class NodeSimulator implements AutoCloseable {
     heldPods.add(namespace + "/" + podName);
   }
 
+  /**
+   * Makes the first pod of that name never start its container, as {@link #holdPod} does; a pod
+   * created again under its name starts.
+   */
+  public void holdFirstPod(String namespace, String podName) {
+    firstPodsHeld.put(namespace + "/" + podName, "");
+  }
+
+  private boolean held(String key, String uid) {
+    if (heldPods.contains(key)) {
+      return true;
+    }
+    String heldUid = firstPodsHeld.computeIfPresent(key, (k, held) -> held.isEmpty() ? uid : held);
+    return uid.equals(heldUid);
+  }
+
   /** The pods this node has run or runs, oldest first, of one job. */
   public List<SimulatedPod> podsOf(String job) {
     return podsByUid.values().stream().filter(p -> p.job().equals(job)).toList();
@@ -193,7 +213,7 @@ public final class NodeSimulator implements AutoCloseable {
     if (podsByUid.putIfAbsent(uid, simulated) != null) {
       return;
     }
-    if (heldPods.contains(namespace + "/" + name)) {
+    if (held(namespace + "/" + name, uid)) {
       kubelet.submit(() -> markContainerCreating(pod));
     } else {
       kubelet.submit(() -> simulated.start(pod, command, addressing));

@@ -1,5 +1,6 @@
 package dev.gpucomm.e2e.sim;
 
+import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
@@ -8,10 +9,13 @@ import java.util.Optional;
 
 /**
  * Which pod of which job a simulated pod is: the job's incarnation (its CommJob's uid, so that a
- * job created again under the same name gets new addresses), the pod's index and the job's pod
- * count, as the operator's environment tells them.
+ * job created again under the same name gets new addresses), the run it belongs to (its restart
+ * attempt, so that a restarted run's pods get new addresses while the failed run's still stop, as
+ * new pods get new IPs in a cluster), the pod's index and the job's pod count, as the operator's
+ * labels and environment tell them.
  */
-record PodSlot(String namespace, String job, String jobUid, int index, int podCount) {
+record PodSlot(String namespace, String job, String jobUid, int attempt, int index, int podCount) {
+  static final String RESTART_ATTEMPT_LABEL = CommJob.GROUP + "/restart-attempt";
   static final String POD_INDEX = "GPUCOMM_POD_INDEX";
   static final String WORLD_SIZE = "GPUCOMM_WORLD_SIZE";
   static final String RANKS_PER_POD = "GPUCOMM_RANKS_PER_POD";
@@ -24,15 +28,18 @@ record PodSlot(String namespace, String job, String jobUid, int index, int podCo
             .map(OwnerReference::getUid)
             .findFirst()
             .orElse(namespace + "/" + job);
+    Map<String, String> labels =
+        Optional.ofNullable(pod.getMetadata().getLabels()).orElse(Map.of());
+    int attempt = number(labels, RESTART_ATTEMPT_LABEL, 0);
     int index = number(environment, POD_INDEX, 0);
     int podCount =
         Math.max(1, number(environment, WORLD_SIZE, 1) / number(environment, RANKS_PER_POD, 1));
-    return new PodSlot(namespace, job, jobUid, index, Math.max(podCount, index + 1));
+    return new PodSlot(namespace, job, jobUid, attempt, index, Math.max(podCount, index + 1));
   }
 
   /** The same job's pod of another index. */
   PodSlot sibling(int otherIndex) {
-    return new PodSlot(namespace, job, jobUid, otherIndex, podCount);
+    return new PodSlot(namespace, job, jobUid, attempt, otherIndex, podCount);
   }
 
   /** The pod's DNS name through the job's headless service, as the operator names it. */
@@ -40,9 +47,9 @@ record PodSlot(String namespace, String job, String jobUid, int index, int podCo
     return job + "-" + index + "." + job + "." + namespace + ".svc";
   }
 
-  private static int number(Map<String, String> environment, String name, int fallback) {
+  private static int number(Map<String, String> values, String name, int fallback) {
     try {
-      return Integer.parseInt(environment.getOrDefault(name, "").strip());
+      return Integer.parseInt(values.getOrDefault(name, "").strip());
     } catch (NumberFormatException e) {
       return fallback;
     }

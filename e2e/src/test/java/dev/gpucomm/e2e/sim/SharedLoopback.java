@@ -20,7 +20,8 @@ final class SharedLoopback implements PodNetworking {
 
   @Override
   public String rendezvous(PodSlot pod, int declaredPort) {
-    String job = pod.namespace() + "/" + pod.job();
+    // a restarted run's store must not meet the failed run's, which may still be stopping
+    String job = pod.namespace() + "/" + pod.job() + "#" + pod.attempt();
     return ADDRESS + ":" + rendezvousPorts.computeIfAbsent(job, j -> FreePort.pick());
   }
 

@@ -6,11 +6,12 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 
 /**
- * Reconcile precondition of the spec ConfigMap: while a job is suspended it is deleted, and with it
- * the pods that depend on it. Unsuspended, the job starts afresh from its spec as it is then, with
- * the nodeSelector or tolerations a queue set while it waited.
+ * Reconcile precondition of the spec ConfigMap: while a job is suspended, or restarting after a
+ * failure, it is deleted, and with it the pods that depend on it. The next run starts afresh from
+ * the spec as it is then: unsuspended, with the nodeSelector or tolerations a queue set while it
+ * waited.
  */
-public class NotSuspendedCondition implements Condition<Object, CommJob> {
+public class RunWantedCondition implements Condition<Object, CommJob> {
   @Override
   public boolean isMet(
       DependentResource<Object, CommJob> dependentResource,
@@ -20,6 +21,7 @@ public class NotSuspendedCondition implements Condition<Object, CommJob> {
         context
             .managedWorkflowAndDependentResourceContext()
             .getMandatory(JobPlan.class, JobPlan.class);
-    return !(plan.outcome() instanceof JobOutcome.Suspended);
+    return !(plan.outcome() instanceof JobOutcome.Suspended
+        || plan.outcome() instanceof JobOutcome.Restarting);
   }
 }
