@@ -7,6 +7,7 @@ import dev.gpucomm.api.v1alpha1.report.NodeFigure;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,7 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Prometheus metrics: jobs by phase ({@code gpucomm_jobs}), reconcile duration ({@code
- * gpucomm_reconcile_duration_seconds}), and the figures of succeeded jobs ({@code
+ * gpucomm_reconcile_duration_seconds}), restarts by failure reason ({@code
+ * gpucomm_restarts_total}), and the figures of succeeded jobs ({@code
  * gpucomm_job_latency_microseconds}, {@code gpucomm_job_bus_bandwidth_gbps}) labelled by namespace,
  * job, collective, size and algorithm, and per-node figures ({@code
  * gpucomm_job_node_latency_microseconds}, {@code gpucomm_fabric_node_bandwidth_gbps}) labelled by
@@ -44,6 +46,7 @@ public class CommJobMetrics {
   private final MultiGauge nodeBandwidth;
   private final AtomicReference<IndexedResourceCache<CommJob>> jobs = new AtomicReference<>();
   private final Map<ResourceID, JobFigures> figuresByJob = new ConcurrentHashMap<>();
+  private final Map<String, Counter> restartCounters = new ConcurrentHashMap<>();
 
   /** Value-comparable, so that an unchanged report is not published again. */
   private record JobFigures(
@@ -99,6 +102,27 @@ public class CommJobMetrics {
     busBandwidth.register(List.of(), true);
     nodeLatency.register(List.of(), true);
     nodeBandwidth.register(List.of(), true);
+  }
+
+  /**
+   * Counts a restart that spec.failurePolicy began, by the reason of the failure it restarts
+   * ({@code gpucomm_restarts_total}): a fleet whose jobs restart for disruptions more and more is
+   * losing nodes.
+   */
+  public void recordRestart(String reason) {
+    restartCounters
+        .computeIfAbsent(
+            reason,
+            r -> {
+              Counter counter =
+                  Counter.builder("gpucomm.restarts")
+                      .description("CommJob restarts made by spec.failurePolicy, by failure reason")
+                      .tag("reason", r)
+                      .register(registry);
+              meters.add(counter);
+              return counter;
+            })
+        .increment();
   }
 
   public void recordReconcile(Duration duration) {

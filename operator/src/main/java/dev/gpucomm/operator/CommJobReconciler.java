@@ -130,9 +130,15 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       JobObservation after = before;
       if (plan.layout().isPresent()) {
         if (recordsBeforeTheWorkflow(job, plan)) {
+          boolean restartBegins =
+              plan.outcome() instanceof JobOutcome.Restarting
+                  && JobRestarts.underway(job.getStatus()).isEmpty();
           job =
               patchStatusIfChanged(
                   job, aggregator.aggregate(job, plan, before, now).status(), context);
+          if (restartBegins && plan.outcome() instanceof JobOutcome.Restarting restarting) {
+            metrics.recordRestart(restarting.reason());
+          }
         }
         if (plan.outcome() instanceof JobOutcome.InProgress
             && plan.job().getSpec().getGang() != null) {

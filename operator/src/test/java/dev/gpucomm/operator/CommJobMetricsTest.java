@@ -32,6 +32,18 @@ class CommJobMetricsTest {
   private final CommJobMetrics metrics = new CommJobMetrics(registry);
 
   @Test
+  void restartsAreCountedByTheReasonOfTheFailureTheyRestart() {
+    metrics.recordRestart("PodDeleted");
+    metrics.recordRestart("PodDeleted");
+    metrics.recordRestart("RankFailed");
+
+    assertThat(registry.get("gpucomm.restarts").tag("reason", "PodDeleted").counter().count())
+        .isEqualTo(2.0);
+    assertThat(registry.get("gpucomm.restarts").tag("reason", "RankFailed").counter().count())
+        .isEqualTo(1.0);
+  }
+
+  @Test
   void aBenchmarksNodeGaugesNameTheNodesItsRanksRanOnWithTheSlowestRanksMedian() {
     metrics.recordSucceeded(job("sweep", "uid-1"), benchmarkOn("node-a", "node-a", "node-b"));
 

@@ -9,6 +9,8 @@ import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Test;
 @WithKubernetesTestServer(setup = CommJobCrdSetup.class)
 class CommJobRestartIT {
   @Inject KubernetesClient client;
+  @Inject MeterRegistry registry;
 
   private TestCluster cluster;
   private JobEvents events;
@@ -36,6 +39,7 @@ class CommJobRestartIT {
 
   @Test
   void aPodDeletedMidRunRestartsTheWholeJobWhoseNewRunSucceeds() {
+    double restartsBefore = restartsCounted("PodDeleted");
     startRunning("drained", "failurePolicy: {maxRestarts: 1}");
     assertThat(cluster.pods("drained"))
         .extracting(pod -> pod.getMetadata().getLabels().get(JobNames.RESTART_ATTEMPT_LABEL))
@@ -82,6 +86,9 @@ class CommJobRestartIT {
 
     CommJobStatus succeeded = cluster.awaitStatus("drained", s -> s.getPhase() == Phase.SUCCEEDED);
     assertThat(succeeded.getRestarts()).isEqualTo(1);
+    assertThat(restartsCounted("PodDeleted") - restartsBefore)
+        .as("gpucomm_restarts_total{reason=PodDeleted}")
+        .isEqualTo(1.0);
     assertThat(condition(succeeded, "Restarting").getReason()).isEqualTo("Restarted");
     events.await("drained", "Restarted");
     assertThat(events.of("drained"))
@@ -150,6 +157,11 @@ class CommJobRestartIT {
    * Holds the job's pods in Terminating once deleted, as their grace period does on a real node, so
    * that the restart is seen waiting for them; returns their UIDs.
    */
+  private double restartsCounted(String reason) {
+    Counter counter = registry.find("gpucomm.restarts").tag("reason", reason).counter();
+    return counter == null ? 0 : counter.count();
+  }
+
   private List<String> stopSlowly(String job) {
     return cluster.pods(job).stream()
         .map(pod -> cluster.setFinalizers(pod.getMetadata().getName(), List.of(DRAIN)))
