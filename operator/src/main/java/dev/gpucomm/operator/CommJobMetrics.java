@@ -2,6 +2,7 @@ package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.RestartCause;
 import dev.gpucomm.api.v1alpha1.report.AlgorithmFigure;
 import dev.gpucomm.api.v1alpha1.report.NodeFigure;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
@@ -23,11 +24,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Prometheus metrics: jobs by phase ({@code gpucomm_jobs}), reconcile duration ({@code
- * gpucomm_reconcile_duration_seconds}), restarts by failure reason ({@code
+ * gpucomm_reconcile_duration_seconds}), restarts by kind of failure ({@code
  * gpucomm_restarts_total}), and the figures of succeeded jobs ({@code
  * gpucomm_job_latency_microseconds}, {@code gpucomm_job_bus_bandwidth_gbps}) labelled by namespace,
  * job, collective, size and algorithm, and per-node figures ({@code
@@ -38,7 +40,8 @@ import java.util.concurrent.atomic.AtomicReference;
 @ApplicationScoped
 public class CommJobMetrics {
   private final MeterRegistry registry;
-  private final List<Meter> meters = new ArrayList<>();
+  // restart counters join it from reconciler threads
+  private final List<Meter> meters = new CopyOnWriteArrayList<>();
   private final Timer reconcileTimer;
   private final MultiGauge latency;
   private final MultiGauge busBandwidth;
@@ -46,7 +49,7 @@ public class CommJobMetrics {
   private final MultiGauge nodeBandwidth;
   private final AtomicReference<IndexedResourceCache<CommJob>> jobs = new AtomicReference<>();
   private final Map<ResourceID, JobFigures> figuresByJob = new ConcurrentHashMap<>();
-  private final Map<String, Counter> restartCounters = new ConcurrentHashMap<>();
+  private final Map<RestartCause, Counter> restartCounters = new ConcurrentHashMap<>();
 
   /** Value-comparable, so that an unchanged report is not published again. */
   private record JobFigures(
@@ -105,19 +108,20 @@ public class CommJobMetrics {
   }
 
   /**
-   * Counts a restart that spec.failurePolicy began, by the reason of the failure it restarts
-   * ({@code gpucomm_restarts_total}): a fleet whose jobs restart for disruptions more and more is
+   * Counts a restart that spec.failurePolicy began, by the policy's kind of failure ({@code
+   * gpucomm_restarts_total{cause}}): a fleet whose jobs restart for disruptions more and more is
    * losing nodes.
    */
-  public void recordRestart(String reason) {
+  public void recordRestart(RestartCause cause) {
     restartCounters
         .computeIfAbsent(
-            reason,
-            r -> {
+            cause,
+            c -> {
               Counter counter =
                   Counter.builder("gpucomm.restarts")
-                      .description("CommJob restarts made by spec.failurePolicy, by failure reason")
-                      .tag("reason", r)
+                      .description(
+                          "CommJob restarts made by spec.failurePolicy, by kind of failure")
+                      .tag("cause", c.wireName())
                       .register(registry);
               meters.add(counter);
               return counter;

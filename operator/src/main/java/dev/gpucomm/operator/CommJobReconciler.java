@@ -137,8 +137,11 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               patchStatusIfChanged(
                   job, aggregator.aggregate(job, plan, before, now).status(), context);
           if (restartBegins && plan.outcome() instanceof JobOutcome.Restarting restarting) {
-            metrics.recordRestart(restarting.reason());
+            metrics.recordRestart(restarting.cause());
           }
+        }
+        if (plan.outcome() instanceof JobOutcome.Restarting) {
+          JobRestarts.forgetReport(context.getClient(), before.results());
         }
         if (plan.outcome() instanceof JobOutcome.InProgress
             && plan.job().getSpec().getGang() != null) {

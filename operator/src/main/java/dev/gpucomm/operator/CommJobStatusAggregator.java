@@ -259,9 +259,10 @@ public class CommJobStatusAggregator {
   }
 
   /**
-   * Restarting=True, with the failure as its reason, while a failed run's pods go; False once the
-   * new run has begun, keeping what the last restart was for. A job never restarted has no such
-   * condition.
+   * Restarting=True, with the policy's kind of failure as its reason, while a failed run's pods go;
+   * False once the new run begins (Restarted), or when none does (NotRestarted: the job was
+   * suspended, or failed, first). It keeps what the last restart was for. A job never restarted has
+   * no such condition.
    */
   private static Optional<Condition> restartingCondition(
       List<Condition> before, JobOutcome outcome, long generation, Instant now) {
@@ -271,22 +272,32 @@ public class CommJobStatusAggregator {
               before,
               Reasons.RESTARTING,
               ConditionList.TRUE,
-              restarting.reason(),
+              restarting.cause().wireName(),
               restarting.message(),
               generation,
               now));
     }
     return ConditionList.find(before, Reasons.RESTARTING)
         .map(
-            previous ->
-                ConditionList.next(
-                    before,
-                    Reasons.RESTARTING,
-                    ConditionList.FALSE,
-                    Reasons.RESTARTED,
-                    previous.getMessage(),
-                    generation,
-                    now));
+            previous -> {
+              if (!ConditionList.TRUE.equals(previous.getStatus())) {
+                return previous;
+              }
+              boolean began = outcome instanceof JobOutcome.InProgress;
+              return ConditionList.next(
+                  before,
+                  Reasons.RESTARTING,
+                  ConditionList.FALSE,
+                  began ? Reasons.RESTARTED : Reasons.NOT_RESTARTED,
+                  began
+                      ? previous.getMessage()
+                      : previous.getMessage()
+                          + (outcome instanceof JobOutcome.Suspended
+                              ? "; the job was suspended before its new run began"
+                              : "; the job failed before its new run began"),
+                  generation,
+                  now);
+            });
   }
 
   private static Optional<String> reportJson(Optional<ConfigMap> results) {

@@ -1,5 +1,6 @@
 package dev.gpucomm.operator;
 
+import dev.gpucomm.api.v1alpha1.RestartCause;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -22,21 +23,25 @@ public sealed interface JobOutcome {
 
   /**
    * A run failed in a way spec.failurePolicy restarts: its pods and spec ConfigMap go, and once
-   * they have gone the job starts afresh. {@code reason} is the failure's; {@code message} says
-   * which restart this is and what failed; {@code restart} counts the restarts, this one included.
+   * they have gone the job starts afresh. {@code cause} is the policy's kind of failure; {@code
+   * message} says which restart this is and what failed; {@code restart} counts the restarts, this
+   * one included.
    */
-  record Restarting(String reason, String message, int restart) implements JobOutcome {}
+  record Restarting(RestartCause cause, String message, int restart) implements JobOutcome {}
 
   /** Every pod succeeded. */
   record Succeeded() implements JobOutcome {}
 
   /**
-   * The job failed; {@code reason} is one of the {@link Reasons} constants. {@code disruption}: it
-   * failed because a pod was taken away (deleted, preempted, evicted), whatever its reason says.
+   * The job failed; {@code reason} is one of the {@link Reasons} constants. {@code restartableAs}:
+   * the kind of failure spec.failurePolicy may restart it for, decided where it is judged (a pod
+   * its kubelet evicted fails as RankFailed, yet was taken away); empty for a failure that would
+   * recur, such as an invalid spec or pods that never all started.
    */
-  record Failed(String reason, String message, boolean disruption) implements JobOutcome {
+  record Failed(String reason, String message, Optional<RestartCause> restartableAs)
+      implements JobOutcome {
     Failed(String reason, String message) {
-      this(reason, message, false);
+      this(reason, message, Optional.empty());
     }
   }
 }

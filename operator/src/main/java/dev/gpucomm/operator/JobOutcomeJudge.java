@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.NetworkExpectation;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.RestartCause;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
@@ -78,7 +80,10 @@ public class JobOutcomeJudge {
     Optional<JobOutcome.Restarting> restart = JobRestarts.underway(live.getStatus());
     if (recorded.isEmpty() && restart.isPresent() && observation.holdsRunObjects()) {
       // the failed run's pods and spec ConfigMap go first: the new run's take their names
-      JobOutcome outcome = stuckTerminating(job, observation, now).orElse(restart.get());
+      JobOutcome outcome =
+          stuckTerminating(job, observation, now)
+              .or(() -> JobRestarts.overdue(live.getStatus(), schedulingTimeout(job), now))
+              .orElse(restart.get());
       return new JobPlan(job, observation, outcome, Optional.of(layout));
     }
     if (recorded.isEmpty() && !observation.started()) {
@@ -129,18 +134,22 @@ public class JobOutcomeJudge {
       Pod first = failed.getFirst().getValue();
       boolean pastDeadline =
           first.getStatus() != null && DEADLINE_EXCEEDED.equals(first.getStatus().getReason());
-      // a pod its kubelet evicted, or one preempted as it failed, was taken away: its peers'
-      // ranks failing on its silence are part of the same story
-      boolean disruption =
-          failed.stream()
-              .map(Map.Entry::getValue)
-              .anyMatch(pod -> PodFailureDescriber.disruption(pod).isPresent() || evicted(pod));
+      boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
+      Optional<RestartCause> restartableAs =
+          transport
+              ? Optional.empty()
+              : Optional.of(
+                  pastDeadline
+                      ? RestartCause.TIMEOUT
+                      : disrupted(layout, observation, podsWereCreated)
+                          ? RestartCause.DISRUPTION
+                          : RestartCause.RANK_FAILED);
       return new JobOutcome.Failed(
           transport
               ? Reasons.UNEXPECTED_TRANSPORT
               : pastDeadline ? Reasons.TIMEOUT : Reasons.RANK_FAILED,
           firstOf(failures),
-          disruption && !transport && !pastDeadline);
+          restartableAs);
     }
     boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {
@@ -162,13 +171,32 @@ public class JobOutcomeJudge {
         return new JobOutcome.Failed(
             Reasons.POD_DELETED,
             "pod %s (%s) was deleted before the job finished%s; a rank cannot rejoin a running job"
-                .formatted(name, layout.ranksOf(index), why));
+                .formatted(name, layout.ranksOf(index), why),
+            Optional.of(RestartCause.DISRUPTION));
       }
     }
     if (allPodsSucceeded(layout, observation)) {
       return new JobOutcome.Succeeded();
     }
     return deadlines(job, layout, observation, now);
+  }
+
+  /**
+   * Whether a pod of the job was taken away while its ranks failed: one evicted by its kubelet or
+   * preempted (its DisruptionTarget condition, or an Evicted reason), or one deleted, gone or
+   * going. The peers' ranks failing on its silence are part of the same story, and often come
+   * first: an operator away during a drain finds the drained pod gone and the others failed.
+   */
+  private static boolean disrupted(
+      JobLayout layout, JobObservation observation, boolean podsWereCreated) {
+    Map<Integer, Pod> pods = observation.podsByIndex();
+    boolean podGone =
+        podsWereCreated
+            && IntStream.range(0, layout.podCount()).anyMatch(index -> !pods.containsKey(index));
+    return podGone
+        || !observation.terminatingPods().isEmpty()
+        || Stream.concat(pods.values().stream(), observation.terminatingPods().stream())
+            .anyMatch(pod -> PodFailureDescriber.disruption(pod).isPresent() || evicted(pod));
   }
 
   /**
@@ -357,8 +385,8 @@ public class JobOutcomeJudge {
           new JobOutcome.Failed(
               Reasons.TIMEOUT,
               "not finished after %d s (spec.timeoutSeconds): %s"
-                  .formatted(
-                      layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout))));
+                  .formatted(layout.timeoutSeconds(), podCounts(observation.podsByIndex(), layout)),
+              Optional.of(RestartCause.TIMEOUT)));
     }
     Optional<Instant> created = observation.startTime(job);
     long allowance = startupAllowance(job, layout);

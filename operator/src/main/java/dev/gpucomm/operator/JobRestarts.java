@@ -5,15 +5,21 @@ import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.FailurePolicy;
 import dev.gpucomm.api.v1alpha1.RestartCause;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * spec.failurePolicy at work: whether a run's failure starts the job afresh, and whether a restart
  * is under way. A restart is marked by the Restarting condition, True from the failure until the
- * new run's pods are made, so that a failure is counted once however often the job is reconciled
- * while its failed run's pods go.
+ * new run begins, so that a failure is counted once however often the job is reconciled while its
+ * failed run's pods go.
  */
 final class JobRestarts {
   private JobRestarts() {}
@@ -25,42 +31,59 @@ final class JobRestarts {
    */
   static JobOutcome afterFailure(CommJob job, CommJobStatus status, JobOutcome.Failed failure) {
     FailurePolicy policy = job.getSpec().getFailurePolicy();
-    Optional<RestartCause> cause = causeOf(failure);
+    Optional<RestartCause> cause = failure.restartableAs();
     if (policy == null || cause.isEmpty() || !restartOn(policy).contains(cause.get())) {
       return failure;
     }
     int maxRestarts = Objects.requireNonNullElse(policy.getMaxRestarts(), 0);
     int made = made(status);
-    if (made >= maxRestarts) {
-      return maxRestarts == 0
-          ? failure
-          : new JobOutcome.Failed(
-              failure.reason(),
-              failure.message()
-                  + "; no restart left (%d of spec.failurePolicy.maxRestarts %d made)"
-                      .formatted(made, maxRestarts),
-              failure.disruption());
+    if (made < maxRestarts) {
+      return new JobOutcome.Restarting(
+          cause.get(),
+          "restart %d of %d after %s: %s"
+              .formatted(made + 1, maxRestarts, failure.reason(), failure.message()),
+          made + 1);
     }
-    return new JobOutcome.Restarting(
+    if (maxRestarts == 0 && made == 0) {
+      return failure;
+    }
+    return new JobOutcome.Failed(
         failure.reason(),
-        "restart %d of %d after %s: %s"
-            .formatted(made + 1, maxRestarts, failure.reason(), failure.message()),
-        made + 1);
+        failure.message()
+            + "; no restart left (%d of spec.failurePolicy.maxRestarts %d made)"
+                .formatted(made, maxRestarts),
+        failure.restartableAs());
   }
 
   /** The restart the status marks as under way, if any. */
   static Optional<JobOutcome.Restarting> underway(CommJobStatus status) {
-    if (status == null) {
-      return Optional.empty();
-    }
-    return ConditionList.find(status.getConditions(), Reasons.RESTARTING)
-        .filter(c -> ConditionList.TRUE.equals(c.getStatus()))
+    return marked(status)
         .map(
             c ->
                 new JobOutcome.Restarting(
-                    Objects.requireNonNullElse(c.getReason(), Reasons.JOB_FAILED),
+                    RestartCause.fromWireName(c.getReason()).orElse(RestartCause.DISRUPTION),
                     Objects.requireNonNullElse(c.getMessage(), ""),
                     Math.max(1, made(status))));
+  }
+
+  /**
+   * A restart whose failed run's objects are still here a scheduling timeout after it began: a pod
+   * that deletion never reaches (a webhook or a policy refusing it), a spec ConfigMap a foreign
+   * finalizer holds. Pods that terminate too long are {@link JobOutcomeJudge}'s to name.
+   */
+  static Optional<JobOutcome> overdue(CommJobStatus status, Duration limit, Instant now) {
+    return marked(status)
+        .map(Condition::getLastTransitionTime)
+        .filter(text -> text != null && !text.isEmpty())
+        .map(Instant::parse)
+        .filter(since -> since.plus(limit).isBefore(now))
+        .map(
+            since ->
+                new JobOutcome.Failed(
+                    Reasons.UNSCHEDULABLE,
+                    "the failed run's pods or spec ConfigMap are still here %d s after the restart"
+                            .formatted(limit.toSeconds())
+                        + " began (spec.schedulingTimeoutSeconds); the new run needs their names"));
   }
 
   /** How many restarts the status records. */
@@ -69,18 +92,37 @@ final class JobRestarts {
   }
 
   /**
-   * Which of the policy's kinds {@code failure} is: a pod taken away is a disruption whatever the
-   * reason it was judged under (a pod evicted by its kubelet fails as RankFailed).
+   * Empties the results ConfigMap of a failed run's report, so that the status and {@code gpucomm
+   * report} never show it as the new run's; the new run's rank 0 writes its own.
    */
-  static Optional<RestartCause> causeOf(JobOutcome.Failed failure) {
-    if (failure.disruption() || Reasons.POD_DELETED.equals(failure.reason())) {
-      return Optional.of(RestartCause.DISRUPTION);
+  static void forgetReport(KubernetesClient client, Optional<ConfigMap> results) {
+    if (results.isEmpty()
+        || (isEmpty(results.get().getData()) && isEmpty(results.get().getBinaryData()))) {
+      return;
     }
-    return switch (failure.reason()) {
-      case Reasons.RANK_FAILED -> Optional.of(RestartCause.RANK_FAILED);
-      case Reasons.TIMEOUT -> Optional.of(RestartCause.TIMEOUT);
-      default -> Optional.empty();
-    };
+    ConfigMap held = results.get();
+    client
+        .configMaps()
+        .inNamespace(held.getMetadata().getNamespace())
+        .withName(held.getMetadata().getName())
+        .edit(
+            configMap -> {
+              configMap.setData(null);
+              configMap.setBinaryData(null);
+              return configMap;
+            });
+  }
+
+  private static boolean isEmpty(Map<String, String> map) {
+    return map == null || map.isEmpty();
+  }
+
+  private static Optional<Condition> marked(CommJobStatus status) {
+    if (status == null) {
+      return Optional.empty();
+    }
+    return ConditionList.find(status.getConditions(), Reasons.RESTARTING)
+        .filter(c -> ConditionList.TRUE.equals(c.getStatus()));
   }
 
   private static List<RestartCause> restartOn(FailurePolicy policy) {

@@ -33,8 +33,10 @@ public final class Reasons {
   public static final String JOB_SUSPENDED = "JobSuspended";
   public static final String JOB_RESUMED = "JobResumed";
 
-  // restarts (spec.failurePolicy): Restarting=False once the new run's pods are made
+  // restarts (spec.failurePolicy): Restarting=True's reason is the policy's kind of failure
+  // (Disruption, RankFailed, Timeout); False once the new run begins, or when none does
   public static final String RESTARTED = "Restarted";
+  public static final String NOT_RESTARTED = "NotRestarted";
 
   // events that no condition carries
   public static final String PODS_CREATED = "PodsCreated";

@@ -4,6 +4,7 @@ import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.RestartCause;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import dev.gpucomm.api.v1alpha1.report.TestReports;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -32,14 +33,14 @@ class CommJobMetricsTest {
   private final CommJobMetrics metrics = new CommJobMetrics(registry);
 
   @Test
-  void restartsAreCountedByTheReasonOfTheFailureTheyRestart() {
-    metrics.recordRestart("PodDeleted");
-    metrics.recordRestart("PodDeleted");
-    metrics.recordRestart("RankFailed");
+  void restartsAreCountedByTheirKindOfFailure() {
+    metrics.recordRestart(RestartCause.DISRUPTION);
+    metrics.recordRestart(RestartCause.DISRUPTION);
+    metrics.recordRestart(RestartCause.RANK_FAILED);
 
-    assertThat(registry.get("gpucomm.restarts").tag("reason", "PodDeleted").counter().count())
+    assertThat(registry.get("gpucomm.restarts").tag("cause", "Disruption").counter().count())
         .isEqualTo(2.0);
-    assertThat(registry.get("gpucomm.restarts").tag("reason", "RankFailed").counter().count())
+    assertThat(registry.get("gpucomm.restarts").tag("cause", "RankFailed").counter().count())
         .isEqualTo(1.0);
   }
 

@@ -1,5 +1,6 @@
 package dev.gpucomm.operator;
 
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static dev.gpucomm.operator.TestCluster.condition;
 import static dev.gpucomm.operator.TestCluster.hasCondition;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -7,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.TestReports;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
@@ -39,7 +41,7 @@ class CommJobRestartIT {
 
   @Test
   void aPodDeletedMidRunRestartsTheWholeJobWhoseNewRunSucceeds() {
-    double restartsBefore = restartsCounted("PodDeleted");
+    double restartsBefore = restartsCounted("Disruption");
     startRunning("drained", "failurePolicy: {maxRestarts: 1}");
     assertThat(cluster.pods("drained"))
         .extracting(pod -> pod.getMetadata().getLabels().get(JobNames.RESTART_ATTEMPT_LABEL))
@@ -50,7 +52,7 @@ class CommJobRestartIT {
     client.pods().inNamespace(cluster.namespace).withName("drained-1").delete();
 
     CommJobStatus restarting =
-        cluster.awaitStatus("drained", s -> hasCondition(s, "Restarting", "True", "PodDeleted"));
+        cluster.awaitStatus("drained", s -> hasCondition(s, "Restarting", "True", "Disruption"));
     assertThat(restarting.getRestarts()).isEqualTo(1);
     assertThat(restarting.getPhase()).isEqualTo(Phase.PENDING);
     assertThat(condition(restarting, "Restarting").getMessage())
@@ -86,13 +88,13 @@ class CommJobRestartIT {
 
     CommJobStatus succeeded = cluster.awaitStatus("drained", s -> s.getPhase() == Phase.SUCCEEDED);
     assertThat(succeeded.getRestarts()).isEqualTo(1);
-    assertThat(restartsCounted("PodDeleted") - restartsBefore)
-        .as("gpucomm_restarts_total{reason=PodDeleted}")
+    assertThat(restartsCounted("Disruption") - restartsBefore)
+        .as("gpucomm_restarts_total{cause=Disruption}")
         .isEqualTo(1.0);
     assertThat(condition(succeeded, "Restarting").getReason()).isEqualTo("Restarted");
     events.await("drained", "Restarted");
     assertThat(events.of("drained"))
-        .filteredOn(e -> "PodDeleted".equals(e.getReason()))
+        .filteredOn(e -> "Disruption".equals(e.getReason()))
         .singleElement()
         .satisfies(e -> assertThat(e.getType()).isEqualTo("Warning"));
   }
@@ -118,6 +120,51 @@ class CommJobRestartIT {
     assertThat(condition(failed, "Failed").getMessage())
         .contains("pod flaky-0 (rank 0) failed")
         .endsWith("; no restart left (1 of spec.failurePolicy.maxRestarts 1 made)");
+  }
+
+  @Test
+  void aFailedRunsReportIsForgottenSoThatItNeverPassesForTheNewRuns() {
+    startRunning("reported", "failurePolicy: {maxRestarts: 1}");
+    List<String> firstRun = stopSlowly("reported");
+    cluster.publishReport(
+        "reported",
+        TestReports.allreduce("reported")
+            .size(524288, null, "ring", timing("ring", 30.0, null, 29.0))
+            .json());
+    cluster.awaitStatus("reported", s -> s.getSummary() != null);
+
+    client.pods().inNamespace(cluster.namespace).withName("reported-1").delete();
+
+    cluster.awaitStatus("reported", s -> hasCondition(s, "Restarting", "True", "Disruption"));
+    await("the failed run's report emptied")
+        .atMost(TestCluster.PATIENCE)
+        .until(
+            () -> {
+              var data = cluster.configMap("reported-results").getData();
+              return data == null || data.isEmpty();
+            });
+    CommJobStatus restarting = cluster.awaitStatus("reported", s -> s.getSummary() == null);
+    assertThat(restarting.getBest()).isNull();
+    release("reported");
+    awaitNewRun("reported", firstRun);
+  }
+
+  @Test
+  void aJobSuspendedMidRestartSaysNoNewRunBegan() {
+    startRunning("queued", "failurePolicy: {maxRestarts: 2}");
+    stopSlowly("queued");
+    client.pods().inNamespace(cluster.namespace).withName("queued-0").delete();
+    cluster.awaitStatus("queued", s -> hasCondition(s, "Restarting", "True", "Disruption"));
+
+    cluster.edit("queued", job -> job.getSpec().setSuspend(true));
+
+    CommJobStatus suspended =
+        cluster.awaitStatus("queued", s -> hasCondition(s, "Restarting", "False", "NotRestarted"));
+    assertThat(condition(suspended, "Restarting").getMessage())
+        .endsWith("; the job was suspended before its new run began");
+    assertThat(condition(suspended, "Suspended").getStatus()).isEqualTo("True");
+    assertThat(suspended.getRestarts()).isEqualTo(1);
+    release("queued");
   }
 
   @Test
@@ -153,15 +200,16 @@ class CommJobRestartIT {
     cluster.awaitStatus(name, s -> s.getRunningTime() != null);
   }
 
+  /** The restarts the operator's metrics have counted for {@code cause}, across jobs. */
+  private double restartsCounted(String cause) {
+    Counter counter = registry.find("gpucomm.restarts").tag("cause", cause).counter();
+    return counter == null ? 0 : counter.count();
+  }
+
   /**
    * Holds the job's pods in Terminating once deleted, as their grace period does on a real node, so
    * that the restart is seen waiting for them; returns their UIDs.
    */
-  private double restartsCounted(String reason) {
-    Counter counter = registry.find("gpucomm.restarts").tag("reason", reason).counter();
-    return counter == null ? 0 : counter.count();
-  }
-
   private List<String> stopSlowly(String job) {
     return cluster.pods(job).stream()
         .map(pod -> cluster.setFinalizers(pod.getMetadata().getName(), List.of(DRAIN)))

@@ -46,7 +46,8 @@ class JobOutcomeJudgeTest {
             new JobOutcome.Failed(
                 Reasons.POD_DELETED,
                 "pod job-1 (rank 1) was deleted before the job finished; a rank cannot rejoin a"
-                    + " running job"));
+                    + " running job",
+                Optional.of(RestartCause.DISRUPTION)));
   }
 
   @Test
@@ -82,7 +83,8 @@ class JobOutcomeJudgeTest {
             new JobOutcome.Failed(
                 Reasons.POD_DELETED,
                 "pod job-1 (rank 1) was deleted before the job finished (EvictionByEvictionAPI:"
-                    + " Eviction API: evicting); a rank cannot rejoin a running job"));
+                    + " Eviction API: evicting); a rank cannot rejoin a running job",
+                Optional.of(RestartCause.DISRUPTION)));
   }
 
   @Test
@@ -94,7 +96,8 @@ class JobOutcomeJudgeTest {
         .isEqualTo(
             new JobOutcome.Failed(
                 Reasons.TIMEOUT,
-                "not finished after 60 s (spec.timeoutSeconds): 0 of 2 pods running"));
+                "not finished after 60 s (spec.timeoutSeconds): 0 of 2 pods running",
+                Optional.of(RestartCause.TIMEOUT)));
   }
 
   @Test
@@ -108,7 +111,8 @@ class JobOutcomeJudgeTest {
         .isEqualTo(
             new JobOutcome.Failed(
                 Reasons.TIMEOUT,
-                "not finished after 60 s (spec.timeoutSeconds): 2 of 2 pods running"));
+                "not finished after 60 s (spec.timeoutSeconds): 2 of 2 pods running",
+                Optional.of(RestartCause.TIMEOUT)));
   }
 
   @Test
@@ -140,7 +144,8 @@ class JobOutcomeJudgeTest {
             new JobOutcome.Failed(
                 Reasons.TIMEOUT,
                 "pod job-1 (rank 1) failed: DeadlineExceeded: Pod was active on the node longer"
-                    + " than the specified deadline"));
+                    + " than the specified deadline",
+                Optional.of(RestartCause.TIMEOUT)));
   }
 
   @Test
@@ -164,7 +169,8 @@ class JobOutcomeJudgeTest {
             new JobOutcome.Failed(
                 Reasons.RANK_FAILED,
                 "pod job-0 (rank 0) failed: exit code 1: rank 0 failed: CUDA error; pod job-1"
-                    + " (rank 1) failed: DeadlineExceeded"));
+                    + " (rank 1) failed: DeadlineExceeded",
+                Optional.of(RestartCause.RANK_FAILED)));
   }
 
   private static Pod failed(String name, String terminationMessage) {
@@ -383,7 +389,8 @@ class JobOutcomeJudgeTest {
         .isEqualTo(
             new JobOutcome.Failed(
                 Reasons.RANK_FAILED,
-                "pod job-1 (rank 1) failed: exit code 1: rank 1 failed: boom"));
+                "pod job-1 (rank 1) failed: exit code 1: rank 1 failed: boom",
+                Optional.of(RestartCause.RANK_FAILED)));
   }
 
   @Test
@@ -414,7 +421,7 @@ class JobOutcomeJudgeTest {
       assertThat(outcome(job, Map.of(0, running("job-0")), STARTED.plusSeconds(30)))
           .isEqualTo(
               new JobOutcome.Restarting(
-                  Reasons.POD_DELETED, "restart 1 of 2 after PodDeleted: " + DELETED, 1));
+                  RestartCause.DISRUPTION, "restart 1 of 2 after PodDeleted: " + DELETED, 1));
     }
 
     @Test
@@ -433,7 +440,7 @@ class JobOutcomeJudgeTest {
       assertThat(outcome(job, crashed, STARTED.plusSeconds(9)))
           .isEqualTo(
               new JobOutcome.Restarting(
-                  Reasons.RANK_FAILED,
+                  RestartCause.RANK_FAILED,
                   "restart 1 of 1 after RankFailed: pod job-1 (rank 1) failed: exit code 1: rank"
                       + " 1 failed: NCCL error",
                   1));
@@ -450,7 +457,9 @@ class JobOutcomeJudgeTest {
               jobRestarting(1), Map.of(0, running("job-0"), 1, evicted), STARTED.plusSeconds(9));
 
       assertThat(outcome).isInstanceOf(JobOutcome.Restarting.class);
-      assertThat(((JobOutcome.Restarting) outcome).reason()).isEqualTo(Reasons.RANK_FAILED);
+      assertThat(((JobOutcome.Restarting) outcome).cause()).isEqualTo(RestartCause.DISRUPTION);
+      assertThat(((JobOutcome.Restarting) outcome).message())
+          .contains("after RankFailed: pod job-1");
     }
 
     @Test
@@ -476,7 +485,8 @@ class JobOutcomeJudgeTest {
           .isEqualTo(
               new JobOutcome.Failed(
                   Reasons.POD_DELETED,
-                  DELETED + "; no restart left (2 of spec.failurePolicy.maxRestarts 2 made)"));
+                  DELETED + "; no restart left (2 of spec.failurePolicy.maxRestarts 2 made)",
+                  Optional.of(RestartCause.DISRUPTION)));
     }
 
     @Test
@@ -489,7 +499,8 @@ class JobOutcomeJudgeTest {
 
       assertThat(plan.outcome())
           .as("the failed pod is the restart's, not a second failure")
-          .isEqualTo(new JobOutcome.Restarting(Reasons.POD_DELETED, "restart 1 of 3 after X", 1));
+          .isEqualTo(
+              new JobOutcome.Restarting(RestartCause.DISRUPTION, "restart 1 of 3 after X", 1));
       assertThat(judge.nextCheck(plan, job.getStatus(), STARTED.plusSeconds(40)))
           .as("an old pod on a node that does not answer sends no event")
           .contains(JobOutcomeJudge.RESTART_RECHECK);
@@ -522,6 +533,51 @@ class JobOutcomeJudgeTest {
       assertThat(((JobOutcome.Failed) outcome).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
     }
 
+    @Test
+    void aPeerThatFailedOnADrainedPodsSilenceIsPartOfTheDisruption() {
+      // the operator was away during the drain: pod 1 is gone and pod 0's rank failed without it
+      Map<Integer, Pod> peerFailed =
+          Map.of(0, failed("job-0", "rank 0 failed: rendezvous: rank 1 disconnected"));
+
+      JobOutcome outcome = outcome(jobRestarting(1), peerFailed, STARTED.plusSeconds(30));
+
+      assertThat(outcome).isInstanceOf(JobOutcome.Restarting.class);
+      assertThat(((JobOutcome.Restarting) outcome).cause()).isEqualTo(RestartCause.DISRUPTION);
+    }
+
+    @Test
+    void aRunPastItsTimeoutIsRestartedButPodsThatNeverAllStartedAreNot() {
+      CommJob job = jobRestarting(1);
+      job.getSpec().getFailurePolicy().setRestartOn(List.of(RestartCause.TIMEOUT));
+      Map<Integer, Pod> bothRunning = Map.of(0, running("job-0"), 1, running("job-1"));
+
+      assertThat(outcome(job, bothRunning, STARTED.plusSeconds(TIMEOUT_SECONDS + 1)))
+          .isInstanceOf(JobOutcome.Restarting.class);
+
+      job.getStatus().setRunningTime(null);
+      Map<Integer, Pod> oneNeverStarts = Map.of(0, running("job-0"), 1, pending("job-1"));
+      JobOutcome neverStarted =
+          outcome(job, oneNeverStarts, STARTED.plusSeconds(TIMEOUT_SECONDS + 301));
+      assertThat(neverStarted).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) neverStarted).reason()).isEqualTo(Reasons.TIMEOUT);
+    }
+
+    @Test
+    void aRestartWhoseFailedRunNeverGoesFailsAfterTheSchedulingTimeout() {
+      CommJob job = jobRestarting(3);
+      markRestarting(job, 1);
+      // a webhook refuses the pod's deletion: it is never even terminating
+      Map<Integer, Pod> undeletable = Map.of(0, running("job-0"));
+
+      assertThat(outcome(job, undeletable, STARTED.plusSeconds(35 + 299)))
+          .isInstanceOf(JobOutcome.Restarting.class);
+      JobOutcome overdue = outcome(job, undeletable, STARTED.plusSeconds(35 + 301));
+      assertThat(overdue).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) overdue).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+      assertThat(((JobOutcome.Failed) overdue).message())
+          .startsWith("the failed run's pods or spec ConfigMap are still here 300 s after");
+    }
+
     private static CommJob jobRestarting(int maxRestarts) {
       CommJob job = job();
       job.getSpec().setDevice(DeviceKind.CPU);
@@ -545,7 +601,8 @@ class JobOutcomeJudgeTest {
                   new ConditionBuilder()
                       .withType(Reasons.RESTARTING)
                       .withStatus("True")
-                      .withReason(Reasons.POD_DELETED)
+                      .withReason("Disruption")
+                      .withLastTransitionTime(STARTED.plusSeconds(35).toString())
                       .withMessage("restart 1 of 3 after X")
                       .build()));
     }

@@ -17,9 +17,9 @@ public class CommJobStatus {
   @JsonPropertyDescription(
       "Kubernetes-style conditions, one per type: Ready (all pods running), Succeeded, Failed"
           + " (reason says why: RankFailed, Timeout, Unschedulable, InvalidSpec...), Suspended"
-          + " (spec.suspend), Restarting (True, with the failure as its reason, while a failed"
-          + " run's pods go before spec.failurePolicy starts the job afresh; False once the new"
-          + " run's pods are made), SpecChanged (a field that says what the job runs was edited after"
+          + " (spec.suspend), Restarting (True, with the kind of failure as its reason, while a"
+          + " failed run's pods go before spec.failurePolicy starts the job afresh; False once"
+          + " the new run begins, or when none does), SpecChanged (a field that says what the job runs was edited after"
           + " it started), and the verdicts on results: Regressed (against spec.baseline),"
           + " MeetsExpectations (spec.expect) and Degraded (a fabric sweep found a slow node,"
           + " GPU pair or link).")

@@ -151,6 +151,38 @@ class CelRulesTest {
   }
 
   @Test
+  void aFailurePolicyNamesEachKindOfFailureOnce() {
+    assertThat(
+            rules.onCreate(
+                withSpec(
+                    runningJob(),
+                    spec ->
+                        spec.set(
+                            "failurePolicy",
+                            yaml("{maxRestarts: 2, restartOn: [Disruption, RankFailed]}")))))
+        .isEmpty();
+    assertThat(
+            rules.onCreate(
+                withSpec(
+                    runningJob(),
+                    spec ->
+                        spec.set(
+                            "failurePolicy",
+                            yaml("{maxRestarts: 2, restartOn: [Disruption, Disruption]}")))))
+        .containsExactly("spec.failurePolicy.restartOn: names a kind of failure twice");
+  }
+
+  @Test
+  void aRunningJobsFailurePolicyMayChange() {
+    ObjectNode running = runningJob();
+    assertThat(
+            rules.onUpdate(
+                running,
+                withSpec(running, spec -> spec.set("failurePolicy", yaml("{maxRestarts: 3}")))))
+        .isEmpty();
+  }
+
+  @Test
   void aRunningJobCannotBeResized() {
     ObjectNode running = runningJob();
     assertThat(rules.onUpdate(running, withSpec(running, spec -> spec.put("worldSize", 32))))
