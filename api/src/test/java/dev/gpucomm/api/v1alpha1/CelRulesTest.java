@@ -152,24 +152,14 @@ class CelRulesTest {
 
   @Test
   void aFailurePolicyNamesEachKindOfFailureOnce() {
-    assertThat(
-            rules.onCreate(
-                withSpec(
-                    runningJob(),
-                    spec ->
-                        spec.set(
-                            "failurePolicy",
-                            yaml("{maxRestarts: 2, restartOn: [Disruption, RankFailed]}")))))
+    assertThat(rules.onCreate(withFailurePolicy("{restartOn: [Disruption, RankFailed]}")))
         .isEmpty();
-    assertThat(
-            rules.onCreate(
-                withSpec(
-                    runningJob(),
-                    spec ->
-                        spec.set(
-                            "failurePolicy",
-                            yaml("{maxRestarts: 2, restartOn: [Disruption, Disruption]}")))))
+    assertThat(rules.onCreate(withFailurePolicy("{restartOn: [Disruption, Disruption]}")))
         .containsExactly("spec.failurePolicy.restartOn: names a kind of failure twice");
+  }
+
+  private ObjectNode withFailurePolicy(String policy) {
+    return withSpec(runningJob(), spec -> spec.set("failurePolicy", yaml(policy)));
   }
 
   @Test
