@@ -189,6 +189,9 @@ class CiExamplesTest {
         *'type=="MeetsExpectations")]}{.status}|{.reason}|{.message}{end}'*)
           printf '%s|%s|%s' "$STUB_MEETS" "$STUB_MEETS_REASON" "$STUB_MEETS_MESSAGE" ;;
         *"jsonpath={.spec.baseline.configMapRef}"*) printf '%s' "${STUB_BASELINE-ar-gate-baseline}" ;;
+        *"jsonpath={.status.restarts}"*) printf '%s' "${STUB_RESTARTS:-}" ;;
+        *'type=="Restarting")]}{.status}|{.reason}|{.message}{end}'*)
+          printf 'False|Restarted|%s' "${STUB_RESTART_MESSAGE:-}" ;;
         *'type=="Regressed")]}{.status}|{.reason}|{.message}{end}'*)
           printf '%s|%s|%s' "$STUB_STATUS" "$STUB_REASON" "$STUB_MESSAGE" ;;
         *'type=="Failed")]}{.status}|{.reason}|{.message}{end}'*)
@@ -217,6 +220,27 @@ class CiExamplesTest {
             "gpucomm-ci: waiting for CommJob gate-x failed (phase Running): kubectl wait: Error from"
                 + " server (Forbidden)")
         .doesNotContain("timed out");
+  }
+
+  @Test
+  void aPassAfterRestartsSaysHowManyAndWhy(@TempDir Path dir) throws Exception {
+    Result result =
+        runGate(
+            dir,
+            "#!/usr/bin/env bash\n",
+            Map.of(
+                "STUB_BASELINE",
+                "",
+                "STUB_RESTARTS",
+                "1",
+                "STUB_RESTART_MESSAGE",
+                "restart 1 of 2 after PodDeleted: pod gate-x-1 (rank 1) was deleted"));
+
+    assertThat(result.exitCode()).as(result.stderr()).isZero();
+    assertThat(result.stdout())
+        .contains(
+            "gpucomm-ci: CommJob gate-x succeeded after 1 restart(s) (spec.failurePolicy); the"
+                + " last: restart 1 of 2 after PodDeleted: pod gate-x-1 (rank 1) was deleted");
   }
 
   @Test

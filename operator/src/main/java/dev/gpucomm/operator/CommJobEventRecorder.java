@@ -65,10 +65,10 @@ final class CommJobEventRecorder {
                   || !Objects.equals(earlier.get().getReason(), condition.getReason())
               // a condition that appears False or Unknown is where every job starts, not news
               : ConditionList.TRUE.equals(condition.getStatus());
-      if (changed && condition.getReason() != null) {
+      if (changed && condition.getReason() != null && !toldByRestarting(condition)) {
         events.add(
             new JobEvent(
-                condition.getReason(),
+                eventReason(condition),
                 warns(condition) ? WARNING : NORMAL,
                 "%s=%s: %s"
                     .formatted(
@@ -78,6 +78,23 @@ final class CommJobEventRecorder {
       }
     }
     return events;
+  }
+
+  /**
+   * A restart's Event is Restarting, whatever kind of failure it restarts: {@code --field-selector
+   * reason=Restarting} lists restarts, and a RankFailed Event stays a final failure. Ready's move
+   * to Restarting is the same news, told once.
+   */
+  private static String eventReason(Condition condition) {
+    return Reasons.RESTARTING.equals(condition.getType())
+            && ConditionList.TRUE.equals(condition.getStatus())
+        ? Reasons.RESTARTING
+        : condition.getReason();
+  }
+
+  private static boolean toldByRestarting(Condition condition) {
+    return Reasons.READY.equals(condition.getType())
+        && Reasons.RESTARTING.equals(condition.getReason());
   }
 
   private static boolean warns(Condition condition) {

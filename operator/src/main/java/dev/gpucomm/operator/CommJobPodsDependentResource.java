@@ -13,7 +13,9 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDep
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import jakarta.inject.Inject;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The job's pods {@code <job>-0 .. <job>-(podCount-1)}. While the job runs, every pod is wanted
@@ -38,10 +40,19 @@ public class CommJobPodsDependentResource extends KubernetesDependentResource<Po
         context
             .managedWorkflowAndDependentResourceContext()
             .getMandatory(JobPlan.class, JobPlan.class);
+    return wanted(plan, () -> podTemplateFactory.buildAll(plan.job(), plan.layout().orElseThrow()));
+  }
+
+  /**
+   * The pods {@code plan} wants, by name: {@code runPods} while the job runs, those its
+   * cleanPodPolicy keeps once it has finished, and none while it is suspended or restarting. Pods
+   * already terminating are left to go rather than deleted again.
+   */
+  static Map<ResourceID, Pod> wanted(JobPlan plan, Supplier<List<Pod>> runPods) {
     Map<ResourceID, Pod> desired = new HashMap<>();
     switch (plan.outcome()) {
       case JobOutcome.InProgress inProgress -> {
-        for (Pod pod : podTemplateFactory.buildAll(plan.job(), plan.layout().orElseThrow())) {
+        for (Pod pod : runPods.get()) {
           PodGroups.joinGang(pod, plan.job());
           desired.put(ResourceID.fromResource(pod), pod);
         }
@@ -51,6 +62,11 @@ public class CommJobPodsDependentResource extends KubernetesDependentResource<Po
           FinishedPods.kept(
                   plan.job().getSpec().getCleanPodPolicy(), plan.outcome(), plan.observation())
               .forEach(pod -> keep(desired, pod));
+    }
+    if (!(plan.outcome() instanceof JobOutcome.InProgress)) {
+      // a pod already terminating is on its way: deleting it again on every reconciliation until
+      // it is gone would only repeat a DELETE per pod
+      plan.observation().terminatingPods().forEach(pod -> keep(desired, pod));
     }
     return desired;
   }

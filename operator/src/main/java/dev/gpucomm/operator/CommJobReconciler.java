@@ -129,18 +129,23 @@ public class CommJobReconciler implements Reconciler<CommJob> {
           plan.outcome());
       JobObservation after = before;
       if (plan.layout().isPresent()) {
+        boolean restartWasUnderway = JobRestarts.underway(job.getStatus()).isPresent();
         if (recordsBeforeTheWorkflow(job, plan)) {
-          boolean restartBegins =
-              plan.outcome() instanceof JobOutcome.Restarting
-                  && JobRestarts.underway(job.getStatus()).isEmpty();
           job =
               patchStatusIfChanged(
                   job, aggregator.aggregate(job, plan, before, now).status(), context);
-          if (restartBegins && plan.outcome() instanceof JobOutcome.Restarting restarting) {
+          // told now: the workflow may fail (a quota refusing the new run's pods), and the next
+          // reconciliation starts from this status
+          CommJobEventRecorder.recordTransitions(
+              context.getClient(), job, statusBefore, job.getStatus());
+          statusBefore = job.getStatus();
+          if (!restartWasUnderway && plan.outcome() instanceof JobOutcome.Restarting restarting) {
             metrics.recordRestart(restarting.cause());
           }
         }
-        if (plan.outcome() instanceof JobOutcome.Restarting) {
+        if (plan.outcome() instanceof JobOutcome.Restarting || restartWasUnderway) {
+          // while the failed run's pods go, and once more as the new run begins: a failed rank 0
+          // may still publish in its grace period
           JobRestarts.forgetReport(context.getClient(), before.results());
         }
         if (plan.outcome() instanceof JobOutcome.InProgress

@@ -66,7 +66,9 @@ public class CommJobStatusAggregator {
 
     Optional<ReportSummary> report = Optional.empty();
     String reportProblem = null;
-    Optional<String> json = reportJson(after.results());
+    // a restarting job's report is its failed run's, being emptied: never the new run's
+    Optional<String> json =
+        outcome instanceof JobOutcome.Restarting ? Optional.empty() : reportJson(after.results());
     if (json.isPresent()) {
       try {
         report =

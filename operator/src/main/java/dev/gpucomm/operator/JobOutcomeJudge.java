@@ -82,7 +82,10 @@ public class JobOutcomeJudge {
       // the failed run's pods and spec ConfigMap go first: the new run's take their names
       JobOutcome outcome =
           stuckTerminating(job, observation, now)
-              .or(() -> JobRestarts.overdue(live.getStatus(), schedulingTimeout(job), now))
+              .or(
+                  () ->
+                      JobRestarts.overdue(
+                          live.getStatus(), observation, schedulingTimeout(job), now))
               .orElse(restart.get());
       return new JobPlan(job, observation, outcome, Optional.of(layout));
     }
@@ -141,7 +144,7 @@ public class JobOutcomeJudge {
               : Optional.of(
                   pastDeadline
                       ? RestartCause.TIMEOUT
-                      : disrupted(layout, observation, podsWereCreated)
+                      : disrupted(job, layout, observation, podsWereCreated)
                           ? RestartCause.DISRUPTION
                           : RestartCause.RANK_FAILED);
       return new JobOutcome.Failed(
@@ -182,28 +185,53 @@ public class JobOutcomeJudge {
   }
 
   /**
-   * Whether a pod of the job was taken away while its ranks failed: one evicted by its kubelet or
-   * preempted (its DisruptionTarget condition, or an Evicted reason), or one deleted, gone or
-   * going. The peers' ranks failing on its silence are part of the same story, and often come
-   * first: an operator away during a drain finds the drained pod gone and the others failed.
+   * Whether a pod of this run was taken away while its ranks failed: one evicted by its kubelet for
+   * the node's sake or preempted (its DisruptionTarget condition, or an Evicted reason), or one
+   * deleted, gone or going. The peers' ranks failing on its silence are part of the same story, and
+   * often come first: an operator away during a drain finds the drained pod gone and the others
+   * failed. A pod evicted for its own limits (its /dev/shm, its ephemeral storage) would be evicted
+   * again: that is its ranks' failure.
    */
   private static boolean disrupted(
-      JobLayout layout, JobObservation observation, boolean podsWereCreated) {
+      CommJob job, JobLayout layout, JobObservation observation, boolean podsWereCreated) {
     Map<Integer, Pod> pods = observation.podsByIndex();
     boolean podGone =
         podsWereCreated
             && IntStream.range(0, layout.podCount()).anyMatch(index -> !pods.containsKey(index));
+    String attempt = Integer.toString(JobRestarts.made(job.getStatus()));
+    List<Pod> goingOfThisRun =
+        observation.terminatingPods().stream().filter(pod -> ofRun(pod, layout, attempt)).toList();
     return podGone
-        || !observation.terminatingPods().isEmpty()
-        || Stream.concat(pods.values().stream(), observation.terminatingPods().stream())
-            .anyMatch(pod -> PodFailureDescriber.disruption(pod).isPresent() || evicted(pod));
+        || !goingOfThisRun.isEmpty()
+        || Stream.concat(pods.values().stream(), goingOfThisRun.stream())
+            .anyMatch(JobOutcomeJudge::takenAway);
   }
 
-  /**
-   * A pod its kubelet evicted (memory or disk pressure), as kubelets before DisruptionTarget say.
-   */
-  private static boolean evicted(Pod pod) {
-    return pod.getStatus() != null && "Evicted".equals(pod.getStatus().getReason());
+  /** Whether the pod is one of the run {@code attempt}'s pods {@code 0 .. podCount-1}. */
+  private static boolean ofRun(Pod pod, JobLayout layout, String attempt) {
+    Map<String, String> labels =
+        Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of());
+    String index = labels.getOrDefault(JobNames.POD_INDEX_LABEL, "");
+    return index.matches("\\d{1,6}")
+        && Integer.parseInt(index) < layout.podCount()
+        && attempt.equals(labels.getOrDefault(JobNames.RESTART_ATTEMPT_LABEL, attempt));
+  }
+
+  private static boolean takenAway(Pod pod) {
+    Optional<String> disruption = PodFailureDescriber.disruption(pod);
+    String evictedFor =
+        pod.getStatus() != null && "Evicted".equals(pod.getStatus().getReason())
+            ? Objects.requireNonNullElse(pod.getStatus().getMessage(), "")
+            : null;
+    return (disruption.isPresent() && !forItsOwnLimits(disruption.get()))
+        || (evictedFor != null && !forItsOwnLimits(evictedFor));
+  }
+
+  /** The kubelet's words for an eviction over the pod's own limits, not the node's pressure. */
+  private static boolean forItsOwnLimits(String message) {
+    return message.contains("exceeds the limit")
+        || message.contains("exceeds the total limit")
+        || message.contains("exceeded its local ephemeral storage limit");
   }
 
   private static boolean allPodsSucceeded(JobLayout layout, JobObservation observation) {

@@ -8,12 +8,14 @@ import dev.gpucomm.api.v1alpha1.RestartCause;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * spec.failurePolicy at work: whether a run's failure starts the job afresh, and whether a restart
@@ -22,6 +24,8 @@ import java.util.Optional;
  * failed run's pods go.
  */
 final class JobRestarts {
+  private static final Logger LOG = Logger.getLogger(JobRestarts.class);
+
   private JobRestarts() {}
 
   /**
@@ -71,7 +75,11 @@ final class JobRestarts {
    * that deletion never reaches (a webhook or a policy refusing it), a spec ConfigMap a foreign
    * finalizer holds. Pods that terminate too long are {@link JobOutcomeJudge}'s to name.
    */
-  static Optional<JobOutcome> overdue(CommJobStatus status, Duration limit, Instant now) {
+  static Optional<JobOutcome> overdue(
+      CommJobStatus status, JobObservation observation, Duration limit, Instant now) {
+    if (observation.podsByIndex().isEmpty() && !observation.started()) {
+      return Optional.empty(); // all that is left is terminating, within its grace period or not
+    }
     return marked(status)
         .map(Condition::getLastTransitionTime)
         .filter(text -> text != null && !text.isEmpty())
@@ -93,7 +101,9 @@ final class JobRestarts {
 
   /**
    * Empties the results ConfigMap of a failed run's report, so that the status and {@code gpucomm
-   * report} never show it as the new run's; the new run's rank 0 writes its own.
+   * report} never show it as the new run's; the new run's rank 0 writes its own. Best effort: a
+   * ConfigMap that cannot be edited (gone, immutable, a policy) must not hold the restart up, and
+   * the status ignores the report while the job restarts.
    */
   static void forgetReport(KubernetesClient client, Optional<ConfigMap> results) {
     if (results.isEmpty()
@@ -101,16 +111,24 @@ final class JobRestarts {
       return;
     }
     ConfigMap held = results.get();
-    client
-        .configMaps()
-        .inNamespace(held.getMetadata().getNamespace())
-        .withName(held.getMetadata().getName())
-        .edit(
-            configMap -> {
-              configMap.setData(null);
-              configMap.setBinaryData(null);
-              return configMap;
-            });
+    try {
+      client
+          .configMaps()
+          .inNamespace(held.getMetadata().getNamespace())
+          .withName(held.getMetadata().getName())
+          .edit(
+              configMap -> {
+                configMap.setData(null);
+                configMap.setBinaryData(null);
+                return configMap;
+              });
+    } catch (KubernetesClientException e) {
+      LOG.warnf(
+          "%s/%s: the failed run's report was not emptied: %s",
+          held.getMetadata().getNamespace(),
+          held.getMetadata().getName(),
+          PodFailureDescriber.lastLine(String.valueOf(e.getMessage())));
+    }
   }
 
   private static boolean isEmpty(Map<String, String> map) {

@@ -53,6 +53,22 @@ class CommJobEventRecorderTest {
   }
 
   @Test
+  void aRestartIsOneWarningNamedRestartingWhateverItsKindOfFailure() {
+    CommJobStatus before =
+        status(null, condition("Ready", "True", "PodsRunning", "2 of 2 pods running"));
+    CommJobStatus after =
+        status(
+            null,
+            condition("Ready", "False", "Restarting", "the failed run's pods are going"),
+            condition("Restarting", "True", "RankFailed", "restart 1 of 2 after RankFailed: x"));
+
+    assertThat(CommJobEventRecorder.transitions(before, after))
+        .containsExactly(
+            new JobEvent(
+                "Restarting", "Warning", "Restarting=True: restart 1 of 2 after RankFailed: x"));
+  }
+
+  @Test
   void anUnchangedStatusTellsNothing() {
     CommJobStatus same =
         status("2026-01-01T00:00:00Z", condition("Failed", "True", "Timeout", "not finished"));

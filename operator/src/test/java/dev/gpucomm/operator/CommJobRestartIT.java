@@ -94,9 +94,14 @@ class CommJobRestartIT {
     assertThat(condition(succeeded, "Restarting").getReason()).isEqualTo("Restarted");
     events.await("drained", "Restarted");
     assertThat(events.of("drained"))
-        .filteredOn(e -> "Disruption".equals(e.getReason()))
+        .filteredOn(e -> "Restarting".equals(e.getReason()))
         .singleElement()
-        .satisfies(e -> assertThat(e.getType()).isEqualTo("Warning"));
+        .satisfies(
+            e -> {
+              assertThat(e.getType()).isEqualTo("Warning");
+              assertThat(e.getMessage())
+                  .startsWith("Restarting=True: restart 1 of 1 after PodDeleted: pod drained-1");
+            });
   }
 
   @Test

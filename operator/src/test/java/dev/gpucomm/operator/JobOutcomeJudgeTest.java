@@ -463,6 +463,21 @@ class JobOutcomeJudgeTest {
     }
 
     @Test
+    void aPodEvictedForItsOwnSharedMemoryLimitIsItsRanksFailureNotADisruption() {
+      Pod overShm = failed("job-1", "");
+      overShm.getStatus().setReason("Evicted");
+      overShm
+          .getStatus()
+          .setMessage("Usage of EmptyDir volume \"dshm\" exceeds the limit \"8Gi\". ");
+
+      JobOutcome outcome =
+          outcome(
+              jobRestarting(1), Map.of(0, running("job-0"), 1, overShm), STARTED.plusSeconds(9));
+
+      assertThat(outcome).as("it would be evicted again").isInstanceOf(JobOutcome.Failed.class);
+    }
+
+    @Test
     void aFailureThatWouldRecurIsNeverRestarted() {
       CommJob job = jobRestarting(3);
       job.getSpec().getFailurePolicy().setRestartOn(List.of(RestartCause.values()));

@@ -30,8 +30,9 @@ public class FailurePolicy {
       value = "self.all(cause, self.exists_one(other, other == cause))",
       message = "names a kind of failure twice")
   @JsonPropertyDescription(
-      "Which failures restart the job: Disruption (a pod deleted, preempted or evicted by"
-          + " its kubelet, whether it failed or its peers' ranks did on its silence),"
+      "Which failures restart the job: Disruption (a pod deleted, preempted, or evicted by"
+          + " its kubelet for the node's sake, whether it failed or its peers' ranks did on its"
+          + " silence),"
           + " RankFailed (a rank exited with an error, a result that failed validation"
           + " included) and Timeout (the run passed spec.timeoutSeconds); [Disruption] when"
           + " omitted. A node that stops answering shows first as its peers' RankFailed: its"
