@@ -8,6 +8,7 @@ import dev.gpucomm.api.v1alpha1.Phase;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.e2e.cluster.Cluster;
 import dev.gpucomm.e2e.cluster.ClusterExtension;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -95,9 +96,12 @@ class CommJobLifecycleE2E {
         .as("the new run's pods")
         .hasSize(2)
         .doesNotContainAnyElementsOf(firstRun);
-    BenchmarkReport report =
-        Reports.benchmark(jobs.results("resilient").getData().get("report.json"));
+    ConfigMap results = jobs.results("resilient");
+    BenchmarkReport report = Reports.benchmark(results.getData().get("report.json"));
     assertThat(report.worldSize()).as("ranks that rendezvoused in the new run").isEqualTo(2);
+    assertThat(results.getMetadata().getAnnotations())
+        .as("rank 0 stamped the run its report is of")
+        .containsEntry("gpucomm.dev/restart-attempt", "1");
   }
 
   @Test

@@ -68,7 +68,9 @@ public class CommJobStatusAggregator {
     String reportProblem = null;
     // a restarting job's report is its failed run's, being emptied: never the new run's
     Optional<String> json =
-        outcome instanceof JobOutcome.Restarting ? Optional.empty() : reportJson(after.results());
+        outcome instanceof JobOutcome.Restarting
+            ? Optional.empty()
+            : reportJson(after.results(), JobRestarts.made(previous));
     if (json.isPresent()) {
       try {
         report =
@@ -302,10 +304,22 @@ public class CommJobStatusAggregator {
             });
   }
 
-  private static Optional<String> reportJson(Optional<ConfigMap> results) {
+  /**
+   * report.json of the results ConfigMap, when it is this run's: a failed run's rank 0 may publish
+   * after its job restarted, and stamps the run it is of (a report without a stamp is an older
+   * runtime's, taken as the current run's).
+   */
+  private static Optional<String> reportJson(Optional<ConfigMap> results, int runAttempt) {
     return results
+        .filter(configMap -> ofRun(configMap, runAttempt))
         .map(ConfigMap::getData)
         .map(data -> data.get(CommJobResultsConfigMapDependentResource.REPORT_JSON));
+  }
+
+  private static boolean ofRun(ConfigMap results, int runAttempt) {
+    Map<String, String> annotations = results.getMetadata().getAnnotations();
+    String stamp = annotations == null ? null : annotations.get(JobNames.REPORT_RUN_ANNOTATION);
+    return stamp == null || stamp.equals(Integer.toString(runAttempt));
   }
 
   private static Condition ready(

@@ -18,6 +18,12 @@ public record JobNames(String job) {
    */
   public static final String RESTART_ATTEMPT_LABEL = CommJob.GROUP + "/restart-attempt";
 
+  /**
+   * Annotation on the results ConfigMap that rank 0 writes with its report: the restart attempt of
+   * the run the report is of (the runtime's ResultsConfigMapPublisher names the same key).
+   */
+  public static final String REPORT_RUN_ANNOTATION = RESTART_ATTEMPT_LABEL;
+
   /** Annotation on the spec ConfigMap: the CommJob generation whose spec the job runs. */
   public static final String SPEC_GENERATION_ANNOTATION = CommJob.GROUP + "/spec-generation";
 

@@ -46,6 +46,9 @@ public class PodTemplateFactory {
   public static final String ENV_WORLD_SIZE = "GPUCOMM_WORLD_SIZE";
   public static final String ENV_RENDEZVOUS = "GPUCOMM_RENDEZVOUS";
 
+  /** The run the pod belongs to (its restart-attempt label), which rank 0 stamps on its report. */
+  public static final String ENV_RESTART_ATTEMPT = "GPUCOMM_RESTART_ATTEMPT";
+
   /** The node and pod a rank runs in (downward API), so that reports name a slow rank's node. */
   public static final String ENV_NODE_NAME = "GPUCOMM_NODE_NAME";
 
@@ -60,6 +63,7 @@ public class PodTemplateFactory {
           ENV_RANKS_PER_POD,
           ENV_WORLD_SIZE,
           ENV_RENDEZVOUS,
+          ENV_RESTART_ATTEMPT,
           ENV_NODE_NAME,
           ENV_POD_NAME,
           "RANK",
@@ -202,6 +206,8 @@ public class PodTemplateFactory {
     env.add(new EnvVar(ENV_RANKS_PER_POD, Integer.toString(layout.ranksPerPod()), null));
     env.add(new EnvVar(ENV_WORLD_SIZE, Integer.toString(layout.worldSize()), null));
     env.add(new EnvVar(ENV_RENDEZVOUS, rendezvous, null));
+    env.add(
+        new EnvVar(ENV_RESTART_ATTEMPT, Integer.toString(JobRestarts.made(job.getStatus())), null));
     env.add(fieldRef(ENV_NODE_NAME, "spec.nodeName"));
     env.add(fieldRef(ENV_POD_NAME, "metadata.name"));
     return new ContainerBuilder()

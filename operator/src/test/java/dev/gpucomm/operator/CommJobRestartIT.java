@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -131,11 +132,7 @@ class CommJobRestartIT {
   void aFailedRunsReportIsForgottenSoThatItNeverPassesForTheNewRuns() {
     startRunning("reported", "failurePolicy: {maxRestarts: 1}");
     List<String> firstRun = stopSlowly("reported");
-    cluster.publishReport(
-        "reported",
-        TestReports.allreduce("reported")
-            .size(524288, null, "ring", timing("ring", 30.0, null, 29.0))
-            .json());
+    cluster.publishReport("reported", sweep("reported", 30.0));
     cluster.awaitStatus("reported", s -> s.getSummary() != null);
 
     client.pods().inNamespace(cluster.namespace).withName("reported-1").delete();
@@ -152,6 +149,24 @@ class CommJobRestartIT {
     assertThat(restarting.getBest()).isNull();
     release("reported");
     awaitNewRun("reported", firstRun);
+    cluster.awaitStatus("reported", s -> hasCondition(s, "Restarting", "False", "Restarted"));
+
+    // the failed run's rank 0, still in its grace period, publishes late
+    cluster.publishReport("reported", sweep("reported", 30.0), 0);
+    await("the failed run's late report is not the new run's")
+        .during(Duration.ofSeconds(2))
+        .atMost(TestCluster.PATIENCE)
+        .until(() -> cluster.job("reported").getStatus().getSummary() == null);
+
+    cluster.publishReport("reported", sweep("reported", 31.0), 1);
+    CommJobStatus ofTheNewRun = cluster.awaitStatus("reported", s -> s.getSummary() != null);
+    assertThat(ofTheNewRun.getSummary().getFirst().getLatencyMicros()).isEqualTo(31.0);
+  }
+
+  private static String sweep(String job, double ringMicros) {
+    return TestReports.allreduce(job)
+        .size(524288, null, "ring", timing("ring", ringMicros, null, ringMicros - 1))
+        .json();
   }
 
   @Test

@@ -125,6 +125,22 @@ final class TestCluster {
             });
   }
 
+  /** As {@link #publishReport(String, String)}, by rank 0 of run {@code restartAttempt}. */
+  void publishReport(String job, String reportJson, int restartAttempt) {
+    client
+        .configMaps()
+        .inNamespace(namespace)
+        .withName(job + "-results")
+        .edit(
+            cm -> {
+              cm.setData(Map.of("report.json", reportJson, "report.md", "| size | ... |"));
+              cm.getMetadata()
+                  .setAnnotations(
+                      Map.of(JobNames.REPORT_RUN_ANNOTATION, Integer.toString(restartAttempt)));
+              return cm;
+            });
+  }
+
   void createConfigMap(String name, String key, String value) {
     client
         .configMaps()

@@ -10,10 +10,13 @@ import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.rank.FaultInjection;
 import dev.gpucomm.runtime.rank.RankMain;
 import dev.gpucomm.runtime.rank.Site;
+import dev.gpucomm.runtime.spec.AsciiIntegers;
 import io.fabric8.kubernetes.client.Config;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
@@ -136,8 +139,28 @@ final class RankCommand implements Callable<Integer> {
     String job = context.env().get(EnvVars.JOB);
     Optional<Config> api = KubeClients.forRank(context.env(), RetryPolicy.RESULTS);
     if (api.isPresent() && namespace != null && job != null) {
-      return new Site.Cluster(KubeClients.create(api.get()), namespace, job);
+      return new Site.Cluster(
+          KubeClients.create(api.get()), namespace, job, restartAttempt(context.env()));
     }
     return new Site.Terminal();
+  }
+
+  /** The run this pod belongs to, as the operator set it; empty where it set none. */
+  static OptionalInt restartAttempt(Map<String, String> env) {
+    String text = env.get(EnvVars.RESTART_ATTEMPT);
+    if (text == null || text.isEmpty()) {
+      return OptionalInt.empty();
+    }
+    int attempt;
+    try {
+      attempt = AsciiIntegers.parseInt(text);
+    } catch (NumberFormatException e) {
+      attempt = -1;
+    }
+    if (attempt < 0) {
+      throw new IllegalArgumentException(
+          EnvVars.RESTART_ATTEMPT + ": " + text + " is not a restart attempt (0, 1, 2 ...)");
+    }
+    return OptionalInt.of(attempt);
   }
 }

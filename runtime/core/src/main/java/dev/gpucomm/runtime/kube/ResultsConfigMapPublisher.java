@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * Merges rank 0's files into its job's results ConfigMap {@code <job>-results}, which the operator
@@ -18,15 +19,28 @@ import java.util.Map;
 public final class ResultsConfigMapPublisher {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * Annotation of the results ConfigMap: the run (the restart attempt of the job's pods) whose
+   * report its data holds, so that the operator never takes a failed run's late report for the run
+   * after its restart.
+   */
+  public static final String RESTART_ATTEMPT_ANNOTATION = "gpucomm.dev/restart-attempt";
+
   private final KubernetesClient client;
   private final String namespace;
   private final String job;
+  private final OptionalInt restartAttempt;
 
-  /** {@code client} should retry as {@link RetryPolicy#RESULTS} does. */
-  public ResultsConfigMapPublisher(KubernetesClient client, String namespace, String job) {
+  /**
+   * {@code client} should retry as {@link RetryPolicy#RESULTS} does; {@code restartAttempt} is the
+   * run the pod belongs to, when the operator said.
+   */
+  public ResultsConfigMapPublisher(
+      KubernetesClient client, String namespace, String job, OptionalInt restartAttempt) {
     this.client = client;
     this.namespace = namespace;
     this.job = job;
+    this.restartAttempt = restartAttempt;
   }
 
   public static String configMapName(String job) {
@@ -39,7 +53,7 @@ public final class ResultsConfigMapPublisher {
 
   /**
    * Sets {@code data} keys of the results ConfigMap by a JSON merge patch, so keys already there
-   * stay.
+   * stay, and stamps the run they are of.
    *
    * @throws KubeApiException naming the ConfigMap when it does not exist, may not be patched, or
    *     the API server stayed unreachable or overloaded through every retry
@@ -48,6 +62,13 @@ public final class ResultsConfigMapPublisher {
     ObjectNode patch = JSON.createObjectNode();
     ObjectNode values = patch.putObject("data");
     data.forEach(values::put);
+    // in the same patch: the report and the run it is of change together
+    restartAttempt.ifPresent(
+        attempt ->
+            patch
+                .putObject("metadata")
+                .putObject("annotations")
+                .put(RESTART_ATTEMPT_ANNOTATION, Integer.toString(attempt)));
     // Named by an object rather than withName(): that way Fabric8 sends the patch alone, without
     // reading the ConfigMap first.
     Resource<ConfigMap> configMap =

@@ -27,6 +27,12 @@ public final class EnvVars {
   /** host:port of the rendezvous store. */
   public static final String RENDEZVOUS = "GPUCOMM_RENDEZVOUS";
 
+  /**
+   * Which run of its job the pod belongs to: 0, then one more for each restart the operator made;
+   * rank 0 stamps it on the report it publishes. Unset outside a cluster.
+   */
+  public static final String RESTART_ATTEMPT = "GPUCOMM_RESTART_ATTEMPT";
+
   // Set by the launcher for each rank, like torchrun.
   public static final String RANK = "RANK";
   public static final String LOCAL_RANK = "LOCAL_RANK";

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.function.Function;
 
 /**
@@ -62,7 +63,8 @@ public sealed interface Site {
   /**
    * A pod: rank 0 merges the files into ConfigMap {@code <job>-results}, which the operator made.
    */
-  record Cluster(KubernetesClient client, String namespace, String job) implements Site {
+  record Cluster(KubernetesClient client, String namespace, String job, OptionalInt restartAttempt)
+      implements Site {
     public String resultsConfigMap() {
       return ResultsConfigMapPublisher.configMapName(job);
     }
@@ -72,7 +74,7 @@ public sealed interface Site {
     public void publish(Map<String, String> files) {
       Map<String, String> data = new LinkedHashMap<>(files);
       data.remove(ReportFiles.CSV);
-      new ResultsConfigMapPublisher(client, namespace, job).publish(data);
+      new ResultsConfigMapPublisher(client, namespace, job, restartAttempt).publish(data);
     }
 
     /** A tuning reference names a ConfigMap (e.g. a tune job's results) holding tuning.json. */

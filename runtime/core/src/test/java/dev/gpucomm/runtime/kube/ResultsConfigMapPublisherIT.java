@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,6 +67,21 @@ class ResultsConfigMapPublisherIT {
     assertThat(patch.getPath()).isEqualTo(RESULTS_PATH);
     assertThat(patch.getHeader("Authorization")).isEqualTo("Bearer " + TOKEN);
     assertThat(patch.getHeader("Content-Type")).startsWith("application/merge-patch+json");
+  }
+
+  @Test
+  void theReportIsStampedWithTheRunItIsOfInTheSamePatch() throws Exception {
+    givenResultsConfigMap(Map.of());
+    int before = server.getRequestCount();
+
+    new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(2))
+        .publish(Map.of("report.json", "{\"schemaVersion\":1}"));
+
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+    ConfigMap results = admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get();
+    assertThat(results.getMetadata().getAnnotations())
+        .containsEntry(ResultsConfigMapPublisher.RESTART_ATTEMPT_ANNOTATION, "2");
+    assertThat(results.getData()).containsKey("report.json");
   }
 
   @Test
@@ -136,7 +153,9 @@ class ResultsConfigMapPublisherIT {
                 .applyTo(KubeClients.overridden(closedPort, serviceAccount)))) {
 
       assertThatThrownBy(
-              () -> new ResultsConfigMapPublisher(unreachable, "ml", "ar-tp4").publish(Map.of()))
+              () ->
+                  new ResultsConfigMapPublisher(unreachable, "ml", "ar-tp4", OptionalInt.empty())
+                      .publish(Map.of()))
           .isInstanceOf(KubeApiException.class)
           .hasMessageStartingWith(
               "cannot patch ConfigMap ml/ar-tp4-results: API server " + closedPort)
@@ -192,7 +211,7 @@ class ResultsConfigMapPublisherIT {
   }
 
   private ResultsConfigMapPublisher publisher() {
-    return new ResultsConfigMapPublisher(rank, "ml", "ar-tp4");
+    return new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.empty());
   }
 
   private void givenResultsConfigMap(Map<String, String> data) {
