@@ -100,10 +100,10 @@ final class JobRestarts {
   }
 
   /**
-   * Empties the results ConfigMap of a failed run's report, so that the status and {@code gpucomm
-   * report} never show it as the new run's; the new run's rank 0 writes its own. Best effort: a
-   * ConfigMap that cannot be edited (gone, immutable, a policy) must not hold the restart up, and
-   * the status ignores the report while the job restarts.
+   * Empties the results ConfigMap of a failed, or suspended, run's report, so that the status and
+   * {@code gpucomm report} never show it as the next run's; the next run's rank 0 writes its own.
+   * Best effort: a ConfigMap that cannot be edited (gone, immutable, a policy) must not hold the
+   * restart up, and the status ignores the report while the job restarts.
    */
   static void forgetReport(KubernetesClient client, Optional<ConfigMap> results) {
     if (results.isEmpty()
@@ -120,6 +120,10 @@ final class JobRestarts {
               configMap -> {
                 configMap.setData(null);
                 configMap.setBinaryData(null);
+                // a next run whose runtime stamps nothing must not inherit this run's stamp
+                if (configMap.getMetadata().getAnnotations() != null) {
+                  configMap.getMetadata().getAnnotations().remove(JobNames.REPORT_RUN_ANNOTATION);
+                }
                 return configMap;
               });
     } catch (KubernetesClientException e) {

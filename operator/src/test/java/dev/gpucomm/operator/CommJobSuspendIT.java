@@ -1,5 +1,6 @@
 package dev.gpucomm.operator;
 
+import static dev.gpucomm.api.v1alpha1.report.TestReports.timing;
 import static dev.gpucomm.operator.TestCluster.condition;
 import static dev.gpucomm.operator.TestCluster.hasCondition;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,6 +9,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.report.TestReports;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -111,6 +114,14 @@ class CommJobSuspendIT {
     cluster.kubelet.run("preempted-1");
     cluster.awaitStatus("preempted", s -> s.getRunningTime() != null);
 
+    cluster.publishReport(
+        "preempted",
+        TestReports.allreduce("preempted")
+            .size(524288, null, "ring", timing("ring", 30.0, null, 29.0))
+            .json(),
+        0);
+    cluster.awaitStatus("preempted", s -> s.getSummary() != null);
+
     cluster.edit("preempted", job -> job.getSpec().setSuspend(true));
 
     cluster.awaitPods("preempted");
@@ -121,6 +132,11 @@ class CommJobSuspendIT {
     assertThat(suspended.getRunningTime()).isNull();
     assertThat(condition(suspended, "Failed").getStatus()).isEqualTo("False");
     await().atMost(TestCluster.PATIENCE).until(() -> cluster.configMap("preempted-spec") == null);
+    ConfigMap results = cluster.configMap("preempted-results");
+    assertThat(results.getData()).as("the suspended run's report, not the resumed run's").isEmpty();
+    assertThat(results.getMetadata().getAnnotations())
+        .doesNotContainKey(JobNames.REPORT_RUN_ANNOTATION);
+    assertThat(cluster.job("preempted").getStatus().getSummary()).isNull();
 
     cluster.edit("preempted", job -> job.getSpec().setSuspend(false));
 
