@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -112,21 +113,20 @@ final class TestCluster {
     return client.configMaps().inNamespace(namespace).withName(name).get();
   }
 
-  /** Patches report.json into the results ConfigMap, as rank 0 does at the end of a run. */
+  /**
+   * Patches report.json into the results ConfigMap, as rank 0 of a runtime that stamps no run does
+   * at the end of a run.
+   */
   void publishReport(String job, String reportJson) {
-    client
-        .configMaps()
-        .inNamespace(namespace)
-        .withName(job + "-results")
-        .edit(
-            cm -> {
-              cm.setData(Map.of("report.json", reportJson, "report.md", "| size | ... |"));
-              return cm;
-            });
+    publishReport(job, reportJson, OptionalInt.empty());
   }
 
   /** As {@link #publishReport(String, String)}, by rank 0 of run {@code restartAttempt}. */
   void publishReport(String job, String reportJson, int restartAttempt) {
+    publishReport(job, reportJson, OptionalInt.of(restartAttempt));
+  }
+
+  private void publishReport(String job, String reportJson, OptionalInt restartAttempt) {
     client
         .configMaps()
         .inNamespace(namespace)
@@ -134,9 +134,11 @@ final class TestCluster {
         .edit(
             cm -> {
               cm.setData(Map.of("report.json", reportJson, "report.md", "| size | ... |"));
-              cm.getMetadata()
-                  .setAnnotations(
-                      Map.of(JobNames.REPORT_RUN_ANNOTATION, Integer.toString(restartAttempt)));
+              restartAttempt.ifPresent(
+                  attempt ->
+                      cm.getMetadata()
+                          .setAnnotations(
+                              Map.of(JobNames.REPORT_RUN_ANNOTATION, Integer.toString(attempt))));
               return cm;
             });
   }
