@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -55,20 +56,102 @@ public final class ResultsConfigMapPublisher {
    * Sets {@code data} keys of the results ConfigMap by a JSON merge patch, so keys already there
    * stay, and stamps the run they are of.
    *
-   * @throws KubeApiException naming the ConfigMap when it does not exist, may not be patched, or
-   *     the API server stayed unreachable or overloaded through every retry
+   * <p>A stamped report is published only over a report of the same run or an earlier one: the
+   * patch carries the resourceVersion it read, so that a failed run's rank 0, publishing late on an
+   * unreachable node, can neither overwrite the report of the run that replaced it nor slip in
+   * between that run's read and write.
+   *
+   * @throws KubeApiException naming the ConfigMap when it does not exist, may not be patched, holds
+   *     a later run's report, or the API server stayed unreachable or overloaded through every
+   *     retry
    */
   public void publish(Map<String, String> data) {
+    if (restartAttempt.isEmpty()) {
+      patch(data, Optional.empty());
+      return;
+    }
+    int run = restartAttempt.getAsInt();
+    for (int tries = 1; ; tries++) {
+      ConfigMap current = read();
+      OptionalInt published = runOf(current);
+      if (published.isPresent() && published.getAsInt() > run) {
+        throw new KubeApiException(
+            "not publishing to ConfigMap "
+                + namespace
+                + "/"
+                + configMapName()
+                + ": it holds the report of run "
+                + published.getAsInt()
+                + " of the job, which replaced this run ("
+                + run
+                + ")",
+            409);
+      }
+      try {
+        patch(data, Optional.ofNullable(current.getMetadata().getResourceVersion()));
+        return;
+      } catch (KubeApiException e) {
+        // 409: the ConfigMap changed since it was read (the operator emptying it, another run
+        // publishing); read it again
+        if (e.status() != 409 || tries == CONFLICT_TRIES) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** How often a stamped publish reads the ConfigMap again after it changed under the patch. */
+  static final int CONFLICT_TRIES = 5;
+
+  private ConfigMap read() {
+    ConfigMap current;
+    try {
+      current = client.configMaps().inNamespace(namespace).withName(configMapName()).get();
+    } catch (KubernetesClientException e) {
+      throw KubeApiException.of(
+          e, "get", namespace, configMapName(), client.getMasterUrl().toString());
+    }
+    if (current == null) {
+      throw new KubeApiException(
+          "cannot get ConfigMap "
+              + namespace
+              + "/"
+              + configMapName()
+              + ": HTTP 404 (not found: the operator creates it with the job)",
+          404);
+    }
+    return current;
+  }
+
+  /** The run whose report {@code configMap} holds, when stamped with a number. */
+  private static OptionalInt runOf(ConfigMap configMap) {
+    Map<String, String> annotations = configMap.getMetadata().getAnnotations();
+    String stamp = annotations == null ? null : annotations.get(RESTART_ATTEMPT_ANNOTATION);
+    if (stamp == null) {
+      return OptionalInt.empty();
+    }
+    try {
+      return OptionalInt.of(Integer.parseInt(stamp.strip()));
+    } catch (NumberFormatException e) {
+      return OptionalInt.empty();
+    }
+  }
+
+  private void patch(Map<String, String> data, Optional<String> readAtVersion) {
     ObjectNode patch = JSON.createObjectNode();
     ObjectNode values = patch.putObject("data");
     data.forEach(values::put);
-    // in the same patch: the report and the run it is of change together
-    restartAttempt.ifPresent(
-        attempt ->
-            patch
-                .putObject("metadata")
-                .putObject("annotations")
-                .put(RESTART_ATTEMPT_ANNOTATION, Integer.toString(attempt)));
+    if (restartAttempt.isPresent() || readAtVersion.isPresent()) {
+      ObjectNode metadata = patch.putObject("metadata");
+      // in the same patch: the report and the run it is of change together
+      restartAttempt.ifPresent(
+          attempt ->
+              metadata
+                  .putObject("annotations")
+                  .put(RESTART_ATTEMPT_ANNOTATION, Integer.toString(attempt)));
+      // a merge patch that names a resourceVersion is refused (409) unless it is the current one
+      readAtVersion.ifPresent(version -> metadata.put("resourceVersion", version));
+    }
     // Named by an object rather than withName(): that way Fabric8 sends the patch alone, without
     // reading the ConfigMap first.
     Resource<ConfigMap> configMap =

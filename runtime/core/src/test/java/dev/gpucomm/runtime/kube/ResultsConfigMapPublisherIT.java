@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.kube;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,9 +14,12 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,11 +81,100 @@ class ResultsConfigMapPublisherIT {
     new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(2))
         .publish(Map.of("report.json", "{\"schemaVersion\":1}"));
 
-    assertThat(server.getRequestCount() - before).isEqualTo(1);
+    assertThat(server.getRequestCount() - before).as("a read, then one patch").isEqualTo(2);
     ConfigMap results = admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get();
     assertThat(results.getMetadata().getAnnotations())
         .containsEntry(ResultsConfigMapPublisher.RESTART_ATTEMPT_ANNOTATION, "2");
     assertThat(results.getData()).containsKey("report.json");
+  }
+
+  @Test
+  void aFailedRunPublishingLateNeverOverwritesTheReportOfTheRunThatReplacedIt() {
+    givenResultsConfigMap(Map.of("report.json", "{\"run\":3}"), "3");
+    int before = server.getRequestCount();
+
+    assertThatThrownBy(
+            () ->
+                new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(2))
+                    .publish(Map.of("report.json", "{\"run\":2}")))
+        .isInstanceOf(KubeApiException.class)
+        .hasMessage(
+            "not publishing to ConfigMap ml/ar-tp4-results: it holds the report of run 3 of the"
+                + " job, which replaced this run (2)");
+    assertThat(server.getRequestCount() - before).as("the read alone").isEqualTo(1);
+    assertThat(resultsData()).containsEntry("report.json", "{\"run\":3}");
+  }
+
+  @Test
+  void aRunPublishesOverAnEarlierRunsReport() {
+    givenResultsConfigMap(Map.of("report.json", "{\"run\":0}", "latency.svg", "<svg/>"), "0");
+
+    new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(1))
+        .publish(Map.of("report.json", "{\"run\":1}"));
+
+    ConfigMap results = admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get();
+    assertThat(results.getData()).containsEntry("report.json", "{\"run\":1}");
+    assertThat(results.getMetadata().getAnnotations())
+        .containsEntry(ResultsConfigMapPublisher.RESTART_ATTEMPT_ANNOTATION, "1");
+  }
+
+  @Test
+  void theReportIsPatchedOnlyAtTheVersionItWasCheckedAgainstAndReadAgainAfterAConflict() {
+    givenResultsConfigMap(Map.of());
+    String readAt =
+        admin
+            .configMaps()
+            .inNamespace("ml")
+            .withName("ar-tp4-results")
+            .get()
+            .getMetadata()
+            .getResourceVersion();
+    List<String> refusedPatches = new ArrayList<>();
+    server
+        .expect()
+        .patch()
+        .withPath(RESULTS_PATH)
+        .andReply(
+            409,
+            request -> {
+              refusedPatches.add(request.getBody().readUtf8());
+              return MockApiServer.status(409, "Conflict", "the object has been modified");
+            })
+        .once();
+    int before = server.getRequestCount();
+
+    new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(0))
+        .publish(Map.of("report.json", "{}"));
+
+    assertThat(server.getRequestCount() - before)
+        .as("read, refused patch, read again, patch")
+        .isEqualTo(4);
+    assertThat(refusedPatches)
+        .singleElement(as(InstanceOfAssertFactories.STRING))
+        .contains("\"resourceVersion\":\"" + readAt + "\"");
+    assertThat(resultsData()).containsEntry("report.json", "{}");
+  }
+
+  @Test
+  void aResultsConfigMapThatKeepsChangingEndsThePublishWithTheConflictNamed() {
+    givenResultsConfigMap(Map.of());
+    server
+        .expect()
+        .patch()
+        .withPath(RESULTS_PATH)
+        .andReturn(409, MockApiServer.status(409, "Conflict", "the object has been modified"))
+        .always();
+    int before = server.getRequestCount();
+
+    assertThatThrownBy(
+            () ->
+                new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(0))
+                    .publish(Map.of("report.json", "{}")))
+        .isInstanceOf(KubeApiException.class)
+        .hasMessage(
+            "cannot patch ConfigMap ml/ar-tp4-results: HTTP 409: the object has been modified");
+    assertThat(server.getRequestCount() - before)
+        .isEqualTo(2 * ResultsConfigMapPublisher.CONFLICT_TRIES);
   }
 
   @Test
@@ -215,6 +308,11 @@ class ResultsConfigMapPublisherIT {
   }
 
   private void givenResultsConfigMap(Map<String, String> data) {
+    givenResultsConfigMap(data, null);
+  }
+
+  /** {@code run}: the restart attempt the ConfigMap is stamped with, or null for none. */
+  private void givenResultsConfigMap(Map<String, String> data, String run) {
     admin
         .configMaps()
         .inNamespace("ml")
@@ -222,6 +320,10 @@ class ResultsConfigMapPublisherIT {
             new ConfigMapBuilder()
                 .withNewMetadata()
                 .withName("ar-tp4-results")
+                .withAnnotations(
+                    run == null
+                        ? Map.of()
+                        : Map.of(ResultsConfigMapPublisher.RESTART_ATTEMPT_ANNOTATION, run))
                 .endMetadata()
                 .withData(data)
                 .build())
