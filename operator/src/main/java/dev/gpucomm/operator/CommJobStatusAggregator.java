@@ -5,6 +5,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Expectation;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.api.v1alpha1.report.ExpectationVerdict;
 import dev.gpucomm.api.v1alpha1.report.FabricVerdict;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Builds a CommJob's status from a {@link JobPlan} and what exists after the workflow ran: phase,
@@ -317,9 +319,8 @@ public class CommJobStatusAggregator {
   }
 
   private static boolean ofRun(ConfigMap results, int runAttempt) {
-    Map<String, String> annotations = results.getMetadata().getAnnotations();
-    String stamp = annotations == null ? null : annotations.get(JobNames.REPORT_RUN_ANNOTATION);
-    return stamp == null || stamp.equals(Integer.toString(runAttempt));
+    OptionalInt stamp = ReportRun.of(results);
+    return stamp.isEmpty() || stamp.getAsInt() == runAttempt;
   }
 
   private static Condition ready(

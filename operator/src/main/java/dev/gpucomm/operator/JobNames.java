@@ -1,6 +1,7 @@
 package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import java.util.Map;
 
 /**
@@ -14,15 +15,10 @@ public record JobNames(String job) {
 
   /**
    * Label carrying which run of its job a pod belongs to: 0, then one more for each restart that
-   * spec.failurePolicy made (JobSet's restart-attempt).
+   * spec.failurePolicy made (JobSet's restart-attempt); the same key as the results ConfigMap's
+   * stamp of the run its report is of.
    */
-  public static final String RESTART_ATTEMPT_LABEL = CommJob.GROUP + "/restart-attempt";
-
-  /**
-   * Annotation on the results ConfigMap that rank 0 writes with its report: the restart attempt of
-   * the run the report is of (the runtime's ResultsConfigMapPublisher names the same key).
-   */
-  public static final String REPORT_RUN_ANNOTATION = RESTART_ATTEMPT_LABEL;
+  public static final String RESTART_ATTEMPT_LABEL = ReportRun.ANNOTATION;
 
   /** Annotation on the spec ConfigMap: the CommJob generation whose spec the job runs. */
   public static final String SPEC_GENERATION_ANNOTATION = CommJob.GROUP + "/spec-generation";

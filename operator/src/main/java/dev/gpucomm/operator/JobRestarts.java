@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.FailurePolicy;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.RestartCause;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -122,7 +123,7 @@ final class JobRestarts {
                 configMap.setBinaryData(null);
                 // a next run whose runtime stamps nothing must not inherit this run's stamp
                 if (configMap.getMetadata().getAnnotations() != null) {
-                  configMap.getMetadata().getAnnotations().remove(JobNames.REPORT_RUN_ANNOTATION);
+                  configMap.getMetadata().getAnnotations().remove(ReportRun.ANNOTATION);
                 }
                 return configMap;
               });

@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.report.TestReports;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -134,8 +135,7 @@ class CommJobSuspendIT {
     await().atMost(TestCluster.PATIENCE).until(() -> cluster.configMap("preempted-spec") == null);
     ConfigMap results = cluster.configMap("preempted-results");
     assertThat(results.getData()).as("the suspended run's report, not the resumed run's").isEmpty();
-    assertThat(results.getMetadata().getAnnotations())
-        .doesNotContainKey(JobNames.REPORT_RUN_ANNOTATION);
+    assertThat(results.getMetadata().getAnnotations()).doesNotContainKey(ReportRun.ANNOTATION);
     assertThat(cluster.job("preempted").getStatus().getSummary()).isNull();
 
     cluster.edit("preempted", job -> job.getSpec().setSuspend(false));

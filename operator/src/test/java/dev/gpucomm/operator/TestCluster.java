@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -137,8 +138,7 @@ final class TestCluster {
               restartAttempt.ifPresent(
                   attempt ->
                       cm.getMetadata()
-                          .setAnnotations(
-                              Map.of(JobNames.REPORT_RUN_ANNOTATION, Integer.toString(attempt))));
+                          .setAnnotations(Map.of(ReportRun.ANNOTATION, Integer.toString(attempt))));
               return cm;
             });
   }

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.report.fetch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,6 +13,7 @@ import java.net.ConnectException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -67,19 +69,58 @@ final class ResultsFetcher {
     if (!files.containsKey(JobResults.REPORT_JSON)) {
       throw new ReportNotFoundException(whyNoReport(namespace, job, configMap.isPresent()));
     }
+    OptionalInt reportRun = ReportRun.of(configMap.get());
+    if (reportRun.isPresent()) {
+      checkOfTheJobsRun(namespace, job, reportRun.getAsInt());
+    }
     return new JobResults(namespace, job, files);
   }
 
+  /**
+   * A report stamped with the run it is of (the restart attempt of the pods whose rank 0 wrote it)
+   * is the job's only while the job is at that run: after a restart it is a failed run's. A CommJob
+   * that is gone or may not be read leaves the report as it is.
+   */
+  private void checkOfTheJobsRun(String namespace, String job, int reportRun) {
+    Optional<GenericKubernetesResource> commJob;
+    try {
+      commJob = commJob(namespace, job);
+    } catch (ApiServerException e) {
+      return;
+    }
+    if (commJob.isEmpty()) {
+      return;
+    }
+    JsonNode status = JSON.valueToTree(commJob.get()).path("status");
+    int jobRun = status.path("restarts").asInt(0);
+    if (jobRun != reportRun) {
+      throw new ReportNotFoundException(
+          "CommJob "
+              + job
+              + " has no report of its current run yet: phase "
+              + status.path("phase").asText("Pending")
+              + ", restart "
+              + jobRun
+              + ", and ConfigMap "
+              + JobResults.configMapName(job)
+              + " holds the report of run "
+              + reportRun);
+    }
+  }
+
+  private Optional<GenericKubernetesResource> commJob(String namespace, String job) {
+    return get(
+        "commjobs " + namespace + "/" + job,
+        () ->
+            client
+                .genericKubernetesResources(COMM_JOBS)
+                .inNamespace(namespace)
+                .withName(job)
+                .get());
+  }
+
   private String whyNoReport(String namespace, String job, boolean configMapExists) {
-    Optional<GenericKubernetesResource> commJob =
-        get(
-            "commjobs " + namespace + "/" + job,
-            () ->
-                client
-                    .genericKubernetesResources(COMM_JOBS)
-                    .inNamespace(namespace)
-                    .withName(job)
-                    .get());
+    Optional<GenericKubernetesResource> commJob = commJob(namespace, job);
     if (commJob.isEmpty()) {
       return "no CommJob "
           + job

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.ReportJson;
@@ -459,6 +460,42 @@ class ReportCommandTest {
   }
 
   @Test
+  void aReportOfARunTheJobRestartedFromIsNotPrintedAsTheJobs() {
+    putResults("bench", "ar-tp4", ReportFiles.forConfigMap(REPORT), "0");
+    givenCommJob("ar-tp4", Map.of("phase", "Running", "restarts", 1));
+
+    Result result = report("ar-tp4", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.out()).isEmpty();
+    assertThat(result.err())
+        .isEqualTo(
+            "gpucomm report: CommJob ar-tp4 has no report of its current run yet: phase Running,"
+                + " restart 1, and ConfigMap ar-tp4-results holds the report of run 0\n");
+  }
+
+  @Test
+  void aReportOfTheJobsCurrentRunIsPrinted() {
+    putResults("bench", "ar-tp4", ReportFiles.forConfigMap(REPORT), "1");
+    givenCommJob("ar-tp4", Map.of("phase", "Succeeded", "restarts", 1));
+
+    Result result = report("ar-tp4", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out()).isEqualTo(ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+  }
+
+  @Test
+  void aStampedReportWhoseJobIsGoneIsStillPrinted() {
+    putResults("bench", "ar-tp4", ReportFiles.forConfigMap(REPORT), "2");
+
+    Result result = report("ar-tp4", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out()).isEqualTo(ReportFiles.render(REPORT).get(ReportFiles.MARKDOWN));
+  }
+
+  @Test
   void aJobThatDoesNotExistIsNamed() {
     Result result = report("ar-tp9", "--kubeconfig", kubeconfig.toString());
 
@@ -688,6 +725,30 @@ class ReportCommandTest {
   record Result(int exitCode, String out, String err) {}
 
   private void putResults(String namespace, String job, Map<String, String> files) {
+    putResults(namespace, job, files, null);
+  }
+
+  /** CommJob {@code name} in namespace bench, as the API server serves it, with this status. */
+  private void givenCommJob(String name, Map<String, Object> status) {
+    api.expect()
+        .get()
+        .withPath("/apis/gpucomm.dev/v1alpha1/namespaces/bench/commjobs/" + name)
+        .andReturn(
+            200,
+            Map.of(
+                "apiVersion",
+                "gpucomm.dev/v1alpha1",
+                "kind",
+                "CommJob",
+                "metadata",
+                Map.of("name", name, "namespace", "bench"),
+                "status",
+                status))
+        .always();
+  }
+
+  /** {@code run}: the run rank 0 stamped on the report, or null for none. */
+  private void putResults(String namespace, String job, Map<String, String> files, String run) {
     admin
         .configMaps()
         .inNamespace(namespace)
@@ -695,6 +756,7 @@ class ReportCommandTest {
             new ConfigMapBuilder()
                 .withNewMetadata()
                 .withName(job + "-results")
+                .withAnnotations(run == null ? Map.of() : Map.of(ReportRun.ANNOTATION, run))
                 .endMetadata()
                 .withData(files)
                 .build())

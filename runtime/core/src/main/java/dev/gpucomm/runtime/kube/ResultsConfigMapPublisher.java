@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.kube;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,13 +20,6 @@ import java.util.OptionalInt;
  */
 public final class ResultsConfigMapPublisher {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  /**
-   * Annotation of the results ConfigMap: the run (the restart attempt of the job's pods) whose
-   * report its data holds, so that the operator never takes a failed run's late report for the run
-   * after its restart.
-   */
-  public static final String RESTART_ATTEMPT_ANNOTATION = "gpucomm.dev/restart-attempt";
 
   private final KubernetesClient client;
   private final String namespace;
@@ -73,7 +67,7 @@ public final class ResultsConfigMapPublisher {
     int run = restartAttempt.getAsInt();
     for (int tries = 1; ; tries++) {
       ConfigMap current = read();
-      OptionalInt published = runOf(current);
+      OptionalInt published = ReportRun.of(current);
       if (published.isPresent() && published.getAsInt() > run) {
         throw new KubeApiException(
             "not publishing to ConfigMap "
@@ -123,20 +117,6 @@ public final class ResultsConfigMapPublisher {
     return current;
   }
 
-  /** The run whose report {@code configMap} holds, when stamped with a number. */
-  private static OptionalInt runOf(ConfigMap configMap) {
-    Map<String, String> annotations = configMap.getMetadata().getAnnotations();
-    String stamp = annotations == null ? null : annotations.get(RESTART_ATTEMPT_ANNOTATION);
-    if (stamp == null) {
-      return OptionalInt.empty();
-    }
-    try {
-      return OptionalInt.of(Integer.parseInt(stamp.strip()));
-    } catch (NumberFormatException e) {
-      return OptionalInt.empty();
-    }
-  }
-
   private void patch(Map<String, String> data, Optional<String> readAtVersion) {
     ObjectNode patch = JSON.createObjectNode();
     ObjectNode values = patch.putObject("data");
@@ -148,7 +128,7 @@ public final class ResultsConfigMapPublisher {
           attempt ->
               metadata
                   .putObject("annotations")
-                  .put(RESTART_ATTEMPT_ANNOTATION, Integer.toString(attempt)));
+                  .put(ReportRun.ANNOTATION, Integer.toString(attempt)));
       // a merge patch that names a resourceVersion is refused (409) unless it is the current one
       readAtVersion.ifPresent(version -> metadata.put("resourceVersion", version));
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -83,8 +84,7 @@ class ResultsConfigMapPublisherIT {
 
     assertThat(server.getRequestCount() - before).as("a read, then one patch").isEqualTo(2);
     ConfigMap results = admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get();
-    assertThat(results.getMetadata().getAnnotations())
-        .containsEntry(ResultsConfigMapPublisher.RESTART_ATTEMPT_ANNOTATION, "2");
+    assertThat(results.getMetadata().getAnnotations()).containsEntry(ReportRun.ANNOTATION, "2");
     assertThat(results.getData()).containsKey("report.json");
   }
 
@@ -114,8 +114,7 @@ class ResultsConfigMapPublisherIT {
 
     ConfigMap results = admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get();
     assertThat(results.getData()).containsEntry("report.json", "{\"run\":1}");
-    assertThat(results.getMetadata().getAnnotations())
-        .containsEntry(ResultsConfigMapPublisher.RESTART_ATTEMPT_ANNOTATION, "1");
+    assertThat(results.getMetadata().getAnnotations()).containsEntry(ReportRun.ANNOTATION, "1");
   }
 
   @Test
@@ -320,10 +319,7 @@ class ResultsConfigMapPublisherIT {
             new ConfigMapBuilder()
                 .withNewMetadata()
                 .withName("ar-tp4-results")
-                .withAnnotations(
-                    run == null
-                        ? Map.of()
-                        : Map.of(ResultsConfigMapPublisher.RESTART_ATTEMPT_ANNOTATION, run))
+                .withAnnotations(run == null ? Map.of() : Map.of(ReportRun.ANNOTATION, run))
                 .endMetadata()
                 .withData(data)
                 .build())
