@@ -1,16 +1,22 @@
 package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.Baseline;
+import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobDefaults;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.report.BaselineComparison;
 import dev.gpucomm.api.v1alpha1.report.RegressionVerdict;
 import dev.gpucomm.api.v1alpha1.report.ReportFormatException;
 import dev.gpucomm.api.v1alpha1.report.ReportSummary;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Finds a job's baseline report (a ConfigMap holding report.json, such as an earlier job's results
@@ -44,6 +50,11 @@ public class BaselineComparator {
           Reasons.BASELINE_UNREADABLE,
           "baseline ConfigMap %s has no report.json".formatted(name));
     }
+    Optional<String> ofAnotherRun = ofAnotherRunThanItsJobs(namespace, configMap);
+    if (ofAnotherRun.isPresent()) {
+      return new RegressionVerdict(
+          ConditionList.UNKNOWN, Reasons.BASELINE_UNREADABLE, ofAnotherRun.get());
+    }
     ReportSummary reference;
     try {
       reference = ReportSummary.read(json, "baseline ConfigMap " + name + " report.json");
@@ -55,5 +66,40 @@ public class BaselineComparator {
         Objects.requireNonNullElse(
             baseline.getMaxSlowdownPercent(), CommJobDefaults.MAX_SLOWDOWN_PERCENT);
     return BaselineComparison.verdict(name, maxSlowdown, current, reference);
+  }
+
+  /**
+   * A job's own results ConfigMap named as the baseline holds that job's report only while the job
+   * is at the run its report is stamped with: after spec.failurePolicy restarted the job, until the
+   * new run publishes, it may hold the failed run's. Says so then; empty otherwise (an unstamped
+   * report, or a ConfigMap no CommJob owns, such as a copy kept as the baseline).
+   */
+  private Optional<String> ofAnotherRunThanItsJobs(String namespace, ConfigMap configMap) {
+    OptionalInt reportRun = ReportRun.of(configMap);
+    if (reportRun.isEmpty()) {
+      return Optional.empty();
+    }
+    for (OwnerReference owner : configMap.getMetadata().getOwnerReferences()) {
+      if (!CommJob.API_VERSION.equals(owner.getApiVersion())
+          || !HasMetadata.getKind(CommJob.class).equals(owner.getKind())) {
+        continue;
+      }
+      CommJob job =
+          client.resources(CommJob.class).inNamespace(namespace).withName(owner.getName()).get();
+      if (job == null || !Objects.equals(job.getMetadata().getUid(), owner.getUid())) {
+        continue;
+      }
+      int jobRun = JobRestarts.made(job.getStatus());
+      if (jobRun != reportRun.getAsInt()) {
+        return Optional.of(
+            "baseline ConfigMap %s holds the report of run %d of CommJob %s, which is at run %d"
+                .formatted(
+                    configMap.getMetadata().getName(),
+                    reportRun.getAsInt(),
+                    owner.getName(),
+                    jobRun));
+      }
+    }
+    return Optional.empty();
   }
 }
