@@ -425,30 +425,18 @@ class ReportCommandTest {
 
   @Test
   void explainsAMissingReportWithTheJobsFailure() {
-    api.expect()
-        .get()
-        .withPath("/apis/gpucomm.dev/v1alpha1/namespaces/bench/commjobs/hung")
-        .andReturn(
-            200,
-            Map.of(
-                "apiVersion",
-                "gpucomm.dev/v1alpha1",
-                "kind",
-                "CommJob",
-                "metadata",
-                Map.of("name", "hung", "namespace", "bench"),
-                "status",
+    givenCommJob(
+        "hung",
+        Map.of(
+            "phase",
+            "Failed",
+            "conditions",
+            List.of(
                 Map.of(
-                    "phase",
-                    "Failed",
-                    "conditions",
-                    List.of(
-                        Map.of(
-                            "type", "Failed",
-                            "status", "True",
-                            "reason", "Timeout",
-                            "message", "not finished after 60 s")))))
-        .always();
+                    "type", "Failed",
+                    "status", "True",
+                    "reason", "Timeout",
+                    "message", "not finished after 60 s"))));
 
     Result result = report("hung", "--kubeconfig", kubeconfig.toString());
 
