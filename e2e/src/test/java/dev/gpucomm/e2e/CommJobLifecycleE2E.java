@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.report.BenchmarkReport;
 import dev.gpucomm.e2e.cluster.Cluster;
 import dev.gpucomm.e2e.cluster.ClusterExtension;
@@ -101,7 +102,7 @@ class CommJobLifecycleE2E {
     assertThat(report.worldSize()).as("ranks that rendezvoused in the new run").isEqualTo(2);
     assertThat(results.getMetadata().getAnnotations())
         .as("rank 0 stamped the run its report is of")
-        .containsEntry("gpucomm.dev/restart-attempt", "1");
+        .containsEntry(ReportRun.ANNOTATION, "1");
   }
 
   @Test

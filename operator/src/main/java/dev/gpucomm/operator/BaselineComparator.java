@@ -12,11 +12,11 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * Finds a job's baseline report (a ConfigMap holding report.json, such as an earlier job's results
@@ -75,29 +75,36 @@ public class BaselineComparator {
    * report, or a ConfigMap no CommJob owns, such as a copy kept as the baseline).
    */
   private Optional<String> ofAnotherRunThanItsJobs(String namespace, ConfigMap configMap) {
-    OptionalInt reportRun = ReportRun.of(configMap);
+    Optional<String> reportRun = ReportRun.stamp(configMap);
     if (reportRun.isEmpty()) {
       return Optional.empty();
     }
+    String name = configMap.getMetadata().getName();
     for (OwnerReference owner : configMap.getMetadata().getOwnerReferences()) {
-      if (!CommJob.API_VERSION.equals(owner.getApiVersion())
+      if (!Objects.requireNonNullElse(owner.getApiVersion(), "").startsWith(CommJob.GROUP + "/")
           || !HasMetadata.getKind(CommJob.class).equals(owner.getKind())) {
         continue;
       }
-      CommJob job =
-          client.resources(CommJob.class).inNamespace(namespace).withName(owner.getName()).get();
+      CommJob job;
+      try {
+        job =
+            client.resources(CommJob.class).inNamespace(namespace).withName(owner.getName()).get();
+      } catch (KubernetesClientException e) {
+        return Optional.of(
+            "cannot read CommJob %s, whose results ConfigMap %s is the baseline: %s"
+                .formatted(
+                    owner.getName(),
+                    name,
+                    CommJobReconciler.rootMessage(e).strip().lines().findFirst().orElse("")));
+      }
       if (job == null || !Objects.equals(job.getMetadata().getUid(), owner.getUid())) {
         continue;
       }
       int jobRun = JobRestarts.made(job.getStatus());
-      if (jobRun != reportRun.getAsInt()) {
+      if (!ReportRun.isOf(configMap, jobRun)) {
         return Optional.of(
-            "baseline ConfigMap %s holds the report of run %d of CommJob %s, which is at run %d"
-                .formatted(
-                    configMap.getMetadata().getName(),
-                    reportRun.getAsInt(),
-                    owner.getName(),
-                    jobRun));
+            "baseline ConfigMap %s holds the report of run %s of CommJob %s, which is at run %d"
+                .formatted(name, reportRun.get(), owner.getName(), jobRun));
       }
     }
     return Optional.empty();

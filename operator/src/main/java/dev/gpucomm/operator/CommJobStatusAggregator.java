@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * Builds a CommJob's status from a {@link JobPlan} and what exists after the workflow ran: phase,
@@ -313,14 +312,9 @@ public class CommJobStatusAggregator {
    */
   private static Optional<String> reportJson(Optional<ConfigMap> results, int runAttempt) {
     return results
-        .filter(configMap -> ofRun(configMap, runAttempt))
+        .filter(configMap -> ReportRun.isOf(configMap, runAttempt))
         .map(ConfigMap::getData)
         .map(data -> data.get(CommJobResultsConfigMapDependentResource.REPORT_JSON));
-  }
-
-  private static boolean ofRun(ConfigMap results, int runAttempt) {
-    OptionalInt stamp = ReportRun.of(results);
-    return stamp.isEmpty() || stamp.getAsInt() == runAttempt;
   }
 
   private static Condition ready(

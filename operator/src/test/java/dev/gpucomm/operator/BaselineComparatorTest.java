@@ -62,6 +62,31 @@ class BaselineComparatorTest {
   }
 
   @Test
+  void aBaselineWhoseJobCannotBeReadIsNoVerdictYetNotAReconcileError() {
+    CommJob nightly = givenJobAtRun("nightly", 1);
+    givenResultsOf(nightly, "1", 5.0);
+    cluster
+        .server
+        .expect()
+        .get()
+        .withPath("/apis/gpucomm.dev/v1alpha1/namespaces/ml/commjobs/nightly")
+        .andReturn(
+            403,
+            "{\"kind\":\"Status\",\"code\":403,\"message\":\"commjobs \\\"nightly\\\" is"
+                + " forbidden\"}")
+        .always();
+
+    RegressionVerdict verdict = comparator.compare(NAMESPACE, baseline(), reportAt(5.1));
+
+    assertThat(verdict.status()).isEqualTo(ConditionList.UNKNOWN);
+    assertThat(verdict.reason()).isEqualTo(Reasons.BASELINE_UNREADABLE);
+    assertThat(verdict.message())
+        .isEqualTo(
+            "cannot read CommJob nightly, whose results ConfigMap nightly-results is the baseline:"
+                + " commjobs \"nightly\" is forbidden");
+  }
+
+  @Test
   void anUnstampedReportIsComparedAsBefore() {
     CommJob nightly = givenJobAtRun("nightly", 1);
     givenResultsOf(nightly, null, 5.0);

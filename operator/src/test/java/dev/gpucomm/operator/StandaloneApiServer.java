@@ -21,7 +21,7 @@ import java.util.Queue;
  * installed: the cluster for tests that run the operator as a process of its own.
  */
 final class StandaloneApiServer implements AutoCloseable {
-  private final KubernetesMockServer server;
+  final KubernetesMockServer server;
   final NamespacedKubernetesClient client;
 
   private StandaloneApiServer(KubernetesMockServer server) {

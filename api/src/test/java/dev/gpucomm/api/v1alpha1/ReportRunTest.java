@@ -9,29 +9,36 @@ import org.junit.jupiter.api.Test;
 
 class ReportRunTest {
   @Test
-  void aStampedReportIsOfTheRunItNames() {
-    assertThat(ReportRun.of(results(Map.of(ReportRun.ANNOTATION, "2")))).hasValue(2);
+  void aStampedReportIsOfTheRunItNamesAlone() {
+    ConfigMap results = results(Map.of(ReportRun.ANNOTATION, "2"));
+
+    assertThat(ReportRun.of(results)).hasValue(2);
+    assertThat(ReportRun.isOf(results, 2)).isTrue();
+    assertThat(ReportRun.isOf(results, 1)).isFalse();
+    assertThat(ReportRun.isOf(results, 3)).isFalse();
   }
 
   @Test
-  void anUnstampedReportIsOfNoRunInParticular() {
-    assertThat(ReportRun.of(results(Map.of()))).isEmpty();
-    assertThat(ReportRun.of(new ConfigMapBuilder().withNewMetadata().endMetadata().build()))
-        .isEmpty();
+  void anUnstampedReportMayBeOfAnyRun() {
+    ConfigMap results = results(Map.of());
+
+    assertThat(ReportRun.stamp(results)).isEmpty();
+    assertThat(ReportRun.of(results)).isEmpty();
+    assertThat(ReportRun.isOf(results, 0)).isTrue();
+    assertThat(ReportRun.isOf(results, 4)).isTrue();
+    assertThat(ReportRun.isOf(new ConfigMapBuilder().withNewMetadata().endMetadata().build(), 0))
+        .isTrue();
   }
 
   @Test
-  void aStampThatIsNoRunsNumberIsNoStamp() {
-    for (String stamp : new String[] {"", "-1", "+1", " 1", "1.0", "one", "99999999999"}) {
-      assertThat(ReportRun.of(results(Map.of(ReportRun.ANNOTATION, stamp))))
-          .as("stamp '%s'", stamp)
-          .isEmpty();
+  void aStampThatIsNoRunsNumberAsRankZeroWritesItIsAnotherRuns() {
+    for (String stamp : new String[] {"", "-1", "+1", " 1", "01", "1.0", "one", "9999999999"}) {
+      ConfigMap results = results(Map.of(ReportRun.ANNOTATION, stamp));
+
+      assertThat(ReportRun.stamp(results)).as("stamp '%s'", stamp).hasValue(stamp);
+      assertThat(ReportRun.of(results)).as("stamp '%s'", stamp).isEmpty();
+      assertThat(ReportRun.isOf(results, 1)).as("stamp '%s'", stamp).isFalse();
     }
-  }
-
-  @Test
-  void thePodsLabelAndTheReportsStampAreOneKey() {
-    assertThat(ReportRun.ANNOTATION).isEqualTo("gpucomm.dev/restart-attempt");
   }
 
   private static ConfigMap results(Map<String, String> annotations) {

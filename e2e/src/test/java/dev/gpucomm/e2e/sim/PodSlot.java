@@ -1,6 +1,6 @@
 package dev.gpucomm.e2e.sim;
 
-import dev.gpucomm.api.v1alpha1.CommJob;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
@@ -15,7 +15,7 @@ import java.util.Optional;
  * labels and environment tell them.
  */
 record PodSlot(String namespace, String job, String jobUid, int attempt, int index, int podCount) {
-  static final String RESTART_ATTEMPT_LABEL = CommJob.GROUP + "/restart-attempt";
+  static final String RESTART_ATTEMPT_LABEL = ReportRun.ANNOTATION;
   static final String POD_INDEX = "GPUCOMM_POD_INDEX";
   static final String WORLD_SIZE = "GPUCOMM_WORLD_SIZE";
   static final String RANKS_PER_POD = "GPUCOMM_RANKS_PER_POD";

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.report.fetch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucomm.api.v1alpha1.ReportRun;
+import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,7 +14,6 @@ import java.net.ConnectException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -69,9 +69,9 @@ final class ResultsFetcher {
     if (!files.containsKey(JobResults.REPORT_JSON)) {
       throw new ReportNotFoundException(whyNoReport(namespace, job, configMap.isPresent()));
     }
-    OptionalInt reportRun = ReportRun.of(configMap.get());
+    Optional<String> reportRun = ReportRun.stamp(configMap.get());
     if (reportRun.isPresent()) {
-      checkOfTheJobsRun(namespace, job, reportRun.getAsInt());
+      checkOfTheJobsRun(namespace, job, configMap.get(), reportRun.get());
     }
     return new JobResults(namespace, job, files);
   }
@@ -79,32 +79,25 @@ final class ResultsFetcher {
   /**
    * A report stamped with the run it is of (the restart attempt of the pods whose rank 0 wrote it)
    * is the job's only while the job is at that run: after a restart it is a failed run's. A CommJob
-   * that is gone or may not be read leaves the report as it is.
+   * that is gone (its ConfigMap not yet collected) leaves the report as it is.
    */
-  private void checkOfTheJobsRun(String namespace, String job, int reportRun) {
-    Optional<GenericKubernetesResource> commJob;
-    try {
-      commJob = commJob(namespace, job);
-    } catch (ApiServerException e) {
-      return;
-    }
+  private void checkOfTheJobsRun(
+      String namespace, String job, ConfigMap results, String reportRun) {
+    Optional<GenericKubernetesResource> commJob = commJob(namespace, job);
     if (commJob.isEmpty()) {
       return;
     }
     JsonNode status = JSON.valueToTree(commJob.get()).path("status");
     int jobRun = status.path("restarts").asInt(0);
-    if (jobRun != reportRun) {
+    if (!ReportRun.isOf(results, jobRun)) {
       throw new ReportNotFoundException(
-          "CommJob "
-              + job
-              + " has no report of its current run yet: phase "
-              + status.path("phase").asText("Pending")
-              + ", restart "
-              + jobRun
-              + ", and ConfigMap "
-              + JobResults.configMapName(job)
-              + " holds the report of run "
-              + reportRun);
+          "CommJob %s has no report of its run %d yet: %s; ConfigMap %s holds the report of run %s"
+              .formatted(
+                  job,
+                  jobRun,
+                  describe(status),
+                  JobResults.configMapName(job),
+                  ReportRun.of(results).isPresent() ? reportRun : EchoedValue.quoted(reportRun)));
     }
   }
 
@@ -131,21 +124,28 @@ final class ResultsFetcher {
           + ")";
     }
     JsonNode status = JSON.valueToTree(commJob.get()).path("status");
-    String phase = status.path("phase").asText("Pending");
-    StringBuilder why = new StringBuilder("CommJob " + job + " has no report yet: phase " + phase);
-    for (JsonNode condition : status.path("conditions")) {
-      if (condition.path("type").asText().equals("Failed")
-          && condition.path("status").asText().equals("True")) {
-        why.append(", reason ").append(condition.path("reason").asText());
-        if (!condition.path("message").asText().isEmpty()) {
-          why.append(": ").append(condition.path("message").asText());
-        }
-      }
-    }
+    StringBuilder why =
+        new StringBuilder("CommJob " + job + " has no report yet: " + describe(status));
     if (!configMapExists) {
       why.append(" (ConfigMap ").append(JobResults.configMapName(job)).append(" not found)");
     }
     return why.toString();
+  }
+
+  /** "phase Failed, reason Timeout: not finished after 60 s", from a CommJob's status. */
+  private static String describe(JsonNode status) {
+    StringBuilder description =
+        new StringBuilder("phase ").append(status.path("phase").asText("Pending"));
+    for (JsonNode condition : status.path("conditions")) {
+      if (condition.path("type").asText().equals("Failed")
+          && condition.path("status").asText().equals("True")) {
+        description.append(", reason ").append(condition.path("reason").asText());
+        if (!condition.path("message").asText().isEmpty()) {
+          description.append(": ").append(condition.path("message").asText());
+        }
+      }
+    }
+    return description.toString();
   }
 
   /** The object, or empty when the API server says 404 (Fabric8 answers null then). */

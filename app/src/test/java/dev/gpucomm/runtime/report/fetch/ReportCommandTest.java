@@ -458,8 +458,52 @@ class ReportCommandTest {
     assertThat(result.out()).isEmpty();
     assertThat(result.err())
         .isEqualTo(
-            "gpucomm report: CommJob ar-tp4 has no report of its current run yet: phase Running,"
-                + " restart 1, and ConfigMap ar-tp4-results holds the report of run 0\n");
+            "gpucomm report: CommJob ar-tp4 has no report of its run 1 yet: phase Running;"
+                + " ConfigMap ar-tp4-results holds the report of run 0\n");
+  }
+
+  @Test
+  void aReportOfARunOfAJobThatFailedSinceSaysWhyTheJobFailed() {
+    putResults("bench", "ar-tp4", ReportFiles.forConfigMap(REPORT), "x");
+    givenCommJob(
+        "ar-tp4",
+        Map.of(
+            "phase",
+            "Failed",
+            "restarts",
+            2,
+            "conditions",
+            List.of(
+                Map.of(
+                    "type", "Failed",
+                    "status", "True",
+                    "reason", "RankFailed",
+                    "message", "no restart left"))));
+
+    Result result = report("ar-tp4", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err())
+        .isEqualTo(
+            "gpucomm report: CommJob ar-tp4 has no report of its run 2 yet: phase Failed, reason"
+                + " RankFailed: no restart left; ConfigMap ar-tp4-results holds the report of run"
+                + " 'x'\n");
+  }
+
+  @Test
+  void aStampedReportIsNotPrintedWhenItsJobCannotBeRead() {
+    putResults("bench", "ar-tp4", ReportFiles.forConfigMap(REPORT), "0");
+    api.expect()
+        .get()
+        .withPath("/apis/gpucomm.dev/v1alpha1/namespaces/bench/commjobs/ar-tp4")
+        .andReturn(403, MockApiServer.status(403, "Forbidden", "commjobs is forbidden"))
+        .always();
+
+    Result result = report("ar-tp4", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.out()).isEmpty();
+    assertThat(result.err()).isEqualTo("gpucomm report: forbidden: commjobs is forbidden\n");
   }
 
   @Test

@@ -10,9 +10,11 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Merges rank 0's files into its job's results ConfigMap {@code <job>-results}, which the operator
@@ -53,7 +55,8 @@ public final class ResultsConfigMapPublisher {
    * <p>A stamped report is published only over a report of the same run or an earlier one: the
    * patch carries the resourceVersion it read, so that a failed run's rank 0, publishing late on an
    * unreachable node, can neither overwrite the report of the run that replaced it nor slip in
-   * between that run's read and write.
+   * between that run's read and write. Over another run's report, that report's other keys (a plot
+   * this run does not draw) are removed in the same patch.
    *
    * @throws KubeApiException naming the ConfigMap when it does not exist, may not be patched, holds
    *     a later run's report, or the API server stayed unreachable or overloaded through every
@@ -81,21 +84,38 @@ public final class ResultsConfigMapPublisher {
                 + ")",
             409);
       }
+      Map<String, String> withStaleKeysRemoved = new LinkedHashMap<>(data);
+      if (!ReportRun.isOf(current, run) && current.getData() != null) {
+        current.getData().keySet().forEach(key -> withStaleKeysRemoved.putIfAbsent(key, null));
+      }
       try {
-        patch(data, Optional.ofNullable(current.getMetadata().getResourceVersion()));
+        patch(
+            withStaleKeysRemoved, Optional.ofNullable(current.getMetadata().getResourceVersion()));
         return;
       } catch (KubeApiException e) {
         // 409: the ConfigMap changed since it was read (the operator emptying it, another run
-        // publishing); read it again
+        // publishing); read it again, after a pause that keeps two writers from meeting again
         if (e.status() != 409 || tries == CONFLICT_TRIES) {
           throw e;
         }
+        pauseBeforeTry(tries + 1);
       }
     }
   }
 
   /** How often a stamped publish reads the ConfigMap again after it changed under the patch. */
   static final int CONFLICT_TRIES = 5;
+
+  /** 50 to 100 ms before the second try, doubling for each further one (at most 1.5 s in all). */
+  private static void pauseBeforeTry(int tries) {
+    long millis = (50L << (tries - 2)) + ThreadLocalRandom.current().nextLong(50L << (tries - 2));
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubeApiException("interrupted while publishing the report", e);
+    }
+  }
 
   private ConfigMap read() {
     ConfigMap current;
@@ -120,6 +140,7 @@ public final class ResultsConfigMapPublisher {
   private void patch(Map<String, String> data, Optional<String> readAtVersion) {
     ObjectNode patch = JSON.createObjectNode();
     ObjectNode values = patch.putObject("data");
+    // a null value removes the key
     data.forEach(values::put);
     if (restartAttempt.isPresent() || readAtVersion.isPresent()) {
       ObjectNode metadata = patch.putObject("metadata");

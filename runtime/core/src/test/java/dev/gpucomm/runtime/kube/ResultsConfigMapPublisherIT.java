@@ -114,7 +114,98 @@ class ResultsConfigMapPublisherIT {
 
     ConfigMap results = admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get();
     assertThat(results.getData()).containsEntry("report.json", "{\"run\":1}");
+    // the patch sets the key to null, which removes it (the mock API server keeps it as null)
+    assertThat(results.getData().get("latency.svg"))
+        .as("the earlier run's plot, which this run did not draw, is gone with its report")
+        .isNull();
     assertThat(results.getMetadata().getAnnotations()).containsEntry(ReportRun.ANNOTATION, "1");
+  }
+
+  @Test
+  void aRunPublishingTwiceKeepsWhatItPublishedFirst() {
+    givenResultsConfigMap(Map.of("report.json", "{}", "latency.svg", "<svg/>"), "1");
+
+    new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(1))
+        .publish(Map.of("report.md", "| size |"));
+
+    assertThat(resultsData()).containsOnlyKeys("report.json", "latency.svg", "report.md");
+  }
+
+  @Test
+  void aPatchFromAReadThatIsNoLongerCurrentIsRefusedAndTheReportReadAgain() {
+    givenResultsConfigMap(Map.of());
+    ConfigMap asFirstRead = admin.configMaps().inNamespace("ml").withName("ar-tp4-results").get();
+    // the operator edits the ConfigMap after the rank's read, before its patch
+    admin
+        .configMaps()
+        .inNamespace("ml")
+        .withName("ar-tp4-results")
+        .edit(c -> new ConfigMapBuilder(c).addToData("edited", "x").build());
+    server.expect().get().withPath(RESULTS_PATH).andReturn(200, asFirstRead).once();
+    int before = server.getRequestCount();
+
+    stampedPublisher().publish(Map.of("report.json", "{}"));
+
+    assertThat(server.getRequestCount() - before)
+        .as("stale read, patch refused by the API server, read again, patch")
+        .isEqualTo(4);
+    assertThat(resultsData()).containsEntry("report.json", "{}").containsEntry("edited", "x");
+  }
+
+  @Test
+  void aStampedPublishNamesAMissingResultsConfigMapAtOnce() {
+    int before = server.getRequestCount();
+
+    assertThatThrownBy(() -> stampedPublisher().publish(Map.of("a", "b")))
+        .isInstanceOf(KubeApiException.class)
+        .hasMessage(
+            "cannot get ConfigMap ml/ar-tp4-results: HTTP 404 (not found: the operator creates it"
+                + " with the job)");
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+  }
+
+  @Test
+  void aStampedPublishWhoseServiceAccountMayNotReadIsNamedAtOnce() {
+    givenResultsConfigMap(Map.of());
+    server
+        .expect()
+        .get()
+        .withPath(RESULTS_PATH)
+        .andReturn(
+            403,
+            MockApiServer.status(403, "Forbidden", "configmaps \"ar-tp4-results\" is forbidden"))
+        .always();
+    int before = server.getRequestCount();
+
+    assertThatThrownBy(() -> stampedPublisher().publish(Map.of("a", "b")))
+        .isInstanceOf(KubeApiException.class)
+        .hasMessage(
+            "cannot get ConfigMap ml/ar-tp4-results: HTTP 403 (the pod's service account may not"
+                + " get it): configmaps \"ar-tp4-results\" is forbidden");
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+  }
+
+  @Test
+  void aStampedPublishOutlastsABrieflyOverloadedApiServer() {
+    givenResultsConfigMap(Map.of());
+    server
+        .expect()
+        .get()
+        .withPath(RESULTS_PATH)
+        .andReturn(429, MockApiServer.status(429, "TooManyRequests", "slow down"))
+        .once();
+    server
+        .expect()
+        .patch()
+        .withPath(RESULTS_PATH)
+        .andReturn(503, MockApiServer.status(503, "ServiceUnavailable", "try again"))
+        .once();
+    int before = server.getRequestCount();
+
+    stampedPublisher().publish(Map.of("report.json", "{}"));
+
+    assertThat(server.getRequestCount() - before).isEqualTo(4);
+    assertThat(resultsData()).containsEntry("report.json", "{}");
   }
 
   @Test
@@ -302,8 +393,14 @@ class ResultsConfigMapPublisherIT {
     assertThat(read.getHeader("Upgrade")).isNull();
   }
 
+  /** As a pod started by hand publishes: no run to stamp. */
   private ResultsConfigMapPublisher publisher() {
     return new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.empty());
+  }
+
+  /** As the operator's pods publish: stamped with their run. */
+  private ResultsConfigMapPublisher stampedPublisher() {
+    return new ResultsConfigMapPublisher(rank, "ml", "ar-tp4", OptionalInt.of(0));
   }
 
   private void givenResultsConfigMap(Map<String, String> data) {
