@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -418,6 +419,9 @@ public class JobOutcomeJudge {
     }
     Optional<Instant> created = observation.startTime(job);
     long allowance = startupAllowance(job, layout);
+    if (created.isEmpty() && !observation.started()) {
+      return refusedTooLong(job, allowance, now);
+    }
     if (created.isEmpty()
         || timeLeft(created.get(), allowance, now).isPositive()
         || observation.podsByIndex().values().stream().anyMatch(JobOutcomeJudge::gated)) {
@@ -431,6 +435,72 @@ public class JobOutcomeJudge {
                 + " spec.schedulingTimeoutSeconds): "
                 + podCounts(observation.podsByIndex(), layout)
                 + lastRefusal(job)));
+  }
+
+  /**
+   * A run whose objects the API server keeps refusing (its spec ConfigMap or gang PodGroup, by a
+   * quota, an admission webhook, a queue that does not exist) times out as pods that never all run
+   * do: the start-up allowance after the run was wanted and the operator was refused, naming the
+   * last refusal. A job the operator has not yet tried to start (the operator away, a backlog) is
+   * not timed out.
+   */
+  private static Optional<JobOutcome> refusedTooLong(CommJob job, long allowance, Instant now) {
+    Optional<Instant> refusedSince =
+        ConditionList.find(
+                job.getStatus() == null ? null : job.getStatus().getConditions(), Reasons.READY)
+            .filter(ready -> Reasons.RECONCILE_ERROR.equals(ready.getReason()))
+            .flatMap(ready -> instant(ready.getLastTransitionTime()));
+    if (refusedSince.isEmpty()) {
+      return Optional.empty();
+    }
+    Instant wanted =
+        runWantedSince(job)
+            .filter(since -> since.isAfter(refusedSince.get()))
+            .orElse(refusedSince.get());
+    if (timeLeft(wanted, allowance, now).isPositive()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new JobOutcome.Failed(
+            Reasons.TIMEOUT,
+            "the job's objects not all made %d s after it started (spec.timeoutSeconds +"
+                    .formatted(allowance)
+                + " spec.schedulingTimeoutSeconds)"
+                + lastRefusal(job)));
+  }
+
+  /**
+   * When the current run was wanted: the job's creation, its last resume (Suspended turning False),
+   * or the start of the run after its last restart (Restarting turning False), whichever is last.
+   */
+  private static Optional<Instant> runWantedSince(CommJob job) {
+    Optional<Instant> since = instant(job.getMetadata().getCreationTimestamp());
+    List<Condition> conditions =
+        job.getStatus() == null || job.getStatus().getConditions() == null
+            ? List.of()
+            : job.getStatus().getConditions();
+    for (Condition condition : conditions) {
+      if ((Reasons.SUSPENDED.equals(condition.getType())
+              || Reasons.RESTARTING.equals(condition.getType()))
+          && ConditionList.FALSE.equals(condition.getStatus())) {
+        Optional<Instant> transition = instant(condition.getLastTransitionTime());
+        if (transition.isPresent() && (since.isEmpty() || transition.get().isAfter(since.get()))) {
+          since = transition;
+        }
+      }
+    }
+    return since;
+  }
+
+  private static Optional<Instant> instant(String timestamp) {
+    if (timestamp == null || timestamp.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(timestamp));
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
   }
 
   /**

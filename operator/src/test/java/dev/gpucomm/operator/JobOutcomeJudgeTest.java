@@ -318,6 +318,79 @@ class JobOutcomeJudgeTest {
   }
 
   @Test
+  void aJobWhoseObjectsTheApiServerKeepsRefusingTimesOutNamingTheRefusal() {
+    CommJob job = job();
+    job.getMetadata().setCreationTimestamp(STARTED.toString());
+    job.getStatus().setStartTime(null);
+    job.getStatus().setRunningTime(null);
+    Instant refusedFrom = STARTED.plusSeconds(600); // the operator was away for ten minutes
+    job.getStatus()
+        .setConditions(
+            List.of(
+                new ConditionBuilder()
+                    .withType(Reasons.READY)
+                    .withStatus("False")
+                    .withReason(Reasons.RECONCILE_ERROR)
+                    .withLastTransitionTime(refusedFrom.toString())
+                    .withMessage(
+                        "podgroups.scheduling.volcano.sh \"job\" is forbidden: unable to find"
+                            + " queue: night")
+                    .build()));
+
+    assertThat(notStartedOutcome(job, refusedFrom.plusSeconds(TIMEOUT_SECONDS + 299)))
+        .isInstanceOf(JobOutcome.InProgress.class);
+    assertThat(notStartedOutcome(job, refusedFrom.plusSeconds(TIMEOUT_SECONDS + 301)))
+        .isEqualTo(
+            new JobOutcome.Failed(
+                Reasons.TIMEOUT,
+                "the job's objects not all made 360 s after it started (spec.timeoutSeconds +"
+                    + " spec.schedulingTimeoutSeconds); the last reconcile error:"
+                    + " podgroups.scheduling.volcano.sh \"job\" is forbidden: unable to find"
+                    + " queue: night"));
+  }
+
+  @Test
+  void aJobTheOperatorHasNotTriedToStartIsNotTimedOutHoweverOld() {
+    CommJob job = job();
+    job.getMetadata().setCreationTimestamp(STARTED.toString());
+    job.getStatus().setStartTime(null);
+    job.getStatus().setRunningTime(null);
+
+    assertThat(notStartedOutcome(job, STARTED.plusSeconds(100 * TIMEOUT_SECONDS)))
+        .isInstanceOf(JobOutcome.InProgress.class);
+  }
+
+  @Test
+  void theRefusalsOfAResumedJobCountFromItsResume() {
+    CommJob job = job();
+    job.getMetadata().setCreationTimestamp(STARTED.toString());
+    job.getStatus().setStartTime(null);
+    job.getStatus().setRunningTime(null);
+    Instant resumed = STARTED.plusSeconds(3_600);
+    job.getStatus()
+        .setConditions(
+            List.of(
+                new ConditionBuilder()
+                    .withType(Reasons.READY)
+                    .withStatus("False")
+                    .withReason(Reasons.RECONCILE_ERROR)
+                    .withLastTransitionTime(STARTED.toString())
+                    .withMessage("configmaps \"job-spec\" is forbidden: exceeded quota")
+                    .build(),
+                new ConditionBuilder()
+                    .withType(Reasons.SUSPENDED)
+                    .withStatus("False")
+                    .withReason(Reasons.JOB_RESUMED)
+                    .withLastTransitionTime(resumed.toString())
+                    .build()));
+
+    assertThat(notStartedOutcome(job, resumed.plusSeconds(TIMEOUT_SECONDS + 299)))
+        .isInstanceOf(JobOutcome.InProgress.class);
+    assertThat(notStartedOutcome(job, resumed.plusSeconds(TIMEOUT_SECONDS + 301)))
+        .isInstanceOf(JobOutcome.Failed.class);
+  }
+
+  @Test
   void aPodHeldBackBySchedulingGatesKeepsTheJobFromTimingOut() {
     CommJob job = job();
     job.getStatus().setRunningTime(null);
@@ -629,6 +702,22 @@ class JobOutcomeJudgeTest {
 
   private JobOutcome outcome(CommJob job, Map<Integer, Pod> pods, Instant now) {
     return plan(job, pods, now).outcome();
+  }
+
+  /**
+   * The outcome of a valid job none of whose objects exist yet (no spec ConfigMap, no pods): the
+   * spec is validated before anything is made.
+   */
+  private JobOutcome notStartedOutcome(CommJob job, Instant now) {
+    job.getSpec().setDevice(DeviceKind.CPU);
+    job.getSpec()
+        .setWorkload(
+            new Workload()
+                .withKind(WorkloadKind.BENCHMARK)
+                .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
+    JobObservation observation =
+        new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of());
+    return judge.plan(job, observation, now).outcome();
   }
 
   private JobPlan plan(CommJob job, Map<Integer, Pod> pods, Instant now) {
