@@ -145,10 +145,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
         }
         if (plan.outcome() instanceof JobOutcome.Restarting
             || plan.outcome() instanceof JobOutcome.Suspended
-            || restartWasUnderway) {
-          // while the failed (or suspended) run's pods go, and once more as a restarted run begins:
-          // a failed rank 0 may still publish in its grace period. A resumed run has the same
-          // restart attempt as the run it replaces, so its stamp cannot tell the two apart.
+            || restartWasUnderway
+            || (plan.outcome() instanceof JobOutcome.InProgress && !before.started())) {
+          // while the failed (or suspended) run's pods go, and once more as any run begins, before
+          // its objects are made: a failed rank 0 may still publish in its grace period. A resumed
+          // run has the same restart attempt as the run it replaces, so its stamp cannot tell the
+          // two apart.
           JobRestarts.forgetReport(context.getClient(), before.results());
         }
         if (plan.outcome() instanceof JobOutcome.InProgress

@@ -160,6 +160,13 @@ class CommJobSuspendIT {
     assertThat(waiting.getStartTime()).as("taken from no old pod").isNull();
     assertThat(condition(waiting, "Ready").getMessage())
         .isEqualTo("waiting for 2 pods of the job's earlier run to terminate");
+    // the suspended run's rank 0 publishes in its grace period, with the resumed run's stamp
+    cluster.publishReport(
+        "slow-stop",
+        TestReports.allreduce("slow-stop")
+            .size(524288, null, "ring", timing("ring", 30.0, null, 29.0))
+            .json(),
+        0);
 
     for (String pod : List.of("slow-stop-0", "slow-stop-1")) {
       cluster.setFinalizers(pod, List.of());
@@ -175,6 +182,10 @@ class CommJobSuspendIT {
                     .doesNotContainAnyElementsOf(oldUids));
     CommJobStatus resumed = cluster.job("slow-stop").getStatus();
     assertThat(condition(resumed, "Failed").getStatus()).isEqualTo("False");
+    assertThat(cluster.configMap("slow-stop-results").getData())
+        .as("the suspended run's late report is not the resumed run's")
+        .isEmpty();
+    assertThat(resumed.getSummary()).isNull();
   }
 
   @Test
