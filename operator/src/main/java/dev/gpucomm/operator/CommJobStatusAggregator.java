@@ -136,7 +136,11 @@ public class CommJobStatusAggregator {
     suspendedCondition(before, outcome, generation, now).ifPresent(conditions::add);
     restartingCondition(before, outcome, generation, now).ifPresent(conditions::add);
     Optional<Long> startedGeneration = after.startedGeneration();
-    if (startedGeneration.isPresent()
+    // a run that is going (suspended, restarting) runs no spec: its spec ConfigMap, which the
+    // informer may still hold after the workflow deleted it, is no edit's measure (a queue
+    // restoring the template as it evicts the job)
+    if (!(outcome instanceof JobOutcome.Suspended || outcome instanceof JobOutcome.Restarting)
+        && startedGeneration.isPresent()
         && startedGeneration.get() != generation
         && live.getSpec() != null
         && plan.job().getSpec() != null

@@ -123,7 +123,17 @@ class CommJobSuspendIT {
         0);
     cluster.awaitStatus("preempted", s -> s.getSummary() != null);
 
-    cluster.edit("preempted", job -> job.getSpec().setSuspend(true));
+    // Kueue evicts the job: it suspends it and, in the same update, takes its placement back
+    cluster.edit(
+        "preempted",
+        job -> {
+          PodSpec podSpec = new PodSpec();
+          podSpec.setNodeSelector(Map.of("cloud.example/flavor", "h100-spot"));
+          PodTemplateSpec template = new PodTemplateSpec();
+          template.setSpec(podSpec);
+          job.getSpec().setTemplate(template);
+          job.getSpec().setSuspend(true);
+        });
 
     cluster.awaitPods("preempted");
     CommJobStatus suspended =
@@ -137,6 +147,9 @@ class CommJobSuspendIT {
     assertThat(results.getData()).as("the suspended run's report, not the resumed run's").isEmpty();
     assertThat(results.getMetadata().getAnnotations()).doesNotContainKey(ReportRun.ANNOTATION);
     assertThat(cluster.job("preempted").getStatus().getSummary()).isNull();
+    assertThat(cluster.job("preempted").getStatus().getConditions())
+        .as("an eviction's placement is no edit of a running job's spec")
+        .noneMatch(c -> "SpecChanged".equals(c.getType()) && "True".equals(c.getStatus()));
 
     cluster.edit("preempted", job -> job.getSpec().setSuspend(false));
 
