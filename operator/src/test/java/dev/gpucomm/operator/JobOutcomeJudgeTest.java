@@ -319,23 +319,15 @@ class JobOutcomeJudgeTest {
 
   @Test
   void aJobWhoseObjectsTheApiServerKeepsRefusingTimesOutNamingTheRefusal() {
-    CommJob job = job();
-    job.getMetadata().setCreationTimestamp(STARTED.toString());
-    job.getStatus().setStartTime(null);
-    job.getStatus().setRunningTime(null);
+    CommJob job = jobCreatedAtStarted();
     Instant refusedFrom = STARTED.plusSeconds(600); // the operator was away for ten minutes
     job.getStatus()
         .setConditions(
             List.of(
-                new ConditionBuilder()
-                    .withType(Reasons.READY)
-                    .withStatus("False")
-                    .withReason(Reasons.RECONCILE_ERROR)
-                    .withLastTransitionTime(refusedFrom.toString())
-                    .withMessage(
-                        "podgroups.scheduling.volcano.sh \"job\" is forbidden: unable to find"
-                            + " queue: night")
-                    .build()));
+                refusedSince(
+                    refusedFrom,
+                    "podgroups.scheduling.volcano.sh \"job\" is forbidden: unable to find"
+                        + " queue: night")));
 
     assertThat(notStartedOutcome(job, refusedFrom.plusSeconds(TIMEOUT_SECONDS + 299)))
         .isInstanceOf(JobOutcome.InProgress.class);
@@ -351,10 +343,7 @@ class JobOutcomeJudgeTest {
 
   @Test
   void aJobTheOperatorHasNotTriedToStartIsNotTimedOutHoweverOld() {
-    CommJob job = job();
-    job.getMetadata().setCreationTimestamp(STARTED.toString());
-    job.getStatus().setStartTime(null);
-    job.getStatus().setRunningTime(null);
+    CommJob job = jobCreatedAtStarted();
 
     assertThat(notStartedOutcome(job, STARTED.plusSeconds(100 * TIMEOUT_SECONDS)))
         .isInstanceOf(JobOutcome.InProgress.class);
@@ -362,21 +351,12 @@ class JobOutcomeJudgeTest {
 
   @Test
   void theRefusalsOfAResumedJobCountFromItsResume() {
-    CommJob job = job();
-    job.getMetadata().setCreationTimestamp(STARTED.toString());
-    job.getStatus().setStartTime(null);
-    job.getStatus().setRunningTime(null);
+    CommJob job = jobCreatedAtStarted();
     Instant resumed = STARTED.plusSeconds(3_600);
     job.getStatus()
         .setConditions(
             List.of(
-                new ConditionBuilder()
-                    .withType(Reasons.READY)
-                    .withStatus("False")
-                    .withReason(Reasons.RECONCILE_ERROR)
-                    .withLastTransitionTime(STARTED.toString())
-                    .withMessage("configmaps \"job-spec\" is forbidden: exceeded quota")
-                    .build(),
+                refusedSince(STARTED, "configmaps \"job-spec\" is forbidden: exceeded quota"),
                 new ConditionBuilder()
                     .withType(Reasons.SUSPENDED)
                     .withStatus("False")
@@ -702,6 +682,26 @@ class JobOutcomeJudgeTest {
 
   private JobOutcome outcome(CommJob job, Map<Integer, Pod> pods, Instant now) {
     return plan(job, pods, now).outcome();
+  }
+
+  /** A job created at STARTED whose run has neither started nor run yet. */
+  private static CommJob jobCreatedAtStarted() {
+    CommJob job = job();
+    job.getMetadata().setCreationTimestamp(STARTED.toString());
+    job.getStatus().setStartTime(null);
+    job.getStatus().setRunningTime(null);
+    return job;
+  }
+
+  /** Ready as the operator leaves it while the API server refuses its objects since {@code at}. */
+  private static Condition refusedSince(Instant at, String refusal) {
+    return new ConditionBuilder()
+        .withType(Reasons.READY)
+        .withStatus("False")
+        .withReason(Reasons.RECONCILE_ERROR)
+        .withLastTransitionTime(at.toString())
+        .withMessage(refusal)
+        .build();
   }
 
   /**

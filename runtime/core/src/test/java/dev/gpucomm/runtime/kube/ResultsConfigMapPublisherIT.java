@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gpucomm.api.v1alpha1.ReportRun;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -30,6 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ResultsConfigMapPublisherIT {
   private static final String TOKEN = "service-account-token";
   private static final String RESULTS_PATH = "/api/v1/namespaces/ml/configmaps/ar-tp4-results";
+  private static final Status SLOW_DOWN = MockApiServer.status(429, "TooManyRequests", "slow down");
+  private static final Status TRY_AGAIN =
+      MockApiServer.status(503, "ServiceUnavailable", "try again");
 
   @TempDir Path serviceAccount;
   private KubernetesMockServer server;
@@ -188,18 +192,8 @@ class ResultsConfigMapPublisherIT {
   @Test
   void aStampedPublishOutlastsABrieflyOverloadedApiServer() {
     givenResultsConfigMap(Map.of());
-    server
-        .expect()
-        .get()
-        .withPath(RESULTS_PATH)
-        .andReturn(429, MockApiServer.status(429, "TooManyRequests", "slow down"))
-        .once();
-    server
-        .expect()
-        .patch()
-        .withPath(RESULTS_PATH)
-        .andReturn(503, MockApiServer.status(503, "ServiceUnavailable", "try again"))
-        .once();
+    server.expect().get().withPath(RESULTS_PATH).andReturn(429, SLOW_DOWN).once();
+    server.expect().patch().withPath(RESULTS_PATH).andReturn(503, TRY_AGAIN).once();
     int before = server.getRequestCount();
 
     stampedPublisher().publish(Map.of("report.json", "{}"));
@@ -270,18 +264,8 @@ class ResultsConfigMapPublisherIT {
   @Test
   void anApiServerBrieflyOverloadedOrUnavailableDoesNotLoseTheReport() {
     givenResultsConfigMap(Map.of());
-    server
-        .expect()
-        .patch()
-        .withPath(RESULTS_PATH)
-        .andReturn(429, MockApiServer.status(429, "TooManyRequests", "slow down"))
-        .once();
-    server
-        .expect()
-        .patch()
-        .withPath(RESULTS_PATH)
-        .andReturn(503, MockApiServer.status(503, "ServiceUnavailable", "try again"))
-        .once();
+    server.expect().patch().withPath(RESULTS_PATH).andReturn(429, SLOW_DOWN).once();
+    server.expect().patch().withPath(RESULTS_PATH).andReturn(503, TRY_AGAIN).once();
     int before = server.getRequestCount();
 
     publisher().publish(Map.of("report.json", "{}"));
