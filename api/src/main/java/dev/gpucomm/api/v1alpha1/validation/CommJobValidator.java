@@ -14,9 +14,11 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.Expectation;
 import dev.gpucomm.api.v1alpha1.ExpectedSize;
 import dev.gpucomm.api.v1alpha1.FabricSpec;
+import dev.gpucomm.api.v1alpha1.FailurePolicy;
 import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
+import dev.gpucomm.api.v1alpha1.RestartCause;
 import dev.gpucomm.api.v1alpha1.Shape;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
 import dev.gpucomm.api.v1alpha1.Workload;
@@ -170,6 +172,9 @@ public final class CommJobValidator {
     if (spec.getTtlSecondsAfterFinished() != null) {
       inRange(
           "spec.ttlSecondsAfterFinished", spec.getTtlSecondsAfterFinished(), 0, Integer.MAX_VALUE);
+    }
+    if (spec.getFailurePolicy() != null) {
+      checkFailurePolicy(spec.getFailurePolicy());
     }
     if (spec.getGang() != null && spec.getGang().getScheduler() == null) {
       add("spec.gang.scheduler", "required (volcano or coscheduling)");
@@ -757,6 +762,18 @@ public final class CommJobValidator {
   private void configMapName(String field, String name) {
     if (name.length() > MAX_CONFIG_MAP_NAME_LENGTH || !CONFIG_MAP_NAME.matcher(name).matches()) {
       add(field, EchoedValue.quoted(name) + " is not a valid ConfigMap name");
+    }
+  }
+
+  /** The CRD's bounds, for a local run, which no API server checks. */
+  private void checkFailurePolicy(FailurePolicy policy) {
+    if (policy.getMaxRestarts() != null) {
+      inRange("spec.failurePolicy.maxRestarts", policy.getMaxRestarts(), 0, 100);
+    }
+    List<RestartCause> restartOn = policy.getRestartOn();
+    if (restartOn != null
+        && listSize("spec.failurePolicy.restartOn", restartOn, 1, RestartCause.values().length)) {
+      distinct("spec.failurePolicy.restartOn", restartOn);
     }
   }
 

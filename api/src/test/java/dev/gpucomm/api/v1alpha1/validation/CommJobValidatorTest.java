@@ -35,6 +35,31 @@ class CommJobValidatorTest {
     assertThat(CommJobValidator.validate(job(VALID.replace("ar-tp4", name)))).isEmpty();
   }
 
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          {maxRestarts: 2, restartOn: [Disruption, RankFailed, Timeout]} | |
+          {maxRestarts: -1}                        | spec.failurePolicy.maxRestarts       | -1 is below the minimum 0
+          {maxRestarts: 101}                       | spec.failurePolicy.maxRestarts       | 101 is above the maximum 100
+          {restartOn: []}                          | spec.failurePolicy.restartOn         | needs at least 1 item
+          {restartOn: [Disruption, Disruption]}    | spec.failurePolicy.restartOn[1]      | 'Disruption' is listed twice
+          {restartOn: [Disruption, RankFailed, Timeout, Disruption]} | spec.failurePolicy.restartOn | 4 items is above the maximum 3
+          {restartOn: [null]}                      | spec.failurePolicy.restartOn[0]      | required
+          """)
+  void aLocalRunChecksTheFailurePolicyAsTheClusterWould(
+      String policy, String field, String message) {
+    List<SpecProblem> problems =
+        CommJobValidator.validate(job(VALID + "  failurePolicy: " + policy + "\n"));
+
+    if (field == null) {
+      assertThat(problems).isEmpty();
+    } else {
+      assertThat(problems).containsExactly(new SpecProblem(field, message));
+    }
+  }
+
   @Test
   void aFusedFp8PatternOverWholeTokenSizesIsValid() {
     String fused =
