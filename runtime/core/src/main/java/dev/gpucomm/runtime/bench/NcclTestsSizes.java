@@ -43,6 +43,9 @@ public record NcclTestsSizes(long minBytes, long maxBytes, long stepFactor, long
     if (stepFactor < 1) {
       throw new IllegalArgumentException("-f: must be >= 1, got " + stepFactor);
     }
+    if (stepFactor == 1 && stepBytes < 0) {
+      throw new IllegalArgumentException("-i: must be >= 0, got " + stepBytes);
+    }
     if (stepFactor == 1 && stepBytes < 1 && maxBytes > minBytes) {
       throw new IllegalArgumentException(
           "-i: must be >= 1 when -f is 1 and -e is above -b, got " + stepBytes);
@@ -74,7 +77,7 @@ public record NcclTestsSizes(long minBytes, long maxBytes, long stepFactor, long
       } catch (ArithmeticException e) {
         break;
       }
-      if (next == size) {
+      if (next <= size) {
         break; // a single size (-b equal to -e with no step)
       }
       size = next;

@@ -74,5 +74,13 @@ class NcclTestsSizesTest {
     assertThatThrownBy(() -> new NcclTestsSizes(8, 64, 1, 0))
         .hasMessage("-i: must be >= 1 when -f is 1 and -e is above -b, got 0");
     assertThatThrownBy(() -> new NcclTestsSizes(8, 64, 0, 1)).hasMessage("-f: must be >= 1, got 0");
+    assertThatThrownBy(() -> new NcclTestsSizes(1024, 1024, 1, -5))
+        .as("a step that shrinks the size is refused even where only one size runs")
+        .hasMessage("-i: must be >= 0, got -5");
+  }
+
+  @Test
+  void oneSizeWithNoStepIsOneSize() {
+    assertThat(new NcclTestsSizes(1024, 1024, 1, 0).sizes()).containsExactly(1024L);
   }
 }
