@@ -104,7 +104,8 @@ final class LocalJobExecution {
     }
   }
 
-  private static Path canonical(Path path) {
+  /** {@code path} with its links resolved where it exists, else absolute and normalised. */
+  static Path canonical(Path path) {
     try {
       return path.toRealPath();
     } catch (IOException e) {

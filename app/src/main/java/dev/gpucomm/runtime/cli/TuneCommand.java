@@ -66,6 +66,20 @@ final class TuneCommand implements Callable<Integer> {
    * The --table file must be an existing tuning table of the job's collective, or a new file, and
    * writable where it is: a table that cannot take the curve must not cost a whole sweep.
    */
+  /**
+   * The table is written after the run, beside a report directory made by then: a table that is
+   * that directory, or above it, could never be written, and would cost a whole sweep.
+   */
+  private static void requireApartFromReport(Path reportDir, Path table) {
+    Path report = LocalJobExecution.canonical(reportDir);
+    if (report.startsWith(LocalJobExecution.canonical(table))) {
+      throw new UsageException(
+          "gpucomm tune: --table %s: is the report directory '%s' (--out) or a folder above it;"
+                  .formatted(table, reportDir)
+              + " name a file elsewhere");
+    }
+  }
+
   private static void requireMergeableTable(Path table, Collective collective) {
     if (table.toString().isBlank()) {
       throw new UsageException("gpucomm tune: --table needs a file name");
@@ -119,6 +133,7 @@ final class TuneCommand implements Callable<Integer> {
     Collective collective = job.job().getSpec().getWorkload().getTune().getCollective();
     tableFile.ifPresent(
         table -> LocalJobExecution.requireOutsideReport("tune", reportDir, "--table", table));
+    tableFile.ifPresent(table -> requireApartFromReport(reportDir, table));
     tableFile.ifPresent(table -> requireMergeableTable(table, collective));
     LocalRun.Result result =
         LocalJobExecution.execute(

@@ -406,6 +406,27 @@ class CliErrorsTest {
     assertThat(table).hasContent("{\"curves\": []}");
   }
 
+  @Test
+  void aTuneTableThatIsTheNewReportDirectoryIsRefusedBeforeTheSweep() throws Exception {
+    Path job = tuneJob();
+    Path out = dir.resolve("same");
+
+    CliRun run =
+        CliRun.of("tune", "-f", job.toString(), "--table", out.toString(), "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err())
+        .isEqualTo(
+            "gpucomm tune: --table "
+                + out
+                + ": is the report directory '"
+                + out
+                + "' (--out) or a folder above it; name a file elsewhere"
+                + System.lineSeparator());
+    assertThat(run.out()).as("no sweep ran").doesNotContain("Report:");
+    assertThat(out).doesNotExist();
+  }
+
   /** The valid job as a tune job of the same size. */
   private Path tuneJob() throws IOException {
     return Files.writeString(
