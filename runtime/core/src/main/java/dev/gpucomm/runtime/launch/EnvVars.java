@@ -9,6 +9,9 @@ public final class EnvVars {
   /** The CommJob's name. */
   public static final String JOB = "GPUCOMM_JOB";
 
+  /** A user's switch for host-IR programs: {@code off} leaves the ranks' timed runs unaligned. */
+  public static final String PROGRAM_ALIGN = "GPUCOMM_PROGRAM_ALIGN";
+
   /** The CommJob's namespace; its presence means the ranks run in a cluster. */
   public static final String NAMESPACE = "GPUCOMM_NAMESPACE";
 

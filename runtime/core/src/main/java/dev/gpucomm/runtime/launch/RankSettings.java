@@ -208,6 +208,7 @@ public record RankSettings(
    */
   public static void requireKnownSwitches(Map<String, String> env) {
     requireOnOrOff(env, VectorUnits.SWITCH);
+    requireOnOrOff(env, EnvVars.PROGRAM_ALIGN);
     CpuBindMode.fromEnv(env);
   }
 

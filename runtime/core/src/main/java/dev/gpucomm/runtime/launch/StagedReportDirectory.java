@@ -37,12 +37,12 @@ import java.util.stream.Stream;
 public final class StagedReportDirectory {
   /**
    * The file names a report directory of gpucomm holds (report, plots, tuning table, a program's
-   * details and dumped IR); anything else in a target means it is not only a report.
+   * details, timeline and dumped IR); anything else in a target means it is not only a report.
    */
   private static final Pattern REPORT_FILE =
       Pattern.compile(
           "report\\.(json|md|csv)|latency\\.svg|fabric-pods\\.svg|fabric-pod-[0-9]+\\.svg"
-              + "|tuning\\.json|program\\.json|host-ir\\.txt");
+              + "|tuning\\.json|program\\.json|host-ir\\.txt|timeline\\.json");
 
   private final Path target;
   private final Path staging;

@@ -27,6 +27,7 @@ class RankSettingsTest {
           """
           GPUCOMM_CPU_VECTOR | 0       | GPUCOMM_CPU_VECTOR: unknown value '0' (expected on, off)
           GPUCOMM_CPU_VECTOR | false   | GPUCOMM_CPU_VECTOR: unknown value 'false' (expected on, off)
+          GPUCOMM_PROGRAM_ALIGN | no   | GPUCOMM_PROGRAM_ALIGN: unknown value 'no' (expected on, off)
           GPUCOMM_PROGRESS   | verbose | GPUCOMM_PROGRESS: unknown value 'verbose' (expected live, lines, off)
           GPUCOMM_MODE       | bench   | GPUCOMM_MODE: unknown value 'bench' (expected job, selftest)
           """)

@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
+import dev.gpucomm.runtime.launch.EnvVars;
 import java.util.Map;
 import java.util.Set;
 
@@ -32,10 +33,10 @@ final class RankAlignment implements AutoCloseable {
    * off}.
    */
   static boolean wanted(Map<String, String> env) {
-    String value = env.getOrDefault("GPUCOMM_PROGRAM_ALIGN", "on").trim();
+    String value = env.getOrDefault(EnvVars.PROGRAM_ALIGN, "on").trim();
     if (!value.equals("on") && !value.equals("off")) {
       throw new IllegalArgumentException(
-          "GPUCOMM_PROGRAM_ALIGN must be on or off, got '" + value + "'");
+          EnvVars.PROGRAM_ALIGN + " must be on or off, got '" + value + "'");
     }
     return value.equals("on");
   }

@@ -111,11 +111,15 @@ class HostIrProgramWorkloadTest {
     assertThat(details.get("ranks")).hasSize(2);
     assertThat(details.get("workerStreams").asInt()).isEqualTo(2);
     assertThat(details.get("extraCommunicators").asInt()).isEqualTo(2);
+    assertThat(result.files().keySet())
+        .as("a run into the same report directory replaces every file of this one")
+        .allMatch(StagedReportDirectory::isReportFile);
   }
 
   @Test
   void theFilesAProgramAddsToItsReportMayBeReplacedByTheNextRun() {
     assertThat(StagedReportDirectory.isReportFile(HostIrProgramWorkload.DETAILS)).isTrue();
     assertThat(StagedReportDirectory.isReportFile(HostIrProgramWorkload.HOST_IR)).isTrue();
+    assertThat(StagedReportDirectory.isReportFile(ProgramTimelines.FILE)).isTrue();
   }
 }
