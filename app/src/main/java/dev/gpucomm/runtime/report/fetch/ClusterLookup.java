@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.utils.Utils;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,6 +57,7 @@ final class ClusterLookup {
       requireReadable(file, "--kubeconfig " + file);
       Config config =
           load(file.toString(), () -> Config.fromKubeconfig(context.orElse(null), file.toFile()));
+      requireReadableFilesNamedIn(config, "--kubeconfig " + file);
       // What autoConfigure applies after reading its files: HTTPS_PROXY, NO_PROXY and the like.
       Config.configFromSysPropsOrEnvVars(config);
       return Optional.of(new ClusterConfig(config, describe(file.toString(), config, context)));
@@ -81,6 +83,7 @@ final class ClusterLookup {
     if (!files.isEmpty()) {
       String source = String.join(", ", files);
       Config config = load(source, () -> Config.autoConfigure(context.orElse(null)));
+      requireReadableFilesNamedIn(config, source);
       return Optional.of(new ClusterConfig(config, describe(source, config, context)));
     }
     if (inPod()) {
@@ -102,6 +105,23 @@ final class ClusterLookup {
     } catch (UnreadableFileException e) {
       throw new KubeConfigException(source + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * The files a kubeconfig names (its certificate authority, client certificate and key) are read
+   * whole when the client is made: each must be a regular file of sane size too.
+   */
+  private static void requireReadableFilesNamedIn(Config config, String source) {
+    Map<String, String> named = new LinkedHashMap<>();
+    named.put("certificate-authority", config.getCaCertFile());
+    named.put("client-certificate", config.getClientCertFile());
+    named.put("client-key", config.getClientKeyFile());
+    named.forEach(
+        (field, name) -> {
+          if (name != null && !name.isBlank()) {
+            requireReadable(Path.of(name), source + ": " + field + " " + name);
+          }
+        });
   }
 
   private static boolean isDevNull(Path file) {

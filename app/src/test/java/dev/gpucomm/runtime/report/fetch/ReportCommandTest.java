@@ -714,6 +714,36 @@ class ReportCommandTest {
   }
 
   @Test
+  void aFileTheKubeconfigNamesMustBeARegularFileNotADeviceToReadForever() throws Exception {
+    Path kubeconfig =
+        Files.writeString(
+            home.resolve("device-ca.yaml"),
+            """
+            apiVersion: v1
+            kind: Config
+            current-context: ci
+            contexts:
+            - name: ci
+              context: {cluster: kind, user: ci-bot, namespace: bench}
+            clusters:
+            - name: kind
+              cluster: {server: "%s", certificate-authority: /dev/zero}
+            users:
+            - name: ci-bot
+              user: {token: t}
+            """
+                .formatted(url));
+
+    Result result = report("ar-tp2", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err())
+        .startsWith(
+            "gpucomm report: --kubeconfig " + kubeconfig + ": certificate-authority /dev/zero: ")
+        .hasLineCount(1);
+  }
+
+  @Test
   void aKubeconfigWhoseAliasHoldsItselfIsAUsageErrorNotAStackOverflow() throws Exception {
     Path looping =
         Files.writeString(home.resolve("loop.yaml"), "apiVersion: v1\nclusters: &c [*c]\n");
