@@ -256,7 +256,7 @@ public final class CommJobValidator {
         add(at, "needs minBusBandwidthGBps or maxLatencyMicros");
       }
       if (rule.getMinBusBandwidthGBps() != null && !(rule.getMinBusBandwidthGBps() >= 0)) {
-        add(at + ".minBusBandwidthGBps", rule.getMinBusBandwidthGBps() + " is negative");
+        add(at + ".minBusBandwidthGBps", notANonNegativeNumber(rule.getMinBusBandwidthGBps()));
       }
       if (rule.getMinBusBandwidthGBps() != null
           && rule.getMinBusBandwidthGBps() == Double.POSITIVE_INFINITY) {
@@ -264,7 +264,7 @@ public final class CommJobValidator {
       }
       // A ceiling of zero no call can meet, and an infinite one checks nothing: both are slips.
       if (rule.getMaxLatencyMicros() != null && !(rule.getMaxLatencyMicros() >= 0)) {
-        add(at + ".maxLatencyMicros", rule.getMaxLatencyMicros() + " is negative");
+        add(at + ".maxLatencyMicros", notANonNegativeNumber(rule.getMaxLatencyMicros()));
       } else if (rule.getMaxLatencyMicros() != null
           && (rule.getMaxLatencyMicros() == 0 || rule.getMaxLatencyMicros().isInfinite())) {
         add(
@@ -775,6 +775,13 @@ public final class CommJobValidator {
         && listSize("spec.failurePolicy.restartOn", restartOn, 1, RestartCause.values().length)) {
       distinct("spec.failurePolicy.restartOn", restartOn);
     }
+  }
+
+  /**
+   * Why {@code value}, which is not at least 0, is refused: NaN is no number, not a negative one.
+   */
+  private static String notANonNegativeNumber(double value) {
+    return Double.isNaN(value) ? "NaN is not a number" : value + " is negative";
   }
 
   private boolean inRange(String field, int value, int min, int max) {

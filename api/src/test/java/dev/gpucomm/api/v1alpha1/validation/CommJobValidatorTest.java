@@ -61,6 +61,24 @@ class CommJobValidatorTest {
   }
 
   @Test
+  void aFloorOrCeilingThatIsNoNumberIsSaidToBeNone() {
+    CommJob rules =
+        job(
+            VALID.replace(
+                "device: cuda",
+                "device: cuda\n  expect: [{collective: allreduce, bytes: 512Ki,"
+                    + " minBusBandwidthGBps: 1}, {collective: allreduce, bytes: 1Mi,"
+                    + " maxLatencyMicros: -3}]"));
+    // as a YAML .nan reads
+    rules.getSpec().getExpect().getFirst().setMinBusBandwidthGBps(Double.NaN);
+
+    assertThat(CommJobValidator.validate(rules))
+        .containsExactly(
+            new SpecProblem("spec.expect[0].minBusBandwidthGBps", "NaN is not a number"),
+            new SpecProblem("spec.expect[1].maxLatencyMicros", "-3.0 is negative"));
+  }
+
+  @Test
   void aFusedFp8PatternOverWholeTokenSizesIsValid() {
     String fused =
         VALID.replace(
