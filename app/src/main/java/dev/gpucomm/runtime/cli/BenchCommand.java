@@ -84,6 +84,9 @@ final class BenchCommand implements Callable<Integer> {
               Map.entry("spec.heuristic.tuningRef", "--tuning-ref"),
               Map.entry("metadata.name", "--name")));
 
+  /** How many of the sizes a sweep skips its warning names before it counts the rest. */
+  static final int MAX_SKIPPED_SHOWN = 8;
+
   private final CliContext context;
 
   @Spec CommandSpec spec;
@@ -323,7 +326,12 @@ final class BenchCommand implements Callable<Integer> {
               worldSize,
               skipped));
       if (!skipped.isEmpty()) {
-        context.err().println("gpucomm bench: not measured: " + String.join(", ", skipped));
+        // one line however long the sweep: a sweep of thousands of sizes skips thousands
+        context
+            .err()
+            .println(
+                "gpucomm bench: not measured: "
+                    + NcclTestsFlags.firstOf(skipped, MAX_SKIPPED_SHOWN));
       }
     } else {
       benchmark.setSizes(sizes != null ? sizes : DEFAULT_SIZES);

@@ -151,13 +151,17 @@ final class NcclTestsFlags {
     }
     if (messages.isEmpty()) {
       // every size was left out: say why each was, in the words of the skipped list
-      String reasons =
-          skipped.size() <= 3
-              ? String.join(", ", skipped)
-              : String.join(", ", skipped.subList(0, 3)) + " and " + (skipped.size() - 3) + " more";
-      throw new OptionValueException(spec, "-e", "no size of the sweep can run: " + reasons);
+      throw new OptionValueException(
+          spec, "-e", "no size of the sweep can run: " + firstOf(skipped, 3));
     }
     return new ArrayList<>(messages);
+  }
+
+  /** The first {@code shown} of {@code items} and a count of the rest, for one line. */
+  static String firstOf(List<String> items, int shown) {
+    return items.size() <= shown
+        ? String.join(", ", items)
+        : String.join(", ", items.subList(0, shown)) + " and " + (items.size() - shown) + " more";
   }
 
   private String stepFlag() {

@@ -2,6 +2,8 @@ package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,6 +68,15 @@ class BenchNcclTestsFlagsTest {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "1", "-e", "8G", "-i", "1"),
         "gpucomm bench: -i: the sweep has more than 64 sizes; raise -f or -i, or lower -e");
+  }
+
+  @Test
+  void theSizesASweepSkipsAreNamedOnOneLineOfBoundedLength() {
+    List<String> skipped = IntStream.rangeClosed(1, 4_000).mapToObj(i -> i + " B (odd)").toList();
+
+    assertThat(NcclTestsFlags.firstOf(skipped, 3))
+        .isEqualTo("1 B (odd), 2 B (odd), 3 B (odd) and 3997 more");
+    assertThat(NcclTestsFlags.firstOf(skipped.subList(0, 2), 3)).isEqualTo("1 B (odd), 2 B (odd)");
   }
 
   @Test
