@@ -647,13 +647,7 @@ class JobOutcomeJudgeTest {
     }
 
     private static CommJob jobRestarting(int maxRestarts) {
-      CommJob job = job();
-      job.getSpec().setDevice(DeviceKind.CPU);
-      job.getSpec()
-          .setWorkload(
-              new Workload()
-                  .withKind(WorkloadKind.BENCHMARK)
-                  .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
+      CommJob job = validCpuBenchmark(job());
       job.getSpec().setFailurePolicy(new FailurePolicy().withMaxRestarts(maxRestarts));
       return job;
     }
@@ -709,12 +703,7 @@ class JobOutcomeJudgeTest {
    * spec is validated before anything is made.
    */
   private JobOutcome notStartedOutcome(CommJob job, Instant now) {
-    job.getSpec().setDevice(DeviceKind.CPU);
-    job.getSpec()
-        .setWorkload(
-            new Workload()
-                .withKind(WorkloadKind.BENCHMARK)
-                .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
+    validCpuBenchmark(job);
     JobObservation observation =
         new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of());
     return judge.plan(job, observation, now).outcome();
@@ -757,6 +746,17 @@ class JobOutcomeJudgeTest {
         .withPhase("Pending")
         .endStatus()
         .build();
+  }
+
+  /** Makes {@code job} a CPU benchmark its validation passes, as a job that may really run. */
+  private static CommJob validCpuBenchmark(CommJob job) {
+    job.getSpec().setDevice(DeviceKind.CPU);
+    job.getSpec()
+        .setWorkload(
+            new Workload()
+                .withKind(WorkloadKind.BENCHMARK)
+                .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
+    return job;
   }
 
   private static CommJob job() {
