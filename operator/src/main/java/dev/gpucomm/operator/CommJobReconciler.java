@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -91,6 +92,23 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     this.baselineRecheck = config.baselineRecheckInterval();
   }
 
+  /**
+   * The PodGroup of a gang job that has not finished, as the API server has it: its queue may hold
+   * the pods back, and the PodGroup is made from it when missing. No cache holds PodGroups: the
+   * scheduler's kind may not be installed.
+   */
+  private static Optional<GenericKubernetesResource> readPodGroup(
+      CommJob live, JobObservation observation, Context<CommJob> context) {
+    CommJob job = observation.frozenJob(live);
+    if (JobOutcomeJudge.recordedOutcome(live.getStatus()).isPresent()
+        || job.getSpec() == null
+        || job.getSpec().getGang() == null
+        || job.getSpec().getGang().getScheduler() == null) {
+      return Optional.empty();
+    }
+    return PodGroups.read(context.getClient(), job);
+  }
+
   @Override
   public List<EventSource<?, CommJob>> prepareEventSources(EventSourceContext<CommJob> context) {
     return List.of(new JobDeletionSource(metrics));
@@ -102,13 +120,16 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     try {
       metrics.watch(context.getPrimaryCache());
       Instant now = Instant.now();
-      JobObservation before = JobObservation.of(job, context);
+      JobObservation cached = JobObservation.of(job, context);
       CommJobStatus statusBefore = job.getStatus();
-      if (before.predecessorObjects() > 0
+      if (cached.predecessorObjects() > 0
           && JobOutcomeJudge.recordedOutcome(statusBefore).isEmpty()) {
         return awaitPredecessorCleanup(
-            job, before.predecessorsInWords(), before.predecessorPods() > 0, before, now, context);
+            job, cached.predecessorsInWords(), cached.predecessorPods() > 0, cached, now, context);
       }
+      Optional<GenericKubernetesResource> podGroup = readPodGroup(job, cached, context);
+      JobObservation before =
+          cached.withGangQueue(PodGroups.queueHold(podGroup, cached.frozenJob(job)));
       JobPlan plan = judge.plan(job, before, now);
       if (!before.terminatingPods().isEmpty()
           && !before.started()
@@ -161,7 +182,8 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               plan.job(),
               plan.layout().get(),
               () -> podTemplateFactory.buildAll(plan.job(), plan.layout().get()),
-              before.started())) {
+              before.started(),
+              podGroup)) {
             case PodGroups.Group.Ready ready -> {}
             case PodGroups.Group.Foreign foreign -> {
               return awaitPredecessorCleanup(job, "the PodGroup", false, before, now, context);

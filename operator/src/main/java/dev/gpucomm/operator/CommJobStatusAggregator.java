@@ -26,8 +26,8 @@ import java.util.Optional;
 
 /**
  * Builds a CommJob's status from a {@link JobPlan} and what exists after the workflow ran: phase,
- * conditions (Ready, Succeeded, Failed, Regressed, MeetsExpectations, Degraded, SpecChanged),
- * times, and the per-size summary read from the results ConfigMap.
+ * conditions (Ready, Succeeded, Failed, Regressed, MeetsExpectations, Degraded, SpecChanged,
+ * Queued), times, and the per-size summary read from the results ConfigMap.
  */
 @ApplicationScoped
 public class CommJobStatusAggregator {
@@ -133,6 +133,8 @@ public class CommJobStatusAggregator {
               generation,
               now));
     }
+    SchedulingHold.condition(before, outcome, plan.observation(), generation, now)
+        .ifPresent(conditions::add);
     suspendedCondition(before, outcome, generation, now).ifPresent(conditions::add);
     restartingCondition(before, outcome, generation, now).ifPresent(conditions::add);
     Optional<Long> startedGeneration = after.startedGeneration();

@@ -27,6 +27,10 @@ import java.util.TreeMap;
  * are being deleted (those of a suspended run, say, still stopping) are gone for every decision and
  * only counted, in {@code terminatingPods}: a new run's pods cannot be created under their names
  * until they are gone.
+ *
+ * <p>{@code gangQueue} is read from the API server, not a cache (PodGroups are another project's
+ * kind, watched by no informer): it says why, when the gang scheduler's queue has not yet admitted
+ * the job's PodGroup.
  */
 public record JobObservation(
     Map<Integer, Pod> podsByIndex,
@@ -34,8 +38,39 @@ public record JobObservation(
     Optional<ConfigMap> results,
     int predecessorPods,
     int predecessorConfigMaps,
-    List<Pod> terminatingPods) {
+    List<Pod> terminatingPods,
+    Optional<String> gangQueue) {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  /** What the caches hold of a job without a gang queue's word. */
+  public JobObservation(
+      Map<Integer, Pod> podsByIndex,
+      Optional<ConfigMap> specConfigMap,
+      Optional<ConfigMap> results,
+      int predecessorPods,
+      int predecessorConfigMaps,
+      List<Pod> terminatingPods) {
+    this(
+        podsByIndex,
+        specConfigMap,
+        results,
+        predecessorPods,
+        predecessorConfigMaps,
+        terminatingPods,
+        Optional.empty());
+  }
+
+  /** This observation with what the gang scheduler's queue says of the job's PodGroup. */
+  public JobObservation withGangQueue(Optional<String> queue) {
+    return new JobObservation(
+        podsByIndex,
+        specConfigMap,
+        results,
+        predecessorPods,
+        predecessorConfigMaps,
+        terminatingPods,
+        queue);
+  }
 
   public static JobObservation of(CommJob job, Context<CommJob> context) {
     JobNames names = JobNames.of(job);

@@ -29,7 +29,6 @@ import java.util.stream.Stream;
 @ApplicationScoped
 public class JobOutcomeJudge {
   private static final String POD_SCHEDULED = "PodScheduled";
-  private static final String SCHEDULING_GATED = "SchedulingGated";
 
   /** How many failed pods a Failed message names; the others are counted. */
   static final int MAX_FAILURES = 8;
@@ -102,6 +101,12 @@ public class JobOutcomeJudge {
     }
     return new JobPlan(job, observation, outcome, Optional.of(layout));
   }
+
+  /**
+   * How often a job whose gang waits in Volcano's queue is looked at: the group's admission is no
+   * event of the operator's, and the pods' new scheduling messages may come late.
+   */
+  static final Duration GANG_QUEUE_RECHECK = Duration.ofSeconds(30);
 
   /** How soon a restarting job whose old pods still go is looked at again without an event. */
   static final Duration RESTART_RECHECK = Duration.ofSeconds(5);
@@ -262,12 +267,18 @@ public class JobOutcomeJudge {
     if (timedOut.isPresent()) {
       return timedOut.get();
     }
+    // a queue holding the pods back marks them unschedulable (Volcano's "pod group is not ready")
+    // while they wait their turn: their scheduling clock runs from their release
+    boolean held = SchedulingHold.of(observation).isPresent();
+    Optional<Instant> released = SchedulingHold.releasedAt(job.getStatus(), observation, now);
     for (Map.Entry<Integer, Pod> entry : observation.podsByIndex().entrySet()) {
       Optional<PodCondition> unscheduled = unscheduled(entry.getValue());
-      if (unscheduled.isEmpty()) {
+      if (unscheduled.isEmpty() || held) {
         continue;
       }
-      Instant since = since(unscheduled.get(), entry.getValue(), now);
+      Instant since =
+          SchedulingHold.notBeforeRelease(
+              since(unscheduled.get(), entry.getValue(), now), released);
       Duration schedulingTimeout = schedulingTimeout(job);
       Duration left = Duration.between(now, since.plus(schedulingTimeout));
       if (!left.isPositive()) {
@@ -379,19 +390,25 @@ public class JobOutcomeJudge {
       return Optional.empty();
     }
     JobLayout layout = plan.layout().get();
-    // while scheduling gates hold a pod back the start-up allowance does not run out (see
-    // timedOut); the gate's removal is a pod event, which brings the job back by itself
-    boolean gatedPods =
-        plan.observation().podsByIndex().values().stream().anyMatch(JobOutcomeJudge::gated);
+    // while a queue holds the pods back the start-up allowance does not run out (see timedOut);
+    // a gate's removal is a pod event, which brings the job back by itself, but a PodGroup's
+    // admission is not one the operator watches
+    Optional<SchedulingHold.Hold> hold = SchedulingHold.of(plan.observation());
+    Optional<Instant> released = SchedulingHold.releasedAt(status, plan.observation(), now);
     Optional<Duration> timeout =
         status.getRunningTime() != null
             ? Optional.of(
                 timeLeft(Instant.parse(status.getRunningTime()), layout.timeoutSeconds(), now))
             : Optional.ofNullable(status.getStartTime())
-                .filter(created -> !gatedPods)
+                .filter(created -> hold.isEmpty())
                 .map(Instant::parse)
+                .map(created -> SchedulingHold.notBeforeRelease(created, released))
                 .map(created -> timeLeft(created, startupAllowance(plan.job(), layout), now));
-    return Stream.of(timeout, inProgress.recheckAfter())
+    Optional<Duration> queueRecheck =
+        hold.map(SchedulingHold.Hold::reason)
+            .filter(Reasons.POD_GROUP_PENDING::equals)
+            .map(reason -> GANG_QUEUE_RECHECK);
+    return Stream.of(timeout, inProgress.recheckAfter(), queueRecheck)
         .flatMap(Optional::stream)
         .min(Comparator.naturalOrder())
         .map(wait -> wait.isNegative() ? Duration.ZERO : wait);
@@ -401,7 +418,8 @@ public class JobOutcomeJudge {
    * The Timeout verdict once spec.timeoutSeconds have passed since all pods were running: time
    * spent queued, scheduling or pulling images does not count. Pods that never all run (an image
    * that never arrives, a container that never starts) time out spec.timeoutSeconds +
-   * spec.schedulingTimeoutSeconds after they were created, unless scheduling gates hold one back.
+   * spec.schedulingTimeoutSeconds after they were created, or after their queue released them; not
+   * while it holds them back (see {@link SchedulingHold}).
    */
   private Optional<JobOutcome> timedOut(
       CommJob job, JobLayout layout, JobObservation observation, Instant now) {
@@ -422,16 +440,23 @@ public class JobOutcomeJudge {
     if (created.isEmpty() && !observation.started()) {
       return refusedTooLong(job, allowance, now);
     }
-    if (created.isEmpty()
-        || timeLeft(created.get(), allowance, now).isPositive()
-        || observation.podsByIndex().values().stream().anyMatch(JobOutcomeJudge::gated)) {
+    if (created.isEmpty() || SchedulingHold.of(observation).isPresent()) {
+      return Optional.empty();
+    }
+    Optional<Instant> released = SchedulingHold.releasedAt(job.getStatus(), observation, now);
+    Instant clock = SchedulingHold.notBeforeRelease(created.get(), released);
+    if (timeLeft(clock, allowance, now).isPositive()) {
       return Optional.empty();
     }
     return Optional.of(
         new JobOutcome.Failed(
             Reasons.TIMEOUT,
-            "pods not all running %d s after they were created (spec.timeoutSeconds +"
-                    .formatted(allowance)
+            "pods not all running %d s after %s (spec.timeoutSeconds +"
+                    .formatted(
+                        allowance,
+                        clock.equals(created.get())
+                            ? "they were created"
+                            : "their queue released them")
                 + " spec.schedulingTimeoutSeconds): "
                 + podCounts(observation.podsByIndex(), layout)
                 + lastRefusal(job)));
@@ -527,18 +552,6 @@ public class JobOutcomeJudge {
     return Duration.between(now, start.plusSeconds(seconds));
   }
 
-  private static boolean gated(Pod pod) {
-    return "Pending".equals(phaseOf(pod))
-        && pod.getStatus() != null
-        && pod.getStatus().getConditions() != null
-        && pod.getStatus().getConditions().stream()
-            .anyMatch(
-                c ->
-                    POD_SCHEDULED.equals(c.getType())
-                        && "False".equals(c.getStatus())
-                        && SCHEDULING_GATED.equals(c.getReason()));
-  }
-
   /** A finished job's recorded outcome: finished jobs never change their verdict. */
   static Optional<JobOutcome> recordedOutcome(CommJobStatus status) {
     if (status == null || status.getPhase() == null) {
@@ -567,7 +580,7 @@ public class JobOutcomeJudge {
     // design, not refused by the scheduler.
     return pod.getStatus().getConditions().stream()
         .filter(c -> POD_SCHEDULED.equals(c.getType()) && "False".equals(c.getStatus()))
-        .filter(c -> !SCHEDULING_GATED.equals(c.getReason()))
+        .filter(c -> !Reasons.SCHEDULING_GATED.equals(c.getReason()))
         .findFirst();
   }
 

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -53,6 +54,9 @@ final class PodGroups {
           .withPlural("podgroups")
           .withNamespaced(true)
           .build();
+
+  /** The phase of a Volcano PodGroup its queue has not admitted. */
+  private static final String VOLCANO_PENDING = "Pending";
 
   private PodGroups() {}
 
@@ -111,25 +115,67 @@ final class PodGroups {
   }
 
   /**
-   * Creates the job's PodGroup, for {@code pods} (built only when needed), unless it exists. Until
-   * the job starts, its own group is brought up to date: a job suspended before it ran, or while it
-   * ran, may have its spec changed before it resumes. Once started, its pods are fixed, and so is
-   * its group.
+   * The PodGroup of the job's name as the API server has it now; empty when there is none, or when
+   * the cluster serves no PodGroups of the job's scheduler.
+   */
+  static Optional<GenericKubernetesResource> read(KubernetesClient client, CommJob job) {
+    return Optional.ofNullable(resource(client, job).get());
+  }
+
+  /**
+   * Why the job's pods wait for their turn, when {@code podGroup} is the job's own and its queue
+   * has not admitted it. Volcano keeps such a group Pending and marks its pods unschedulable ("pod
+   * group is not ready"), whether the queue is full or the cluster lacks the room just now: the
+   * gang waits its turn, as a Kueue workload does. The coscheduling plugin queues nothing: a group
+   * of its that cannot be placed is unschedulable.
+   */
+  static Optional<String> queueHold(Optional<GenericKubernetesResource> podGroup, CommJob job) {
+    GangSpec gang = job.getSpec() == null ? null : job.getSpec().getGang();
+    if (podGroup.isEmpty()
+        || gang == null
+        || gang.getScheduler() != GangScheduler.VOLCANO
+        || !(whose(podGroup.get(), job, VOLCANO) instanceof Group.Ready)) {
+      return Optional.empty();
+    }
+    Map<String, Object> status = map(podGroup.get().getAdditionalProperties().get("status"));
+    if (!VOLCANO_PENDING.equals(status.get("phase"))) {
+      return Optional.empty();
+    }
+    String why =
+        (status.get("conditions") instanceof List<?> conditions ? conditions : List.of())
+            .stream()
+                .map(PodGroups::map)
+                .filter(condition -> "Unschedulable".equals(condition.get("type")))
+                .map(condition -> condition.get("message"))
+                .filter(message -> message instanceof String text && !text.isBlank())
+                .map(message -> ": " + PodFailureDescriber.lastLine((String) message))
+                .findFirst()
+                .orElse("");
+    return Optional.of(
+        "Volcano's queue %s has not admitted PodGroup %s yet (phase Pending)%s"
+            .formatted(
+                spec(podGroup.get()).get("queue") instanceof String queue ? queue : "default",
+                podGroup.get().getMetadata().getName(),
+                why));
+  }
+
+  /**
+   * Creates the job's PodGroup, for {@code pods} (built only when needed), unless it exists: {@code
+   * existing}, as {@link #read} found it in this reconciliation. Until the job starts, its own
+   * group is brought up to date: a job suspended before it ran, or while it ran, may have its spec
+   * changed before it resumes. Once started, its pods are fixed, and so is its group.
    */
   static Group ensure(
       KubernetesClient client,
       CommJob job,
       JobLayout layout,
       Supplier<List<Pod>> pods,
-      boolean started) {
+      boolean started,
+      Optional<GenericKubernetesResource> found) {
     ResourceDefinitionContext api = api(job.getSpec().getGang().getScheduler());
-    var resource =
-        client
-            .genericKubernetesResources(api)
-            .inNamespace(job.getMetadata().getNamespace())
-            .withName(job.getMetadata().getName());
-    GenericKubernetesResource existing = resource.get();
-    if (existing != null) {
+    var resource = resource(client, job);
+    if (found.isPresent()) {
+      GenericKubernetesResource existing = found.get();
       Group group = whose(existing, job, api);
       if (group instanceof Group.Ready && !started) {
         Map<String, Object> wanted = spec(desired(job, layout, pods.get()));
@@ -192,10 +238,21 @@ final class PodGroups {
             + " another name");
   }
 
-  @SuppressWarnings("unchecked")
   private static Map<String, Object> spec(GenericKubernetesResource podGroup) {
-    Object spec = podGroup.getAdditionalProperties().get("spec");
-    return spec instanceof Map<?, ?> map ? (Map<String, Object>) map : Map.of();
+    return map(podGroup.getAdditionalProperties().get("spec"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object value) {
+    return value instanceof Map<?, ?> map ? (Map<String, Object>) map : Map.of();
+  }
+
+  private static Resource<GenericKubernetesResource> resource(
+      KubernetesClient client, CommJob job) {
+    return client
+        .genericKubernetesResources(api(job.getSpec().getGang().getScheduler()))
+        .inNamespace(job.getMetadata().getNamespace())
+        .withName(job.getMetadata().getName());
   }
 
   /** Marks {@code pod} as a member of its job's PodGroup and names the gang scheduler. */

@@ -21,6 +21,18 @@ public final class Reasons {
   /** A failed run's pods go before spec.failurePolicy starts the job afresh; Ready's reason too. */
   public static final String RESTARTING = "Restarting";
 
+  /**
+   * A queue holds the job's pods back from the scheduler by design: scheduling gates (Kueue's
+   * admission) or a gang scheduler's queue that has not admitted the job's PodGroup (Volcano).
+   * False once the operator sees them released: the scheduling clocks run from then.
+   */
+  public static final String QUEUED = "Queued";
+
+  // Queued's reasons
+  public static final String SCHEDULING_GATED = "SchedulingGated";
+  public static final String POD_GROUP_PENDING = "PodGroupPending";
+  public static final String RELEASED = "Released";
+
   // while the job runs
   public static final String PODS_PENDING = "PodsPending";
   public static final String PODS_RUNNING = "PodsRunning";

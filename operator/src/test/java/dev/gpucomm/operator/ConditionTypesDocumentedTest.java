@@ -20,6 +20,7 @@ class ConditionTypesDocumentedTest {
           Reasons.FAILED,
           Reasons.SUSPENDED,
           Reasons.RESTARTING,
+          Reasons.QUEUED,
           Reasons.SPEC_CHANGED,
           Reasons.REGRESSED,
           Reasons.MEETS_EXPECTATIONS,

@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -310,6 +312,86 @@ class GangSchedulingIT {
                 + " object); delete it or give the job another name");
     assertThat(cluster.pods("gang-taken")).isEmpty();
     assertThat(spec(awaitPodGroup(VOLCANO, "gang-taken"))).containsEntry("minMember", 8);
+  }
+
+  @Test
+  void aGangWaitingInVolcanosQueueWaitsItsTurnThenHasTheWholeSchedulingTimeout() {
+    cluster.apply(
+        """
+        metadata: {name: gang-queued}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          device: cpu
+          schedulingTimeoutSeconds: 2
+          gang: {scheduler: volcano, queue: gpu-benchmarks}
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+    cluster.awaitPods("gang-queued", "gang-queued-0", "gang-queued-1");
+    awaitPodGroup(VOLCANO, "gang-queued");
+    // the queue is full: Volcano keeps the group Pending and marks its pods unschedulable, long
+    // past the job's scheduling timeout
+    setVolcanoPhase(
+        "gang-queued", "Pending", "queue resource quota insufficient: gpu-benchmarks is full");
+    Instant anHourAgo = Instant.now().minus(Duration.ofHours(1));
+    String notReady = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Undetermined";
+    cluster.kubelet.unschedulable("gang-queued-0", anHourAgo, notReady);
+    cluster.kubelet.unschedulable("gang-queued-1", anHourAgo, notReady);
+
+    CommJobStatus queued =
+        cluster.awaitStatus(
+            "gang-queued", s -> TestCluster.hasCondition(s, "Queued", "True", "PodGroupPending"));
+    assertThat(condition(queued, "Queued").getMessage())
+        .isEqualTo(
+            "Volcano's queue gpu-benchmarks has not admitted PodGroup gang-queued yet (phase"
+                + " Pending): queue resource quota insufficient: gpu-benchmarks is full");
+    await()
+        .during(Duration.ofSeconds(4))
+        .atMost(Duration.ofSeconds(6))
+        .until(() -> cluster.job("gang-queued").getStatus().getPhase() == Phase.PENDING);
+
+    // admitted, but no node fits yet: the scheduling timeout runs from the release
+    setVolcanoPhase("gang-queued", "Inqueue", null);
+    cluster.kubelet.unschedulable(
+        "gang-queued-0", anHourAgo, "0/3 nodes are available: 3 Insufficient cpu.");
+    CommJobStatus released =
+        cluster.awaitStatus(
+            "gang-queued", s -> TestCluster.hasCondition(s, "Queued", "False", "Released"));
+    assertThat(released.getPhase()).isEqualTo(Phase.PENDING);
+    CommJobStatus failed = cluster.awaitStatus("gang-queued", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("Unschedulable");
+    assertThat(condition(failed, "Failed").getMessage())
+        .startsWith("pod gang-queued-0 (rank 0) could not be scheduled within 2 s: 0/3 nodes");
+    assertThat(
+            Duration.between(
+                Instant.parse(condition(failed, "Queued").getLastTransitionTime()),
+                Instant.parse(condition(failed, "Failed").getLastTransitionTime())))
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+  }
+
+  /** Volcano's word on a PodGroup: its phase, and why it is not scheduled when it says so. */
+  private void setVolcanoPhase(String name, String phase, String unschedulable) {
+    Map<String, Object> status = new java.util.LinkedHashMap<>();
+    status.put("phase", phase);
+    if (unschedulable != null) {
+      status.put(
+          "conditions",
+          List.of(
+              Map.of(
+                  "type", "Unschedulable",
+                  "status", "True",
+                  "reason", "NotEnoughResources",
+                  "message", unschedulable)));
+    }
+    client
+        .genericKubernetesResources(VOLCANO)
+        .inNamespace(cluster.namespace)
+        .withName(name)
+        .edit(
+            group -> {
+              group.setAdditionalProperty("status", status);
+              return group;
+            });
   }
 
   /** A Volcano PodGroup named {@code name}, as someone other than this job's operator makes it. */

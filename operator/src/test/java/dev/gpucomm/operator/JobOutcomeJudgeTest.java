@@ -19,12 +19,14 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -670,6 +672,164 @@ class JobOutcomeJudgeTest {
     }
   }
 
+  /** Pods a queue holds back wait their turn; their scheduling clocks run from their release. */
+  @Nested
+  class Queues {
+    private static final String NOT_READY =
+        "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Undetermined";
+    private final Instant muchLater = STARTED.plusSeconds(10 * (TIMEOUT_SECONDS + 300));
+
+    @Test
+    void aGangVolcanosQueueHasNotAdmittedWaitsHoweverLongItsPodsAreMarkedUnschedulable() {
+      CommJob job = notYetRunning();
+      Map<Integer, Pod> markedByVolcano =
+          Map.of(0, unschedulable("job-0", STARTED), 1, unschedulable("job-1", STARTED));
+
+      JobPlan plan = queuedPlan(job, markedByVolcano, muchLater);
+
+      assertThat(plan.outcome()).isInstanceOf(JobOutcome.InProgress.class);
+      // the group's admission is no event the operator watches: it looks again
+      assertThat(judge.nextCheck(plan, job.getStatus(), muchLater))
+          .contains(JobOutcomeJudge.GANG_QUEUE_RECHECK);
+    }
+
+    @Test
+    void podsTheOperatorSeesReleasedNowHaveTheirWholeSchedulingTimeoutAhead() {
+      CommJob job = notYetRunning();
+      markQueued(job, "True", STARTED);
+      Map<Integer, Pod> stillUnplaced =
+          Map.of(0, unschedulable("job-0", STARTED), 1, unschedulable("job-1", STARTED));
+
+      JobPlan plan = plan(job, stillUnplaced, muchLater);
+
+      assertThat(plan.outcome()).isInstanceOf(JobOutcome.InProgress.class);
+      assertThat(judge.nextCheck(plan, job.getStatus(), muchLater))
+          .contains(Duration.ofSeconds(300));
+    }
+
+    @Test
+    void releasedPodsTheSchedulerStillRefusesFailTheSchedulingTimeoutAfterTheRelease() {
+      CommJob job = notYetRunning();
+      markQueued(job, "False", muchLater);
+      Map<Integer, Pod> refused = Map.of(0, running("job-0"), 1, unschedulable("job-1", STARTED));
+
+      assertThat(outcome(job, refused, muchLater.plusSeconds(299)))
+          .isInstanceOf(JobOutcome.InProgress.class);
+      JobOutcome failed = outcome(job, refused, muchLater.plusSeconds(301));
+      assertThat(failed).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) failed).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+    }
+
+    @Test
+    void podsUngatedLongAfterTheirCreationHaveTheStartUpAllowanceFromTheRelease() {
+      CommJob job = notYetRunning();
+      markQueued(job, "False", muchLater);
+      Map<Integer, Pod> onItsWay = Map.of(0, running("job-0"), 1, pending("job-1"));
+
+      assertThat(outcome(job, onItsWay, muchLater.plusSeconds(TIMEOUT_SECONDS + 299)))
+          .isInstanceOf(JobOutcome.InProgress.class);
+      assertThat(outcome(job, onItsWay, muchLater.plusSeconds(TIMEOUT_SECONDS + 301)))
+          .isEqualTo(
+              new JobOutcome.Failed(
+                  Reasons.TIMEOUT,
+                  "pods not all running 360 s after their queue released them"
+                      + " (spec.timeoutSeconds + spec.schedulingTimeoutSeconds): 1 of 2 pods"
+                      + " running, 1 pending"));
+    }
+
+    @Test
+    void theQueuedConditionSaysWhatHoldsThePodsAndTurnsFalseAtTheRelease() {
+      JobObservation gated =
+          new JobObservation(
+              new TreeMap<>(Map.of(0, gated("job-0"), 1, gated("job-1"))),
+              Optional.empty(),
+              Optional.empty(),
+              0,
+              0,
+              List.of());
+      Condition held =
+          SchedulingHold.condition(
+                  List.of(), new JobOutcome.InProgress(Optional.empty()), gated, 1, STARTED)
+              .orElseThrow();
+      assertThat(held.getStatus()).isEqualTo("True");
+      assertThat(held.getReason()).isEqualTo(Reasons.SCHEDULING_GATED);
+      assertThat(held.getMessage())
+          .isEqualTo(
+              "pod job-0 waits for its scheduling gates to be removed"
+                  + " (kueue.x-k8s.io/admission); and 1 more pods");
+
+      JobObservation released =
+          new JobObservation(
+              Map.of(0, pending("job-0"), 1, pending("job-1")),
+              Optional.empty(),
+              Optional.empty(),
+              0,
+              0,
+              List.of());
+      Condition after =
+          SchedulingHold.condition(
+                  List.of(held),
+                  new JobOutcome.InProgress(Optional.empty()),
+                  released,
+                  1,
+                  muchLater)
+              .orElseThrow();
+      assertThat(after.getStatus()).isEqualTo("False");
+      assertThat(after.getReason()).isEqualTo(Reasons.RELEASED);
+      assertThat(after.getLastTransitionTime()).isEqualTo(muchLater.toString());
+
+      assertThat(
+              SchedulingHold.condition(
+                  List.of(), new JobOutcome.InProgress(Optional.empty()), released, 1, muchLater))
+          .as("a job never held has no Queued condition")
+          .isEmpty();
+    }
+
+    private static CommJob notYetRunning() {
+      CommJob job = job();
+      job.getStatus().setRunningTime(null);
+      return job;
+    }
+
+    private static void markQueued(CommJob job, String status, Instant since) {
+      job.getStatus()
+          .setConditions(
+              List.of(
+                  new ConditionBuilder()
+                      .withType(Reasons.QUEUED)
+                      .withStatus(status)
+                      .withReason(
+                          "True".equals(status) ? Reasons.POD_GROUP_PENDING : Reasons.RELEASED)
+                      .withLastTransitionTime(since.toString())
+                      .build()));
+    }
+
+    private JobPlan queuedPlan(CommJob job, Map<Integer, Pod> pods, Instant now) {
+      ConfigMap specConfigMap =
+          new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
+      JobObservation observation =
+          new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, 0, List.of())
+              .withGangQueue(
+                  Optional.of("Volcano's queue default has not admitted PodGroup job yet"));
+      return judge.plan(job, observation, now);
+    }
+
+    private static Pod unschedulable(String name, Instant since) {
+      Pod pod = pending(name);
+      pod.getStatus()
+          .setConditions(
+              List.of(
+                  new PodConditionBuilder()
+                      .withType("PodScheduled")
+                      .withStatus("False")
+                      .withReason("Unschedulable")
+                      .withMessage(NOT_READY)
+                      .withLastTransitionTime(since.toString())
+                      .build()));
+      return pod;
+    }
+  }
+
   private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {
     return outcome(job(), pods, now);
   }
@@ -719,6 +879,7 @@ class JobOutcomeJudgeTest {
 
   private static Pod gated(String name) {
     Pod gated = pending(name);
+    gated.setSpec(new PodSpecBuilder().addNewSchedulingGate("kueue.x-k8s.io/admission").build());
     gated
         .getStatus()
         .setConditions(

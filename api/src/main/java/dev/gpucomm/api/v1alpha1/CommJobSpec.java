@@ -90,7 +90,8 @@ public class CommJobSpec {
           + " its pods were first running (status.runningTime): rendezvous and the run count; time"
           + " spent suspended, queued, scheduling or pulling images does not. Pods that never all"
           + " run fail the job with reason Timeout timeoutSeconds + schedulingTimeoutSeconds after"
-          + " they were created (status.startTime), unless scheduling gates hold one back.")
+          + " they were created (status.startTime) or their queue released them (condition"
+          + " Queued), never while it holds them back.")
   private Integer timeoutSeconds;
 
   @ValidationRule(value = "self == oldSelf", message = IMMUTABLE)
@@ -141,8 +142,9 @@ public class CommJobSpec {
   @JsonPropertyDescription(
       "The job fails with reason Unschedulable when one of its pods has been refused by the"
           + " scheduler for this many seconds; the operator's default (Helm value"
-          + " runtime.unschedulableTimeout) when omitted. Pods held back by scheduling gates do"
-          + " not count. Also how long a new job waits for a deleted namesake's objects to release"
+          + " runtime.unschedulableTimeout) when omitted. Pods a queue holds back (scheduling"
+          + " gates, a Volcano queue that has not admitted the PodGroup) do not count; the time"
+          + " runs from their release. Also how long a new job waits for a deleted namesake's objects to release"
           + " its names, and its pods' earlier run's pods to terminate.")
   private Integer schedulingTimeoutSeconds;
 

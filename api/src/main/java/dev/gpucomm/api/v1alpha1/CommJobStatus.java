@@ -19,8 +19,10 @@ public class CommJobStatus {
           + " (reason says why: RankFailed, Timeout, Unschedulable, InvalidSpec...), Suspended"
           + " (spec.suspend), Restarting (True, with the kind of failure as its reason, while a"
           + " failed run's pods go before spec.failurePolicy starts the job afresh; False once"
-          + " the new run begins, or when none does), SpecChanged (a field that says what the job runs was edited after"
-          + " it started), and the verdicts on results: Regressed (against spec.baseline),"
+          + " the new run begins, or when none does), Queued (True while a queue holds the"
+          + " pods back: scheduling gates, or a Volcano queue that has not admitted the job's"
+          + " PodGroup; the scheduling timeouts run from its turn to False), SpecChanged (a"
+          + " field that says what the job runs was edited after it started), and the verdicts on results: Regressed (against spec.baseline),"
           + " MeetsExpectations (spec.expect) and Degraded (a fabric sweep found a slow node,"
           + " GPU pair or link).")
   private List<Condition> conditions;
