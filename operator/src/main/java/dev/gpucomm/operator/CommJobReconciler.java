@@ -244,7 +244,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       } else {
         metrics.forgetDeletedJobs();
       }
-      patchStatusIfChanged(job, aggregate.status(), context);
+      CommJob patched = patchStatusIfChanged(job, aggregate.status(), context);
       CommJobEventRecorder.recordTransitions(
           context.getClient(), job, statusBefore, aggregate.status());
       Optional<Duration> ttlLeft = FinishedJobTtl.timeLeft(plan.job(), aggregate.status(), now);
@@ -254,7 +254,9 @@ public class CommJobReconciler implements Reconciler<CommJob> {
             job.getMetadata().getNamespace(),
             job.getMetadata().getName(),
             plan.job().getSpec().getTtlSecondsAfterFinished());
-        FinishedJobTtl.expire(context.getClient(), job);
+        if (!FinishedJobTtl.expire(context.getClient(), patched)) {
+          return UpdateControl.<CommJob>noUpdate().rescheduleAfter(FinishedJobTtl.CHANGED_RECHECK);
+        }
         return UpdateControl.noUpdate();
       }
       UpdateControl<CommJob> control = UpdateControl.noUpdate();

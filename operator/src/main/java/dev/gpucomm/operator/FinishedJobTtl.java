@@ -2,9 +2,10 @@ package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
-import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -27,8 +28,15 @@ final class FinishedJobTtl {
     return Optional.of(Duration.between(now, due));
   }
 
-  /** Deletes the job's pods, then the job. */
-  static void expire(KubernetesClient client, CommJob job) {
+  /** How soon a job that changed as it was due is looked at again. */
+  static final Duration CHANGED_RECHECK = Duration.ofSeconds(1);
+
+  /**
+   * Deletes the job's pods, then the job, at the version read: a namesake created after this one
+   * was deleted (a CI deleting and applying again) is another job, and an edit made since is read
+   * first. Returns false when the job changed, so that it is looked at again.
+   */
+  static boolean expire(KubernetesClient client, CommJob job) {
     String namespace = job.getMetadata().getNamespace();
     for (Pod pod :
         client
@@ -44,11 +52,20 @@ final class FinishedJobTtl {
         client.pods().inNamespace(namespace).resource(pod).delete();
       }
     }
-    client
-        .resources(CommJob.class)
-        .inNamespace(namespace)
-        .withName(job.getMetadata().getName())
-        .withPropagationPolicy(DeletionPropagation.BACKGROUND)
-        .delete();
+    try {
+      client
+          .resources(CommJob.class)
+          .inNamespace(namespace)
+          .withName(job.getMetadata().getName())
+          // the client's default propagation, Background: the garbage collector takes the rest
+          .lockResourceVersion(job.getMetadata().getResourceVersion())
+          .delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+        return false;
+      }
+      throw e;
+    }
+    return true;
   }
 }
