@@ -68,14 +68,20 @@ final class ApiRejection {
 
   static final int CONFLICT = 409;
 
+  /** The reason of a 409 that is a stale write (an update at an old resourceVersion). */
+  private static final String STALE_WRITE = "Conflict";
+
   /**
-   * Whether {@code failure} holds a create refused because the name is taken (409). Which object it
-   * was is not taken from the answer (servers fill its details differently): the caller looks at
+   * Whether {@code failure} holds a create refused because the name is taken (409 AlreadyExists,
+   * not a stale write's 409 Conflict, which the next reconciliation mends by itself). Which object
+   * it was is not taken from the answer (servers fill its details differently): the caller looks at
    * the job's own names.
    */
   static boolean nameTaken(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof KubernetesClientException client && client.getCode() == CONFLICT) {
+      if (cause instanceof KubernetesClientException client
+          && client.getCode() == CONFLICT
+          && (client.getStatus() == null || !STALE_WRITE.equals(client.getStatus().getReason()))) {
         return true;
       }
       if (cause instanceof AggregatedOperatorException aggregated

@@ -32,6 +32,32 @@ class ApiRejectionTest {
         .isEmpty();
   }
 
+  @Test
+  void aNameTakenIsAnAlreadyExistsNotAStaleWrite() {
+    assertThat(
+            ApiRejection.nameTaken(
+                conflict("AlreadyExists", "configmaps \"job-spec\" already exists")))
+        .isTrue();
+    assertThat(
+            ApiRejection.nameTaken(
+                conflict(
+                    "Conflict",
+                    "Operation cannot be fulfilled on pods \"job-0\": the object has been"
+                        + " modified; please apply your changes to the latest version")))
+        .as("a write at an old version is mended by the next reconciliation")
+        .isFalse();
+  }
+
+  private static KubernetesClientException conflict(String reason, String message) {
+    Status status =
+        new StatusBuilder()
+            .withCode(ApiRejection.CONFLICT)
+            .withReason(reason)
+            .withMessage(message)
+            .build();
+    return new KubernetesClientException(status);
+  }
+
   private static KubernetesClientException forbidden(String message) {
     Status status =
         new StatusBuilder()
