@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.IntSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -81,7 +82,8 @@ public final class Gpucomm {
     PrintWriter help = new PrintWriter(out, true);
     int exit;
     try {
-      exit = commandLine(context, diagnosticsMain, help).execute(args);
+      exit =
+          oneLineOnError(() -> commandLine(context, diagnosticsMain, help).execute(args), context);
     } finally {
       help.flush();
     }
@@ -93,6 +95,23 @@ public final class Gpucomm {
       return 1;
     }
     return exit;
+  }
+
+  /**
+   * Runs {@code command}, turning an {@link Error} into one line and exit 1, as the failure handler
+   * does for exceptions: picocli lets errors pass (running out of heap on a huge input, a stack
+   * overflow, a native library that does not load), which would end the JVM with a stack trace.
+   */
+  static int oneLineOnError(IntSupplier command, CliContext context) {
+    try {
+      return command.getAsInt();
+    } catch (Error e) {
+      if (context.debug()) {
+        e.printStackTrace(context.err());
+      }
+      context.err().println("gpucomm: " + describe(e));
+      return 1;
+    }
   }
 
   private static CommandLine commandLine(

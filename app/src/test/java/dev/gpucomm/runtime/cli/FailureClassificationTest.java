@@ -6,6 +6,10 @@ import dev.gpucomm.runtime.bench.ResultMismatchException;
 import dev.gpucomm.runtime.launch.RankError;
 import dev.gpucomm.runtime.rendezvous.PeerFailedException;
 import dev.gpucomm.runtime.spec.InvalidJobException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
@@ -54,5 +58,28 @@ class FailureClassificationTest {
 
     assertThat(error.message())
         .isEqualTo("NullPointerException: Cannot invoke \"x\" | second line");
+  }
+
+  @Test
+  void anErrorPicocliLetsPassIsOneLineAndExitOne() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CliContext context =
+        new CliContext(
+            new PrintStream(new ByteArrayOutputStream()),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            false,
+            false);
+
+    int exit =
+        Gpucomm.oneLineOnError(
+            () -> {
+              throw new OutOfMemoryError("Java heap space");
+            },
+            context);
+
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("gpucomm: out of Java heap memory (Java heap space)" + System.lineSeparator());
   }
 }
