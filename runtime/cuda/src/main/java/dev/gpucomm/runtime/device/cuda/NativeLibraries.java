@@ -66,6 +66,13 @@ public final class NativeLibraries {
       }
     }
     for (String candidate : candidates) {
+      if (candidate.contains("/")
+          && Files.exists(Path.of(candidate))
+          && !Files.isRegularFile(Path.of(candidate))) {
+        // the loader reads what it is given: a fifo would block it for good, a device forever
+        failures.add(candidate + ": not a regular file");
+        continue;
+      }
       try {
         // The global arena keeps the library loaded for the life of the process, as the driver
         // and NCCL expect.
