@@ -83,9 +83,9 @@ final class RankCommand implements Callable<Integer> {
       settings.errorFile().ifPresent(RankCompletion::markFinished);
       return 0;
     } catch (RuntimeException | Error e) {
-      // An allocation the memory checks could not foresee (a program's operands beyond their lower
-      // bound, say), a stack overflow or a missing native library is this rank's failure in one
-      // line, like any other: without its error file the launcher could say only an exit code.
+      // An allocation the memory checks could not foresee (a communicator's own buffers, say), a
+      // stack overflow or a missing native library is this rank's failure in one line, like any
+      // other: without its error file the launcher could say only an exit code.
       RankError error = Gpucomm.classify(e);
       settings.errorFile().ifPresent(error::writeTo);
       if (context.debug()) {

@@ -5,16 +5,15 @@ import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.FabricSpec;
-import dev.gpucomm.api.v1alpha1.ProgramName;
-import dev.gpucomm.api.v1alpha1.ProgramSpec;
-import dev.gpucomm.api.v1alpha1.Shape;
 import dev.gpucomm.api.v1alpha1.TuneSpec;
 import dev.gpucomm.api.v1alpha1.Workload;
 import dev.gpucomm.runtime.numeric.Saturating;
 import dev.gpucomm.runtime.report.HumanUnits;
+import dev.gpucomm.runtime.workload.ProgramWorkload;
 import java.util.List;
-import java.util.Objects;
+import java.util.ServiceLoader;
 
 /**
  * The memory one rank of a job holds at its largest, before it allocates any, so that a job that
@@ -25,10 +24,8 @@ import java.util.Objects;
  *       device for each point, and the same two on the host to fill and check them: its largest
  *       point is counted. The algorithms' own workspaces are fixed in size and not counted.
  *   <li>A fabric sweep's probe holds two buffers of {@code fabric.bytes} on the device.
- *   <li>A program's operands exist at least once across its ranks, on the device and on the host
- *       (generated there, downloaded to be checked): their bytes over the world size are a lower
- *       bound of what each rank holds, which refuses a shape that cannot fit without guessing at
- *       how the program spreads them.
+ *   <li>A program's buffers are read from the programs it will run, by the host-IR module that runs
+ *       them ({@link ProgramWorkload#memory}).
  * </ul>
  *
  * @param what what the memory holds, as a refusal names it, e.g. "the sweep's largest message (64
@@ -38,8 +35,12 @@ import java.util.Objects;
  */
 public record RankMemory(String what, long deviceBytes, long hostBytes) {
 
-  /** The memory of one rank of {@code job}. */
-  public static RankMemory of(CommJob job) {
+  /**
+   * The memory of one rank of {@code job} on {@code device}.
+   *
+   * @throws dev.gpucomm.runtime.UsageException when a program spec cannot run, naming the field
+   */
+  public static RankMemory of(CommJob job, DeviceKind device) {
     Workload workload = job.getSpec().getWorkload();
     int worldSize = job.getSpec().getWorldSize();
     return switch (workload.getKind()) {
@@ -64,7 +65,7 @@ public record RankMemory(String what, long deviceBytes, long hostBytes) {
             false);
       }
       case FABRIC -> fabric(workload.getFabric());
-      case PROGRAM -> program(workload.getProgram(), worldSize);
+      case PROGRAM -> program(job, device);
     };
   }
 
@@ -89,34 +90,12 @@ public record RankMemory(String what, long deviceBytes, long hostBytes) {
         0);
   }
 
-  private static RankMemory program(ProgramSpec program, int worldSize) {
-    Shape shape = Objects.requireNonNullElseGet(program.getShape(), Shape::new);
-    // A dimension left to the program's default counts as 1: the bound stays a lower one.
-    long m = dimension(shape.getM());
-    long n = dimension(shape.getN());
-    long k = dimension(shape.getK());
-    DType dtype = Objects.requireNonNullElse(program.getDtype(), DType.BF16);
-    long elements =
-        program.getName() == ProgramName.COLLECTIVE_PERMUTE
-            ? Saturating.product(m, k) // one m × k tensor, moved between the ranks
-            : Saturating.sum(
-                Saturating.product(m, k), Saturating.product(k, n), Saturating.product(m, n));
-    long total = Saturating.product(elements, dtype.bytes());
-    long perRank = total / worldSize;
-    return new RankMemory(
-        "the program's operands ("
-            + HumanUnits.binaryBytes(total)
-            + " in all, at least "
-            + HumanUnits.binaryBytes(perRank)
-            + " per rank of "
-            + worldSize
-            + ")",
-        perRank,
-        perRank);
-  }
-
-  private static long dimension(Long value) {
-    return value == null || value < 1 ? 1 : value;
+  private static RankMemory program(CommJob job, DeviceKind device) {
+    // without the host-IR module the rank refuses the job itself, naming the module
+    return ServiceLoader.load(ProgramWorkload.class)
+        .findFirst()
+        .map(programs -> programs.memory(job, device))
+        .orElseGet(() -> new RankMemory("no program (this build runs none)", 0, 0));
   }
 
   private static long largest(List<Integer> tokens, List<Long> sizes, Integer hidden, DType type) {

@@ -13,9 +13,9 @@ import java.util.OptionalLong;
 
 /**
  * Refuses, before any rank allocates, a job whose buffers do not fit ({@link RankMemory}: a sweep's
- * largest point, a fabric probe's buffers, a program's operands): in the host's available memory
- * for the ranks that share it, or in a device's free memory. A job past the memory would otherwise
- * push the host into swapping or the out-of-memory killer, and fail late and unclearly.
+ * largest point, a fabric probe's buffers, a program's buffers): in the host's available memory for
+ * the ranks that share it, or in a device's free memory. A job past the memory would otherwise push
+ * the host into swapping or the out-of-memory killer, and fail late and unclearly.
  */
 public final class MemoryCheck {
   private static final Path MEMINFO = Path.of("/proc/meminfo");
@@ -77,7 +77,12 @@ public final class MemoryCheck {
    */
   public static void requireRoomForRanks(
       String source, CommJob job, DeviceKind device, int ranksOnHost) {
-    RankMemory need = RankMemory.of(job);
+    RankMemory need;
+    try {
+      need = RankMemory.of(job, device);
+    } catch (UsageException e) {
+      throw new UsageException(source + ": " + e.getMessage(), e);
+    }
     hostAvailableBytes()
         .ifPresent(
             available ->

@@ -282,7 +282,7 @@ public final class RankMain {
    */
   private static Device withRoomForJob(Device device, LoadedJob job, RankSettings settings) {
     try {
-      RankMemory need = RankMemory.of(job.job());
+      RankMemory need = RankMemory.of(job.job(), device.kind());
       device
           .freeMemoryBytes()
           .ifPresent(

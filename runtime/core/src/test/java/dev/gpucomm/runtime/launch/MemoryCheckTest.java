@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.spec.JobLoader;
@@ -26,7 +27,7 @@ class MemoryCheckTest {
   private static final long GIB = 1L << 30;
 
   private final RankMemory millionTokens =
-      RankMemory.of(new JobLoader().load(RING_MILLION_TOKENS, "big.yaml").job());
+      RankMemory.of(new JobLoader().load(RING_MILLION_TOKENS, "big.yaml").job(), DeviceKind.CPU);
 
   @Test
   void aSweepCountsItsLargestPointsBuffersOnDeviceAndHost() {
@@ -85,46 +86,6 @@ class MemoryCheckTest {
   }
 
   @Test
-  void aProgramShapeThatCannotFitIsRefusedBeforeItsRanksStart() {
-    RankMemory program =
-        onTwoCpuRanks(
-            """
-            kind: program
-            program:
-              name: columnParallelLinear
-              shape: {m: 1099511627776, n: 16, k: 32}
-            """);
-
-    assertThatThrownBy(
-            () ->
-                MemoryCheck.requireHostRoom(
-                    "job.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
-        .isInstanceOf(UsageException.class)
-        .hasMessageStartingWith(
-            "job.yaml: the program's operands (98304 GiB in all, at least 49152 GiB per rank of"
-                + " 2) needs 98304 GiB of host memory per rank");
-  }
-
-  @Test
-  void aShapeWhoseBytesWouldWrapAroundIsRefusedAllTheSame() {
-    RankMemory program =
-        onTwoCpuRanks(
-            """
-            kind: program
-            program:
-              name: rowParallelLinear
-              shape: {m: 1073741824, n: 1073741824, k: 1073741824}
-            """);
-
-    assertThatThrownBy(
-            () ->
-                MemoryCheck.requireHostRoom(
-                    "job.yaml", program, program.hostBytesWithDevice(), 256L << 20, 2, 23 * GIB))
-        .isInstanceOf(UsageException.class)
-        .hasMessageStartingWith("job.yaml: the program's operands (");
-  }
-
-  @Test
   void aFabricSweepCountsItsProbesTwoBuffers() {
     RankMemory fabric =
         onTwoCpuRanks(
@@ -150,7 +111,7 @@ class MemoryCheckTest {
           workload:
         """
             + workload.indent(4);
-    return RankMemory.of(new JobLoader().load(job, "job.yaml").job());
+    return RankMemory.of(new JobLoader().load(job, "job.yaml").job(), DeviceKind.CPU);
   }
 
   @Test

@@ -2,9 +2,12 @@ package dev.gpucomm.runtime.hostir.programs;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
+import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
 import dev.gpucomm.api.v1alpha1.report.ProgramReport;
+import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.collective.Communicator;
 import dev.gpucomm.runtime.collective.DeviceBackend;
 import dev.gpucomm.runtime.collective.DeviceBackends;
@@ -106,6 +109,13 @@ public final class HostIrProgramWorkload implements ProgramWorkload {
       files.put(HOST_IR, dump);
     }
     return new WorkloadResult(ProgramSummary.markdown(result), files);
+  }
+
+  @Override
+  public RankMemory memory(CommJob job, DeviceKind device) {
+    CommJobSpec spec = job.getSpec();
+    ProgramSpec program = spec.getWorkload() == null ? null : spec.getWorkload().getProgram();
+    return ProgramMemory.of(program, device, spec.getWorldSize());
   }
 
   private static String hostName() {
