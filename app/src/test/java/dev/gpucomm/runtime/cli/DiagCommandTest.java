@@ -1,14 +1,20 @@
 package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.runtime.collective.DeviceBackends;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gpucomm diag} hands its arguments to the CUDA diagnostics, found by class name. */
@@ -191,6 +197,33 @@ class DiagCommandTest {
     assertDiagUsageError(
         new String[] {"--check", "--json", ""}, "gpucomm diag: --json needs a file name");
     assertThat(folder).isDirectory();
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aHostWithoutAGpuIsSaidAtOnceNotAfterWaitingForThePeers() {
+    assumeFalse(
+        new DeviceBackends("diag-test").probe(DeviceKind.CUDA).usable(),
+        "this host has a GPU: diag would run");
+    long start = System.nanoTime();
+
+    // rank 1 of 2: its peer, and the store, never come
+    CliRun run =
+        CliRun.withDiagnostics(
+            DiagCommand.CUDA_DIAGNOSTICS,
+            Map.of(),
+            "diag",
+            "--check",
+            "--world",
+            "2",
+            "--rank",
+            "1",
+            "--store",
+            "127.0.0.1:1");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).startsWith("gpucomm diag: no CUDA device: ");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
   }
 
   private static void assertDiagUsageError(String[] args, String line) {

@@ -16,6 +16,9 @@ import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
 import dev.gpucomm.runtime.rendezvous.TcpStoreClient;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,14 +85,17 @@ public final class CudaDiagnostics {
         throw new UsageException("--json " + json + ": " + FileProblem.of(json, e));
       }
     }
+    CudaBackend backend = new CudaBackend();
+    if (backend.deviceCount() == 0) {
+      // said before the store: every rank of a host without a GPU would first wait for the others
+      throw new IllegalStateException("no CUDA device: " + backend.unavailableReason());
+    }
     // the store serves this world only: a rank started with another --world is refused, not met
-    TcpStoreServer server =
-        rank == 0 ? TcpStoreServer.startForWorld(null, address.port(), world) : null;
+    TcpStoreServer server = rank == 0 ? startStore(address, world) : null;
     int status;
     try (TcpStoreClient store =
         TcpStoreClient.connect(address, rank, world, DiagnosticsSession.TIMEOUT)) {
       RankTopology topology = new RankTopology(rank, world, rank, world);
-      CudaBackend backend = new CudaBackend();
       try (CudaDevice device = (CudaDevice) backend.open(rank)) {
         long start = System.nanoTime();
         CudaCommunicator communicator =
@@ -113,6 +119,26 @@ public final class CudaDiagnostics {
       }
     }
     return status;
+  }
+
+  /**
+   * Rank 0's store, listening on the --store address only: the ranks share this host, and the store
+   * answers anyone who reaches it.
+   */
+  private static TcpStoreServer startStore(RendezvousAddress address, int world)
+      throws IOException {
+    InetAddress host;
+    try {
+      host = InetAddress.getByName(address.host());
+    } catch (UnknownHostException e) {
+      throw new UsageException("--store " + address + ": unknown host " + address.host());
+    }
+    try {
+      return TcpStoreServer.startForWorld(host, address.port(), world);
+    } catch (BindException e) {
+      throw new UsageException(
+          "--store " + address + ": cannot listen there on this host (" + e.getMessage() + ")");
+    }
   }
 
   private static Path jsonFile(String text) {
