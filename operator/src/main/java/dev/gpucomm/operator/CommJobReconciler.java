@@ -93,20 +93,25 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   }
 
   /**
-   * The PodGroup of a gang job that has not finished, as the API server has it: its queue may hold
-   * the pods back, and the PodGroup is made from it when missing. No cache holds PodGroups: the
-   * scheduler's kind may not be installed.
+   * The PodGroup of a gang job whose run goes on or has just failed, as the API server has it: its
+   * queue may hold the pods back, and the PodGroup is made from it when missing. No cache holds
+   * PodGroups: the scheduler's kind may not be installed. A suspended, restarting, finished or
+   * invalid job reads none, so that a PodGroup the API server will not show keeps none of them from
+   * going.
    */
   private static Optional<GenericKubernetesResource> readPodGroup(
-      CommJob live, JobObservation observation, Context<CommJob> context) {
-    CommJob job = observation.frozenJob(live);
-    if (JobOutcomeJudge.recordedOutcome(live.getStatus()).isPresent()
-        || job.getSpec() == null
-        || job.getSpec().getGang() == null
-        || job.getSpec().getGang().getScheduler() == null) {
+      CommJob live, JobPlan plan, Context<CommJob> context) {
+    boolean runGoesOn =
+        plan.outcome() instanceof JobOutcome.InProgress
+            || (plan.outcome() instanceof JobOutcome.Failed
+                && JobOutcomeJudge.recordedOutcome(live.getStatus()).isEmpty());
+    if (!runGoesOn
+        || plan.layout().isEmpty()
+        || plan.job().getSpec().getGang() == null
+        || plan.job().getSpec().getGang().getScheduler() == null) {
       return Optional.empty();
     }
-    return PodGroups.read(context.getClient(), job);
+    return PodGroups.read(context.getClient(), plan.job());
   }
 
   @Override
@@ -127,10 +132,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
         return awaitPredecessorCleanup(
             job, cached.predecessorsInWords(), cached.predecessorPods() > 0, cached, now, context);
       }
-      Optional<GenericKubernetesResource> podGroup = readPodGroup(job, cached, context);
-      JobObservation before =
-          cached.withGangQueue(PodGroups.queueHold(podGroup, cached.frozenJob(job)));
-      JobPlan plan = judge.plan(job, before, now);
+      JobPlan unqueued = judge.plan(job, cached, now);
+      Optional<GenericKubernetesResource> podGroup = readPodGroup(job, unqueued, context);
+      Optional<String> gangQueue = PodGroups.queueHold(podGroup, unqueued.job());
+      JobObservation before = cached.withGangQueue(gangQueue);
+      // a gang its queue holds back is no scheduling failure: judged again knowing it
+      JobPlan plan = gangQueue.isPresent() ? judge.plan(job, before, now) : unqueued;
       if (!before.terminatingPods().isEmpty()
           && !before.started()
           && plan.outcome() instanceof JobOutcome.InProgress) {
@@ -288,7 +295,10 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     boolean restartMarkChanges =
         JobRestarts.underway(job.getStatus()).isPresent()
             != (plan.outcome() instanceof JobOutcome.Restarting);
-    return newVerdict || restartMarkChanges;
+    // the clocks run from the release only once it is recorded: a workflow that keeps failing
+    // would otherwise find it new, and start them again, on every retry
+    boolean release = SchedulingHold.releaseUnrecorded(job.getStatus(), plan.observation());
+    return newVerdict || restartMarkChanges || release;
   }
 
   /**

@@ -133,7 +133,7 @@ public class CommJobStatusAggregator {
               generation,
               now));
     }
-    SchedulingHold.condition(before, outcome, plan.observation(), generation, now)
+    SchedulingHold.condition(previous, outcome, plan.observation(), after, generation, now)
         .ifPresent(conditions::add);
     suspendedCondition(before, outcome, generation, now).ifPresent(conditions::add);
     restartingCondition(before, outcome, generation, now).ifPresent(conditions::add);

@@ -199,8 +199,13 @@ public record JobObservation(
 
   /** When the job's pods were created: the recorded startTime, else its spec ConfigMap's. */
   public Optional<Instant> startTime(CommJob job) {
-    if (job.getStatus() != null && job.getStatus().getStartTime() != null) {
-      return Optional.of(Instant.parse(job.getStatus().getStartTime()));
+    return startTime(job.getStatus());
+  }
+
+  /** When the run's pods were created: {@code status}'s startTime, else the spec ConfigMap's. */
+  public Optional<Instant> startTime(CommJobStatus status) {
+    if (status != null && status.getStartTime() != null) {
+      return Optional.of(Instant.parse(status.getStartTime()));
     }
     return specConfigMap
         .map(cm -> cm.getMetadata().getCreationTimestamp())

@@ -267,13 +267,17 @@ public class JobOutcomeJudge {
     if (timedOut.isPresent()) {
       return timedOut.get();
     }
-    // a queue holding the pods back marks them unschedulable (Volcano's "pod group is not ready")
-    // while they wait their turn: their scheduling clock runs from their release
-    boolean held = SchedulingHold.of(observation).isPresent();
+    // a queue holding the gang back marks its pods unschedulable (Volcano's "pod group is not
+    // ready") while they wait their turn: their scheduling clock runs from the release. A gated
+    // pod is no refusal of the scheduler's either (see unscheduled), but its peers may be.
+    boolean gangQueued =
+        SchedulingHold.holding(job.getStatus(), observation)
+            .filter(hold -> hold.reason().equals(Reasons.POD_GROUP_PENDING))
+            .isPresent();
     Optional<Instant> released = SchedulingHold.releasedAt(job.getStatus(), observation, now);
     for (Map.Entry<Integer, Pod> entry : observation.podsByIndex().entrySet()) {
       Optional<PodCondition> unscheduled = unscheduled(entry.getValue());
-      if (unscheduled.isEmpty() || held) {
+      if (unscheduled.isEmpty() || gangQueued) {
         continue;
       }
       Instant since =
@@ -393,7 +397,7 @@ public class JobOutcomeJudge {
     // while a queue holds the pods back the start-up allowance does not run out (see timedOut);
     // a gate's removal is a pod event, which brings the job back by itself, but a PodGroup's
     // admission is not one the operator watches
-    Optional<SchedulingHold.Hold> hold = SchedulingHold.of(plan.observation());
+    Optional<SchedulingHold.Hold> hold = SchedulingHold.holding(status, plan.observation());
     Optional<Instant> released = SchedulingHold.releasedAt(status, plan.observation(), now);
     Optional<Duration> timeout =
         status.getRunningTime() != null
@@ -440,7 +444,7 @@ public class JobOutcomeJudge {
     if (created.isEmpty() && !observation.started()) {
       return refusedTooLong(job, allowance, now);
     }
-    if (created.isEmpty() || SchedulingHold.of(observation).isPresent()) {
+    if (created.isEmpty() || SchedulingHold.holding(job.getStatus(), observation).isPresent()) {
       return Optional.empty();
     }
     Optional<Instant> released = SchedulingHold.releasedAt(job.getStatus(), observation, now);

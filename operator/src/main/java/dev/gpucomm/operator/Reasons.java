@@ -32,6 +32,7 @@ public final class Reasons {
   public static final String SCHEDULING_GATED = "SchedulingGated";
   public static final String POD_GROUP_PENDING = "PodGroupPending";
   public static final String RELEASED = "Released";
+  public static final String RUN_ENDED = "RunEnded";
 
   // while the job runs
   public static final String PODS_PENDING = "PodsPending";

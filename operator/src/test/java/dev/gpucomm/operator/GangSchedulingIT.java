@@ -11,9 +11,12 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -48,6 +51,8 @@ class GangSchedulingIT {
           .build();
 
   @Inject KubernetesClient client;
+
+  @KubernetesTestServer KubernetesServer server;
 
   private TestCluster cluster;
 
@@ -367,6 +372,44 @@ class GangSchedulingIT {
                 Instant.parse(condition(failed, "Queued").getLastTransitionTime()),
                 Instant.parse(condition(failed, "Failed").getLastTransitionTime())))
         .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aPodGroupTheApiServerWillNotShowKeepsNoGangFromBeingSuspended() {
+    cluster.apply(
+        """
+        metadata: {name: gang-hidden}
+        spec:
+          worldSize: 2
+          ranksPerPod: 1
+          device: cpu
+          gang: {scheduler: volcano}
+          workload: {kind: benchmark, benchmark: {tokens: [32]}}
+        """);
+    cluster.awaitPods("gang-hidden", "gang-hidden-0", "gang-hidden-1");
+    awaitPodGroup(VOLCANO, "gang-hidden");
+    // a policy or a broken webhook of the scheduler's kind: every read of the group is refused
+    server
+        .expect()
+        .get()
+        .withPath(
+            "/apis/scheduling.volcano.sh/v1beta1/namespaces/%s/podgroups/gang-hidden"
+                .formatted(cluster.namespace))
+        .andReturn(
+            403,
+            new StatusBuilder()
+                .withCode(403)
+                .withReason("Forbidden")
+                .withMessage("podgroups.scheduling.volcano.sh \"gang-hidden\" is forbidden")
+                .build())
+        .always();
+
+    cluster.edit("gang-hidden", job -> job.getSpec().setSuspend(true));
+
+    // a suspended run needs no word of its queue: its pods go, and free their GPUs
+    cluster.awaitStatus(
+        "gang-hidden", s -> TestCluster.hasCondition(s, "Suspended", "True", "JobSuspended"));
+    await().atMost(TestCluster.PATIENCE).until(() -> cluster.pods("gang-hidden").isEmpty());
   }
 
   /** Volcano's word on a PodGroup: its phase, and why it is not scheduled when it says so. */

@@ -738,19 +738,44 @@ class JobOutcomeJudgeTest {
     }
 
     @Test
+    void aGangItsQueueTakesBackAfterReleasingItKeepsItsSchedulingClock() {
+      // Volcano sends a gang it cannot place back to its queue, and admits it again later: were
+      // every admission a new start, a gang that never fits would never fail
+      CommJob job = notYetRunning();
+      Instant released = STARTED.plusSeconds(100);
+      markQueued(job, "False", released);
+      Map<Integer, Pod> markedByVolcano =
+          Map.of(0, unschedulable("job-0", STARTED), 1, unschedulable("job-1", STARTED));
+
+      assertThat(queuedPlan(job, markedByVolcano, released.plusSeconds(299)).outcome())
+          .isInstanceOf(JobOutcome.InProgress.class);
+      JobOutcome failed = queuedPlan(job, markedByVolcano, released.plusSeconds(301)).outcome();
+      assertThat(failed).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) failed).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+    }
+
+    @Test
+    void aReleaseOfAnEarlierRunDoesNotReleaseThisOne() {
+      CommJob job = notYetRunning();
+      markQueued(job, "False", STARTED.minusSeconds(600));
+
+      JobOutcome outcome =
+          queuedPlan(
+                  job,
+                  Map.of(0, unschedulable("job-0", STARTED), 1, unschedulable("job-1", STARTED)),
+                  muchLater)
+              .outcome();
+
+      assertThat(outcome).isInstanceOf(JobOutcome.InProgress.class);
+    }
+
+    @Test
     void theQueuedConditionSaysWhatHoldsThePodsAndTurnsFalseAtTheRelease() {
-      JobObservation gated =
-          new JobObservation(
-              new TreeMap<>(Map.of(0, gated("job-0"), 1, gated("job-1"))),
-              Optional.empty(),
-              Optional.empty(),
-              0,
-              0,
-              List.of());
-      Condition held =
-          SchedulingHold.condition(
-                  List.of(), new JobOutcome.InProgress(Optional.empty()), gated, 1, STARTED)
-              .orElseThrow();
+      CommJobStatus status = notYetRunning().getStatus();
+      JobObservation gated = observing(new TreeMap<>(Map.of(0, gated("job-0"), 1, gated("job-1"))));
+      JobObservation released = observing(Map.of(0, pending("job-0"), 1, pending("job-1")));
+
+      Condition held = queuedAfter(status, gated, gated, STARTED).orElseThrow();
       assertThat(held.getStatus()).isEqualTo("True");
       assertThat(held.getReason()).isEqualTo(Reasons.SCHEDULING_GATED);
       assertThat(held.getMessage())
@@ -758,31 +783,64 @@ class JobOutcomeJudgeTest {
               "pod job-0 waits for its scheduling gates to be removed"
                   + " (kueue.x-k8s.io/admission); and 1 more pods");
 
-      JobObservation released =
-          new JobObservation(
-              Map.of(0, pending("job-0"), 1, pending("job-1")),
-              Optional.empty(),
-              Optional.empty(),
-              0,
-              0,
-              List.of());
-      Condition after =
+      status.setConditions(List.of(held));
+      Condition free = queuedAfter(status, released, released, muchLater).orElseThrow();
+      assertThat(free.getStatus()).isEqualTo("False");
+      assertThat(free.getReason()).isEqualTo(Reasons.RELEASED);
+      assertThat(free.getLastTransitionTime()).isEqualTo(muchLater.toString());
+
+      status.setConditions(List.of(free));
+      assertThat(queuedAfter(status, gated, gated, muchLater.plusSeconds(60)))
+          .as("held again after the release: the run's clocks run on")
+          .contains(free);
+    }
+
+    @Test
+    void podsMadeWithTheirGatesAreQueuedInTheReconciliationThatMadeThem() {
+      CommJobStatus status = notYetRunning().getStatus();
+
+      Optional<Condition> queued =
+          queuedAfter(
+              status, observing(Map.of()), observing(Map.of(0, gatedBySpecOnly("job-0"))), STARTED);
+
+      assertThat(queued).map(Condition::getStatus).contains("True");
+    }
+
+    @Test
+    void aJobNeverHeldHasNoQueuedConditionAndAnEndedRunEndsItsHold() {
+      CommJobStatus status = notYetRunning().getStatus();
+      JobObservation running = observing(Map.of(0, running("job-0"), 1, running("job-1")));
+      assertThat(queuedAfter(status, running, running, STARTED)).isEmpty();
+
+      JobObservation gated = observing(Map.of(0, gated("job-0")));
+      status.setConditions(List.of(queuedAfter(status, gated, gated, STARTED).orElseThrow()));
+      Condition suspended =
           SchedulingHold.condition(
-                  List.of(held),
-                  new JobOutcome.InProgress(Optional.empty()),
-                  released,
+                  status,
+                  new JobOutcome.Suspended(),
+                  observing(Map.of()),
+                  observing(Map.of()),
                   1,
                   muchLater)
               .orElseThrow();
-      assertThat(after.getStatus()).isEqualTo("False");
-      assertThat(after.getReason()).isEqualTo(Reasons.RELEASED);
-      assertThat(after.getLastTransitionTime()).isEqualTo(muchLater.toString());
+      assertThat(suspended.getStatus()).isEqualTo("False");
+      assertThat(suspended.getReason()).isEqualTo(Reasons.RUN_ENDED);
+    }
 
-      assertThat(
-              SchedulingHold.condition(
-                  List.of(), new JobOutcome.InProgress(Optional.empty()), released, 1, muchLater))
-          .as("a job never held has no Queued condition")
-          .isEmpty();
+    private static Optional<Condition> queuedAfter(
+        CommJobStatus status, JobObservation planned, JobObservation after, Instant now) {
+      return SchedulingHold.condition(
+          status, new JobOutcome.InProgress(Optional.empty()), planned, after, 1, now);
+    }
+
+    private static JobObservation observing(Map<Integer, Pod> pods) {
+      return new JobObservation(pods, Optional.empty(), Optional.empty(), 0, 0, List.of());
+    }
+
+    private static Pod gatedBySpecOnly(String name) {
+      Pod pod = pending(name);
+      pod.setSpec(new PodSpecBuilder().addNewSchedulingGate("kueue.x-k8s.io/admission").build());
+      return pod;
     }
 
     private static CommJob notYetRunning() {
