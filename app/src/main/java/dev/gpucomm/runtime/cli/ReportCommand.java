@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.report.fetch.ReportFormat;
 import dev.gpucomm.runtime.report.fetch.ReportLookup;
 import dev.gpucomm.runtime.report.fetch.ReportRequest;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -58,6 +59,11 @@ final class ReportCommand implements Callable<Integer> {
           + "  --algorithm A    the algorithm shown (default auto: the one the heuristic%n"
           + "                   chose at each size, as measured)%n";
 
+  /** Fabric8's own per-request limits and retries could take minutes against a stalled server. */
+  static final int DEFAULT_TIMEOUT_SECONDS = 60;
+
+  static final int MAX_TIMEOUT_SECONDS = 3600;
+
   private final CliContext context;
 
   @Spec CommandSpec spec;
@@ -107,6 +113,14 @@ final class ReportCommand implements Callable<Integer> {
       description = "the kubeconfig context (default its current one)")
   Optional<String> kubeContext = Optional.empty();
 
+  @Option(
+      names = "--timeout",
+      paramLabel = "SECONDS",
+      description =
+          "how long reading JOB's report from the cluster may take, retries included (default"
+              + " ${DEFAULT-VALUE})")
+  int timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
+
   ReportCommand(CliContext context) {
     this.context = context;
   }
@@ -125,6 +139,12 @@ final class ReportCommand implements Callable<Integer> {
                         spec,
                         "--format",
                         "'" + formatName + "' is not one of " + ReportFormat.flags()));
+    if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
+      throw new OptionValueException(
+          spec,
+          "--timeout",
+          "must be from 1 to " + MAX_TIMEOUT_SECONDS + " seconds, got " + timeoutSeconds);
+    }
     ReportRequest request =
         new ReportRequest(
             target,
@@ -133,7 +153,8 @@ final class ReportCommand implements Callable<Integer> {
             algorithm(reportFormat),
             output,
             kubeconfig,
-            kubeContext);
+            kubeContext,
+            Duration.ofSeconds(timeoutSeconds));
     new ReportLookup(context.env()).deliver(request, context.out());
     return 0;
   }

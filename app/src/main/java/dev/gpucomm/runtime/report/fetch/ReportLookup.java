@@ -26,6 +26,13 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -167,9 +174,47 @@ public final class ReportLookup {
                             + ")"));
     String namespace = namespace(request, cluster);
     try (KubernetesClient client = KubeClients.create(RETRIES.applyTo(cluster.config()))) {
-      return new ResultsFetcher(client, cluster.source()).fetch(namespace, request.target());
+      ResultsFetcher fetcher = new ResultsFetcher(client, cluster.source());
+      return withinTimeout(
+          () -> fetcher.fetch(namespace, request.target()),
+          request.timeout(),
+          client.getMasterUrl().toString().replaceAll("/+$", ""));
     } catch (ResultsFetcher.ReportNotFoundException | ResultsFetcher.ApiServerException e) {
       throw new ReportUnavailableException(e.getMessage());
+    }
+  }
+
+  /**
+   * {@code fetch}'s answer, or a failure once {@code timeout} has passed: an API server that
+   * accepts the connection and never answers, or answers a byte at a time, would hold the command
+   * for as long as Fabric8's per-request limits and retries allow. Closing the client then aborts
+   * what is still in flight.
+   */
+  private static JobResults withinTimeout(
+      Callable<JobResults> fetch, Duration timeout, String server) {
+    ExecutorService reader = Executors.newVirtualThreadPerTaskExecutor();
+    Future<JobResults> answer = reader.submit(fetch);
+    try {
+      return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      answer.cancel(true);
+      throw new ReportUnavailableException(
+          "the API server %s did not answer within %d s (--timeout)"
+              .formatted(server, timeout.toSeconds()));
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException failure) {
+        throw failure;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ReportUnavailableException("interrupted while reading the job's report");
+    } finally {
+      // not close(): that would wait for a read that may never end
+      reader.shutdownNow();
     }
   }
 

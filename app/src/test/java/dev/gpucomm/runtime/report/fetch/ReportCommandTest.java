@@ -24,10 +24,15 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
@@ -652,6 +658,53 @@ class ReportCommandTest {
     assertThat(results).isNotNull();
     assertThat(results.getHeader("Host")).isEqualTo("kube-apiserver.invalid:6443");
     assertThat(results.getHeader("Authorization")).isEqualTo("Bearer " + TOKEN);
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void anApiServerThatNeverAnswersIsGivenUpOnAtTheTimeout() throws Exception {
+    // it takes the connection and says nothing: Fabric8 alone would wait, and retry, for minutes
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                List<Socket> held = new ArrayList<>();
+                try {
+                  while (true) {
+                    held.add(silent.accept());
+                  }
+                } catch (IOException closed) {
+                  // the test is over
+                }
+              });
+      String server = "http://127.0.0.1:" + silent.getLocalPort();
+      long start = System.nanoTime();
+
+      Result result =
+          run(
+              Map.of("GPUCOMM_KUBE_API", server, "GPUCOMM_NAMESPACE", "bench"),
+              "report",
+              "ar-tp2",
+              "--timeout",
+              "2");
+
+      assertThat(result.exitCode()).isEqualTo(1);
+      assertThat(result.err())
+          .isEqualTo(
+              "gpucomm report: the API server "
+                  + server
+                  + " did not answer within 2 s (--timeout)"
+                  + System.lineSeparator());
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+    }
+  }
+
+  @Test
+  void aTimeoutOutsideOneSecondToAnHourIsAUsageError() {
+    Result zero = report("ar-tp2", "--timeout", "0");
+
+    assertThat(zero.exitCode()).isEqualTo(2);
+    assertThat(zero.err()).startsWith("gpucomm report: --timeout: must be from 1 to 3600 seconds");
   }
 
   @Test
