@@ -75,6 +75,21 @@ public class CommJobPodsDependentResource extends KubernetesDependentResource<Po
     desired.put(ResourceID.fromResource(existing), existing);
   }
 
+  /**
+   * Deletes {@code pod} unless it is already terminating. While the job is suspended or restarting
+   * the workflow deletes the pods on every reconciliation (they depend on the spec ConfigMap, which
+   * the run does not want), and a pod that drains for minutes would otherwise be deleted again each
+   * time.
+   */
+  @Override
+  public void deleteTargetResource(
+      CommJob primary, Pod pod, ResourceID key, Context<CommJob> context) {
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      return;
+    }
+    super.deleteTargetResource(primary, pod, key, context);
+  }
+
   /** Pods are never updated: an existing pod always matches. */
   @Override
   public Result<Pod> match(Pod actual, Pod desired, CommJob primary, Context<CommJob> context) {

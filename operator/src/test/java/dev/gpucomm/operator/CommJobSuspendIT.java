@@ -17,11 +17,15 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +34,11 @@ import org.junit.jupiter.api.Test;
 @WithKubernetesTestServer(setup = CommJobCrdSetup.class)
 class CommJobSuspendIT {
   @Inject KubernetesClient client;
+
+  @KubernetesTestServer KubernetesServer server;
+
+  /** DELETEs of pods seen, by job: the server's request log is read once. */
+  private final Map<String, Integer> recordedPodDeletes = new java.util.HashMap<>();
 
   private TestCluster cluster;
   private JobEvents events;
@@ -161,6 +170,60 @@ class CommJobSuspendIT {
         .as("the timeout counts again from the new pods' running")
         .isNull();
     assertThat(condition(resumed, "Failed").getStatus()).isEqualTo("False");
+  }
+
+  @Test
+  void aSuspendedJobsPodsThatStillStopAreDeletedOnceNotOnEveryReconciliation() throws Exception {
+    cluster.apply(
+        """
+        metadata: {name: slow-drain}
+        spec:
+          worldSize: 2
+          device: cpu
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("slow-drain", "slow-drain-0", "slow-drain-1");
+    for (String pod : List.of("slow-drain-0", "slow-drain-1")) {
+      cluster.setFinalizers(pod, List.of("example.com/drain"));
+    }
+    cluster.edit("slow-drain", job -> job.getSpec().setSuspend(true));
+    cluster.awaitStatus("slow-drain", s -> hasCondition(s, "Suspended", "True", "JobSuspended"));
+    await()
+        .atMost(TestCluster.PATIENCE)
+        .until(
+            () ->
+                cluster.pods("slow-drain").stream()
+                    .allMatch(pod -> pod.getMetadata().getDeletionTimestamp() != null));
+    int deletesWhenSuspended = podDeletes("slow-drain");
+
+    // reconciliations while the pods drain: each edit of the job brings one
+    for (int edit = 0; edit < 3; edit++) {
+      String mark = "edit-" + edit;
+      cluster.edit("slow-drain", job -> job.getMetadata().setAnnotations(Map.of("mark", mark)));
+      Thread.sleep(300);
+    }
+
+    assertThat(deletesWhenSuspended).isEqualTo(2);
+    assertThat(podDeletes("slow-drain")).as("no pod deleted again").isEqualTo(2);
+    for (String pod : List.of("slow-drain-0", "slow-drain-1")) {
+      cluster.setFinalizers(pod, List.of());
+    }
+  }
+
+  /** How many DELETEs of the job's pods the API server has been asked for so far. */
+  private int podDeletes(String job) throws InterruptedException {
+    String pods = "/api/v1/namespaces/%s/pods/%s-".formatted(cluster.namespace, job);
+    for (RecordedRequest request =
+            server.getKubernetesMockServer().takeRequest(50, TimeUnit.MILLISECONDS);
+        request != null;
+        request = server.getKubernetesMockServer().takeRequest(50, TimeUnit.MILLISECONDS)) {
+      if ("DELETE".equals(request.getMethod()) && request.getPath().startsWith(pods)) {
+        recordedPodDeletes.merge(job, 1, Integer::sum);
+      }
+    }
+    return recordedPodDeletes.getOrDefault(job, 0);
   }
 
   @Test
