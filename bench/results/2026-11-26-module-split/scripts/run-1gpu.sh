@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The tree on a host with one GPU: the GPU tests (those that need two GPUs skip, saying so),
+# selftest, a program job on the GPU, `gpucomm diag`, the launcher's memory check of a program,
+# and the driver library path that names a fifo.
+# Usage: bash bench/results/2026-11-26-module-split/scripts/run-1gpu.sh   (optional: RUN)
+#   Needs 1 NVIDIA GPU; BUNDLE, GPURUN, WORK and OUT as for run101.sh (prepare.sh builds them).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../../.." && pwd)"
+OUT="${OUT:-$ROOT/bench/out}" && mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
+B="${GPURUN:-$ROOT/.gpurun}"
+BUNDLE="${BUNDLE:-$ROOT/app/target/gpucomm-bundle.tar.xz}"
+WORK="${WORK:-${TMPDIR:-/tmp}}"
+RUN="${RUN:-301}"
+R="$WORK/r$RUN"
+mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
+G="$WORK/g/gpucomm/bin/gpucomm"
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$R/host.txt" 2>&1
+export GPUCOMM_JAVA_OPTS="-Xmx16g"
+step() {
+  local name="$1" limit="$2" start=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$R/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - start)) s (total $SECONDS s)" | tee -a "$R/steps.txt"
+  tar -czf "$OUT/r$RUN.tar.gz" -C "$WORK" "r$RUN"
+}
+head -3 "$R/host.txt"
+CP="$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
+rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
+step junit 300 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
+  -cp "$WORK/test-classes:$CP" --scan-class-path "$WORK/test-classes" --include-tag gpu \
+  --fail-if-no-tests --details=summary --disable-banner
+grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
+step selftest 120 "$G" selftest --device cuda --world 1
+tail -1 "$R/selftest.log"
+# a program on the GPU: the launcher counts its buffers from the programs before the rank starts
+sed 's/^  worldSize: 2/  worldSize: 1/; s/^  ranksPerPod: 2/  ranksPerPod: 1/' \
+  "$ROOT/examples/row-parallel-linear.yaml" >"$R/row-parallel-1gpu.yaml"
+step program 180 "$G" run -f "$R/row-parallel-1gpu.yaml" --device cuda --out "$R/program"
+grep -E "pipelined|unpipelined|valid" "$R/program.log" | head -6
+# one that cannot fit this host: refused with its count, exit 2, before any rank
+sed 's/      chunks: 2/      chunks: 2\n      shape: {m: 400000, n: 400000, k: 64}/' \
+  "$R/row-parallel-1gpu.yaml" >"$R/row-parallel-huge.yaml"
+step program-too-large 60 "$G" run -f "$R/row-parallel-huge.yaml" --device cuda --out "$R/huge"
+tail -1 "$R/program-too-large.log"
+step diag 120 "$G" diag --rank 0 --world 1 --store 127.0.0.1:29611 --check
+tail -3 "$R/diag.log"
+# a driver path that is a fifo is passed over for the usual places, not opened
+mkfifo "$R/libcuda-fifo.so.1"
+GPUCOMM_CUDA_DRIVER="$R/libcuda-fifo.so.1" step fifo-driver 60 "$G" selftest --device cuda --world 1
+tail -1 "$R/fifo-driver.log"
+cp "$R/steps.txt" "$OUT/steps.txt"
