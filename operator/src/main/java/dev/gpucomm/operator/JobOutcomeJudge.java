@@ -4,8 +4,10 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.NetworkExpectation;
 import dev.gpucomm.api.v1alpha1.Phase;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.RestartCause;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -161,6 +163,9 @@ public class JobOutcomeJudge {
           restartableAs);
     }
     boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
+    if (podsWereCreated && succeededThoughAPodIsGone(job, layout, observation)) {
+      return new JobOutcome.Succeeded();
+    }
     for (int index = 0; podsWereCreated && index < layout.podCount(); index++) {
       if (!pods.containsKey(index)) {
         // past the deadline, the operator deleted the pods itself: when the status patch that
@@ -238,6 +243,31 @@ public class JobOutcomeJudge {
     return message.contains("exceeds the limit")
         || message.contains("exceeds the total limit")
         || message.contains("exceeded its local ephemeral storage limit");
+  }
+
+  /**
+   * Whether a run whose pod went after its ranks finished succeeded all the same: every pod still
+   * here succeeded, and rank 0 published this run's report, which it does only once every rank's
+   * results are in. A node drained, or a pod deleted, as the job ends would otherwise restart (or
+   * fail) a run that is done.
+   */
+  private static boolean succeededThoughAPodIsGone(
+      CommJob job, JobLayout layout, JobObservation observation) {
+    Map<Integer, Pod> pods = observation.podsByIndex();
+    boolean podGone = IntStream.range(0, layout.podCount()).anyMatch(i -> !pods.containsKey(i));
+    boolean othersSucceeded =
+        IntStream.range(0, layout.podCount())
+            .filter(pods::containsKey)
+            .allMatch(i -> "Succeeded".equals(rankPhaseOf(pods.get(i))));
+    String run = Integer.toString(JobRestarts.made(job.getStatus()));
+    boolean reportOfThisRun =
+        observation
+            .results()
+            .filter(results -> ReportRun.stamp(results).filter(run::equals).isPresent())
+            .map(ConfigMap::getData)
+            .filter(data -> data.get(CommJobResultsConfigMapDependentResource.REPORT_JSON) != null)
+            .isPresent();
+    return podGone && othersSucceeded && reportOfThisRun;
   }
 
   private static boolean allPodsSucceeded(JobLayout layout, JobObservation observation) {

@@ -8,6 +8,7 @@ import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.FailurePolicy;
+import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.RestartCause;
 import dev.gpucomm.api.v1alpha1.Workload;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
@@ -50,6 +51,43 @@ class JobOutcomeJudgeTest {
                 "pod job-1 (rank 1) was deleted before the job finished; a rank cannot rejoin a"
                     + " running job",
                 Optional.of(RestartCause.DISRUPTION)));
+  }
+
+  @Test
+  void aPodGoneAfterItsRanksFinishedAndRankZeroPublishedIsNoFailureOfTheRun() {
+    // a node drained as the job ended: the run's report is in, its other pod succeeded
+    Map<Integer, Pod> oneLeft = Map.of(0, succeeded("job-0"));
+
+    assertThat(outcomeWithResults(job(), oneLeft, results("0"), STARTED.plusSeconds(30)))
+        .isEqualTo(new JobOutcome.Succeeded());
+    assertThat(outcomeWithResults(job(), oneLeft, results("1"), STARTED.plusSeconds(30)))
+        .as("a report of another run proves nothing of this one")
+        .isInstanceOf(JobOutcome.Failed.class);
+    assertThat(
+            outcomeWithResults(
+                job(), Map.of(0, running("job-0")), results("0"), STARTED.plusSeconds(30)))
+        .as("a pod still running is not done")
+        .isInstanceOf(JobOutcome.Failed.class);
+  }
+
+  private JobOutcome outcomeWithResults(
+      CommJob job, Map<Integer, Pod> pods, ConfigMap results, Instant now) {
+    ConfigMap specConfigMap =
+        new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
+    JobObservation observation =
+        new JobObservation(pods, Optional.of(specConfigMap), Optional.of(results), 0, 0, List.of());
+    return judge.plan(job, observation, now).outcome();
+  }
+
+  /** The results ConfigMap with a report that rank 0 of run {@code run} published. */
+  private static ConfigMap results(String run) {
+    return new ConfigMapBuilder()
+        .withNewMetadata()
+        .withName("job-results")
+        .withAnnotations(Map.of(ReportRun.ANNOTATION, run))
+        .endMetadata()
+        .withData(Map.of(CommJobResultsConfigMapDependentResource.REPORT_JSON, "{}"))
+        .build();
   }
 
   @Test
