@@ -12,8 +12,8 @@ import java.util.Optional;
 
 /**
  * spec.ttlSecondsAfterFinished: a finished job is deleted that long after its completion time, so
- * that jobs created by CI with generateName do not pile up. Its pods go first, then the CommJob,
- * whose deletion takes its ConfigMaps (the results among them) and other objects with it.
+ * that jobs created by CI with generateName do not pile up. The CommJob goes, and with it its
+ * ConfigMaps (the results among them) and other objects; its pods are deleted at once too.
  */
 final class FinishedJobTtl {
   private FinishedJobTtl() {}
@@ -32,26 +32,14 @@ final class FinishedJobTtl {
   static final Duration CHANGED_RECHECK = Duration.ofSeconds(1);
 
   /**
-   * Deletes the job's pods, then the job, at the version read: a namesake created after this one
-   * was deleted (a CI deleting and applying again) is another job, and an edit made since is read
-   * first. Returns false when the job changed, so that it is looked at again.
+   * Deletes the job at the version read, then its pods: a namesake created after this one was
+   * deleted (a CI deleting and applying again) is another job, and an edit made since (a longer
+   * TTL) is read first, before anything is gone. The pods would go with the job, by the garbage
+   * collector; deleting them at once frees their GPUs without waiting for it. Returns false when
+   * the job changed, so that it is looked at again.
    */
   static boolean expire(KubernetesClient client, CommJob job) {
     String namespace = job.getMetadata().getNamespace();
-    for (Pod pod :
-        client
-            .pods()
-            .inNamespace(namespace)
-            .withLabel(CommJob.JOB_LABEL, job.getMetadata().getName())
-            .list()
-            .getItems()) {
-      boolean ownPod =
-          pod.getMetadata().getOwnerReferences().stream()
-              .anyMatch(owner -> job.getMetadata().getUid().equals(owner.getUid()));
-      if (ownPod) {
-        client.pods().inNamespace(namespace).resource(pod).delete();
-      }
-    }
     try {
       client
           .resources(CommJob.class)
@@ -65,6 +53,20 @@ final class FinishedJobTtl {
         return false;
       }
       throw e;
+    }
+    for (Pod pod :
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withLabel(CommJob.JOB_LABEL, job.getMetadata().getName())
+            .list()
+            .getItems()) {
+      boolean ownPod =
+          pod.getMetadata().getOwnerReferences().stream()
+              .anyMatch(owner -> job.getMetadata().getUid().equals(owner.getUid()));
+      if (ownPod) {
+        client.pods().inNamespace(namespace).resource(pod).delete();
+      }
     }
     return true;
   }

@@ -131,11 +131,18 @@ final class PodGroups {
    */
   static Optional<String> queueHold(Optional<GenericKubernetesResource> podGroup, CommJob job) {
     GangSpec gang = job.getSpec() == null ? null : job.getSpec().getGang();
-    if (podGroup.isEmpty()
-        || gang == null
-        || gang.getScheduler() != GangScheduler.VOLCANO
-        || !(whose(podGroup.get(), job, VOLCANO) instanceof Group.Ready)) {
+    if (gang == null || gang.getScheduler() != GangScheduler.VOLCANO) {
       return Optional.empty();
+    }
+    if (podGroup.isEmpty() || !(whose(podGroup.get(), job, VOLCANO) instanceof Group.Ready)) {
+      // a group gone for a moment (deleted, its CRD reinstalled) releases nothing: a gang its
+      // queue held stays held until its own group says otherwise
+      return SchedulingHold.heldByItsQueue(job.getStatus())
+          ? Optional.of(
+              "PodGroup %s of the gang Volcano's queue held is not there to read; the job stays"
+                      .formatted(job.getMetadata().getName())
+                  + " queued until it is")
+          : Optional.empty();
     }
     Map<String, Object> status = map(podGroup.get().getAdditionalProperties().get("status"));
     if (!VOLCANO_PENDING.equals(status.get("phase"))) {

@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSchedulingGate;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -59,6 +60,16 @@ final class SchedulingHold {
             .filter(queued -> ConditionList.TRUE.equals(queued.getStatus()))
             .isPresent()
         && seen(observation).isEmpty();
+  }
+
+  /**
+   * Whether the status says a gang scheduler's queue holds the run (Queued=True, PodGroupPending).
+   */
+  static boolean heldByItsQueue(CommJobStatus status) {
+    return queued(status)
+        .filter(queued -> ConditionList.TRUE.equals(queued.getStatus()))
+        .filter(queued -> Reasons.POD_GROUP_PENDING.equals(queued.getReason()))
+        .isPresent();
   }
 
   /** {@code clock} (a pod's creation, its scheduling's start), or the release if that is later. */
@@ -168,12 +179,18 @@ final class SchedulingHold {
   }
 
   /**
+   * How much earlier than the run's pods a release of this run may be recorded: the run's start is
+   * the API server's clock, the release the operator's.
+   */
+  private static final Duration CLOCK_SKEW = Duration.ofSeconds(5);
+
+  /**
    * When Queued turned False in this run: a release recorded before this run's pods were created
-   * was an earlier run's.
+   * (by more than the clocks' skew) was an earlier run's.
    */
   private static Optional<Instant> releasedThisRun(
       CommJobStatus status, JobObservation observation) {
-    Optional<Instant> runStart = observation.startTime(status);
+    Optional<Instant> runStart = observation.startTime(status).map(t -> t.minus(CLOCK_SKEW));
     return queued(status)
         .filter(queued -> ConditionList.FALSE.equals(queued.getStatus()))
         .map(Condition::getLastTransitionTime)

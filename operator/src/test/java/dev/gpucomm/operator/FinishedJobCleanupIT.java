@@ -29,7 +29,7 @@ class FinishedJobCleanupIT {
   }
 
   @Test
-  void aFinishedJobWithATtlIsDeletedPodsFirstOnceTheTtlHasPassed() {
+  void aFinishedJobWithATtlIsDeletedWithItsPodsOnceTheTtlHasPassed() {
     create("ci-run", 2, "cleanPodPolicy: None\n  ttlSecondsAfterFinished: 2");
     cluster.awaitPods("ci-run", "ci-run-0", "ci-run-1");
     cluster.kubelet.run("ci-run-0");

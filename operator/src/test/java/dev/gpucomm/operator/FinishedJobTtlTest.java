@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +33,7 @@ class FinishedJobTtlTest {
   @Test
   void theDeletionNamesTheVersionOfTheJobThatWasJudgedDue() throws Exception {
     CommJob judged = givenJob("nightly");
+    givenPodOf(judged, "nightly-0");
 
     assertThat(FinishedJobTtl.expire(cluster.client, judged)).isTrue();
 
@@ -48,11 +51,15 @@ class FinishedJobTtlTest {
                 .withName("nightly")
                 .get())
         .isNull();
+    assertThat(cluster.client.pods().inNamespace(NAMESPACE).withName("nightly-0").get())
+        .as("its pods go at once, not when the garbage collector gets to them")
+        .isNull();
   }
 
   @Test
   void aJobChangedSinceItWasJudgedStaysToBeLookedAtAgain() {
     CommJob judged = givenJob("nightly");
+    givenPodOf(judged, "nightly-0");
     // what the API server answers a precondition that no longer holds: a namesake made anew,
     // or an edit of the job since it was read
     cluster
@@ -77,6 +84,9 @@ class FinishedJobTtlTest {
                 .withName("nightly")
                 .get())
         .isNotNull();
+    assertThat(cluster.client.pods().inNamespace(NAMESPACE).withName("nightly-0").get())
+        .as("nothing of the job goes while it is looked at again")
+        .isNotNull();
   }
 
   private CommJob givenJob(String name) {
@@ -88,6 +98,28 @@ class FinishedJobTtlTest {
             .withUid("uid-" + name)
             .build());
     return cluster.client.resource(job).create();
+  }
+
+  private void givenPodOf(CommJob job, String name) {
+    cluster
+        .client
+        .pods()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(Map.of(CommJob.JOB_LABEL, job.getMetadata().getName()))
+                .addNewOwnerReference()
+                .withApiVersion("gpucomm.dev/v1alpha1")
+                .withKind("CommJob")
+                .withName(job.getMetadata().getName())
+                .withUid(job.getMetadata().getUid())
+                .withController(true)
+                .endOwnerReference()
+                .endMetadata()
+                .build())
+        .create();
   }
 
   private RecordedRequest lastRequestTo(String path) throws InterruptedException {
