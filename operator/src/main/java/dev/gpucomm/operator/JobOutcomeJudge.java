@@ -140,6 +140,12 @@ public class JobOutcomeJudge {
               .toList();
       boolean transport =
           failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
+      if (!transport) {
+        Optional<JobOutcome> nodeLoss = nodeLoss(layout, observation, failed, failures, now);
+        if (nodeLoss.isPresent()) {
+          return nodeLoss.get();
+        }
+      }
       // the kubelet ended the first pod at its own deadline: the operator was away at the job's
       // timeout (pods it ended later, beside a rank that crashed first, are not the story)
       Pod first = failed.getFirst().getValue();
@@ -193,6 +199,90 @@ public class JobOutcomeJudge {
       return new JobOutcome.Succeeded();
     }
     return deadlines(job, layout, observation, now);
+  }
+
+  /**
+   * The verdict on a run some of whose pods failed while another still shows Running. A node that
+   * stops answering leaves its pod Running: its peers fail within seconds on its silence, and the
+   * node controller marks the pod NotReady only after its grace period (40-50 s). So the verdict
+   * waits, up to the node-loss grace after the first failure, for the pods still Running to end as
+   * well (their ranks fail on the first's) or for one of them to show its node lost: then that is
+   * the run's story, a disruption, and not its peers' failures. Empty to judge the failures.
+   */
+  private Optional<JobOutcome> nodeLoss(
+      JobLayout layout,
+      JobObservation observation,
+      List<Map.Entry<Integer, Pod>> failed,
+      List<String> failures,
+      Instant now) {
+    List<Map.Entry<Integer, Pod>> stillRunning =
+        observation.podsByIndex().entrySet().stream()
+            .filter(
+                e -> e.getKey() < layout.podCount() && "Running".equals(rankPhaseOf(e.getValue())))
+            .toList();
+    if (stillRunning.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Map.Entry<Integer, Pod>> lost =
+        stillRunning.stream().filter(e -> nodeLost(e.getValue())).findFirst();
+    if (lost.isPresent()) {
+      return Optional.of(
+          new JobOutcome.Failed(
+              Reasons.NODE_LOST,
+              "pod %s (%s) lost its node (%s), and its peers failed on its silence: %s"
+                  .formatted(
+                      lost.get().getValue().getMetadata().getName(),
+                      layout.ranksOf(lost.get().getKey()),
+                      notReadySince(lost.get().getValue()),
+                      firstOf(failures)),
+              Optional.of(RestartCause.DISRUPTION)));
+    }
+    Instant firstFailure = PodFailureDescriber.finishedAt(failed.getFirst().getValue());
+    Duration grace = config.nodeLossGrace();
+    if (!grace.isPositive() || firstFailure.equals(Instant.MAX)) {
+      return Optional.empty();
+    }
+    Duration left = Duration.between(now, firstFailure.plus(grace));
+    return left.isPositive()
+        ? Optional.of(new JobOutcome.InProgress(Optional.of(left)))
+        : Optional.empty();
+  }
+
+  /**
+   * Whether the node of a pod that still shows Running stopped answering: the node controller marks
+   * such a pod Ready=False and leaves its ContainersReady as the kubelet last said (a sidecar's
+   * failed readiness would turn both False), or the taint manager began evicting it.
+   */
+  static boolean nodeLost(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return false;
+    }
+    List<PodCondition> conditions = pod.getStatus().getConditions();
+    boolean notReady = hasCondition(conditions, "Ready", "False");
+    boolean containersNotReady = hasCondition(conditions, "ContainersReady", "False");
+    boolean evictedForItsNode =
+        conditions.stream()
+            .anyMatch(
+                c ->
+                    "DisruptionTarget".equals(c.getType())
+                        && "True".equals(c.getStatus())
+                        && "DeletionByTaintManager".equals(c.getReason()));
+    return (notReady && !containersNotReady) || evictedForItsNode;
+  }
+
+  private static boolean hasCondition(List<PodCondition> conditions, String type, String status) {
+    return conditions.stream()
+        .anyMatch(c -> type.equals(c.getType()) && status.equals(c.getStatus()));
+  }
+
+  private static String notReadySince(Pod pod) {
+    return pod.getStatus().getConditions().stream()
+        .filter(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()))
+        .map(PodCondition::getLastTransitionTime)
+        .filter(time -> time != null && !time.isEmpty())
+        .map(time -> "NotReady since " + time)
+        .findFirst()
+        .orElse("its eviction began");
   }
 
   /**

@@ -75,6 +75,10 @@ public final class Reasons {
   public static final String CONTAINER_NOT_STARTED = "ContainerNotStarted";
 
   public static final String POD_DELETED = "PodDeleted";
+
+  /** A pod's node stopped answering while the run went on; its peers failed on its silence. */
+  public static final String NODE_LOST = "NodeLost";
+
   public static final String REJECTED_BY_API_SERVER = "RejectedByApiServer";
 
   // regression gate

@@ -99,6 +99,57 @@ final class FakeKubelet {
             .build());
   }
 
+  /**
+   * The container exits with {@code exitCode} at {@code finishedAt}, leaving {@code message} as
+   * termination message.
+   */
+  void failAt(String pod, int exitCode, String message, Instant finishedAt) {
+    setStatus(
+        pod,
+        new PodStatusBuilder()
+            .withPhase("Failed")
+            .addToConditions(scheduled("True", null, null, finishedAt))
+            .addToContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName(PodTemplateFactory.CONTAINER_NAME)
+                    .withReady(false)
+                    .withNewState()
+                    .withNewTerminated()
+                    .withExitCode(exitCode)
+                    .withReason("Error")
+                    .withMessage(message)
+                    .withFinishedAt(finishedAt.truncatedTo(ChronoUnit.SECONDS).toString())
+                    .endTerminated()
+                    .endState()
+                    .build())
+            .build());
+  }
+
+  /**
+   * The pod's node stopped answering: the node controller marks the running pod Ready=False and
+   * leaves the rest of its status as the kubelet last reported it.
+   */
+  void nodeLost(String pod) {
+    client
+        .pods()
+        .inNamespace(namespace)
+        .withName(pod)
+        .editStatus(
+            (Pod current) -> {
+              current
+                  .getStatus()
+                  .getConditions()
+                  .add(
+                      new PodConditionBuilder()
+                          .withType("Ready")
+                          .withStatus("False")
+                          .withLastTransitionTime(
+                              Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
+                          .build());
+              return current;
+            });
+  }
+
   private void terminate(String pod, String phase, int exitCode, String message) {
     setStatus(
         pod,

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -710,6 +711,117 @@ class JobOutcomeJudgeTest {
     }
   }
 
+  /** A node that stops answering leaves its pod Running while its peers fail on its silence. */
+  @Nested
+  class LostNodes {
+    private final JobOutcomeJudge waiting =
+        new JobOutcomeJudge(
+            new SpecValidator(new TemplateOverlayValidator(), config),
+            new TestConfig(Duration.ofSeconds(60)));
+    private final Instant failedAt = STARTED.plusSeconds(100);
+
+    @Test
+    void peersThatFailedBesideAPodStillRunningWaitForItsStory() {
+      Map<Integer, Pod> pods = Map.of(0, failedOnSilence("job-0"), 1, running("job-1"));
+
+      JobOutcome outcome = judged(pods, failedAt.plusSeconds(20));
+
+      assertThat(outcome).isEqualTo(new JobOutcome.InProgress(Optional.of(Duration.ofSeconds(40))));
+    }
+
+    @Test
+    void aPodTheNodeControllerMarkedNotReadyIsTheRunsDisruption() {
+      Map<Integer, Pod> pods =
+          Map.of(0, failedOnSilence("job-0"), 1, markedNotReady("job-1", failedAt.plusSeconds(35)));
+
+      JobOutcome outcome = judged(pods, failedAt.plusSeconds(40));
+
+      assertThat(outcome)
+          .isEqualTo(
+              new JobOutcome.Failed(
+                  Reasons.NODE_LOST,
+                  "pod job-1 (rank 1) lost its node (NotReady since 2026-01-01T00:02:15Z), and its"
+                      + " peers failed on its silence: pod job-0 (rank 0) failed: exit code 1:"
+                      + " rank 0: rendezvous: rank 1 stopped answering",
+                  Optional.of(RestartCause.DISRUPTION)));
+    }
+
+    @Test
+    void aPodWhoseSidecarIsNotReadyHasNotLostItsNode() {
+      Pod sidecarNotReady = markedNotReady("job-1", failedAt);
+      sidecarNotReady
+          .getStatus()
+          .getConditions()
+          .add(new PodConditionBuilder().withType("ContainersReady").withStatus("False").build());
+
+      assertThat(JobOutcomeJudge.nodeLost(sidecarNotReady)).isFalse();
+    }
+
+    @Test
+    void aPodStillRunningAndReadyPastTheGraceLeavesTheFailuresTheirOwnStory() {
+      Map<Integer, Pod> pods = Map.of(0, failedOnSilence("job-0"), 1, running("job-1"));
+
+      JobOutcome outcome = judged(pods, failedAt.plusSeconds(61));
+
+      assertThat(outcome).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) outcome).reason()).isEqualTo(Reasons.RANK_FAILED);
+    }
+
+    @Test
+    void failuresWithEveryPodEndedAreJudgedAtOnce() {
+      Map<Integer, Pod> pods = Map.of(0, failedOnSilence("job-0"), 1, failedOnSilence("job-1"));
+
+      assertThat(judged(pods, failedAt.plusSeconds(1))).isInstanceOf(JobOutcome.Failed.class);
+    }
+
+    private JobOutcome judged(Map<Integer, Pod> pods, Instant now) {
+      ConfigMap specConfigMap =
+          new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
+      JobObservation observation =
+          new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, 0, List.of());
+      return waiting.plan(job(), observation, now).outcome();
+    }
+
+    /** A pod whose ranks failed at {@code failedAt} on a peer's silence. */
+    private Pod failedOnSilence(String name) {
+      Pod pod = running(name);
+      pod.getStatus().setPhase("Failed");
+      pod.getStatus()
+          .setContainerStatuses(
+              List.of(
+                  new ContainerStatusBuilder()
+                      .withName(PodTemplateFactory.CONTAINER_NAME)
+                      .withNewState()
+                      .withNewTerminated()
+                      .withExitCode(1)
+                      .withMessage("rank 0: rendezvous: rank 1 stopped answering")
+                      .withFinishedAt(failedAt.toString())
+                      .endTerminated()
+                      .endState()
+                      .build()));
+      return pod;
+    }
+
+    /** A pod the node controller marked NotReady at {@code at}: its node stopped answering. */
+    private static Pod markedNotReady(String name, Instant at) {
+      Pod pod = running(name);
+      pod.getStatus()
+          .setConditions(
+              new java.util.ArrayList<>(
+                  List.of(
+                      new PodConditionBuilder()
+                          .withType("Ready")
+                          .withStatus("False")
+                          .withLastTransitionTime(at.toString())
+                          .build(),
+                      new PodConditionBuilder()
+                          .withType("ContainersReady")
+                          .withStatus("True")
+                          .build())));
+      return pod;
+    }
+  }
+
   /** Pods a queue holds back wait their turn; their scheduling clocks run from their release. */
   @Nested
   class Queues {
@@ -1042,8 +1154,26 @@ class JobOutcomeJudgeTest {
         .build();
   }
 
-  /** The operator's defaults, as the Helm chart sets them. */
+  /**
+   * The operator's defaults, as the Helm chart sets them, but for the wait for a lost node: the
+   * other tests judge a failure at once, beside pods still Running.
+   */
   private static final class TestConfig implements OperatorConfig {
+    private final Duration nodeLossGrace;
+
+    TestConfig() {
+      this(Duration.ZERO);
+    }
+
+    TestConfig(Duration nodeLossGrace) {
+      this.nodeLossGrace = nodeLossGrace;
+    }
+
+    @Override
+    public Duration nodeLossGrace() {
+      return nodeLossGrace;
+    }
+
     @Override
     public String runtimeImage() {
       return "gpucomm-runtime:test";

@@ -1,0 +1,113 @@
+package dev.gpucomm.operator;
+
+import static dev.gpucomm.operator.TestCluster.condition;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.gpucomm.api.v1alpha1.CommJobStatus;
+import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node that stops answering: its pod shows Running until the node controller marks it NotReady,
+ * while the peers' ranks fail within seconds on its silence. The job waits for the lost pod's
+ * story, and restarts as a disruption.
+ */
+@QuarkusTest
+@TestProfile(NodeLossIT.WaitingForLostNodes.class)
+@WithKubernetesTestServer(setup = CommJobCrdSetup.class)
+class NodeLossIT {
+  /** The operator as the chart runs it, with a short wait for a lost node. */
+  public static final class WaitingForLostNodes implements QuarkusTestProfile {
+    @Override
+    public Map<String, String> getConfigOverrides() {
+      return Map.of("gpucomm.operator.node-loss-grace", "8s");
+    }
+  }
+
+  @Inject KubernetesClient client;
+
+  private TestCluster cluster;
+
+  @BeforeEach
+  void connect() {
+    cluster = new TestCluster(client);
+  }
+
+  @Test
+  void aNodeLostUnderARunningJobRestartsItAsADisruptionNotItsPeersFailure() {
+    cluster.apply(
+        """
+        metadata: {name: lost-node}
+        spec:
+          worldSize: 2
+          device: cpu
+          failurePolicy: {maxRestarts: 1}
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("lost-node", "lost-node-0", "lost-node-1");
+    cluster.kubelet.run("lost-node-0");
+    cluster.kubelet.run("lost-node-1");
+    cluster.awaitStatus("lost-node", s -> s.getRunningTime() != null);
+
+    // lost-node-1's node stops answering: its peer's rank fails on its silence, its own pod
+    // still shows Running
+    cluster.kubelet.failAt(
+        "lost-node-0", 1, "rank 0: rendezvous: rank 1 stopped answering", Instant.now());
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> cluster.job("lost-node").getStatus().getPhase() == Phase.RUNNING);
+
+    // the node controller marks it NotReady after its grace period
+    cluster.kubelet.nodeLost("lost-node-1");
+
+    // a disruption, restarted under the policy's default restartOn, not the peer's RankFailed
+    CommJobStatus restarted =
+        cluster.awaitStatus("lost-node", s -> s.getRestarts() != null && s.getRestarts() == 1);
+    assertThat(condition(restarted, "Restarting").getMessage())
+        .startsWith(
+            "restart 1 of 1 after NodeLost: pod lost-node-1 (rank 1) lost its node (NotReady"
+                + " since");
+  }
+
+  @Test
+  void peersThatFailedBesideAPodStillReadyAreJudgedAfterTheWait() {
+    cluster.apply(
+        """
+        metadata: {name: hung-peer}
+        spec:
+          worldSize: 2
+          device: cpu
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("hung-peer", "hung-peer-0", "hung-peer-1");
+    cluster.kubelet.run("hung-peer-0");
+    cluster.kubelet.run("hung-peer-1");
+    cluster.awaitStatus("hung-peer", s -> s.getRunningTime() != null);
+    Instant failedAt = Instant.now();
+
+    cluster.kubelet.failAt(
+        "hung-peer-0", 1, "rank 0: NCCL error: unhandled system error", failedAt);
+
+    CommJobStatus failed = cluster.awaitStatus("hung-peer", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("RankFailed");
+    assertThat(Instant.parse(condition(failed, "Failed").getLastTransitionTime()))
+        .as("judged once the wait for a lost node was over")
+        .isAfterOrEqualTo(failedAt.plusSeconds(6));
+  }
+}
