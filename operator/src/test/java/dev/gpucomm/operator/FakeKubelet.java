@@ -104,25 +104,7 @@ final class FakeKubelet {
    * termination message.
    */
   void failAt(String pod, int exitCode, String message, Instant finishedAt) {
-    setStatus(
-        pod,
-        new PodStatusBuilder()
-            .withPhase("Failed")
-            .addToConditions(scheduled("True", null, null, finishedAt))
-            .addToContainerStatuses(
-                new ContainerStatusBuilder()
-                    .withName(PodTemplateFactory.CONTAINER_NAME)
-                    .withReady(false)
-                    .withNewState()
-                    .withNewTerminated()
-                    .withExitCode(exitCode)
-                    .withReason("Error")
-                    .withMessage(message)
-                    .withFinishedAt(finishedAt.truncatedTo(ChronoUnit.SECONDS).toString())
-                    .endTerminated()
-                    .endState()
-                    .build())
-            .build());
+    terminate(pod, "Failed", exitCode, message, finishedAt);
   }
 
   /**
@@ -151,6 +133,12 @@ final class FakeKubelet {
   }
 
   private void terminate(String pod, String phase, int exitCode, String message) {
+    terminate(pod, phase, exitCode, message, null);
+  }
+
+  /** As the kubelet ends the container; {@code finishedAt} null leaves the time unsaid. */
+  private void terminate(
+      String pod, String phase, int exitCode, String message, Instant finishedAt) {
     setStatus(
         pod,
         new PodStatusBuilder()
@@ -165,6 +153,10 @@ final class FakeKubelet {
                     .withExitCode(exitCode)
                     .withReason(exitCode == 0 ? "Completed" : "Error")
                     .withMessage(message)
+                    .withFinishedAt(
+                        finishedAt == null
+                            ? null
+                            : finishedAt.truncatedTo(ChronoUnit.SECONDS).toString())
                     .endTerminated()
                     .endState()
                     .build())
