@@ -318,6 +318,16 @@ public final class ReportLookup {
               + ": is not a regular file (a device, pipe or socket); name a file, or leave -o out"
               + " to print the report");
     }
+    Path folder = file.toAbsolutePath().getParent();
+    if (folder != null && Files.exists(folder)) {
+      // said now, not after a fetch from the cluster that may take a minute (a missing folder is
+      // made as the report is written)
+      try {
+        ReplacingFile.tryReplacing(file);
+      } catch (IOException e) {
+        throw new UsageException("-o " + file + ": " + FileProblem.of(file, e));
+      }
+    }
     Path directory = Path.of(target);
     if (!Files.isDirectory(directory)) {
       return;

@@ -327,10 +327,9 @@ class ReportCommandTest {
 
     Result result = report(directory.toString(), "-o", underAFile.toString());
 
-    assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
+    assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
     assertThat(result.err())
-        .isEqualTo(
-            "gpucomm report: cannot write " + underAFile + ": " + aFile + ": not a directory\n");
+        .isEqualTo("gpucomm report: -o " + underAFile + ": " + aFile + ": not a directory\n");
   }
 
   @Test
@@ -356,9 +355,8 @@ class ReportCommandTest {
 
     Result result = report(directory.toString(), "-o", "/proc/report.md");
 
-    assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
-    assertThat(result.err())
-        .isEqualTo("gpucomm report: cannot write /proc/report.md: no such file\n");
+    assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+    assertThat(result.err()).isEqualTo("gpucomm report: -o /proc/report.md: no such file\n");
   }
 
   /** A report directory holding REPORT's report.md, the form report prints by default. */
