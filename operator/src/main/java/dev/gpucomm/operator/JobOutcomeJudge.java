@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -109,6 +110,10 @@ public class JobOutcomeJudge {
    * event of the operator's, and the pods' new scheduling messages may come late.
    */
   static final Duration GANG_QUEUE_RECHECK = Duration.ofSeconds(30);
+
+  /** The reasons the kubelet gives a pod's Ready=False; the node controller gives none. */
+  private static final Set<String> KUBELET_NOT_READY =
+      Set.of("ContainersNotReady", "ReadinessGatesNotReady", "PodCompleted");
 
   /** How soon a restarting job whose old pods still go is looked at again without an event. */
   static final Duration RESTART_RECHECK = Duration.ofSeconds(5);
@@ -250,15 +255,23 @@ public class JobOutcomeJudge {
 
   /**
    * Whether the node of a pod that still shows Running stopped answering: the node controller marks
-   * such a pod Ready=False and leaves its ContainersReady as the kubelet last said (a sidecar's
-   * failed readiness would turn both False), or the taint manager began evicting it.
+   * such a pod Ready=False and leaves its ContainersReady as the kubelet last said, or the taint
+   * manager began evicting it. The kubelet's own Ready=False says why (a sidecar's failed readiness
+   * turns ContainersReady False too; a readiness gate gives its reason).
    */
   static boolean nodeLost(Pod pod) {
     if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
       return false;
     }
     List<PodCondition> conditions = pod.getStatus().getConditions();
-    boolean notReady = hasCondition(conditions, "Ready", "False");
+    boolean notReady =
+        conditions.stream()
+            .anyMatch(
+                c ->
+                    "Ready".equals(c.getType())
+                        && "False".equals(c.getStatus())
+                        && !KUBELET_NOT_READY.contains(
+                            Objects.requireNonNullElse(c.getReason(), "")));
     boolean containersNotReady = hasCondition(conditions, "ContainersReady", "False");
     boolean evictedForItsNode =
         conditions.stream()

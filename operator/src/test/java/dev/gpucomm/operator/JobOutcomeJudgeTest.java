@@ -758,6 +758,19 @@ class JobOutcomeJudgeTest {
     }
 
     @Test
+    void aPodHeldNotReadyByAReadinessGateHasNotLostItsNode() {
+      Pod gatedByALoadBalancer = markedNotReady("job-1", failedAt);
+      gatedByALoadBalancer
+          .getStatus()
+          .getConditions()
+          .getFirst()
+          .setReason("ReadinessGatesNotReady");
+
+      assertThat(JobOutcomeJudge.nodeLost(gatedByALoadBalancer)).isFalse();
+      assertThat(JobOutcomeJudge.nodeLost(markedNotReady("job-1", failedAt))).isTrue();
+    }
+
+    @Test
     void aPodStillRunningAndReadyPastTheGraceLeavesTheFailuresTheirOwnStory() {
       Map<Integer, Pod> pods = Map.of(0, failedOnSilence("job-0"), 1, running("job-1"));
 
