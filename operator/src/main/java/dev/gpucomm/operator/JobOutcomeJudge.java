@@ -145,7 +145,16 @@ public class JobOutcomeJudge {
               .toList();
       boolean transport =
           failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
-      if (!transport) {
+      // a failure already told (a transport, a pod taken away, a run past its timeout) needs no
+      // wait for a lost node's story
+      boolean waitMayTell =
+          !transport
+              && !disrupted(job, layout, observation, true)
+              && observation
+                  .runningTime(job)
+                  .map(running -> timeLeft(running, layout.timeoutSeconds(), now).isPositive())
+                  .orElse(true);
+      if (waitMayTell) {
         Optional<JobOutcome> nodeLoss = nodeLoss(layout, observation, failed, failures, now);
         if (nodeLoss.isPresent()) {
           return nodeLoss.get();
@@ -234,7 +243,8 @@ public class JobOutcomeJudge {
       return Optional.of(
           new JobOutcome.Failed(
               Reasons.NODE_LOST,
-              "pod %s (%s) lost its node (%s), and its peers failed on its silence: %s"
+              ("pod %s (%s) is on a node that stopped answering (%s), and its peers failed on"
+                      + " its silence: %s")
                   .formatted(
                       lost.get().getValue().getMetadata().getName(),
                       layout.ranksOf(lost.get().getKey()),
@@ -242,11 +252,13 @@ public class JobOutcomeJudge {
                       firstOf(failures)),
               Optional.of(RestartCause.DISRUPTION)));
     }
-    Instant firstFailure = PodFailureDescriber.finishedAt(failed.getFirst().getValue());
+    Instant finishedAt = PodFailureDescriber.finishedAt(failed.getFirst().getValue());
     Duration grace = config.nodeLossGrace();
-    if (!grace.isPositive() || firstFailure.equals(Instant.MAX)) {
+    if (!grace.isPositive() || finishedAt.equals(Instant.MAX)) {
       return Optional.empty();
     }
+    // the kubelet's clock, never later than the operator's: a kubelet ahead would stretch the wait
+    Instant firstFailure = finishedAt.isAfter(now) ? now : finishedAt;
     Duration left = Duration.between(now, firstFailure.plus(grace));
     return left.isPositive()
         ? Optional.of(new JobOutcome.InProgress(Optional.of(left)))

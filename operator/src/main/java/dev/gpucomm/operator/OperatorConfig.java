@@ -51,10 +51,10 @@ public interface OperatorConfig {
    * How long after a pod's ranks failed the verdict waits while another pod of the run still shows
    * Running: a node that stops answering leaves its pod Running until the node controller marks it
    * NotReady (after its grace period, 40-50 s), while its peers fail within seconds on its silence.
-   * Within this wait a pod marked so is the run's disruption, not its peers' failure. Zero judges
-   * at once.
+   * Within this wait a pod marked so is the run's disruption, not its peers' failure. Longer than
+   * the cluster's node-monitor grace period and the controller's next look; zero judges at once.
    */
-  @WithDefault("60s")
+  @WithDefault("90s")
   Duration nodeLossGrace();
 
   /** TCP port of the rendezvous store that global rank 0 hosts. */

@@ -740,9 +740,10 @@ class JobOutcomeJudgeTest {
           .isEqualTo(
               new JobOutcome.Failed(
                   Reasons.NODE_LOST,
-                  "pod job-1 (rank 1) lost its node (NotReady since 2026-01-01T00:02:15Z), and its"
-                      + " peers failed on its silence: pod job-0 (rank 0) failed: exit code 1:"
-                      + " rank 0: rendezvous: rank 1 stopped answering",
+                  "pod job-1 (rank 1) is on a node that stopped answering (NotReady since"
+                      + " 2026-01-01T00:02:15Z), and its peers failed on its silence: pod job-0"
+                      + " (rank 0) failed: exit code 1: rank 0: rendezvous: rank 1 stopped"
+                      + " answering",
                   Optional.of(RestartCause.DISRUPTION)));
     }
 
@@ -787,12 +788,27 @@ class JobOutcomeJudgeTest {
       assertThat(judged(pods, failedAt.plusSeconds(1))).isInstanceOf(JobOutcome.Failed.class);
     }
 
+    @Test
+    void aRunPastItsTimeoutIsJudgedWithoutWaiting() {
+      CommJob timedOut = job(); // running since STARTED, 60 s allowed
+      Map<Integer, Pod> pods = Map.of(0, failedOnSilence("job-0"), 1, running("job-1"));
+
+      assertThat(judged(timedOut, pods, failedAt.plusSeconds(20)))
+          .isInstanceOf(JobOutcome.Failed.class);
+    }
+
     private JobOutcome judged(Map<Integer, Pod> pods, Instant now) {
+      CommJob job = job();
+      job.getSpec().setTimeoutSeconds(3600);
+      return judged(job, pods, now);
+    }
+
+    private JobOutcome judged(CommJob job, Map<Integer, Pod> pods, Instant now) {
       ConfigMap specConfigMap =
           new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
       JobObservation observation =
           new JobObservation(pods, Optional.of(specConfigMap), Optional.empty(), 0, 0, List.of());
-      return waiting.plan(job(), observation, now).outcome();
+      return waiting.plan(job, observation, now).outcome();
     }
 
     /** A pod whose ranks failed at {@code failedAt} on a peer's silence. */

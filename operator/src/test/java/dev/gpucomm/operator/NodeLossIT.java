@@ -79,8 +79,8 @@ class NodeLossIT {
         cluster.awaitStatus("lost-node", s -> s.getRestarts() != null && s.getRestarts() == 1);
     assertThat(condition(restarted, "Restarting").getMessage())
         .startsWith(
-            "restart 1 of 1 after NodeLost: pod lost-node-1 (rank 1) lost its node (NotReady"
-                + " since");
+            "restart 1 of 1 after NodeLost: pod lost-node-1 (rank 1) is on a node that stopped"
+                + " answering (NotReady since");
   }
 
   @Test
