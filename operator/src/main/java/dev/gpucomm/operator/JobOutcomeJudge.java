@@ -145,11 +145,13 @@ public class JobOutcomeJudge {
               .toList();
       boolean transport =
           failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
+      boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
+      boolean disruption = disrupted(job, layout, observation, podsWereCreated);
       // a failure already told (a transport, a pod taken away, a run past its timeout) needs no
       // wait for a lost node's story
       boolean waitMayTell =
           !transport
-              && !disrupted(job, layout, observation, true)
+              && !disruption
               && observation
                   .runningTime(job)
                   .map(running -> timeLeft(running, layout.timeoutSeconds(), now).isPositive())
@@ -165,16 +167,13 @@ public class JobOutcomeJudge {
       Pod first = failed.getFirst().getValue();
       boolean pastDeadline =
           first.getStatus() != null && DEADLINE_EXCEEDED.equals(first.getStatus().getReason());
-      boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
       Optional<RestartCause> restartableAs =
           transport
               ? Optional.empty()
               : Optional.of(
                   pastDeadline
                       ? RestartCause.TIMEOUT
-                      : disrupted(job, layout, observation, podsWereCreated)
-                          ? RestartCause.DISRUPTION
-                          : RestartCause.RANK_FAILED);
+                      : disruption ? RestartCause.DISRUPTION : RestartCause.RANK_FAILED);
       return new JobOutcome.Failed(
           transport
               ? Reasons.UNEXPECTED_TRANSPORT
