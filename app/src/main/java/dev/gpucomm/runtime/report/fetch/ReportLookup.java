@@ -176,9 +176,7 @@ public final class ReportLookup {
     try (KubernetesClient client = KubeClients.create(RETRIES.applyTo(cluster.config()))) {
       ResultsFetcher fetcher = new ResultsFetcher(client, cluster.source());
       return withinTimeout(
-          () -> fetcher.fetch(namespace, request.target()),
-          request.timeout(),
-          client.getMasterUrl().toString().replaceAll("/+$", ""));
+          () -> fetcher.fetch(namespace, request.target()), request.timeout(), fetcher.server());
     } catch (ResultsFetcher.ReportNotFoundException | ResultsFetcher.ApiServerException e) {
       throw new ReportUnavailableException(e.getMessage());
     }

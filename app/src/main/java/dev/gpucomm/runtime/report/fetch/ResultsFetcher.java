@@ -158,7 +158,7 @@ final class ResultsFetcher {
   }
 
   private ApiServerException failure(KubernetesClientException e, String what) {
-    String server = client.getMasterUrl().toString().replaceAll("/+$", "");
+    String server = server();
     String reason =
         e.getStatus() == null || e.getStatus().getMessage() == null
             ? ""
@@ -174,6 +174,11 @@ final class ResultsFetcher {
           new ApiServerException(
               "get " + what + ": HTTP " + e.getCode() + (reason.isEmpty() ? "" : ": " + reason));
     };
+  }
+
+  /** The API server's address, as messages name it. */
+  String server() {
+    return client.getMasterUrl().toString().replaceAll("/+$", "");
   }
 
   /** No HTTP answer: refused connections, TLS failures, timeouts, after Fabric8's retries. */
