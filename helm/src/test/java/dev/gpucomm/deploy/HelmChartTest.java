@@ -69,6 +69,7 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("4Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("300s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_NODE_LOSS_GRACE")).isEqualTo("90s");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_REMOVE_LOST_PODS")).isEqualTo("true");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("30s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED")).isEqualTo("true");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_LEASE_NAMESPACE"))

@@ -76,6 +76,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   private final CommJobStatusAggregator aggregator;
   private final CommJobMetrics metrics;
   private final Duration baselineRecheck;
+  private final Optional<Duration> lostPodRemovalDelay;
   private final PodTemplateFactory podTemplateFactory;
 
   @Inject
@@ -90,6 +91,8 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     this.aggregator = aggregator;
     this.metrics = metrics;
     this.baselineRecheck = config.baselineRecheckInterval();
+    this.lostPodRemovalDelay =
+        config.removeLostPods() ? Optional.of(config.lostPodRemovalDelay()) : Optional.empty();
   }
 
   /**
@@ -126,6 +129,11 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       metrics.watch(context.getPrimaryCache());
       Instant now = Instant.now();
       JobObservation cached = JobObservation.of(job, context);
+      // a deleted pod on a lost node would hold its name, which the next run needs, for good
+      if (lostPodRemovalDelay.isPresent()) {
+        LostPods.remove(
+            context.getClient(), job, LostPods.overdue(cached, lostPodRemovalDelay.get(), now));
+      }
       CommJobStatus statusBefore = job.getStatus();
       if (cached.predecessorObjects() > 0
           && JobOutcomeJudge.recordedOutcome(statusBefore).isEmpty()) {

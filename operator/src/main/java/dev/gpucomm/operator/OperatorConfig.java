@@ -57,6 +57,22 @@ public interface OperatorConfig {
   @WithDefault("90s")
   Duration nodeLossGrace();
 
+  /**
+   * Whether the operator removes (deletes with no grace period) its deleted pods whose node stopped
+   * answering, once their deletion is {@link #lostPodRemovalDelay()} overdue: the API server keeps
+   * them until the node is deleted or tainted out-of-service, and the job's next run needs their
+   * names. Off, such a restart waits for the cluster's administrator, or fails as Unschedulable.
+   */
+  @WithDefault("true")
+  boolean removeLostPods();
+
+  /**
+   * How long past its deletion's due time a pod whose node stopped answering is left before the
+   * operator removes it: a kubelet that answers confirms a pod's end within seconds.
+   */
+  @WithDefault("30s")
+  Duration lostPodRemovalDelay();
+
   /** TCP port of the rendezvous store that global rank 0 hosts. */
   @WithDefault("29500")
   int rendezvousPort();

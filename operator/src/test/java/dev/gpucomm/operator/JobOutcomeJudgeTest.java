@@ -1204,6 +1204,16 @@ class JobOutcomeJudgeTest {
     }
 
     @Override
+    public boolean removeLostPods() {
+      return true;
+    }
+
+    @Override
+    public Duration lostPodRemovalDelay() {
+      return Duration.ofSeconds(30);
+    }
+
+    @Override
     public String runtimeImage() {
       return "gpucomm-runtime:test";
     }

@@ -6,15 +6,22 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,17 +38,23 @@ class NodeLossIT {
   public static final class WaitingForLostNodes implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
-      return Map.of("gpucomm.operator.node-loss-grace", "8s");
+      return Map.of(
+          "gpucomm.operator.node-loss-grace", "8s",
+          "gpucomm.operator.lost-pod-removal-delay", "1s");
     }
   }
 
   @Inject KubernetesClient client;
 
+  @KubernetesTestServer KubernetesServer server;
+
   private TestCluster cluster;
+  private JobEvents events;
 
   @BeforeEach
   void connect() {
     cluster = new TestCluster(client);
+    events = new JobEvents(client, cluster.namespace);
   }
 
   @Test
@@ -84,6 +97,51 @@ class NodeLossIT {
   }
 
   @Test
+  void aRestartRemovesTheDeletedPodOfALostNodeWhoseNameItNeeds() throws InterruptedException {
+    cluster.apply(
+        """
+        metadata: {name: gone-node}
+        spec:
+          worldSize: 2
+          device: cpu
+          failurePolicy: {maxRestarts: 1}
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    cluster.awaitPods("gone-node", "gone-node-0", "gone-node-1");
+    cluster.kubelet.run("gone-node-0");
+    cluster.kubelet.run("gone-node-1");
+    cluster.awaitStatus("gone-node", s -> s.getRunningTime() != null);
+    // a deleted pod stays until its kubelet confirms, which a lost node's never does (the mock API
+    // server keeps a pod for a finalizer only)
+    String lostUid =
+        cluster
+            .setFinalizers("gone-node-1", List.of(KUBELET_NEVER_CONFIRMS))
+            .getMetadata()
+            .getUid();
+    cluster.kubelet.nodeLost("gone-node-1");
+    cluster.kubelet.failAt(
+        "gone-node-0", 1, "rank 0: rendezvous: rank 1 stopped answering", Instant.now());
+    cluster.awaitStatus("gone-node", s -> s.getRestarts() != null && s.getRestarts() == 1);
+
+    Event removed = events.await("gone-node", "LostPodRemoved");
+
+    assertThat(removed.getType()).isEqualTo("Warning");
+    assertThat(removed.getMessage())
+        .startsWith("removed pod gone-node-1 with no grace period: its deletion fell due at");
+    RecordedRequest forced = forcedDeletionOf("/api/v1/namespaces/" + cluster.namespace, lostUid);
+    assertThat(forced.getPath()).endsWith("/pods/gone-node-1");
+    // the API server takes a deletion with no grace period at once
+    cluster.setFinalizers("gone-node-1", List.of());
+    List<Pod> next = cluster.awaitPods("gone-node", "gone-node-0", "gone-node-1");
+    assertThat(next)
+        .extracting(pod -> pod.getMetadata().getUid())
+        .as("the new run's pods")
+        .doesNotContain(lostUid);
+  }
+
+  @Test
   void peersThatFailedBesideAPodStillReadyAreJudgedAfterTheWait() {
     cluster.apply(
         """
@@ -109,5 +167,26 @@ class NodeLossIT {
     assertThat(Instant.parse(condition(failed, "Failed").getLastTransitionTime()))
         .as("judged once the wait for a lost node was over")
         .isAfterOrEqualTo(failedAt.plusSeconds(6));
+  }
+
+  /** The finalizer that plays a lost node's kubelet, which never confirms a pod's end. */
+  private static final String KUBELET_NEVER_CONFIRMS = "test.gpucomm.dev/kubelet-never-confirms";
+
+  /** The DELETE with no grace period, for the pod of UID {@code uid}, the server received. */
+  private RecordedRequest forcedDeletionOf(String namespacePath, String uid)
+      throws InterruptedException {
+    for (RecordedRequest request =
+            server.getKubernetesMockServer().takeRequest(100, TimeUnit.MILLISECONDS);
+        request != null;
+        request = server.getKubernetesMockServer().takeRequest(100, TimeUnit.MILLISECONDS)) {
+      String body = String.valueOf(request.getUtf8Body());
+      if ("DELETE".equals(request.getMethod())
+          && request.getPath().startsWith(namespacePath + "/pods/")
+          && body.contains("\"gracePeriodSeconds\":0")
+          && body.contains(uid)) {
+        return request;
+      }
+    }
+    throw new AssertionError("no DELETE with gracePeriodSeconds 0 for the pod of UID " + uid);
   }
 }
