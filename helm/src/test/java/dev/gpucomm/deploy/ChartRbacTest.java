@@ -58,7 +58,21 @@ class ChartRbacTest {
         .extracting(r -> r.at("/metadata/name").asText())
         .containsExactlyInAnyOrder(
             "ops-gpucomm-operator-gpucomm-system",
-            "ops-gpucomm-operator-gpucomm-system-crd-reader");
+            "ops-gpucomm-operator-gpucomm-system-crd-reader",
+            "ops-gpucomm-operator-gpucomm-system-node-reader");
+  }
+
+  @Test
+  void anOperatorThatLeavesLostPodsToTheClusterReadsNoNodes() throws Exception {
+    List<JsonNode> objects = helm.template("--set", "runtime.removeLostPods=false");
+
+    assertThat(all(objects, "ClusterRole"))
+        .extracting(r -> r.at("/metadata/name").asText())
+        .noneMatch(name -> name.endsWith("-node-reader"));
+    assertThat(all(objects, "ClusterRoleBinding"))
+        .extracting(r -> r.at("/metadata/name").asText())
+        .noneMatch(name -> name.endsWith("-node-reader"));
+    assertThat(objects.toString()).doesNotContain("\"nodes\"");
   }
 
   @Test

@@ -134,6 +134,10 @@ class HelmChartTest {
     assertThat(rules(crdReader))
         .containsExactly(Map.entry("apiextensions.k8s.io/customresourcedefinitions", "get"));
     assertThat(crdReader.at("/rules/0/resourceNames/0").asText()).isEqualTo("commjobs.gpucomm.dev");
+    // runtime.removeLostPods: a Node gone or silent lets the operator remove its job's pod
+    assertThat(
+            rules(find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system-node-reader")))
+        .containsExactly(Map.entry("/nodes", "get"));
     assertThat(rules(find(objects, "Role", "ops-gpucomm-operator-leader-election")))
         // patch: Fabric8's leader election renews the Lease with a merge patch.
         .containsExactly(Map.entry("coordination.k8s.io/leases", "get,create,update,patch"));
@@ -177,7 +181,7 @@ class HelmChartTest {
     List<String> teamA = clusterScopedNames(helm.template("--namespace=team-a"));
     List<String> teamB = clusterScopedNames(helm.template("--namespace=team-b"));
     // the operator's ClusterRole and its CRD reader, their bindings, the view and edit aggregates
-    assertThat(teamA).hasSize(6).doesNotContainAnyElementsOf(teamB);
+    assertThat(teamA).hasSize(8).doesNotContainAnyElementsOf(teamB);
   }
 
   private static List<String> clusterScopedNames(List<JsonNode> objects) {
@@ -265,7 +269,9 @@ class HelmChartTest {
             "ml-team-b/ops-gpucomm-operator-gpucomm-system");
     assertThat(all(objects, "ClusterRoleBinding"))
         .extracting(b -> b.at("/metadata/name").asText())
-        .containsExactly("ops-gpucomm-operator-gpucomm-system-crd-reader");
+        .containsExactly(
+            "ops-gpucomm-operator-gpucomm-system-crd-reader",
+            "ops-gpucomm-operator-gpucomm-system-node-reader");
     assertThat(all(objects, "Role")).as("no lease without leader election").isEmpty();
     assertThat(all(objects, "Service")).as("no metrics Service when disabled").isEmpty();
   }

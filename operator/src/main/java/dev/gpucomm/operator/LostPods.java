@@ -3,6 +3,8 @@ package dev.gpucomm.operator;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -10,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -19,15 +22,17 @@ import org.jboss.logging.Logger;
  * node.kubernetes.io/out-of-service}. A restart or a resumed run needs those pods' names, and would
  * wait for them until {@code spec.schedulingTimeoutSeconds} failed it.
  *
- * <p>A pod whose deletion fell due a while ago ({@code confirmationWait}: a kubelet that answers
- * confirms within seconds) and that still shows its node lost is deleted with no grace period, as
- * {@code kubectl delete --force} does; the deletion names the pod's UID and version, so that
- * neither a pod that changed meanwhile nor a namesake is touched. Should the node come back, its
- * kubelet stops the containers of a pod that no longer exists. A pod held by a finalizer stays for
- * its finalizer.
+ * <p>A pod is removed, deleted with no grace period as {@code kubectl delete --force} does, only
+ * when three things agree: its deletion fell due a while ago ({@code confirmationWait}: a kubelet
+ * that answers confirms within seconds), the pod bears the node controller's NotReady mark, and its
+ * Node is gone or says its kubelet stopped posting status (Ready Unknown). A node whose kubelet
+ * still reports, even NotReady (a container runtime down), is left to that kubelet: its processes
+ * may still hold the GPUs. The deletion names the pod's UID and version, so that neither a pod that
+ * changed meanwhile nor a namesake is touched. Should the node come back, its kubelet stops the
+ * containers of a pod that no longer exists. A pod held by a finalizer stays for its finalizer.
  */
 final class LostPods {
-  /** The Event reason of a lost pod removed. */
+  /** The Event reason of a lost pod deleted with no grace period. */
   static final String REMOVED = "LostPodRemoved";
 
   private static final Logger LOG = Logger.getLogger(LostPods.class);
@@ -36,8 +41,9 @@ final class LostPods {
 
   /**
    * The job's terminating pods whose deletion fell due more than {@code confirmationWait} before
-   * {@code now} and whose node, as the pod shows, does not answer. A pod already deleted with no
-   * grace period is not one of them: a finalizer holds it, which a second deletion cannot change.
+   * {@code now} and that bear the node controller's NotReady mark: the candidates, whose nodes
+   * {@link #remove} asks about. A pod already deleted with no grace period is not one of them: a
+   * finalizer holds it, which a second deletion cannot change.
    */
   static List<Pod> overdue(JobObservation observation, Duration confirmationWait, Instant now) {
     return observation.terminatingPods().stream()
@@ -48,46 +54,89 @@ final class LostPods {
   }
 
   /**
-   * Deletes each of {@code pods} with no grace period and records an Event on {@code job} for it. A
-   * refusal (the pod changed or went meanwhile, a policy) leaves the pod to the next
-   * reconciliation.
+   * Whether the kubelet of {@code node} (empty: the Node is gone) can no longer confirm anything:
+   * no Node, or one whose Ready condition the node controller set to Unknown when its kubelet
+   * stopped posting status.
    */
-  static void remove(KubernetesClient client, CommJob job, List<Pod> pods) {
-    for (Pod pod : pods) {
-      String namespace = pod.getMetadata().getNamespace();
-      String name = pod.getMetadata().getName();
-      DeleteOptions now =
-          new DeleteOptionsBuilder()
-              .withGracePeriodSeconds(0L)
-              .withNewPreconditions()
-              .withUid(pod.getMetadata().getUid())
-              .withResourceVersion(pod.getMetadata().getResourceVersion())
-              .endPreconditions()
-              .build();
-      try {
-        client.raw("/api/v1/namespaces/%s/pods/%s".formatted(namespace, name), "DELETE", now);
-      } catch (KubernetesClientException e) {
-        LOG.warnf(
-            "%s/%s: pod %s on a lost node not removed: %s",
-            namespace,
-            job.getMetadata().getName(),
-            name,
-            PodFailureDescriber.lastLine(String.valueOf(e.getMessage())));
+  static boolean kubeletSilent(Optional<Node> node) {
+    if (node.isEmpty()) {
+      return true;
+    }
+    List<NodeCondition> conditions =
+        node.get().getStatus() == null ? null : node.get().getStatus().getConditions();
+    return conditions != null
+        && conditions.stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "Unknown".equals(c.getStatus()));
+  }
+
+  /**
+   * Deletes with no grace period each of {@code candidates} whose node's kubelet is silent, and
+   * records an Event on {@code job} for it. A Node that cannot be read (the operator's RBAC may not
+   * grant it) or a refused deletion (the pod changed or went meanwhile, a policy) leaves the pod.
+   */
+  static void remove(KubernetesClient client, CommJob job, List<Pod> candidates) {
+    for (Pod pod : candidates) {
+      String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+      if (nodeName == null || nodeName.isEmpty()) {
         continue;
       }
-      LOG.infof(
-          "%s/%s: removed pod %s, whose node stopped answering",
-          namespace, job.getMetadata().getName(), name);
-      CommJobEventRecorder.record(
-          client,
-          job,
-          new CommJobEventRecorder.JobEvent(
-              REMOVED,
-              CommJobEventRecorder.WARNING,
-              ("removed pod %s with no grace period: its deletion fell due at %s and its node"
-                      + " still does not answer; the job's next pods take its name")
-                  .formatted(name, pod.getMetadata().getDeletionTimestamp())));
+      Optional<Node> node;
+      try {
+        node = Optional.ofNullable(client.nodes().withName(nodeName).get());
+      } catch (KubernetesClientException e) {
+        LOG.debugf("node %s of pod %s not read: %s", nodeName, name(pod), e.getMessage());
+        continue;
+      }
+      if (kubeletSilent(node) && forceDelete(client, job, pod)) {
+        CommJobEventRecorder.record(
+            client,
+            job,
+            new CommJobEventRecorder.JobEvent(
+                REMOVED,
+                CommJobEventRecorder.WARNING,
+                ("deleted pod %s with no grace period: its deletion fell due at %s and node %s %s;"
+                        + " the job's next pods take its name")
+                    .formatted(
+                        name(pod),
+                        pod.getMetadata().getDeletionTimestamp(),
+                        nodeName,
+                        node.isEmpty() ? "is gone" : "has stopped posting status")));
+      }
     }
+  }
+
+  private static boolean forceDelete(KubernetesClient client, CommJob job, Pod pod) {
+    DeleteOptions now =
+        new DeleteOptionsBuilder()
+            .withGracePeriodSeconds(0L)
+            .withNewPreconditions()
+            .withUid(pod.getMetadata().getUid())
+            .withResourceVersion(pod.getMetadata().getResourceVersion())
+            .endPreconditions()
+            .build();
+    String namespace = pod.getMetadata().getNamespace();
+    try {
+      client.raw("/api/v1/namespaces/%s/pods/%s".formatted(namespace, name(pod)), "DELETE", now);
+    } catch (KubernetesClientException e) {
+      // 404: gone already; 409: changed since the cache saw it, looked at again next time
+      if (e.getCode() != 404 && e.getCode() != 409) {
+        LOG.warnf(
+            "%s/%s: pod %s on a lost node not deleted: %s",
+            namespace,
+            job.getMetadata().getName(),
+            name(pod),
+            PodFailureDescriber.lastLine(String.valueOf(e.getMessage())));
+      }
+      return false;
+    }
+    LOG.infof(
+        "%s/%s: deleted pod %s with no grace period, its node's kubelet being silent",
+        namespace, job.getMetadata().getName(), name(pod));
+    return true;
+  }
+
+  private static String name(Pod pod) {
+    return pod.getMetadata().getName();
   }
 
   private static boolean dueBefore(Pod pod, Instant instant) {

@@ -2,6 +2,8 @@ package dev.gpucomm.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
@@ -41,6 +43,44 @@ class LostPodsTest {
     held.getMetadata().setDeletionGracePeriodSeconds(0L);
 
     assertThat(LostPods.overdue(terminating(held), WAIT, NOW)).isEmpty();
+  }
+
+  @Test
+  void aDeletedPodWhoseOwnReadinessFailsIsNoCandidate() {
+    Pod probeFailing = deleted("job-0", NOW.minusSeconds(600), true);
+    // the kubelet's own Ready=False turns ContainersReady False too
+    probeFailing.getStatus().getConditions().get(1).setStatus("False");
+
+    assertThat(LostPods.overdue(terminating(probeFailing), WAIT, NOW)).isEmpty();
+  }
+
+  @Test
+  void onlyANodeGoneOrWhoseKubeletStoppedPostingStatusIsSilent() {
+    assertThat(LostPods.kubeletSilent(Optional.empty())).as("node deleted").isTrue();
+    assertThat(LostPods.kubeletSilent(Optional.of(node("Unknown"))))
+        .as("kubelet stopped posting status")
+        .isTrue();
+    assertThat(LostPods.kubeletSilent(Optional.of(node("False"))))
+        .as("kubelet reports its node NotReady (a container runtime down): it still answers")
+        .isFalse();
+    assertThat(LostPods.kubeletSilent(Optional.of(node("True")))).isFalse();
+    assertThat(LostPods.kubeletSilent(Optional.of(new NodeBuilder().build())))
+        .as("a node without status")
+        .isFalse();
+  }
+
+  private static Node node(String ready) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName("node-a")
+        .endMetadata()
+        .withNewStatus()
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus(ready)
+        .endCondition()
+        .endStatus()
+        .build();
   }
 
   private static JobObservation terminating(Pod pod) {

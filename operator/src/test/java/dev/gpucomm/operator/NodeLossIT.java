@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -115,11 +117,9 @@ class NodeLossIT {
     cluster.awaitStatus("gone-node", s -> s.getRunningTime() != null);
     // a deleted pod stays until its kubelet confirms, which a lost node's never does (the mock API
     // server keeps a pod for a finalizer only)
-    String lostUid =
-        cluster
-            .setFinalizers("gone-node-1", List.of(KUBELET_NEVER_CONFIRMS))
-            .getMetadata()
-            .getUid();
+    Pod lost = cluster.setFinalizers("gone-node-1", List.of(KUBELET_NEVER_CONFIRMS));
+    String lostUid = lost.getMetadata().getUid();
+    bindToNodeWhoseKubeletStoppedPosting("gone-node-1", "node-b");
     cluster.kubelet.nodeLost("gone-node-1");
     cluster.kubelet.failAt(
         "gone-node-0", 1, "rank 0: rendezvous: rank 1 stopped answering", Instant.now());
@@ -129,9 +129,12 @@ class NodeLossIT {
 
     assertThat(removed.getType()).isEqualTo("Warning");
     assertThat(removed.getMessage())
-        .startsWith("removed pod gone-node-1 with no grace period: its deletion fell due at");
-    RecordedRequest forced = forcedDeletionOf("/api/v1/namespaces/" + cluster.namespace, lostUid);
-    assertThat(forced.getPath()).endsWith("/pods/gone-node-1");
+        .startsWith("deleted pod gone-node-1 with no grace period: its deletion fell due at")
+        .contains("node node-b has stopped posting status");
+    DeleteOptions forced =
+        forcedDeletionOf("/api/v1/namespaces/" + cluster.namespace + "/pods/gone-node-1");
+    assertThat(forced.getPreconditions().getUid()).isEqualTo(lostUid);
+    assertThat(forced.getPreconditions().getResourceVersion()).isNotBlank();
     // the API server takes a deletion with no grace period at once
     cluster.setFinalizers("gone-node-1", List.of());
     List<Pod> next = cluster.awaitPods("gone-node", "gone-node-0", "gone-node-1");
@@ -172,21 +175,55 @@ class NodeLossIT {
   /** The finalizer that plays a lost node's kubelet, which never confirms a pod's end. */
   private static final String KUBELET_NEVER_CONFIRMS = "test.gpucomm.dev/kubelet-never-confirms";
 
-  /** The DELETE with no grace period, for the pod of UID {@code uid}, the server received. */
-  private RecordedRequest forcedDeletionOf(String namespacePath, String uid)
-      throws InterruptedException {
+  /** The DELETE with no grace period of {@code podPath} that the server received, its options. */
+  private DeleteOptions forcedDeletionOf(String podPath) throws InterruptedException {
     for (RecordedRequest request =
             server.getKubernetesMockServer().takeRequest(100, TimeUnit.MILLISECONDS);
         request != null;
         request = server.getKubernetesMockServer().takeRequest(100, TimeUnit.MILLISECONDS)) {
-      String body = String.valueOf(request.getUtf8Body());
-      if ("DELETE".equals(request.getMethod())
-          && request.getPath().startsWith(namespacePath + "/pods/")
-          && body.contains("\"gracePeriodSeconds\":0")
-          && body.contains(uid)) {
-        return request;
+      if ("DELETE".equals(request.getMethod()) && request.getPath().equals(podPath)) {
+        DeleteOptions options =
+            client
+                .getKubernetesSerialization()
+                .unmarshal(request.getUtf8Body(), DeleteOptions.class);
+        if (options != null && Long.valueOf(0).equals(options.getGracePeriodSeconds())) {
+          return options;
+        }
       }
     }
-    throw new AssertionError("no DELETE with gracePeriodSeconds 0 for the pod of UID " + uid);
+    throw new AssertionError("no DELETE with gracePeriodSeconds 0 of " + podPath);
+  }
+
+  /**
+   * Plays the scheduler, which bound the pod to {@code node}, and the node controller, which marked
+   * that node's Ready Unknown when its kubelet stopped posting status.
+   */
+  private void bindToNodeWhoseKubeletStoppedPosting(String pod, String node) {
+    client
+        .pods()
+        .inNamespace(cluster.namespace)
+        .withName(pod)
+        .edit(
+            p -> {
+              p.getSpec().setNodeName(node);
+              return p;
+            });
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(node)
+                .endMetadata()
+                .withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("Unknown")
+                .withReason("NodeStatusUnknown")
+                .withMessage("Kubelet stopped posting node status.")
+                .endCondition()
+                .endStatus()
+                .build())
+        .create();
   }
 }

@@ -110,10 +110,11 @@ class ReconcileErrorTest {
             ReconcileErrorTest.class.getClassLoader(),
             new Class<?>[] {OperatorConfig.class},
             (proxy, method, args) -> {
-              if (method.getName().equals("baselineRecheckInterval")) {
-                return baselineRecheck;
-              }
-              throw new UnsupportedOperationException(method.getName());
+              return switch (method.getName()) {
+                case "baselineRecheckInterval" -> baselineRecheck;
+                case "removeLostPods" -> false;
+                default -> throw new UnsupportedOperationException(method.getName());
+              };
             });
   }
 }
