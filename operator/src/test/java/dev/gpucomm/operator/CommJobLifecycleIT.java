@@ -457,10 +457,11 @@ class CommJobLifecycleIT {
         """);
     cluster.awaitPods("no-gpus", "no-gpus-0", "no-gpus-1");
     cluster.kubelet.run("no-gpus-0");
-    // unschedulable for one second less than the limit: the operator must come back on its own
+    // unschedulable for three seconds less than the limit: the operator must come back on its
+    // own (one second less left a busy machine too little time to see the job still running)
     cluster.kubelet.unschedulable(
         "no-gpus-1",
-        Instant.now().minusSeconds(299),
+        Instant.now().minusSeconds(297),
         "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are"
             + " available: 4 No preemption victims found for incoming pod.");
     CommJobStatus waiting = cluster.awaitStatus("no-gpus", s -> s.getPhase() == Phase.RUNNING);
