@@ -1,5 +1,7 @@
 package dev.gpucomm.operator;
 
+import static java.time.temporal.ChronoUnit.SECONDS;
+
 import dev.gpucomm.api.v1alpha1.Baseline;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
@@ -362,6 +364,24 @@ public class CommJobStatusAggregator {
           now);
     }
     JobLayout layout = plan.layout().get();
+    if (outcome instanceof JobOutcome.InProgress waiting
+        && pods.values().stream().anyMatch(p -> "Failed".equals(JobOutcomeJudge.rankPhaseOf(p)))) {
+      // a run with a failed pod goes on only while the verdict waits for a lost node's sign
+      return ConditionList.next(
+          before,
+          Reasons.READY,
+          ConditionList.FALSE,
+          Reasons.PODS_FAILING,
+          "%s; judged once the pods still running end or show their node lost%s"
+              .formatted(
+                  JobOutcomeJudge.podCounts(pods, layout),
+                  waiting
+                      .recheckAfter()
+                      .map(left -> ", at the latest at " + now.plus(left).truncatedTo(SECONDS))
+                      .orElse("")),
+          generation,
+          now);
+    }
     long running =
         pods.values().stream()
             .filter(p -> "Running".equals(JobOutcomeJudge.rankPhaseOf(p)))

@@ -775,6 +775,7 @@ public class JobOutcomeJudge {
     long running = pods.values().stream().filter(p -> "Running".equals(rankPhaseOf(p))).count();
     long pending = pods.values().stream().filter(p -> "Pending".equals(rankPhaseOf(p))).count();
     long succeeded = pods.values().stream().filter(p -> "Succeeded".equals(rankPhaseOf(p))).count();
+    long failed = pods.values().stream().filter(p -> "Failed".equals(rankPhaseOf(p))).count();
     StringBuilder text =
         new StringBuilder("%d of %d pods running".formatted(running, layout.podCount()));
     if (pending > 0) {
@@ -793,6 +794,9 @@ public class JobOutcomeJudge {
     }
     if (succeeded > 0) {
       text.append(", ").append(succeeded).append(" succeeded");
+    }
+    if (failed > 0) {
+      text.append(", ").append(failed).append(" failed");
     }
     return text.toString();
   }

@@ -37,6 +37,7 @@ public final class Reasons {
   // while the job runs
   public static final String PODS_PENDING = "PodsPending";
   public static final String PODS_RUNNING = "PodsRunning";
+  public static final String PODS_FAILING = "PodsFailing";
   public static final String NOT_FINISHED = "NotFinished";
   public static final String RECONCILE_ERROR = "ReconcileError";
   public static final String PREDECESSOR_TERMINATING = "PredecessorTerminating";

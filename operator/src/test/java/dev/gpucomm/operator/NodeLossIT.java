@@ -85,6 +85,15 @@ class NodeLossIT {
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(5))
         .until(() -> cluster.job("lost-node").getStatus().getPhase() == Phase.RUNNING);
+    assertThat(condition(cluster.job("lost-node").getStatus(), "Ready"))
+        .satisfies(
+            ready -> {
+              assertThat(ready.getReason()).isEqualTo("PodsFailing");
+              assertThat(ready.getMessage())
+                  .startsWith(
+                      "1 of 2 pods running, 1 failed; judged once the pods still running end or"
+                          + " show their node lost, at the latest at ");
+            });
 
     // the node controller marks it NotReady after its grace period
     cluster.kubelet.nodeLost("lost-node-1");
