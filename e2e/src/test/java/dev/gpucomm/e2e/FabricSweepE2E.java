@@ -16,12 +16,14 @@ import dev.gpucomm.e2e.sim.RequiresNetworkNamespaces;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The fabric sweep over the simulated pod network, where each pod has a link of its own that tbf
@@ -43,8 +45,19 @@ class FabricSweepE2E {
     this.jobs = new Jobs(cluster);
   }
 
+  /**
+   * The pod counts swept: 8, the size the fabric-sweep study
+   * (bench/results/2026-11-26-fabric-sweep) times; its command adds 4 ({@code
+   * -Dgpucomm.e2e.fabricPods=4,8}) for how the time grows.
+   */
+  static IntStream podCounts() {
+    return Arrays.stream(System.getProperty("gpucomm.e2e.fabricPods", "8").split(","))
+        .map(String::trim)
+        .mapToInt(Integer::parseInt);
+  }
+
   @ParameterizedTest(name = "{0} pods")
-  @ValueSource(ints = {4, 8})
+  @MethodSource("podCounts")
   void aPodWhoseLinkRunsAtATenthIsNamedAsTheSlowNode(int pods) {
     PodLinks links = linksOrSkip();
     String name = "fabric-slow-" + pods;
