@@ -70,6 +70,11 @@ class InvalidSpecIT {
             "worldSize: 2\nworkload: {kind: program}",
             "spec.workload.program: required when spec.workload.kind is program"),
         invalid(
+            "program-unsplittable",
+            "worldSize: 4\nworkload: {kind: program, program: {name: columnParallelLinear,"
+                + " shape: {m: 66}}}",
+            "spec.workload.program.shape.m: 66 is not a multiple of spec.worldSize (4)"),
+        invalid(
             "two-sections",
             "worldSize: 2\nworkload: {kind: benchmark, benchmark: {tokens: [32]}, tune: {}}",
             "spec.workload.tune: set but spec.workload.kind is benchmark"),

@@ -8,7 +8,9 @@ import io.fabric8.generator.annotation.Min;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class Shape {
   @Min(1)
-  @JsonPropertyDescription("Rows of A and C.")
+  @JsonPropertyDescription(
+      "Rows of A and C. rowParallelLinear: a multiple of chunks; columnParallelLinear and"
+          + " collectivePermute: a multiple of spec.worldSize.")
   private Long m;
 
   @Min(1)
@@ -16,7 +18,8 @@ public class Shape {
   private Long n;
 
   @Min(1)
-  @JsonPropertyDescription("Columns of A, rows of B.")
+  @JsonPropertyDescription(
+      "Columns of A, rows of B. rowParallelLinear: a multiple of spec.worldSize.")
   private Long k;
 
   public Long getM() {

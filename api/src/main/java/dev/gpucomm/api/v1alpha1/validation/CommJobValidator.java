@@ -160,7 +160,7 @@ public final class CommJobValidator {
     if (workload == null) {
       add("spec.workload", "required");
     } else {
-      new WorkloadRules(podSpan, spec.getDevice()).check(workload);
+      new WorkloadRules(podSpan, spec.getDevice(), worldInRange ? worldSize : 0).check(workload);
     }
     checkHeuristic(spec.getHeuristic());
     if (spec.getTimeoutSeconds() != null) {
@@ -367,9 +367,13 @@ public final class CommJobValidator {
     /** The device the job names; null when it names none (a local run may then choose). */
     private final DeviceKind device;
 
-    WorkloadRules(String podSpan, DeviceKind device) {
+    /** spec.worldSize, or 0 when it is missing or out of range (and said so already). */
+    private final int worldSize;
+
+    WorkloadRules(String podSpan, DeviceKind device, int worldSize) {
       this.podSpan = podSpan;
       this.device = device;
+      this.worldSize = worldSize;
     }
 
     void check(Workload workload) {
@@ -639,8 +643,16 @@ public final class CommJobValidator {
         positive(at + ".shape.n", shape.getN());
         positive(at + ".shape.k", shape.getK());
       }
-      if (program.getChunks() != null) {
-        inRange(at + ".chunks", program.getChunks(), 1, 64);
+      boolean chunksInRange =
+          program.getChunks() == null || inRange(at + ".chunks", program.getChunks(), 1, 64);
+      if (shape != null && program.getName() != null && chunksInRange) {
+        problems.addAll(
+            ProgramShapeRules.problems(
+                program.getName(),
+                shape.getM(),
+                shape.getK(),
+                Objects.requireNonNullElse(program.getChunks(), CommJobDefaults.PROGRAM_CHUNKS),
+                worldSize));
       }
       if (program.getPasses() != null) {
         distinct(at + ".passes", program.getPasses());

@@ -60,6 +60,36 @@ class CommJobValidatorTest {
     }
   }
 
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          rowParallelLinear    | {m: 64, k: 64}            | |
+          rowParallelLinear    | {m: 63, k: 64}            | spec.workload.program.shape.m | 63 is not a multiple of spec.workload.program.chunks (2)
+          rowParallelLinear    | {m: 64, k: 66}            | spec.workload.program.shape.k | 66 is not a multiple of spec.worldSize (4)
+          columnParallelLinear | {m: 66, n: 16, k: 32}     | spec.workload.program.shape.m | 66 is not a multiple of spec.worldSize (4)
+          collectivePermute    | {m: 6, k: 8}              | spec.workload.program.shape.m | 6 is not a multiple of spec.worldSize (4)
+          collectivePermute    | {k: 8}                    | |
+          """)
+  void aProgramWhoseShapeTheRanksCannotSplitIsRefusedBeforeAnyPod(
+      String program, String shape, String field, String message) {
+    List<SpecProblem> problems =
+        CommJobValidator.validate(
+            job(
+                VALID.replace(
+                    "kind: benchmark\n"
+                        + "    benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}",
+                    "kind: program\n    program: {name: %s, shape: %s}"
+                        .formatted(program, shape))));
+
+    if (field == null) {
+      assertThat(problems).isEmpty();
+    } else {
+      assertThat(problems).containsExactly(new SpecProblem(field, message));
+    }
+  }
+
   @Test
   void aFloorOrCeilingThatIsNoNumberIsSaidToBeNone() {
     CommJob rules =

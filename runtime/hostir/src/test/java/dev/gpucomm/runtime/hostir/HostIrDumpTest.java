@@ -48,6 +48,6 @@ class HostIrDumpTest {
 
     assertThatThrownBy(() -> HostIrDump.of(spec, DeviceKind.CPU, 2))
         .isInstanceOf(ProgramSpecException.class)
-        .hasMessage("spec.workload.program.shape.k (5) must be a multiple of worldSize (2)");
+        .hasMessage("spec.workload.program.shape.k: 5 is not a multiple of spec.worldSize (2)");
   }
 }

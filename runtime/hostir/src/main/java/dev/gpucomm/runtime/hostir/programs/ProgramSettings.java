@@ -1,12 +1,15 @@
 package dev.gpucomm.runtime.hostir.programs;
 
 import dev.gpucomm.api.v1alpha1.CommBackend;
+import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.PassName;
 import dev.gpucomm.api.v1alpha1.ProgramName;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
 import dev.gpucomm.api.v1alpha1.Shape;
+import dev.gpucomm.api.v1alpha1.validation.ProgramShapeRules;
+import dev.gpucomm.api.v1alpha1.validation.SpecProblem;
 import dev.gpucomm.runtime.hostir.interp.SmPartition;
 import java.util.List;
 import java.util.Objects;
@@ -58,7 +61,7 @@ public record ProgramSettings(
       throw new ProgramSpecException(FIELD + "name is required: one of " + ProgramName.wireNames());
     }
     boolean gpu = device != DeviceKind.CPU;
-    int chunks = positive(spec.getChunks(), 2, "chunks");
+    int chunks = positive(spec.getChunks(), CommJobDefaults.PROGRAM_CHUNKS, "chunks");
     int streams = positive(spec.getStreams(), 3, "streams");
     Shape shape = spec.getShape() == null ? new Shape() : spec.getShape();
     long m;
@@ -69,22 +72,22 @@ public record ProgramSettings(
         m = size(shape.getM(), gpu ? roundDown(8192, chunks) : 16L * chunks, "shape.m");
         n = size(shape.getN(), gpu ? 8192 : 32, "shape.n");
         k = size(shape.getK(), gpu ? roundDown(8192, worldSize) : 16L * worldSize, "shape.k");
-        multiple(m, chunks, "shape.m", "chunks (" + chunks + ")");
-        multiple(k, worldSize, "shape.k", "worldSize (" + worldSize + ")");
       }
       case COLUMN_PARALLEL_LINEAR -> {
         m = size(shape.getM(), gpu ? roundDown(32768, worldSize) : 8L * worldSize, "shape.m");
         n = size(shape.getN(), gpu ? 8192 : 16, "shape.n");
         k = size(shape.getK(), gpu ? 16384 : 32, "shape.k");
-        multiple(m, worldSize, "shape.m", "worldSize (" + worldSize + ")");
       }
       case COLLECTIVE_PERMUTE -> {
         m = size(shape.getM(), gpu ? roundDown(8192, worldSize) : 4L * worldSize, "shape.m");
         n = 1;
         k = size(shape.getK(), gpu ? 8192 : 8, "shape.k");
-        multiple(m, worldSize, "shape.m", "worldSize (" + worldSize + ")");
       }
       default -> throw new ProgramSpecException(FIELD + "name: unknown program " + name);
+    }
+    List<SpecProblem> indivisible = ProgramShapeRules.problems(name, m, k, chunks, worldSize);
+    if (!indivisible.isEmpty()) {
+      throw new ProgramSpecException(indivisible.getFirst().toString());
     }
     List<PassName> passes = spec.getPasses() == null ? defaultPasses(name) : spec.getPasses();
     if (passes.stream().anyMatch(Objects::isNull)) {
@@ -178,12 +181,5 @@ public record ProgramSettings(
       throw new ProgramSpecException(FIELD + field + " must be at least 1, got " + value);
     }
     return value;
-  }
-
-  private static void multiple(long value, long divisor, String field, String what) {
-    if (value % divisor != 0) {
-      throw new ProgramSpecException(
-          FIELD + field + " (" + value + ") must be a multiple of " + what);
-    }
   }
 }

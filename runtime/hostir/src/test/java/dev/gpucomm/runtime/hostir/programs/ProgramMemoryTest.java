@@ -63,7 +63,7 @@ class ProgramMemoryTest {
                     "job.yaml", job("columnParallelLinear", 3, 16, 32), DeviceKind.CPU, 2))
         .isInstanceOf(UsageException.class)
         .hasMessage(
-            "job.yaml: spec.workload.program.shape.m (3) must be a multiple of worldSize (2)");
+            "job.yaml: spec.workload.program.shape.m: 3 is not a multiple of spec.worldSize (2)");
   }
 
   private static RankMemory onTwoCpuRanks(String program, long m, long n, long k) {

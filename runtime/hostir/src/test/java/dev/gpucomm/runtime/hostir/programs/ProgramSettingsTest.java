@@ -66,7 +66,8 @@ class ProgramSettingsTest {
 
     assertThatThrownBy(() -> ProgramSettings.resolve(spec, DeviceKind.CPU, 2))
         .isInstanceOf(ProgramSpecException.class)
-        .hasMessage("spec.workload.program.shape.m (10) must be a multiple of chunks (4)");
+        .hasMessage(
+            "spec.workload.program.shape.m: 10 is not a multiple of spec.workload.program.chunks (4)");
   }
 
   @Test
