@@ -5,6 +5,7 @@ import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -129,10 +130,14 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       metrics.watch(context.getPrimaryCache());
       Instant now = Instant.now();
       JobObservation cached = JobObservation.of(job, context);
-      // a deleted pod on a lost node would hold its name, which the next run needs, for good
+      // a deleted pod on a lost node (this job's, or a deleted namesake's) would hold its name,
+      // which the next run needs, for good
       if (lostPodRemovalDelay.isPresent()) {
         LostPods.remove(
-            context.getClient(), job, LostPods.overdue(cached, lostPodRemovalDelay.get(), now));
+            context.getClient(),
+            job,
+            LostPods.overdue(
+                context.getSecondaryResources(Pod.class), lostPodRemovalDelay.get(), now));
       }
       CommJobStatus statusBefore = job.getStatus();
       if (cached.predecessorObjects() > 0

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.jboss.logging.Logger;
@@ -40,13 +41,14 @@ final class LostPods {
   private LostPods() {}
 
   /**
-   * The job's terminating pods whose deletion fell due more than {@code confirmationWait} before
-   * {@code now} and that bear the node controller's NotReady mark: the candidates, whose nodes
-   * {@link #remove} asks about. A pod already deleted with no grace period is not one of them: a
-   * finalizer holds it, which a second deletion cannot change.
+   * Of {@code pods} (the job's, and those of a deleted namesake whose names it waits for), those
+   * terminating whose deletion fell due more than {@code confirmationWait} before {@code now} and
+   * that bear the node controller's NotReady mark: the candidates, whose nodes {@link #remove} asks
+   * about. A pod already deleted with no grace period is not one of them: a finalizer holds it,
+   * which a second deletion cannot change.
    */
-  static List<Pod> overdue(JobObservation observation, Duration confirmationWait, Instant now) {
-    return observation.terminatingPods().stream()
+  static List<Pod> overdue(Collection<Pod> pods, Duration confirmationWait, Instant now) {
+    return pods.stream()
         .filter(pod -> !Long.valueOf(0).equals(pod.getMetadata().getDeletionGracePeriodSeconds()))
         .filter(pod -> dueBefore(pod, now.minus(confirmationWait)))
         .filter(JobOutcomeJudge::nodeLost)

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -83,9 +82,8 @@ class LostPodsTest {
         .build();
   }
 
-  private static JobObservation terminating(Pod pod) {
-    return new JobObservation(
-        Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of(pod), Optional.empty());
+  private static List<Pod> terminating(Pod pod) {
+    return List.of(pod);
   }
 
   /** A pod deleted with its deletion due at {@code due}; on a lost node if {@code nodeLost}. */
