@@ -44,6 +44,11 @@ sed 's/      chunks: 2/      chunks: 2\n      shape: {m: 400000, n: 400000, k: 6
   "$R/row-parallel-1gpu.yaml" >"$R/row-parallel-huge.yaml"
 step program-too-large 60 "$G" run -f "$R/row-parallel-huge.yaml" --device cuda --out "$R/huge"
 tail -1 "$R/program-too-large.log"
+# one whose shape the chunks cannot split: the job file's usage error, exit 2, before any rank
+sed 's/      chunks: 2/      chunks: 2\n      shape: {m: 8191, n: 1024, k: 1024}/' \
+  "$R/row-parallel-1gpu.yaml" >"$R/row-parallel-indivisible.yaml"
+step program-indivisible 60 "$G" run -f "$R/row-parallel-indivisible.yaml" --device cuda --out "$R/odd"
+tail -1 "$R/program-indivisible.log"
 step diag 120 "$G" diag --rank 0 --world 1 --store 127.0.0.1:29611 --check
 tail -3 "$R/diag.log"
 # a driver path that is a fifo is passed over for the usual places, not opened
