@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Prometheus metrics: jobs by phase ({@code gpucomm_jobs}), reconcile duration ({@code
  * gpucomm_reconcile_duration_seconds}), restarts by kind of failure ({@code
- * gpucomm_restarts_total}), and the figures of succeeded jobs ({@code
+ * gpucomm_restarts_total}), lost pods deleted with no grace period ({@code
+ * gpucomm_lost_pods_removed_total}), and the figures of succeeded jobs ({@code
  * gpucomm_job_latency_microseconds}, {@code gpucomm_job_bus_bandwidth_gbps}) labelled by namespace,
  * job, collective, size and algorithm, and per-node figures ({@code
  * gpucomm_job_node_latency_microseconds}, {@code gpucomm_fabric_node_bandwidth_gbps}) labelled by
@@ -50,6 +51,7 @@ public class CommJobMetrics {
   private final AtomicReference<IndexedResourceCache<CommJob>> jobs = new AtomicReference<>();
   private final Map<ResourceID, JobFigures> figuresByJob = new ConcurrentHashMap<>();
   private final Map<RestartCause, Counter> restartCounters = new ConcurrentHashMap<>();
+  private final Counter lostPodsRemoved;
 
   /** Value-comparable, so that an unchanged report is not published again. */
   private record JobFigures(
@@ -64,6 +66,13 @@ public class CommJobMetrics {
             .publishPercentileHistogram()
             .register(registry);
     meters.add(reconcileTimer);
+    lostPodsRemoved =
+        Counter.builder("gpucomm.lost.pods.removed")
+            .description(
+                "Deleted pods on nodes whose kubelet stopped posting status that the operator"
+                    + " deleted with no grace period")
+            .register(registry);
+    meters.add(lostPodsRemoved);
     for (Phase phase : Phase.values()) {
       meters.add(
           Gauge.builder("gpucomm.jobs", this, metrics -> metrics.countJobs(phase))
@@ -127,6 +136,17 @@ public class CommJobMetrics {
               return counter;
             })
         .increment();
+  }
+
+  /**
+   * Counts pods deleted with no grace period because their node's kubelet went silent ({@code
+   * gpucomm_lost_pods_removed_total}): each is a pod whose containers may still run on a node cut
+   * off from the control plane.
+   */
+  public void recordLostPodsRemoved(int pods) {
+    if (pods > 0) {
+      lostPodsRemoved.increment(pods);
+    }
   }
 
   public void recordReconcile(Duration duration) {

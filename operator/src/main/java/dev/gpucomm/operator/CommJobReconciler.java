@@ -133,11 +133,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       // a deleted pod on a lost node (this job's, or a deleted namesake's) would hold its name,
       // which the next run needs, for good
       if (lostPodRemovalDelay.isPresent()) {
-        LostPods.remove(
-            context.getClient(),
-            job,
-            LostPods.overdue(
-                context.getSecondaryResources(Pod.class), lostPodRemovalDelay.get(), now));
+        metrics.recordLostPodsRemoved(
+            LostPods.remove(
+                context.getClient(),
+                job,
+                LostPods.overdue(
+                    context.getSecondaryResources(Pod.class), lostPodRemovalDelay.get(), now)));
       }
       CommJobStatus statusBefore = job.getStatus();
       if (cached.predecessorObjects() > 0

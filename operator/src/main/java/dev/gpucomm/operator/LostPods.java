@@ -73,10 +73,12 @@ final class LostPods {
 
   /**
    * Deletes with no grace period each of {@code candidates} whose node's kubelet is silent, and
-   * records an Event on {@code job} for it. A Node that cannot be read (the operator's RBAC may not
-   * grant it) or a refused deletion (the pod changed or went meanwhile, a policy) leaves the pod.
+   * records an Event on {@code job} for it; returns how many the API server took. A Node that
+   * cannot be read (the operator's RBAC may not grant it) or a refused deletion (the pod changed or
+   * went meanwhile, a policy) leaves the pod.
    */
-  static void remove(KubernetesClient client, CommJob job, List<Pod> candidates) {
+  static int remove(KubernetesClient client, CommJob job, List<Pod> candidates) {
+    int removed = 0;
     for (Pod pod : candidates) {
       String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
       if (nodeName == null || nodeName.isEmpty()) {
@@ -90,6 +92,7 @@ final class LostPods {
         continue;
       }
       if (kubeletSilent(node) && forceDelete(client, job, pod)) {
+        removed++;
         CommJobEventRecorder.record(
             client,
             job,
@@ -105,6 +108,7 @@ final class LostPods {
                         node.isEmpty() ? "is gone" : "has stopped posting status")));
       }
     }
+    return removed;
   }
 
   private static boolean forceDelete(KubernetesClient client, CommJob job, Pod pod) {

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -49,6 +50,8 @@ class NodeLossIT {
   @Inject KubernetesClient client;
 
   @KubernetesTestServer KubernetesServer server;
+
+  @Inject MeterRegistry registry;
 
   private TestCluster cluster;
   private JobEvents events;
@@ -135,6 +138,9 @@ class NodeLossIT {
     cluster.awaitStatus("gone-node", s -> s.getRestarts() != null && s.getRestarts() == 1);
 
     Event removed = events.await("gone-node", "LostPodRemoved");
+    assertThat(registry.find("gpucomm.lost.pods.removed").counter())
+        .as("gpucomm_lost_pods_removed_total")
+        .satisfies(counter -> assertThat(counter.count()).isEqualTo(1.0));
 
     assertThat(removed.getType()).isEqualTo("Warning");
     assertThat(removed.getMessage())
