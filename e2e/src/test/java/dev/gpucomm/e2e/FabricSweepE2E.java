@@ -48,11 +48,12 @@ class FabricSweepE2E {
   /**
    * The pod counts swept: 8, the size the fabric-sweep study
    * (bench/results/2026-11-26-fabric-sweep) times; its command adds 4 ({@code
-   * -Dgpucomm.e2e.fabricPods=4,8}) for how the time grows.
+   * -De2e.fabricPods=4,8}) for how the time grows.
    */
   static IntStream podCounts() {
-    return Arrays.stream(System.getProperty("gpucomm.e2e.fabricPods", "8").split(","))
+    return Arrays.stream(System.getProperty("e2e.fabricPods", "8").split(","))
         .map(String::trim)
+        .filter(count -> !count.isEmpty())
         .mapToInt(Integer::parseInt);
   }
 
