@@ -94,6 +94,9 @@ class ChartRbacTest {
 
     JsonNode deployment = find(objects, "Deployment", "ops-gpucomm-operator");
     assertThat(env(deployment, "QUARKUS_OPERATOR_SDK_NAMESPACES")).isEqualTo("ci");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_REMOVE_LOST_PODS"))
+        .as("no Node may be read: lost pods are left to the cluster")
+        .isEqualTo("false");
   }
 
   @Test

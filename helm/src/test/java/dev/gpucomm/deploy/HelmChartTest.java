@@ -180,7 +180,8 @@ class HelmChartTest {
   void releasesOfOneNameInTwoNamespacesClaimDifferentClusterWideObjects() throws Exception {
     List<String> teamA = clusterScopedNames(helm.template("--namespace=team-a"));
     List<String> teamB = clusterScopedNames(helm.template("--namespace=team-b"));
-    // the operator's ClusterRole and its CRD reader, their bindings, the view and edit aggregates
+    // the operator's ClusterRole, its CRD and Node readers, their bindings, the view and edit
+    // aggregates
     assertThat(teamA).hasSize(8).doesNotContainAnyElementsOf(teamB);
   }
 

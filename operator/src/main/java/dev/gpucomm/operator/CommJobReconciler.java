@@ -93,7 +93,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     this.metrics = metrics;
     this.baselineRecheck = config.baselineRecheckInterval();
     this.lostPodRemovalDelay =
-        config.removeLostPods() ? Optional.of(config.lostPodRemovalDelay()) : Optional.empty();
+        config.removeLostPods()
+            ? Optional.of(
+                config.lostPodRemovalDelay().isNegative()
+                    ? Duration.ZERO
+                    : config.lostPodRemovalDelay())
+            : Optional.empty();
   }
 
   /**

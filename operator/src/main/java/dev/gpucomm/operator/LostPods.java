@@ -12,8 +12,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jboss.logging.Logger;
 
 /**
@@ -24,11 +28,11 @@ import org.jboss.logging.Logger;
  * wait for them until {@code spec.schedulingTimeoutSeconds} failed it.
  *
  * <p>A pod is removed, deleted with no grace period as {@code kubectl delete --force} does, only
- * when three things agree: its deletion fell due a while ago ({@code confirmationWait}: a kubelet
- * that answers confirms within seconds), the pod bears the node controller's NotReady mark, and its
- * Node is gone or says its kubelet stopped posting status (Ready Unknown). A node whose kubelet
- * still reports, even NotReady (a container runtime down), is left to that kubelet: its processes
- * may still hold the GPUs. The deletion names the pod's UID and version, so that neither a pod that
+ * when three things agree: it was deleted a while ago ({@code confirmationWait}: a kubelet that
+ * answers confirms within seconds), the pod bears the node controller's NotReady mark, and its Node
+ * is gone or says its kubelet stopped posting status (Ready Unknown). A node whose kubelet still
+ * reports, even NotReady (a container runtime down), is left to that kubelet: its processes may
+ * still hold the GPUs. The deletion names the pod's UID and version, so that neither a pod that
  * changed meanwhile nor a namesake is touched. Should the node come back, its kubelet stops the
  * containers of a pod that no longer exists. A pod held by a finalizer stays for its finalizer.
  */
@@ -38,19 +42,24 @@ final class LostPods {
 
   private static final Logger LOG = Logger.getLogger(LostPods.class);
 
+  private static final AtomicBoolean NODE_READ_REFUSAL_SAID = new AtomicBoolean();
+
   private LostPods() {}
 
   /**
    * Of {@code pods} (the job's, and those of a deleted namesake whose names it waits for), those
-   * terminating whose deletion fell due more than {@code confirmationWait} before {@code now} and
-   * that bear the node controller's NotReady mark: the candidates, whose nodes {@link #remove} asks
-   * about. A pod already deleted with no grace period is not one of them: a finalizer holds it,
-   * which a second deletion cannot change.
+   * deleted more than {@code confirmationWait} before {@code now} (when the deletion was asked,
+   * whatever the pod's grace period: a kubelet that answers confirms within seconds, and one that
+   * does not never will) that bear the node controller's NotReady mark: the candidates, whose nodes
+   * {@link #remove} asks about. A pod already deleted with no grace period is not one of them: a
+   * finalizer holds it, which a second deletion cannot change.
    */
   static List<Pod> overdue(Collection<Pod> pods, Duration confirmationWait, Instant now) {
     return pods.stream()
         .filter(pod -> !Long.valueOf(0).equals(pod.getMetadata().getDeletionGracePeriodSeconds()))
-        .filter(pod -> dueBefore(pod, now.minus(confirmationWait)))
+        .filter(
+            pod ->
+                deletedAt(pod).filter(at -> at.isBefore(now.minus(confirmationWait))).isPresent())
         .filter(JobOutcomeJudge::nodeLost)
         .toList();
   }
@@ -79,18 +88,18 @@ final class LostPods {
    */
   static int remove(KubernetesClient client, CommJob job, List<Pod> candidates) {
     int removed = 0;
+    // several pods of a job may share a node: it is read once per pass
+    Map<String, Optional<Optional<Node>>> nodes = new HashMap<>();
     for (Pod pod : candidates) {
       String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
       if (nodeName == null || nodeName.isEmpty()) {
         continue;
       }
-      Optional<Node> node;
-      try {
-        node = Optional.ofNullable(client.nodes().withName(nodeName).get());
-      } catch (KubernetesClientException e) {
-        LOG.debugf("node %s of pod %s not read: %s", nodeName, name(pod), e.getMessage());
+      Optional<Optional<Node>> read = nodes.computeIfAbsent(nodeName, n -> readNode(client, n));
+      if (read.isEmpty()) {
         continue;
       }
+      Optional<Node> node = read.get();
       if (kubeletSilent(node) && forceDelete(client, job, pod)) {
         removed++;
         CommJobEventRecorder.record(
@@ -99,11 +108,10 @@ final class LostPods {
             new CommJobEventRecorder.JobEvent(
                 REMOVED,
                 CommJobEventRecorder.WARNING,
-                ("deleted pod %s with no grace period: its deletion fell due at %s and node %s %s;"
-                        + " the job's next pods take its name")
+                "deleted pod %s with no grace period: it was deleted at %s, and node %s %s"
                     .formatted(
                         name(pod),
-                        pod.getMetadata().getDeletionTimestamp(),
+                        deletedAt(pod).map(Instant::toString).orElse("an unknown time"),
                         nodeName,
                         node.isEmpty() ? "is gone" : "has stopped posting status")));
       }
@@ -145,15 +153,40 @@ final class LostPods {
     return pod.getMetadata().getName();
   }
 
-  private static boolean dueBefore(Pod pod, Instant instant) {
+  /**
+   * The Node named {@code name}: an empty inner value when it is gone, empty when it cannot be
+   * read. The first refusal of the read (a namespaced install grants no Node) is said once.
+   */
+  private static Optional<Optional<Node>> readNode(KubernetesClient client, String name) {
+    try {
+      return Optional.of(Optional.ofNullable(client.nodes().withName(name).get()));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 403 && NODE_READ_REFUSAL_SAID.compareAndSet(false, true)) {
+        LOG.warnf(
+            "the operator may not get nodes: deleted pods on nodes that stopped answering are left"
+                + " to the cluster (grant get on nodes, or set runtime.removeLostPods false)");
+      } else {
+        LOG.debugf("node %s not read: %s", name, e.getMessage());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * When the pod's deletion was asked: its deletion timestamp is that time plus the grace period
+   * the deletion gave it.
+   */
+  private static Optional<Instant> deletedAt(Pod pod) {
     String due = pod.getMetadata().getDeletionTimestamp();
     if (due == null) {
-      return false;
+      return Optional.empty();
     }
     try {
-      return Instant.parse(due).isBefore(instant);
+      long grace =
+          Objects.requireNonNullElse(pod.getMetadata().getDeletionGracePeriodSeconds(), 0L);
+      return Optional.of(Instant.parse(due).minusSeconds(Math.max(0, grace)));
     } catch (DateTimeParseException e) {
-      return false;
+      return Optional.empty();
     }
   }
 }

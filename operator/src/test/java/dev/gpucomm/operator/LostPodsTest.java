@@ -20,7 +20,7 @@ class LostPodsTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   @Test
-  void aDeletedPodOnALostNodeIsRemovedOnceItsDeletionIsOverdue() {
+  void aDeletedPodOnALostNodeIsACandidateOnceItsKubeletHadTimeToConfirm() {
     Pod lost = deleted("job-1", NOW.minusSeconds(31), true);
 
     assertThat(LostPods.overdue(terminating(lost), WAIT, NOW)).containsExactly(lost);
@@ -30,7 +30,16 @@ class LostPodsTest {
   }
 
   @Test
-  void aDeletedPodWhoseNodeAnswersIsLeftToItsKubelet() {
+  void aLongGracePeriodDoesNotHoldALostPodsName() {
+    Pod lost = deleted("job-1", NOW.minusSeconds(31), true);
+    lost.getMetadata().setDeletionGracePeriodSeconds(600L);
+    lost.getMetadata().setDeletionTimestamp(NOW.minusSeconds(31).plusSeconds(600).toString());
+
+    assertThat(LostPods.overdue(terminating(lost), WAIT, NOW)).containsExactly(lost);
+  }
+
+  @Test
+  void aDeletedPodWithoutTheNodeControllersMarkIsNoCandidate() {
     Pod draining = deleted("job-0", NOW.minusSeconds(600), false);
 
     assertThat(LostPods.overdue(terminating(draining), WAIT, NOW)).isEmpty();
@@ -86,12 +95,15 @@ class LostPodsTest {
     return List.of(pod);
   }
 
-  /** A pod deleted with its deletion due at {@code due}; on a lost node if {@code nodeLost}. */
-  private static Pod deleted(String name, Instant due, boolean nodeLost) {
+  /**
+   * A pod deleted at {@code deletedAt} with a grace period of 30 s; bearing the node controller's
+   * NotReady mark if {@code nodeLost}.
+   */
+  private static Pod deleted(String name, Instant deletedAt, boolean nodeLost) {
     return new PodBuilder()
         .withNewMetadata()
         .withName(name)
-        .withDeletionTimestamp(due.toString())
+        .withDeletionTimestamp(deletedAt.plusSeconds(30).toString())
         .withDeletionGracePeriodSeconds(30L)
         .endMetadata()
         .withNewStatus()
