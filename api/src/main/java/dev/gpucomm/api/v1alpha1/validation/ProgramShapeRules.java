@@ -1,8 +1,9 @@
 package dev.gpucomm.api.v1alpha1.validation;
 
 import dev.gpucomm.api.v1alpha1.ProgramName;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * What a host-IR program asks of its shape: the dimension it splits among the ranks, or into the
@@ -23,26 +24,26 @@ public final class ProgramShapeRules {
    */
   public static List<SpecProblem> problems(
       ProgramName name, Long m, Long k, int chunks, int worldSize) {
-    List<SpecProblem> problems = new ArrayList<>();
-    switch (name) {
-      case ROW_PARALLEL_LINEAR -> {
-        divides(problems, "shape.m", m, chunks, "chunks");
-        divides(problems, "shape.k", k, worldSize, "spec.worldSize");
-      }
-      case COLUMN_PARALLEL_LINEAR, COLLECTIVE_PERMUTE ->
-          divides(problems, "shape.m", m, worldSize, "spec.worldSize");
-    }
-    return problems;
+    // a switch expression: a program added to ProgramName must say what it splits
+    Stream<Optional<SpecProblem>> problems =
+        switch (name) {
+          case ROW_PARALLEL_LINEAR ->
+              Stream.of(
+                  divides("shape.m", m, chunks, AT + "chunks"),
+                  divides("shape.k", k, worldSize, "spec.worldSize"));
+          case COLUMN_PARALLEL_LINEAR, COLLECTIVE_PERMUTE ->
+              Stream.of(divides("shape.m", m, worldSize, "spec.worldSize"));
+        };
+    return problems.flatMap(Optional::stream).toList();
   }
 
-  private static void divides(
-      List<SpecProblem> problems, String field, Long value, int divisor, String divisorField) {
-    if (value != null && value > 0 && divisor > 0 && value % divisor != 0) {
-      String divisorPath = divisorField.startsWith("spec.") ? divisorField : AT + divisorField;
-      problems.add(
-          new SpecProblem(
-              AT + field,
-              "%d is not a multiple of %s (%d)".formatted(value, divisorPath, divisor)));
+  private static Optional<SpecProblem> divides(
+      String field, Long value, int divisor, String divisorField) {
+    if (value == null || value <= 0 || divisor <= 0 || value % divisor == 0) {
+      return Optional.empty();
     }
+    return Optional.of(
+        new SpecProblem(
+            AT + field, "%d is not a multiple of %s (%d)".formatted(value, divisorField, divisor)));
   }
 }

@@ -71,6 +71,8 @@ class CommJobValidatorTest {
           columnParallelLinear | {m: 66, n: 16, k: 32}     | spec.workload.program.shape.m | 66 is not a multiple of spec.worldSize (4)
           collectivePermute    | {m: 6, k: 8}              | spec.workload.program.shape.m | 6 is not a multiple of spec.worldSize (4)
           collectivePermute    | {k: 8}                    | |
+          rowParallelLinear, chunks: 4 | {m: 6, k: 64}     | spec.workload.program.shape.m | 6 is not a multiple of spec.workload.program.chunks (4)
+          rowParallelLinear, chunks: 0 | {m: 7, k: 64}     | spec.workload.program.chunks | 0 is below the minimum 1
           """)
   void aProgramWhoseShapeTheRanksCannotSplitIsRefusedBeforeAnyPod(
       String program, String shape, String field, String message) {
@@ -88,6 +90,22 @@ class CommJobValidatorTest {
     } else {
       assertThat(problems).containsExactly(new SpecProblem(field, message));
     }
+  }
+
+  @Test
+  void aShapeIsNotJudgedAgainstAWorldSizeThatIsItselfWrong() {
+    List<SpecProblem> problems =
+        CommJobValidator.validate(
+            job(
+                VALID
+                    .replace("worldSize: 4", "worldSize: 0")
+                    .replace(
+                        "kind: benchmark\n"
+                            + "    benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}",
+                        "kind: program\n"
+                            + "    program: {name: columnParallelLinear, shape: {m: 66}}")));
+
+    assertThat(problems).extracting(SpecProblem::fieldPath).containsExactly("spec.worldSize");
   }
 
   @Test
