@@ -1,7 +1,5 @@
 package dev.gpucomm.operator;
 
-import static java.time.temporal.ChronoUnit.SECONDS;
-
 import dev.gpucomm.api.v1alpha1.Baseline;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
@@ -364,21 +362,23 @@ public class CommJobStatusAggregator {
           now);
     }
     JobLayout layout = plan.layout().get();
-    if (outcome instanceof JobOutcome.InProgress waiting
-        && pods.values().stream().anyMatch(p -> "Failed".equals(JobOutcomeJudge.rankPhaseOf(p)))) {
-      // a run with a failed pod goes on only while the verdict waits for a lost node's sign
+    boolean aPodFailed =
+        pods.entrySet().stream()
+            .anyMatch(
+                e ->
+                    e.getKey() < layout.podCount()
+                        && "Failed".equals(JobOutcomeJudge.rankPhaseOf(e.getValue())));
+    if (outcome instanceof JobOutcome.InProgress && aPodFailed) {
+      // a run with a failed pod goes on only while the verdict waits for a lost node's sign; the
+      // message names no time, so that it stays as it is until the verdict
       return ConditionList.next(
           before,
           Reasons.READY,
           ConditionList.FALSE,
           Reasons.PODS_FAILING,
-          "%s; judged once the pods still running end or show their node lost%s"
-              .formatted(
-                  JobOutcomeJudge.podCounts(pods, layout),
-                  waiting
-                      .recheckAfter()
-                      .map(left -> ", at the latest at " + now.plus(left).truncatedTo(SECONDS))
-                      .orElse("")),
+          JobOutcomeJudge.podCounts(pods, layout)
+              + "; judged once the pods still running end or show their node lost, at the latest"
+              + " runtime.nodeLossGrace after the first failure",
           generation,
           now);
     }

@@ -93,9 +93,10 @@ class NodeLossIT {
             ready -> {
               assertThat(ready.getReason()).isEqualTo("PodsFailing");
               assertThat(ready.getMessage())
-                  .startsWith(
+                  .isEqualTo(
                       "1 of 2 pods running, 1 failed; judged once the pods still running end or"
-                          + " show their node lost, at the latest at ");
+                          + " show their node lost, at the latest runtime.nodeLossGrace after the"
+                          + " first failure");
             });
 
     // the node controller marks it NotReady after its grace period
