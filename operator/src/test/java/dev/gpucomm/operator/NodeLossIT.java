@@ -64,21 +64,7 @@ class NodeLossIT {
 
   @Test
   void aNodeLostUnderARunningJobRestartsItAsADisruptionNotItsPeersFailure() {
-    cluster.apply(
-        """
-        metadata: {name: lost-node}
-        spec:
-          worldSize: 2
-          device: cpu
-          failurePolicy: {maxRestarts: 1}
-          workload:
-            kind: benchmark
-            benchmark: {tokens: [32]}
-        """);
-    cluster.awaitPods("lost-node", "lost-node-0", "lost-node-1");
-    cluster.kubelet.run("lost-node-0");
-    cluster.kubelet.run("lost-node-1");
-    cluster.awaitStatus("lost-node", s -> s.getRunningTime() != null);
+    runningTwoPodJob("lost-node", "failurePolicy: {maxRestarts: 1}");
 
     // lost-node-1's node stops answering: its peer's rank fails on its silence, its own pod
     // still shows Running
@@ -113,21 +99,7 @@ class NodeLossIT {
 
   @Test
   void aRestartRemovesTheDeletedPodOfALostNodeWhoseNameItNeeds() throws InterruptedException {
-    cluster.apply(
-        """
-        metadata: {name: gone-node}
-        spec:
-          worldSize: 2
-          device: cpu
-          failurePolicy: {maxRestarts: 1}
-          workload:
-            kind: benchmark
-            benchmark: {tokens: [32]}
-        """);
-    cluster.awaitPods("gone-node", "gone-node-0", "gone-node-1");
-    cluster.kubelet.run("gone-node-0");
-    cluster.kubelet.run("gone-node-1");
-    cluster.awaitStatus("gone-node", s -> s.getRunningTime() != null);
+    runningTwoPodJob("gone-node", "failurePolicy: {maxRestarts: 1}");
     // a deleted pod stays until its kubelet confirms, which a lost node's never does (the mock API
     // server keeps a pod for a finalizer only)
     Pod lost = cluster.setFinalizers("gone-node-1", List.of(KUBELET_NEVER_CONFIRMS));
@@ -163,20 +135,7 @@ class NodeLossIT {
 
   @Test
   void peersThatFailedBesideAPodStillReadyAreJudgedAfterTheWait() {
-    cluster.apply(
-        """
-        metadata: {name: hung-peer}
-        spec:
-          worldSize: 2
-          device: cpu
-          workload:
-            kind: benchmark
-            benchmark: {tokens: [32]}
-        """);
-    cluster.awaitPods("hung-peer", "hung-peer-0", "hung-peer-1");
-    cluster.kubelet.run("hung-peer-0");
-    cluster.kubelet.run("hung-peer-1");
-    cluster.awaitStatus("hung-peer", s -> s.getRunningTime() != null);
+    runningTwoPodJob("hung-peer", "");
     Instant failedAt = Instant.now();
 
     cluster.kubelet.failAt(
@@ -187,6 +146,29 @@ class NodeLossIT {
     assertThat(Instant.parse(condition(failed, "Failed").getLastTransitionTime()))
         .as("judged once the wait for a lost node was over")
         .isAfterOrEqualTo(failedAt.plusSeconds(6));
+  }
+
+  /**
+   * Applies a CPU job of two pods of one rank, with the spec line {@code policy} (may be empty),
+   * and has the fake kubelet run both pods until the job records its running time.
+   */
+  private void runningTwoPodJob(String name, String policy) {
+    cluster.apply(
+        """
+        metadata: {name: %s}
+        spec:
+          worldSize: 2
+          device: cpu
+          %s
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """
+            .formatted(name, policy));
+    cluster.awaitPods(name, name + "-0", name + "-1");
+    cluster.kubelet.run(name + "-0");
+    cluster.kubelet.run(name + "-1");
+    cluster.awaitStatus(name, s -> s.getRunningTime() != null);
   }
 
   /** The finalizer that plays a lost node's kubelet, which never confirms a pod's end. */
