@@ -1,9 +1,12 @@
 package dev.gpucomm.e2e.sim;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -46,7 +49,7 @@ final class IpCommand {
 
   static Result attempt(List<String> command) {
     try {
-      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      Process process = new ProcessBuilder(located(command)).redirectErrorStream(true).start();
       String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         process.destroyForcibly();
@@ -59,6 +62,37 @@ final class IpCommand {
       Thread.currentThread().interrupt();
       return new Result(130, "interrupted");
     }
+  }
+
+  /**
+   * Where PATH leaves the system directories out (a root shell from {@code su} on Debian keeps the
+   * user's PATH), {@code tc} is not found though it is installed: a tool PATH does not name is
+   * taken from /usr/sbin or /sbin.
+   */
+  private static List<String> located(List<String> command) {
+    String tool = command.getFirst();
+    if (tool.contains("/") || onPath(tool)) {
+      return command;
+    }
+    for (String directory : SYSTEM_DIRECTORIES) {
+      Path candidate = Path.of(directory, tool);
+      if (Files.isExecutable(candidate)) {
+        List<String> located = new ArrayList<>(command);
+        located.set(0, candidate.toString());
+        return located;
+      }
+    }
+    return command;
+  }
+
+  private static final List<String> SYSTEM_DIRECTORIES = List.of("/usr/sbin", "/sbin");
+
+  private static boolean onPath(String tool) {
+    String path = System.getenv("PATH");
+    return path != null
+        && Arrays.stream(path.split(File.pathSeparator))
+            .filter(directory -> !directory.isEmpty())
+            .anyMatch(directory -> Files.isExecutable(Path.of(directory, tool)));
   }
 
   /** The effective uid of this process, from /proc/self/status ("Uid: real effective ..."). */
