@@ -89,18 +89,14 @@ final class LostPods {
   static int remove(KubernetesClient client, CommJob job, List<Pod> candidates) {
     int removed = 0;
     // several pods of a job may share a node: it is read once per pass
-    Map<String, Optional<Optional<Node>>> nodes = new HashMap<>();
+    Map<String, NodeWord> nodes = new HashMap<>();
     for (Pod pod : candidates) {
       String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
       if (nodeName == null || nodeName.isEmpty()) {
         continue;
       }
-      Optional<Optional<Node>> read = nodes.computeIfAbsent(nodeName, n -> readNode(client, n));
-      if (read.isEmpty()) {
-        continue;
-      }
-      Optional<Node> node = read.get();
-      if (kubeletSilent(node) && forceDelete(client, job, pod)) {
+      NodeWord word = nodes.computeIfAbsent(nodeName, n -> readNode(client, n));
+      if (word.kubeletSilent() && forceDelete(client, job, pod)) {
         removed++;
         CommJobEventRecorder.record(
             client,
@@ -113,7 +109,7 @@ final class LostPods {
                         name(pod),
                         deletedAt(pod).map(Instant::toString).orElse("an unknown time"),
                         nodeName,
-                        node.isEmpty() ? "is gone" : "has stopped posting status")));
+                        word == NodeWord.GONE ? "is gone" : "has stopped posting status")));
       }
     }
     return removed;
@@ -153,13 +149,29 @@ final class LostPods {
     return pod.getMetadata().getName();
   }
 
+  /** What the API server says of a pod's Node. */
+  private enum NodeWord {
+    GONE,
+    STOPPED_POSTING,
+    REPORTING,
+    UNREADABLE;
+
+    boolean kubeletSilent() {
+      return this == GONE || this == STOPPED_POSTING;
+    }
+  }
+
   /**
-   * The Node named {@code name}: an empty inner value when it is gone, empty when it cannot be
-   * read. The first refusal of the read (a namespaced install grants no Node) is said once.
+   * What the API server says of the Node named {@code name}. The first refusal of the read (a
+   * namespaced install grants no Node) is said once.
    */
-  private static Optional<Optional<Node>> readNode(KubernetesClient client, String name) {
+  private static NodeWord readNode(KubernetesClient client, String name) {
     try {
-      return Optional.of(Optional.ofNullable(client.nodes().withName(name).get()));
+      Optional<Node> node = Optional.ofNullable(client.nodes().withName(name).get());
+      if (node.isEmpty()) {
+        return NodeWord.GONE;
+      }
+      return kubeletSilent(node) ? NodeWord.STOPPED_POSTING : NodeWord.REPORTING;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 403 && NODE_READ_REFUSAL_SAID.compareAndSet(false, true)) {
         LOG.warnf(
@@ -168,7 +180,7 @@ final class LostPods {
       } else {
         LOG.debugf("node %s not read: %s", name, e.getMessage());
       }
-      return Optional.empty();
+      return NodeWord.UNREADABLE;
     }
   }
 
