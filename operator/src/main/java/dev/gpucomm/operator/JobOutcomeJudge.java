@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -123,6 +124,7 @@ public class JobOutcomeJudge {
 
   private JobOutcome judge(CommJob job, JobLayout layout, JobObservation observation, Instant now) {
     Map<Integer, Pod> pods = observation.podsByIndex();
+    boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     // the pod that failed first comes first: the others' ranks often fail because it did
     List<Map.Entry<Integer, Pod>> failed =
         pods.entrySet().stream()
@@ -145,7 +147,6 @@ public class JobOutcomeJudge {
               .toList();
       boolean transport =
           failures.stream().anyMatch(f -> f.contains(NetworkExpectation.FAILURE_PREFIX));
-      boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
       boolean disruption = disrupted(job, layout, observation, podsWereCreated);
       // a failure already told (a transport, a pod taken away, a run past its timeout) needs no
       // wait for a lost node's story
@@ -181,7 +182,6 @@ public class JobOutcomeJudge {
           firstOf(failures),
           restartableAs);
     }
-    boolean podsWereCreated = job.getStatus() != null && job.getStatus().getStartTime() != null;
     if (podsWereCreated && succeededThoughAPodIsGone(job, layout, observation)) {
       return new JobOutcome.Succeeded();
     }
@@ -373,11 +373,12 @@ public class JobOutcomeJudge {
         IntStream.range(0, layout.podCount())
             .filter(pods::containsKey)
             .allMatch(i -> "Succeeded".equals(rankPhaseOf(pods.get(i))));
-    String run = Integer.toString(JobRestarts.made(job.getStatus()));
+    // stamped with this run: an unstamped report (an older runtime's) cannot vouch for the run
+    OptionalInt run = OptionalInt.of(JobRestarts.made(job.getStatus()));
     boolean reportOfThisRun =
         observation
             .results()
-            .filter(results -> ReportRun.stamp(results).filter(run::equals).isPresent())
+            .filter(results -> ReportRun.of(results).equals(run))
             .map(ConfigMap::getData)
             .filter(data -> data.get(CommJobResultsConfigMapDependentResource.REPORT_JSON) != null)
             .isPresent();

@@ -58,17 +58,18 @@ public interface OperatorConfig {
   Duration nodeLossGrace();
 
   /**
-   * Whether the operator removes (deletes with no grace period) its deleted pods whose node stopped
-   * answering, once their deletion is {@link #lostPodRemovalDelay()} overdue: the API server keeps
-   * them until the node is deleted or tainted out-of-service, and the job's next run needs their
-   * names. Off, such a restart waits for the cluster's administrator, or fails as Unschedulable.
+   * Whether the operator removes (deletes with no grace period) its deleted pods whose Node is gone
+   * or has stopped posting status, {@link #lostPodRemovalDelay()} after their deletion: the API
+   * server keeps them until the node is deleted or tainted out-of-service, and the job's next run
+   * needs their names. Off, such a restart waits for the cluster's administrator, or fails as
+   * Unschedulable.
    */
   @WithDefault("true")
   boolean removeLostPods();
 
   /**
-   * How long past its deletion's due time a pod whose node stopped answering is left before the
-   * operator removes it: a kubelet that answers confirms a pod's end within seconds.
+   * How long after its deletion a pod whose node stopped answering is left before the operator
+   * removes it: a kubelet that answers confirms a pod's end within seconds.
    */
   @WithDefault("30s")
   Duration lostPodRemovalDelay();
