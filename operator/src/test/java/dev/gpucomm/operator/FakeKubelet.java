@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.function.Consumer;
 
 /** Plays the node agent in tests: moves pods through their phases as a kubelet would. */
 final class FakeKubelet {
@@ -112,24 +113,19 @@ final class FakeKubelet {
    * leaves the rest of its status as the kubelet last reported it.
    */
   void nodeLost(String pod) {
-    client
-        .pods()
-        .inNamespace(namespace)
-        .withName(pod)
-        .editStatus(
-            (Pod current) -> {
-              current
-                  .getStatus()
-                  .getConditions()
-                  .add(
-                      new PodConditionBuilder()
-                          .withType("Ready")
-                          .withStatus("False")
-                          .withLastTransitionTime(
-                              Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
-                          .build());
-              return current;
-            });
+    editStatus(
+        pod,
+        current ->
+            current
+                .getStatus()
+                .getConditions()
+                .add(
+                    new PodConditionBuilder()
+                        .withType("Ready")
+                        .withStatus("False")
+                        .withLastTransitionTime(
+                            Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
+                        .build()));
   }
 
   private void terminate(String pod, String phase, int exitCode, String message) {
@@ -175,13 +171,18 @@ final class FakeKubelet {
   }
 
   private void setStatus(String pod, PodStatus status) {
+    editStatus(pod, current -> current.setStatus(status));
+  }
+
+  /** Changes the pod's status in place, as the kubelet or the node controller writes it. */
+  private void editStatus(String pod, Consumer<Pod> change) {
     client
         .pods()
         .inNamespace(namespace)
         .withName(pod)
         .editStatus(
             (Pod current) -> {
-              current.setStatus(status);
+              change.accept(current);
               return current;
             });
   }
