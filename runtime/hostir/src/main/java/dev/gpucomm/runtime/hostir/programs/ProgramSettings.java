@@ -62,7 +62,7 @@ public record ProgramSettings(
     }
     boolean gpu = device != DeviceKind.CPU;
     int chunks = positive(spec.getChunks(), CommJobDefaults.PROGRAM_CHUNKS, "chunks");
-    int streams = positive(spec.getStreams(), 3, "streams");
+    int streams = positive(spec.getStreams(), CommJobDefaults.PROGRAM_STREAMS, "streams");
     Shape shape = spec.getShape() == null ? new Shape() : spec.getShape();
     long m;
     long n;
@@ -94,13 +94,18 @@ public record ProgramSettings(
       throw new ProgramSpecException(
           FIELD + "passes: unknown pass; known passes are " + PassName.wireNames());
     }
-    DType dtype = spec.getDtype() == null ? DType.BF16 : spec.getDtype();
-    CommBackend backend = spec.getBackend() == null ? CommBackend.NCCL : spec.getBackend();
-    int warmup = spec.getWarmupIterations() == null ? 3 : spec.getWarmupIterations();
+    DType dtype = spec.getDtype() == null ? CommJobDefaults.DTYPE : spec.getDtype();
+    CommBackend backend =
+        spec.getBackend() == null ? CommJobDefaults.PROGRAM_BACKEND : spec.getBackend();
+    int warmup =
+        spec.getWarmupIterations() == null
+            ? CommJobDefaults.PROGRAM_WARMUP
+            : spec.getWarmupIterations();
     if (warmup < 0) {
       throw new ProgramSpecException(FIELD + "warmupIterations must be >= 0, got " + warmup);
     }
-    int iterations = positive(spec.getIterations(), 20, "iterations");
+    int iterations =
+        positive(spec.getIterations(), CommJobDefaults.PROGRAM_ITERATIONS, "iterations");
     int communicationSMs = spec.getCommunicationSMs() == null ? 0 : spec.getCommunicationSMs();
     if (communicationSMs < 0 || communicationSMs > MAX_COMMUNICATION_SMS) {
       throw new ProgramSpecException(
