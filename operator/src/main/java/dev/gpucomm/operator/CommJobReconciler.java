@@ -92,13 +92,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     this.aggregator = aggregator;
     this.metrics = metrics;
     this.baselineRecheck = config.baselineRecheckInterval();
-    this.lostPodRemovalDelay =
-        config.removeLostPods()
-            ? Optional.of(
-                config.lostPodRemovalDelay().isNegative()
-                    ? Duration.ZERO
-                    : config.lostPodRemovalDelay())
-            : Optional.empty();
+    this.lostPodRemovalDelay = LostPods.removalDelay(config);
   }
 
   /**
@@ -290,7 +284,13 @@ public class CommJobReconciler implements Reconciler<CommJob> {
               judge.nextCheck(plan, aggregate.status(), now).stream()
                   .map(wait -> wait.plus(DEADLINE_SLACK)),
               baselineToLookAtAgain(aggregate.status()).stream(),
-              ttlLeft.stream().map(wait -> wait.plus(DEADLINE_SLACK)))
+              ttlLeft.stream().map(wait -> wait.plus(DEADLINE_SLACK)),
+              lostPodRemovalDelay.stream()
+                  .flatMap(
+                      delay ->
+                          LostPods.nextLook(context.getSecondaryResources(Pod.class), delay, now)
+                              .stream())
+                  .map(wait -> wait.plus(DEADLINE_SLACK)))
           .flatMap(s -> s)
           .min(Comparator.naturalOrder())
           .ifPresent(control::rescheduleAfter);

@@ -506,9 +506,7 @@ public class JobOutcomeJudge {
     Duration limit = schedulingTimeout(job);
     return observation.terminatingPods().stream()
         .filter(pod -> pod.getMetadata().getDeletionTimestamp() != null)
-        .filter(
-            pod ->
-                Instant.parse(pod.getMetadata().getDeletionTimestamp()).plus(limit).isBefore(now))
+        .filter(pod -> stuckSince(pod).plus(limit).isBefore(now))
         .findFirst()
         .map(
             pod ->
@@ -517,6 +515,19 @@ public class JobOutcomeJudge {
                     "pod %s of the job's earlier run has been terminating for more than %d s (its"
                             .formatted(pod.getMetadata().getName(), limit.toSeconds())
                         + " node may be unreachable); the job's new pods need its name"));
+  }
+
+  /**
+   * When a terminating pod's wait counts from: the end of its grace period, or, for a pod on a lost
+   * node that the operator removes, the moment it does, if later (a short grace period must not
+   * fail a restart that the removal would let go on).
+   */
+  private Instant stuckSince(Pod pod) {
+    Instant graceEnd = Instant.parse(pod.getMetadata().getDeletionTimestamp());
+    return LostPods.removalDelay(config)
+        .flatMap(delay -> LostPods.removalDue(pod, delay))
+        .filter(graceEnd::isBefore)
+        .orElse(graceEnd);
   }
 
   /** spec.schedulingTimeoutSeconds, else the operator's default. */

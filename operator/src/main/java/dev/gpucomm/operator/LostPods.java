@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,13 +57,50 @@ final class LostPods {
    */
   static List<Pod> overdue(Collection<Pod> pods, Duration confirmationWait, Instant now) {
     return pods.stream()
-        .filter(pod -> !Long.valueOf(0).equals(pod.getMetadata().getDeletionGracePeriodSeconds()))
-        .filter(
-            pod ->
-                deletedAt(pod).filter(at -> at.isBefore(now.minus(confirmationWait))).isPresent())
-        .filter(JobOutcomeJudge::nodeLost)
+        .filter(pod -> removalDue(pod, confirmationWait).filter(now::isAfter).isPresent())
         .toList();
   }
+
+  /**
+   * The removal delay the operator works with, or empty when it removes no pods: a negative delay
+   * is taken as none.
+   */
+  static Optional<Duration> removalDelay(OperatorConfig config) {
+    if (!config.removeLostPods()) {
+      return Optional.empty();
+    }
+    Duration delay = config.lostPodRemovalDelay();
+    return Optional.of(delay.isNegative() ? Duration.ZERO : delay);
+  }
+
+  /**
+   * When {@code pod} becomes a candidate for removal ({@link #overdue}), or empty when it never
+   * will as it is: not deleted, without the NotReady mark, or already deleted with no grace period.
+   */
+  static Optional<Instant> removalDue(Pod pod, Duration confirmationWait) {
+    if (Long.valueOf(0).equals(pod.getMetadata().getDeletionGracePeriodSeconds())
+        || !JobOutcomeJudge.nodeLost(pod)) {
+      return Optional.empty();
+    }
+    return deletedAt(pod).map(at -> at.plus(confirmationWait));
+  }
+
+  /**
+   * When the job should be looked at again for its lost pods: when the next of them falls due, or,
+   * while one is due but its Node still answers (or cannot be read), {@link #NODE_RECHECK} from
+   * now; empty when none of {@code pods} is a candidate now or later. A finished job has no other
+   * reason to be looked at, and a Node's change of word is no event the operator watches.
+   */
+  static Optional<Duration> nextLook(Collection<Pod> pods, Duration confirmationWait, Instant now) {
+    return pods.stream()
+        .map(pod -> removalDue(pod, confirmationWait))
+        .flatMap(Optional::stream)
+        .map(due -> due.isAfter(now) ? Duration.between(now, due) : NODE_RECHECK)
+        .min(Comparator.naturalOrder());
+  }
+
+  /** How often a due candidate's Node is asked again while it still answers. */
+  static final Duration NODE_RECHECK = Duration.ofSeconds(30);
 
   /**
    * Whether the kubelet of {@code node} (empty: the Node is gone) can no longer confirm anything:

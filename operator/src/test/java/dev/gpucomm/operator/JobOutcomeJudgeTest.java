@@ -643,6 +643,28 @@ class JobOutcomeJudgeTest {
     }
 
     @Test
+    void aLostPodWithAShortGracePeriodGetsItsRemovalBeforeTheRestartFails() {
+      CommJob job = jobRestarting(3);
+      job.getSpec().setSchedulingTimeoutSeconds(10);
+      markRestarting(job, 1);
+      Instant deleted = STARTED.plusSeconds(40);
+      Pod lost = LostNodes.markedNotReady("job-0", STARTED.plusSeconds(20));
+      lost.getMetadata().setDeletionGracePeriodSeconds(5L);
+      lost.getMetadata().setDeletionTimestamp(deleted.plusSeconds(5).toString());
+      JobObservation observation =
+          new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of(lost));
+
+      assertThat(judge.plan(job, observation, deleted.plusSeconds(25)).outcome())
+          .as("its grace period and the scheduling timeout are over, but its removal is not due")
+          .isInstanceOf(JobOutcome.Restarting.class);
+      JobOutcome stuck = judge.plan(job, observation, deleted.plusSeconds(41)).outcome();
+      assertThat(stuck)
+          .as("still here 10 s after its removal was due: its node still answers")
+          .isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) stuck).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+    }
+
+    @Test
     void aPeerThatFailedOnADrainedPodsSilenceIsPartOfTheDisruption() {
       // the operator was away during the drain: pod 1 is gone and pod 0's rank failed without it
       Map<Integer, Pod> peerFailed =

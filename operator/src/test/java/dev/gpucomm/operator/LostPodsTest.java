@@ -63,6 +63,26 @@ class LostPodsTest {
   }
 
   @Test
+  void theJobIsLookedAtAgainWhenTheNextLostPodFallsDue() {
+    Pod dueSoon = deleted("job-1", NOW.minusSeconds(20), true);
+    Pod dueLater = deleted("job-2", NOW.minusSeconds(5), true);
+    Pod draining = deleted("job-0", NOW.minusSeconds(25), false);
+
+    assertThat(LostPods.nextLook(List.of(dueLater, dueSoon, draining), WAIT, NOW))
+        .contains(Duration.ofSeconds(10));
+    assertThat(LostPods.nextLook(List.of(draining), WAIT, NOW))
+        .as("a pod its kubelet will confirm needs no look")
+        .isEmpty();
+  }
+
+  @Test
+  void aDueLostPodWhoseNodeStillAnswersIsLookedAtAgainLater() {
+    Pod due = deleted("job-1", NOW.minusSeconds(45), true);
+
+    assertThat(LostPods.nextLook(terminating(due), WAIT, NOW)).contains(LostPods.NODE_RECHECK);
+  }
+
+  @Test
   void onlyANodeGoneOrWhoseKubeletStoppedPostingStatusIsSilent() {
     assertThat(LostPods.kubeletSilent(Optional.empty())).as("node deleted").isTrue();
     assertThat(LostPods.kubeletSilent(Optional.of(node("Unknown"))))

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -100,6 +101,7 @@ class NodeLossIT {
   @Test
   void aRestartRemovesTheDeletedPodOfALostNodeWhoseNameItNeeds() throws InterruptedException {
     runningTwoPodJob("gone-node", "failurePolicy: {maxRestarts: 1}");
+    double removedBefore = lostPodsRemoved();
     // a deleted pod stays until its kubelet confirms, which a lost node's never does (the mock API
     // server keeps a pod for a finalizer only)
     Pod lost = cluster.setFinalizers("gone-node-1", List.of(KUBELET_NEVER_CONFIRMS));
@@ -111,9 +113,9 @@ class NodeLossIT {
     cluster.awaitStatus("gone-node", s -> s.getRestarts() != null && s.getRestarts() == 1);
 
     Event removed = events.await("gone-node", "LostPodRemoved");
-    assertThat(registry.find("gpucomm.lost.pods.removed").counter())
+    assertThat(lostPodsRemoved())
         .as("gpucomm_lost_pods_removed_total")
-        .satisfies(counter -> assertThat(counter.count()).isEqualTo(1.0));
+        .isEqualTo(removedBefore + 1);
 
     assertThat(removed.getType()).isEqualTo("Warning");
     assertThat(removed.getMessage())
@@ -131,6 +133,24 @@ class NodeLossIT {
         .as("the new run's pods")
         .doesNotContain(lostUid);
     client.nodes().withName("node-b").delete();
+  }
+
+  @Test
+  void aFinishedJobsLostPodIsRemovedWhenItFallsDueWithoutAnotherEvent() {
+    runningTwoPodJob("ended-lost", "");
+    cluster.setFinalizers("ended-lost-1", List.of(KUBELET_NEVER_CONFIRMS));
+    bindToNodeWhoseKubeletStoppedPosting("ended-lost-1", "node-c");
+    cluster.kubelet.nodeLost("ended-lost-1");
+    cluster.kubelet.failAt(
+        "ended-lost-0", 1, "rank 0: rendezvous: rank 1 stopped answering", Instant.now());
+
+    // the failure ends the job, whose clean-up deletes the lost pod: the last event it sends
+    CommJobStatus failed = cluster.awaitStatus("ended-lost", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("NodeLost");
+
+    Event removed = events.await("ended-lost", "LostPodRemoved");
+    assertThat(removed.getMessage()).startsWith("deleted pod ended-lost-1 with no grace period");
+    client.nodes().withName("node-c").delete();
   }
 
   @Test
@@ -169,6 +189,12 @@ class NodeLossIT {
     cluster.kubelet.run(name + "-0");
     cluster.kubelet.run(name + "-1");
     cluster.awaitStatus(name, s -> s.getRunningTime() != null);
+  }
+
+  /** gpucomm_lost_pods_removed_total so far (the operator's, shared by this class's tests). */
+  private double lostPodsRemoved() {
+    Counter counter = registry.find("gpucomm.lost.pods.removed").counter();
+    return counter == null ? 0 : counter.count();
   }
 
   /** The finalizer that plays a lost node's kubelet, which never confirms a pod's end. */
