@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tree on a host with one GPU: the GPU tests (those that need two GPUs skip, saying so),
 # selftest, a program job on the GPU, `gpucomm diag`, the launcher's memory check of a program,
-# and the driver library path that names a fifo.
+# the driver library path that names a fifo, and a rank failing after NCCL is up.
 # Usage: bash bench/results/2026-11-26-module-split/scripts/run-1gpu.sh   (optional: RUN)
 #   Needs 1 NVIDIA GPU; BUNDLE, GPURUN, WORK and OUT as for run101.sh (prepare.sh builds them).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -55,4 +55,12 @@ tail -3 "$R/diag.log"
 mkfifo "$R/libcuda-fifo.so.1"
 GPUCOMM_CUDA_DRIVER="$R/libcuda-fifo.so.1" step fifo-driver 60 "$G" selftest --device cuda --world 1
 tail -1 "$R/fifo-driver.log"
+# a rank that fails once its communicator is up aborts NCCL (not destroys it: a failed run's
+# collectives may never finish), as NCCL's own log says, and the run exits 1 naming it
+sed 's/^  worldSize: 2/  worldSize: 1/; s/^  ranksPerPod: 2/  ranksPerPod: 1/' \
+  "$ROOT/examples/allreduce-sweep.yaml" >"$R/sweep-1gpu.yaml"
+GPUCOMM_TEST_FAIL_RANK=0 GPUCOMM_TEST_FAIL_AT=workload NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
+  step failing-rank 120 "$G" run -f "$R/sweep-1gpu.yaml" --device cuda --out "$R/failing"
+grep -E "gpucomm run:" "$R/failing-rank.log" | tail -1
+echo "NCCL aborts: $(grep -c 'Abort COMPLETE' "$R/failing-rank.log"), destroys: $(grep -c 'Destroy COMPLETE' "$R/failing-rank.log")"
 cp "$R/steps.txt" "$OUT/steps.txt"

@@ -140,6 +140,16 @@ public interface Communicator extends AutoCloseable {
   void collectivePermute(
       DeviceBuffer input, DeviceBuffer output, long count, DType dtype, Stream stream);
 
+  /**
+   * Releases what {@link #close()} releases, after a failure: without waiting for the peers or for
+   * the operations still in flight, which a failed run may never finish (NCCL's abort, not its
+   * destroy, as NCCL asks after an error). A later {@link #close()} does nothing. By default {@link
+   * #close()}, for a backend with nothing to wait for.
+   */
+  default void closeAfterFailure() {
+    close();
+  }
+
   @Override
   void close();
 }

@@ -186,11 +186,21 @@ public final class RankMain {
         return runWorkload(settings, job, workload, store, peerTimeout, device, communicator);
       } catch (RuntimeException | Error e) {
         // Before the communicator and the device close: their teardown may wait on peers that
-        // wait on this rank (a peer's kernel spinning on its flags, NCCL's destroy), and only the
-        // store can free them.
+        // wait on this rank (a peer's kernel spinning on its flags), and only the store can free
+        // them. The communicator is then aborted, not closed: NCCL's destroy would wait for
+        // collectives the failed run may never finish.
         tellFailure(store, e);
+        closeAfterFailure(communicator, e);
         throw e;
       }
+    }
+  }
+
+  private static void closeAfterFailure(Communicator communicator, Throwable failure) {
+    try {
+      communicator.closeAfterFailure();
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
     }
   }
 

@@ -580,11 +580,24 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      FusionKernels kernels = fusionKernels;
-      if (kernels != null) {
-        kernels.close();
-      }
+      closeFusionKernels();
       parts.close();
+    }
+  }
+
+  /** Aborts NCCL's communicators rather than destroying them; see {@link Communicator}. */
+  @Override
+  public void closeAfterFailure() {
+    if (closed.compareAndSet(false, true)) {
+      closeFusionKernels();
+      parts.closeAfterFailure();
+    }
+  }
+
+  private void closeFusionKernels() {
+    FusionKernels kernels = fusionKernels;
+    if (kernels != null) {
+      kernels.close();
     }
   }
 

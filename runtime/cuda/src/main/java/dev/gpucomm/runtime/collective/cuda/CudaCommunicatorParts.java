@@ -551,15 +551,28 @@ final class CudaCommunicatorParts implements AutoCloseable {
     }
   }
 
+  /**
+   * Releases every part after a failure, whatever the peers do: NCCL's communicators are aborted,
+   * not destroyed, which would wait for operations the failed run may never finish.
+   */
+  void closeAfterFailure() {
+    abandon();
+  }
+
   /** Releases what was set up when a later part failed: NCCL is aborted, not finalized. */
   private void abandon() {
     try {
-      closeHierarchical();
-      if (nccl != null) {
-        nccl.abort();
+      if (hierarchical != null) {
+        hierarchical.closeAfterFailure();
       }
     } finally {
-      closeIpcAllReduce();
+      try {
+        if (nccl != null) {
+          nccl.abort();
+        }
+      } finally {
+        closeIpcAllReduce();
+      }
     }
   }
 

@@ -243,12 +243,24 @@ public final class HierarchicalAllReduce implements AutoCloseable {
    */
   @Override
   public void close() {
+    release(acrossPods::close);
+  }
+
+  /**
+   * Releases as {@link #close()} does after a failure: the cross-pod communicator is aborted, not
+   * destroyed, which would wait for operations the failed run may never finish.
+   */
+  void closeAfterFailure() {
+    release(acrossPods::abort);
+  }
+
+  private void release(Runnable endAcrossPods) {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
     RuntimeException failure = null;
     try {
-      acrossPods.close();
+      endAcrossPods.run();
     } catch (RuntimeException e) {
       failure = e;
     }

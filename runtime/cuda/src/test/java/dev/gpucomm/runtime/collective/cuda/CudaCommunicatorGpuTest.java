@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.collective.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
@@ -17,6 +18,7 @@ import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -109,7 +111,35 @@ class CudaCommunicatorGpuTest {
     assumeTrue(
         communicator.allReduceAlgorithms().contains(Algorithm.NCCL),
         "NCCL not loadable here: " + communicator.unavailableReason());
-    DType dtype = DType.fromWireName(dtypeName).orElseThrow();
+    assertNcclAllReduceReturnsTheInput(DType.fromWireName(dtypeName).orElseThrow());
+  }
+
+  @Test
+  void aCommunicatorAbortedAfterAFailureLeavesTheDeviceToTheNextOne() {
+    assumeTrue(
+        communicator.allReduceAlgorithms().contains(Algorithm.NCCL),
+        "NCCL not loadable here: " + communicator.unavailableReason());
+    assertNcclAllReduceReturnsTheInput(DType.BF16);
+
+    communicator.closeAfterFailure();
+
+    assertThatThrownBy(
+            () ->
+                communicator.allReduce(
+                    Algorithm.NCCL, null, null, 1, DType.BF16, device.defaultStream()))
+        .hasMessageContaining("is closed");
+    communicator.close(); // nothing is released twice
+    communicator =
+        CudaCommunicator.create(
+            device,
+            new InMemoryStore(),
+            new RankTopology(0, 1, 0, 1),
+            CudaCommunicatorSettings.defaults());
+    assertNcclAllReduceReturnsTheInput(DType.FP32);
+    assertThat(communicator.allReduceAlgorithms()).contains(Algorithm.ONESHOT, Algorithm.TWOSHOT);
+  }
+
+  private void assertNcclAllReduceReturnsTheInput(DType dtype) {
     long count = 12345;
     try (Arena arena = Arena.ofConfined();
         DeviceBuffer input = device.allocate(count * dtype.bytes());
