@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tree on a host with one GPU: the GPU tests (those that need two GPUs skip, saying so),
-# selftest, a program job on the GPU, `gpucomm diag`, the launcher's memory check of a program,
-# the driver library path that names a fifo, and a rank failing after NCCL is up.
+# selftest, a program job on the GPU, `gpucomm diag` (and its store on a taken port), the
+# launcher's memory check of a program, the driver library path that names a fifo, and a rank
+# failing after NCCL is up.
 # Usage: bash bench/results/2026-11-26-module-split/scripts/run-1gpu.sh   (optional: RUN)
 #   Needs 1 NVIDIA GPU; BUNDLE, GPURUN, WORK and OUT as for run101.sh (prepare.sh builds them).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -51,6 +52,13 @@ step program-indivisible 60 "$G" run -f "$R/row-parallel-indivisible.yaml" --dev
 tail -1 "$R/program-indivisible.log"
 step diag 120 "$G" diag --rank 0 --world 1 --store 127.0.0.1:29611 --check
 tail -3 "$R/diag.log"
+# a store port another process holds: the job's failure (exit 1), not a usage error (2)
+python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 29613)); s.listen(); time.sleep(90)' &
+HOLDER=$!
+sleep 1
+step diag-port-taken 60 "$G" diag --rank 0 --world 1 --store 127.0.0.1:29613 --check
+kill "$HOLDER"
+tail -1 "$R/diag-port-taken.log"
 # a driver path that is a fifo is passed over for the usual places, not opened
 mkfifo "$R/libcuda-fifo.so.1"
 GPUCOMM_CUDA_DRIVER="$R/libcuda-fifo.so.1" step fifo-driver 60 "$G" selftest --device cuda --world 1

@@ -6,6 +6,7 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -80,11 +81,32 @@ public final class TcpStoreServer implements AutoCloseable {
     socket.setReuseAddress(true);
     try {
       socket.bind(new InetSocketAddress(bindAddress, port), 1024);
+    } catch (BindException e) {
+      socket.close();
+      // still a BindException, so that a caller can tell a port it cannot have from a failure
+      BindException refused =
+          new BindException("cannot listen on port " + port + ": " + e.getMessage());
+      refused.initCause(e);
+      throw refused;
     } catch (IOException e) {
       socket.close();
       throw new IOException("cannot listen on port " + port + ": " + e.getMessage(), e);
     }
     return new TcpStoreServer(socket, liveness, state);
+  }
+
+  /**
+   * Whether {@code refusal}, from a start, says that another socket holds the port (EADDRINUSE)
+   * rather than that the address is not this host's.
+   */
+  public static boolean portInUse(BindException refusal) {
+    for (Throwable cause = refusal; cause != null; cause = cause.getCause()) {
+      String message = cause.getMessage();
+      if (message != null && message.contains("Address already in use")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public int port() {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
@@ -48,6 +50,21 @@ class TcpStoreTest {
     TcpStoreClient client = TcpStoreClient.connect(address, rank, world, Duration.ofSeconds(5));
     toClose.add(client);
     return client;
+  }
+
+  @Test
+  void aPortAnotherStoreHoldsIsRefusedAsInUseAndAForeignAddressIsNot() throws Exception {
+    InetAddress loopback = InetAddress.getLoopbackAddress();
+
+    assertThatThrownBy(() -> TcpStoreServer.start(loopback, server.port()))
+        .isInstanceOfSatisfying(
+            BindException.class, refused -> assertThat(TcpStoreServer.portInUse(refused)).isTrue())
+        .hasMessageStartingWith("cannot listen on port " + server.port() + ": ");
+    // TEST-NET-1 (RFC 5737) is no address of this host
+    assertThatThrownBy(() -> TcpStoreServer.start(InetAddress.getByName("192.0.2.1"), 0))
+        .isInstanceOfSatisfying(
+            BindException.class,
+            refused -> assertThat(TcpStoreServer.portInUse(refused)).isFalse());
   }
 
   @Test

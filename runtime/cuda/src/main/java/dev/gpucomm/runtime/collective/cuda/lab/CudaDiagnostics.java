@@ -136,6 +136,10 @@ public final class CudaDiagnostics {
     try {
       return TcpStoreServer.startForWorld(host, address.port(), world);
     } catch (BindException e) {
+      if (TcpStoreServer.portInUse(e)) {
+        // the address is right; something else holds the port for now
+        throw new IllegalStateException("--store " + address + ": " + e.getMessage());
+      }
       throw new UsageException(
           "--store " + address + ": cannot listen there on this host (" + e.getMessage() + ")");
     }
