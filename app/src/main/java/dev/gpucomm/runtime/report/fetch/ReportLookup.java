@@ -58,6 +58,12 @@ public final class ReportLookup {
    */
   static final int MAX_REPORT_FILE_BYTES = 16 << 20;
 
+  /**
+   * The most an answer of the API server may hold: a ConfigMap or CommJob it stores is at most
+   * about 1.5 MiB, so this leaves room for any encoding of one while no answer can fill the heap.
+   */
+  static final long MAX_ANSWER_BYTES = 16 << 20;
+
   /** The files of a report directory that a report is read from. */
   private static final Set<String> SOURCE_FILES =
       Arrays.stream(ReportFormat.values())
@@ -173,8 +179,12 @@ public final class ReportLookup {
                             + ClusterLookup.LOOKED_AT
                             + ")"));
     String namespace = namespace(request, cluster);
-    try (KubernetesClient client = KubeClients.create(RETRIES.applyTo(cluster.config()))) {
-      ResultsFetcher fetcher = new ResultsFetcher(client, cluster.source());
+    AnswerSizeLimit answerLimit = new AnswerSizeLimit(MAX_ANSWER_BYTES);
+    try (KubernetesClient client =
+        KubeClients.create(
+            RETRIES.applyTo(cluster.config()),
+            builder -> builder.addOrReplaceInterceptor(AnswerSizeLimit.NAME, answerLimit))) {
+      ResultsFetcher fetcher = new ResultsFetcher(client, cluster.source(), answerLimit);
       return withinTimeout(
           () -> fetcher.fetch(namespace, request.target()), request.timeout(), fetcher.server());
     } catch (ResultsFetcher.ReportNotFoundException | ResultsFetcher.ApiServerException e) {

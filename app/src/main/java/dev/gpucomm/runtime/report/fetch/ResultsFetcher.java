@@ -52,10 +52,12 @@ final class ResultsFetcher {
 
   private final KubernetesClient client;
   private final String source;
+  private final AnswerSizeLimit answerLimit;
 
-  ResultsFetcher(KubernetesClient client, String source) {
+  ResultsFetcher(KubernetesClient client, String source, AnswerSizeLimit answerLimit) {
     this.client = client;
     this.source = source;
+    this.answerLimit = answerLimit;
   }
 
   JobResults fetch(String namespace, String job) {
@@ -153,6 +155,11 @@ final class ResultsFetcher {
     try {
       return Optional.ofNullable(read.get());
     } catch (KubernetesClientException e) {
+      if (answerLimit.exceeded()) {
+        throw new ApiServerException(
+            "get %s: the API server %s answered with more than %d MiB, which no such object holds"
+                .formatted(what, server(), answerLimit.maxBytes() >> 20));
+      }
       throw failure(e, what);
     }
   }

@@ -543,6 +543,28 @@ class ReportCommandTest {
   }
 
   @Test
+  void anAnswerLargerThanAnyObjectTheApiServerStoresIsCutOffNotRead() {
+    String endless =
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"data\": {\"report.json\": \""
+            + "x".repeat((int) ReportLookup.MAX_ANSWER_BYTES)
+            + "\"}}";
+    api.expect()
+        .get()
+        .withPath("/api/v1/namespaces/bench/configmaps/ar-big-results")
+        .andReturn(200, endless)
+        .always();
+
+    Result result = report("ar-big", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err())
+        .isEqualTo(
+            "gpucomm report: get configmaps bench/ar-big-results: the API server "
+                + url
+                + " answered with more than 16 MiB, which no such object holds\n");
+  }
+
+  @Test
   void saysSoWhenTheCredentialsAreRefused() {
     api.expect()
         .get()

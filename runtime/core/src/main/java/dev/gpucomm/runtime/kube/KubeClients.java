@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Makes the Fabric8 clients gpucomm talks to Kubernetes with: over the JDK's HTTP client, to the
@@ -34,6 +36,11 @@ public final class KubeClients {
    * that another Fabric8 HTTP client there (a test's, say) does not change what gpucomm uses.
    */
   public static KubernetesClient create(Config config) {
+    return create(config, builder -> {});
+  }
+
+  /** A client as {@link #create(Config)} makes it, its HTTP client further set by {@code more}. */
+  public static KubernetesClient create(Config config, Consumer<HttpClient.Builder> more) {
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new JdkHttpClientFactory())
@@ -42,6 +49,7 @@ public final class KubeClients {
               if (isCleartext(config)) {
                 builder.preferHttp11();
               }
+              more.accept(builder);
             })
         .build();
   }
