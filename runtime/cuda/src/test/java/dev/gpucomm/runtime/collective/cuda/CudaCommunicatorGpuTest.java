@@ -36,12 +36,15 @@ class CudaCommunicatorGpuTest {
     CudaBackend backend = new CudaBackend();
     assumeTrue(backend.deviceCount() > 0, "no GPU: " + backend.unavailableReason());
     device = (CudaDevice) backend.open(0);
-    communicator =
-        CudaCommunicator.create(
-            device,
-            new InMemoryStore(),
-            new RankTopology(0, 1, 0, 1),
-            CudaCommunicatorSettings.defaults());
+    communicator = oneRankCommunicator();
+  }
+
+  private CudaCommunicator oneRankCommunicator() {
+    return CudaCommunicator.create(
+        device,
+        new InMemoryStore(),
+        new RankTopology(0, 1, 0, 1),
+        CudaCommunicatorSettings.defaults());
   }
 
   @AfterEach
@@ -129,12 +132,7 @@ class CudaCommunicatorGpuTest {
                     Algorithm.NCCL, null, null, 1, DType.BF16, device.defaultStream()))
         .hasMessageContaining("is closed");
     communicator.close(); // nothing is released twice
-    communicator =
-        CudaCommunicator.create(
-            device,
-            new InMemoryStore(),
-            new RankTopology(0, 1, 0, 1),
-            CudaCommunicatorSettings.defaults());
+    communicator = oneRankCommunicator();
     assertNcclAllReduceReturnsTheInput(DType.FP32);
     assertThat(communicator.allReduceAlgorithms()).contains(Algorithm.ONESHOT, Algorithm.TWOSHOT);
   }
