@@ -114,4 +114,9 @@ public final class CountingCommunicator extends ForwardingCommunicator {
   public void close() {
     real.close();
   }
+
+  @Override
+  public void closeAfterFailure() {
+    real.closeAfterFailure();
+  }
 }

@@ -91,4 +91,22 @@ public final class StreamCommunicators implements AutoCloseable {
       throw failure;
     }
   }
+
+  /**
+   * Closes the communicators this object built after {@code failure}, without waiting for peers or
+   * for collectives in flight ({@link Communicator#closeAfterFailure()}); what goes wrong in doing
+   * so is added to {@code failure}. A later {@link #close()} does nothing.
+   */
+  public void closeAfterFailure(Throwable failure) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    List<AutoCloseable> aborts =
+        workers.stream().<AutoCloseable>map(worker -> worker::closeAfterFailure).toList();
+    RuntimeException abortFailure = Closing.newestFirst(aborts);
+    if (abortFailure != null) {
+      failure.addSuppressed(abortFailure);
+    }
+  }
 }

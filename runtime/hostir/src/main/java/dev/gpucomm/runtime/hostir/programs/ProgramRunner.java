@@ -115,17 +115,27 @@ final class ProgramRunner {
                     communicator, factory, namespace, partition.communicationBlocks())) {
       Form forms = new Form(data, main, timer, communicators, namespace);
       MemorySegment[] referenceOutput = new MemorySegment[1];
-      double unpipelined = forms.time("unpipelined", reference, referenceOutput);
       MemorySegment[] pipelinedOutput = new MemorySegment[1];
-      double pipelinedMillis = forms.time("pipelined", pipelined, pipelinedOutput, true);
-      workerStreams = forms.lastWorkerStreams;
-      double computeOnly = forms.time("compute-only", ProgramVariants.computeOnly(pipelined), null);
-      double communicationOnly =
-          forms.time("communication-only", ProgramVariants.communicationOnly(pipelined), null);
-      extraCommunicators = communicators.extraCommunicators();
-      // Closing a communicator tells its peers to stop waiting for this rank: wait until every
-      // rank is done with the per-stream communicators first.
-      store.barrier(namespace + "forms-done", topology.worldSize(), rendezvousTimeout);
+      double unpipelined;
+      double pipelinedMillis;
+      double computeOnly;
+      double communicationOnly;
+      try {
+        unpipelined = forms.time("unpipelined", reference, referenceOutput);
+        pipelinedMillis = forms.time("pipelined", pipelined, pipelinedOutput, true);
+        workerStreams = forms.lastWorkerStreams;
+        computeOnly = forms.time("compute-only", ProgramVariants.computeOnly(pipelined), null);
+        communicationOnly =
+            forms.time("communication-only", ProgramVariants.communicationOnly(pipelined), null);
+        extraCommunicators = communicators.extraCommunicators();
+        // Closing a communicator tells its peers to stop waiting for this rank: wait until every
+        // rank is done with the per-stream communicators first.
+        store.barrier(namespace + "forms-done", topology.worldSize(), rendezvousTimeout);
+      } catch (RuntimeException | Error e) {
+        // the per-stream communicators' collectives may never finish: aborted, not destroyed
+        communicators.closeAfterFailure(e);
+        throw e;
+      }
       validation =
           new OutputValidator(program).validate(rank, referenceOutput[0], pipelinedOutput[0]);
       times = new FormTimes(unpipelined, pipelinedMillis, computeOnly, communicationOnly);
