@@ -335,7 +335,8 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       Instant now,
       Context<CommJob> context) {
     Optional<JobOutcome.Failed> overdue =
-        judge.predecessorsOverdue(job, objects, podsAmongThem, now);
+        judge.predecessorsOverdue(
+            job, objects, podsAmongThem, context.getSecondaryResources(Pod.class), now);
     if (overdue.isPresent()) {
       return failNow(
           job,

@@ -15,6 +15,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -473,23 +474,41 @@ public class JobOutcomeJudge {
    * A new job waits for the objects of a deleted namesake that carry its names to go (the
    * reconciler's wait); the garbage collector removes them within moments, so objects still there a
    * scheduling timeout after the job was created are stuck (a pod on a node that does not answer)
-   * and would hold the job forever.
+   * and would hold the job forever. A lost node's pod that the operator removes counts from when
+   * its removal falls due, if later ({@code pods}: the pods the job's informer holds).
    */
   Optional<JobOutcome.Failed> predecessorsOverdue(
-      CommJob job, String objects, boolean podsAmongThem, Instant now) {
+      CommJob job, String objects, boolean podsAmongThem, Collection<Pod> pods, Instant now) {
     String created = job.getMetadata().getCreationTimestamp();
+    if (created == null) {
+      return Optional.empty();
+    }
     Duration limit = schedulingTimeout(job);
-    if (created == null || !Instant.parse(created).plus(limit).isBefore(now)) {
+    Optional<Instant> lastRemovalDue =
+        LostPods.removalDelay(config)
+            .flatMap(
+                delay ->
+                    pods.stream()
+                        .map(pod -> LostPods.removalDue(pod, delay))
+                        .flatMap(Optional::stream)
+                        .max(Comparator.naturalOrder()))
+            .filter(Instant.parse(created)::isBefore);
+    Instant since = lastRemovalDue.orElse(Instant.parse(created));
+    if (!since.plus(limit).isBefore(now)) {
       return Optional.empty();
     }
     return Optional.of(
         new JobOutcome.Failed(
             Reasons.UNSCHEDULABLE,
-            "names this job needs are still held %d s after it was created by a deleted CommJob"
-                    .formatted(limit.toSeconds())
-                + " named %s: %s%s"
+            "names this job needs are still held by a deleted CommJob named %s, %d s after %s"
                     .formatted(
                         job.getMetadata().getName(),
+                        limit.toSeconds(),
+                        lastRemovalDue.isPresent()
+                            ? "the removal of a lost node's pod fell due"
+                            : "the job was created")
+                + ": %s%s"
+                    .formatted(
                         objects,
                         podsAmongThem
                             ? " (a pod on a node that does not answer never finishes terminating)"
@@ -519,8 +538,8 @@ public class JobOutcomeJudge {
 
   /**
    * When a terminating pod's wait counts from: the end of its grace period, or, for a pod on a lost
-   * node that the operator removes, the moment it does, if later (a short grace period must not
-   * fail a restart that the removal would let go on).
+   * node, when its removal falls due, if later (a short grace period must not fail a restart that
+   * the removal would let go on; whether the removal happens depends on the pod's Node).
    */
   private Instant stuckSince(Pod pod) {
     Instant graceEnd = Instant.parse(pod.getMetadata().getDeletionTimestamp());

@@ -41,6 +41,12 @@ final class LostPods {
   /** The Event reason of a lost pod deleted with no grace period. */
   static final String REMOVED = "LostPodRemoved";
 
+  /** The first look again at a due candidate that is still here. */
+  static final Duration FIRST_RECHECK = Duration.ofSeconds(30);
+
+  /** The longest wait between looks at a due candidate still here. */
+  static final Duration LAST_RECHECK = Duration.ofMinutes(10);
+
   private static final Logger LOG = Logger.getLogger(LostPods.class);
 
   private static final AtomicBoolean NODE_READ_REFUSAL_SAID = new AtomicBoolean();
@@ -57,7 +63,8 @@ final class LostPods {
    */
   static List<Pod> overdue(Collection<Pod> pods, Duration confirmationWait, Instant now) {
     return pods.stream()
-        .filter(pod -> removalDue(pod, confirmationWait).filter(now::isAfter).isPresent())
+        .filter(
+            pod -> removalDue(pod, confirmationWait).filter(due -> !due.isAfter(now)).isPresent())
         .toList();
   }
 
@@ -87,20 +94,26 @@ final class LostPods {
 
   /**
    * When the job should be looked at again for its lost pods: when the next of them falls due, or,
-   * while one is due but its Node still answers (or cannot be read), {@link #NODE_RECHECK} from
-   * now; empty when none of {@code pods} is a candidate now or later. A finished job has no other
-   * reason to be looked at, and a Node's change of word is no event the operator watches.
+   * while one is due but still here (its Node answers or cannot be read, its deletion was refused),
+   * after half the time it has been due, from {@link #FIRST_RECHECK} to {@link #LAST_RECHECK};
+   * empty when none of {@code pods} is a candidate now or later. A finished job has no other reason
+   * to be looked at, and a Node's change of word is no event the operator watches.
    */
   static Optional<Duration> nextLook(Collection<Pod> pods, Duration confirmationWait, Instant now) {
     return pods.stream()
         .map(pod -> removalDue(pod, confirmationWait))
         .flatMap(Optional::stream)
-        .map(due -> due.isAfter(now) ? Duration.between(now, due) : NODE_RECHECK)
+        .map(due -> due.isAfter(now) ? Duration.between(now, due) : recheck(due, now))
         .min(Comparator.naturalOrder());
   }
 
-  /** How often a due candidate's Node is asked again while it still answers. */
-  static final Duration NODE_RECHECK = Duration.ofSeconds(30);
+  private static Duration recheck(Instant due, Instant now) {
+    Duration half = Duration.between(due, now).dividedBy(2);
+    if (half.compareTo(FIRST_RECHECK) < 0) {
+      return FIRST_RECHECK;
+    }
+    return half.compareTo(LAST_RECHECK) > 0 ? LAST_RECHECK : half;
+  }
 
   /**
    * Whether the kubelet of {@code node} (empty: the Node is gone) can no longer confirm anything:

@@ -578,8 +578,8 @@ class CommJobLifecycleIT {
     assertThat(condition(failed, "Failed").getReason()).isEqualTo("Unschedulable");
     assertThat(condition(failed, "Failed").getMessage())
         .isEqualTo(
-            "names this job needs are still held 2 s after it was created by a deleted CommJob"
-                + " named stuck: 1 pod and 2 ConfigMaps (a pod on a node that does not answer"
+            "names this job needs are still held by a deleted CommJob named stuck, 2 s after the"
+                + " job was created: 1 pod and 2 ConfigMaps (a pod on a node that does not answer"
                 + " never finishes terminating)");
     assertThat(cluster.pods("stuck"))
         .extracting(p -> p.getMetadata().getUid())

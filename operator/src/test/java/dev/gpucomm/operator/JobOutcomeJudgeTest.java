@@ -665,6 +665,25 @@ class JobOutcomeJudgeTest {
     }
 
     @Test
+    void aLostPodWithALongGracePeriodCountsFromItsEndNotFromItsRemoval() {
+      CommJob job = jobRestarting(3);
+      job.getSpec().setSchedulingTimeoutSeconds(10);
+      markRestarting(job, 1);
+      Instant deleted = STARTED.plusSeconds(40);
+      Pod lost = LostNodes.markedNotReady("job-0", STARTED.plusSeconds(20));
+      lost.getMetadata().setDeletionGracePeriodSeconds(600L);
+      lost.getMetadata().setDeletionTimestamp(deleted.plusSeconds(600).toString());
+      JobObservation observation =
+          new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of(lost));
+
+      assertThat(judge.plan(job, observation, deleted.plusSeconds(45)).outcome())
+          .as("its removal was due 15 s ago, but its kubelet may still end it within its grace")
+          .isInstanceOf(JobOutcome.Restarting.class);
+      assertThat(judge.plan(job, observation, deleted.plusSeconds(611)).outcome())
+          .isInstanceOf(JobOutcome.Failed.class);
+    }
+
+    @Test
     void aPeerThatFailedOnADrainedPodsSilenceIsPartOfTheDisruption() {
       // the operator was away during the drain: pod 1 is gone and pod 0's rank failed without it
       Map<Integer, Pod> peerFailed =
@@ -1095,6 +1114,32 @@ class JobOutcomeJudgeTest {
 
   private JobOutcome outcome(CommJob job, Map<Integer, Pod> pods, Instant now) {
     return plan(job, pods, now).outcome();
+  }
+
+  @Test
+  void aDeletedNamesakesLostPodHoldsTheNewJobUntilItsRemovalHadTime() {
+    CommJob job = jobCreatedAtStarted();
+    job.getSpec().setSchedulingTimeoutSeconds(10);
+    // the namesake's pod, deleted with it 5 s before this job was created, on a lost node
+    Pod namesakes = LostNodes.markedNotReady("job-0", STARTED.minusSeconds(60));
+    namesakes.getMetadata().setDeletionGracePeriodSeconds(5L);
+    namesakes.getMetadata().setDeletionTimestamp(STARTED.toString());
+    List<Pod> pods = List.of(namesakes);
+
+    assertThat(judge.predecessorsOverdue(job, "1 pod", true, pods, STARTED.plusSeconds(20)))
+        .as("created 20 s ago, but the removal falls due only at 25 s")
+        .isEmpty();
+    assertThat(judge.predecessorsOverdue(job, "1 pod", true, pods, STARTED.plusSeconds(36)))
+        .hasValueSatisfying(
+            failed ->
+                assertThat(failed.message())
+                    .startsWith(
+                        "names this job needs are still held by a deleted CommJob named job, 10"
+                            + " s after the removal of a lost node's pod fell due: 1 pod"));
+    assertThat(judge.predecessorsOverdue(job, "1 pod", true, List.of(), STARTED.plusSeconds(11)))
+        .as("with no lost pod among them, from the job's creation")
+        .hasValueSatisfying(
+            failed -> assertThat(failed.message()).contains("10 s after the job was created"));
   }
 
   /** A job created at STARTED whose run has neither started nor run yet. */

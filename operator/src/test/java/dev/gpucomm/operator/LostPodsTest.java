@@ -76,10 +76,23 @@ class LostPodsTest {
   }
 
   @Test
-  void aDueLostPodWhoseNodeStillAnswersIsLookedAtAgainLater() {
-    Pod due = deleted("job-1", NOW.minusSeconds(45), true);
+  void aDueLostPodStillHereIsLookedAtAgainLessOftenTheLongerItStays() {
+    Pod dueJustNow = deleted("job-1", NOW.minusSeconds(30), true);
+    Pod dueAMinuteAgo = deleted("job-1", NOW.minusSeconds(90), true);
+    Pod dueFiveMinutesAgo = deleted("job-1", NOW.minusSeconds(330), true);
+    Pod dueADayAgo = deleted("job-1", NOW.minusSeconds(86_430), true);
 
-    assertThat(LostPods.nextLook(terminating(due), WAIT, NOW)).contains(LostPods.NODE_RECHECK);
+    assertThat(LostPods.overdue(terminating(dueJustNow), WAIT, NOW))
+        .as("due at this very moment")
+        .containsExactly(dueJustNow);
+    assertThat(LostPods.nextLook(terminating(dueJustNow), WAIT, NOW))
+        .contains(LostPods.FIRST_RECHECK);
+    assertThat(LostPods.nextLook(terminating(dueAMinuteAgo), WAIT, NOW))
+        .contains(LostPods.FIRST_RECHECK);
+    assertThat(LostPods.nextLook(terminating(dueFiveMinutesAgo), WAIT, NOW))
+        .contains(Duration.ofSeconds(150));
+    assertThat(LostPods.nextLook(terminating(dueADayAgo), WAIT, NOW))
+        .contains(LostPods.LAST_RECHECK);
   }
 
   @Test

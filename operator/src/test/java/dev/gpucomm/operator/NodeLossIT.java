@@ -138,6 +138,7 @@ class NodeLossIT {
   @Test
   void aFinishedJobsLostPodIsRemovedWhenItFallsDueWithoutAnotherEvent() {
     runningTwoPodJob("ended-lost", "");
+    double removedBefore = lostPodsRemoved();
     cluster.setFinalizers("ended-lost-1", List.of(KUBELET_NEVER_CONFIRMS));
     bindToNodeWhoseKubeletStoppedPosting("ended-lost-1", "node-c");
     cluster.kubelet.nodeLost("ended-lost-1");
@@ -150,6 +151,7 @@ class NodeLossIT {
 
     Event removed = events.await("ended-lost", "LostPodRemoved");
     assertThat(removed.getMessage()).startsWith("deleted pod ended-lost-1 with no grace period");
+    assertThat(lostPodsRemoved()).isEqualTo(removedBefore + 1);
     client.nodes().withName("node-c").delete();
   }
 
