@@ -95,20 +95,6 @@ public final class TcpStoreServer implements AutoCloseable {
     return new TcpStoreServer(socket, liveness, state);
   }
 
-  /**
-   * Whether {@code refusal}, from a start, says that another socket holds the port (EADDRINUSE)
-   * rather than that the address is not this host's.
-   */
-  public static boolean portInUse(BindException refusal) {
-    for (Throwable cause = refusal; cause != null; cause = cause.getCause()) {
-      String message = cause.getMessage();
-      if (message != null && message.contains("Address already in use")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   public int port() {
     return serverSocket.getLocalPort();
   }

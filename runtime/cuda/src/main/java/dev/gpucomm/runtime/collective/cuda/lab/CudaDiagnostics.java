@@ -18,6 +18,8 @@ import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -136,12 +138,24 @@ public final class CudaDiagnostics {
     try {
       return TcpStoreServer.startForWorld(host, address.port(), world);
     } catch (BindException e) {
-      if (TcpStoreServer.portInUse(e)) {
-        // the address is right; something else holds the port for now
-        throw new IllegalStateException("--store " + address + ": " + e.getMessage());
+      if (isOwnAddress(host)) {
+        // the address is right: the port is taken, or not this user's to take
+        throw new IllegalStateException("--store " + address + ": " + e.getMessage(), e);
       }
       throw new UsageException(
           "--store " + address + ": cannot listen there on this host (" + e.getMessage() + ")");
+    }
+  }
+
+  /** Whether this host may listen on {@code host}: a wildcard, a loopback or an interface's. */
+  private static boolean isOwnAddress(InetAddress host) {
+    if (host.isAnyLocalAddress() || host.isLoopbackAddress()) {
+      return true;
+    }
+    try {
+      return NetworkInterface.getByInetAddress(host) != null;
+    } catch (SocketException e) {
+      return false;
     }
   }
 
