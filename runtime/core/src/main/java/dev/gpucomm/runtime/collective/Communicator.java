@@ -150,6 +150,7 @@ public interface Communicator extends AutoCloseable {
     close();
   }
 
+  /** Releases the communicator; a second call does nothing. */
   @Override
   void close();
 }

@@ -189,17 +189,21 @@ public final class RankMain {
         // wait on this rank (a peer's kernel spinning on its flags), and only the store can free
         // them. The communicator is then aborted, not closed: NCCL's destroy would wait for
         // collectives the failed run may never finish.
-        tellFailure(store, e);
-        closeAfterFailure(communicator, e);
+        try {
+          tellFailure(store, e);
+        } finally {
+          closeAfterFailure(communicator, e);
+        }
         throw e;
       }
     }
   }
 
+  /** Aborts the communicator after {@code failure}, which keeps whatever the abort throws. */
   private static void closeAfterFailure(Communicator communicator, Throwable failure) {
     try {
       communicator.closeAfterFailure();
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       failure.addSuppressed(e);
     }
   }

@@ -589,8 +589,11 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
   @Override
   public void closeAfterFailure() {
     if (closed.compareAndSet(false, true)) {
-      closeFusionKernels();
-      parts.closeAfterFailure();
+      try {
+        closeFusionKernels();
+      } finally {
+        parts.closeAfterFailure();
+      }
     }
   }
 

@@ -559,20 +559,25 @@ final class CudaCommunicatorParts implements AutoCloseable {
     abandon();
   }
 
-  /** Releases what was set up when a later part failed: NCCL is aborted, not finalized. */
+  /**
+   * Releases what was set up when a later part failed: NCCL is aborted, not finalized. Every part
+   * is released whatever the others do; the first failure is thrown, the later ones suppressed in
+   * it.
+   */
   private void abandon() {
-    try {
-      if (hierarchical != null) {
-        hierarchical.closeAfterFailure();
-      }
-    } finally {
-      try {
-        if (nccl != null) {
-          nccl.abort();
-        }
-      } finally {
-        closeIpcAllReduce();
-      }
+    // in the order they were made, so released from the last: the hierarchical all-reduce (its
+    // cross-pod communicator split from NCCL's), NCCL, then the peer-memory parts
+    List<AutoCloseable> parts = new ArrayList<>();
+    parts.add(this::closeIpcAllReduce);
+    if (nccl != null) {
+      parts.add(nccl::abort);
+    }
+    if (hierarchical != null) {
+      parts.add(hierarchical::closeAfterFailure);
+    }
+    RuntimeException failure = Closing.newestFirst(parts);
+    if (failure != null) {
+      throw failure;
     }
   }
 
