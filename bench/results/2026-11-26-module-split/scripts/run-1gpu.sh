@@ -59,6 +59,9 @@ sleep 1
 step diag-port-taken 60 "$G" diag --rank 0 --world 1 --store 127.0.0.1:29613 --check
 kill "$HOLDER"
 tail -1 "$R/diag-port-taken.log"
+# an address that is not this host's (TEST-NET-1): the command's usage error, exit 2
+step diag-foreign-address 60 "$G" diag --rank 0 --world 1 --store 192.0.2.1:29614 --check
+tail -1 "$R/diag-foreign-address.log"
 # a driver path that is a fifo is passed over for the usual places, not opened
 mkfifo "$R/libcuda-fifo.so.1"
 GPUCOMM_CUDA_DRIVER="$R/libcuda-fifo.so.1" step fifo-driver 60 "$G" selftest --device cuda --world 1
