@@ -3,11 +3,12 @@ package dev.gpucomm.runtime.launch;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
-import dev.gpucomm.runtime.bench.RankMemory;
+import dev.gpucomm.runtime.bench.JobMemory;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.numeric.Saturating;
 import dev.gpucomm.runtime.report.HumanUnits;
+import dev.gpucomm.runtime.workload.RankMemory;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 
@@ -79,7 +80,7 @@ public final class MemoryCheck {
       String source, CommJob job, DeviceKind device, int ranksOnHost) {
     RankMemory need;
     try {
-      need = RankMemory.of(job, device);
+      need = JobMemory.of(job, device);
     } catch (UsageException e) {
       throw new UsageException(source + ": " + e.getMessage(), e);
     }

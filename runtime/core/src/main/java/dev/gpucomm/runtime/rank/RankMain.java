@@ -7,7 +7,7 @@ import dev.gpucomm.api.v1alpha1.NetworkSpec;
 import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.BenchmarkWorkload;
-import dev.gpucomm.runtime.bench.RankMemory;
+import dev.gpucomm.runtime.bench.JobMemory;
 import dev.gpucomm.runtime.bench.SelfTestWorkload;
 import dev.gpucomm.runtime.bench.TuneWorkload;
 import dev.gpucomm.runtime.collective.Communicator;
@@ -36,6 +36,7 @@ import dev.gpucomm.runtime.spec.JobLoader;
 import dev.gpucomm.runtime.spec.LoadedJob;
 import dev.gpucomm.runtime.workload.ProgramWorkload;
 import dev.gpucomm.runtime.workload.RankContext;
+import dev.gpucomm.runtime.workload.RankMemory;
 import dev.gpucomm.runtime.workload.RankWorkload;
 import dev.gpucomm.runtime.workload.WorkloadResult;
 import java.io.PrintStream;
@@ -296,7 +297,7 @@ public final class RankMain {
    */
   private static Device withRoomForJob(Device device, LoadedJob job, RankSettings settings) {
     try {
-      RankMemory need = RankMemory.of(job.job(), device.kind());
+      RankMemory need = JobMemory.of(job.job(), device.kind());
       device
           .freeMemoryBytes()
           .ifPresent(

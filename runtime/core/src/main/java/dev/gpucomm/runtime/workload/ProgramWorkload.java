@@ -2,7 +2,6 @@ package dev.gpucomm.runtime.workload;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
-import dev.gpucomm.runtime.bench.RankMemory;
 
 /**
  * A host-IR program workload ({@code spec.workload.kind: program}). Implemented by the host-IR

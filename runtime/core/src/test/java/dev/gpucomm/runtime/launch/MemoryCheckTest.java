@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
-import dev.gpucomm.runtime.bench.RankMemory;
+import dev.gpucomm.runtime.bench.JobMemory;
 import dev.gpucomm.runtime.spec.JobLoader;
+import dev.gpucomm.runtime.workload.RankMemory;
 import org.junit.jupiter.api.Test;
 
 class MemoryCheckTest {
@@ -27,7 +28,7 @@ class MemoryCheckTest {
   private static final long GIB = 1L << 30;
 
   private final RankMemory millionTokens =
-      RankMemory.of(new JobLoader().load(RING_MILLION_TOKENS, "big.yaml").job(), DeviceKind.CPU);
+      JobMemory.of(new JobLoader().load(RING_MILLION_TOKENS, "big.yaml").job(), DeviceKind.CPU);
 
   @Test
   void aSweepCountsItsLargestPointsBuffersOnDeviceAndHost() {
@@ -111,7 +112,7 @@ class MemoryCheckTest {
           workload:
         """
             + workload.indent(4);
-    return RankMemory.of(new JobLoader().load(job, "job.yaml").job(), DeviceKind.CPU);
+    return JobMemory.of(new JobLoader().load(job, "job.yaml").job(), DeviceKind.CPU);
   }
 
   @Test

@@ -2,7 +2,6 @@ package dev.gpucomm.runtime.hostir.programs;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.ProgramSpec;
-import dev.gpucomm.runtime.bench.RankMemory;
 import dev.gpucomm.runtime.hostir.ir.Allocate;
 import dev.gpucomm.runtime.hostir.ir.ForLoop;
 import dev.gpucomm.runtime.hostir.ir.IfThenElse;
@@ -14,6 +13,7 @@ import dev.gpucomm.runtime.hostir.passes.PassOptions;
 import dev.gpucomm.runtime.hostir.passes.Passes;
 import dev.gpucomm.runtime.numeric.Saturating;
 import dev.gpucomm.runtime.report.HumanUnits;
+import dev.gpucomm.runtime.workload.RankMemory;
 import java.util.List;
 import java.util.stream.Stream;
 

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
-import dev.gpucomm.runtime.bench.RankMemory;
+import dev.gpucomm.runtime.bench.JobMemory;
 import dev.gpucomm.runtime.launch.MemoryCheck;
 import dev.gpucomm.runtime.spec.JobLoader;
+import dev.gpucomm.runtime.workload.RankMemory;
 import org.junit.jupiter.api.Test;
 
 /** What one rank of a program holds, read from the programs it runs, and what the launcher does. */
@@ -67,7 +68,7 @@ class ProgramMemoryTest {
   }
 
   private static RankMemory onTwoCpuRanks(String program, long m, long n, long k) {
-    return RankMemory.of(job(program, m, n, k), DeviceKind.CPU);
+    return JobMemory.of(job(program, m, n, k), DeviceKind.CPU);
   }
 
   private static dev.gpucomm.api.v1alpha1.CommJob job(String program, long m, long n, long k) {

@@ -12,12 +12,12 @@ import dev.gpucomm.api.v1alpha1.Workload;
 import dev.gpucomm.runtime.numeric.Saturating;
 import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.workload.ProgramWorkload;
+import dev.gpucomm.runtime.workload.RankMemory;
 import java.util.List;
 import java.util.ServiceLoader;
 
 /**
- * The memory one rank of a job holds at its largest, before it allocates any, so that a job that
- * cannot fit is refused before it starts.
+ * Counts the memory ({@link RankMemory}) one rank of a job holds at its largest:
  *
  * <ul>
  *   <li>A benchmark or tune sweep allocates an input and (unless in place) an output buffer on the
@@ -27,13 +27,9 @@ import java.util.ServiceLoader;
  *   <li>A program's buffers are read from the programs it will run, by the host-IR module that runs
  *       them ({@link ProgramWorkload#memory}).
  * </ul>
- *
- * @param what what the memory holds, as a refusal names it, e.g. "the sweep's largest message (64
- *     MiB per rank)"
- * @param deviceBytes device buffers
- * @param hostBytes host buffers (device buffers not included)
  */
-public record RankMemory(String what, long deviceBytes, long hostBytes) {
+public final class JobMemory {
+  private JobMemory() {}
 
   /**
    * The memory of one rank of {@code job} on {@code device}.
@@ -111,10 +107,5 @@ public record RankMemory(String what, long deviceBytes, long hostBytes) {
       }
     }
     return largest;
-  }
-
-  /** What the rank holds in host memory when its device buffers are host memory too. */
-  public long hostBytesWithDevice() {
-    return Saturating.sum(hostBytes, deviceBytes);
   }
 }
