@@ -1,5 +1,6 @@
 package dev.gpucomm.deploy;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -18,7 +19,14 @@ import java.util.concurrent.TimeUnit;
 
 /** Runs the helm binary the build installed, and reads what helm template renders. */
 final class Helm {
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  /**
+   * Refuses a key given twice in one mapping, as kustomize and Flux do (Helm's own parser keeps the
+   * last one silently, as Jackson would by default).
+   */
+  private static final YAMLFactory STRICT_YAML =
+      YAMLFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+  private static final ObjectMapper YAML = new ObjectMapper(STRICT_YAML);
 
   final Path binary = Path.of(System.getProperty("helm"));
   final Path chart = Path.of(System.getProperty("chart"));
@@ -71,7 +79,7 @@ final class Helm {
       throw new AssertionError("helm template failed:\n" + result.output());
     }
     List<JsonNode> objects = new ArrayList<>();
-    try (YAMLParser parser = new YAMLFactory().createParser(result.output())) {
+    try (YAMLParser parser = STRICT_YAML.createParser(result.output())) {
       for (JsonNode node : YAML.readValues(parser, JsonNode.class).readAll()) {
         if (node != null && node.has("kind")) {
           objects.add(node);
@@ -84,7 +92,7 @@ final class Helm {
   /** The objects of a multi-document YAML file of the repository, such as an example. */
   static List<JsonNode> documents(Path file) throws IOException {
     List<JsonNode> objects = new ArrayList<>();
-    try (YAMLParser parser = new YAMLFactory().createParser(file.toFile())) {
+    try (YAMLParser parser = STRICT_YAML.createParser(file.toFile())) {
       for (JsonNode node : YAML.readValues(parser, JsonNode.class).readAll()) {
         if (node != null && node.has("kind")) {
           objects.add(node);
