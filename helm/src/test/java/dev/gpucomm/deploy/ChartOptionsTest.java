@@ -331,6 +331,47 @@ class ChartOptionsTest {
   }
 
   @Test
+  void replicasPreferDifferentNodesUnlessTheirAffinityIsGiven() throws Exception {
+    JsonNode one = find(helm.template(), "Deployment", "ops-gpucomm-operator");
+    assertThat(one.at("/spec/template/spec").has("affinity")).as("one replica").isFalse();
+
+    JsonNode two =
+        find(helm.template("--set", "replicaCount=2"), "Deployment", "ops-gpucomm-operator");
+    JsonNode preferred =
+        two.at(
+            "/spec/template/spec/affinity/podAntiAffinity"
+                + "/preferredDuringSchedulingIgnoredDuringExecution/0/podAffinityTerm");
+    assertThat(preferred.path("topologyKey").asText()).isEqualTo("kubernetes.io/hostname");
+    assertThat(preferred.at("/labelSelector/matchLabels"))
+        .isEqualTo(two.at("/spec/selector/matchLabels"));
+
+    JsonNode given =
+        find(
+            helm.template(
+                "--set",
+                "replicaCount=2",
+                "--set",
+                "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+                    + ".nodeSelectorTerms[0].matchExpressions[0].key=pool",
+                "--set",
+                "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+                    + ".nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
+                "--set",
+                "topologySpreadConstraints[0].maxSkew=1",
+                "--set",
+                "topologySpreadConstraints[0].topologyKey=topology.kubernetes.io/zone",
+                "--set",
+                "topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway"),
+            "Deployment",
+            "ops-gpucomm-operator");
+    JsonNode podSpec = given.at("/spec/template/spec");
+    assertThat(podSpec.at("/affinity").has("podAntiAffinity")).as("the given one, whole").isFalse();
+    assertThat(podSpec.at("/affinity/nodeAffinity").isObject()).isTrue();
+    assertThat(podSpec.at("/topologySpreadConstraints/0/topologyKey").asText())
+        .isEqualTo("topology.kubernetes.io/zone");
+  }
+
+  @Test
   void aDisruptionBudgetKeepsAReplicaOnlyWhenThereIsMoreThanOne() throws Exception {
     assertThat(all(helm.template(), "PodDisruptionBudget")).as("one replica").isEmpty();
 
