@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -26,6 +27,20 @@ import org.jboss.logging.Logger;
  */
 final class CommJobEventRecorder {
   static final String COMPONENT = "gpucomm-operator";
+
+  /** The operator process that records, as Events name it (see {@link #instance}). */
+  private static final String INSTANCE = instance(System.getenv());
+
+  /**
+   * Which operator records: its pod's name (HOSTNAME, which Kubernetes sets to it), so that the
+   * Events of several replicas, a leader's and its successor's, can be told apart; the component's
+   * name outside a pod.
+   */
+  static String instance(Map<String, String> env) {
+    String host = env.get("HOSTNAME");
+    return host == null || host.isBlank() ? COMPONENT : host.strip();
+  }
+
   static final String NORMAL = "Normal";
   static final String WARNING = "Warning";
 
@@ -144,7 +159,7 @@ final class CommJobEventRecorder {
             .withComponent(COMPONENT)
             .endSource()
             .withReportingComponent(CommJob.GROUP + "/" + COMPONENT)
-            .withReportingInstance(COMPONENT)
+            .withReportingInstance(INSTANCE)
             .build();
     try {
       client.v1().events().inNamespace(job.getMetadata().getNamespace()).resource(created).create();

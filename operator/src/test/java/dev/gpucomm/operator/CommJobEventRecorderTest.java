@@ -7,10 +7,20 @@ import dev.gpucomm.operator.CommJobEventRecorder.JobEvent;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Which status changes become Events: one per condition transition, of any condition type. */
 class CommJobEventRecorderTest {
+
+  @Test
+  void eventsNameTheOperatorsPodAsTheirReportingInstance() {
+    assertThat(CommJobEventRecorder.instance(Map.of("HOSTNAME", "gpucomm-operator-7d9c-x2k4q")))
+        .isEqualTo("gpucomm-operator-7d9c-x2k4q");
+    assertThat(CommJobEventRecorder.instance(Map.of()))
+        .as("outside a pod")
+        .isEqualTo("gpucomm-operator");
+  }
 
   @Test
   void conditionsThatAppearFalseOrUnknownAreWhereEveryJobStartsAndTellNothing() {
