@@ -464,6 +464,30 @@ class ChartOptionsTest {
     assertThat(policy.at("/egress/0/ports").findValuesAsText("port"))
         .containsExactly("443", "6443");
     assertThat(policy.at("/egress/1/ports").findValuesAsText("port")).containsExactly("53", "53");
+    assertThat(policy.at("/ingress/0").has("from"))
+        .as("metrics open to anyone by default")
+        .isFalse();
+  }
+
+  @Test
+  void theOperatorsMetricsCanBeKeptToTheMonitoringNamespace() throws Exception {
+    List<JsonNode> objects =
+        helm.template(
+            "--set",
+            "networkPolicy.enabled=true",
+            "--set",
+            "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels"
+                + ".kubernetes\\.io/metadata\\.name=monitoring");
+    JsonNode ingress =
+        find(objects, "NetworkPolicy", "ops-gpucomm-operator-operator").at("/spec/ingress/0");
+
+    assertThat(ingress.at("/ports/0/port").asInt()).isEqualTo(8080);
+    assertThat(
+            ingress
+                .at("/from/0/namespaceSelector/matchLabels")
+                .path("kubernetes.io/metadata.name")
+                .asText())
+        .isEqualTo("monitoring");
   }
 
   /** An umbrella chart with {@code values} that has ours in its charts/ directory. */
