@@ -192,6 +192,8 @@ public final class RankMain {
         // collectives the failed run may never finish.
         try {
           tellFailure(store, e);
+        } catch (RuntimeException | Error telling) {
+          e.addSuppressed(telling);
         } finally {
           closeAfterFailure(communicator, e);
         }

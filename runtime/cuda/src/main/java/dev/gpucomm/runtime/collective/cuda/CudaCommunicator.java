@@ -14,6 +14,7 @@ import dev.gpucomm.runtime.collective.FusedAllReduce;
 import dev.gpucomm.runtime.collective.FusedBuffers;
 import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
@@ -580,8 +581,7 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      closeFusionKernels();
-      parts.close();
+      release(parts::close);
     }
   }
 
@@ -589,11 +589,19 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
   @Override
   public void closeAfterFailure() {
     if (closed.compareAndSet(false, true)) {
-      try {
-        closeFusionKernels();
-      } finally {
-        parts.closeAfterFailure();
-      }
+      release(parts::closeAfterFailure);
+    }
+  }
+
+  /**
+   * Closes the fusion kernels, then the parts by {@code releaseParts}, whatever the first does; the
+   * first failure is thrown, the second suppressed in it.
+   */
+  private void release(AutoCloseable releaseParts) {
+    RuntimeException failure =
+        Closing.newestFirst(List.<AutoCloseable>of(releaseParts, this::closeFusionKernels));
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -69,7 +69,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
         parts.openHierarchical(device, store, prefix, topology, settings);
       }
     } catch (RuntimeException e) {
-      parts.abandon();
+      parts.abandonAfter(e);
       throw e;
     }
     if (!parts.peerReason.isEmpty()) {
@@ -77,14 +77,16 @@ final class CudaCommunicatorParts implements AutoCloseable {
           "rank " + topology.rank() + ": oneshot and twoshot disabled: " + parts.peerReason);
     }
     if (parts.nccl == null && parts.ipcAllReduce == null) {
-      parts.abandon();
-      throw new IllegalStateException(
-          "no collective path on rank "
-              + topology.rank()
-              + ": "
-              + parts.ncclReason
-              + "; "
-              + parts.peerReason);
+      IllegalStateException none =
+          new IllegalStateException(
+              "no collective path on rank "
+                  + topology.rank()
+                  + ": "
+                  + parts.ncclReason
+                  + "; "
+                  + parts.peerReason);
+      parts.abandonAfter(none);
+      throw none;
     }
     return parts;
   }
@@ -394,7 +396,8 @@ final class CudaCommunicatorParts implements AutoCloseable {
       hierarchicalReason = jobReason;
     } catch (RuntimeException e) {
       closeQuietly(pod, e);
-      closeQuietly(acrossPods, e);
+      // aborted, not destroyed: it ran the probe's all-reduce, which a failed peer may not finish
+      closeQuietly(acrossPods == null ? null : acrossPods::abort, e);
       throw e;
     }
     if (pod != null) {
@@ -565,19 +568,28 @@ final class CudaCommunicatorParts implements AutoCloseable {
    * it.
    */
   private void abandon() {
-    // in the order they were made, so released from the last: the hierarchical all-reduce (its
-    // cross-pod communicator split from NCCL's), NCCL, then the peer-memory parts
-    List<AutoCloseable> parts = new ArrayList<>();
-    parts.add(this::closeIpcAllReduce);
+    // listed so that releasing from the last goes as close() does: the hierarchical all-reduce
+    // (its cross-pod communicator split from NCCL's), NCCL, then the peer-memory parts
+    List<AutoCloseable> releasedLastFirst = new ArrayList<>();
+    releasedLastFirst.add(this::closeIpcAllReduce);
     if (nccl != null) {
-      parts.add(nccl::abort);
+      releasedLastFirst.add(nccl::abort);
     }
     if (hierarchical != null) {
-      parts.add(hierarchical::closeAfterFailure);
+      releasedLastFirst.add(hierarchical::closeAfterFailure);
     }
-    RuntimeException failure = Closing.newestFirst(parts);
+    RuntimeException failure = Closing.newestFirst(releasedLastFirst);
     if (failure != null) {
       throw failure;
+    }
+  }
+
+  /** {@link #abandon()} after {@code setupFailure}, which keeps what the release throws. */
+  private void abandonAfter(RuntimeException setupFailure) {
+    try {
+      abandon();
+    } catch (RuntimeException e) {
+      setupFailure.addSuppressed(e);
     }
   }
 
