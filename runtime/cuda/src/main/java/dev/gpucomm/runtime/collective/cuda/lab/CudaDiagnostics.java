@@ -148,7 +148,7 @@ public final class CudaDiagnostics {
   }
 
   /** Whether this host may listen on {@code host}: a wildcard, a loopback or an interface's. */
-  private static boolean isOwnAddress(InetAddress host) {
+  static boolean isOwnAddress(InetAddress host) {
     if (host.isAnyLocalAddress() || host.isLoopbackAddress()) {
       return true;
     }
