@@ -5,6 +5,7 @@ import static dev.gpucomm.deploy.Helm.env;
 import static dev.gpucomm.deploy.Helm.find;
 import static dev.gpucomm.deploy.Helm.rules;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
@@ -52,6 +53,16 @@ class HelmChartTest {
   }
 
   @Test
+  void aKeyGivenTwiceInOneMappingIsRefusedAsKustomizeRefusesIt(@TempDir Path dir) throws Exception {
+    Path twice =
+        Files.writeString(
+            dir.resolve("twice.yaml"),
+            "apiVersion: apps/v1\nkind: Deployment\napiVersion: apps/v1\nkind: Deployment\n");
+
+    assertThatThrownBy(() -> Helm.documents(twice)).hasMessageContaining("Duplicate field");
+  }
+
+  @Test
   void byDefaultTheOperatorWatchesAllNamespacesWithTheChartsImages() throws Exception {
     List<JsonNode> objects = helm.template();
     JsonNode deployment = find(objects, "Deployment", "ops-gpucomm-operator");
@@ -74,6 +85,9 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_ENABLED")).isEqualTo("true");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_LEADER_ELECTION_LEASE_NAMESPACE"))
         .contains("metadata.namespace");
+    assertThat(env(deployment, "GPUCOMM_POD_NAME"))
+        .as("the pod's name whole, for its Events' reporting instance")
+        .contains("metadata.name");
     assertThat(env(deployment, "QUARKUS_LOG_CONSOLE_JSON_ENABLED")).isEqualTo("false");
 
     assertThat(container.at("/startupProbe/httpGet/path").asText()).isEqualTo("/q/health/started");

@@ -28,19 +28,6 @@ import org.jboss.logging.Logger;
 final class CommJobEventRecorder {
   static final String COMPONENT = "gpucomm-operator";
 
-  /** The operator process that records, as Events name it (see {@link #instance}). */
-  private static final String INSTANCE = instance(System.getenv());
-
-  /**
-   * Which operator records: its pod's name (HOSTNAME, which Kubernetes sets to it), so that the
-   * Events of several replicas, a leader's and its successor's, can be told apart; the component's
-   * name outside a pod.
-   */
-  static String instance(Map<String, String> env) {
-    String host = env.get("HOSTNAME");
-    return host == null || host.isBlank() ? COMPONENT : host.strip();
-  }
-
   static final String NORMAL = "Normal";
   static final String WARNING = "Warning";
 
@@ -51,12 +38,31 @@ final class CommJobEventRecorder {
   private static final Set<String> WARNING_WHEN_TRUE =
       Set.of(Reasons.FAILED, Reasons.REGRESSED, "Degraded", Reasons.RESTARTING);
 
+  /** The operator process that records, as Events name it (see {@link #instance}). */
+  private static final String INSTANCE = instance(System.getenv());
+
   /** Kubernetes keeps at most this much of an Event's message. */
   private static final int MAX_MESSAGE = 1024;
 
   private static final Logger LOG = Logger.getLogger(CommJobEventRecorder.class);
 
   private CommJobEventRecorder() {}
+
+  /**
+   * Which operator records: its pod's name, so that the Events of several replicas (a leader's and
+   * its successor's) can be told apart; the component's name outside a pod. The chart passes the
+   * name whole (GPUCOMM_POD_NAME); HOSTNAME, the kubelet's, is cut to 63 characters, which a
+   * Deployment's long pod names exceed at their distinguishing end.
+   */
+  static String instance(Map<String, String> env) {
+    for (String variable : List.of("GPUCOMM_POD_NAME", "HOSTNAME")) {
+      String name = env.get(variable);
+      if (name != null && !name.isBlank()) {
+        return name.strip();
+      }
+    }
+    return COMPONENT;
+  }
 
   /** An Event to record: its reason (CamelCase), type (Normal or Warning) and message. */
   record JobEvent(String reason, String type, String message) {}

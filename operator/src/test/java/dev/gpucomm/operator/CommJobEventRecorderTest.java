@@ -15,6 +15,12 @@ class CommJobEventRecorderTest {
 
   @Test
   void eventsNameTheOperatorsPodAsTheirReportingInstance() {
+    String podName = "team-a-gpucomm-operator-with-a-long-release-name-7d9c5b8f6d-x2k4q";
+    assertThat(
+            CommJobEventRecorder.instance(
+                Map.of("GPUCOMM_POD_NAME", podName, "HOSTNAME", podName.substring(0, 63))))
+        .as("the name whole, not the kubelet's cut hostname")
+        .isEqualTo(podName);
     assertThat(CommJobEventRecorder.instance(Map.of("HOSTNAME", "gpucomm-operator-7d9c-x2k4q")))
         .isEqualTo("gpucomm-operator-7d9c-x2k4q");
     assertThat(CommJobEventRecorder.instance(Map.of()))
