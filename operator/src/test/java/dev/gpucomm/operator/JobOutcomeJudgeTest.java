@@ -642,22 +642,18 @@ class JobOutcomeJudgeTest {
       assertThat(((JobOutcome.Failed) outcome).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
     }
 
+    /** When the restart of {@link #restartWithSchedulingTimeoutOf10s} deleted the failed pod. */
+    private static final Instant LOST_POD_DELETED = STARTED.plusSeconds(40);
+
     @Test
     void aLostPodWithAShortGracePeriodGetsItsRemovalBeforeTheRestartFails() {
-      CommJob job = jobRestarting(3);
-      job.getSpec().setSchedulingTimeoutSeconds(10);
-      markRestarting(job, 1);
-      Instant deleted = STARTED.plusSeconds(40);
-      Pod lost = LostNodes.markedNotReady("job-0", STARTED.plusSeconds(20));
-      lost.getMetadata().setDeletionGracePeriodSeconds(5L);
-      lost.getMetadata().setDeletionTimestamp(deleted.plusSeconds(5).toString());
-      JobObservation observation =
-          new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of(lost));
+      CommJob job = restartWithSchedulingTimeoutOf10s();
+      JobObservation observation = failedRunsPodOnALostNode(5);
 
-      assertThat(judge.plan(job, observation, deleted.plusSeconds(25)).outcome())
+      assertThat(judge.plan(job, observation, LOST_POD_DELETED.plusSeconds(25)).outcome())
           .as("its grace period and the scheduling timeout are over, but its removal is not due")
           .isInstanceOf(JobOutcome.Restarting.class);
-      JobOutcome stuck = judge.plan(job, observation, deleted.plusSeconds(41)).outcome();
+      JobOutcome stuck = judge.plan(job, observation, LOST_POD_DELETED.plusSeconds(41)).outcome();
       assertThat(stuck)
           .as("still here 10 s after its removal was due: its node still answers")
           .isInstanceOf(JobOutcome.Failed.class);
@@ -666,21 +662,33 @@ class JobOutcomeJudgeTest {
 
     @Test
     void aLostPodWithALongGracePeriodCountsFromItsEndNotFromItsRemoval() {
+      CommJob job = restartWithSchedulingTimeoutOf10s();
+      JobObservation observation = failedRunsPodOnALostNode(600);
+
+      assertThat(judge.plan(job, observation, LOST_POD_DELETED.plusSeconds(45)).outcome())
+          .as("its removal was due 15 s ago, but its kubelet may still end it within its grace")
+          .isInstanceOf(JobOutcome.Restarting.class);
+      assertThat(judge.plan(job, observation, LOST_POD_DELETED.plusSeconds(611)).outcome())
+          .isInstanceOf(JobOutcome.Failed.class);
+    }
+
+    private static CommJob restartWithSchedulingTimeoutOf10s() {
       CommJob job = jobRestarting(3);
       job.getSpec().setSchedulingTimeoutSeconds(10);
       markRestarting(job, 1);
-      Instant deleted = STARTED.plusSeconds(40);
-      Pod lost = LostNodes.markedNotReady("job-0", STARTED.plusSeconds(20));
-      lost.getMetadata().setDeletionGracePeriodSeconds(600L);
-      lost.getMetadata().setDeletionTimestamp(deleted.plusSeconds(600).toString());
-      JobObservation observation =
-          new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of(lost));
+      return job;
+    }
 
-      assertThat(judge.plan(job, observation, deleted.plusSeconds(45)).outcome())
-          .as("its removal was due 15 s ago, but its kubelet may still end it within its grace")
-          .isInstanceOf(JobOutcome.Restarting.class);
-      assertThat(judge.plan(job, observation, deleted.plusSeconds(611)).outcome())
-          .isInstanceOf(JobOutcome.Failed.class);
+    /**
+     * The failed run's pod, on a node the node controller marked NotReady, deleted at {@link
+     * #LOST_POD_DELETED} with a grace period of {@code graceSeconds}.
+     */
+    private static JobObservation failedRunsPodOnALostNode(long graceSeconds) {
+      Pod lost = LostNodes.markedNotReady("job-0", STARTED.plusSeconds(20));
+      lost.getMetadata().setDeletionGracePeriodSeconds(graceSeconds);
+      lost.getMetadata()
+          .setDeletionTimestamp(LOST_POD_DELETED.plusSeconds(graceSeconds).toString());
+      return new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of(lost));
     }
 
     @Test
