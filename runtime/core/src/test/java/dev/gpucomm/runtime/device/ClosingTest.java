@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.device;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,31 @@ class ClosingTest {
     assertThat(failure.getSuppressed())
         .extracting(Throwable::getMessage)
         .containsExactly("event busy");
+  }
+
+  @Test
+  void anErrorDoesNotStopTheOthersClosingAndIsThrownOnceTheyHave() {
+    List<String> closed = new ArrayList<>();
+    AutoCloseable stream = () -> closed.add("stream");
+    AutoCloseable event =
+        () -> {
+          closed.add("event");
+          throw new IllegalStateException("event busy");
+        };
+    AutoCloseable buffer =
+        () -> {
+          closed.add("buffer");
+          throw new OutOfMemoryError("Java heap space");
+        };
+
+    assertThatThrownBy(() -> Closing.newestFirst(List.of(stream, event, buffer)))
+        .isInstanceOf(OutOfMemoryError.class)
+        .satisfies(
+            error ->
+                assertThat(error.getSuppressed())
+                    .extracting(Throwable::getMessage)
+                    .containsExactly("event busy"));
+    assertThat(closed).containsExactly("buffer", "event", "stream");
   }
 
   @Test

@@ -588,7 +588,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
   private void abandonAfter(RuntimeException setupFailure) {
     try {
       abandon();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       setupFailure.addSuppressed(e);
     }
   }

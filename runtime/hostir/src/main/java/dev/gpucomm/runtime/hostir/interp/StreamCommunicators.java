@@ -104,9 +104,13 @@ public final class StreamCommunicators implements AutoCloseable {
     closed = true;
     List<AutoCloseable> aborts =
         workers.stream().<AutoCloseable>map(worker -> worker::closeAfterFailure).toList();
-    RuntimeException abortFailure = Closing.newestFirst(aborts);
-    if (abortFailure != null) {
-      failure.addSuppressed(abortFailure);
+    try {
+      RuntimeException abortFailure = Closing.newestFirst(aborts);
+      if (abortFailure != null) {
+        failure.addSuppressed(abortFailure);
+      }
+    } catch (Error abortError) {
+      failure.addSuppressed(abortError);
     }
   }
 }
