@@ -535,23 +535,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
    */
   @Override
   public void close() {
-    try {
-      closeHierarchical();
-    } finally {
-      try {
-        if (nccl != null) {
-          nccl.close();
-        }
-      } finally {
-        closeIpcAllReduce();
-      }
-    }
-  }
-
-  private void closeHierarchical() {
-    if (hierarchical != null) {
-      hierarchical.close();
-    }
+    release(false);
   }
 
   /**
@@ -559,24 +543,26 @@ final class CudaCommunicatorParts implements AutoCloseable {
    * not destroyed, which would wait for operations the failed run may never finish.
    */
   void closeAfterFailure() {
-    abandon();
+    release(true);
   }
 
   /**
-   * Releases what was set up when a later part failed: NCCL is aborted, not finalized. Every part
-   * is released whatever the others do; the first failure is thrown, the later ones suppressed in
+   * Releases every part whatever the others do: the hierarchical all-reduce (its cross-pod
+   * communicator split from NCCL's), NCCL, then the peer-memory parts; NCCL's communicators aborted
+   * {@code afterFailure}, else destroyed. The first failure is thrown, the later ones suppressed in
    * it.
    */
-  private void abandon() {
-    // listed so that releasing from the last goes as close() does: the hierarchical all-reduce
-    // (its cross-pod communicator split from NCCL's), NCCL, then the peer-memory parts
+  private void release(boolean afterFailure) {
     List<AutoCloseable> releasedLastFirst = new ArrayList<>();
     releasedLastFirst.add(this::closeIpcAllReduce);
     if (nccl != null) {
-      releasedLastFirst.add(nccl::abort);
+      AutoCloseable endNccl = afterFailure ? nccl::abort : nccl::close;
+      releasedLastFirst.add(endNccl);
     }
     if (hierarchical != null) {
-      releasedLastFirst.add(hierarchical::closeAfterFailure);
+      AutoCloseable endHierarchical =
+          afterFailure ? hierarchical::closeAfterFailure : hierarchical::close;
+      releasedLastFirst.add(endHierarchical);
     }
     RuntimeException failure = Closing.newestFirst(releasedLastFirst);
     if (failure != null) {
@@ -584,10 +570,13 @@ final class CudaCommunicatorParts implements AutoCloseable {
     }
   }
 
-  /** {@link #abandon()} after {@code setupFailure}, which keeps what the release throws. */
+  /**
+   * {@link #closeAfterFailure()} when setting up failed with {@code setupFailure}, which keeps what
+   * the release throws.
+   */
   private void abandonAfter(RuntimeException setupFailure) {
     try {
-      abandon();
+      closeAfterFailure();
     } catch (RuntimeException | Error e) {
       setupFailure.addSuppressed(e);
     }
