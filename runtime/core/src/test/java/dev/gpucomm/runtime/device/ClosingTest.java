@@ -8,22 +8,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ClosingTest {
+  private final List<String> closed = new ArrayList<>();
+
   @Test
   void closesNewestFirstAndKeepsGoingPastFailures() {
-    List<String> closed = new ArrayList<>();
-    AutoCloseable stream = () -> closed.add("stream");
-    AutoCloseable event =
-        () -> {
-          closed.add("event");
-          throw new IllegalStateException("event busy");
-        };
-    AutoCloseable buffer =
-        () -> {
-          closed.add("buffer");
-          throw new java.io.IOException("unmapped twice");
-        };
-
-    RuntimeException failure = Closing.newestFirst(List.of(stream, event, buffer));
+    RuntimeException failure =
+        Closing.newestFirst(streamEventAndBuffer(new java.io.IOException("unmapped twice")));
 
     assertThat(closed).containsExactly("buffer", "event", "stream");
     assertThat(failure).hasMessageContaining("unmapped twice");
@@ -34,20 +24,9 @@ class ClosingTest {
 
   @Test
   void anErrorDoesNotStopTheOthersClosingAndIsThrownOnceTheyHave() {
-    List<String> closed = new ArrayList<>();
-    AutoCloseable stream = () -> closed.add("stream");
-    AutoCloseable event =
-        () -> {
-          closed.add("event");
-          throw new IllegalStateException("event busy");
-        };
-    AutoCloseable buffer =
-        () -> {
-          closed.add("buffer");
-          throw new OutOfMemoryError("Java heap space");
-        };
+    List<AutoCloseable> resources = streamEventAndBuffer(new OutOfMemoryError("Java heap space"));
 
-    assertThatThrownBy(() -> Closing.newestFirst(List.of(stream, event, buffer)))
+    assertThatThrownBy(() -> Closing.newestFirst(resources))
         .isInstanceOf(OutOfMemoryError.class)
         .satisfies(
             error ->
@@ -59,9 +38,29 @@ class ClosingTest {
 
   @Test
   void returnsNothingWhenEverythingClosed() {
-    List<String> closed = new ArrayList<>();
-
     assertThat(Closing.newestFirst(List.of(() -> closed.add("a"), () -> closed.add("b")))).isNull();
     assertThat(closed).containsExactly("b", "a");
+  }
+
+  /**
+   * A stream that closes, an event that fails to ("event busy"), and a buffer that throws {@code
+   * bufferFailure}, in the order they were made; each notes in {@link #closed} that it was closed.
+   */
+  private List<AutoCloseable> streamEventAndBuffer(Throwable bufferFailure) {
+    AutoCloseable stream = () -> closed.add("stream");
+    AutoCloseable event =
+        () -> {
+          closed.add("event");
+          throw new IllegalStateException("event busy");
+        };
+    AutoCloseable buffer =
+        () -> {
+          closed.add("buffer");
+          if (bufferFailure instanceof Error error) {
+            throw error;
+          }
+          throw (Exception) bufferFailure;
+        };
+    return List.of(stream, event, buffer);
   }
 }
