@@ -219,6 +219,8 @@ class GpucommRunIT {
             .redirectOutput(stdout.toFile())
             .redirectError(stderr.toFile());
     launcher.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    // read back as UTF-8 whatever this machine's locale (a POSIX one would print '?' for '·')
+    launcher.environment().put("LC_ALL", "C.UTF-8");
     Process process = launcher.start();
     assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("selftest finished").isTrue();
     String out = Files.readString(stdout);

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.launch;
 
 import dev.gpucomm.runtime.numeric.VectorUnits;
 import java.lang.module.ModuleFinder;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +70,18 @@ public record JavaCommand(
   /** The same JVM running another main class (tests start stand-in ranks this way). */
   public JavaCommand withMainClass(String otherMainClass) {
     return new JavaCommand(javaExecutable, classPath, jvmOptions, otherMainClass);
+  }
+
+  /**
+   * The same JVM writing its standard output in {@code out} and its standard error in {@code err}
+   * whatever the locale says: what it prints is copied, byte for byte, into streams of those
+   * charsets.
+   */
+  public JavaCommand writingIn(Charset out, Charset err) {
+    List<String> options = new ArrayList<>(jvmOptions);
+    options.add("-Dstdout.encoding=" + out.name());
+    options.add("-Dstderr.encoding=" + err.name());
+    return new JavaCommand(javaExecutable, classPath, options, mainClass);
   }
 
   /** {@code java <options> -cp <classpath> <main> <arguments>}. */

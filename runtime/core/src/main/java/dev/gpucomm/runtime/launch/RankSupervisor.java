@@ -3,7 +3,9 @@ package dev.gpucomm.runtime.launch;
 import dev.gpucomm.runtime.device.cpu.SharedMemoryLeftovers;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,9 +69,16 @@ public final class RankSupervisor {
       OutputStream output,
       Duration stoppedLimit) {
     this.output = output;
-    this.java = java;
+    // a rank's output is copied byte for byte: it must be in the charset of where it goes, not
+    // in its own locale's (a POSIX locale would turn the reports' µ and · into '?')
+    this.java = java.writingIn(charsetOf(output), System.err.charset());
     this.baseEnvironment = Map.copyOf(baseEnvironment);
     this.stoppedLimit = stoppedLimit;
+  }
+
+  /** The charset {@code output} writes text in: a PrintStream's own, else this JVM's stdout's. */
+  private static Charset charsetOf(OutputStream output) {
+    return output instanceof PrintStream printing ? printing.charset() : System.out.charset();
   }
 
   private record Exit(int rank, int code, long atNanos) {}
