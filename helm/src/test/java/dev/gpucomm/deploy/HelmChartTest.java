@@ -28,6 +28,7 @@ class HelmChartTest {
         sharedMemorySize: 32Gi
         resourcesPerRank: {cpu: 1500m, memory: 12Gi}
         unschedulableTimeout: 10m
+        scaleUpTimeout: 25m
         rendezvousPort: 29600
         runAsUser: 2000
       watchNamespaces: [ml-team-a, ml-team-b]
@@ -79,6 +80,7 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_CPU_PER_RANK")).isEqualTo("2");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("4Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("300s");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_SCALE_UP_TIMEOUT")).isEqualTo("15m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_NODE_LOSS_GRACE")).isEqualTo("90s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_REMOVE_LOST_PODS")).isEqualTo("true");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("30s");
@@ -137,8 +139,9 @@ class HelmChartTest {
                 Map.entry("rbac.authorization.k8s.io/roles", "get,list,watch,create,update,patch"),
                 Map.entry(
                     "rbac.authorization.k8s.io/rolebindings", "get,list,watch,create,update,patch"),
-                // Events on CommJobs, for kubectl describe
-                Map.entry("/events", "create"),
+                // create: Events on CommJobs, for kubectl describe; list: a node autoscaler's
+                // Events on a pod past its scheduling timeout (runtime.scaleUpTimeout)
+                Map.entry("/events", "create,list"),
                 // spec.gang: PodGroups of Volcano and of the scheduler-plugins coscheduling plugin;
                 // patch: a group is brought to its job's size and minResources before it starts
                 Map.entry("scheduling.volcano.sh/podgroups", "get,create,patch"),
@@ -262,6 +265,7 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_CPU_PER_RANK")).isEqualTo("1500m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("12Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("10m");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_SCALE_UP_TIMEOUT")).isEqualTo("25m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RENDEZVOUS_PORT")).isEqualTo("29600");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RUN_AS_USER")).isEqualTo("2000");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("2m");

@@ -30,7 +30,8 @@ import java.util.TreeMap;
  *
  * <p>{@code gangQueue} is read from the API server, not a cache (PodGroups are another project's
  * kind, watched by no informer): it says why, when the gang scheduler's queue has not yet admitted
- * the job's PodGroup.
+ * the job's PodGroup. {@code nodeProvisioning} is read from the API server too, and only when
+ * asked: what a node autoscaler says of pods the scheduler cannot place.
  */
 public record JobObservation(
     Map<Integer, Pod> podsByIndex,
@@ -39,7 +40,8 @@ public record JobObservation(
     int predecessorPods,
     int predecessorConfigMaps,
     List<Pod> terminatingPods,
-    Optional<String> gangQueue) {
+    Optional<String> gangQueue,
+    NodeProvisioning nodeProvisioning) {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   /** What the caches hold of a job without a gang queue's word. */
@@ -57,7 +59,8 @@ public record JobObservation(
         predecessorPods,
         predecessorConfigMaps,
         terminatingPods,
-        Optional.empty());
+        Optional.empty(),
+        NodeProvisioning.unknown());
   }
 
   /** This observation with what the gang scheduler's queue says of the job's PodGroup. */
@@ -69,7 +72,21 @@ public record JobObservation(
         predecessorPods,
         predecessorConfigMaps,
         terminatingPods,
-        queue);
+        queue,
+        nodeProvisioning);
+  }
+
+  /** This observation with what a node autoscaler says of the job's pods. */
+  public JobObservation withNodeProvisioning(NodeProvisioning provisioning) {
+    return new JobObservation(
+        podsByIndex,
+        specConfigMap,
+        results,
+        predecessorPods,
+        predecessorConfigMaps,
+        terminatingPods,
+        gangQueue,
+        provisioning);
   }
 
   public static JobObservation of(CommJob job, Context<CommJob> context) {
@@ -109,7 +126,9 @@ public record JobObservation(
       }
     }
     return new JobObservation(
-        pods, spec, results, predecessorPods, predecessorConfigMaps, terminatingPods);
+            pods, spec, results, predecessorPods, predecessorConfigMaps, terminatingPods)
+        .withNodeProvisioning(
+            NodeProvisioning.readOnDemand(context.getClient(), job.getMetadata().getNamespace()));
   }
 
   /** How many of a deleted namesake's objects are still here. */

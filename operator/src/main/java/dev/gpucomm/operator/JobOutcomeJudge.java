@@ -117,6 +117,12 @@ public class JobOutcomeJudge {
   private static final Set<String> KUBELET_NOT_READY =
       Set.of("ContainersNotReady", "ReadinessGatesNotReady", "PodCompleted");
 
+  /**
+   * How often a job whose pod waits for a node an autoscaler promised is looked at: the autoscaler
+   * giving up on the node is an Event, which the operator does not watch.
+   */
+  static final Duration SCALE_UP_RECHECK = Duration.ofSeconds(60);
+
   /** How soon a restarting job whose old pods still go is looked at again without an event. */
   static final Duration RESTART_RECHECK = Duration.ofSeconds(5);
 
@@ -431,14 +437,39 @@ public class JobOutcomeJudge {
               since(unscheduled.get(), entry.getValue(), now), released);
       Duration schedulingTimeout = schedulingTimeout(job);
       Duration left = Duration.between(now, since.plus(schedulingTimeout));
+      Optional<NodeProvisioning.Word> autoscaler = Optional.empty();
+      if (!left.isPositive() && config.scaleUpTimeout().isPositive()) {
+        // a node an autoscaler is bringing for the pod may take longer than scheduling would
+        autoscaler = observation.nodeProvisioning().on(entry.getValue());
+        Optional<Duration> nodeWaitLeft =
+            autoscaler
+                .filter(NodeProvisioning.Word::promisesANode)
+                .map(word -> Duration.between(now, word.since().plus(config.scaleUpTimeout())));
+        if (nodeWaitLeft.isPresent() && nodeWaitLeft.get().isPositive()) {
+          // an autoscaler's change of mind is only an Event, which brings no reconciliation
+          left =
+              nodeWaitLeft.get().compareTo(SCALE_UP_RECHECK) < 0
+                  ? nodeWaitLeft.get()
+                  : SCALE_UP_RECHECK;
+        }
+      }
       if (!left.isPositive()) {
         return new JobOutcome.Failed(
             Reasons.UNSCHEDULABLE,
-            "pod %s (%s) could not be scheduled within %d s: %s"
+            "pod %s (%s) could not be scheduled within %d s%s: %s"
                 .formatted(
                     entry.getValue().getMetadata().getName(),
                     layout.ranksOf(entry.getKey()),
                     schedulingTimeout.toSeconds(),
+                    autoscaler
+                        .map(
+                            word ->
+                                word.promisesANode()
+                                    ? ", nor within %d s of its node autoscaler's word (%s)"
+                                        .formatted(
+                                            config.scaleUpTimeout().toSeconds(), word.inWords())
+                                    : " (%s)".formatted(word.inWords()))
+                        .orElse(""),
                     PodFailureDescriber.lastLine(
                         Objects.requireNonNullElse(
                             unscheduled.get().getMessage(), unscheduled.get().getReason()))));
@@ -582,7 +613,12 @@ public class JobOutcomeJudge {
                 .filter(created -> hold.isEmpty())
                 .map(Instant::parse)
                 .map(created -> SchedulingHold.notBeforeRelease(created, released))
-                .map(created -> timeLeft(created, startupAllowance(plan.job(), layout), now));
+                .map(
+                    created ->
+                        Duration.between(
+                            now,
+                            startupDeadline(plan.job(), layout, created, plan.observation(), now)
+                                .at()));
     Optional<Duration> queueRecheck =
         hold.map(SchedulingHold.Hold::reason)
             .filter(Reasons.POD_GROUP_PENDING::equals)
@@ -624,21 +660,59 @@ public class JobOutcomeJudge {
     }
     Optional<Instant> released = SchedulingHold.releasedAt(job.getStatus(), observation, now);
     Instant clock = SchedulingHold.notBeforeRelease(created.get(), released);
-    if (timeLeft(clock, allowance, now).isPositive()) {
+    StartupDeadline deadline = startupDeadline(job, layout, clock, observation, now);
+    if (deadline.at().isAfter(now)) {
       return Optional.empty();
     }
+    String allowed =
+        deadline.nodeWaitBegan().isPresent()
+            ? "%d s after the last of them began to wait for a node an autoscaler promised"
+                    .formatted(
+                        Duration.between(deadline.nodeWaitBegan().get(), deadline.at()).toSeconds())
+                + " (the operator's scale-up timeout + spec.timeoutSeconds)"
+            : "%d s after %s (spec.timeoutSeconds + spec.schedulingTimeoutSeconds)"
+                .formatted(
+                    allowance,
+                    clock.equals(created.get())
+                        ? "they were created"
+                        : "their queue released them");
     return Optional.of(
         new JobOutcome.Failed(
             Reasons.TIMEOUT,
-            "pods not all running %d s after %s (spec.timeoutSeconds +"
-                    .formatted(
-                        allowance,
-                        clock.equals(created.get())
-                            ? "they were created"
-                            : "their queue released them")
-                + " spec.schedulingTimeoutSeconds): "
+            "pods not all running "
+                + allowed
+                + ": "
                 + podCounts(observation.podsByIndex(), layout)
                 + lastRefusal(job)));
+  }
+
+  /**
+   * When pods that never all run time out, and, where a node autoscaler moved it, when the last of
+   * them began to wait for the node it promised.
+   */
+  private record StartupDeadline(Instant at, Optional<Instant> nodeWaitBegan) {}
+
+  /**
+   * The start-up allowance after {@code clock}; once that has passed, where an autoscaler promised
+   * one of the pods a node, the scale-up timeout and spec.timeoutSeconds after the last such pod
+   * began to wait, if later: a node that took its time to come still leaves its pod the time to
+   * pull its image and start that the allowance leaves the others.
+   */
+  private StartupDeadline startupDeadline(
+      CommJob job, JobLayout layout, Instant clock, JobObservation observation, Instant now) {
+    Instant allowed = clock.plusSeconds(startupAllowance(job, layout));
+    if (allowed.isAfter(now) || !config.scaleUpTimeout().isPositive()) {
+      return new StartupDeadline(allowed, Optional.empty());
+    }
+    Optional<Instant> nodeWaitBegan =
+        observation.nodeProvisioning().lastWaitBegan(observation.podsByIndex().values());
+    Optional<Instant> afterNodeWait =
+        nodeWaitBegan
+            .map(began -> began.plus(config.scaleUpTimeout()).plusSeconds(layout.timeoutSeconds()))
+            .filter(allowed::isBefore);
+    return afterNodeWait.isPresent()
+        ? new StartupDeadline(afterNodeWait.get(), nodeWaitBegan)
+        : new StartupDeadline(allowed, Optional.empty());
   }
 
   /**

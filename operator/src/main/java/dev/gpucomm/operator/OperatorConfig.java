@@ -48,6 +48,15 @@ public interface OperatorConfig {
   Duration unschedulableTimeout();
 
   /**
+   * How long a pod may wait for a node that a node autoscaler said is on its way (cluster-
+   * autoscaler's TriggeredScaleUp, Karpenter's Nominated Events on the pod), counted from when it
+   * first said so, where that ends later than the pod's scheduling timeout: GPU nodes take minutes
+   * to join. Both autoscalers give up on a node after 15 minutes by default. Zero reads no Events.
+   */
+  @WithDefault("15m")
+  Duration scaleUpTimeout();
+
+  /**
    * How long after a pod's ranks failed the verdict waits while another pod of the run still shows
    * Running: a node that stops answering leaves its pod Running until the node controller marks it
    * NotReady (after its grace period, 40-50 s), while its peers fail within seconds on its silence.

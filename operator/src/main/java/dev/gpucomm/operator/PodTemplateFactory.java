@@ -164,7 +164,8 @@ public class PodTemplateFactory {
    * operator is left to time the job out (uninstalled, or down for good): a rank hung in a
    * collective would otherwise hold its GPUs forever. It counts from the pod's own start on its
    * node, while the operator allows the job's pods spec.timeoutSeconds +
-   * spec.schedulingTimeoutSeconds from their creation to all run, and spec.timeoutSeconds more from
+   * spec.schedulingTimeoutSeconds from their creation to all run (and the operator's scale-up
+   * timeout more where a node autoscaler brings a pod's node), and spec.timeoutSeconds more from
    * then: the first pod to start may see all of that, so its deadline is the sum and a margin, and
    * with the operator running its Timeout comes first. A pod keeps the deadline it was made with: a
    * schedulingTimeoutSeconds raised later does not move it.
@@ -173,7 +174,10 @@ public class PodTemplateFactory {
     Integer scheduling = job.getSpec().getSchedulingTimeoutSeconds();
     long schedulingSeconds =
         scheduling != null ? scheduling : config.unschedulableTimeout().toSeconds();
-    return 2L * layout.timeoutSeconds() + schedulingSeconds + FALLBACK_DEADLINE_MARGIN_SECONDS;
+    return 2L * layout.timeoutSeconds()
+        + schedulingSeconds
+        + config.scaleUpTimeout().toSeconds()
+        + FALLBACK_DEADLINE_MARGIN_SECONDS;
   }
 
   private List<LocalObjectReference> runtimeImagePullSecrets() {

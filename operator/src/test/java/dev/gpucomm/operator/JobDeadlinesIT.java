@@ -7,12 +7,21 @@ import static org.awaitility.Awaitility.await;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
 import dev.gpucomm.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventListBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +33,7 @@ import org.junit.jupiter.api.Test;
 @WithKubernetesTestServer(setup = CommJobCrdSetup.class)
 class JobDeadlinesIT {
   @Inject KubernetesClient client;
+  @KubernetesTestServer KubernetesServer server;
 
   private TestCluster cluster;
   private JobEvents events;
@@ -119,6 +129,90 @@ class JobDeadlinesIT {
         .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(4))
         .until(() -> cluster.job("autoscaled").getStatus().getPhase() == Phase.PENDING);
+  }
+
+  @Test
+  void aPodWhoseNodeAnAutoscalerIsBringingWaitsUntilTheAutoscalerGivesUp() {
+    // the API server selects Events by reason; the test server cannot, so it answers as one would
+    Map<String, List<Event>> eventsByReason = new ConcurrentHashMap<>();
+    for (String reason : List.of("TriggeredScaleUp", "Nominated", "NotTriggerScaleUp")) {
+      server
+          .expect()
+          .get()
+          .withPath(
+              "/api/v1/namespaces/%s/events?fieldSelector=%s"
+                  .formatted(
+                      cluster.namespace,
+                      URLEncoder.encode(
+                          "involvedObject.kind=Pod,reason=" + reason, StandardCharsets.UTF_8)))
+          .andReply(
+              200,
+              request ->
+                  new EventListBuilder()
+                      .withItems(eventsByReason.getOrDefault(reason, List.of()))
+                      .build())
+          .always();
+    }
+    cluster.apply(
+        """
+        metadata: {name: scaling}
+        spec:
+          worldSize: 2
+          device: cpu
+          schedulingTimeoutSeconds: 1
+          workload:
+            kind: benchmark
+            benchmark: {tokens: [32]}
+        """);
+    Pod waiting =
+        cluster.awaitPods("scaling", "scaling-0", "scaling-1").stream()
+            .filter(pod -> pod.getMetadata().getName().equals("scaling-1"))
+            .findFirst()
+            .orElseThrow();
+    Instant refused = Instant.now().minusSeconds(120);
+    eventsByReason.put(
+        "TriggeredScaleUp",
+        List.of(
+            AutoscalerEvents.legacy(
+                "TriggeredScaleUp",
+                AutoscalerEvents.CLUSTER_AUTOSCALER,
+                waiting,
+                refused.plusSeconds(10),
+                refused.plusSeconds(10),
+                AutoscalerEvents.SCALE_UP)));
+    cluster.kubelet.run("scaling-0");
+    cluster.kubelet.unschedulable(
+        "scaling-1", refused, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.");
+
+    // past its scheduling timeout, but the node is on its way
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(4))
+        .until(() -> cluster.job("scaling").getStatus().getPhase() != Phase.FAILED);
+
+    // the cloud has no GPUs left: the autoscaler gives up, and the scheduler tries again
+    eventsByReason.put(
+        "NotTriggerScaleUp",
+        List.of(
+            AutoscalerEvents.legacy(
+                "NotTriggerScaleUp",
+                AutoscalerEvents.CLUSTER_AUTOSCALER,
+                waiting,
+                Instant.now(),
+                Instant.now(),
+                AutoscalerEvents.NO_SCALE_UP)));
+    cluster.kubelet.unschedulable(
+        "scaling-1", refused, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu (again).");
+
+    CommJobStatus failed = cluster.awaitStatus("scaling", s -> s.getPhase() == Phase.FAILED);
+    assertThat(condition(failed, "Failed").getReason()).isEqualTo("Unschedulable");
+    assertThat(condition(failed, "Failed").getMessage())
+        .startsWith(
+            "pod scaling-1 (rank 1) could not be scheduled within 1 s (cluster-autoscaler's"
+                + " NotTriggerScaleUp at ")
+        .endsWith(
+            AutoscalerEvents.NO_SCALE_UP
+                + "): 0/3 nodes are available: 3 Insufficient nvidia.com/gpu (again).");
   }
 
   @Test

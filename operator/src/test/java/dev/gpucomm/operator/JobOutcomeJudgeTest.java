@@ -1,5 +1,10 @@
 package dev.gpucomm.operator;
 
+import static dev.gpucomm.operator.AutoscalerEvents.CLUSTER_AUTOSCALER;
+import static dev.gpucomm.operator.AutoscalerEvents.NO_SCALE_UP;
+import static dev.gpucomm.operator.AutoscalerEvents.SCALE_UP;
+import static dev.gpucomm.operator.AutoscalerEvents.legacy;
+import static dev.gpucomm.operator.AutoscalerEvents.series;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
@@ -17,6 +22,7 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -1116,6 +1122,183 @@ class JobOutcomeJudgeTest {
     }
   }
 
+  /**
+   * A pod waiting for a node that a node autoscaler is bringing may wait longer than its scheduling
+   * timeout: GPU nodes take minutes to join.
+   */
+  @Nested
+  class Autoscalers {
+    private static final String NO_ROOM = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.";
+    private final Instant scaleUp = STARTED.plusSeconds(20);
+
+    @Test
+    void aPodWhoseNodeIsOnItsWayWaitsTheScaleUpTimeoutFromThePromise() {
+      CommJob job = notYetRunning();
+      Map<Integer, Pod> waiting = Map.of(0, running("job-0"), 1, unschedulable("job-1"));
+      NodeProvisioning promised =
+          of(legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, rankOne(), scaleUp, scaleUp, SCALE_UP));
+
+      JobPlan pastScheduling = plan(job, waiting, promised, STARTED.plusSeconds(400));
+      assertThat(pastScheduling.outcome()).isInstanceOf(JobOutcome.InProgress.class);
+      // the autoscaler giving up is only an Event: the operator looks again within a minute
+      assertThat(judge.nextCheck(pastScheduling, job.getStatus(), STARTED.plusSeconds(400)))
+          .contains(JobOutcomeJudge.SCALE_UP_RECHECK);
+      assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(899)).outcome())
+          .isInstanceOf(JobOutcome.InProgress.class);
+      assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(901)).outcome())
+          .isEqualTo(
+              new JobOutcome.Failed(
+                  Reasons.UNSCHEDULABLE,
+                  "pod job-1 (rank 1) could not be scheduled within 300 s, nor within 900 s of"
+                      + " its node autoscaler's word (cluster-autoscaler's TriggeredScaleUp at"
+                      + " 2026-01-01T00:00:20Z: pod triggered scale-up: [{gpu-pool 0->1 (max:"
+                      + " 4)}]): "
+                      + NO_ROOM));
+    }
+
+    @Test
+    void karpentersNominationCountsAsAPromise() {
+      NodeProvisioning nominated =
+          of(series("Nominated", "karpenter", rankOne(), scaleUp, scaleUp.plusSeconds(240)));
+
+      assertThat(
+              plan(
+                      notYetRunning(),
+                      Map.of(0, running("job-0"), 1, unschedulable("job-1")),
+                      nominated,
+                      STARTED.plusSeconds(600))
+                  .outcome())
+          .isInstanceOf(JobOutcome.InProgress.class);
+    }
+
+    @Test
+    void anAutoscalerThatGivesUpOnTheNodeFailsThePodAtItsSchedulingTimeoutAndSaysWhy() {
+      NodeProvisioning declined =
+          of(
+              legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, rankOne(), scaleUp, scaleUp, SCALE_UP),
+              legacy(
+                  "NotTriggerScaleUp",
+                  CLUSTER_AUTOSCALER,
+                  rankOne(),
+                  STARTED.plusSeconds(330),
+                  STARTED.plusSeconds(330),
+                  NO_SCALE_UP));
+
+      assertThat(
+              plan(
+                      notYetRunning(),
+                      Map.of(0, running("job-0"), 1, unschedulable("job-1")),
+                      declined,
+                      STARTED.plusSeconds(331))
+                  .outcome())
+          .isEqualTo(
+              new JobOutcome.Failed(
+                  Reasons.UNSCHEDULABLE,
+                  "pod job-1 (rank 1) could not be scheduled within 300 s (cluster-autoscaler's"
+                      + " NotTriggerScaleUp at 2026-01-01T00:05:30Z: "
+                      + NO_SCALE_UP
+                      + "): "
+                      + NO_ROOM));
+    }
+
+    @Test
+    void aPodWhoseNodeCameLateStillHasTheTimeToStartThatTheOthersHad() {
+      CommJob job = notYetRunning();
+      // placed on its new node at last, pulling its image
+      Map<Integer, Pod> pulling = Map.of(0, running("job-0"), 1, withUid(pending("job-1")));
+      NodeProvisioning promised =
+          of(legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, rankOne(), scaleUp, scaleUp, SCALE_UP));
+      Instant allowanceOver = STARTED.plusSeconds(TIMEOUT_SECONDS + 301);
+      Instant nodeWaitAndStartOver = scaleUp.plusSeconds(900 + TIMEOUT_SECONDS);
+
+      JobPlan plan = plan(job, pulling, promised, allowanceOver);
+      assertThat(plan.outcome()).isInstanceOf(JobOutcome.InProgress.class);
+      assertThat(judge.nextCheck(plan, job.getStatus(), allowanceOver))
+          .contains(Duration.between(allowanceOver, nodeWaitAndStartOver));
+      assertThat(plan(job, pulling, promised, nodeWaitAndStartOver.plusSeconds(1)).outcome())
+          .isEqualTo(
+              new JobOutcome.Failed(
+                  Reasons.TIMEOUT,
+                  "pods not all running 960 s after the last of them began to wait for a node an"
+                      + " autoscaler promised (the operator's scale-up timeout +"
+                      + " spec.timeoutSeconds): 1 of 2 pods running, 1 pending"));
+    }
+
+    @Test
+    void withTheWaitForAutoscalersTurnedOffNoEventIsRead() {
+      OperatorConfig noWait = new TestConfig(Duration.ZERO, Duration.ZERO);
+      JobOutcomeJudge impatient =
+          new JobOutcomeJudge(new SpecValidator(new TemplateOverlayValidator(), noWait), noWait);
+      NodeProvisioning unreadable =
+          NodeProvisioning.of(
+              () -> {
+                throw new AssertionError("Events read");
+              });
+      JobObservation observation =
+          new JobObservation(
+                  Map.of(0, running("job-0"), 1, unschedulable("job-1")),
+                  Optional.of(specConfigMap()),
+                  Optional.empty(),
+                  0,
+                  0,
+                  List.of())
+              .withNodeProvisioning(unreadable);
+
+      JobOutcome outcome =
+          impatient.plan(notYetRunning(), observation, STARTED.plusSeconds(301)).outcome();
+
+      assertThat(outcome).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) outcome).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+    }
+
+    private JobPlan plan(
+        CommJob job, Map<Integer, Pod> pods, NodeProvisioning provisioning, Instant now) {
+      JobObservation observation =
+          new JobObservation(pods, Optional.of(specConfigMap()), Optional.empty(), 0, 0, List.of())
+              .withNodeProvisioning(provisioning);
+      return judge.plan(job, observation, now);
+    }
+
+    private static NodeProvisioning of(Event... events) {
+      return NodeProvisioning.of(() -> List.of(events));
+    }
+
+    private static ConfigMap specConfigMap() {
+      return new ConfigMapBuilder().withNewMetadata().withName("job-spec").endMetadata().build();
+    }
+
+    private static CommJob notYetRunning() {
+      CommJob job = job();
+      job.getStatus().setRunningTime(null);
+      return job;
+    }
+
+    private static Pod rankOne() {
+      return withUid(pending("job-1"));
+    }
+
+    private static Pod withUid(Pod pod) {
+      pod.getMetadata().setUid("uid-1");
+      return pod;
+    }
+
+    /** The pod of rank 1, which the scheduler has found no node for since the job started. */
+    private static Pod unschedulable(String name) {
+      Pod pod = withUid(pending(name));
+      pod.getStatus()
+          .setConditions(
+              List.of(
+                  new PodConditionBuilder()
+                      .withType("PodScheduled")
+                      .withStatus("False")
+                      .withReason("Unschedulable")
+                      .withMessage(NO_ROOM)
+                      .withLastTransitionTime(STARTED.toString())
+                      .build()));
+      return pod;
+    }
+  }
+
   private JobOutcome outcome(Map<Integer, Pod> pods, Instant now) {
     return outcome(job(), pods, now);
   }
@@ -1264,13 +1447,19 @@ class JobOutcomeJudgeTest {
    */
   private static final class TestConfig implements OperatorConfig {
     private final Duration nodeLossGrace;
+    private final Duration scaleUpTimeout;
 
     TestConfig() {
       this(Duration.ZERO);
     }
 
     TestConfig(Duration nodeLossGrace) {
+      this(nodeLossGrace, Duration.ofMinutes(15));
+    }
+
+    TestConfig(Duration nodeLossGrace, Duration scaleUpTimeout) {
       this.nodeLossGrace = nodeLossGrace;
+      this.scaleUpTimeout = scaleUpTimeout;
     }
 
     @Override
@@ -1321,6 +1510,11 @@ class JobOutcomeJudgeTest {
     @Override
     public Duration unschedulableTimeout() {
       return Duration.ofSeconds(300);
+    }
+
+    @Override
+    public Duration scaleUpTimeout() {
+      return scaleUpTimeout;
     }
 
     @Override

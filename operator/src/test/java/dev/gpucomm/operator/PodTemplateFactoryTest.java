@@ -59,13 +59,14 @@ class PodTemplateFactoryTest {
     CommJob job = job();
     job.getSpec().setSchedulingTimeoutSeconds(120);
 
-    // timeoutSeconds 900 to start (with the scheduling timeout, 120) and 900 to run, and 600 more
+    // timeoutSeconds 900 to start (with the scheduling timeout, 120, and the 900 s an autoscaler's
+    // node may take) and 900 to run, and 600 more
     assertThat(factory(Optional.empty()).build(job, LAYOUT, 0).getSpec().getActiveDeadlineSeconds())
-        .isEqualTo(2520L);
+        .isEqualTo(3420L);
     // the operator's default scheduling timeout where the job names none
     assertThat(
             factory(Optional.empty()).build(job(), LAYOUT, 0).getSpec().getActiveDeadlineSeconds())
-        .isEqualTo(2 * 900L + 300L + 600L);
+        .isEqualTo(2 * 900L + 300L + 900L + 600L);
   }
 
   private static CommJob job() {
@@ -101,6 +102,7 @@ class PodTemplateFactoryTest {
                       case "cpuPerRank" -> "2";
                       case "memoryPerRank" -> "4Gi";
                       case "unschedulableTimeout" -> java.time.Duration.ofSeconds(300);
+                      case "scaleUpTimeout" -> java.time.Duration.ofMinutes(15);
                       default -> throw new UnsupportedOperationException(method.getName());
                     });
     return new PodTemplateFactory(config, new PodTemplateOverlay());

@@ -144,8 +144,12 @@ public class CommJobSpec {
           + " scheduler for this many seconds; the operator's default (Helm value"
           + " runtime.unschedulableTimeout) when omitted. Pods a queue holds back (scheduling"
           + " gates, a Volcano queue that has not admitted the PodGroup) do not count; the time"
-          + " runs from their release. Also how long a new job waits for a deleted namesake's objects to release"
-          + " its names, and its pods' earlier run's pods to terminate.")
+          + " runs from their release. A pod that the cluster's node autoscaler is bringing a"
+          + " node for (a TriggeredScaleUp or Nominated Event on the pod) may wait longer: the"
+          + " operator's scale-up timeout (Helm value runtime.scaleUpTimeout) from the"
+          + " autoscaler's word, unless it says NotTriggerScaleUp since. Also how long a new job"
+          + " waits for a deleted namesake's objects to release its names, and its pods' earlier"
+          + " run's pods to terminate.")
   private Integer schedulingTimeoutSeconds;
 
   @JsonPropertyDescription(

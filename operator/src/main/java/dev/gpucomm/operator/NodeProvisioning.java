@@ -1,0 +1,207 @@
+package dev.gpucomm.operator;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.jboss.logging.Logger;
+
+/**
+ * What the cluster's node autoscaler says of pods the scheduler cannot place: that a node is on its
+ * way (cluster-autoscaler's TriggeredScaleUp, Karpenter's Nominated), or that none will come
+ * (cluster-autoscaler's NotTriggerScaleUp). Autoscalers say it only in Events on the pod; nothing
+ * in the pod's status changes until the node has joined, which for GPU nodes takes minutes.
+ *
+ * <p>The Events are read from the API server only when first asked, and once per reconciliation:
+ * they are asked for only once a pod has been unschedulable past its scheduling timeout.
+ */
+final class NodeProvisioning {
+  /** Reasons under which an autoscaler says a pod's node is on its way. */
+  static final List<String> PROMISES = List.of("TriggeredScaleUp", "Nominated");
+
+  /** The reason under which cluster-autoscaler says no node group it has would take a pod. */
+  static final String DECLINE = "NotTriggerScaleUp";
+
+  private static final Logger LOG = Logger.getLogger(NodeProvisioning.class);
+
+  private final Supplier<List<Event>> events;
+  private List<Event> read;
+
+  private NodeProvisioning(Supplier<List<Event>> events) {
+    this.events = events;
+  }
+
+  /** An autoscaler's word on one pod: {@code since} is when it first said it. */
+  record Word(String reason, String by, String message, Instant since, Instant last) {
+    boolean promisesANode() {
+      return PROMISES.contains(reason);
+    }
+
+    /** "cluster-autoscaler's TriggeredScaleUp at 2026-...: pod triggered scale-up: ...". */
+    String inWords() {
+      return "%s's %s at %s: %s"
+          .formatted(by, reason, since, PodFailureDescriber.lastLine(message));
+    }
+  }
+
+  /** Knows of no autoscaler's word. */
+  static NodeProvisioning unknown() {
+    return of(List::of);
+  }
+
+  /** From the Events that {@code events} reads when first asked. */
+  static NodeProvisioning of(Supplier<List<Event>> events) {
+    return new NodeProvisioning(events);
+  }
+
+  /**
+   * Reads {@code namespace}'s autoscaler Events when first asked. An Event list the API server
+   * refuses (a chart from before the operator read Events grants no list) counts as no word, which
+   * leaves the scheduling timeout as it was.
+   */
+  static NodeProvisioning readOnDemand(KubernetesClient client, String namespace) {
+    return of(
+        () -> {
+          List<Event> found = new ArrayList<>();
+          for (String reason : Stream.concat(PROMISES.stream(), Stream.of(DECLINE)).toList()) {
+            try {
+              found.addAll(
+                  client
+                      .v1()
+                      .events()
+                      .inNamespace(namespace)
+                      .withField("involvedObject.kind", "Pod")
+                      .withField("reason", reason)
+                      .list()
+                      .getItems());
+            } catch (KubernetesClientException e) {
+              LOG.warnf(
+                  "%s: cannot read %s Events, so a node autoscaler's scale-up does not lengthen"
+                      + " the scheduling timeout: %s",
+                  namespace, reason, PodFailureDescriber.lastLine(String.valueOf(e.getMessage())));
+            }
+          }
+          return found;
+        });
+  }
+
+  /**
+   * The autoscaler's word on {@code pod} that stands: while a node is on its way, the promise and
+   * when the pod's wait for it began (its first promise since the last decline); else the last
+   * decline. Empty when no autoscaler has spoken of the pod.
+   */
+  Optional<Word> on(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    if (uid == null) {
+      return Optional.empty();
+    }
+    List<Word> words =
+        events().stream()
+            .filter(event -> event.getInvolvedObject() != null)
+            .filter(event -> "Pod".equals(event.getInvolvedObject().getKind()))
+            .filter(event -> uid.equals(event.getInvolvedObject().getUid()))
+            .map(NodeProvisioning::word)
+            .flatMap(Optional::stream)
+            .toList();
+    Optional<Word> lastDecline =
+        words.stream()
+            .filter(word -> word.reason().equals(DECLINE))
+            .max(Comparator.comparing(Word::last));
+    Optional<Word> firstStandingPromise =
+        words.stream()
+            .filter(Word::promisesANode)
+            .filter(word -> lastDecline.isEmpty() || word.last().isAfter(lastDecline.get().last()))
+            .min(Comparator.comparing(Word::since));
+    return firstStandingPromise.or(() -> lastDecline);
+  }
+
+  /**
+   * When the last of {@code pods} began to wait for a node an autoscaler promised it and has not
+   * given up on since, whether or not the node has come: a run's start-up allowance counts from
+   * then.
+   */
+  Optional<Instant> lastWaitBegan(Collection<Pod> pods) {
+    return pods.stream()
+        .map(this::on)
+        .flatMap(Optional::stream)
+        .filter(Word::promisesANode)
+        .map(Word::since)
+        .max(Comparator.naturalOrder());
+  }
+
+  private List<Event> events() {
+    if (read == null) {
+      read = List.copyOf(events.get());
+    }
+    return read;
+  }
+
+  /**
+   * An Event as a word, with when it was first and last said. A core/v1 recorder (both
+   * autoscalers') writes first and last timestamps and a count; an events.k8s.io/v1 recorder an
+   * event time and a series.
+   */
+  private static Optional<Word> word(Event event) {
+    List<Instant> times =
+        Stream.of(
+                instant(event.getFirstTimestamp()),
+                micro(event.getEventTime()),
+                instant(event.getLastTimestamp()),
+                event.getSeries() == null
+                    ? Optional.<Instant>empty()
+                    : micro(event.getSeries().getLastObservedTime()),
+                instant(
+                    event.getMetadata() == null
+                        ? null
+                        : event.getMetadata().getCreationTimestamp()))
+            .flatMap(Optional::stream)
+            .toList();
+    if (times.isEmpty() || event.getReason() == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Word(
+            event.getReason(),
+            reporter(event),
+            Objects.requireNonNullElse(event.getMessage(), ""),
+            times.stream().min(Comparator.naturalOrder()).orElseThrow(),
+            times.stream().max(Comparator.naturalOrder()).orElseThrow()));
+  }
+
+  /** Who said it: the reporting component (events.k8s.io), else the source's (core/v1). */
+  private static String reporter(Event event) {
+    if (event.getReportingComponent() != null && !event.getReportingComponent().isEmpty()) {
+      return event.getReportingComponent();
+    }
+    if (event.getSource() != null && event.getSource().getComponent() != null) {
+      return event.getSource().getComponent();
+    }
+    return "an autoscaler";
+  }
+
+  private static Optional<Instant> micro(MicroTime time) {
+    return time == null ? Optional.empty() : instant(time.getTime());
+  }
+
+  private static Optional<Instant> instant(String text) {
+    if (text == null || text.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(text));
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
+  }
+}
