@@ -2,6 +2,7 @@ package dev.gpucomm.operator;
 
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.ReportRun;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -23,6 +24,18 @@ public record JobNames(String job) {
   /** Annotation on the spec ConfigMap: the CommJob generation whose spec the job runs. */
   public static final String SPEC_GENERATION_ANNOTATION = CommJob.GROUP + "/spec-generation";
 
+  /**
+   * Label carrying the UID of the job an object belongs to: a job deleted and created again under
+   * its name labels its objects with its new UID (JobSet's jobset-uid), so that a selector, a log
+   * query or a dashboard can tell the two runs' pods apart.
+   */
+  public static final String JOB_UID_LABEL = CommJob.GROUP + "/job-uid";
+
+  /** Kubernetes' recommended labels: what application an object is part of, and which instance. */
+  public static final String NAME_LABEL = "app.kubernetes.io/name";
+
+  public static final String NAME = "gpucomm";
+  public static final String INSTANCE_LABEL = "app.kubernetes.io/instance";
   public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
   public static final String MANAGED_BY = "gpucomm-operator";
 
@@ -51,8 +64,20 @@ public record JobNames(String job) {
     return job + "-" + podIndex;
   }
 
-  /** Labels every object of the job carries. */
-  public Map<String, String> labels() {
-    return Map.of(CommJob.JOB_LABEL, job, MANAGED_BY_LABEL, MANAGED_BY);
+  /**
+   * Labels every object of {@code job} carries: the job's name and UID, and Kubernetes' recommended
+   * labels, whose instance is the job.
+   */
+  public static Map<String, String> labelsOf(CommJob job) {
+    String name = job.getMetadata().getName();
+    Map<String, String> labels = new HashMap<>();
+    labels.put(CommJob.JOB_LABEL, name);
+    labels.put(NAME_LABEL, NAME);
+    labels.put(INSTANCE_LABEL, name);
+    labels.put(MANAGED_BY_LABEL, MANAGED_BY);
+    if (job.getMetadata().getUid() != null) {
+      labels.put(JOB_UID_LABEL, job.getMetadata().getUid());
+    }
+    return labels;
   }
 }

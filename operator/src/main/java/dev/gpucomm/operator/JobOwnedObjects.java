@@ -15,7 +15,7 @@ final class JobOwnedObjects {
     return new ObjectMetaBuilder()
         .withName(name)
         .withNamespace(job.getMetadata().getNamespace())
-        .withLabels(new HashMap<>(JobNames.of(job).labels()))
+        .withLabels(JobNames.labelsOf(job))
         .withAnnotations(new HashMap<>())
         .withOwnerReferences(controllerReference(job))
         .build();

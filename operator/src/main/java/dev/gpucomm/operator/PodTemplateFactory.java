@@ -99,7 +99,7 @@ public class PodTemplateFactory {
   public Pod build(CommJob job, JobLayout layout, int podIndex) {
     JobNames names = JobNames.of(job);
     String namespace = job.getMetadata().getNamespace();
-    Map<String, String> labels = new HashMap<>(names.labels());
+    Map<String, String> labels = JobNames.labelsOf(job);
     labels.put(JobNames.POD_INDEX_LABEL, Integer.toString(podIndex));
     labels.put(JobNames.RESTART_ATTEMPT_LABEL, Integer.toString(JobRestarts.made(job.getStatus())));
     Pod pod =

@@ -118,7 +118,11 @@ public class TemplateOverlayValidator {
     }
     if (template.getMetadata() != null) {
       for (String reserved :
-          List.of(CommJob.JOB_LABEL, JobNames.POD_INDEX_LABEL, JobNames.RESTART_ATTEMPT_LABEL)) {
+          List.of(
+              CommJob.JOB_LABEL,
+              JobNames.JOB_UID_LABEL,
+              JobNames.POD_INDEX_LABEL,
+              JobNames.RESTART_ATTEMPT_LABEL)) {
         if (template.getMetadata().getLabels() != null
             && template.getMetadata().getLabels().containsKey(reserved)) {
           problems.add(

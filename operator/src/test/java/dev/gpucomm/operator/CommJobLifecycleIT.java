@@ -121,7 +121,13 @@ class CommJobLifecycleIT {
             binding,
             pods.get(0),
             pods.get(1))) {
-      assertThat(owned.getMetadata().getLabels()).containsEntry("gpucomm.dev/job", "ar-tp8");
+      assertThat(owned.getMetadata().getLabels())
+          .as("labels of %s", owned.getMetadata().getName())
+          .containsEntry("gpucomm.dev/job", "ar-tp8")
+          .containsEntry("gpucomm.dev/job-uid", job.getMetadata().getUid())
+          .containsEntry("app.kubernetes.io/name", "gpucomm")
+          .containsEntry("app.kubernetes.io/instance", "ar-tp8")
+          .containsEntry("app.kubernetes.io/managed-by", "gpucomm-operator");
       assertThat(owned.getMetadata().getOwnerReferences())
           .as("owner of %s", owned.getMetadata().getName())
           .singleElement()

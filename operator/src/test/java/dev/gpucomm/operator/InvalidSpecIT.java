@@ -265,6 +265,12 @@ class InvalidSpecIT {
                 + " (e.g. 8Gi, 500m, 2); spec.template.spec.containers[0].resources.limits"
                 + "[\"nvidia.com/gpu\"] (1e) is not a quantity (e.g. 8Gi, 500m, 2)"),
         invalid(
+            "reserved-label",
+            "worldSize: 2\n"
+                + BENCHMARK
+                + "\ntemplate: {metadata: {labels: {gpucomm.dev/job-uid: mine}}}",
+            "spec.template.metadata.labels sets gpucomm.dev/job-uid, which the operator sets"),
+        invalid(
             "reserved-volume",
             "worldSize: 2\n"
                 + BENCHMARK
