@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,6 +30,10 @@ class HelmChartTest {
         resourcesPerRank: {cpu: 1500m, memory: 12Gi}
         unschedulableTimeout: 10m
         scaleUpTimeout: 25m
+        podTemplate:
+          spec:
+            tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+            priorityClassName: gpu-batch
         rendezvousPort: 29600
         runAsUser: 2000
       watchNamespaces: [ml-team-a, ml-team-b]
@@ -81,6 +86,9 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("4Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("300s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_SCALE_UP_TIMEOUT")).isEqualTo("15m");
+    assertThat(deployment.at("/spec/template/spec/containers/0/env").findValuesAsText("name"))
+        .as("no rank pod template by default")
+        .doesNotContain("GPUCOMM_OPERATOR_RANK_POD_TEMPLATE");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_NODE_LOSS_GRACE")).isEqualTo("90s");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_REMOVE_LOST_PODS")).isEqualTo("true");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("30s");
@@ -266,6 +274,15 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("12Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("10m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_SCALE_UP_TIMEOUT")).isEqualTo("25m");
+    assertThat(new ObjectMapper().readTree(env(deployment, "GPUCOMM_OPERATOR_RANK_POD_TEMPLATE")))
+        .isEqualTo(
+            new ObjectMapper()
+                .readTree(
+                    """
+                    {"spec": {"priorityClassName": "gpu-batch",
+                              "tolerations": [{"effect": "NoSchedule", "key": "nvidia.com/gpu",
+                                               "operator": "Exists"}]}}
+                    """));
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RENDEZVOUS_PORT")).isEqualTo("29600");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_RUN_AS_USER")).isEqualTo("2000");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_BASELINE_RECHECK_INTERVAL")).isEqualTo("2m");
@@ -313,6 +330,12 @@ class HelmChartTest {
             "template", "ops", helm.chart.toString(), "--set", "runtime.resourcesPerRank.cpu=two");
     assertThat(cpu.exitCode()).isNotZero();
     assertThat(cpu.output()).contains("runtime.resourcesPerRank.cpu");
+
+    Helm.Result template =
+        helm.run(
+            "template", "ops", helm.chart.toString(), "--set", "runtime.podTemplate.tolerations=x");
+    assertThat(template.exitCode()).isNotZero();
+    assertThat(template.output()).contains("runtime.podTemplate").contains("tolerations");
 
     Helm.Result typo =
         helm.run("template", "ops", helm.chart.toString(), "--set", "leaderElection.enable=false");

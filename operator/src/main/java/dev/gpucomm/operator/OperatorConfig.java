@@ -43,6 +43,13 @@ public interface OperatorConfig {
   @WithDefault(CommJobDefaults.MEMORY_PER_RANK)
   String memoryPerRank();
 
+  /**
+   * A pod template (JSON) merged into every rank pod before the CommJob's own template, by the same
+   * rules and with the same fields allowed: tolerations of the GPU nodes' taints, a priority class,
+   * labels every job's pods need. Unset or {@code {}}: none.
+   */
+  Optional<String> rankPodTemplate();
+
   /** How long a pod may stay unschedulable before the job fails with reason Unschedulable. */
   @WithDefault("300s")
   Duration unschedulableTimeout();

@@ -25,7 +25,7 @@ import java.util.stream.IntStream;
 /**
  * Builds pod {@code <job>-<podIndex>}: one container running {@code gpucomm launch}, which starts
  * the pod's ranks as processes that share the container's IPC namespace and a memory-backed
- * /dev/shm; the job's template overlay is merged in last.
+ * /dev/shm; the cluster's rank pod template and then the job's template overlay are merged in last.
  */
 @ApplicationScoped
 public class PodTemplateFactory {
@@ -81,11 +81,13 @@ public class PodTemplateFactory {
 
   private final OperatorConfig config;
   private final PodTemplateOverlay overlay;
+  private final RankPodDefaults defaults;
 
   @Inject
   public PodTemplateFactory(OperatorConfig config, PodTemplateOverlay overlay) {
     this.config = config;
     this.overlay = overlay;
+    this.defaults = RankPodDefaults.of(config);
   }
 
   /** The job's pods {@code <job>-0 .. <job>-(podCount-1)}, in index order. */
@@ -152,6 +154,7 @@ public class PodTemplateFactory {
                     .build())
             .endSpec()
             .build();
+    defaults.template().ifPresent(template -> overlay.apply(pod, template));
     overlay.apply(pod, job.getSpec().getTemplate());
     return pod;
   }

@@ -29,11 +29,13 @@ public class SpecValidator {
 
   private final TemplateOverlayValidator templateValidator;
   private final OperatorConfig config;
+  private final RankPodDefaults defaults;
 
   @Inject
   public SpecValidator(TemplateOverlayValidator templateValidator, OperatorConfig config) {
     this.templateValidator = templateValidator;
     this.config = config;
+    this.defaults = RankPodDefaults.of(config);
   }
 
   /** All problems of the job, each "field.path: problem", in the order of its fields. */
@@ -50,6 +52,15 @@ public class SpecValidator {
     int ranksPerPod =
         Objects.requireNonNullElse(spec.getRanksPerPod(), CommJobDefaults.RANKS_PER_POD);
     long sharedMemoryBytes = sharedMemoryBytes(spec, problems);
+    // the cluster's template is checked against each job's shape: a GPU count, a memory limit
+    defaults.problem().ifPresent(problems::add);
+    defaults
+        .template()
+        .ifPresent(
+            template ->
+                problems.addAll(
+                    templateValidator.problems(
+                        template, RankPodDefaults.FIELD, ranksPerPod, sharedMemoryBytes)));
     if (spec.getTemplate() instanceof UnreadablePodTemplate unreadable) {
       problems.add(unreadable.problemUnder(TemplateOverlayValidator.FIELD));
     } else {

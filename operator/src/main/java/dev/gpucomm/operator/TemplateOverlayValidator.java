@@ -105,16 +105,22 @@ public class TemplateOverlayValidator {
 
   /** Problems of the overlay; {@code sharedMemoryBytes} is -1 when it is not known. */
   public List<String> problems(PodTemplateSpec template, int ranksPerPod, long sharedMemoryBytes) {
+    return problems(template, FIELD, ranksPerPod, sharedMemoryBytes);
+  }
+
+  /** Problems of an overlay set where {@code field} says (a job's template, the chart's). */
+  public List<String> problems(
+      PodTemplateSpec template, String field, int ranksPerPod, long sharedMemoryBytes) {
     List<String> problems = new ArrayList<>();
     if (template == null) {
       return problems;
     }
     JsonNode tree = SERIALIZATION.convertValue(template, JsonNode.class);
-    unsupportedFields(tree, "", FIELD, problems);
+    unsupportedFields(tree, "", field, problems);
     JsonNode containers = tree.path("spec").path("containers");
     for (int i = 0; i < containers.size(); i++) {
       unsupportedFields(
-          containers.get(i), "container", FIELD + ".spec.containers[" + i + "]", problems);
+          containers.get(i), "container", field + ".spec.containers[" + i + "]", problems);
     }
     if (template.getMetadata() != null) {
       for (String reserved :
@@ -126,14 +132,15 @@ public class TemplateOverlayValidator {
         if (template.getMetadata().getLabels() != null
             && template.getMetadata().getLabels().containsKey(reserved)) {
           problems.add(
-              "%s.metadata.labels sets %s, which the operator sets".formatted(FIELD, reserved));
+              "%s.metadata.labels sets %s, which the operator sets".formatted(field, reserved));
         }
       }
     }
     if (template.getSpec() != null) {
-      checkContainers(template.getSpec().getContainers(), ranksPerPod, sharedMemoryBytes, problems);
-      checkVolumes(template.getSpec().getVolumes(), problems);
-      checkClaims(template.getSpec(), problems);
+      checkContainers(
+          template.getSpec().getContainers(), field, ranksPerPod, sharedMemoryBytes, problems);
+      checkVolumes(template.getSpec().getVolumes(), field, problems);
+      checkClaims(template.getSpec(), field, problems);
     }
     return problems;
   }
@@ -154,11 +161,15 @@ public class TemplateOverlayValidator {
   }
 
   private static void checkContainers(
-      List<Container> containers, int ranksPerPod, long sharedMemoryBytes, List<String> problems) {
+      List<Container> containers,
+      String templateField,
+      int ranksPerPod,
+      long sharedMemoryBytes,
+      List<String> problems) {
     if (containers == null || containers.isEmpty()) {
       return;
     }
-    String field = FIELD + ".spec.containers";
+    String field = templateField + ".spec.containers";
     if (containers.size() > 1) {
       problems.add(
           "%s has %d entries; the overlay takes one (the %s container)"
@@ -312,7 +323,7 @@ public class TemplateOverlayValidator {
   /**
    * A container's claim must name one of the pod's resourceClaims, or the API server refuses it.
    */
-  private static void checkClaims(PodSpec spec, List<String> problems) {
+  private static void checkClaims(PodSpec spec, String field, List<String> problems) {
     Set<String> declared = new HashSet<>();
     if (spec.getResourceClaims() != null) {
       spec.getResourceClaims().forEach(claim -> declared.add(claim.getName()));
@@ -329,19 +340,19 @@ public class TemplateOverlayValidator {
       if (!declared.contains(claims.get(i).getName())) {
         problems.add(
             "%s.spec.containers[0].resources.claims[%d] (%s) names no entry of %s.spec.resourceClaims"
-                .formatted(FIELD, i, claims.get(i).getName(), FIELD));
+                .formatted(field, i, claims.get(i).getName(), field));
       }
     }
   }
 
-  private static void checkVolumes(List<Volume> volumes, List<String> problems) {
+  private static void checkVolumes(List<Volume> volumes, String field, List<String> problems) {
     for (int i = 0; volumes != null && i < volumes.size(); i++) {
       String name = volumes.get(i).getName();
       if (name == null) {
-        problems.add("%s.spec.volumes[%d] has no name".formatted(FIELD, i));
+        problems.add("%s.spec.volumes[%d] has no name".formatted(field, i));
       } else if (PodTemplateFactory.RESERVED_VOLUMES.contains(name)) {
         problems.add(
-            "%s.spec.volumes[%d] is named %s, a name the operator uses".formatted(FIELD, i, name));
+            "%s.spec.volumes[%d] is named %s, a name the operator uses".formatted(field, i, name));
       }
     }
   }

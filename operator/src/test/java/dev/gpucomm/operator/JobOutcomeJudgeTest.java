@@ -1508,6 +1508,11 @@ class JobOutcomeJudgeTest {
     }
 
     @Override
+    public Optional<String> rankPodTemplate() {
+      return Optional.empty();
+    }
+
+    @Override
     public Duration unschedulableTimeout() {
       return Duration.ofSeconds(300);
     }

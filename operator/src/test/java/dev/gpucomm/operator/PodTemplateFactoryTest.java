@@ -1,20 +1,25 @@
 package dev.gpucomm.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
+import dev.gpucomm.api.v1alpha1.Workload;
+import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
 import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The runtime image's pull secrets the operator is configured with, in the pods it builds. */
+/** What the operator's configuration puts in the rank pods it builds. */
 class PodTemplateFactoryTest {
   private static final JobLayout LAYOUT = new JobLayout(2, 1, DeviceKind.CPU, 900, "1Gi");
 
@@ -69,6 +74,18 @@ class PodTemplateFactoryTest {
         .isEqualTo(2 * 900L + 300L + 900L + 600L);
   }
 
+  /** A job the operator's validation passes. */
+  private static CommJob cpuBenchmark() {
+    CommJob job = job();
+    job.getSpec().setDevice(DeviceKind.CPU);
+    job.getSpec()
+        .setWorkload(
+            new Workload()
+                .withKind(WorkloadKind.BENCHMARK)
+                .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
+    return job;
+  }
+
   private static CommJob job() {
     CommJob job = new CommJob();
     job.setMetadata(
@@ -85,26 +102,99 @@ class PodTemplateFactoryTest {
     return job;
   }
 
+  @Test
+  void theClustersRankPodTemplateTakesEveryJobToItsTaintedGpuNodesUnlessAJobSaysOtherwise() {
+    OperatorConfig config =
+        config(
+            Optional.empty(),
+            Optional.of(
+                """
+                {"metadata": {"labels": {"cost-center": "gpu-benchmarks"}},
+                 "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists",
+                                           "effect": "NoSchedule"}],
+                          "priorityClassName": "gpu-batch"}}
+                """));
+    PodTemplateFactory factory = new PodTemplateFactory(config, new PodTemplateOverlay());
+
+    Pod plain = factory.build(job(), LAYOUT, 0);
+
+    assertThat(plain.getMetadata().getLabels()).containsEntry("cost-center", "gpu-benchmarks");
+    assertThat(plain.getSpec().getTolerations())
+        .extracting(Toleration::getKey, Toleration::getEffect)
+        .containsExactly(tuple("nvidia.com/gpu", "NoSchedule"));
+    assertThat(plain.getSpec().getPriorityClassName()).isEqualTo("gpu-batch");
+
+    // a job's own template is merged after the cluster's: its scheduling fields win
+    CommJob urgent = cpuBenchmark();
+    urgent
+        .getSpec()
+        .setTemplate(
+            new PodTemplateSpecBuilder()
+                .withNewMetadata()
+                .addToLabels("team", "inference")
+                .endMetadata()
+                .withNewSpec()
+                .withPriorityClassName("gpu-urgent")
+                .endSpec()
+                .build());
+    Pod pod = factory.build(urgent, LAYOUT, 0);
+    assertThat(pod.getSpec().getPriorityClassName()).isEqualTo("gpu-urgent");
+    assertThat(pod.getMetadata().getLabels())
+        .containsEntry("cost-center", "gpu-benchmarks")
+        .containsEntry("team", "inference");
+    assertThat(pod.getSpec().getTolerations()).hasSize(1);
+    assertThat(new SpecValidator(new TemplateOverlayValidator(), config).problems(urgent))
+        .isEmpty();
+  }
+
+  @Test
+  void aRankPodTemplateTheOverlayCannotTakeFailsEveryJobNamingTheSetting() {
+    SpecValidator hostPid =
+        new SpecValidator(
+            new TemplateOverlayValidator(),
+            config(Optional.empty(), Optional.of("{\"spec\": {\"hostPID\": true}}")));
+    SpecValidator unreadable =
+        new SpecValidator(
+            new TemplateOverlayValidator(),
+            config(Optional.empty(), Optional.of("{\"spec\": {\"tolerations\": \"all\"}}")));
+
+    assertThat(hostPid.problems(cpuBenchmark()))
+        .singleElement()
+        .asString()
+        .startsWith(
+            "runtime.podTemplate.spec.hostPID is not supported in the pod template overlay");
+    assertThat(unreadable.problems(cpuBenchmark()))
+        .singleElement()
+        .asString()
+        .startsWith("runtime.podTemplate: the operator's rank pod template is not a pod template:");
+  }
+
   /** A factory whose configuration is the operator's defaults and the given pull secrets. */
   private static PodTemplateFactory factory(Optional<List<String>> pullSecrets) {
-    OperatorConfig config =
-        (OperatorConfig)
-            Proxy.newProxyInstance(
-                PodTemplateFactoryTest.class.getClassLoader(),
-                new Class<?>[] {OperatorConfig.class},
-                (proxy, method, args) ->
-                    switch (method.getName()) {
-                      case "runtimeImagePullSecrets" -> pullSecrets;
-                      case "runtimeImage" -> "ghcr.io/gpucomm/gpucomm-runtime:0.1.0";
-                      case "runtimeImagePullPolicy" -> "IfNotPresent";
-                      case "rendezvousPort" -> 29500;
-                      case "runAsUser" -> 1000L;
-                      case "cpuPerRank" -> "2";
-                      case "memoryPerRank" -> "4Gi";
-                      case "unschedulableTimeout" -> java.time.Duration.ofSeconds(300);
-                      case "scaleUpTimeout" -> java.time.Duration.ofMinutes(15);
-                      default -> throw new UnsupportedOperationException(method.getName());
-                    });
-    return new PodTemplateFactory(config, new PodTemplateOverlay());
+    return new PodTemplateFactory(config(pullSecrets, Optional.empty()), new PodTemplateOverlay());
+  }
+
+  /** The operator's defaults, with the given pull secrets and rank pod template. */
+  private static OperatorConfig config(
+      Optional<List<String>> pullSecrets, Optional<String> rankPodTemplate) {
+    return (OperatorConfig)
+        Proxy.newProxyInstance(
+            PodTemplateFactoryTest.class.getClassLoader(),
+            new Class<?>[] {OperatorConfig.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "runtimeImagePullSecrets" -> pullSecrets;
+                  case "runtimeImage" -> "ghcr.io/gpucomm/gpucomm-runtime:0.1.0";
+                  case "runtimeImagePullPolicy" -> "IfNotPresent";
+                  case "rendezvousPort" -> 29500;
+                  case "runAsUser" -> 1000L;
+                  case "cpuPerRank" -> "2";
+                  case "memoryPerRank" -> "4Gi";
+                  case "unschedulableTimeout" -> java.time.Duration.ofSeconds(300);
+                  case "scaleUpTimeout" -> java.time.Duration.ofMinutes(15);
+                  case "rankPodTemplate" -> rankPodTemplate;
+                  case "defaultSharedMemorySize" -> "8Gi";
+                  default -> throw new UnsupportedOperationException(method.getName());
+                });
   }
 }
