@@ -172,7 +172,11 @@ What the operator does, verb by verb:
   verbs: ["get", "list", "watch", "create", "update", "patch"]
 - apiGroups: [""]
   resources: ["events"]
+  {{- if regexMatch "^0+(ms|s|m|h)?$" (toString .Values.runtime.scaleUpTimeout) }}
+  verbs: ["create"]
+  {{- else }}
   verbs: ["create", "list"]
+  {{- end }}
 - apiGroups: ["scheduling.volcano.sh", "scheduling.x-k8s.io"]
   resources: ["podgroups"]
   verbs: ["get", "create", "patch"]

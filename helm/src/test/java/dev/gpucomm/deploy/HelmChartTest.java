@@ -85,7 +85,7 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_CPU_PER_RANK")).isEqualTo("2");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("4Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("300s");
-    assertThat(env(deployment, "GPUCOMM_OPERATOR_SCALE_UP_TIMEOUT")).isEqualTo("15m");
+    assertThat(env(deployment, "GPUCOMM_OPERATOR_SCALE_UP_TIMEOUT")).isEqualTo("30m");
     assertThat(deployment.at("/spec/template/spec/containers/0/env").findValuesAsText("name"))
         .as("no rank pod template by default")
         .doesNotContain("GPUCOMM_OPERATOR_RANK_POD_TEMPLATE");
@@ -167,6 +167,14 @@ class HelmChartTest {
         // patch: Fabric8's leader election renews the Lease with a merge patch.
         .containsExactly(Map.entry("coordination.k8s.io/leases", "get,create,update,patch"));
     assertThat(objects.toString()).doesNotContain("\"*\"");
+  }
+
+  @Test
+  void withoutTheWaitForAutoscalersTheOperatorMayNotListEvents() throws Exception {
+    List<JsonNode> objects = helm.template("--set", "runtime.scaleUpTimeout=0s");
+
+    assertThat(rules(find(objects, "ClusterRole", "ops-gpucomm-operator-gpucomm-system")))
+        .containsEntry("/events", "create");
   }
 
   @Test

@@ -79,6 +79,7 @@ public class CommJobReconciler implements Reconciler<CommJob> {
   private final Duration baselineRecheck;
   private final Optional<Duration> lostPodRemovalDelay;
   private final PodTemplateFactory podTemplateFactory;
+  private final AutoscalerEventReader autoscalerEvents;
 
   @Inject
   public CommJobReconciler(
@@ -86,8 +87,10 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       CommJobStatusAggregator aggregator,
       CommJobMetrics metrics,
       OperatorConfig config,
-      PodTemplateFactory podTemplateFactory) {
+      PodTemplateFactory podTemplateFactory,
+      AutoscalerEventReader autoscalerEvents) {
     this.podTemplateFactory = podTemplateFactory;
+    this.autoscalerEvents = autoscalerEvents;
     this.judge = judge;
     this.aggregator = aggregator;
     this.metrics = metrics;
@@ -128,7 +131,12 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     try {
       metrics.watch(context.getPrimaryCache());
       Instant now = Instant.now();
-      JobObservation cached = JobObservation.of(job, context);
+      String namespace = job.getMetadata().getNamespace();
+      JobObservation cached =
+          JobObservation.of(job, context)
+              .withNodeProvisioning(
+                  NodeProvisioning.of(
+                      () -> autoscalerEvents.in(context.getClient(), namespace, now)));
       // a deleted pod on a lost node (this job's, or a deleted namesake's) would hold its name,
       // which the next run needs, for good
       if (lostPodRemovalDelay.isPresent()) {

@@ -126,9 +126,7 @@ public record JobObservation(
       }
     }
     return new JobObservation(
-            pods, spec, results, predecessorPods, predecessorConfigMaps, terminatingPods)
-        .withNodeProvisioning(
-            NodeProvisioning.readOnDemand(context.getClient(), job.getMetadata().getNamespace()));
+        pods, spec, results, predecessorPods, predecessorConfigMaps, terminatingPods);
   }
 
   /** How many of a deleted namesake's objects are still here. */

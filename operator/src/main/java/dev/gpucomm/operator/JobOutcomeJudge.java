@@ -665,11 +665,9 @@ public class JobOutcomeJudge {
       return Optional.empty();
     }
     String allowed =
-        deadline.nodeWaitBegan().isPresent()
-            ? "%d s after the last of them began to wait for a node an autoscaler promised"
-                    .formatted(
-                        Duration.between(deadline.nodeWaitBegan().get(), deadline.at()).toSeconds())
-                + " (the operator's scale-up timeout + spec.timeoutSeconds)"
+        deadline.lastPlaced().isPresent()
+            ? "%d s (spec.timeoutSeconds) after the last of them was placed on a node, at %s"
+                .formatted(layout.timeoutSeconds(), deadline.lastPlaced().get())
             : "%d s after %s (spec.timeoutSeconds + spec.schedulingTimeoutSeconds)"
                 .formatted(
                     allowance,
@@ -687,16 +685,17 @@ public class JobOutcomeJudge {
   }
 
   /**
-   * When pods that never all run time out, and, where a node autoscaler moved it, when the last of
-   * them began to wait for the node it promised.
+   * When pods that never all run time out, and, where it is later than the start-up allowance, when
+   * the last of them was placed on a node.
    */
-  private record StartupDeadline(Instant at, Optional<Instant> nodeWaitBegan) {}
+  private record StartupDeadline(Instant at, Optional<Instant> lastPlaced) {}
 
   /**
-   * The start-up allowance after {@code clock}; once that has passed, where an autoscaler promised
-   * one of the pods a node, the scale-up timeout and spec.timeoutSeconds after the last such pod
-   * began to wait, if later: a node that took its time to come still leaves its pod the time to
-   * pull its image and start that the allowance leaves the others.
+   * The start-up allowance after {@code clock}. Where a node autoscaler brings pods their nodes
+   * (the scale-up timeout lets them wait past their scheduling timeout), no sooner than
+   * spec.timeoutSeconds after the last pod was placed, so that a pod placed late has the time to
+   * pull its image and start that the allowance leaves the others; nor while a pod still waits for
+   * the node an autoscaler promised it, and spec.timeoutSeconds after that wait ends.
    */
   private StartupDeadline startupDeadline(
       CommJob job, JobLayout layout, Instant clock, JobObservation observation, Instant now) {
@@ -704,15 +703,44 @@ public class JobOutcomeJudge {
     if (allowed.isAfter(now) || !config.scaleUpTimeout().isPositive()) {
       return new StartupDeadline(allowed, Optional.empty());
     }
-    Optional<Instant> nodeWaitBegan =
-        observation.nodeProvisioning().lastWaitBegan(observation.podsByIndex().values());
-    Optional<Instant> afterNodeWait =
-        nodeWaitBegan
-            .map(began -> began.plus(config.scaleUpTimeout()).plusSeconds(layout.timeoutSeconds()))
-            .filter(allowed::isBefore);
-    return afterNodeWait.isPresent()
-        ? new StartupDeadline(afterNodeWait.get(), nodeWaitBegan)
-        : new StartupDeadline(allowed, Optional.empty());
+    Collection<Pod> pods = observation.podsByIndex().values();
+    Optional<Instant> lastPlaced =
+        pods.stream()
+            .map(JobOutcomeJudge::placedAt)
+            .flatMap(Optional::stream)
+            .max(Comparator.naturalOrder());
+    Optional<Instant> nodeWaitEnds =
+        pods.stream()
+            .filter(pod -> unscheduled(pod).isPresent())
+            .map(pod -> observation.nodeProvisioning().on(pod))
+            .flatMap(Optional::stream)
+            .filter(NodeProvisioning.Word::promisesANode)
+            .map(word -> word.since().plus(config.scaleUpTimeout()))
+            .max(Comparator.naturalOrder());
+    Instant deadline = allowed;
+    Optional<Instant> placedLate = Optional.empty();
+    if (lastPlaced.isPresent()
+        && lastPlaced.get().plusSeconds(layout.timeoutSeconds()).isAfter(deadline)) {
+      deadline = lastPlaced.get().plusSeconds(layout.timeoutSeconds());
+      placedLate = lastPlaced;
+    }
+    if (nodeWaitEnds.isPresent()
+        && nodeWaitEnds.get().plusSeconds(layout.timeoutSeconds()).isAfter(deadline)) {
+      deadline = nodeWaitEnds.get().plusSeconds(layout.timeoutSeconds());
+      placedLate = Optional.empty();
+    }
+    return new StartupDeadline(deadline, placedLate);
+  }
+
+  /** When the scheduler placed {@code pod} on a node, where it says. */
+  private static Optional<Instant> placedAt(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return pod.getStatus().getConditions().stream()
+        .filter(c -> POD_SCHEDULED.equals(c.getType()) && "True".equals(c.getStatus()))
+        .findFirst()
+        .flatMap(c -> instant(c.getLastTransitionTime()));
   }
 
   /**

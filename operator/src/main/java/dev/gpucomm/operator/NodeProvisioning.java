@@ -3,28 +3,24 @@ package dev.gpucomm.operator;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import org.jboss.logging.Logger;
 
 /**
  * What the cluster's node autoscaler says of pods the scheduler cannot place: that a node is on its
  * way (cluster-autoscaler's TriggeredScaleUp, Karpenter's Nominated), or that none will come
- * (cluster-autoscaler's NotTriggerScaleUp). Autoscalers say it only in Events on the pod; nothing
- * in the pod's status changes until the node has joined, which for GPU nodes takes minutes.
+ * (cluster-autoscaler's NotTriggerScaleUp, Karpenter's own FailedScheduling). Autoscalers say it
+ * only in Events on the pod; nothing in the pod's status changes until the node has joined, which
+ * for GPU nodes takes minutes.
  *
- * <p>The Events are read from the API server only when first asked, and once per reconciliation:
- * they are asked for only once a pod has been unschedulable past its scheduling timeout.
+ * <p>The Events are read only when first asked, and asked for only while a pod is unschedulable
+ * past its scheduling timeout.
  */
 final class NodeProvisioning {
   /** Reasons under which an autoscaler says a pod's node is on its way. */
@@ -33,7 +29,11 @@ final class NodeProvisioning {
   /** The reason under which cluster-autoscaler says no node group it has would take a pod. */
   static final String DECLINE = "NotTriggerScaleUp";
 
-  private static final Logger LOG = Logger.getLogger(NodeProvisioning.class);
+  /**
+   * The reason under which Karpenter says no node pool of its would take a pod; the scheduler uses
+   * it too, so only Karpenter's count.
+   */
+  static final String KARPENTER_DECLINE = "FailedScheduling";
 
   private final Supplier<List<Event>> events;
   private List<Event> read;
@@ -42,7 +42,10 @@ final class NodeProvisioning {
     this.events = events;
   }
 
-  /** An autoscaler's word on one pod: {@code since} is when it first said it. */
+  /**
+   * An autoscaler's word on one pod: {@code since} is when it first said it (for a promise, when
+   * the pod's wait for the node began), {@code last} when it last did.
+   */
   record Word(String reason, String by, String message, Instant since, Instant last) {
     boolean promisesANode() {
       return PROMISES.contains(reason);
@@ -51,7 +54,12 @@ final class NodeProvisioning {
     /** "cluster-autoscaler's TriggeredScaleUp at 2026-...: pod triggered scale-up: ...". */
     String inWords() {
       return "%s's %s at %s: %s"
-          .formatted(by, reason, since, PodFailureDescriber.lastLine(message));
+          .formatted(
+              by, reason, promisesANode() ? since : last, PodFailureDescriber.lastLine(message));
+    }
+
+    private Word waitingSince(Instant began) {
+      return new Word(reason, by, message, began, last);
     }
   }
 
@@ -60,46 +68,27 @@ final class NodeProvisioning {
     return of(List::of);
   }
 
-  /** From the Events that {@code events} reads when first asked. */
+  /** From the Events (of any reason) that {@code events} reads when first asked. */
   static NodeProvisioning of(Supplier<List<Event>> events) {
     return new NodeProvisioning(events);
   }
 
-  /**
-   * Reads {@code namespace}'s autoscaler Events when first asked. An Event list the API server
-   * refuses (a chart from before the operator read Events grants no list) counts as no word, which
-   * leaves the scheduling timeout as it was.
-   */
-  static NodeProvisioning readOnDemand(KubernetesClient client, String namespace) {
-    return of(
-        () -> {
-          List<Event> found = new ArrayList<>();
-          for (String reason : Stream.concat(PROMISES.stream(), Stream.of(DECLINE)).toList()) {
-            try {
-              found.addAll(
-                  client
-                      .v1()
-                      .events()
-                      .inNamespace(namespace)
-                      .withField("involvedObject.kind", "Pod")
-                      .withField("reason", reason)
-                      .list()
-                      .getItems());
-            } catch (KubernetesClientException e) {
-              LOG.warnf(
-                  "%s: cannot read %s Events, so a node autoscaler's scale-up does not lengthen"
-                      + " the scheduling timeout: %s",
-                  namespace, reason, PodFailureDescriber.lastLine(String.valueOf(e.getMessage())));
-            }
-          }
-          return found;
-        });
+  /** Whether {@code event} is an autoscaler's word on a pod, worth keeping. */
+  static boolean concerns(Event event) {
+    return event.getInvolvedObject() != null
+        && "Pod".equals(event.getInvolvedObject().getKind())
+        && event.getReason() != null
+        && (PROMISES.contains(event.getReason())
+            || DECLINE.equals(event.getReason())
+            || (KARPENTER_DECLINE.equals(event.getReason())
+                && reporter(event).contains("karpenter")));
   }
 
   /**
    * The autoscaler's word on {@code pod} that stands: while a node is on its way, the promise and
-   * when the pod's wait for it began (its first promise since the last decline); else the last
-   * decline. Empty when no autoscaler has spoken of the pod.
+   * when the pod's wait for it began (its first promise since the last decline, or the decline
+   * itself where the autoscaler repeats an earlier promise, which its Event recorder counts into
+   * that promise's Event); else the last decline. Empty when no autoscaler has spoken of the pod.
    */
   Optional<Word> on(Pod pod) {
     String uid = pod.getMetadata().getUid();
@@ -108,36 +97,24 @@ final class NodeProvisioning {
     }
     List<Word> words =
         events().stream()
-            .filter(event -> event.getInvolvedObject() != null)
-            .filter(event -> "Pod".equals(event.getInvolvedObject().getKind()))
+            .filter(NodeProvisioning::concerns)
             .filter(event -> uid.equals(event.getInvolvedObject().getUid()))
             .map(NodeProvisioning::word)
             .flatMap(Optional::stream)
             .toList();
     Optional<Word> lastDecline =
-        words.stream()
-            .filter(word -> word.reason().equals(DECLINE))
-            .max(Comparator.comparing(Word::last));
+        words.stream().filter(word -> !word.promisesANode()).max(Comparator.comparing(Word::last));
     Optional<Word> firstStandingPromise =
         words.stream()
             .filter(Word::promisesANode)
             .filter(word -> lastDecline.isEmpty() || word.last().isAfter(lastDecline.get().last()))
             .min(Comparator.comparing(Word::since));
+    if (firstStandingPromise.isPresent()
+        && lastDecline.isPresent()
+        && firstStandingPromise.get().since().isBefore(lastDecline.get().last())) {
+      return Optional.of(firstStandingPromise.get().waitingSince(lastDecline.get().last()));
+    }
     return firstStandingPromise.or(() -> lastDecline);
-  }
-
-  /**
-   * When the last of {@code pods} began to wait for a node an autoscaler promised it and has not
-   * given up on since, whether or not the node has come: a run's start-up allowance counts from
-   * then.
-   */
-  Optional<Instant> lastWaitBegan(Collection<Pod> pods) {
-    return pods.stream()
-        .map(this::on)
-        .flatMap(Optional::stream)
-        .filter(Word::promisesANode)
-        .map(Word::since)
-        .max(Comparator.naturalOrder());
   }
 
   private List<Event> events() {
@@ -167,7 +144,7 @@ final class NodeProvisioning {
                         : event.getMetadata().getCreationTimestamp()))
             .flatMap(Optional::stream)
             .toList();
-    if (times.isEmpty() || event.getReason() == null) {
+    if (times.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(

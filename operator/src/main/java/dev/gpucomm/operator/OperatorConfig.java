@@ -57,11 +57,20 @@ public interface OperatorConfig {
   /**
    * How long a pod may wait for a node that a node autoscaler said is on its way (cluster-
    * autoscaler's TriggeredScaleUp, Karpenter's Nominated Events on the pod), counted from when it
-   * first said so, where that ends later than the pod's scheduling timeout: GPU nodes take minutes
-   * to join. Both autoscalers give up on a node after 15 minutes by default. Zero reads no Events.
+   * first said so, where that ends later than the pod's scheduling timeout. Both autoscalers give
+   * up on a node that has not joined after 15 minutes by default, and a GPU node publishes its GPUs
+   * only once its driver and device plugin are up, minutes after it joins: hence twice that. Zero
+   * reads no Events.
    */
-  @WithDefault("15m")
+  @WithDefault("30m")
   Duration scaleUpTimeout();
+
+  /**
+   * How long one read of a namespace's autoscaler Events serves every job of that namespace: the
+   * API server keeps no cache of Events, and jobs that wait for nodes come in bursts.
+   */
+  @WithDefault("30s")
+  Duration autoscalerEventsKept();
 
   /**
    * How long after a pod's ranks failed the verdict waits while another pod of the run still shows

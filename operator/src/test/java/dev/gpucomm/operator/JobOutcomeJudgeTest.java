@@ -1143,13 +1143,13 @@ class JobOutcomeJudgeTest {
       // the autoscaler giving up is only an Event: the operator looks again within a minute
       assertThat(judge.nextCheck(pastScheduling, job.getStatus(), STARTED.plusSeconds(400)))
           .contains(JobOutcomeJudge.SCALE_UP_RECHECK);
-      assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(899)).outcome())
+      assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(1799)).outcome())
           .isInstanceOf(JobOutcome.InProgress.class);
-      assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(901)).outcome())
+      assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(1801)).outcome())
           .isEqualTo(
               new JobOutcome.Failed(
                   Reasons.UNSCHEDULABLE,
-                  "pod job-1 (rank 1) could not be scheduled within 300 s, nor within 900 s of"
+                  "pod job-1 (rank 1) could not be scheduled within 300 s, nor within 1800 s of"
                       + " its node autoscaler's word (cluster-autoscaler's TriggeredScaleUp at"
                       + " 2026-01-01T00:00:20Z: pod triggered scale-up: [{gpu-pool 0->1 (max:"
                       + " 4)}]): "
@@ -1202,26 +1202,47 @@ class JobOutcomeJudgeTest {
     }
 
     @Test
-    void aPodWhoseNodeCameLateStillHasTheTimeToStartThatTheOthersHad() {
+    void aPodPlacedLateOnItsNewNodeHasTheTimeToStartThatTheOthersHad() {
       CommJob job = notYetRunning();
-      // placed on its new node at last, pulling its image
-      Map<Integer, Pod> pulling = Map.of(0, running("job-0"), 1, withUid(pending("job-1")));
-      NodeProvisioning promised =
-          of(legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, rankOne(), scaleUp, scaleUp, SCALE_UP));
+      // placed on the node an autoscaler brought it, 700 s after the job started: pulling its image
+      Instant placed = STARTED.plusSeconds(700);
+      Map<Integer, Pod> pulling = Map.of(0, running("job-0"), 1, placedAt(rankOne(), placed));
+      NodeProvisioning unread =
+          NodeProvisioning.of(
+              () -> {
+                throw new AssertionError("Events read for pods that have their nodes");
+              });
       Instant allowanceOver = STARTED.plusSeconds(TIMEOUT_SECONDS + 301);
-      Instant nodeWaitAndStartOver = scaleUp.plusSeconds(900 + TIMEOUT_SECONDS);
+      Instant startOver = placed.plusSeconds(TIMEOUT_SECONDS);
 
-      JobPlan plan = plan(job, pulling, promised, allowanceOver);
+      JobPlan plan = plan(job, pulling, unread, allowanceOver);
       assertThat(plan.outcome()).isInstanceOf(JobOutcome.InProgress.class);
       assertThat(judge.nextCheck(plan, job.getStatus(), allowanceOver))
-          .contains(Duration.between(allowanceOver, nodeWaitAndStartOver));
-      assertThat(plan(job, pulling, promised, nodeWaitAndStartOver.plusSeconds(1)).outcome())
+          .contains(Duration.between(allowanceOver, startOver));
+      assertThat(plan(job, pulling, unread, startOver.plusSeconds(1)).outcome())
           .isEqualTo(
               new JobOutcome.Failed(
                   Reasons.TIMEOUT,
-                  "pods not all running 960 s after the last of them began to wait for a node an"
-                      + " autoscaler promised (the operator's scale-up timeout +"
-                      + " spec.timeoutSeconds): 1 of 2 pods running, 1 pending"));
+                  "pods not all running 60 s (spec.timeoutSeconds) after the last of them was"
+                      + " placed on a node, at 2026-01-01T00:11:40Z: 1 of 2 pods running, 1"
+                      + " pending"));
+    }
+
+    @Test
+    void aPodStillWaitingForItsNodeIsNoPodThatNeverStarted() {
+      // past the start-up allowance (360 s), well within the node's wait (1800 s)
+      Instant now = STARTED.plusSeconds(1000);
+      NodeProvisioning promised =
+          of(legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, rankOne(), scaleUp, scaleUp, SCALE_UP));
+
+      assertThat(
+              plan(
+                      notYetRunning(),
+                      Map.of(0, running("job-0"), 1, unschedulable("job-1")),
+                      promised,
+                      now)
+                  .outcome())
+          .isInstanceOf(JobOutcome.InProgress.class);
     }
 
     @Test
@@ -1275,6 +1296,18 @@ class JobOutcomeJudgeTest {
 
     private static Pod rankOne() {
       return withUid(pending("job-1"));
+    }
+
+    private static Pod placedAt(Pod pod, Instant placed) {
+      pod.getStatus()
+          .setConditions(
+              List.of(
+                  new PodConditionBuilder()
+                      .withType("PodScheduled")
+                      .withStatus("True")
+                      .withLastTransitionTime(placed.toString())
+                      .build()));
+      return pod;
     }
 
     private static Pod withUid(Pod pod) {
@@ -1454,7 +1487,7 @@ class JobOutcomeJudgeTest {
     }
 
     TestConfig(Duration nodeLossGrace) {
-      this(nodeLossGrace, Duration.ofMinutes(15));
+      this(nodeLossGrace, Duration.ofMinutes(30));
     }
 
     TestConfig(Duration nodeLossGrace, Duration scaleUpTimeout) {
@@ -1520,6 +1553,11 @@ class JobOutcomeJudgeTest {
     @Override
     public Duration scaleUpTimeout() {
       return scaleUpTimeout;
+    }
+
+    @Override
+    public Duration autoscalerEventsKept() {
+      return Duration.ofSeconds(30);
     }
 
     @Override

@@ -72,8 +72,55 @@ class NodeProvisioningTest {
 
     assertThat(word.promisesANode()).isFalse();
     assertThat(word.message()).isEqualTo(NO_SCALE_UP);
-    // a node given up on lengthens no wait
-    assertThat(provisioning.lastWaitBegan(List.of(waiting))).isEmpty();
+    assertThat(word.inWords()).as("quoted as last said").contains("at 2026-01-01T00:16:00Z");
+  }
+
+  @Test
+  void aPromiseRepeatedAfterADeclineIsOneEventAndTheWaitBeginsAfterTheDecline() {
+    // cluster-autoscaler tries the group again after its back-off with the same message: its
+    // recorder counts that into the first promise's Event, whose first time stays where it was
+    NodeProvisioning provisioning =
+        of(
+            legacy(
+                "TriggeredScaleUp", CLUSTER_AUTOSCALER, waiting, T, T.plusSeconds(1000), SCALE_UP),
+            legacy(
+                "NotTriggerScaleUp",
+                CLUSTER_AUTOSCALER,
+                waiting,
+                T.plusSeconds(300),
+                T.plusSeconds(900),
+                NO_SCALE_UP));
+
+    NodeProvisioning.Word word = provisioning.on(waiting).orElseThrow();
+
+    assertThat(word.promisesANode()).isTrue();
+    assertThat(word.since()).isEqualTo(T.plusSeconds(900));
+  }
+
+  @Test
+  void karpentersOwnSchedulingFailureIsADeclineAndTheSchedulersIsNone() {
+    NodeProvisioning provisioning =
+        of(
+            series("Nominated", "karpenter", waiting, T, T),
+            legacy(
+                "FailedScheduling",
+                "default-scheduler",
+                waiting,
+                T.plusSeconds(60),
+                T.plusSeconds(600),
+                "0/3 nodes are available"),
+            legacy(
+                "FailedScheduling",
+                "karpenter",
+                waiting,
+                T.plusSeconds(120),
+                T.plusSeconds(120),
+                "Failed to schedule pod, all available instance types exceed limits for nodepool"));
+
+    NodeProvisioning.Word word = provisioning.on(waiting).orElseThrow();
+
+    assertThat(word.promisesANode()).isFalse();
+    assertThat(word.by()).isEqualTo("karpenter");
   }
 
   @Test
@@ -111,7 +158,7 @@ class NodeProvisioningTest {
             });
 
     assertThat(provisioning.on(waiting)).isEmpty();
-    assertThat(provisioning.lastWaitBegan(List.of(waiting, pod("uid-2")))).contains(T);
+    assertThat(provisioning.on(pod("uid-2"))).isPresent();
     assertThat(reads).hasValue(1);
   }
 

@@ -25,7 +25,7 @@ class ReconcileErrorTest {
           null);
 
   private final CommJobReconciler reconciler =
-      new CommJobReconciler(null, null, null, config(Duration.ofMinutes(5)), null);
+      new CommJobReconciler(null, null, null, config(Duration.ofMinutes(5)), null, null);
 
   @Test
   void whileRetriesRemainJosdkRetriesAndTheJobSaysWhy() {

@@ -147,7 +147,7 @@ public class CommJobSpec {
           + " runs from their release. A pod that the cluster's node autoscaler is bringing a"
           + " node for (a TriggeredScaleUp or Nominated Event on the pod) may wait longer: the"
           + " operator's scale-up timeout (Helm value runtime.scaleUpTimeout) from the"
-          + " autoscaler's word, unless it says NotTriggerScaleUp since. Also how long a new job"
+          + " autoscaler's first word since its last refusal, unless it refuses since. Also how long a new job"
           + " waits for a deleted namesake's objects to release its names, and its pods' earlier"
           + " run's pods to terminate.")
   private Integer schedulingTimeoutSeconds;
