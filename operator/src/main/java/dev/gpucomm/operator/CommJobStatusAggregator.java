@@ -387,12 +387,17 @@ public class CommJobStatusAggregator {
             .filter(p -> "Running".equals(JobOutcomeJudge.rankPhaseOf(p)))
             .count();
     boolean allRunning = running == layout.podCount();
+    Optional<String> waitingForNode =
+        outcome instanceof JobOutcome.InProgress inProgress
+            ? inProgress.waitingForNode()
+            : Optional.empty();
     return ConditionList.next(
         before,
         Reasons.READY,
         allRunning ? ConditionList.TRUE : ConditionList.FALSE,
         allRunning ? Reasons.PODS_RUNNING : Reasons.PODS_PENDING,
-        JobOutcomeJudge.podCounts(pods, layout),
+        JobOutcomeJudge.podCounts(pods, layout)
+            + waitingForNode.map(waiting -> "; " + waiting).orElse(""),
         generation,
         now);
   }

@@ -12,8 +12,16 @@ public sealed interface JobOutcome {
     return !(this instanceof InProgress || this instanceof Suspended || this instanceof Restarting);
   }
 
-  /** Not finished; {@code recheckAfter} is when a pod's scheduling deadline falls due. */
-  record InProgress(Optional<Duration> recheckAfter) implements JobOutcome {}
+  /**
+   * Not finished; {@code recheckAfter} is when a pod's scheduling deadline falls due, {@code
+   * waitingForNode} what a pod past that deadline waits for: a node an autoscaler is bringing.
+   */
+  record InProgress(Optional<Duration> recheckAfter, Optional<String> waitingForNode)
+      implements JobOutcome {
+    InProgress(Optional<Duration> recheckAfter) {
+      this(recheckAfter, Optional.empty());
+    }
+  }
 
   /**
    * spec.suspend is set on a job that has not finished: it has no pods, and starts afresh when

@@ -427,6 +427,7 @@ public class JobOutcomeJudge {
             .filter(hold -> hold.reason().equals(Reasons.POD_GROUP_PENDING))
             .isPresent();
     Optional<Instant> released = SchedulingHold.releasedAt(job.getStatus(), observation, now);
+    Optional<String> waitingForNode = Optional.empty();
     for (Map.Entry<Integer, Pod> entry : observation.podsByIndex().entrySet()) {
       Optional<PodCondition> unscheduled = unscheduled(entry.getValue());
       if (unscheduled.isEmpty() || gangQueued) {
@@ -451,6 +452,16 @@ public class JobOutcomeJudge {
               nodeWaitLeft.get().compareTo(SCALE_UP_RECHECK) < 0
                   ? nodeWaitLeft.get()
                   : SCALE_UP_RECHECK;
+          if (waitingForNode.isEmpty()) {
+            waitingForNode =
+                Optional.of(
+                    "pod %s (%s) waits for the node its autoscaler is bringing, until %s (%s)"
+                        .formatted(
+                            entry.getValue().getMetadata().getName(),
+                            layout.ranksOf(entry.getKey()),
+                            autoscaler.get().since().plus(config.scaleUpTimeout()),
+                            autoscaler.get().inWords()));
+          }
         }
       }
       if (!left.isPositive()) {
@@ -498,7 +509,7 @@ public class JobOutcomeJudge {
       }
       recheck = recheck == null || left.compareTo(recheck) < 0 ? left : recheck;
     }
-    return new JobOutcome.InProgress(Optional.ofNullable(recheck));
+    return new JobOutcome.InProgress(Optional.ofNullable(recheck), waitingForNode);
   }
 
   /**

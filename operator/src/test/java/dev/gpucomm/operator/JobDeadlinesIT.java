@@ -177,7 +177,20 @@ class JobDeadlinesIT {
         "scaling-1", refused, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.");
 
     // past its scheduling timeout, the operator asks what the autoscaler said, and waits
-    await().atMost(TestCluster.PATIENCE).until(() -> lists.get() > 0);
+    CommJobStatus waitingForNode =
+        cluster.awaitStatus(
+            "scaling",
+            s ->
+                s.getConditions() != null
+                    && condition(s, "Ready").getMessage().contains("waits for the node"));
+    assertThat(lists.get()).isPositive();
+    assertThat(condition(waitingForNode, "Ready").getMessage())
+        .startsWith(
+            "1 of 2 pods running, 1 pending; pod scaling-1 (rank 1) waits for the node its"
+                + " autoscaler is bringing, until ")
+        .endsWith(
+            "(cluster-autoscaler's TriggeredScaleUp at %s: %s)"
+                .formatted(refused.plusSeconds(10), AutoscalerEvents.SCALE_UP));
     await()
         .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(4))

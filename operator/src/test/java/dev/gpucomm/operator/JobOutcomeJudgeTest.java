@@ -1139,7 +1139,15 @@ class JobOutcomeJudgeTest {
           of(legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, rankOne(), scaleUp, scaleUp, SCALE_UP));
 
       JobPlan pastScheduling = plan(job, waiting, promised, STARTED.plusSeconds(400));
-      assertThat(pastScheduling.outcome()).isInstanceOf(JobOutcome.InProgress.class);
+      assertThat(pastScheduling.outcome())
+          .isEqualTo(
+              new JobOutcome.InProgress(
+                  Optional.of(JobOutcomeJudge.SCALE_UP_RECHECK),
+                  Optional.of(
+                      "pod job-1 (rank 1) waits for the node its autoscaler is bringing, until"
+                          + " 2026-01-01T00:30:20Z (cluster-autoscaler's TriggeredScaleUp at"
+                          + " 2026-01-01T00:00:20Z: pod triggered scale-up: [{gpu-pool 0->1 (max:"
+                          + " 4)}])")));
       // the autoscaler giving up is only an Event: the operator looks again within a minute
       assertThat(judge.nextCheck(pastScheduling, job.getStatus(), STARTED.plusSeconds(400)))
           .contains(JobOutcomeJudge.SCALE_UP_RECHECK);
