@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -282,7 +283,12 @@ class HelmChartTest {
     assertThat(env(deployment, "GPUCOMM_OPERATOR_MEMORY_PER_RANK")).isEqualTo("12Gi");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_UNSCHEDULABLE_TIMEOUT")).isEqualTo("10m");
     assertThat(env(deployment, "GPUCOMM_OPERATOR_SCALE_UP_TIMEOUT")).isEqualTo("25m");
-    assertThat(new ObjectMapper().readTree(env(deployment, "GPUCOMM_OPERATOR_RANK_POD_TEMPLATE")))
+    // base64: neither the kubelet's $(VAR) nor the operator's ${...} expansion may touch it
+    assertThat(
+            new ObjectMapper()
+                .readTree(
+                    Base64.getDecoder()
+                        .decode(env(deployment, "GPUCOMM_OPERATOR_RANK_POD_TEMPLATE"))))
         .isEqualTo(
             new ObjectMapper()
                 .readTree(

@@ -31,11 +31,14 @@ public record JobNames(String job) {
    */
   public static final String JOB_UID_LABEL = CommJob.GROUP + "/job-uid";
 
-  /** Kubernetes' recommended labels: what application an object is part of, and which instance. */
+  /**
+   * Kubernetes' recommended label of the application an object is part of. Not its instance label:
+   * Argo CD tracks what an Application owns by app.kubernetes.io/instance, so rank pods that bore
+   * their job's name there would be taken for an Application's of that name, and pruned.
+   */
   public static final String NAME_LABEL = "app.kubernetes.io/name";
 
   public static final String NAME = "gpucomm";
-  public static final String INSTANCE_LABEL = "app.kubernetes.io/instance";
   public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
   public static final String MANAGED_BY = "gpucomm-operator";
 
@@ -64,16 +67,12 @@ public record JobNames(String job) {
     return job + "-" + podIndex;
   }
 
-  /**
-   * Labels every object of {@code job} carries: the job's name and UID, and Kubernetes' recommended
-   * labels, whose instance is the job.
-   */
+  /** Labels every object of {@code job} carries: the job's name and UID, and what made it. */
   public static Map<String, String> labelsOf(CommJob job) {
     String name = job.getMetadata().getName();
     Map<String, String> labels = new HashMap<>();
     labels.put(CommJob.JOB_LABEL, name);
     labels.put(NAME_LABEL, NAME);
-    labels.put(INSTANCE_LABEL, name);
     labels.put(MANAGED_BY_LABEL, MANAGED_BY);
     if (job.getMetadata().getUid() != null) {
       labels.put(JOB_UID_LABEL, job.getMetadata().getUid());

@@ -44,9 +44,10 @@ public interface OperatorConfig {
   String memoryPerRank();
 
   /**
-   * A pod template (JSON) merged into every rank pod before the CommJob's own template, by the same
-   * rules and with the same fields allowed: tolerations of the GPU nodes' taints, a priority class,
-   * labels every job's pods need. Unset or {@code {}}: none.
+   * A pod template, as base64-encoded JSON, that every rank pod's CommJob template is laid over
+   * (see {@link RankPodDefaults}), with the fields a template may set: tolerations of the GPU
+   * nodes' taints, a priority class, labels every job's pods need. Unset: none. One the overlay
+   * cannot take stops the operator from starting.
    */
   Optional<String> rankPodTemplate();
 

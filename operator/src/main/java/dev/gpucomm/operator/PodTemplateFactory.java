@@ -25,7 +25,8 @@ import java.util.stream.IntStream;
 /**
  * Builds pod {@code <job>-<podIndex>}: one container running {@code gpucomm launch}, which starts
  * the pod's ranks as processes that share the container's IPC namespace and a memory-backed
- * /dev/shm; the cluster's rank pod template and then the job's template overlay are merged in last.
+ * /dev/shm; the job's template overlay, laid over the cluster's rank pod template, is merged in
+ * last.
  */
 @ApplicationScoped
 public class PodTemplateFactory {
@@ -154,8 +155,7 @@ public class PodTemplateFactory {
                     .build())
             .endSpec()
             .build();
-    defaults.template().ifPresent(template -> overlay.apply(pod, template));
-    overlay.apply(pod, job.getSpec().getTemplate());
+    overlay.apply(pod, defaults.under(job.getSpec().getTemplate()));
     return pod;
   }
 
@@ -229,7 +229,8 @@ public class PodTemplateFactory {
         .withContainerPort(config.rendezvousPort())
         .withProtocol("TCP")
         .endPort()
-        .withResources(RankContainerResources.of(layout, config, job.getSpec().getTemplate()))
+        .withResources(
+            RankContainerResources.of(layout, config, defaults.under(job.getSpec().getTemplate())))
         .withVolumeMounts(
             new VolumeMountBuilder()
                 .withName(SPEC_VOLUME)

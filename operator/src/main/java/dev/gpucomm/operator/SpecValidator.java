@@ -52,20 +52,23 @@ public class SpecValidator {
     int ranksPerPod =
         Objects.requireNonNullElse(spec.getRanksPerPod(), CommJobDefaults.RANKS_PER_POD);
     long sharedMemoryBytes = sharedMemoryBytes(spec, problems);
-    // the cluster's template is checked against each job's shape: a GPU count, a memory limit
-    defaults.problem().ifPresent(problems::add);
-    defaults
-        .template()
-        .ifPresent(
-            template ->
-                problems.addAll(
-                    templateValidator.problems(
-                        template, RankPodDefaults.FIELD, ranksPerPod, sharedMemoryBytes)));
     if (spec.getTemplate() instanceof UnreadablePodTemplate unreadable) {
       problems.add(unreadable.problemUnder(TemplateOverlayValidator.FIELD));
     } else {
-      problems.addAll(
-          templateValidator.problems(spec.getTemplate(), ranksPerPod, sharedMemoryBytes));
+      List<String> own =
+          templateValidator.problems(spec.getTemplate(), ranksPerPod, sharedMemoryBytes);
+      problems.addAll(own);
+      // the cluster's template was checked when the operator started; what the two make together
+      // is checked against each job (a memory limit against its /dev/shm, a GPU count)
+      if (defaults.template().isPresent()) {
+        for (String problem :
+            templateValidator.problems(
+                defaults.under(spec.getTemplate()), ranksPerPod, sharedMemoryBytes)) {
+          if (!own.contains(problem)) {
+            problems.add(problem + " (with " + RankPodDefaults.FIELD + " laid under it)");
+          }
+        }
+      }
     }
     return problems;
   }

@@ -126,7 +126,7 @@ class CommJobLifecycleIT {
           .containsEntry("gpucomm.dev/job", "ar-tp8")
           .containsEntry("gpucomm.dev/job-uid", job.getMetadata().getUid())
           .containsEntry("app.kubernetes.io/name", "gpucomm")
-          .containsEntry("app.kubernetes.io/instance", "ar-tp8")
+          .doesNotContainKey("app.kubernetes.io/instance")
           .containsEntry("app.kubernetes.io/managed-by", "gpucomm-operator");
       assertThat(owned.getMetadata().getOwnerReferences())
           .as("owner of %s", owned.getMetadata().getName())

@@ -1,6 +1,7 @@
 package dev.gpucomm.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
@@ -13,9 +14,13 @@ import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -102,31 +107,39 @@ class PodTemplateFactoryTest {
     return job;
   }
 
+  /** What the chart's runtime.podTemplate says on a cluster whose GPU nodes are tainted. */
+  private static final String CLUSTER_TEMPLATE =
+      """
+      {"metadata": {"labels": {"cost-center": "gpu-benchmarks"}},
+       "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists",
+                                 "effect": "NoSchedule"}],
+                "nodeSelector": {"node-pool": "gpu"},
+                "priorityClassName": "gpu-batch",
+                "containers": [{"resources": {"limits": {"rdma/ib": "1"}}}]}}
+      """;
+
   @Test
-  void theClustersRankPodTemplateTakesEveryJobToItsTaintedGpuNodesUnlessAJobSaysOtherwise() {
-    OperatorConfig config =
-        config(
-            Optional.empty(),
-            Optional.of(
-                """
-                {"metadata": {"labels": {"cost-center": "gpu-benchmarks"}},
-                 "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists",
-                                           "effect": "NoSchedule"}],
-                          "priorityClassName": "gpu-batch"}}
-                """));
-    PodTemplateFactory factory = new PodTemplateFactory(config, new PodTemplateOverlay());
+  void theClustersRankPodTemplateTakesEveryJobToItsTaintedGpuNodes() {
+    OperatorConfig config = config(Optional.empty(), Optional.of(base64(CLUSTER_TEMPLATE)));
 
-    Pod plain = factory.build(job(), LAYOUT, 0);
+    Pod pod = new PodTemplateFactory(config, new PodTemplateOverlay()).build(job(), LAYOUT, 0);
 
-    assertThat(plain.getMetadata().getLabels()).containsEntry("cost-center", "gpu-benchmarks");
-    assertThat(plain.getSpec().getTolerations())
+    assertThat(pod.getMetadata().getLabels()).containsEntry("cost-center", "gpu-benchmarks");
+    assertThat(pod.getSpec().getTolerations())
         .extracting(Toleration::getKey, Toleration::getEffect)
         .containsExactly(tuple("nvidia.com/gpu", "NoSchedule"));
-    assertThat(plain.getSpec().getPriorityClassName()).isEqualTo("gpu-batch");
+    assertThat(pod.getSpec().getNodeSelector()).containsExactly(Map.entry("node-pool", "gpu"));
+    assertThat(pod.getSpec().getPriorityClassName()).isEqualTo("gpu-batch");
+    assertThat(pod.getSpec().getContainers().get(0).getResources().getLimits())
+        .containsEntry("rdma/ib", new Quantity("1"));
+  }
 
-    // a job's own template is merged after the cluster's: its scheduling fields win
-    CommJob urgent = cpuBenchmark();
-    urgent
+  @Test
+  void aQueuesPlacementInTheJobsTemplateKeepsTheClustersTolerationOfTheGpuTaint() {
+    OperatorConfig config = config(Optional.empty(), Optional.of(base64(CLUSTER_TEMPLATE)));
+    // what Kueue writes into a suspended job's template when it admits it on a flavor
+    CommJob admitted = cpuBenchmark();
+    admitted
         .getSpec()
         .setTemplate(
             new PodTemplateSpecBuilder()
@@ -134,39 +147,83 @@ class PodTemplateFactoryTest {
                 .addToLabels("team", "inference")
                 .endMetadata()
                 .withNewSpec()
+                .addToNodeSelector("cloud.google.com/gke-accelerator", "nvidia-h200-141gb")
+                .addNewToleration()
+                .withKey("spot")
+                .withOperator("Exists")
+                .withEffect("NoSchedule")
+                .endToleration()
                 .withPriorityClassName("gpu-urgent")
                 .endSpec()
                 .build());
-    Pod pod = factory.build(urgent, LAYOUT, 0);
-    assertThat(pod.getSpec().getPriorityClassName()).isEqualTo("gpu-urgent");
+
+    Pod pod = new PodTemplateFactory(config, new PodTemplateOverlay()).build(admitted, LAYOUT, 0);
+
+    assertThat(pod.getSpec().getTolerations())
+        .extracting(Toleration::getKey)
+        .containsExactly("nvidia.com/gpu", "spot");
+    assertThat(pod.getSpec().getNodeSelector())
+        .containsOnly(
+            Map.entry("node-pool", "gpu"),
+            Map.entry("cloud.google.com/gke-accelerator", "nvidia-h200-141gb"));
+    assertThat(pod.getSpec().getPriorityClassName()).as("the job's wins").isEqualTo("gpu-urgent");
     assertThat(pod.getMetadata().getLabels())
         .containsEntry("cost-center", "gpu-benchmarks")
         .containsEntry("team", "inference");
-    assertThat(pod.getSpec().getTolerations()).hasSize(1);
-    assertThat(new SpecValidator(new TemplateOverlayValidator(), config).problems(urgent))
+    assertThat(new SpecValidator(new TemplateOverlayValidator(), config).problems(admitted))
         .isEmpty();
   }
 
   @Test
-  void aRankPodTemplateTheOverlayCannotTakeFailsEveryJobNamingTheSetting() {
-    SpecValidator hostPid =
-        new SpecValidator(
-            new TemplateOverlayValidator(),
-            config(Optional.empty(), Optional.of("{\"spec\": {\"hostPID\": true}}")));
-    SpecValidator unreadable =
-        new SpecValidator(
-            new TemplateOverlayValidator(),
-            config(Optional.empty(), Optional.of("{\"spec\": {\"tolerations\": \"all\"}}")));
+  void theClustersMemoryRequestSizesTheLimitAndIsCheckedAgainstEachJob() {
+    OperatorConfig config =
+        config(
+            Optional.empty(),
+            Optional.of(
+                base64(
+                    """
+                    {"spec": {"containers": [{"resources": {"requests": {"memory": "64Gi"}}}]}}
+                    """)));
+    CommJob job = cpuBenchmark();
 
-    assertThat(hostPid.problems(cpuBenchmark()))
+    Pod pod = new PodTemplateFactory(config, new PodTemplateOverlay()).build(job, LAYOUT, 0);
+
+    // the limit follows the request the cluster names, with the job's 1Gi /dev/shm on top
+    assertThat(pod.getSpec().getContainers().get(0).getResources().getLimits())
+        .containsEntry("memory", new Quantity("65Gi"));
+    // a cluster's memory limit below a job's /dev/shm, whose pages count against it
+    OperatorConfig capped =
+        config(
+            Optional.empty(),
+            Optional.of(
+                base64(
+                    """
+                    {"spec": {"containers": [{"resources": {"limits": {"memory": "8Gi"}}}]}}
+                    """)));
+    job.getSpec().setSharedMemorySize("16Gi");
+    assertThat(new SpecValidator(new TemplateOverlayValidator(), capped).problems(job))
         .singleElement()
         .asString()
-        .startsWith(
-            "runtime.podTemplate.spec.hostPID is not supported in the pod template overlay");
-    assertThat(unreadable.problems(cpuBenchmark()))
-        .singleElement()
-        .asString()
-        .startsWith("runtime.podTemplate: the operator's rank pod template is not a pod template:");
+        .startsWith("spec.sharedMemorySize exceeds spec.template.spec.containers[0]")
+        .endsWith("(with runtime.podTemplate laid under it)");
+  }
+
+  @Test
+  void aRankPodTemplateThatIsNoPodTemplateIsRefusedNamingTheSetting() {
+    assertThatThrownBy(
+            () -> RankPodDefaults.of(Optional.of(base64("{\"spec\": {\"tolerations\": \"all\"}}"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "runtime.podTemplate (gpucomm.operator.rank-pod-template) is not a base64-encoded pod"
+                + " template:");
+    assertThatThrownBy(() -> RankPodDefaults.of(Optional.of("{\"spec\": {}}")))
+        .as("JSON that was not encoded")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("runtime.podTemplate");
+  }
+
+  private static String base64(String json) {
+    return Base64.getEncoder().encodeToString(json.getBytes(StandardCharsets.UTF_8));
   }
 
   /** A factory whose configuration is the operator's defaults and the given pull secrets. */
