@@ -351,6 +351,16 @@ class HelmChartTest {
     assertThat(template.exitCode()).isNotZero();
     assertThat(template.output()).contains("runtime.podTemplate").contains("tolerations");
 
+    Helm.Result hostPid =
+        helm.run(
+            "template",
+            "ops",
+            helm.chart.toString(),
+            "--set",
+            "runtime.podTemplate.spec.hostPID=true");
+    assertThat(hostPid.exitCode()).isNotZero();
+    assertThat(hostPid.output()).contains("runtime.podTemplate.spec").contains("hostPID");
+
     Helm.Result typo =
         helm.run("template", "ops", helm.chart.toString(), "--set", "leaderElection.enable=false");
     assertThat(typo.exitCode()).isNotZero();
