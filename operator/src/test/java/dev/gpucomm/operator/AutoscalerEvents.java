@@ -22,6 +22,34 @@ final class AutoscalerEvents {
    */
   static Event legacy(
       String reason, String component, Pod pod, Instant first, Instant last, String text) {
+    return on(pod, reason, first)
+        .withMessage(text)
+        .withCount(1)
+        .withFirstTimestamp(first.toString())
+        .withLastTimestamp(last.toString())
+        .withNewSource()
+        .withComponent(component)
+        .endSource()
+        .build();
+  }
+
+  /** An Event as an events.k8s.io/v1 recorder writes it: an event time and a series. */
+  static Event series(String reason, String component, Pod pod, Instant first, Instant last) {
+    return on(pod, reason, first)
+        .withMessage("Pod should schedule on: nodeclaim/gpu-x7k2q")
+        .withEventTime(new MicroTime(first.toString()))
+        .withNewSeries()
+        .withCount(3)
+        .withLastObservedTime(new MicroTime(last.toString()))
+        .endSeries()
+        .withReportingComponent(component)
+        .withReportingInstance(component + "-0")
+        .withAction("Nominate")
+        .build();
+  }
+
+  /** An Event of {@code reason} about {@code pod}, first said at {@code first}. */
+  private static EventBuilder on(Pod pod, String reason, Instant first) {
     return new EventBuilder()
         .withNewMetadata()
         .withName(
@@ -37,41 +65,6 @@ final class AutoscalerEvents {
         .withUid(pod.getMetadata().getUid())
         .endInvolvedObject()
         .withReason(reason)
-        .withType("Normal")
-        .withMessage(text)
-        .withCount(1)
-        .withFirstTimestamp(first.toString())
-        .withLastTimestamp(last.toString())
-        .withNewSource()
-        .withComponent(component)
-        .endSource()
-        .build();
-  }
-
-  /** An Event as an events.k8s.io/v1 recorder writes it: an event time and a series. */
-  static Event series(String reason, String component, Pod pod, Instant first, Instant last) {
-    return new EventBuilder()
-        .withNewMetadata()
-        .withName("%s.%x".formatted(pod.getMetadata().getName(), first.toEpochMilli()))
-        .withNamespace(pod.getMetadata().getNamespace())
-        .endMetadata()
-        .withNewInvolvedObject()
-        .withKind("Pod")
-        .withName(pod.getMetadata().getName())
-        .withNamespace(pod.getMetadata().getNamespace())
-        .withUid(pod.getMetadata().getUid())
-        .endInvolvedObject()
-        .withReason(reason)
-        .withType("Normal")
-        .withMessage("Pod should schedule on: nodeclaim/gpu-x7k2q")
-        .withEventTime(new MicroTime(first.toString()))
-        .withNewSeries()
-        .withCount(3)
-        .withLastObservedTime(new MicroTime(last.toString()))
-        .endSeries()
-        .withReportingComponent(component)
-        .withReportingInstance(component + "-0")
-        .withAction("Nominate")
-        .build();
+        .withType("Normal");
   }
 }

@@ -7,16 +7,12 @@ import static dev.gpucomm.operator.AutoscalerEvents.legacy;
 import static dev.gpucomm.operator.AutoscalerEvents.series;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.CommJobStatus;
-import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.FailurePolicy;
 import dev.gpucomm.api.v1alpha1.ReportRun;
 import dev.gpucomm.api.v1alpha1.RestartCause;
-import dev.gpucomm.api.v1alpha1.Workload;
-import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -743,7 +739,7 @@ class JobOutcomeJudgeTest {
     }
 
     private static CommJob jobRestarting(int maxRestarts) {
-      CommJob job = validCpuBenchmark(job());
+      CommJob job = TestJobs.cpuBenchmark(job());
       job.getSpec().setFailurePolicy(new FailurePolicy().withMaxRestarts(maxRestarts));
       return job;
     }
@@ -1107,18 +1103,7 @@ class JobOutcomeJudgeTest {
     }
 
     private static Pod unschedulable(String name, Instant since) {
-      Pod pod = pending(name);
-      pod.getStatus()
-          .setConditions(
-              List.of(
-                  new PodConditionBuilder()
-                      .withType("PodScheduled")
-                      .withStatus("False")
-                      .withReason("Unschedulable")
-                      .withMessage(NOT_READY)
-                      .withLastTransitionTime(since.toString())
-                      .build()));
-      return pod;
+      return refusedByTheScheduler(pending(name), since, NOT_READY);
     }
   }
 
@@ -1325,18 +1310,7 @@ class JobOutcomeJudgeTest {
 
     /** The pod of rank 1, which the scheduler has found no node for since the job started. */
     private static Pod unschedulable(String name) {
-      Pod pod = withUid(pending(name));
-      pod.getStatus()
-          .setConditions(
-              List.of(
-                  new PodConditionBuilder()
-                      .withType("PodScheduled")
-                      .withStatus("False")
-                      .withReason("Unschedulable")
-                      .withMessage(NO_ROOM)
-                      .withLastTransitionTime(STARTED.toString())
-                      .build()));
-      return pod;
+      return refusedByTheScheduler(withUid(pending(name)), STARTED, NO_ROOM);
     }
   }
 
@@ -1399,7 +1373,7 @@ class JobOutcomeJudgeTest {
    * spec is validated before anything is made.
    */
   private JobOutcome notStartedOutcome(CommJob job, Instant now) {
-    validCpuBenchmark(job);
+    TestJobs.cpuBenchmark(job);
     JobObservation observation =
         new JobObservation(Map.of(), Optional.empty(), Optional.empty(), 0, 0, List.of());
     return judge.plan(job, observation, now).outcome();
@@ -1434,6 +1408,21 @@ class JobOutcomeJudgeTest {
     return pod;
   }
 
+  /** {@code pod}, which the scheduler has found no node for since {@code since}. */
+  private static Pod refusedByTheScheduler(Pod pod, Instant since, String message) {
+    pod.getStatus()
+        .setConditions(
+            List.of(
+                new PodConditionBuilder()
+                    .withType("PodScheduled")
+                    .withStatus("False")
+                    .withReason("Unschedulable")
+                    .withMessage(message)
+                    .withLastTransitionTime(since.toString())
+                    .build()));
+    return pod;
+  }
+
   private static Pod pending(String name) {
     return new PodBuilder()
         .withNewMetadata()
@@ -1443,17 +1432,6 @@ class JobOutcomeJudgeTest {
         .withPhase("Pending")
         .endStatus()
         .build();
-  }
-
-  /** Makes {@code job} a CPU benchmark its validation passes, as a job that may really run. */
-  private static CommJob validCpuBenchmark(CommJob job) {
-    job.getSpec().setDevice(DeviceKind.CPU);
-    job.getSpec()
-        .setWorkload(
-            new Workload()
-                .withKind(WorkloadKind.BENCHMARK)
-                .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
-    return job;
   }
 
   private static CommJob job() {

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
 import dev.gpucomm.api.v1alpha1.CommJob;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
-import dev.gpucomm.api.v1alpha1.Workload;
-import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -81,14 +78,7 @@ class PodTemplateFactoryTest {
 
   /** A job the operator's validation passes. */
   private static CommJob cpuBenchmark() {
-    CommJob job = job();
-    job.getSpec().setDevice(DeviceKind.CPU);
-    job.getSpec()
-        .setWorkload(
-            new Workload()
-                .withKind(WorkloadKind.BENCHMARK)
-                .withBenchmark(new BenchmarkSpec().withTokens(List.of(32))));
-    return job;
+    return TestJobs.cpuBenchmark(job());
   }
 
   private static CommJob job() {
