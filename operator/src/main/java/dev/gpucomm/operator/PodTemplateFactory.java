@@ -77,6 +77,17 @@ public class PodTemplateFactory {
           "GPUCOMM_KUBE_API",
           "GPUCOMM_TEST_FAIL_RANK");
 
+  /**
+   * A run cannot lose a rank and go on, so node autoscalers must not take a rank pod's node away to
+   * save money while it runs: Karpenter's consolidation would, cluster-autoscaler's scale-down
+   * should not (it skips pods of custom controllers by default, which a setting turns off). A
+   * template may set either annotation otherwise.
+   */
+  static final String KARPENTER_DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
+
+  static final String CLUSTER_AUTOSCALER_SAFE_TO_EVICT =
+      "cluster-autoscaler.kubernetes.io/safe-to-evict";
+
   public static final Set<String> RESERVED_MOUNT_PATHS = Set.of(SHM_PATH, SPEC_DIR);
   public static final Set<String> RESERVED_VOLUMES = Set.of(SHM_VOLUME, SPEC_VOLUME);
 
@@ -116,7 +127,11 @@ public class PodTemplateFactory {
                 new HashMap<>(
                     Map.of(
                         JobNames.SPEC_GENERATION_ANNOTATION,
-                        String.valueOf(job.getMetadata().getGeneration()))))
+                        String.valueOf(job.getMetadata().getGeneration()),
+                        KARPENTER_DO_NOT_DISRUPT,
+                        "true",
+                        CLUSTER_AUTOSCALER_SAFE_TO_EVICT,
+                        "false")))
             .endMetadata()
             .withNewSpec()
             .withHostname(names.pod(podIndex))

@@ -138,7 +138,11 @@ class CommJobLifecycleIT {
     assertThat(pod1.getMetadata().getLabels())
         .containsEntry("gpucomm.dev/pod-index", "1")
         .containsEntry("team", "inference");
-    assertThat(pod1.getMetadata().getAnnotations()).containsEntry("note", "nightly");
+    assertThat(pod1.getMetadata().getAnnotations())
+        .containsEntry("note", "nightly")
+        // an autoscaler saving money must not take a running rank's node away
+        .containsEntry("karpenter.sh/do-not-disrupt", "true")
+        .containsEntry("cluster-autoscaler.kubernetes.io/safe-to-evict", "false");
     assertThat(pod1.getSpec().getHostname()).isEqualTo("ar-tp8-1");
     assertThat(pod1.getSpec().getSubdomain()).isEqualTo("ar-tp8");
     assertThat(pod1.getSpec().getRestartPolicy()).isEqualTo("Never");

@@ -97,6 +97,28 @@ class PodTemplateFactoryTest {
     return job;
   }
 
+  @Test
+  void autoscalersAreToldNotToTakeARunningRanksNodeUnlessTheJobAllowsIt() {
+    Pod kept = factory(Optional.empty()).build(job(), LAYOUT, 0);
+    CommJob disruptible = job();
+    disruptible
+        .getSpec()
+        .setTemplate(
+            new PodTemplateSpecBuilder()
+                .withNewMetadata()
+                .addToAnnotations("karpenter.sh/do-not-disrupt", "false")
+                .endMetadata()
+                .build());
+
+    Pod allowed = factory(Optional.empty()).build(disruptible, LAYOUT, 0);
+
+    assertThat(kept.getMetadata().getAnnotations())
+        .containsEntry("karpenter.sh/do-not-disrupt", "true")
+        .containsEntry("cluster-autoscaler.kubernetes.io/safe-to-evict", "false");
+    assertThat(allowed.getMetadata().getAnnotations())
+        .containsEntry("karpenter.sh/do-not-disrupt", "false");
+  }
+
   /** What the chart's runtime.podTemplate says on a cluster whose GPU nodes are tainted. */
   private static final String CLUSTER_TEMPLATE =
       """
