@@ -52,9 +52,14 @@ public class AutoscalerEventReader {
    * judged without the word that may be there.
    */
   List<Event> in(KubernetesClient client, String namespace, Instant now) {
+    return in(client, namespace, now, Instant.MIN);
+  }
+
+  /** {@link #in(KubernetesClient, String, Instant)}, read at {@code notBefore} or later. */
+  List<Event> in(KubernetesClient client, String namespace, Instant now, Instant notBefore) {
     byNamespace.values().removeIf(read -> !read.at().plus(kept).isAfter(now));
     Read kept = byNamespace.get(namespace);
-    if (kept != null) {
+    if (kept != null && !kept.at().isBefore(notBefore)) {
       return kept.events();
     }
     List<Event> found = new ArrayList<>();
@@ -75,6 +80,8 @@ public class AutoscalerEventReader {
       if (e.getCode() != 403 && e.getCode() != 404) {
         throw e;
       }
+      // a page refused after others: what came before proves nothing of the pods not yet read
+      found.clear();
       if (refusedNamespaces.add(namespace)) {
         LOG.warnf(
             "%s: the API server refuses the pods' Events (%d), so a node autoscaler's scale-up"

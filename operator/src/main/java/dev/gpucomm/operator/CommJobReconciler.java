@@ -135,8 +135,9 @@ public class CommJobReconciler implements Reconciler<CommJob> {
       JobObservation cached =
           JobObservation.of(job, context)
               .withNodeProvisioning(
-                  NodeProvisioning.of(
-                      () -> autoscalerEvents.in(context.getClient(), namespace, now)));
+                  NodeProvisioning.readNoEarlierThan(
+                      notBefore ->
+                          autoscalerEvents.in(context.getClient(), namespace, now, notBefore)));
       // a deleted pod on a lost node (this job's, or a deleted namesake's) would hold its name,
       // which the next run needs, for good
       if (lostPodRemovalDelay.isPresent()) {

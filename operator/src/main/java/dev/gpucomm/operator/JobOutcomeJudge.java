@@ -439,13 +439,16 @@ public class JobOutcomeJudge {
       Duration schedulingTimeout = schedulingTimeout(job);
       Duration left = Duration.between(now, since.plus(schedulingTimeout));
       Optional<NodeProvisioning.Word> autoscaler = Optional.empty();
+      Instant waitEnds = since.plus(schedulingTimeout).plus(config.scaleUpTimeout());
       if (!left.isPositive() && config.scaleUpTimeout().isPositive()) {
-        // a node an autoscaler is bringing for the pod may take longer than scheduling would
-        autoscaler = observation.nodeProvisioning().on(entry.getValue());
+        // a node an autoscaler is bringing for the pod may take longer than scheduling would; its
+        // word is read after the deadline, so that no word kept from before ends the wait
+        autoscaler =
+            observation.nodeProvisioning().on(entry.getValue(), since.plus(schedulingTimeout));
         Optional<Duration> nodeWaitLeft =
             autoscaler
                 .filter(NodeProvisioning.Word::promisesANode)
-                .map(word -> Duration.between(now, word.since().plus(config.scaleUpTimeout())));
+                .map(word -> Duration.between(now, nodeWaitEnds(word, waitEnds)));
         if (nodeWaitLeft.isPresent() && nodeWaitLeft.get().isPositive()) {
           // an autoscaler's change of mind is only an Event, which brings no reconciliation
           left =
@@ -459,7 +462,7 @@ public class JobOutcomeJudge {
                         .formatted(
                             entry.getValue().getMetadata().getName(),
                             layout.ranksOf(entry.getKey()),
-                            autoscaler.get().since().plus(config.scaleUpTimeout()),
+                            nodeWaitEnds(autoscaler.get(), waitEnds),
                             autoscaler.get().inWords()));
           }
         }
@@ -696,6 +699,16 @@ public class JobOutcomeJudge {
   }
 
   /**
+   * When a pod's wait for the node {@code promise} says is coming ends: the scale-up timeout after
+   * the promise, and no later than {@code cap}, the scale-up timeout after the pod's scheduling
+   * deadline, however often the autoscaler gave up and promised again.
+   */
+  private Instant nodeWaitEnds(NodeProvisioning.Word promise, Instant cap) {
+    Instant end = promise.since().plus(config.scaleUpTimeout());
+    return end.isBefore(cap) ? end : cap;
+  }
+
+  /**
    * When pods that never all run time out, and, where it is later than the start-up allowance, when
    * the last of them was placed on a node.
    */
@@ -720,14 +733,26 @@ public class JobOutcomeJudge {
             .map(JobOutcomeJudge::placedAt)
             .flatMap(Optional::stream)
             .max(Comparator.naturalOrder());
-    Optional<Instant> nodeWaitEnds =
-        pods.stream()
-            .filter(pod -> unscheduled(pod).isPresent())
-            .map(pod -> observation.nodeProvisioning().on(pod))
-            .flatMap(Optional::stream)
-            .filter(NodeProvisioning.Word::promisesANode)
-            .map(word -> word.since().plus(config.scaleUpTimeout()))
-            .max(Comparator.naturalOrder());
+    Optional<Instant> released = SchedulingHold.releasedAt(job.getStatus(), observation, now);
+    Duration schedulingTimeout = schedulingTimeout(job);
+    Optional<Instant> nodeWaitEnds = Optional.empty();
+    for (Pod pod : pods) {
+      Optional<PodCondition> unscheduled = unscheduled(pod);
+      if (unscheduled.isEmpty()) {
+        continue;
+      }
+      Instant since = SchedulingHold.notBeforeRelease(since(unscheduled.get(), pod, now), released);
+      Instant cap = since.plus(schedulingTimeout).plus(config.scaleUpTimeout());
+      Optional<Instant> ends =
+          observation
+              .nodeProvisioning()
+              .on(pod)
+              .filter(NodeProvisioning.Word::promisesANode)
+              .map(promise -> nodeWaitEnds(promise, cap));
+      if (ends.isPresent() && (nodeWaitEnds.isEmpty() || ends.get().isAfter(nodeWaitEnds.get()))) {
+        nodeWaitEnds = ends;
+      }
+    }
     Instant deadline = allowed;
     Optional<Instant> placedLate = Optional.empty();
     if (lastPlaced.isPresent()

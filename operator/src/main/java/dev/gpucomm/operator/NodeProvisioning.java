@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -35,10 +36,11 @@ final class NodeProvisioning {
    */
   static final String KARPENTER_DECLINE = "FailedScheduling";
 
-  private final Supplier<List<Event>> events;
+  private final Function<Instant, List<Event>> events;
   private List<Event> read;
+  private Instant readNotBefore;
 
-  private NodeProvisioning(Supplier<List<Event>> events) {
+  private NodeProvisioning(Function<Instant, List<Event>> events) {
     this.events = events;
   }
 
@@ -70,6 +72,14 @@ final class NodeProvisioning {
 
   /** From the Events (of any reason) that {@code events} reads when first asked. */
   static NodeProvisioning of(Supplier<List<Event>> events) {
+    return new NodeProvisioning(notBefore -> events.get());
+  }
+
+  /**
+   * From the Events (of any reason) that {@code events} reads, read no earlier than the instant it
+   * is given: a read kept from before a pod's deadline may extend its wait, never end it.
+   */
+  static NodeProvisioning readNoEarlierThan(Function<Instant, List<Event>> events) {
     return new NodeProvisioning(events);
   }
 
@@ -91,12 +101,17 @@ final class NodeProvisioning {
    * that promise's Event); else the last decline. Empty when no autoscaler has spoken of the pod.
    */
   Optional<Word> on(Pod pod) {
+    return on(pod, Instant.MIN);
+  }
+
+  /** {@link #on(Pod)}, from Events read at {@code notBefore} or later. */
+  Optional<Word> on(Pod pod, Instant notBefore) {
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
       return Optional.empty();
     }
     List<Word> words =
-        events().stream()
+        events(notBefore).stream()
             .filter(NodeProvisioning::concerns)
             .filter(event -> uid.equals(event.getInvolvedObject().getUid()))
             .map(NodeProvisioning::word)
@@ -117,9 +132,10 @@ final class NodeProvisioning {
     return firstStandingPromise.or(() -> lastDecline);
   }
 
-  private List<Event> events() {
-    if (read == null) {
-      read = List.copyOf(events.get());
+  private List<Event> events(Instant notBefore) {
+    if (read == null || readNotBefore.isBefore(notBefore)) {
+      read = List.copyOf(events.apply(notBefore));
+      readNotBefore = notBefore;
     }
     return read;
   }

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
@@ -111,6 +112,7 @@ public class PodTemplateFactory {
 
   /** The pod of {@code podIndex}, for a job whose spec {@link SpecValidator} accepted. */
   public Pod build(CommJob job, JobLayout layout, int podIndex) {
+    PodTemplateSpec template = defaults.under(job.getSpec().getTemplate());
     JobNames names = JobNames.of(job);
     String namespace = job.getMetadata().getNamespace();
     Map<String, String> labels = JobNames.labelsOf(job);
@@ -153,7 +155,7 @@ public class PodTemplateFactory {
                     .withType("RuntimeDefault")
                     .endSeccompProfile()
                     .build())
-            .withContainers(container(job, layout, podIndex))
+            .withContainers(container(job, layout, podIndex, template))
             .withVolumes(
                 new VolumeBuilder()
                     .withName(SPEC_VOLUME)
@@ -170,7 +172,7 @@ public class PodTemplateFactory {
                     .build())
             .endSpec()
             .build();
-    overlay.apply(pod, defaults.under(job.getSpec().getTemplate()));
+    overlay.apply(pod, template);
     return pod;
   }
 
@@ -215,7 +217,8 @@ public class PodTemplateFactory {
         .build();
   }
 
-  private Container container(CommJob job, JobLayout layout, int podIndex) {
+  private Container container(
+      CommJob job, JobLayout layout, int podIndex, PodTemplateSpec template) {
     JobNames names = JobNames.of(job);
     String namespace = job.getMetadata().getNamespace();
     String rendezvous =
@@ -244,8 +247,7 @@ public class PodTemplateFactory {
         .withContainerPort(config.rendezvousPort())
         .withProtocol("TCP")
         .endPort()
-        .withResources(
-            RankContainerResources.of(layout, config, defaults.under(job.getSpec().getTemplate())))
+        .withResources(RankContainerResources.of(layout, config, template))
         .withVolumeMounts(
             new VolumeMountBuilder()
                 .withName(SPEC_VOLUME)

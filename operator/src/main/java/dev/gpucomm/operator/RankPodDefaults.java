@@ -2,6 +2,7 @@ package dev.gpucomm.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -22,10 +23,13 @@ import java.util.Optional;
  *   <li>tolerations add up, and the nodeSelector and labels merge key by key, the job's value
  *       winning, so that a queue such as Kueue writing its flavor's placement into the job's
  *       template keeps the cluster's toleration of the GPU taint;
- *   <li>volumes, resource claims, env vars and mounts add up, the job's replacing the cluster's of
- *       the same name (mounts: the same path); container resources merge key by key;
- *   <li>everything else the job sets replaces the cluster's whole (affinity, priorityClassName,
- *       schedulerName, topologySpreadConstraints, imagePullSecrets, the image).
+ *   <li>volumes, resource claims, image pull secrets, env vars and mounts add up, the job's
+ *       replacing the cluster's of the same name (mounts: the same path), the job's in its order;
+ *   <li>container resources merge resource by resource: one the job names in its requests or limits
+ *       is the job's alone;
+ *   <li>each kind of affinity the job sets (node, pod, pod anti-) replaces the cluster's of that
+ *       kind; everything else the job sets replaces the cluster's (priorityClassName,
+ *       schedulerName, topologySpreadConstraints, the image, hostNetwork).
  * </ul>
  *
  * <p>The setting holds the template's JSON base64-encoded: neither the kubelet's $(VAR) expansion
@@ -44,13 +48,18 @@ final class RankPodDefaults {
           "resourceClaims", "name",
           "env", "name",
           "volumeMounts", "mountPath",
-          "claims", "name");
+          "claims", "name",
+          "imagePullSecrets", "name");
 
   /** Lists whose entries add up, equal entries once. */
   private static final List<String> UNION_LISTS = List.of("tolerations", "envFrom", "add");
 
-  /** Objects the job replaces whole: a merged affinity would say what neither of them said. */
-  private static final List<String> WHOLE_OBJECTS = List.of("affinity");
+  /**
+   * Objects whose every member the job replaces whole: a node affinity of terms from both would say
+   * what neither of them said, and a request from one under a limit from the other could ask for
+   * more than it may use.
+   */
+  private static final List<String> MEMBERS_WHOLE = List.of("affinity");
 
   private final Optional<ObjectNode> template;
 
@@ -138,7 +147,15 @@ final class RankPodDefaults {
               }
             });
         base.set(name, union);
-      } else if (!WHOLE_OBJECTS.contains(name) && value.isObject() && existing.isObject()) {
+      } else if (MEMBERS_WHOLE.contains(name) && value.isObject() && existing.isObject()) {
+        value
+            .fields()
+            .forEachRemaining(
+                member ->
+                    ((ObjectNode) existing).set(member.getKey(), member.getValue().deepCopy()));
+      } else if (name.equals("resources") && value.isObject() && existing.isObject()) {
+        mergeResources((ObjectNode) existing, value);
+      } else if (value.isObject() && existing.isObject()) {
         mergeInto((ObjectNode) existing, value);
       } else if (value.isArray() && value.isEmpty()) {
         // an empty list says nothing, as the overlay reads it
@@ -149,23 +166,43 @@ final class RankPodDefaults {
     }
   }
 
-  /** {@code base}'s entries with {@code over}'s replacing those of the same key, then the rest. */
+  /**
+   * {@code base}'s entries that {@code over} has none of the same key of, then {@code over}'s in
+   * their order: env vars that refer to one another as $(NAME) keep the order the job gave them.
+   */
   private static ArrayNode keyed(ArrayNode base, ArrayNode over, String key) {
-    ArrayNode merged = base.deepCopy();
-    for (JsonNode entry : over) {
-      int same = -1;
-      for (int i = 0; i < merged.size() && entry.has(key); i++) {
-        if (entry.get(key).equals(merged.get(i).get(key))) {
-          same = i;
-        }
+    ArrayNode merged = JsonNodeFactory.instance.arrayNode();
+    for (JsonNode entry : base) {
+      boolean replaced = false;
+      for (JsonNode mine : over) {
+        replaced |= entry.has(key) && entry.get(key).equals(mine.get(key));
       }
-      if (same >= 0) {
-        merged.set(same, entry.deepCopy());
-      } else {
+      if (!replaced) {
         merged.add(entry.deepCopy());
       }
     }
+    over.forEach(entry -> merged.add(entry.deepCopy()));
     return merged;
+  }
+
+  /**
+   * A container's resources, resource by resource: a resource the job names in its requests or its
+   * limits is the job's alone, so that a request of one side never ends above a limit of the
+   * other's; claims add up.
+   */
+  private static void mergeResources(ObjectNode base, JsonNode over) {
+    for (String side : List.of("requests", "limits")) {
+      JsonNode mine = over.path(side);
+      if (!mine.isObject()) {
+        continue;
+      }
+      for (String other : List.of("requests", "limits")) {
+        if (base.get(other) instanceof ObjectNode theirs) {
+          mine.fieldNames().forEachRemaining(theirs::remove);
+        }
+      }
+    }
+    mergeInto(base, over);
   }
 
   private static boolean contains(ArrayNode list, JsonNode entry) {

@@ -64,13 +64,20 @@ public class SpecValidator {
         for (String problem :
             templateValidator.problems(
                 defaults.under(spec.getTemplate()), ranksPerPod, sharedMemoryBytes)) {
-          if (!own.contains(problem)) {
+          // the job's own problems again, at other places in the merged lists, are told once
+          if (own.stream()
+              .map(SpecValidator::withoutIndices)
+              .noneMatch(withoutIndices(problem)::equals)) {
             problems.add(problem + " (with " + RankPodDefaults.FIELD + " laid under it)");
           }
         }
       }
     }
     return problems;
+  }
+
+  private static String withoutIndices(String problem) {
+    return problem.replaceAll("\\[\\d+\\]", "[]");
   }
 
   /** In a cluster the tuning table is a ConfigMap (on one host, a file). */

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceClaim;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -230,6 +231,7 @@ public class TemplateOverlayValidator {
           ranksPerPod,
           -1,
           problems);
+      checkRequestsUnderLimits(container.getResources(), prefix + ".resources", problems);
     }
   }
 
@@ -283,6 +285,31 @@ public class TemplateOverlayValidator {
       problems.add(
           "spec.sharedMemorySize exceeds %s.memory (%s): the pages of /dev/shm count against the container's memory limit"
               .formatted(field, memory));
+    }
+  }
+
+  /** The API server refuses a container that requests more of a resource than its limit. */
+  private static void checkRequestsUnderLimits(
+      ResourceRequirements resources, String field, List<String> problems) {
+    Map<String, Quantity> requests = resources.getRequests();
+    Map<String, Quantity> limits = resources.getLimits();
+    if (requests == null || limits == null) {
+      return;
+    }
+    for (String name : new TreeSet<>(requests.keySet())) {
+      Quantity request = requests.get(name);
+      Quantity limit = limits.get(name);
+      if (request == null
+          || limit == null
+          || !ResourceQuantity.isQuantity(request.toString())
+          || !ResourceQuantity.isQuantity(limit.toString())) {
+        continue;
+      }
+      if (Quantity.getAmountInBytes(request).compareTo(Quantity.getAmountInBytes(limit)) > 0) {
+        problems.add(
+            "%s.requests[\"%s\"] (%s) is more than %s.limits[\"%s\"] (%s)"
+                .formatted(field, name, request, field, name, limit));
+      }
     }
   }
 

@@ -81,6 +81,33 @@ class AutoscalerEventReaderTest {
   }
 
   @Test
+  void aReadKeptFromBeforeAPodsDeadlineIsReadAgain() {
+    serve(FIRST_PAGE, null);
+    serve(FIRST_PAGE, null, legacy("Nominated", "karpenter", waiting, NOW, NOW, ""));
+
+    reader.in(cluster.client, "ml", NOW);
+
+    assertThat(reader.in(cluster.client, "ml", NOW.plusSeconds(10), NOW.plusSeconds(5))).hasSize(1);
+  }
+
+  @Test
+  void aPageRefusedAfterOthersLeavesNoWordAtAll() {
+    serve(
+        FIRST_PAGE,
+        "page-2",
+        legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, waiting, NOW, NOW, SCALE_UP));
+    cluster
+        .server
+        .expect()
+        .get()
+        .withPath(EVENTS + "?continue=page-2&fieldSelector=involvedObject.kind%3DPod&limit=500")
+        .andReturn(403, status(403))
+        .once();
+
+    assertThat(reader.in(cluster.client, "ml", NOW)).isEmpty();
+  }
+
+  @Test
   void eventsTheApiServerRefusesAreNoWordAndAnyOtherFailureIsThrown() {
     cluster.server.expect().get().withPath(FIRST_PAGE).andReturn(403, status(403)).once();
     cluster.server.expect().get().withPath(FIRST_PAGE).andReturn(503, status(503)).always();

@@ -1150,6 +1150,65 @@ class JobOutcomeJudgeTest {
     }
 
     @Test
+    void noWordReadBeforeThePodsDeadlineEndsItsWait() {
+      List<Instant> readsAsked = new java.util.ArrayList<>();
+      NodeProvisioning provisioning =
+          NodeProvisioning.readNoEarlierThan(
+              notBefore -> {
+                readsAsked.add(notBefore);
+                return List.of();
+              });
+      JobObservation observation =
+          new JobObservation(
+                  Map.of(0, running("job-0"), 1, unschedulable("job-1")),
+                  Optional.of(specConfigMap()),
+                  Optional.empty(),
+                  0,
+                  0,
+                  List.of())
+              .withNodeProvisioning(provisioning);
+
+      JobOutcome outcome =
+          judge.plan(notYetRunning(), observation, STARTED.plusSeconds(301)).outcome();
+
+      assertThat(outcome).isInstanceOf(JobOutcome.Failed.class);
+      // a namespace's Events kept from before the scheduling deadline do not decide the verdict
+      assertThat(readsAsked).containsExactly(STARTED.plusSeconds(300));
+    }
+
+    @Test
+    void promisesAgainAndAgainStillEndTheScaleUpTimeoutAfterTheSchedulingDeadline() {
+      // refused after its first promise, then promised again: the wait starts again, but no
+      // later than the scale-up timeout after the pod's scheduling deadline
+      NodeProvisioning promisedAgain =
+          of(
+              legacy("TriggeredScaleUp", CLUSTER_AUTOSCALER, rankOne(), scaleUp, scaleUp, SCALE_UP),
+              legacy(
+                  "NotTriggerScaleUp",
+                  CLUSTER_AUTOSCALER,
+                  rankOne(),
+                  STARTED.plusSeconds(1500),
+                  STARTED.plusSeconds(1500),
+                  NO_SCALE_UP),
+              legacy(
+                  "TriggeredScaleUp",
+                  CLUSTER_AUTOSCALER,
+                  rankOne(),
+                  STARTED.plusSeconds(1560),
+                  STARTED.plusSeconds(1560),
+                  SCALE_UP + " again"));
+      Map<Integer, Pod> waiting = Map.of(0, running("job-0"), 1, unschedulable("job-1"));
+      Instant capped = STARTED.plusSeconds(300 + 1800);
+
+      assertThat(plan(notYetRunning(), waiting, promisedAgain, capped.minusSeconds(1)).outcome())
+          .isInstanceOf(JobOutcome.InProgress.class);
+      JobOutcome over =
+          plan(notYetRunning(), waiting, promisedAgain, capped.plusSeconds(1)).outcome();
+      assertThat(over).isInstanceOf(JobOutcome.Failed.class);
+      assertThat(((JobOutcome.Failed) over).reason()).isEqualTo(Reasons.UNSCHEDULABLE);
+    }
+
+    @Test
     void karpentersNominationCountsAsAPromise() {
       NodeProvisioning nominated =
           of(series("Nominated", "karpenter", rankOne(), scaleUp, scaleUp.plusSeconds(240)));

@@ -221,6 +221,142 @@ class PodTemplateFactoryTest {
   }
 
   @Test
+  void aJobsOwnResourceSettingsReplaceTheClustersForThatResource() {
+    OperatorConfig config =
+        config(
+            Optional.empty(),
+            Optional.of(
+                base64(
+                    """
+                    {"spec": {"containers": [{"resources": {"limits": {"memory": "64Gi",
+                                                                       "rdma/ib": "1"}}}]}}
+                    """)));
+    CommJob job = cpuBenchmark();
+    job.getSpec()
+        .setTemplate(
+            new PodTemplateSpecBuilder()
+                .withNewSpec()
+                .addNewContainer()
+                .withNewResources()
+                .addToRequests("memory", new Quantity("100Gi"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build());
+
+    Pod pod = new PodTemplateFactory(config, new PodTemplateOverlay()).build(job, LAYOUT, 0);
+
+    // not a 100Gi request under the cluster's 64Gi limit, which the API server would refuse
+    assertThat(pod.getSpec().getContainers().get(0).getResources().getLimits())
+        .containsEntry("memory", new Quantity("101Gi"))
+        .containsEntry("rdma/ib", new Quantity("1"));
+    assertThat(new SpecValidator(new TemplateOverlayValidator(), config).problems(job)).isEmpty();
+  }
+
+  @Test
+  void envVarsKeepTheJobsOrderAndPullSecretsAndAffinitiesOfOtherKindsAddUp() {
+    OperatorConfig config =
+        config(
+            Optional.empty(),
+            Optional.of(
+                base64(
+                    """
+                    {"spec": {"imagePullSecrets": [{"name": "mirror"}],
+                              "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                                  {"nodeSelectorTerms": [{"matchExpressions": [
+                                      {"key": "pool", "operator": "In", "values": ["gpu"]}]}]}}},
+                              "containers": [{"env": [{"name": "A", "value": "cluster"},
+                                                      {"name": "NCCL_DEBUG", "value": "WARN"}]}]}}
+                    """)));
+    CommJob job = cpuBenchmark();
+    job.getSpec()
+        .setTemplate(
+            new PodTemplateSpecBuilder()
+                .withNewSpec()
+                .addNewImagePullSecret("team")
+                .withNewAffinity()
+                .withNewPodAntiAffinity()
+                .addNewPreferredDuringSchedulingIgnoredDuringExecution()
+                .withWeight(1)
+                .withNewPodAffinityTerm()
+                .withTopologyKey("kubernetes.io/hostname")
+                .endPodAffinityTerm()
+                .endPreferredDuringSchedulingIgnoredDuringExecution()
+                .endPodAntiAffinity()
+                .endAffinity()
+                .addNewContainer()
+                .addNewEnv()
+                .withName("X")
+                .withValue("1")
+                .endEnv()
+                .addNewEnv()
+                .withName("A")
+                .withValue("$(X)")
+                .endEnv()
+                .endContainer()
+                .endSpec()
+                .build());
+
+    Pod pod = new PodTemplateFactory(config, new PodTemplateOverlay()).build(job, LAYOUT, 0);
+
+    List<String> env =
+        pod.getSpec().getContainers().get(0).getEnv().stream()
+            .map(var -> var.getName() + "=" + var.getValue())
+            .toList();
+    assertThat(env).containsSubsequence("NCCL_DEBUG=WARN", "X=1", "A=$(X)");
+    assertThat(env).doesNotContain("A=cluster");
+    assertThat(pod.getSpec().getImagePullSecrets())
+        .extracting(LocalObjectReference::getName)
+        .containsExactly("mirror", "team");
+    assertThat(pod.getSpec().getAffinity().getNodeAffinity()).as("the cluster's").isNotNull();
+    assertThat(pod.getSpec().getAffinity().getPodAntiAffinity()).as("the job's").isNotNull();
+  }
+
+  @Test
+  void aTemplateThatRequestsMoreThanItsLimitIsRefused() {
+    CommJob job = cpuBenchmark();
+    job.getSpec()
+        .setTemplate(
+            new PodTemplateSpecBuilder()
+                .withNewSpec()
+                .addNewContainer()
+                .withNewResources()
+                .addToRequests("cpu", new Quantity("8"))
+                .addToLimits("cpu", new Quantity("4"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build());
+
+    assertThat(
+            new SpecValidator(
+                    new TemplateOverlayValidator(), config(Optional.empty(), Optional.empty()))
+                .problems(job))
+        .containsExactly(
+            "spec.template.spec.containers[0].resources.requests[\"cpu\"] (8) is more than"
+                + " spec.template.spec.containers[0].resources.limits[\"cpu\"] (4)");
+  }
+
+  @Test
+  void theOperatorDoesNotStartWithAClusterTemplateThatNamesAGpuCount() {
+    OperatorConfig config =
+        config(
+            Optional.empty(),
+            Optional.of(
+                base64(
+                    """
+                    {"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
+                    """)));
+
+    assertThatThrownBy(
+            () -> new RankPodDefaultsCheck().onStart(null, config, new TemplateOverlayValidator()))
+        .hasMessage(
+            "the operator's rank pod template cannot be used: runtime.podTemplate.spec"
+                + ".containers[0].resources names nvidia.com/gpu, which each job's ranksPerPod"
+                + " sets");
+  }
+
+  @Test
   void aRankPodTemplateThatIsNoPodTemplateIsRefusedNamingTheSetting() {
     assertThatThrownBy(
             () -> RankPodDefaults.of(Optional.of(base64("{\"spec\": {\"tolerations\": \"all\"}}"))))

@@ -31,8 +31,8 @@ class RejectedObjectIT {
   private static final String NAMESPACE = "rejecting";
 
   private static final String REFUSAL =
-      "Pod \"refused-0\" is invalid: spec.containers[0].resources.requests: Invalid value: \"3\":"
-          + " must be less than or equal to cpu limit of 2";
+      "Pod \"refused-0\" is invalid: spec.nodeSelector: Invalid value: \"gpu pool\": name part"
+          + " must consist of alphanumeric characters, '-', '_' or '.'";
 
   @Inject KubernetesClient client;
 
@@ -103,7 +103,7 @@ class RejectedObjectIT {
           workload: {kind: benchmark, benchmark: {tokens: [32]}}
           template:
             spec:
-              containers: [{resources: {requests: {cpu: "3"}, limits: {cpu: "2"}}}]
+              nodeSelector: {"gpu pool": h200}
         """);
 
     CommJobStatus status = cluster.awaitStatus("refused", s -> s.getPhase() == Phase.FAILED);
