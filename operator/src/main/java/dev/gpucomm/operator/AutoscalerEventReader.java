@@ -55,13 +55,23 @@ public class AutoscalerEventReader {
     return in(client, namespace, now, Instant.MIN);
   }
 
-  /** {@link #in(KubernetesClient, String, Instant)}, read at {@code notBefore} or later. */
+  /**
+   * {@link #in(KubernetesClient, String, Instant)}, read at {@code notBefore} or later. The jobs of
+   * a namespace that ask at once wait for one read (JOSDK reconciles jobs on several threads).
+   */
   List<Event> in(KubernetesClient client, String namespace, Instant now, Instant notBefore) {
     byNamespace.values().removeIf(read -> !read.at().plus(kept).isAfter(now));
-    Read kept = byNamespace.get(namespace);
-    if (kept != null && !kept.at().isBefore(notBefore)) {
-      return kept.events();
-    }
+    return byNamespace
+        .compute(
+            namespace,
+            (name, kept) ->
+                kept != null && !kept.at().isBefore(notBefore)
+                    ? kept
+                    : new Read(now, read(client, name)))
+        .events();
+  }
+
+  private List<Event> read(KubernetesClient client, String namespace) {
     List<Event> found = new ArrayList<>();
     try {
       String page = null;
@@ -89,7 +99,6 @@ public class AutoscalerEventReader {
             namespace, e.getCode(), PodFailureDescriber.lastLine(String.valueOf(e.getMessage())));
       }
     }
-    byNamespace.put(namespace, new Read(now, List.copyOf(found)));
-    return found;
+    return List.copyOf(found);
   }
 }

@@ -15,7 +15,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,6 +83,26 @@ class AutoscalerEventReaderTest {
 
     assertThat(reader.in(cluster.client, "ml", NOW.plusSeconds(31))).isEmpty();
     assertThat(cluster.server.getRequestCount()).isEqualTo(requests + 1);
+  }
+
+  @Test
+  void jobsOfANamespaceThatAskAtOnceWaitForOneRead() throws Exception {
+    serve(FIRST_PAGE, null, legacy("Nominated", "karpenter", waiting, NOW, NOW, ""));
+    int before = cluster.server.getRequestCount();
+    ExecutorService reconcilers = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<List<Event>>> reads = new ArrayList<>();
+      for (int job = 0; job < 8; job++) {
+        reads.add(reconcilers.submit(() -> reader.in(cluster.client, "ml", NOW)));
+      }
+      for (Future<List<Event>> read : reads) {
+        assertThat(read.get(30, TimeUnit.SECONDS)).hasSize(1);
+      }
+    } finally {
+      reconcilers.shutdownNow();
+    }
+
+    assertThat(cluster.server.getRequestCount()).isEqualTo(before + 1);
   }
 
   @Test
