@@ -1159,14 +1159,7 @@ class JobOutcomeJudgeTest {
                 return List.of();
               });
       JobObservation observation =
-          new JobObservation(
-                  Map.of(0, running("job-0"), 1, unschedulable("job-1")),
-                  Optional.of(specConfigMap()),
-                  Optional.empty(),
-                  0,
-                  0,
-                  List.of())
-              .withNodeProvisioning(provisioning);
+          observing(Map.of(0, running("job-0"), 1, unschedulable("job-1")), provisioning);
 
       JobOutcome outcome =
           judge.plan(notYetRunning(), observation, STARTED.plusSeconds(301)).outcome();
@@ -1308,14 +1301,7 @@ class JobOutcomeJudgeTest {
                 throw new AssertionError("Events read");
               });
       JobObservation observation =
-          new JobObservation(
-                  Map.of(0, running("job-0"), 1, unschedulable("job-1")),
-                  Optional.of(specConfigMap()),
-                  Optional.empty(),
-                  0,
-                  0,
-                  List.of())
-              .withNodeProvisioning(unreadable);
+          observing(Map.of(0, running("job-0"), 1, unschedulable("job-1")), unreadable);
 
       JobOutcome outcome =
           impatient.plan(notYetRunning(), observation, STARTED.plusSeconds(301)).outcome();
@@ -1326,10 +1312,14 @@ class JobOutcomeJudgeTest {
 
     private JobPlan plan(
         CommJob job, Map<Integer, Pod> pods, NodeProvisioning provisioning, Instant now) {
-      JobObservation observation =
-          new JobObservation(pods, Optional.of(specConfigMap()), Optional.empty(), 0, 0, List.of())
-              .withNodeProvisioning(provisioning);
-      return judge.plan(job, observation, now);
+      return judge.plan(job, observing(pods, provisioning), now);
+    }
+
+    /** A started job's {@code pods}, and what {@code provisioning} says of them. */
+    private static JobObservation observing(Map<Integer, Pod> pods, NodeProvisioning provisioning) {
+      return new JobObservation(
+              pods, Optional.of(specConfigMap()), Optional.empty(), 0, 0, List.of())
+          .withNodeProvisioning(provisioning);
     }
 
     private static NodeProvisioning of(Event... events) {

@@ -132,7 +132,7 @@ class PodTemplateFactoryTest {
 
   @Test
   void theClustersRankPodTemplateTakesEveryJobToItsTaintedGpuNodes() {
-    OperatorConfig config = config(Optional.empty(), Optional.of(base64(CLUSTER_TEMPLATE)));
+    OperatorConfig config = clusterTemplate(CLUSTER_TEMPLATE);
 
     Pod pod = new PodTemplateFactory(config, new PodTemplateOverlay()).build(job(), LAYOUT, 0);
 
@@ -148,7 +148,7 @@ class PodTemplateFactoryTest {
 
   @Test
   void aQueuesPlacementInTheJobsTemplateKeepsTheClustersTolerationOfTheGpuTaint() {
-    OperatorConfig config = config(Optional.empty(), Optional.of(base64(CLUSTER_TEMPLATE)));
+    OperatorConfig config = clusterTemplate(CLUSTER_TEMPLATE);
     // what Kueue writes into a suspended job's template when it admits it on a flavor
     CommJob admitted = cpuBenchmark();
     admitted
@@ -189,13 +189,10 @@ class PodTemplateFactoryTest {
   @Test
   void theClustersMemoryRequestSizesTheLimitAndIsCheckedAgainstEachJob() {
     OperatorConfig config =
-        config(
-            Optional.empty(),
-            Optional.of(
-                base64(
-                    """
+        clusterTemplate(
+            """
                     {"spec": {"containers": [{"resources": {"requests": {"memory": "64Gi"}}}]}}
-                    """)));
+                    """);
     CommJob job = cpuBenchmark();
 
     Pod pod = new PodTemplateFactory(config, new PodTemplateOverlay()).build(job, LAYOUT, 0);
@@ -205,13 +202,10 @@ class PodTemplateFactoryTest {
         .containsEntry("memory", new Quantity("65Gi"));
     // a cluster's memory limit below a job's /dev/shm, whose pages count against it
     OperatorConfig capped =
-        config(
-            Optional.empty(),
-            Optional.of(
-                base64(
-                    """
+        clusterTemplate(
+            """
                     {"spec": {"containers": [{"resources": {"limits": {"memory": "8Gi"}}}]}}
-                    """)));
+                    """);
     job.getSpec().setSharedMemorySize("16Gi");
     assertThat(new SpecValidator(new TemplateOverlayValidator(), capped).problems(job))
         .singleElement()
@@ -223,14 +217,11 @@ class PodTemplateFactoryTest {
   @Test
   void aJobsOwnResourceSettingsReplaceTheClustersForThatResource() {
     OperatorConfig config =
-        config(
-            Optional.empty(),
-            Optional.of(
-                base64(
-                    """
+        clusterTemplate(
+            """
                     {"spec": {"containers": [{"resources": {"limits": {"memory": "64Gi",
                                                                        "rdma/ib": "1"}}}]}}
-                    """)));
+                    """);
     CommJob job = cpuBenchmark();
     job.getSpec()
         .setTemplate(
@@ -256,18 +247,15 @@ class PodTemplateFactoryTest {
   @Test
   void envVarsKeepTheJobsOrderAndPullSecretsAndAffinitiesOfOtherKindsAddUp() {
     OperatorConfig config =
-        config(
-            Optional.empty(),
-            Optional.of(
-                base64(
-                    """
+        clusterTemplate(
+            """
                     {"spec": {"imagePullSecrets": [{"name": "mirror"}],
                               "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
                                   {"nodeSelectorTerms": [{"matchExpressions": [
                                       {"key": "pool", "operator": "In", "values": ["gpu"]}]}]}}},
                               "containers": [{"env": [{"name": "A", "value": "cluster"},
                                                       {"name": "NCCL_DEBUG", "value": "WARN"}]}]}}
-                    """)));
+                    """);
     CommJob job = cpuBenchmark();
     job.getSpec()
         .setTemplate(
@@ -340,13 +328,10 @@ class PodTemplateFactoryTest {
   @Test
   void theOperatorDoesNotStartWithAClusterTemplateThatNamesAGpuCount() {
     OperatorConfig config =
-        config(
-            Optional.empty(),
-            Optional.of(
-                base64(
-                    """
+        clusterTemplate(
+            """
                     {"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
-                    """)));
+                    """);
 
     assertThatThrownBy(
             () -> new RankPodDefaultsCheck().onStart(null, config, new TemplateOverlayValidator()))
@@ -368,6 +353,11 @@ class PodTemplateFactoryTest {
         .as("JSON that was not encoded")
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("runtime.podTemplate");
+  }
+
+  /** The operator's defaults, with {@code json} as the cluster's rank pod template. */
+  private static OperatorConfig clusterTemplate(String json) {
+    return config(Optional.empty(), Optional.of(base64(json)));
   }
 
   private static String base64(String json) {
