@@ -99,6 +99,11 @@ final class RankPodDefaults {
     return new RankPodDefaults(object.isEmpty() ? Optional.empty() : Optional.of(object));
   }
 
+  /** Whether the cluster has a template. */
+  boolean isSet() {
+    return template.isPresent();
+  }
+
   /** The cluster's template on its own, for the checks that need no job. */
   Optional<PodTemplateSpec> template() {
     return template.map(tree -> SERIALIZATION.convertValue(tree, PodTemplateSpec.class));

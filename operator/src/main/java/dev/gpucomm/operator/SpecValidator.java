@@ -60,7 +60,7 @@ public class SpecValidator {
       problems.addAll(own);
       // the cluster's template was checked when the operator started; what the two make together
       // is checked against each job (a memory limit against its /dev/shm, a GPU count)
-      if (defaults.template().isPresent()) {
+      if (defaults.isSet()) {
         for (String problem :
             templateValidator.problems(
                 defaults.under(spec.getTemplate()), ranksPerPod, sharedMemoryBytes)) {
