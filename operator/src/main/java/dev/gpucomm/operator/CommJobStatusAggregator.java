@@ -202,7 +202,7 @@ public class CommJobStatusAggregator {
       case JobOutcome.Suspended _, JobOutcome.Restarting _ -> Phase.PENDING;
       case JobOutcome.InProgress p ->
           pods.values().stream()
-                  .map(JobOutcomeJudge::phaseOf)
+                  .map(PodPhases::phaseOf)
                   .anyMatch(phase -> phase.equals("Running") || phase.equals("Succeeded"))
               ? Phase.RUNNING
               : Phase.PENDING;
@@ -367,7 +367,7 @@ public class CommJobStatusAggregator {
             .anyMatch(
                 e ->
                     e.getKey() < layout.podCount()
-                        && "Failed".equals(JobOutcomeJudge.rankPhaseOf(e.getValue())));
+                        && "Failed".equals(PodPhases.rankPhaseOf(e.getValue())));
     if (outcome instanceof JobOutcome.InProgress && aPodFailed) {
       // a run with a failed pod goes on only while the verdict waits for a lost node's sign; the
       // message names no time, so that it stays as it is until the verdict
@@ -376,16 +376,14 @@ public class CommJobStatusAggregator {
           Reasons.READY,
           ConditionList.FALSE,
           Reasons.PODS_FAILING,
-          JobOutcomeJudge.podCounts(pods, layout)
+          PodPhases.podCounts(pods, layout)
               + "; judged once the pods still running end or show their node lost, at the latest"
               + " runtime.nodeLossGrace after the first failure",
           generation,
           now);
     }
     long running =
-        pods.values().stream()
-            .filter(p -> "Running".equals(JobOutcomeJudge.rankPhaseOf(p)))
-            .count();
+        pods.values().stream().filter(p -> "Running".equals(PodPhases.rankPhaseOf(p))).count();
     boolean allRunning = running == layout.podCount();
     Optional<String> waitingForNode =
         outcome instanceof JobOutcome.InProgress inProgress
@@ -396,7 +394,7 @@ public class CommJobStatusAggregator {
         Reasons.READY,
         allRunning ? ConditionList.TRUE : ConditionList.FALSE,
         allRunning ? Reasons.PODS_RUNNING : Reasons.PODS_PENDING,
-        JobOutcomeJudge.podCounts(pods, layout)
+        PodPhases.podCounts(pods, layout)
             + waitingForNode.map(waiting -> "; " + waiting).orElse(""),
         generation,
         now);

@@ -57,7 +57,7 @@ record ContainerStall(
 
   /** The first container of a pending pod that waits for one of those reasons. */
   static Optional<ContainerStall> of(Pod pod) {
-    if (!"Pending".equals(JobOutcomeJudge.phaseOf(pod)) || pod.getStatus() == null) {
+    if (!"Pending".equals(PodPhases.phaseOf(pod)) || pod.getStatus() == null) {
       return Optional.empty();
     }
     return Stream.of(

@@ -28,7 +28,7 @@ final class FinishedPods {
   }
 
   private static boolean keeps(CleanPodPolicy policy, JobOutcome outcome, Pod pod) {
-    String phase = JobOutcomeJudge.phaseOf(pod);
+    String phase = PodPhases.phaseOf(pod);
     boolean ended = phase.equals("Succeeded") || phase.equals("Failed");
     return switch (policy) {
       case NONE -> true;
@@ -36,7 +36,7 @@ final class FinishedPods {
       case ALL ->
           ended
               && outcome instanceof JobOutcome.Failed
-              && JobOutcomeJudge.rankPhaseOf(pod).equals("Failed");
+              && PodPhases.rankPhaseOf(pod).equals("Failed");
     };
   }
 }

@@ -161,7 +161,7 @@ public record JobObservation(
   /** "{0=Running, 1=Pending}", for debug logs. */
   public Map<Integer, String> podPhases() {
     Map<Integer, String> phases = new TreeMap<>();
-    podsByIndex.forEach((index, pod) -> phases.put(index, JobOutcomeJudge.phaseOf(pod)));
+    podsByIndex.forEach((index, pod) -> phases.put(index, PodPhases.phaseOf(pod)));
     return phases;
   }
 
@@ -245,7 +245,7 @@ public record JobObservation(
   public boolean allPodsRan(int podCount) {
     for (int index = 0; index < podCount; index++) {
       Pod pod = podsByIndex.get(index);
-      String phase = pod == null ? "Pending" : JobOutcomeJudge.phaseOf(pod);
+      String phase = pod == null ? "Pending" : PodPhases.phaseOf(pod);
       if (phase.equals("Pending") || phase.equals("Unknown")) {
         return false;
       }

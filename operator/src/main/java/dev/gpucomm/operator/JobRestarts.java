@@ -74,7 +74,7 @@ final class JobRestarts {
   /**
    * A restart whose failed run's objects are still here a scheduling timeout after it began: a pod
    * that deletion never reaches (a webhook or a policy refusing it), a spec ConfigMap a foreign
-   * finalizer holds. Pods that terminate too long are {@link JobOutcomeJudge}'s to name.
+   * finalizer holds. Pods that terminate too long are {@link PredecessorWaits}' to name.
    */
   static Optional<JobOutcome> overdue(
       CommJobStatus status, JobObservation observation, Duration limit, Instant now) {

@@ -86,7 +86,7 @@ final class LostPods {
    */
   static Optional<Instant> removalDue(Pod pod, Duration confirmationWait) {
     if (Long.valueOf(0).equals(pod.getMetadata().getDeletionGracePeriodSeconds())
-        || !JobOutcomeJudge.nodeLost(pod)) {
+        || !NodeLoss.nodeLost(pod)) {
       return Optional.empty();
     }
     return deletedAt(pod).map(at -> at.plus(confirmationWait));

@@ -139,7 +139,7 @@ final class SchedulingHold {
 
   /** Whether scheduling gates hold {@code pod} back: the scheduler does not look at it yet. */
   static boolean gated(Pod pod) {
-    if (!"Pending".equals(JobOutcomeJudge.phaseOf(pod))) {
+    if (!"Pending".equals(PodPhases.phaseOf(pod))) {
       return false;
     }
     boolean gates =

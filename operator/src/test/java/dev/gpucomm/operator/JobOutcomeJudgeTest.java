@@ -306,8 +306,8 @@ class JobOutcomeJudgeTest {
     Pod backingOff = waiting("job-1", STARTED, "ImagePullBackOff", "Back-off pulling image");
     JobLayout layout = JobLayout.of(job().getSpec(), "8Gi");
 
-    String first = JobOutcomeJudge.podCounts(Map.of(0, running("job-0"), 1, pulling), layout);
-    String next = JobOutcomeJudge.podCounts(Map.of(0, running("job-0"), 1, backingOff), layout);
+    String first = PodPhases.podCounts(Map.of(0, running("job-0"), 1, pulling), layout);
+    String next = PodPhases.podCounts(Map.of(0, running("job-0"), 1, backingOff), layout);
 
     assertThat(first)
         .isEqualTo(next)
@@ -614,7 +614,7 @@ class JobOutcomeJudgeTest {
               new JobOutcome.Restarting(RestartCause.DISRUPTION, "restart 1 of 3 after X", 1));
       assertThat(judge.nextCheck(plan, job.getStatus(), STARTED.plusSeconds(40)))
           .as("an old pod on a node that does not answer sends no event")
-          .contains(JobOutcomeJudge.RESTART_RECHECK);
+          .contains(JobDeadlines.RESTART_RECHECK);
     }
 
     @Test
@@ -806,7 +806,7 @@ class JobOutcomeJudgeTest {
           .getConditions()
           .add(new PodConditionBuilder().withType("ContainersReady").withStatus("False").build());
 
-      assertThat(JobOutcomeJudge.nodeLost(sidecarNotReady)).isFalse();
+      assertThat(NodeLoss.nodeLost(sidecarNotReady)).isFalse();
     }
 
     @Test
@@ -818,8 +818,8 @@ class JobOutcomeJudgeTest {
           .getFirst()
           .setReason("ReadinessGatesNotReady");
 
-      assertThat(JobOutcomeJudge.nodeLost(gatedByALoadBalancer)).isFalse();
-      assertThat(JobOutcomeJudge.nodeLost(markedNotReady("job-1", failedAt))).isTrue();
+      assertThat(NodeLoss.nodeLost(gatedByALoadBalancer)).isFalse();
+      assertThat(NodeLoss.nodeLost(markedNotReady("job-1", failedAt))).isTrue();
     }
 
     @Test
@@ -920,7 +920,7 @@ class JobOutcomeJudgeTest {
       assertThat(plan.outcome()).isInstanceOf(JobOutcome.InProgress.class);
       // the group's admission is no event the operator watches: it looks again
       assertThat(judge.nextCheck(plan, job.getStatus(), muchLater))
-          .contains(JobOutcomeJudge.GANG_QUEUE_RECHECK);
+          .contains(JobDeadlines.GANG_QUEUE_RECHECK);
     }
 
     @Test
@@ -1127,7 +1127,7 @@ class JobOutcomeJudgeTest {
       assertThat(pastScheduling.outcome())
           .isEqualTo(
               new JobOutcome.InProgress(
-                  Optional.of(JobOutcomeJudge.SCALE_UP_RECHECK),
+                  Optional.of(JobDeadlines.SCALE_UP_RECHECK),
                   Optional.of(
                       "pod job-1 (rank 1) waits for the node its autoscaler is bringing, until"
                           + " 2026-01-01T00:30:20Z (cluster-autoscaler's TriggeredScaleUp at"
@@ -1135,7 +1135,7 @@ class JobOutcomeJudgeTest {
                           + " 4)}])")));
       // the autoscaler giving up is only an Event: the operator looks again within a minute
       assertThat(judge.nextCheck(pastScheduling, job.getStatus(), STARTED.plusSeconds(400)))
-          .contains(JobOutcomeJudge.SCALE_UP_RECHECK);
+          .contains(JobDeadlines.SCALE_UP_RECHECK);
       assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(1799)).outcome())
           .isInstanceOf(JobOutcome.InProgress.class);
       assertThat(plan(job, waiting, promised, scaleUp.plusSeconds(1801)).outcome())
