@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BundleLauncherTest {
   @TempDir Path bundle;
   private Path javaArguments;
+  private Path javaQuestions;
 
   @BeforeEach
   void aBundleWithAStandInJava() throws IOException {
@@ -34,9 +35,28 @@ class BundleLauncherTest {
     Files.createDirectories(bundle.resolve("jre/bin"));
     Files.copy(Path.of("src/main/bundle/bin/gpucomm"), bundle.resolve("bin/gpucomm"));
     javaArguments = bundle.resolve("java-arguments");
+    javaQuestions = bundle.resolve("java-questions");
+    // answers the launcher's question (-version last) as the JDK does: an option it does not know
+    // is three lines and exit 1; otherwise records the arguments of the launch itself
     Files.writeString(
         bundle.resolve("jre/bin/java"),
-        "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > '" + javaArguments + "'\n");
+        """
+        #!/usr/bin/env bash
+        if [ "${@: -1}" = -version ]; then
+          printf '%%s\\n' "$*" >> '%s'
+          for option in "$@"; do
+            if [ "$option" = -Xunknown ]; then
+              echo "Unrecognized option: -Xunknown" >&2
+              echo "Error: Could not create the Java Virtual Machine." >&2
+              echo "Error: A fatal exception has occurred. Program will exit." >&2
+              exit 1
+            fi
+          done
+          exit 0
+        fi
+        printf '%%s\\n' "$@" > '%s'
+        """
+            .formatted(javaQuestions, javaArguments));
     for (String executable : new String[] {"bin/gpucomm", "jre/bin/java"}) {
       Files.setPosixFilePermissions(
           bundle.resolve(executable), PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -80,6 +100,52 @@ class BundleLauncherTest {
                   + " give JVM options only, e.g. -Xmx4g\n");
       assertThat(javaArguments).doesNotExist();
     }
+  }
+
+  @Test
+  void anOptionTheJvmDoesNotTakeIsAOneLineUsageErrorAndGpucommNeverStarts() throws Exception {
+    Run run = launch("-Xmx4g -Xunknown", "bench", "--device", "cpu");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .isEqualTo(
+            "gpucomm: GPUCOMM_JAVA_OPTS: the JVM does not start with these options:"
+                + " Unrecognized option: -Xunknown\n");
+    assertThat(javaArguments).doesNotExist();
+  }
+
+  @Test
+  void theJvmIsAskedOnlyWhenOptionsAreGivenAndNeverToPreTouchItsHeap() throws Exception {
+    assertThat(launch(" ", "bench").exitCode()).isZero();
+    assertThat(javaQuestions).doesNotExist();
+
+    assertThat(launch("-Xms8g -XX:+AlwaysPreTouch", "bench").exitCode()).isZero();
+    assertThat(Files.readAllLines(javaQuestions))
+        .containsExactly("-Xms8g -XX:+AlwaysPreTouch -XX:-AlwaysPreTouch -version");
+  }
+
+  /** The JDK's own refusals, which it prints partly on standard output, said on one line. */
+  @Test
+  void theRealJvmsRefusalIsSaidOnOneLine() throws Exception {
+    Files.writeString(
+        bundle.resolve("jre/bin/java"),
+        "#!/bin/sh\nexec '%s' \"$@\"\n"
+            .formatted(Path.of(System.getProperty("java.home"), "bin", "java")));
+
+    Run tooSmall = launch("-Xmx1", "bench");
+    Run mistyped = launchWith("JAVA_TOOL_OPTIONS", "-XX:+NoSuchFlagOfTheJvm", "bench");
+
+    assertThat(tooSmall.exitCode()).isEqualTo(2);
+    assertThat(tooSmall.err())
+        .isEqualTo(
+            "gpucomm: GPUCOMM_JAVA_OPTS: the JVM does not start with these options: Error occurred"
+                + " during initialization of VM; Too small maximum heap\n");
+    assertThat(mistyped.exitCode()).isEqualTo(2);
+    assertThat(mistyped.err())
+        .startsWith(
+            "gpucomm: JAVA_TOOL_OPTIONS: the JVM does not start with these options:"
+                + " Unrecognized VM option 'NoSuchFlagOfTheJvm'")
+        .hasLineCount(1);
   }
 
   /**
