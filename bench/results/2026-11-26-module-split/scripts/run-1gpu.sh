@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The tree on a host with one GPU: the GPU tests (those that need two GPUs skip, saying so),
 # selftest, a program job on the GPU, `gpucomm diag` (and its store on a taken port), the
-# launcher's memory check of a program, the driver library path that names a fifo, and a rank
-# failing after NCCL is up.
+# launcher's memory check of a program, the driver library path that names a fifo, a rank
+# failing after NCCL is up, and a JVM option the bundle's JVM refuses.
 # Usage: bash bench/results/2026-11-26-module-split/scripts/run-1gpu.sh   (optional: RUN)
 #   Needs 1 NVIDIA GPU; BUNDLE, GPURUN, WORK and OUT as for run101.sh (prepare.sh builds them).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -74,4 +74,7 @@ GPUCOMM_TEST_FAIL_RANK=0 GPUCOMM_TEST_FAIL_AT=workload NCCL_DEBUG=INFO NCCL_DEBU
   step failing-rank 120 "$G" run -f "$R/sweep-1gpu.yaml" --device cuda --out "$R/failing"
 grep -E "gpucomm run:" "$R/failing-rank.log" | tail -1
 echo "NCCL aborts: $(grep -c 'Abort COMPLETE' "$R/failing-rank.log"), destroys: $(grep -c 'Destroy COMPLETE' "$R/failing-rank.log")"
+# a JVM option the bundle's JVM refuses: the launcher's one-line usage error, exit 2, nothing run
+GPUCOMM_JAVA_OPTS="-Xmx16g -Xmx1" step java-opts-refused 60 "$G" selftest --device cuda --world 1
+cat "$R/java-opts-refused.log"
 cp "$R/steps.txt" "$OUT/steps.txt"
