@@ -18,10 +18,16 @@ public final class JobHeuristic {
       Function<String, TuningTable> tuningTables,
       Collective collective,
       int worldSize,
-      DType dtype) {
+      DType dtype,
+      String deviceName) {
     try {
       return Heuristics.create(
-          job.job().getSpec().getHeuristic(), tuningTables, collective, worldSize, dtype);
+          job.job().getSpec().getHeuristic(),
+          tuningTables,
+          collective,
+          worldSize,
+          dtype,
+          deviceName);
     } catch (IllegalArgumentException e) {
       throw new InvalidJobException(job.source(), "spec.heuristic", e.getMessage());
     }

@@ -30,9 +30,10 @@ final class ReportedSweep {
 
   /**
    * Agrees on the seed ({@code requestedSeed}, or one rank 0 draws, under {@code label/seed}),
-   * plans the sweep with {@code planner}, runs it with the job's heuristic for {@code dtype}
-   * deciding the automatic choices, and returns the result on rank 0; the other ranks get none. The
-   * report flags a rank slower than its peers by more than {@code outlierThresholdPercent}.
+   * plans the sweep with {@code planner}, runs it with the job's heuristic for {@code dtype} (and
+   * rank 0's device model) deciding the automatic choices, and returns the result on rank 0; the
+   * other ranks get none. The report flags a rank slower than its peers by more than {@code
+   * outlierThresholdPercent}.
    */
   static Optional<Finished> run(
       RankContext context,
@@ -57,7 +58,17 @@ final class ReportedSweep {
             seed);
     AlgorithmHeuristic heuristic =
         JobHeuristic.create(
-            context.job(), tuningTables, plan.collective(), topology.worldSize(), dtype);
+            context.job(),
+            tuningTables,
+            plan.collective(),
+            topology.worldSize(),
+            dtype,
+            SharedDeviceName.agree(
+                context.device().name(),
+                context.store(),
+                label + "/device",
+                context.rank(),
+                context.rendezvousTimeout()));
     String startedAt = Instant.now().toString();
     BenchmarkSweep.Outcome outcome =
         new BenchmarkSweep(

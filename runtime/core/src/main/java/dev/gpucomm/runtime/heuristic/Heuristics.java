@@ -16,8 +16,8 @@ public final class Heuristics {
    * default). For {@code measured}, {@code tableLoader} turns {@code spec.tuningRef} (a ConfigMap
    * name in a cluster, a file path locally, e.g. {@link TuningTableJson#fileLoader()}) into a
    * table; a missing curve is reported at the first query that needs it. Prefer {@link
-   * #create(Heuristic, Function, Collective, int, DType)} where the job's world size and dtype are
-   * known.
+   * #create(Heuristic, Function, Collective, int, DType, String)} where the job's world size and
+   * dtype are known.
    *
    * @throws IllegalArgumentException naming the spec field when the spec is incomplete, or from the
    *     loader when the table cannot be read
@@ -32,8 +32,8 @@ public final class Heuristics {
 
   /**
    * As {@link #create(Heuristic, Function)}, for a job of {@code collective} on {@code worldSize}
-   * ranks exchanging {@code dtype}: a tuning table of another collective or without that curve is
-   * rejected now.
+   * ranks exchanging {@code dtype} on devices named {@code deviceName}: a tuning table of another
+   * collective, or without that curve measured on that device model, is rejected now.
    *
    * @throws IllegalArgumentException naming the table and what it lacks
    */
@@ -42,9 +42,11 @@ public final class Heuristics {
       Function<String, TuningTable> tableLoader,
       Collective collective,
       int worldSize,
-      DType dtype) {
+      DType dtype,
+      String deviceName) {
     if (spec != null && spec.getName() == HeuristicName.MEASURED) {
-      return new MeasuredHeuristic(load(spec, tableLoader), collective, worldSize, dtype);
+      return new MeasuredHeuristic(
+          load(spec, tableLoader), collective, worldSize, dtype, deviceName);
     }
     return createRuleBased(spec);
   }

@@ -43,6 +43,29 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
    */
   public MeasuredHeuristic(TuningTable table, Collective collective, int worldSize, DType dtype) {
     this(table);
+    requireCollective(table, collective);
+    table.require(worldSize, dtype);
+  }
+
+  /**
+   * Answers for one job of {@code collective} on devices named {@code deviceName} ("NVIDIA H200"),
+   * from the curves measured on that device model (and those of older tables, which recorded no
+   * device): another model's crossovers are not this one's.
+   *
+   * @throws IllegalArgumentException naming the table and what it lacks on that device
+   */
+  public MeasuredHeuristic(
+      TuningTable table, Collective collective, int worldSize, DType dtype, String deviceName) {
+    this(ownCurves(table, collective, worldSize, dtype, deviceName));
+  }
+
+  private static TuningTable ownCurves(
+      TuningTable table, Collective collective, int worldSize, DType dtype, String deviceName) {
+    requireCollective(table, collective);
+    return table.requireOn(worldSize, dtype, deviceName);
+  }
+
+  private static void requireCollective(TuningTable table, Collective collective) {
     if (table.collective() != collective) {
       throw new IllegalArgumentException(
           "tuning table "
@@ -55,7 +78,6 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
               + collective
               + " for this job, or name another heuristic");
     }
-    table.require(worldSize, dtype);
   }
 
   public TuningTable table() {
@@ -147,6 +169,7 @@ public final class MeasuredHeuristic implements AlgorithmHeuristic {
             + (curve.layoutRecorded() ? ", " + curve.layout() : "")
             + ", "
             + curve.dtype()
+            + (curve.deviceRecorded() ? ", " + curve.device() : "")
             + "): "
             + where
             + "["

@@ -7,23 +7,31 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The fastest algorithm by message size for one world size, layout and dtype: contiguous, ordered
- * {@link SizeRange}s spanning the measured sizes, and the medians they were derived from.
+ * The fastest algorithm by message size for one world size, layout and dtype, on one device model:
+ * contiguous, ordered {@link SizeRange}s spanning the measured sizes, and the medians they were
+ * derived from.
  *
  * @param ranksPerNode ranks per node (pod) of the job that measured it, so that pods = worldSize /
  *     ranksPerNode; {@link #LAYOUT_NOT_RECORDED} in tables written before layouts were recorded
+ * @param device the device it was measured on, as the device names itself ("NVIDIA H200"); null in
+ *     tables written before devices were recorded
  */
 public record TuningCurve(
     int worldSize,
     DType dtype,
     List<SizeRange> ranges,
     List<MeasuredPoint> measurements,
-    int ranksPerNode) {
+    int ranksPerNode,
+    String device) {
   /** The layout of a curve from a table written before layouts were recorded. */
   public static final int LAYOUT_NOT_RECORDED = 0;
 
+  /** The longest device name a curve keeps: the driver's names are under a hundred characters. */
+  public static final int MAX_DEVICE_CHARS = 256;
+
   public TuningCurve {
     Objects.requireNonNull(dtype, "dtype");
+    device = checkedDevice(device);
     if (worldSize < 1) {
       throw new IllegalArgumentException("worldSize: must be at least 1, got " + worldSize);
     }
@@ -70,14 +78,57 @@ public record TuningCurve(
     }
   }
 
-  /** A curve without a recorded layout. */
+  /** A curve without a recorded device. */
+  public TuningCurve(
+      int worldSize,
+      DType dtype,
+      List<SizeRange> ranges,
+      List<MeasuredPoint> measurements,
+      int ranksPerNode) {
+    this(worldSize, dtype, ranges, measurements, ranksPerNode, null);
+  }
+
+  /** A curve without a recorded layout or device. */
   public TuningCurve(
       int worldSize, DType dtype, List<SizeRange> ranges, List<MeasuredPoint> measurements) {
     this(worldSize, dtype, ranges, measurements, LAYOUT_NOT_RECORDED);
   }
 
+  /**
+   * A device name as a curve keeps it: null stays null (not recorded); otherwise one line of text,
+   * as it appears in messages.
+   *
+   * @throws IllegalArgumentException for an empty, overlong or multi-line name
+   */
+  static String checkedDevice(String device) {
+    if (device == null) {
+      return null;
+    }
+    String name = device.strip();
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("device: must not be empty (leave it out if unknown)");
+    }
+    if (name.length() > MAX_DEVICE_CHARS) {
+      throw new IllegalArgumentException(
+          "device: at most " + MAX_DEVICE_CHARS + " characters, got " + name.length());
+    }
+    if (name.chars().anyMatch(Character::isISOControl)) {
+      throw new IllegalArgumentException("device: must be one line of text");
+    }
+    return name;
+  }
+
   public boolean layoutRecorded() {
     return ranksPerNode != LAYOUT_NOT_RECORDED;
+  }
+
+  public boolean deviceRecorded() {
+    return device != null;
+  }
+
+  /** "NVIDIA H200", or "a device not recorded" for a curve from an older table. */
+  public String measuredOn() {
+    return deviceRecorded() ? device : "a device not recorded";
   }
 
   /** "2 pods × 4 ranks", "1 pod × 8 ranks", or "layout not recorded". */

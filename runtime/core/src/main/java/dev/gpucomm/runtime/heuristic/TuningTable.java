@@ -23,12 +23,14 @@ import java.util.stream.Collectors;
  * reads. Stored as JSON by {@link TuningTableJson} (schema {@value #SCHEMA_VERSION}).
  */
 public record TuningTable(String name, Collective collective, List<TuningCurve> curves) {
-  public static final int SCHEMA_VERSION = 1;
+  /** The newest layout: 2 records each curve's device; a table without devices is written as 1. */
+  public static final int SCHEMA_VERSION = 2;
 
   private static final Comparator<TuningCurve> CURVE_ORDER =
       Comparator.comparingInt(TuningCurve::worldSize)
           .thenComparingInt(TuningCurve::ranksPerNode)
-          .thenComparing(TuningCurve::dtype);
+          .thenComparing(TuningCurve::dtype)
+          .thenComparing(TuningCurve::device, Comparator.nullsFirst(Comparator.naturalOrder()));
 
   public TuningTable {
     if (name == null || name.isBlank()) {
@@ -47,9 +49,84 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
                 + " ("
                 + curves.get(i).layout()
                 + ") and dtype "
-                + curves.get(i).dtype());
+                + curves.get(i).dtype()
+                + " measured on "
+                + curves.get(i).measuredOn());
       }
     }
+  }
+
+  /**
+   * The table as it speaks for {@code deviceName} (as the device names itself, "NVIDIA H200"): the
+   * curves measured on it, and those whose device was not recorded (tables written before devices
+   * were) where no curve of the same world size, layout and dtype was measured on it. Where one GPU
+   * model's crossovers fall says nothing of another's, so a curve of another device never stands
+   * in; a table tuned on several models (one per node pool) serves each its own.
+   *
+   * @throws IllegalArgumentException naming the table, the device and the devices it measured, when
+   *     no curve speaks for it
+   */
+  public TuningTable measuredOn(String deviceName) {
+    Map<String, TuningCurve> own = new LinkedHashMap<>();
+    for (TuningCurve curve : curves) {
+      if (!curve.deviceRecorded()) {
+        own.putIfAbsent(curveKeyOnAnyDevice(curve), curve);
+      }
+    }
+    for (TuningCurve curve : curves) {
+      if (deviceName.equals(curve.device())) {
+        own.put(curveKeyOnAnyDevice(curve), curve);
+      }
+    }
+    if (own.isEmpty()) {
+      throw new IllegalArgumentException(
+          "tuning table "
+              + name
+              + " has no curve measured on "
+              + deviceName
+              + " (it measured "
+              + devices()
+              + "); run gpucomm tune on this hardware, or name another heuristic");
+    }
+    return new TuningTable(name, collective, List.copyOf(own.values()));
+  }
+
+  /**
+   * As {@link #require}, of the curves that speak for {@code deviceName} (see {@link #measuredOn}),
+   * which it returns.
+   *
+   * @throws IllegalArgumentException naming the table, what it lacks, and where it measured that
+   */
+  public TuningTable requireOn(int worldSize, DType dtype, String deviceName) {
+    TuningTable own = measuredOn(deviceName);
+    if (own.curve(worldSize, dtype).isEmpty() && curve(worldSize, dtype).isPresent()) {
+      throw new IllegalArgumentException(
+          "tuning table "
+              + name
+              + " has no curve for world size "
+              + worldSize
+              + " and dtype "
+              + dtype
+              + " measured on "
+              + deviceName
+              + " (it measured them on "
+              + curves.stream()
+                  .filter(curve -> curve.worldSize() == worldSize && curve.dtype() == dtype)
+                  .map(TuningCurve::measuredOn)
+                  .distinct()
+                  .collect(Collectors.joining(", "))
+              + "); run gpucomm tune on this hardware, or name another heuristic");
+    }
+    own.require(worldSize, dtype);
+    return own;
+  }
+
+  /** The devices the table's curves were measured on, for messages. */
+  private String devices() {
+    return curves.stream()
+        .map(TuningCurve::measuredOn)
+        .distinct()
+        .collect(Collectors.joining(", "));
   }
 
   /**
@@ -116,8 +193,9 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
   }
 
   /**
-   * This table with {@code other}'s curves added; where both have a curve for the same world size
-   * and dtype, {@code other}'s (the newer measurement) replaces this one's.
+   * This table with {@code other}'s curves added; where both have a curve for the same world size,
+   * layout and dtype measured on the same device, {@code other}'s (the newer measurement) replaces
+   * this one's. Curves of other devices stay beside it.
    *
    * @throws IllegalArgumentException when the tables measured different collectives
    */
@@ -145,6 +223,10 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
   }
 
   private static String curveKey(TuningCurve curve) {
+    return curveKeyOnAnyDevice(curve) + "/" + curve.device();
+  }
+
+  private static String curveKeyOnAnyDevice(TuningCurve curve) {
     return curve.worldSize() + "/" + curve.ranksPerNode() + "/" + curve.dtype();
   }
 
@@ -165,7 +247,13 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
       if (sample.algorithm() != Algorithm.AUTO) {
         byCurve
             .computeIfAbsent(
-                sample.worldSize() + "/" + sample.ranksPerNode() + "/" + sample.dtype(),
+                sample.worldSize()
+                    + "/"
+                    + sample.ranksPerNode()
+                    + "/"
+                    + sample.dtype()
+                    + "/"
+                    + sample.device(),
                 key -> new ArrayList<>())
             .add(sample);
       }
@@ -184,7 +272,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
   /**
    * Derives a table from benchmark reports (one per world size, layout and dtype, say), using each
    * measurement's {@link Measurement#bestMicros()}; each curve records its report's layout (ranks
-   * per pod).
+   * per pod) and device.
    *
    * @throws IllegalArgumentException when the reports measured different collectives
    */
@@ -213,7 +301,8 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
                   size.bytes(),
                   measurement.algorithm(),
                   measurement.bestMicros(),
-                  report.ranksPerPod()));
+                  report.ranksPerPod(),
+                  report.deviceName()));
         }
       }
     }
@@ -257,7 +346,8 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
       previousSize = size;
     }
     ranges.add(new SizeRange(rangeStart, bySize.lastKey(), previousWinner));
-    return new TuningCurve(first.worldSize(), first.dtype(), ranges, points, first.ranksPerNode());
+    return new TuningCurve(
+        first.worldSize(), first.dtype(), ranges, points, first.ranksPerNode(), first.device());
   }
 
   private static Algorithm fastest(Map<Algorithm, Double> medians) {

@@ -27,17 +27,20 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Reads and writes {@link TuningTable}s as JSON. Layout (schema 1):
+ * Reads and writes {@link TuningTable}s as JSON. Layout (schema 2):
  *
  * <pre>{@code
- * {"schemaVersion": 1, "name": "h200-nvlink", "collective": "allreduce",
- *  "curves": [{"worldSize": 4, "ranksPerNode": 4, "dtype": "bf16",
+ * {"schemaVersion": 2, "name": "h200-nvlink", "collective": "allreduce",
+ *  "curves": [{"worldSize": 4, "ranksPerNode": 4, "device": "NVIDIA H200", "dtype": "bf16",
  *              "ranges": [{"fromBytes": 524288, "toBytes": 741455, "algorithm": "twoshot"}, ...],
  *              "measurements": [{"bytes": 524288, "algorithm": "nccl", "medianMicros": 16.6}, ...]}]}
  * }</pre>
  *
  * {@code ranksPerNode} is the layout the curve was measured with; tables written before layouts
- * were recorded lack it, and their curves are read as of an unrecorded layout.
+ * were recorded lack it, and their curves are read as of an unrecorded layout. {@code device} is
+ * the device model the curve was measured on, as the device names itself; tables written before
+ * devices were recorded (schema 1, which is still written for a table without them, so that older
+ * gpucomm versions read it) lack it, and their curves speak for any device.
  *
  * <p>Errors name the file (or other source) and the field: {@code tuning table t.json: field
  * curves[0].ranges[1].algorithm: unknown value 'fast' (expected one of nccl, oneshot, twoshot,
@@ -57,7 +60,11 @@ public final class TuningTableJson {
   /** The table as JSON text. */
   public static String write(TuningTable table) {
     ObjectNode root = MAPPER.createObjectNode();
-    root.put("schemaVersion", TuningTable.SCHEMA_VERSION);
+    root.put(
+        "schemaVersion",
+        table.curves().stream().anyMatch(TuningCurve::deviceRecorded)
+            ? TuningTable.SCHEMA_VERSION
+            : 1);
     root.put("name", table.name());
     root.put("collective", table.collective().wireName());
     ArrayNode curves = root.putArray("curves");
@@ -66,6 +73,9 @@ public final class TuningTableJson {
       curveNode.put("worldSize", curve.worldSize());
       if (curve.layoutRecorded()) {
         curveNode.put("ranksPerNode", curve.ranksPerNode());
+      }
+      if (curve.deviceRecorded()) {
+        curveNode.put("device", curve.device());
       }
       curveNode.put("dtype", curve.dtype().wireName());
       ArrayNode ranges = curveNode.putArray("ranges");
@@ -192,7 +202,9 @@ public final class TuningTableJson {
     private TuningCurve curve(JsonNode node, String path) {
       object(node, path);
       knownFields(
-          node, path, Set.of("worldSize", "ranksPerNode", "dtype", "ranges", "measurements"));
+          node,
+          path,
+          Set.of("worldSize", "ranksPerNode", "device", "dtype", "ranges", "measurements"));
       long worldSize = integer(node, "worldSize", path);
       if (worldSize < 1 || worldSize > Integer.MAX_VALUE) {
         throw error(path + ".worldSize", "must be at least 1, got " + worldSize);
@@ -207,6 +219,8 @@ public final class TuningTableJson {
               "must divide worldSize " + worldSize + ", got " + ranksPerNode);
         }
       }
+      // Tables written before devices were recorded have no device: their curves speak for any.
+      String device = node.has("device") ? text(node, "device", path) : null;
       DType dtype = choice(node, "dtype", path, DType::fromWireName, DType.wireNames());
       JsonNode rangesNode = array(node, "ranges", path);
       List<SizeRange> ranges = new ArrayList<>();
@@ -221,7 +235,8 @@ public final class TuningTableJson {
         }
       }
       try {
-        return new TuningCurve((int) worldSize, dtype, ranges, measurements, (int) ranksPerNode);
+        return new TuningCurve(
+            (int) worldSize, dtype, ranges, measurements, (int) ranksPerNode, device);
       } catch (IllegalArgumentException e) {
         throw error(path + "." + firstWord(e.getMessage()), rest(e.getMessage()));
       }

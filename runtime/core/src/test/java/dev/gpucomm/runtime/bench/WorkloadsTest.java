@@ -219,6 +219,9 @@ class WorkloadsTest {
     assertThat(table.curve(4, 2, dev.gpucomm.api.v1alpha1.DType.FP32)).isPresent();
     assertThat(table.curve(4, 4, dev.gpucomm.api.v1alpha1.DType.FP32)).isEmpty();
     assertThat(tuned.files().get("tuning.json")).contains("\"ranksPerNode\" : 2");
+    // the CPU backend names itself by its cores: "cpu (16 cores)"
+    String device = table.curves().getFirst().device();
+    assertThat(device).startsWith("cpu (");
 
     String measured =
         """
@@ -241,7 +244,7 @@ class WorkloadsTest {
 
     var report = new ObjectMapper().readTree(benchmark.files().get("report.json"));
     assertThat(report.path("sizes").get(0).path("chosenReason").asText())
-        .startsWith("tuning table tune-pods (world 4, 2 pods × 2 ranks, fp32)");
+        .startsWith("tuning table tune-pods (world 4, 2 pods × 2 ranks, fp32, " + device + ")");
     // The CPU backend's transports are its own: no fabric section.
     assertThat(report.path("fabric").size()).isZero();
   }

@@ -45,7 +45,7 @@ class HeuristicsTest {
     Heuristic spec = new Heuristic().withName(HeuristicName.MEASURED).withTuningRef("h200-nvlink");
 
     AlgorithmHeuristic heuristic =
-        Heuristics.create(spec, loader, Collective.ALLREDUCE, 4, DType.BF16);
+        Heuristics.create(spec, loader, Collective.ALLREDUCE, 4, DType.BF16, "NVIDIA H200");
 
     assertThat(loaded).containsExactly("h200-nvlink");
     assertThat(((MeasuredHeuristic) heuristic).table().name()).isEqualTo("h200-nvlink");
@@ -66,7 +66,8 @@ class HeuristicsTest {
                     loader,
                     Collective.ALLREDUCE,
                     8,
-                    DType.BF16))
+                    DType.BF16,
+                    "NVIDIA H200"))
         .hasMessageContaining("tuning table h200-nvlink has no curve for world size 8");
     assertThatThrownBy(
             () ->

@@ -85,7 +85,7 @@ class TuningTableJsonTest {
       delimiter = '|',
       value = {
         "\"schemaVersion\": 1, | | field schemaVersion: missing",
-        "\"schemaVersion\": 1, | \"schemaVersion\": 2, | field schemaVersion: version 2 is not one this gpucomm reads",
+        "\"schemaVersion\": 1, | \"schemaVersion\": 3, | field schemaVersion: version 3 is not one this gpucomm reads (1 to 2)",
         "\"collective\": \"allreduce\" | \"collective\": \"alltoall\" | field collective: unknown value 'alltoall'",
         "\"algorithm\": \"nccl\" | \"algorithm\": \"fast\" | field curves[0].ranges[1].algorithm: unknown value 'fast' (expected one of nccl, oneshot, twoshot, ring, hierarchical, copyengine)",
         "\"algorithm\": \"nccl\" | \"algorithm\": \"auto\" | field curves[0].ranges[1].algorithm: auto is not a measured algorithm",
