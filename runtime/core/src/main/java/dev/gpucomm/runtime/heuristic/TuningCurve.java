@@ -139,7 +139,11 @@ public record TuningCurve(
   /** "2 pods × 4 ranks" for a world of 8 with 4 ranks per node. */
   public static String layout(int worldSize, int ranksPerNode) {
     int pods = worldSize / ranksPerNode;
-    return pods + (pods == 1 ? " pod" : " pods") + " × " + ranksPerNode + " ranks";
+    return pods
+        + (pods == 1 ? " pod" : " pods")
+        + " × "
+        + ranksPerNode
+        + (ranksPerNode == 1 ? " rank" : " ranks");
   }
 
   /** The smallest measured size, where the first range starts. */
