@@ -115,13 +115,17 @@ class BundleLauncherTest {
   }
 
   @Test
-  void theJvmIsAskedOnlyWhenOptionsAreGivenAndNeverToPreTouchItsHeap() throws Exception {
+  void theJvmIsAskedOnlyWhenOptionsAreGivenAsItIsLaunchedWritingAndTouchingNothing()
+      throws Exception {
     assertThat(launch(" ", "bench").exitCode()).isZero();
     assertThat(javaQuestions).doesNotExist();
 
     assertThat(launch("-Xms8g -XX:+AlwaysPreTouch", "bench").exitCode()).isZero();
     assertThat(Files.readAllLines(javaQuestions))
-        .containsExactly("-Xms8g -XX:+AlwaysPreTouch -XX:-AlwaysPreTouch -version");
+        .containsExactly(
+            "--enable-native-access=ALL-UNNAMED -Xms8g -XX:+AlwaysPreTouch -cp "
+                + bundle.toRealPath()
+                + "/lib/* -XX:-AlwaysPreTouch -XX:AOTMode=off -version");
   }
 
   /** The JDK's own refusals, which it prints partly on standard output, said on one line. */
@@ -134,6 +138,8 @@ class BundleLauncherTest {
 
     Run tooSmall = launch("-Xmx1", "bench");
     Run mistyped = launchWith("JAVA_TOOL_OPTIONS", "-XX:+NoSuchFlagOfTheJvm", "bench");
+    // the java launcher itself reads JDK_JAVA_OPTIONS, and says so first: "NOTE: Picked up ..."
+    Run unknown = launchWith("JDK_JAVA_OPTIONS", "-Xunknown", "bench");
 
     assertThat(tooSmall.exitCode()).isEqualTo(2);
     assertThat(tooSmall.err())
@@ -146,6 +152,11 @@ class BundleLauncherTest {
             "gpucomm: JAVA_TOOL_OPTIONS: the JVM does not start with these options:"
                 + " Unrecognized VM option 'NoSuchFlagOfTheJvm'")
         .hasLineCount(1);
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err())
+        .isEqualTo(
+            "gpucomm: JDK_JAVA_OPTIONS: the JVM does not start with these options:"
+                + " Unrecognized option: -Xunknown\n");
   }
 
   /**
