@@ -1,7 +1,9 @@
 package dev.gpucomm.runtime.cli;
 
 import dev.gpucomm.api.v1alpha1.BenchmarkSpec;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.CommJobDefaults;
+import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.api.v1alpha1.Heuristic;
 import dev.gpucomm.api.v1alpha1.HeuristicName;
@@ -9,6 +11,7 @@ import dev.gpucomm.api.v1alpha1.WorkloadKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.DeviceBackends;
 import dev.gpucomm.runtime.heuristic.MeasuredHeuristic;
+import dev.gpucomm.runtime.heuristic.TuningCurve;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.JavaCommand;
@@ -71,10 +74,10 @@ final class LocalJobExecution {
                 .ifPresent(
                     table ->
                         requireOutsideReport(command, dir, tuningRefName(command, job), table)));
-    requireReadableTuningTable(command, job);
     RankSettings.requireKnownSwitches(context.rankEnvironment());
     DeviceKind device =
         new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
+    requireReadableTuningTable(command, job, device);
     LocalRun run =
         new LocalRun(
             JavaCommand.ofCurrentJvm(context.env()), context.rankEnvironment(), context.out());
@@ -139,7 +142,7 @@ final class LocalJobExecution {
    * Reads a measured heuristic's table once here, where a bad one is a usage error in one line,
    * before every rank would read it and fail on its own.
    */
-  private static void requireReadableTuningTable(String command, LoadedJob job) {
+  private static void requireReadableTuningTable(String command, LoadedJob job, DeviceKind device) {
     Heuristic heuristic = job.job().getSpec().getHeuristic();
     if (heuristic == null
         || heuristic.getName() != HeuristicName.MEASURED
@@ -148,7 +151,7 @@ final class LocalJobExecution {
     }
     try {
       TuningTable table = TuningTableJson.read(Path.of(heuristic.getTuningRef()));
-      requireBenchmarksCurve(job, table);
+      requireBenchmarksCurve(job, table, device);
     } catch (IllegalArgumentException e) {
       throw new UsageException(
           "gpucomm " + command + ": " + tuningRefName(command, job) + ": " + e.getMessage(), e);
@@ -158,11 +161,12 @@ final class LocalJobExecution {
   /**
    * A benchmark's sweep asks the table for its collective, world size and dtype (the job-level
    * {@link MeasuredHeuristic}): a table without them is refused here too, not by rank 0 after every
-   * rank has started.
+   * rank has started. On the CPU backend its model is known here ({@code cpu}) and checked too; a
+   * GPU's name is known once a rank has opened it, so there the ranks check the model.
    *
    * @throws IllegalArgumentException naming the table and what it lacks
    */
-  private static void requireBenchmarksCurve(LoadedJob job, TuningTable table) {
+  private static void requireBenchmarksCurve(LoadedJob job, TuningTable table, DeviceKind device) {
     var spec = job.job().getSpec();
     if (spec.getWorkload() == null
         || spec.getWorkload().getKind() != WorkloadKind.BENCHMARK
@@ -171,11 +175,19 @@ final class LocalJobExecution {
       return;
     }
     BenchmarkSpec benchmark = spec.getWorkload().getBenchmark();
-    new MeasuredHeuristic(
-        table,
-        Objects.requireNonNullElse(benchmark.getCollective(), CommJobDefaults.COLLECTIVE),
-        spec.getWorldSize(),
-        Objects.requireNonNullElse(benchmark.getDtype(), CommJobDefaults.DTYPE));
+    Collective collective =
+        Objects.requireNonNullElse(benchmark.getCollective(), CommJobDefaults.COLLECTIVE);
+    DType dtype = Objects.requireNonNullElse(benchmark.getDtype(), CommJobDefaults.DTYPE);
+    if (device == DeviceKind.CPU) {
+      new MeasuredHeuristic(
+          table,
+          collective,
+          spec.getWorldSize(),
+          dtype,
+          TuningCurve.modelOf(device.wireName(), null));
+    } else {
+      new MeasuredHeuristic(table, collective, spec.getWorldSize(), dtype);
+    }
   }
 
   /** Prints where the report went, or the failing rank; returns the exit code. */

@@ -7,6 +7,7 @@ import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.bench.TuneWorkload;
 import dev.gpucomm.runtime.files.FileProblem;
 import dev.gpucomm.runtime.files.ReplacingFile;
+import dev.gpucomm.runtime.heuristic.TuningCurve;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
 import dev.gpucomm.runtime.launch.LocalRun;
@@ -145,7 +146,23 @@ final class TuneCommand implements Callable<Integer> {
     Path produced = result.report().orElseThrow().resolve(TuneWorkload.TABLE_FILE);
     if (tableFile.isPresent()) {
       try {
-        TuningTableJson.writeMerged(TuningTableJson.read(produced), tableFile.get());
+        // a table every curve of which older runtimes read becomes one they refuse: say so
+        boolean olderRuntimesReadIt =
+            Files.exists(tableFile.get())
+                && TuningTableJson.read(tableFile.get()).curves().stream()
+                    .noneMatch(TuningCurve::deviceRecorded);
+        TuningTable written =
+            TuningTableJson.writeMerged(TuningTableJson.read(produced), tableFile.get());
+        if (olderRuntimesReadIt
+            && written.curves().stream().anyMatch(TuningCurve::deviceRecorded)) {
+          context
+              .err()
+              .println(
+                  "gpucomm tune: note: --table "
+                      + tableFile.get()
+                      + " now records the device model of its new curve (schema 2), which older"
+                      + " gpucomm versions do not read; keep a copy for them");
+        }
       } catch (IllegalArgumentException e) {
         throw new UsageException(
             "gpucomm tune: --table " + tableFile.get() + ": " + e.getMessage());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.heuristic.TuningCurve;
 import dev.gpucomm.runtime.heuristic.TuningSample;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.heuristic.TuningTableJson;
@@ -238,6 +239,53 @@ class HostileInputCliTest {
             + job
             + ": spec.heuristic.tuningRef: tuning table ar has no curve for world size 4 and dtype"
             + " bf16 (it has world 2 bf16); run gpucomm tune for that world size and dtype");
+  }
+
+  @Test
+  void aTableTunedOnAGpuModelIsRefusedForACpuJobBeforeTheRanksStart() throws Exception {
+    Path table = dir.resolve("h200.json");
+    TuningTableJson.write(
+        TuningTable.fromMeasurements(
+            "h200",
+            Collective.ALLREDUCE,
+            List.of(new TuningSample(2, DType.BF16, 4096, Algorithm.NCCL, 3.0, 2, "NVIDIA H200"))),
+        table);
+    Path job = jobWithTuningTable(table);
+
+    assertUsageError(
+        CliRun.of("run", "-f", job.toString()),
+        "gpucomm run: "
+            + job
+            + ": spec.heuristic.tuningRef: tuning table h200 has no curve measured on cpu (it"
+            + " measured NVIDIA H200); run gpucomm tune on this hardware, or name another"
+            + " heuristic");
+  }
+
+  @Test
+  void mergingAModelsCurveIntoATableOlderRuntimesReadSaysTheyNoLongerReadIt() throws Exception {
+    Path table = oneSampleTable("shared", Collective.ALLREDUCE);
+    Path out = dir.resolve("tuned");
+
+    CliRun run =
+        CliRun.of(
+            "tune",
+            "-f",
+            tuneJob().toString(),
+            "--table",
+            table.toString(),
+            "--out",
+            out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err())
+        .contains(
+            "gpucomm tune: note: --table "
+                + table
+                + " now records the device model of its new curve (schema 2), which older gpucomm"
+                + " versions do not read; keep a copy for them");
+    assertThat(TuningTableJson.read(table).curves())
+        .extracting(TuningCurve::device)
+        .containsExactly(null, "cpu");
   }
 
   @Test

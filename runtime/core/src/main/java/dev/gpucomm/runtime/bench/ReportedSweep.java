@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.fabric.LocalHost;
 import dev.gpucomm.runtime.fabric.RankFabricGather;
 import dev.gpucomm.runtime.fabric.RankIdentities;
 import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
+import dev.gpucomm.runtime.heuristic.TuningCurve;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.workload.RankContext;
 import java.time.Instant;
@@ -64,7 +65,7 @@ final class ReportedSweep {
             topology.worldSize(),
             dtype,
             SharedDeviceName.agree(
-                context.device().name(),
+                TuningCurve.modelOf(context.device().kind().wireName(), context.device().name()),
                 context.store(),
                 label + "/device",
                 context.rank(),

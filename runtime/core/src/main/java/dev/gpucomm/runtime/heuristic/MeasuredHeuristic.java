@@ -13,11 +13,12 @@ import java.util.stream.Collectors;
 
 /**
  * Picks the algorithm a {@link TuningTable} measured fastest for the query's world size, layout
- * (ranks per pod), dtype and size; outside the measured sizes, the nearest measured range (the
- * smallest size's winner below, the largest's above). Where the table has no curve of the query's
- * layout, a curve of the same world size without a recorded layout (older tables) stands in; else a
- * query spanning pods gets the across-pods rule (nccl or hierarchical) and a single-node one
- * trtllm's rule, and the reason says which and why.
+ * (ranks per pod), dtype and size, from the curves of the job's device model where it is built for
+ * one (curves of older tables, which recorded no model, speak for any); outside the measured sizes,
+ * the nearest measured range (the smallest size's winner below, the largest's above). Where the
+ * table has no curve of the query's layout, a curve of the same world size without a recorded
+ * layout (older tables) stands in; else a query spanning pods gets the across-pods rule (nccl or
+ * hierarchical) and a single-node one trtllm's rule, and the reason says which and why.
  *
  * <p>Built for one job's collective, world size and dtype, a table of another collective or without
  * that curve is an error at construction; built for the whole table, a missing curve is one at the

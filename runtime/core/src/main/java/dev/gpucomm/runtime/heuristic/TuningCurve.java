@@ -95,6 +95,15 @@ public record TuningCurve(
   }
 
   /**
+   * The device model a curve is stamped with, and read for: the device's own name ("NVIDIA H200");
+   * for the CPU backend just {@code cpu}, since its name carries the core count, which a pod's CPU
+   * limit changes from host to host. Null where the name is not known.
+   */
+  public static String modelOf(String deviceKind, String deviceName) {
+    return "cpu".equals(deviceKind) ? "cpu" : deviceName;
+  }
+
+  /**
    * A device name as a curve keeps it: null stays null (not recorded); otherwise one line of text,
    * as it appears in messages.
    *
@@ -112,10 +121,19 @@ public record TuningCurve(
       throw new IllegalArgumentException(
           "device: at most " + MAX_DEVICE_CHARS + " characters, got " + name.length());
     }
-    if (name.chars().anyMatch(Character::isISOControl)) {
+    if (name.chars().anyMatch(TuningCurve::breaksTheLine)) {
       throw new IllegalArgumentException("device: must be one line of text");
     }
     return name;
+  }
+
+  /** Control characters, line and paragraph separators, and invisible formatting (bidi marks). */
+  private static boolean breaksTheLine(int c) {
+    int type = Character.getType(c);
+    return Character.isISOControl(c)
+        || type == Character.LINE_SEPARATOR
+        || type == Character.PARAGRAPH_SEPARATOR
+        || type == Character.FORMAT;
   }
 
   public boolean layoutRecorded() {

@@ -67,6 +67,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
    *     no curve speaks for it
    */
   public TuningTable measuredOn(String deviceName) {
+    String model = TuningCurve.checkedDevice(Objects.requireNonNull(deviceName, "deviceName"));
     Map<String, TuningCurve> own = new LinkedHashMap<>();
     for (TuningCurve curve : curves) {
       if (!curve.deviceRecorded()) {
@@ -74,7 +75,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
       }
     }
     for (TuningCurve curve : curves) {
-      if (deviceName.equals(curve.device())) {
+      if (model.equals(curve.device())) {
         own.put(curveKeyOnAnyDevice(curve), curve);
       }
     }
@@ -83,7 +84,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
           "tuning table "
               + name
               + " has no curve measured on "
-              + deviceName
+              + model
               + " (it measured "
               + devices()
               + "); run gpucomm tune on this hardware, or name another heuristic");
@@ -272,7 +273,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
   /**
    * Derives a table from benchmark reports (one per world size, layout and dtype, say), using each
    * measurement's {@link Measurement#bestMicros()}; each curve records its report's layout (ranks
-   * per pod) and device.
+   * per pod) and device model ({@link TuningCurve#modelOf}).
    *
    * @throws IllegalArgumentException when the reports measured different collectives
    */
@@ -302,7 +303,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
                   measurement.algorithm(),
                   measurement.bestMicros(),
                   report.ranksPerPod(),
-                  report.deviceName()));
+                  TuningCurve.modelOf(report.device(), report.deviceName())));
         }
       }
     }

@@ -170,9 +170,30 @@ class DeviceKeyedTuningTest {
   }
 
   @Test
-  void aReportsDeviceStampsTheCurvesTunedFromIt() {
-    TuningTable fromReport = TuningTable.fromReports("cluster", List.of(Reports.h200()));
+  void aReportsDeviceStampsTheCurvesTunedFromItAndTheCpuBackendsByItsKindAlone() {
+    TuningTable fromGpu = TuningTable.fromReports("cluster", List.of(Reports.h200()));
+    // "cpu (16 cores)" on one host is "cpu (4 cores)" in a pod limited to 4 CPUs
+    TuningTable fromCpu =
+        TuningTable.fromReports(
+            "laptop", List.of(Reports.report(Reports.cpu().sizes(), "cpu", "cpu (16 cores)")));
 
-    assertThat(fromReport.curves()).extracting(TuningCurve::device).containsOnly(H200);
+    assertThat(fromGpu.curves()).extracting(TuningCurve::device).containsOnly(H200);
+    assertThat(fromCpu.curves()).extracting(TuningCurve::device).containsOnly("cpu");
+  }
+
+  @Test
+  void theJobsDeviceNameIsReadAsTheTableKeepsIt() {
+    TuningTable onH200 = tunedOn(H200);
+
+    assertThat(onH200.measuredOn(" NVIDIA H200 ").curves()).isEqualTo(onH200.curves());
+  }
+
+  @Test
+  void aDeviceNameThatWouldBreakOrReorderTheMessageLineIsRefused() {
+    for (String name : List.of("NVIDIA\u2028H200", "NVIDIA \u202eH200", "NVIDIA\u0007H200")) {
+      assertThatThrownBy(() -> TuningCurve.checkedDevice(name))
+          .as(name)
+          .hasMessage("device: must be one line of text");
+    }
   }
 }
