@@ -28,6 +28,7 @@ class BundleLauncherTest {
   @TempDir Path bundle;
   private Path javaArguments;
   private Path javaQuestions;
+  private Path javaLocale;
 
   @BeforeEach
   void aBundleWithAStandInJava() throws IOException {
@@ -36,6 +37,7 @@ class BundleLauncherTest {
     Files.copy(Path.of("src/main/bundle/bin/gpucomm"), bundle.resolve("bin/gpucomm"));
     javaArguments = bundle.resolve("java-arguments");
     javaQuestions = bundle.resolve("java-questions");
+    javaLocale = bundle.resolve("java-locale");
     // answers the launcher's question (-version last) as the JDK does: an option it does not know
     // is three lines and exit 1; otherwise records the arguments of the launch itself
     Files.writeString(
@@ -55,8 +57,9 @@ class BundleLauncherTest {
           exit 0
         fi
         printf '%%s\\n' "$@" > '%s'
+        printf 'LC_ALL=%%s\\n' "${LC_ALL:-}" > '%s'
         """
-            .formatted(javaQuestions, javaArguments));
+            .formatted(javaQuestions, javaArguments, javaLocale));
     for (String executable : new String[] {"bin/gpucomm", "jre/bin/java"}) {
       Files.setPosixFilePermissions(
           bundle.resolve(executable), PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -159,6 +162,47 @@ class BundleLauncherTest {
                 + " Unrecognized option: -Xunknown\n");
   }
 
+  @Test
+  void withoutALocaleTheJvmReadsFileNamesAsUtf8AndStillWritesAscii() throws Exception {
+    for (Map<String, String> noLocale :
+        List.<Map<String, String>>of(Map.of(), Map.of("LANG", "C"))) {
+      Run run = launchIn(noLocale, "run", "-f", "café.yaml");
+
+      assertThat(run.exitCode()).as(run.err()).isZero();
+      assertThat(Files.readAllLines(javaLocale)).containsExactly("LC_ALL=C.UTF-8");
+      assertThat(Files.readAllLines(javaArguments))
+          .startsWith(
+              "--enable-native-access=ALL-UNNAMED",
+              "-Dstdout.encoding=US-ASCII",
+              "-Dstderr.encoding=US-ASCII")
+          .endsWith("run", "-f", "café.yaml");
+    }
+  }
+
+  @Test
+  void aLocaleTheUserSetIsLeftAsItIs() throws Exception {
+    Run run = launchIn(Map.of("LANG", "C", "LC_CTYPE", "en_US.ISO-8859-1"), "bench");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(Files.readAllLines(javaLocale)).containsExactly("LC_ALL=");
+    assertThat(Files.readAllLines(javaArguments)).doesNotContain("-Dstdout.encoding=US-ASCII");
+  }
+
+  /** The real JVM without a locale: file names in UTF-8, output in ASCII. */
+  @Test
+  void theRealJvmWithoutALocaleReadsUtf8Names() throws Exception {
+    Files.writeString(
+        bundle.resolve("jre/bin/java"),
+        "#!/bin/sh\nexec '%s' \"$@\"\n"
+            .formatted(Path.of(System.getProperty("java.home"), "bin", "java")));
+
+    Run run = launchIn(Map.of("GPUCOMM_JAVA_OPTS", "-XshowSettings:properties"), "bench");
+
+    assertThat(run.err())
+        .contains(
+            "sun.jnu.encoding = UTF-8", "stdout.encoding = US-ASCII", "native.encoding = UTF-8");
+  }
+
   /**
    * The script and the ranks' launcher ({@link JvmOptionsCheck}) refuse the same options in the
    * same variables, with the same words: every option the JDK ends on, and some it does not.
@@ -211,12 +255,18 @@ class BundleLauncherTest {
 
   private Run launchWith(String variable, String javaOptions, String... arguments)
       throws Exception {
+    return launchIn(Map.of("LANG", "C.UTF-8", variable, javaOptions), arguments);
+  }
+
+  /** Launches with {@code environment} and no locale or JVM option variables besides. */
+  private Run launchIn(Map<String, String> environment, String... arguments) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(bundle.resolve("bin/gpucomm").toString());
     command.addAll(List.of(arguments));
     ProcessBuilder builder = new ProcessBuilder(command).directory(bundle.toFile());
     builder.environment().keySet().removeAll(JvmOptionsCheck.VARIABLES);
-    builder.environment().put(variable, javaOptions);
+    builder.environment().keySet().removeAll(List.of("LANG", "LC_ALL", "LC_CTYPE"));
+    builder.environment().putAll(environment);
     Process process = builder.start();
     process.getOutputStream().close();
     assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
