@@ -2,7 +2,8 @@
 # The tree on a host with one GPU: the GPU tests (those that need two GPUs skip, saying so),
 # selftest, a program job on the GPU, `gpucomm diag` (and its store on a taken port), the
 # launcher's memory check of a program, the driver library path that names a fifo, a rank
-# failing after NCCL is up, and a JVM option the bundle's JVM refuses.
+# failing after NCCL is up, a JVM option the bundle's JVM refuses, and a UTF-8 job file name
+# without a locale.
 # Usage: bash bench/results/2026-11-26-module-split/scripts/run-1gpu.sh   (optional: RUN)
 #   Needs 1 NVIDIA GPU; BUNDLE, GPURUN, WORK and OUT as for run101.sh (prepare.sh builds them).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -77,4 +78,8 @@ echo "NCCL aborts: $(grep -c 'Abort COMPLETE' "$R/failing-rank.log"), destroys: 
 # a JVM option the bundle's JVM refuses: the launcher's one-line usage error, exit 2, nothing run
 GPUCOMM_JAVA_OPTS="-Xmx16g -Xmx1" step java-opts-refused 60 "$G" selftest --device cuda --world 1
 cat "$R/java-opts-refused.log"
+# a job file with a UTF-8 name, run from a shell without a locale: the launcher reads it in C.UTF-8
+cp "$R/sweep-1gpu.yaml" "$R/café.yaml"
+(unset LANG LC_ALL LC_CTYPE; step utf8-name 120 "$G" run -f "$R/café.yaml" --device cuda --out "$R/utf8")
+tail -1 "$R/utf8-name.log"
 cp "$R/steps.txt" "$OUT/steps.txt"

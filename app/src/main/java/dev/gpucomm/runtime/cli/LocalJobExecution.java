@@ -74,10 +74,11 @@ final class LocalJobExecution {
                 .ifPresent(
                     table ->
                         requireOutsideReport(command, dir, tuningRefName(command, job), table)));
+    Optional<TuningTable> tuningTable = readTuningTable(command, job);
     RankSettings.requireKnownSwitches(context.rankEnvironment());
     DeviceKind device =
         new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
-    requireReadableTuningTable(command, job, device);
+    tuningTable.ifPresent(table -> requireBenchmarksCurve(command, job, table, device));
     LocalRun run =
         new LocalRun(
             JavaCommand.ofCurrentJvm(context.env()), context.rankEnvironment(), context.out());
@@ -142,20 +143,24 @@ final class LocalJobExecution {
    * Reads a measured heuristic's table once here, where a bad one is a usage error in one line,
    * before every rank would read it and fail on its own.
    */
-  private static void requireReadableTuningTable(String command, LoadedJob job, DeviceKind device) {
+  private static Optional<TuningTable> readTuningTable(String command, LoadedJob job) {
     Heuristic heuristic = job.job().getSpec().getHeuristic();
     if (heuristic == null
         || heuristic.getName() != HeuristicName.MEASURED
         || heuristic.getTuningRef() == null) {
-      return;
+      return Optional.empty();
     }
     try {
-      TuningTable table = TuningTableJson.read(Path.of(heuristic.getTuningRef()));
-      requireBenchmarksCurve(job, table, device);
+      return Optional.of(TuningTableJson.read(Path.of(heuristic.getTuningRef())));
     } catch (IllegalArgumentException e) {
-      throw new UsageException(
-          "gpucomm " + command + ": " + tuningRefName(command, job) + ": " + e.getMessage(), e);
+      throw tuningTableError(command, job, e);
     }
+  }
+
+  private static UsageException tuningTableError(
+      String command, LoadedJob job, IllegalArgumentException e) {
+    return new UsageException(
+        "gpucomm " + command + ": " + tuningRefName(command, job) + ": " + e.getMessage(), e);
   }
 
   /**
@@ -164,9 +169,10 @@ final class LocalJobExecution {
    * rank has started. On the CPU backend its model is known here ({@code cpu}) and checked too; a
    * GPU's name is known once a rank has opened it, so there the ranks check the model.
    *
-   * @throws IllegalArgumentException naming the table and what it lacks
+   * @throws UsageException naming the table and what it lacks
    */
-  private static void requireBenchmarksCurve(LoadedJob job, TuningTable table, DeviceKind device) {
+  private static void requireBenchmarksCurve(
+      String command, LoadedJob job, TuningTable table, DeviceKind device) {
     var spec = job.job().getSpec();
     if (spec.getWorkload() == null
         || spec.getWorkload().getKind() != WorkloadKind.BENCHMARK
@@ -178,15 +184,19 @@ final class LocalJobExecution {
     Collective collective =
         Objects.requireNonNullElse(benchmark.getCollective(), CommJobDefaults.COLLECTIVE);
     DType dtype = Objects.requireNonNullElse(benchmark.getDtype(), CommJobDefaults.DTYPE);
-    if (device == DeviceKind.CPU) {
-      new MeasuredHeuristic(
-          table,
-          collective,
-          spec.getWorldSize(),
-          dtype,
-          TuningCurve.modelOf(device.wireName(), null));
-    } else {
-      new MeasuredHeuristic(table, collective, spec.getWorldSize(), dtype);
+    try {
+      if (device == DeviceKind.CPU) {
+        new MeasuredHeuristic(
+            table,
+            collective,
+            spec.getWorldSize(),
+            dtype,
+            TuningCurve.modelOf(device.wireName(), null));
+      } else {
+        new MeasuredHeuristic(table, collective, spec.getWorldSize(), dtype);
+      }
+    } catch (IllegalArgumentException e) {
+      throw tuningTableError(command, job, e);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.launch.JvmOptionsCheck;
@@ -57,7 +58,7 @@ class BundleLauncherTest {
           exit 0
         fi
         printf '%%s\\n' "$@" > '%s'
-        printf 'LC_ALL=%%s\\n' "${LC_ALL:-}" > '%s'
+        printf 'LC_ALL=%%s\\nLC_CTYPE=%%s\\n' "${LC_ALL:-}" "${LC_CTYPE:-}" > '%s'
         """
             .formatted(javaQuestions, javaArguments, javaLocale));
     for (String executable : new String[] {"bin/gpucomm", "jre/bin/java"}) {
@@ -165,11 +166,12 @@ class BundleLauncherTest {
   @Test
   void withoutALocaleTheJvmReadsFileNamesAsUtf8AndStillWritesAscii() throws Exception {
     for (Map<String, String> noLocale :
-        List.<Map<String, String>>of(Map.of(), Map.of("LANG", "C"))) {
+        List.<Map<String, String>>of(Map.of(), Map.of("LANG", "C"), Map.of("LC_CTYPE", "POSIX"))) {
       Run run = launchIn(noLocale, "run", "-f", "café.yaml");
 
       assertThat(run.exitCode()).as(run.err()).isZero();
-      assertThat(Files.readAllLines(javaLocale)).containsExactly("LC_ALL=C.UTF-8");
+      // only the character type: the user's other categories (messages, numbers) stay theirs
+      assertThat(Files.readAllLines(javaLocale)).containsExactly("LC_ALL=", "LC_CTYPE=C.UTF-8");
       assertThat(Files.readAllLines(javaArguments))
           .startsWith(
               "--enable-native-access=ALL-UNNAMED",
@@ -180,27 +182,68 @@ class BundleLauncherTest {
   }
 
   @Test
-  void aLocaleTheUserSetIsLeftAsItIs() throws Exception {
-    Run run = launchIn(Map.of("LANG", "C", "LC_CTYPE", "en_US.ISO-8859-1"), "bench");
+  void anLcAllThatSaysCIsTheOneReplaced() throws Exception {
+    Run run = launchIn(Map.of("LC_ALL", "C", "LANG", "en_US.UTF-8"), "bench");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(Files.readAllLines(javaLocale)).containsExactly("LC_ALL=");
-    assertThat(Files.readAllLines(javaArguments)).doesNotContain("-Dstdout.encoding=US-ASCII");
+    assertThat(Files.readAllLines(javaLocale)).containsExactly("LC_ALL=C.UTF-8", "LC_CTYPE=");
   }
 
-  /** The real JVM without a locale: file names in UTF-8, output in ASCII. */
   @Test
-  void theRealJvmWithoutALocaleReadsUtf8Names() throws Exception {
+  void aLocaleTheUserSetIsLeftAsItIs() throws Exception {
+    for (Map<String, String> set :
+        List.<Map<String, String>>of(
+            Map.of("LANG", "C", "LC_CTYPE", "en_US.ISO-8859-1"),
+            Map.of("LANG", "C", "LC_ALL", "en_US.UTF-8"))) {
+      Run run = launchIn(set, "bench");
+
+      assertThat(run.exitCode()).as(run.err()).isZero();
+      assertThat(Files.readAllLines(javaLocale))
+          .containsExactly(
+              "LC_ALL=" + set.getOrDefault("LC_ALL", ""),
+              "LC_CTYPE=" + set.getOrDefault("LC_CTYPE", ""));
+      assertThat(Files.readAllLines(javaArguments)).doesNotContain("-Dstdout.encoding=US-ASCII");
+    }
+  }
+
+  @Test
+  void optionsNamingAClassDataArchiveAreAskedWithoutOneInsteadOfWithoutAot() throws Exception {
+    assertThat(launchWith("JAVA_TOOL_OPTIONS", "-Xshare:auto", "bench").exitCode()).isZero();
+
+    assertThat(Files.readAllLines(javaQuestions).getFirst())
+        .endsWith("-XX:-AlwaysPreTouch -Xshare:off -version")
+        .doesNotContain("AOTMode");
+  }
+
+  /**
+   * The real JVM: without a locale, file names in UTF-8 and output in ASCII; class-data sharing
+   * options, which the JVM refuses beside AOTMode, pass the question.
+   */
+  @Test
+  void theRealJvmWithoutALocaleReadsUtf8NamesAndTakesSharingOptions() throws Exception {
+    assumeTrue(hasLocale("C.UTF-8"), "the C.UTF-8 locale (glibc 2.35 and later have it)");
     Files.writeString(
         bundle.resolve("jre/bin/java"),
         "#!/bin/sh\nexec '%s' \"$@\"\n"
             .formatted(Path.of(System.getProperty("java.home"), "bin", "java")));
 
     Run run = launchIn(Map.of("GPUCOMM_JAVA_OPTS", "-XshowSettings:properties"), "bench");
+    Run sharingOff = launch("-Xshare:off", "bench");
 
     assertThat(run.err())
         .contains(
             "sun.jnu.encoding = UTF-8", "stdout.encoding = US-ASCII", "native.encoding = UTF-8");
+    // past the question: the launch itself finds no gpucomm classes in this stand-in bundle
+    assertThat(sharingOff.err())
+        .doesNotContain("does not start")
+        .contains("Could not find or load main class");
+  }
+
+  private static boolean hasLocale(String name) throws Exception {
+    Process locales = new ProcessBuilder("locale", "-a").redirectErrorStream(true).start();
+    String all = new String(locales.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    locales.waitFor(10, TimeUnit.SECONDS);
+    return all.lines().anyMatch(line -> line.equalsIgnoreCase(name) || line.equals("C.utf8"));
   }
 
   /**

@@ -121,19 +121,23 @@ public record TuningCurve(
       throw new IllegalArgumentException(
           "device: at most " + MAX_DEVICE_CHARS + " characters, got " + name.length());
     }
-    if (name.chars().anyMatch(TuningCurve::breaksTheLine)) {
+    if (name.codePoints().anyMatch(TuningCurve::breaksTheLine)) {
       throw new IllegalArgumentException("device: must be one line of text");
     }
     return name;
   }
 
-  /** Control characters, line and paragraph separators, and invisible formatting (bidi marks). */
-  private static boolean breaksTheLine(int c) {
-    int type = Character.getType(c);
-    return Character.isISOControl(c)
+  /**
+   * Control characters, line and paragraph separators, invisible formatting (bidi marks, tags) and
+   * lone surrogates.
+   */
+  private static boolean breaksTheLine(int codePoint) {
+    int type = Character.getType(codePoint);
+    return Character.isISOControl(codePoint)
         || type == Character.LINE_SEPARATOR
         || type == Character.PARAGRAPH_SEPARATOR
-        || type == Character.FORMAT;
+        || type == Character.FORMAT
+        || type == Character.SURROGATE;
   }
 
   public boolean layoutRecorded() {

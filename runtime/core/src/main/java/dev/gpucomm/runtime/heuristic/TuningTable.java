@@ -100,6 +100,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
    */
   public TuningTable requireOn(int worldSize, DType dtype, String deviceName) {
     TuningTable own = measuredOn(deviceName);
+    String model = TuningCurve.checkedDevice(deviceName);
     if (own.curve(worldSize, dtype).isEmpty() && curve(worldSize, dtype).isPresent()) {
       throw new IllegalArgumentException(
           "tuning table "
@@ -109,7 +110,7 @@ public record TuningTable(String name, Collective collective, List<TuningCurve> 
               + " and dtype "
               + dtype
               + " measured on "
-              + deviceName
+              + model
               + " (it measured them on "
               + curves.stream()
                   .filter(curve -> curve.worldSize() == worldSize && curve.dtype() == dtype)

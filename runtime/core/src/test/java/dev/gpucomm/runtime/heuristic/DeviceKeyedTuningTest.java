@@ -190,7 +190,13 @@ class DeviceKeyedTuningTest {
 
   @Test
   void aDeviceNameThatWouldBreakOrReorderTheMessageLineIsRefused() {
-    for (String name : List.of("NVIDIA\u2028H200", "NVIDIA \u202eH200", "NVIDIA\u0007H200")) {
+    for (String name :
+        List.of(
+            "NVIDIA\u2028H200",
+            "NVIDIA \u202eH200",
+            "NVIDIA\u0007H200",
+            "NVIDIA \udb40\udc41H200",
+            "NVIDIA \ud800H200")) {
       assertThatThrownBy(() -> TuningCurve.checkedDevice(name))
           .as(name)
           .hasMessage("device: must be one line of text");
