@@ -80,9 +80,23 @@ grep -h " via \|NET/\|Pattern" "$R"/nccl-logs/*/*.log | sort | uniq -c | sort -r
 GPUCOMM_TEST_FAIL_RANK=1 GPUCOMM_TEST_FAIL_AT=workload step fail-mid-job 120 "$G" run \
   -f "$ROOT/examples/allreduce-sweep.yaml" --device cuda --out "$R/fail-mid-job"
 grep "failed" "$R/fail-mid-job.log" | tail -1
-GPUCOMM_TEST_FAIL_RANK=1 GPUCOMM_TEST_FAIL_AT=workload step fail-mid-job-two-pods 120 "$G" run \
-  -f "$HERE/two-pods.yaml" --out "$R/fail-mid-job-two-pods"
-grep "failed" "$R/fail-mid-job-two-pods.log" | tail -1
+# across two pods the failing rank aborts its cross-pod NCCL communicator (NCCL's own log counts
+# it), over NVLink and over sockets, whichever rank fails; its peer leaves when the store says so
+nccl_ends() {
+  echo "$1: NCCL aborts $(grep -c 'Abort COMPLETE' "$R/$1.log"), destroys $(grep -c 'Destroy COMPLETE' "$R/$1.log")"
+}
+for failing in 1 0; do
+  GPUCOMM_TEST_FAIL_RANK=$failing GPUCOMM_TEST_FAIL_AT=workload NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
+    step fail-mid-job-two-pods-rank$failing 120 "$G" run -f "$HERE/two-pods.yaml" \
+    --out "$R/fail-mid-job-two-pods-rank$failing"
+  grep "gpucomm run:" "$R/fail-mid-job-two-pods-rank$failing.log" | tail -1
+  nccl_ends fail-mid-job-two-pods-rank$failing
+  NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 GPUCOMM_TEST_FAIL_RANK=$failing GPUCOMM_TEST_FAIL_AT=workload \
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT step fail-mid-job-two-pods-sockets-rank$failing 120 "$G" run \
+    -f "$HERE/two-pods.yaml" --out "$R/fail-mid-job-two-pods-sockets-rank$failing"
+  grep "gpucomm run:" "$R/fail-mid-job-two-pods-sockets-rank$failing.log" | tail -1
+  nccl_ends fail-mid-job-two-pods-sockets-rank$failing
+done
 # what the runs left in /dev/shm (a rank's files go once its peers mapped them, or with the rank)
 ls /dev/shm | grep '^gpucomm-' >"$R/shm-left.txt"
 echo "gpucomm files left in /dev/shm: $(wc -l <"$R/shm-left.txt")"
