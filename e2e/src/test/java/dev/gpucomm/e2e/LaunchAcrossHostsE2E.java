@@ -98,6 +98,8 @@ class LaunchAcrossHostsE2E {
     env.put("GPUCOMM_POD_ADDRESS", host.address());
     env.put("GPUCOMM_JOB_FILE", jobFile.toString());
     env.put("GPUCOMM_TERMINATION_LOG", home.resolve("termination-log").toString());
+    // the ranks on C1 alone, as the simulated pods' (SimulatedPod): short-lived, on two cores
+    env.put("GPUCOMM_JAVA_OPTS", "-XX:TieredStopAtLevel=1");
     if (reportDir != null) {
       env.put("GPUCOMM_REPORT_DIR", reportDir.toString());
     }

@@ -43,6 +43,15 @@ public final class SimulatedPod {
   private static final String DEFAULT_TERMINATION_PATH = "/dev/termination-log";
   private static Optional<String> rankLoggingOption; // made once, by rankLogging()
 
+  /**
+   * The ranks' JIT: C1 alone. A scenario's ranks live seconds and move kilobytes, and on a two-core
+   * machine C2's compiler threads competed with them: the multi-pod scenarios took 130 s with C2
+   * and 93 s without (user CPU 191 s and 133 s). The ranks then reduce without the Vector API, as
+   * the runtime does on any JVM without C2; the runtime's own tests cover that path and the Vector
+   * API's. A pod whose env (spec.template) sets GPUCOMM_JAVA_OPTS replaces this.
+   */
+  private static final String RANK_COMPILER = "-XX:TieredStopAtLevel=1";
+
   private final KubernetesClient client;
   private final String namespace;
   private final String name;
@@ -104,7 +113,9 @@ public final class SimulatedPod {
       environment.put("TMPDIR", directory.resolve("tmp").toString());
       environment.put("HOSTNAME", hostname(pod));
       environment.put("LANG", "C.UTF-8"); // as container images set it: output is UTF-8
-      rankLogging().ifPresent(file -> environment.put("GPUCOMM_JAVA_OPTS", file));
+      List<String> rankOptions = new ArrayList<>(List.of(RANK_COMPILER));
+      rankLogging().ifPresent(rankOptions::add);
+      environment.put("GPUCOMM_JAVA_OPTS", String.join(" ", rankOptions));
       environment.putAll(
           new PodEnvironment(client, pod, container, address, networking.nodeName(slot)).resolve());
       Path terminationLog =
