@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Tuning curves keyed by device model, on a host with one GPU: `gpucomm tune` stamps its curve with
-# the GPU's name, the measured heuristic follows that curve (its reasons name the model), and a
-# table whose only curve another model measured is refused before any size is timed.
-# Usage: bash bench/results/2026-11-29-device-keyed-tuning/scripts/run.sh   (optional: RUN, DEVICE)
-#   Needs 1 NVIDIA GPU and the portable bundle (BUNDLE, default app/target/gpucomm-bundle.tar.xz,
+# Tuning curves keyed by device model, on a host with one or two GPUs: `gpucomm tune` stamps its
+# curve with the GPU's name, the measured heuristic follows that curve (its reasons name the model),
+# and a table whose only curve another model measured is refused before any size is timed.
+# Usage: bash bench/results/2026-11-29-device-keyed-tuning/scripts/run.sh
+#   (optional: RUN, DEVICE, WORLD: 1 by default, 2 for the examples' own pod of two ranks)
+#   Needs WORLD NVIDIA GPUs and the portable bundle (BUNDLE, default app/target/gpucomm-bundle.tar.xz,
 #   built by bench/results/2026-11-26-module-split/scripts/prepare.sh); WORK and OUT as there.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 set -u
@@ -19,9 +20,14 @@ mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
 G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$R/host.txt" 2>&1
 head -3 "$R/host.txt"
-one_gpu() { sed 's/^  worldSize: 2/  worldSize: 1/; s/^  ranksPerPod: 2/  ranksPerPod: 1/' "$@"; }
-one_gpu "$ROOT/examples/tune-allreduce.yaml" >"$R/tune.yaml"
-one_gpu "$ROOT/examples/measured-heuristic.yaml" | sed "s|tuningRef: tuning.json|tuningRef: $R/tuning.json|" >"$R/measured.yaml"
+WORLD="${WORLD:-1}"
+layout() {
+  if [ "$WORLD" = 2 ]; then cat "$@"; else
+    sed 's/^  worldSize: 2/  worldSize: 1/; s/^  ranksPerPod: 2/  ranksPerPod: 1/' "$@"
+  fi
+}
+layout "$ROOT/examples/tune-allreduce.yaml" >"$R/tune.yaml"
+layout "$ROOT/examples/measured-heuristic.yaml" | sed "s|tuningRef: tuning.json|tuningRef: $R/tuning.json|" >"$R/measured.yaml"
 sed "s|$R/tuning.json|$R/other-model.json|" "$R/measured.yaml" >"$R/measured-other-model.yaml"
 step() {
   local name="$1" start=$SECONDS
