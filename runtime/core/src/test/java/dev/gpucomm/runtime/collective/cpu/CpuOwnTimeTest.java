@@ -13,7 +13,12 @@ import org.junit.jupiter.api.Test;
 /** The CPU communicator's own time: what each rank's collectives spent outside waits for peers. */
 class CpuOwnTimeTest {
   private static final int COUNT = 1024;
-  private static final Duration LATE_BY = Duration.ofMillis(300);
+
+  /**
+   * Long against what a rank thread held off the CPU may count as its own (the build runs other
+   * modules' tests beside these): the own time must stay under a quarter of it.
+   */
+  private static final Duration LATE_BY = Duration.ofSeconds(1);
 
   /** One rank's call, as it saw it. */
   private record Call(Duration took, Duration own) {}
