@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.kube.RetryPolicy;
 import dev.gpucomm.runtime.launch.EnvVars;
 import dev.gpucomm.runtime.launch.RankCompletion;
 import dev.gpucomm.runtime.launch.RankError;
+import dev.gpucomm.runtime.launch.RankErrorFile;
 import dev.gpucomm.runtime.launch.RankSettings;
 import dev.gpucomm.runtime.rank.FaultInjection;
 import dev.gpucomm.runtime.rank.RankMain;
@@ -18,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 
 /**
@@ -67,6 +67,7 @@ final class RankCommand implements Callable<Integer> {
           .parent()
           .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(1)));
     }
+    Optional<RankErrorFile> errors = settings.errorFile().map(RankErrorFile::new);
     try {
       // inside the try: a site that cannot be set up (no service-account CA, say) is this rank's
       // error, reported through its error file like any other
@@ -77,8 +78,8 @@ final class RankCommand implements Callable<Integer> {
               CpuBindMode.fromEnv(context.env()),
               context.out(),
               context.err(),
-              message -> peerFailed(settings, context, message),
-              failure -> recorded(settings, failure));
+              message -> peerFailed(errors, settings, context, message),
+              failure -> recorded(errors, failure));
       rank.run(settings);
       settings.errorFile().ifPresent(RankCompletion::markFinished);
       return 0;
@@ -87,7 +88,7 @@ final class RankCommand implements Callable<Integer> {
       // stack overflow or a missing native library is this rank's failure in one line, like any
       // other: without its error file the launcher could say only an exit code.
       RankError error = Gpucomm.classify(e);
-      settings.errorFile().ifPresent(error::writeTo);
+      errors.ifPresent(file -> file.recordOwnFailure(error));
       if (context.debug()) {
         e.printStackTrace(context.err());
       }
@@ -102,28 +103,22 @@ final class RankCommand implements Callable<Integer> {
    * This rank's failure, recorded for its launcher as soon as it happens: tearing the device down
    * afterwards may take long, or never end.
    */
-  private static RankError recorded(RankSettings settings, Throwable failure) {
+  private static RankError recorded(Optional<RankErrorFile> errors, Throwable failure) {
     RankError error = Gpucomm.classify(failure);
-    settings.errorFile().ifPresent(error::writeTo);
-    OWN_FAILURE_RECORDED.set(true);
+    errors.ifPresent(file -> file.recordOwnFailure(error));
     return error;
   }
-
-  /**
-   * Set once this rank recorded its own failure: another rank's failure noticed afterwards (its
-   * leaving as this one tears down) must not take its place in the error file.
-   */
-  private static final AtomicBoolean OWN_FAILURE_RECORDED = new AtomicBoolean();
 
   /**
    * Another rank died while this one may be stuck in device work that waits for it: record why and
    * leave at once (the supervisor stops the rest).
    */
-  private static void peerFailed(RankSettings settings, CliContext context, String message) {
+  private static void peerFailed(
+      Optional<RankErrorFile> errors, RankSettings settings, CliContext context, String message) {
     RankError error = new RankError(RankError.Kind.PEER, message);
-    if (!OWN_FAILURE_RECORDED.get()) {
-      settings.errorFile().ifPresent(error::writeTo);
-    }
+    // a peer's failure noticed after this rank's own (its leaving as this one tears down) does not
+    // take the place of this rank's
+    errors.ifPresent(file -> file.recordPeerFailure(error));
     if (settings.errorFile().isEmpty()) {
       context.err().println("gpucomm rank " + settings.rank() + ": " + message);
     }

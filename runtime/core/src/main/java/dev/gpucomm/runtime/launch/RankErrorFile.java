@@ -1,0 +1,35 @@
+package dev.gpucomm.runtime.launch;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * A supervised rank's error file, as the rank fills it. Two threads may end a rank at once: its own
+ * work failing, and the watch that hears of a peer's failure (both ranks refusing the same job,
+ * say, one a moment before the other). The file then holds one error whole, and the rank's own
+ * failure, once recorded, is not replaced by the news of a peer's.
+ */
+public final class RankErrorFile {
+  private final Path file;
+  private boolean ownFailureRecorded;
+
+  public RankErrorFile(Path file) {
+    this.file = Objects.requireNonNull(file, "file");
+  }
+
+  /** Records this rank's own failure in place of anything recorded before. */
+  public synchronized void recordOwnFailure(RankError error) {
+    error.writeTo(file);
+    ownFailureRecorded = true;
+  }
+
+  /**
+   * Records {@code error}, which says that another rank's failure ended this one, unless this rank
+   * has recorded its own: that one is the launcher's to report.
+   */
+  public synchronized void recordPeerFailure(RankError error) {
+    if (!ownFailureRecorded) {
+      error.writeTo(file);
+    }
+  }
+}
