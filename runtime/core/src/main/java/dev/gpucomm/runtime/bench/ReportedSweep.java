@@ -31,10 +31,10 @@ final class ReportedSweep {
 
   /**
    * Agrees on the seed ({@code requestedSeed}, or one rank 0 draws, under {@code label/seed}),
-   * plans the sweep with {@code planner}, runs it with the job's heuristic for {@code dtype} (and
-   * rank 0's device model) deciding the automatic choices, and returns the result on rank 0; the
-   * other ranks get none. The report flags a rank slower than its peers by more than {@code
-   * outlierThresholdPercent}.
+   * plans the sweep with {@code planner}, runs it with the job's heuristic for {@code dtype} (with
+   * rank 0's tuning table and device model) deciding the automatic choices, and returns the result
+   * on rank 0; the other ranks get none. The report flags a rank slower than its peers by more than
+   * {@code outlierThresholdPercent}.
    */
   static Optional<Finished> run(
       RankContext context,
@@ -60,7 +60,12 @@ final class ReportedSweep {
     AlgorithmHeuristic heuristic =
         JobHeuristic.create(
             context.job(),
-            tuningTables,
+            SharedTuningTables.fromRankZero(
+                tuningTables,
+                context.store(),
+                label + "/tuning-table",
+                context.rank(),
+                context.rendezvousTimeout()),
             plan.collective(),
             topology.worldSize(),
             dtype,
