@@ -2,11 +2,9 @@ package dev.gpucomm.runtime.launch;
 
 import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
 import dev.gpucomm.runtime.files.BoundedFile;
+import dev.gpucomm.runtime.files.ReplacingFile;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 
 /**
@@ -34,29 +32,14 @@ public record RankError(Kind kind, String message) {
   }
 
   /**
-   * Writes the error to {@code file} whole: beside it first, then moved into its place, so that its
-   * reader never sees a half-written error, nor the tail of a longer one written before.
+   * Writes the error to {@code file} whole ({@link ReplacingFile}): its reader never sees a
+   * half-written error, nor the tail of a longer one written before.
    */
   public void writeTo(Path file) {
-    Path written = null;
     try {
-      written = Files.createTempFile(file.toAbsolutePath().getParent(), ".rank-error", ".partial");
-      Files.writeString(written, kind.name() + "\t" + message + "\n", StandardCharsets.UTF_8);
-      Files.move(written, file, StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException | UnsupportedOperationException e) {
+      ReplacingFile.writeString(file, kind.name() + "\t" + message + "\n");
+    } catch (IOException | RuntimeException e) {
       // The supervisor then reports the exit code alone; nothing better to do from a dying rank.
-      deleteQuietly(written);
-    }
-  }
-
-  private static void deleteQuietly(Path written) {
-    if (written == null) {
-      return;
-    }
-    try {
-      Files.deleteIfExists(written);
-    } catch (IOException e) {
-      // left in the launcher's folder, which it removes at the end
     }
   }
 

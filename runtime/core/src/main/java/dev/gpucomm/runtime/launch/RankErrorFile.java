@@ -7,7 +7,10 @@ import java.util.Objects;
  * A supervised rank's error file, as the rank fills it. Two threads may end a rank at once: its own
  * work failing, and the watch that hears of a peer's failure (both ranks refusing the same job,
  * say, one a moment before the other). The file then holds one error whole, and the rank's own
- * failure, once recorded, is not replaced by the news of a peer's.
+ * failure, once recorded, is not replaced by the news of a peer's. The news of a peer's, recorded
+ * first, is replaced by the rank's own only where the rank lives to record it: a rank that hears of
+ * a peer's failure leaves at once, and its supervisor then names the peer, whose own error the
+ * peer's file holds.
  */
 public final class RankErrorFile {
   private final Path file;

@@ -89,4 +89,33 @@ class RankErrorFileTest {
     error.writeTo(file);
     return null;
   }
+
+  @Test
+  void whenARanksOwnFailureAndAPeersMeetTheRanksOwnIsWhatItsLauncherReads() throws Exception {
+    Path file = folder.resolve("rank-1.err");
+    CyclicBarrier together = new CyclicBarrier(2);
+    try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+      for (int round = 0; round < 300; round++) {
+        RankErrorFile errors = new RankErrorFile(file);
+        Future<?> own =
+            threads.submit(
+                () -> {
+                  together.await();
+                  errors.recordOwnFailure(OWN_REFUSAL);
+                  return null;
+                });
+        Future<?> peers =
+            threads.submit(
+                () -> {
+                  together.await();
+                  errors.recordPeerFailure(PEERS_REFUSAL);
+                  return null;
+                });
+        own.get();
+        peers.get();
+
+        assertThat(RankError.readFrom(file)).as("round %d", round).contains(OWN_REFUSAL);
+      }
+    }
+  }
 }
