@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
+import dev.gpucomm.runtime.heuristic.TuningCurve;
 import dev.gpucomm.runtime.heuristic.TuningSample;
 import dev.gpucomm.runtime.heuristic.TuningTable;
 import dev.gpucomm.runtime.rendezvous.RendezvousTimeoutException;
@@ -101,5 +102,26 @@ class SharedTuningTablesTest {
                     .apply("cluster-tuning"))
         .isInstanceOf(RendezvousTimeoutException.class);
     assertThat(rankOnesReads).hasValue(0);
+  }
+
+  @Test
+  void aTableFromBeforeDevicesAndLayoutsWereRecordedReachesTheOtherRanksAsItWasRead() {
+    InMemoryStore store = new InMemoryStore();
+    TuningTable older =
+        TuningTable.fromMeasurements(
+            "older",
+            Collective.ALLREDUCE,
+            List.of(
+                new TuningSample(2, DType.BF16, MIB, Algorithm.NCCL, 9.25, 0),
+                new TuningSample(2, DType.BF16, MIB, Algorithm.ONESHOT, 12.125, 0)));
+
+    SharedTuningTables.fromRankZero(reference -> older, store, KEY, 0, WAIT).apply("older.json");
+    TuningTable onRankOne =
+        SharedTuningTables.fromRankZero(reference -> null, store, KEY, 1, WAIT).apply("older.json");
+
+    assertThat(onRankOne).isEqualTo(older);
+    assertThat(onRankOne.curves().getFirst().deviceRecorded()).isFalse();
+    assertThat(onRankOne.curves().getFirst().ranksPerNode())
+        .isEqualTo(TuningCurve.LAYOUT_NOT_RECORDED);
   }
 }
