@@ -603,7 +603,7 @@ public final class BenchmarkSweep {
         topology.worldSize(),
         topology.localWorldSize(),
         device.computeCapability(),
-        Set.copyOf(available),
+        available,
         communicator.maxPeerMemoryBytes(plan.collective()),
         communicator.podLink());
   }

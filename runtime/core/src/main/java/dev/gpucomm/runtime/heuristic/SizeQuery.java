@@ -4,6 +4,8 @@ import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.runtime.device.ComputeCapability;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -36,6 +38,11 @@ public record SizeQuery(
 
   public SizeQuery {
     Objects.requireNonNull(podLink, "podLink");
+    // in the algorithms' declared order: a Set.copyOf iterates in an order drawn per JVM, and
+    // every rank must come to the same choice
+    EnumSet<Algorithm> ordered = EnumSet.noneOf(Algorithm.class);
+    ordered.addAll(available);
+    available = Collections.unmodifiableSet(ordered);
   }
 
   /** A query on a communicator that did not say how its pods are linked. */

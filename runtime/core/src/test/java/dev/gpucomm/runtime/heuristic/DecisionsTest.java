@@ -4,10 +4,14 @@ import static dev.gpucomm.runtime.heuristic.Queries.tokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.api.v1alpha1.Collective;
 import dev.gpucomm.api.v1alpha1.DType;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -62,5 +66,25 @@ class DecisionsTest {
     assertThat(records.getFirst().getMessage())
         .startsWith("trtllm chose oneshot for allreduce 4194304 B (tokens 256, hidden 8192, bf16,")
         .contains("world 4", "commMB 32.0 ≤ 64");
+  }
+
+  @Test
+  void aQueryListsTheAvailableAlgorithmsInTheirDeclaredOrderOnEveryRank() {
+    // a Set.copyOf iterates in an order drawn per JVM: a rule taking the first would differ by rank
+    var twoshotFirst = new LinkedHashSet<>(List.of(Algorithm.TWOSHOT, Algorithm.ONESHOT));
+
+    var query =
+        new SizeQuery(
+            Collective.ALLREDUCE,
+            1 << 20,
+            OptionalInt.empty(),
+            8192,
+            DType.BF16,
+            2,
+            2,
+            Optional.empty(),
+            twoshotFirst);
+
+    assertThat(query.available()).containsExactly(Algorithm.ONESHOT, Algorithm.TWOSHOT);
   }
 }

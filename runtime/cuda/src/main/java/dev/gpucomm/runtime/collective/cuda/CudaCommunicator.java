@@ -26,6 +26,7 @@ import dev.gpucomm.runtime.nccl.NcclDataType;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -77,7 +78,7 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
     if (hierarchical != null) {
       algorithms.add(Algorithm.HIERARCHICAL);
     }
-    this.allReduceAlgorithms = Set.copyOf(algorithms);
+    this.allReduceAlgorithms = Collections.unmodifiableSet(algorithms);
   }
 
   /** What all-reduce can run with NCCL and peer memory usable or not. */
@@ -90,7 +91,7 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
       algorithms.add(Algorithm.ONESHOT);
       algorithms.add(Algorithm.TWOSHOT);
     }
-    return Set.copyOf(algorithms);
+    return Collections.unmodifiableSet(algorithms);
   }
 
   /**
@@ -142,7 +143,7 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
       algorithms.add(Algorithm.ONESHOT);
       algorithms.add(Algorithm.COPYENGINE);
     }
-    return Set.copyOf(algorithms);
+    return Collections.unmodifiableSet(algorithms);
   }
 
   /** All-gather and reduce-scatter also run over peer memory; the others as by default. */
@@ -309,7 +310,7 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
       algorithms.add(Algorithm.ONESHOT);
       algorithms.add(Algorithm.TWOSHOT);
     }
-    return Set.copyOf(algorithms);
+    return Collections.unmodifiableSet(algorithms);
   }
 
   @Override

@@ -106,7 +106,10 @@ final class ProgramRunner {
     try (HostData data = new HostData(program, reference.inputs(), rank);
         Stream main = device.createStream();
         RankAlignment alignment =
-            RankAlignment.wanted(System.getenv()) ? RankAlignment.of(device, communicator) : null;
+            RankAlignment.wantedOnEveryRank(
+                    System.getenv(), store, namespace + "align", rank, rendezvousTimeout)
+                ? RankAlignment.of(device, communicator)
+                : null;
         ProgramTimer timer = new ProgramTimer(device, main, alignment);
         StreamCommunicators communicators =
             factory == null

@@ -7,6 +7,10 @@ import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.launch.EnvVars;
+import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 
@@ -41,10 +45,24 @@ final class RankAlignment implements AutoCloseable {
     return value.equals("on");
   }
 
+  /**
+   * Whether runs are lined up, as rank 0's {@code env} says ({@link #wanted}), shared through the
+   * store under {@code key}: a rank that lined its runs up alone would run an all-reduce its peers
+   * never join. Pods given their environment from a ConfigMap edited while they start could
+   * otherwise disagree.
+   */
+  static boolean wantedOnEveryRank(
+      Map<String, String> env, KeyValueStore store, String key, int rank, Duration timeout) {
+    if (rank == 0) {
+      boolean wanted = wanted(env);
+      store.set(key, (wanted ? "on" : "off").getBytes(StandardCharsets.US_ASCII));
+      return wanted;
+    }
+    return new String(store.get(key, timeout), StandardCharsets.US_ASCII).equals("on");
+  }
+
   static RankAlignment of(Device device, Communicator communicator) {
-    Set<Algorithm> algorithms = communicator.allReduceAlgorithms();
-    Algorithm algorithm =
-        algorithms.contains(Algorithm.NCCL) ? Algorithm.NCCL : algorithms.iterator().next();
+    Algorithm algorithm = algorithmFor(communicator.allReduceAlgorithms());
     DeviceBuffer word = device.allocate(16);
     try {
       device.fill(word, 0, 16, (byte) 0, device.defaultStream());
@@ -54,6 +72,21 @@ final class RankAlignment implements AutoCloseable {
       throw e;
     }
     return new RankAlignment(communicator, algorithm, word);
+  }
+
+  /**
+   * The all-reduce that lines the ranks up, the same on every rank (ranks running two algorithms
+   * would each wait for the other's data): NCCL where it runs, else the first of the others in
+   * their declared order, whatever order {@code available} iterates in.
+   */
+  static Algorithm algorithmFor(Set<Algorithm> available) {
+    if (available.contains(Algorithm.NCCL)) {
+      return Algorithm.NCCL;
+    }
+    return Arrays.stream(Algorithm.values())
+        .filter(available::contains)
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("the communicator runs no all-reduce"));
   }
 
   /**

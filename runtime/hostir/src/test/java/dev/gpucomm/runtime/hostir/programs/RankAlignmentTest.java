@@ -3,6 +3,11 @@ package dev.gpucomm.runtime.hostir.programs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.api.v1alpha1.Algorithm;
+import dev.gpucomm.runtime.testing.InMemoryStore;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,5 +24,35 @@ class RankAlignmentTest {
     assertThatThrownBy(() -> RankAlignment.wanted(Map.of("GPUCOMM_PROGRAM_ALIGN", "no")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("GPUCOMM_PROGRAM_ALIGN must be on or off, got 'no'");
+  }
+
+  @Test
+  void everyRankLinesUpWithTheSameAllReduceWhateverOrderItsSetIteratesIn() {
+    // without NCCL (GPUCOMM_NCCL=off), where a Set.copyOf iterated in an order drawn per JVM
+    var oneshotFirst = new LinkedHashSet<>(List.of(Algorithm.ONESHOT, Algorithm.TWOSHOT));
+    var twoshotFirst = new LinkedHashSet<>(List.of(Algorithm.TWOSHOT, Algorithm.ONESHOT));
+
+    assertThat(RankAlignment.algorithmFor(oneshotFirst)).isEqualTo(Algorithm.ONESHOT);
+    assertThat(RankAlignment.algorithmFor(twoshotFirst)).isEqualTo(Algorithm.ONESHOT);
+    assertThat(
+            RankAlignment.algorithmFor(
+                new LinkedHashSet<>(List.of(Algorithm.TWOSHOT, Algorithm.NCCL))))
+        .isEqualTo(Algorithm.NCCL);
+  }
+
+  @Test
+  void everyRankLinesItsRunsUpAsRankZerosEnvironmentSays() {
+    InMemoryStore store = new InMemoryStore();
+    Duration wait = Duration.ofSeconds(1);
+
+    boolean onRankZero =
+        RankAlignment.wantedOnEveryRank(
+            Map.of("GPUCOMM_PROGRAM_ALIGN", "off"), store, "hostir/1/align", 0, wait);
+    boolean onRankOne =
+        RankAlignment.wantedOnEveryRank(
+            Map.of("GPUCOMM_PROGRAM_ALIGN", "on"), store, "hostir/1/align", 1, wait);
+
+    assertThat(onRankZero).isFalse();
+    assertThat(onRankOne).as("rank 1 follows rank 0's off").isFalse();
   }
 }
