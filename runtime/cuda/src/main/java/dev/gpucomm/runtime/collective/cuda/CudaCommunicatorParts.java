@@ -1,6 +1,7 @@
 package dev.gpucomm.runtime.collective.cuda;
 
 import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.collective.SwitchVote;
 import dev.gpucomm.runtime.device.Closing;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
@@ -61,6 +62,7 @@ final class CudaCommunicatorParts implements AutoCloseable {
       CudaCommunicatorSettings settings) {
     CudaCommunicatorParts parts = new CudaCommunicatorParts();
     try {
+      requireAlikeOnNode(store, prefix, topology, settings);
       parts.openNccl(device, store, prefix, topology, settings);
       parts.openIpcAllReduce(device, store, prefix, topology, settings);
       parts.openGatherScatter(device, store, prefix, topology, settings);
@@ -91,23 +93,60 @@ final class CudaCommunicatorParts implements AutoCloseable {
     return parts;
   }
 
-  /** NCCL from a unique id that global rank 0 puts in the store, unless it is off or missing. */
+  /**
+   * Peer memory is set up by every rank of a node together: a rank with it turned off would leave
+   * the others waiting for its part until the rendezvous timeout.
+   *
+   * @throws IllegalStateException when the node's ranks differ on {@code GPUCOMM_PEER_MEMORY}
+   */
+  private static void requireAlikeOnNode(
+      KeyValueStore store,
+      String prefix,
+      RankTopology topology,
+      CudaCommunicatorSettings settings) {
+    SwitchVote.disagreement(
+            store,
+            prefix + "/node-" + topology.nodeIndex() + "/peer-memory-on",
+            settings.enabled(),
+            "peer memory",
+            settings.enabled() ? "on" : "turned off (GPUCOMM_PEER_MEMORY=off)",
+            topology.rank(),
+            topology.localWorldSize(),
+            settings.rendezvousTimeout())
+        .ifPresent(
+            line -> {
+              throw new IllegalStateException(line);
+            });
+  }
+
+  /**
+   * NCCL from a unique id that global rank 0 puts in the store, unless it is off or missing on
+   * every rank.
+   *
+   * @throws IllegalStateException when it is usable on some ranks only: those would wait in NCCL's
+   *     setup for the others until the rendezvous timeout
+   */
   private void openNccl(
       CudaDevice device,
       KeyValueStore store,
       String prefix,
       RankTopology topology,
       CudaCommunicatorSettings settings) {
-    if (!settings.ncclEnabled()) {
-      ncclReason = "NCCL is turned off (GPUCOMM_NCCL=off)";
-      return;
-    }
-    ncclLog = NcclDebugLog.install(System.getenv());
-    NcclApi api;
-    try {
-      api = NcclApi.get();
-    } catch (IllegalStateException e) {
-      ncclReason = e.getMessage();
+    NcclApi api = usableNccl(settings);
+    SwitchVote.disagreement(
+            store,
+            prefix + "/nccl-usable",
+            api != null,
+            "NCCL",
+            api != null ? "usable" : ncclReason,
+            topology.rank(),
+            topology.worldSize(),
+            settings.rendezvousTimeout())
+        .ifPresent(
+            line -> {
+              throw new IllegalStateException(line);
+            });
+    if (api == null) {
       return;
     }
     NcclUniqueId id;
@@ -123,6 +162,21 @@ final class CudaCommunicatorParts implements AutoCloseable {
             : api.initRank(topology.worldSize(), id, topology.rank(), settings.maxBlocks());
     long logStart = ncclLog.length();
     fabric = connectAndObserve(device, nccl, ncclLog, logStart);
+  }
+
+  /** NCCL's API where it is turned on and its library loads; else null, with the reason kept. */
+  private NcclApi usableNccl(CudaCommunicatorSettings settings) {
+    if (!settings.ncclEnabled()) {
+      ncclReason = "NCCL is turned off (GPUCOMM_NCCL=off)";
+      return null;
+    }
+    ncclLog = NcclDebugLog.install(System.getenv());
+    try {
+      return NcclApi.get();
+    } catch (IllegalStateException e) {
+      ncclReason = e.getMessage();
+      return null;
+    }
   }
 
   /**
