@@ -4,9 +4,10 @@
 #   GPUCOMM_NCCL=off: every rank must refuse at once, saying how many ranks can use NCCL, instead
 #   of waiting in NCCL's setup (or for an id never published) until the rendezvous timeout; a
 #   control runs both pods alike;
-# - the row-parallel host-IR program on a pod of two ranks with NCCL off, three times: its runs
-#   are lined up by a one-element all-reduce, which every rank must pick alike (the one-shot or
-#   the two-shot, once taken from a set whose order each JVM draws at start).
+# - the row-parallel host-IR program on a pod of two ranks, over peer memory (`backend: ipc`) with
+#   NCCL off, three times: its runs are lined up by a one-element all-reduce, which every rank
+#   must pick alike (the one-shot or the two-shot, once taken from a set whose order each JVM
+#   draws at start).
 # Usage: bash bench/results/2026-11-29-rank-agreement/scripts/run.sh   (optional: RUN, DEVICE)
 #   Needs 2 NVIDIA GPUs and the portable bundle (BUNDLE, default app/target/gpucomm-bundle.tar.xz,
 #   built by bench/results/2026-11-26-module-split/scripts/prepare.sh); WORK and OUT as there.
@@ -51,11 +52,14 @@ two_pods() {
 }
 two_pods alike
 two_pods nccl-off-on-pod-1 GPUCOMM_NCCL=off
+sed 's/^      name: rowParallelLinear/      name: rowParallelLinear\n      backend: ipc/' \
+  "$ROOT/examples/row-parallel-linear.yaml" >"$R/row-parallel-ipc.yaml"
 for i in 1 2 3; do
   start=$SECONDS
-  GPUCOMM_NCCL=off timeout 180 "$G" run -f "$ROOT/examples/row-parallel-linear.yaml" \
+  GPUCOMM_NCCL=off timeout 180 "$G" run -f "$R/row-parallel-ipc.yaml" \
     --device "$DEVICE" --out "$R/program-nccl-off-$i" >"$R/program-nccl-off-$i.log" 2>&1
   echo "program-nccl-off-$i: exit $? after $((SECONDS - start)) s" | tee -a "$R/steps.txt"
 done
-grep -h "ms\b" "$R/program-nccl-off-1/report.md" 2>/dev/null | head -8
+grep -h "gpucomm run:" "$R"/program-nccl-off-*.log | sort -u
+grep -h "^| \|transport\|ipc" "$R/program-nccl-off-1/report.md" 2>/dev/null | head -8
 tar -czf "$OUT/rank-agreement-$RUN.tar.gz" -C "$WORK" "rank-agreement-$RUN"
