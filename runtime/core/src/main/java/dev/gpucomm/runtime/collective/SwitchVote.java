@@ -16,7 +16,8 @@ public final class SwitchVote {
 
   /**
    * Counts the {@code participants} ranks that call this with the same {@code key} and the number
-   * of those on which the path is {@code usable}.
+   * of those on which the path is {@code usable}. A key counts one vote: each communicator's keys
+   * are its own.
    *
    * @return empty when every rank or none can use the path; else a line saying how many can, and
    *     why this rank can or cannot ({@code ownState})
@@ -33,6 +34,17 @@ public final class SwitchVote {
     store.add(key, usable ? 1 : 0);
     store.barrier(key + "/counted", participants, timeout);
     long usableRanks = store.add(key, 0);
+    if (usableRanks > participants) {
+      throw new IllegalStateException(
+          "rendezvous: "
+              + key
+              + " counted "
+              + usableRanks
+              + " of "
+              + participants
+              + " ranks:"
+              + " a vote was taken twice under one key");
+    }
     if (usableRanks == 0 || usableRanks == participants) {
       return Optional.empty();
     }

@@ -53,8 +53,8 @@ final class RankAlignment implements AutoCloseable {
    */
   static boolean wantedOnEveryRank(
       Map<String, String> env, KeyValueStore store, String key, int rank, Duration timeout) {
+    boolean wanted = wanted(env); // a value that is neither on nor off is refused on any rank
     if (rank == 0) {
-      boolean wanted = wanted(env);
       store.set(key, (wanted ? "on" : "off").getBytes(StandardCharsets.US_ASCII));
       return wanted;
     }

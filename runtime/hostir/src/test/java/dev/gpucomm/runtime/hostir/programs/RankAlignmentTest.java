@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class RankAlignmentTest {
@@ -41,18 +43,37 @@ class RankAlignmentTest {
   }
 
   @Test
-  void everyRankLinesItsRunsUpAsRankZerosEnvironmentSays() {
+  void everyRankLinesItsRunsUpAsRankZerosEnvironmentSays() throws Exception {
     InMemoryStore store = new InMemoryStore();
-    Duration wait = Duration.ofSeconds(1);
+    Duration wait = Duration.ofSeconds(10);
 
+    // rank 1 asks first, from its own thread, and waits for rank 0's word
+    CompletableFuture<Boolean> onRankOne =
+        CompletableFuture.supplyAsync(
+            () ->
+                RankAlignment.wantedOnEveryRank(
+                    Map.of("GPUCOMM_PROGRAM_ALIGN", "on"), store, "hostir/1/align", 1, wait));
     boolean onRankZero =
         RankAlignment.wantedOnEveryRank(
             Map.of("GPUCOMM_PROGRAM_ALIGN", "off"), store, "hostir/1/align", 0, wait);
-    boolean onRankOne =
-        RankAlignment.wantedOnEveryRank(
-            Map.of("GPUCOMM_PROGRAM_ALIGN", "on"), store, "hostir/1/align", 1, wait);
 
     assertThat(onRankZero).isFalse();
-    assertThat(onRankOne).as("rank 1 follows rank 0's off").isFalse();
+    assertThat(onRankOne.get(20, TimeUnit.SECONDS)).as("rank 1 follows rank 0's off").isFalse();
+  }
+
+  @Test
+  void aRankWhoseOwnValueIsNeitherOnNorOffIsRefusedThoughRankZeroDecides() {
+    InMemoryStore store = new InMemoryStore();
+    RankAlignment.wantedOnEveryRank(Map.of(), store, "hostir/1/align", 0, Duration.ofSeconds(1));
+
+    assertThatThrownBy(
+            () ->
+                RankAlignment.wantedOnEveryRank(
+                    Map.of("GPUCOMM_PROGRAM_ALIGN", "no"),
+                    store,
+                    "hostir/1/align",
+                    1,
+                    Duration.ofSeconds(1)))
+        .hasMessage("GPUCOMM_PROGRAM_ALIGN must be on or off, got 'no'");
   }
 }
