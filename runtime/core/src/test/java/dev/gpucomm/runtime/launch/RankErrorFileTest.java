@@ -12,6 +12,10 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * Both ranks of a pod refuse a tuning table of another GPU model, and rank 1 hears of rank 0's
+ * refusal as it records its own: its launcher reads one whole error, rank 1's own.
+ */
 class RankErrorFileTest {
   /** Both ranks of a pod refuse a tuning table of another GPU model, one a moment first. */
   private static final String REFUSAL =
@@ -50,7 +54,7 @@ class RankErrorFileTest {
   }
 
   @Test
-  void aShorterErrorWrittenOverALongerOneLeavesNoTailOfIt() throws IOException {
+  void anErrorWrittenOverAnotherLeavesNothingButTheFile() throws IOException {
     Path file = folder.resolve("rank-1.err");
 
     PEERS_REFUSAL.writeTo(file);

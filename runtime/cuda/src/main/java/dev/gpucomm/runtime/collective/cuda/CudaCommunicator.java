@@ -98,7 +98,8 @@ public final class CudaCommunicator implements Communicator, FusedAllReduce {
    * Builds the communicator on every rank together: NCCL from a unique id that global rank 0 puts
    * in the store, and peer memory among the ranks of this rank's node.
    *
-   * @throws IllegalStateException when neither NCCL nor peer memory can be used
+   * @throws IllegalStateException when neither NCCL nor peer memory can be used, or when the ranks
+   *     differ on whether NCCL is usable or on GPUCOMM_PEER_MEMORY
    */
   public static CudaCommunicator create(
       CudaDevice device,

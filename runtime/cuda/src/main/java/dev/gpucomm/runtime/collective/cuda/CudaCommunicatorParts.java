@@ -52,7 +52,8 @@ final class CudaCommunicatorParts implements AutoCloseable {
   /**
    * Sets up every part on this rank; the ranks meet in {@code store} under {@code prefix}.
    *
-   * @throws IllegalStateException when neither NCCL nor peer memory can be used
+   * @throws IllegalStateException when neither NCCL nor peer memory can be used, or when the ranks
+   *     differ on whether NCCL is usable or on GPUCOMM_PEER_MEMORY
    */
   static CudaCommunicatorParts open(
       CudaDevice device,
