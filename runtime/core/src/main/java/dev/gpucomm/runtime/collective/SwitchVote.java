@@ -36,29 +36,36 @@ public final class SwitchVote {
     long usableRanks = store.add(key, 0);
     if (usableRanks > participants) {
       throw new IllegalStateException(
-          "rendezvous: "
-              + key
-              + " counted "
-              + usableRanks
-              + " of "
-              + participants
-              + " ranks:"
-              + " a vote was taken twice under one key");
+          "rendezvous: %s counted %d of %d ranks: a vote was taken twice under one key"
+              .formatted(key, usableRanks, participants));
     }
     if (usableRanks == 0 || usableRanks == participants) {
       return Optional.empty();
     }
     return Optional.of(
-        path
-            + " is usable on "
-            + usableRanks
-            + " of "
-            + participants
-            + " ranks (rank "
-            + rank
-            + ": "
-            + ownState
-            + "): the ranks must all use it or none; give every pod the same settings and"
-            + " libraries");
+        ("%s is usable on %d of %d ranks (rank %d: %s): the ranks must all use it or none;"
+                + " give every pod the same settings and libraries")
+            .formatted(path, usableRanks, participants, rank, ownState));
+  }
+
+  /**
+   * As {@link #disagreement}, for a group that cannot go on divided.
+   *
+   * @throws IllegalStateException with the disagreement's line, on every rank of the group
+   */
+  public static void requireUnanimous(
+      KeyValueStore store,
+      String key,
+      boolean usable,
+      String path,
+      String ownState,
+      int rank,
+      int participants,
+      Duration timeout) {
+    disagreement(store, key, usable, path, ownState, rank, participants, timeout)
+        .ifPresent(
+            line -> {
+              throw new IllegalStateException(line);
+            });
   }
 }

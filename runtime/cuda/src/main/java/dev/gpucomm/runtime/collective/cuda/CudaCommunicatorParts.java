@@ -105,19 +105,15 @@ final class CudaCommunicatorParts implements AutoCloseable {
       String prefix,
       RankTopology topology,
       CudaCommunicatorSettings settings) {
-    SwitchVote.disagreement(
-            store,
-            prefix + "/node-" + topology.nodeIndex() + "/peer-memory-on",
-            settings.enabled(),
-            "peer memory",
-            settings.enabled() ? "on" : "turned off (GPUCOMM_PEER_MEMORY=off)",
-            topology.rank(),
-            topology.localWorldSize(),
-            settings.rendezvousTimeout())
-        .ifPresent(
-            line -> {
-              throw new IllegalStateException(line);
-            });
+    SwitchVote.requireUnanimous(
+        store,
+        prefix + "/node-" + topology.nodeIndex() + "/peer-memory-on",
+        settings.enabled(),
+        "peer memory",
+        settings.enabled() ? "on" : "turned off (GPUCOMM_PEER_MEMORY=off)",
+        topology.rank(),
+        topology.localWorldSize(),
+        settings.rendezvousTimeout());
   }
 
   /**
@@ -134,19 +130,15 @@ final class CudaCommunicatorParts implements AutoCloseable {
       RankTopology topology,
       CudaCommunicatorSettings settings) {
     NcclApi api = usableNccl(settings);
-    SwitchVote.disagreement(
-            store,
-            prefix + "/nccl-usable",
-            api != null,
-            "NCCL",
-            api != null ? "usable" : ncclReason,
-            topology.rank(),
-            topology.worldSize(),
-            settings.rendezvousTimeout())
-        .ifPresent(
-            line -> {
-              throw new IllegalStateException(line);
-            });
+    SwitchVote.requireUnanimous(
+        store,
+        prefix + "/nccl-usable",
+        api != null,
+        "NCCL",
+        api != null ? "usable" : ncclReason,
+        topology.rank(),
+        topology.worldSize(),
+        settings.rendezvousTimeout());
     if (api == null) {
       return;
     }
