@@ -3,7 +3,8 @@
 # curve with the GPU's name, the measured heuristic follows that curve (its reasons name the model),
 # and a table whose only curve another model measured is refused before any size is timed.
 # Usage: bash bench/results/2026-11-29-device-keyed-tuning/scripts/run.sh
-#   (optional: RUN, DEVICE, WORLD: 1 by default, 2 for the examples' own pod of two ranks)
+#   (optional: RUN, DEVICE, WORLD: 1 by default, 2 for the examples' own pod of two ranks;
+#   PODS=2 with WORLD=2 for two pods of one rank)
 #   Needs WORLD NVIDIA GPUs and the portable bundle (BUNDLE, default app/target/gpucomm-bundle.tar.xz,
 #   built by bench/results/2026-11-26-module-split/scripts/prepare.sh); WORK and OUT as there.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -21,10 +22,13 @@ G="$WORK/g/gpucomm/bin/gpucomm"
 { date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$R/host.txt" 2>&1
 head -3 "$R/host.txt"
 WORLD="${WORLD:-1}"
+PODS="${PODS:-1}" # 2 with WORLD=2: two pods of one rank, so rank 0's table crosses pods
 layout() {
-  if [ "$WORLD" = 2 ]; then cat "$@"; else
+  if [ "$WORLD" != 2 ]; then
     sed 's/^  worldSize: 2/  worldSize: 1/; s/^  ranksPerPod: 2/  ranksPerPod: 1/' "$@"
-  fi
+  elif [ "$PODS" = 2 ]; then
+    sed 's/^  ranksPerPod: 2/  ranksPerPod: 1/' "$@"
+  else cat "$@"; fi
 }
 layout "$ROOT/examples/tune-allreduce.yaml" >"$R/tune.yaml"
 layout "$ROOT/examples/measured-heuristic.yaml" | sed "s|tuningRef: tuning.json|tuningRef: $R/tuning.json|" >"$R/measured.yaml"
