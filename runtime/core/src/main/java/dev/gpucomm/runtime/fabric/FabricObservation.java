@@ -1,13 +1,16 @@
 package dev.gpucomm.runtime.fabric;
 
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What one rank saw of the fabric its communicator uses: the transport of each peer connection its
  * collective library set up, the NICs it named, and the path type between the node's GPUs; or why
- * nothing could be seen (the CPU backend, NCCL's log taken over by the user).
+ * nothing could be seen (the CPU backend, NCCL's log taken over by the user). The NICs and paths
+ * iterate in name order, so that every text made of them reads the same on every run.
  */
 public record FabricObservation(
     List<PeerConnection> connections,
@@ -17,8 +20,8 @@ public record FabricObservation(
 
   public FabricObservation {
     connections = List.copyOf(connections);
-    nics = Set.copyOf(nics);
-    intraNodePaths = Set.copyOf(intraNodePaths);
+    nics = Collections.unmodifiableSortedSet(new TreeSet<>(nics));
+    intraNodePaths = Collections.unmodifiableSortedSet(new TreeSet<>(intraNodePaths));
   }
 
   /** Nothing could be observed, for this reason. */
@@ -69,9 +72,7 @@ public record FabricObservation(
     if (!intra.isEmpty()) {
       text.append("intra-node ").append(labels(intra));
       if (!intraNodePaths.isEmpty()) {
-        text.append(" (")
-            .append(String.join(",", intraNodePaths.stream().sorted().toList()))
-            .append(")");
+        text.append(" (").append(String.join(",", intraNodePaths)).append(")");
       }
     }
     if (!inter.isEmpty()) {
@@ -80,7 +81,7 @@ public record FabricObservation(
       }
       text.append("inter-node ").append(labels(inter));
       if (!nics.isEmpty()) {
-        text.append(" via ").append(String.join(",", nics.stream().sorted().toList()));
+        text.append(" via ").append(String.join(",", nics));
       }
     }
     return text.toString();

@@ -28,8 +28,8 @@ public final class RankFabricGather {
         rank,
         seen.intraNode().stream().map(TransportClass::label).sorted().toList(),
         seen.interNode().stream().map(TransportClass::label).sorted().toList(),
-        seen.nics().stream().sorted().toList(),
-        seen.intraNodePaths().stream().sorted().toList(),
+        List.copyOf(seen.nics()),
+        List.copyOf(seen.intraNodePaths()),
         seen.summary(),
         seen.unknownReason());
   }

@@ -39,7 +39,7 @@ public final class RankIdentities {
         host,
         device.uuid().orElse(null),
         device.pciBusId().orElse(null),
-        communicator.fabric().nics().stream().sorted().toList());
+        List.copyOf(communicator.fabric().nics()));
   }
 
   /**
