@@ -1,7 +1,7 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import java.nio.charset.StandardCharsets;
+import dev.gpucomm.runtime.rendezvous.RankZeroChoice;
 import java.time.Duration;
 
 /**
@@ -14,10 +14,6 @@ final class SharedDeviceName {
 
   static String agree(
       String ownDeviceName, KeyValueStore store, String key, int rank, Duration timeout) {
-    if (rank == 0) {
-      store.set(key, ownDeviceName.getBytes(StandardCharsets.UTF_8));
-      return ownDeviceName;
-    }
-    return new String(store.get(key, timeout), StandardCharsets.UTF_8);
+    return RankZeroChoice.agree(store, key, rank, timeout, () -> ownDeviceName);
   }
 }

@@ -1,7 +1,7 @@
 package dev.gpucomm.runtime.bench;
 
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import java.nio.charset.StandardCharsets;
+import dev.gpucomm.runtime.rendezvous.RankZeroChoice;
 import java.security.SecureRandom;
 import java.time.Duration;
 
@@ -18,11 +18,8 @@ public final class SharedSeed {
     if (jobSeed != null) {
       return jobSeed;
     }
-    if (rank == 0) {
-      long seed = new SecureRandom().nextLong();
-      store.set(key, Long.toString(seed).getBytes(StandardCharsets.UTF_8));
-      return seed;
-    }
-    return Long.parseLong(new String(store.get(key, timeout), StandardCharsets.UTF_8));
+    return Long.parseLong(
+        RankZeroChoice.agree(
+            store, key, rank, timeout, () -> Long.toString(new SecureRandom().nextLong())));
   }
 }

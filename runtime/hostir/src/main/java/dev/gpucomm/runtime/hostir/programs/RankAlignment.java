@@ -8,7 +8,7 @@ import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.launch.EnvVars;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
-import java.nio.charset.StandardCharsets;
+import dev.gpucomm.runtime.rendezvous.RankZeroChoice;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -54,11 +54,8 @@ final class RankAlignment implements AutoCloseable {
   static boolean wantedOnEveryRank(
       Map<String, String> env, KeyValueStore store, String key, int rank, Duration timeout) {
     boolean wanted = wanted(env); // a value that is neither on nor off is refused on any rank
-    if (rank == 0) {
-      store.set(key, (wanted ? "on" : "off").getBytes(StandardCharsets.US_ASCII));
-      return wanted;
-    }
-    return new String(store.get(key, timeout), StandardCharsets.US_ASCII).equals("on");
+    return RankZeroChoice.agree(store, key, rank, timeout, () -> wanted ? "on" : "off")
+        .equals("on");
   }
 
   static RankAlignment of(Device device, Communicator communicator) {
