@@ -12,6 +12,7 @@ import dev.gpucomm.runtime.collective.FusedBuffers;
 import dev.gpucomm.runtime.collective.NormEpilogue;
 import dev.gpucomm.runtime.collective.OwnTimeMeter;
 import dev.gpucomm.runtime.collective.RankTopology;
+import dev.gpucomm.runtime.device.ComputeCapability;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Graph;
@@ -21,6 +22,7 @@ import dev.gpucomm.runtime.heuristic.Decision;
 import dev.gpucomm.runtime.heuristic.SizeQuery;
 import dev.gpucomm.runtime.numeric.ElementCodec;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import dev.gpucomm.runtime.rendezvous.RankZeroChoice;
 import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.report.ProgressDisplay;
 import java.lang.foreign.Arena;
@@ -149,9 +151,10 @@ public final class BenchmarkSweep {
   public Outcome run(SweepPlan plan, String name) {
     Set<Algorithm> available =
         CollectiveAlgorithms.available(communicator, plan.collective(), plan.inPlace());
+    Optional<ComputeCapability> computeCapability = rankZerosComputeCapability(name);
     List<Decision> decisions = new ArrayList<>();
     for (SweepPoint point : plan.points()) {
-      Decision decision = heuristic.choose(query(plan, point, available));
+      Decision decision = heuristic.choose(query(plan, point, available, computeCapability));
       // the heuristics know only what is available, not why: in place is the why
       decisions.add(
           plan.inPlace()
@@ -589,11 +592,31 @@ public final class BenchmarkSweep {
   }
 
   /**
+   * The compute capability the heuristics see: rank 0's on every rank. vLLM's table is chosen by
+   * it, every rank must choose the same algorithm for a size, and the GPUs of one pod can be of two
+   * generations.
+   */
+  private Optional<ComputeCapability> rankZerosComputeCapability(String name) {
+    String agreed =
+        RankZeroChoice.agree(
+            store,
+            name + "/compute-capability",
+            topology.rank(),
+            peerTimeout,
+            () -> device.computeCapability().map(ComputeCapability::toString).orElse(""));
+    return agreed.isEmpty() ? Optional.empty() : Optional.of(ComputeCapability.parse(agreed));
+  }
+
+  /**
    * One-shot and two-shot stay available above the peer buffers (they run in passes there); the
    * query carries the buffers' size, so that the published rules, which have no passes, can send
    * such a message to NCCL as upstream does, while a measured table decides by its curve.
    */
-  private SizeQuery query(SweepPlan plan, SweepPoint point, Set<Algorithm> available) {
+  private SizeQuery query(
+      SweepPlan plan,
+      SweepPoint point,
+      Set<Algorithm> available,
+      Optional<ComputeCapability> computeCapability) {
     return new SizeQuery(
         plan.collective(),
         point.bytes(),
@@ -602,7 +625,7 @@ public final class BenchmarkSweep {
         plan.dtype(),
         topology.worldSize(),
         topology.localWorldSize(),
-        device.computeCapability(),
+        computeCapability,
         available,
         communicator.maxPeerMemoryBytes(plan.collective()),
         communicator.podLink());

@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.gpucomm.api.v1alpha1.Algorithm;
 import dev.gpucomm.api.v1alpha1.Collective;
@@ -9,10 +10,17 @@ import dev.gpucomm.api.v1alpha1.DType;
 import dev.gpucomm.api.v1alpha1.report.Measurement;
 import dev.gpucomm.api.v1alpha1.report.NotMeasured;
 import dev.gpucomm.api.v1alpha1.report.SizeResult;
+import dev.gpucomm.runtime.device.ComputeCapability;
+import dev.gpucomm.runtime.heuristic.AlgorithmHeuristic;
+import dev.gpucomm.runtime.heuristic.Decision;
+import dev.gpucomm.runtime.heuristic.SizeQuery;
 import dev.gpucomm.runtime.heuristic.TrtllmHeuristic;
 import dev.gpucomm.runtime.report.ProgressDisplay;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -122,6 +130,44 @@ class BenchmarkSweepTest {
   }
 
   @Test
+  void ranksOnGpusOfTwoGenerationsAllChooseByRankZerosComputeCapability() {
+    SweepPlan plan =
+        plan(Collective.ALLREDUCE, DType.BF16, List.of(4096L), List.of(Algorithm.ONESHOT), true);
+    Map<Integer, Optional<ComputeCapability>> seenByRank = new ConcurrentHashMap<>();
+
+    ThreadRanks.run(
+        2,
+        rank -> {
+          // vLLM's table is chosen by the compute capability: rank 1's GPU is of another generation
+          ComputeCapability own = new ComputeCapability(rank.rank() == 0 ? 9 : 8, 0);
+          AlgorithmHeuristic recording =
+              new AlgorithmHeuristic() {
+                @Override
+                public String name() {
+                  return "recording";
+                }
+
+                @Override
+                public Decision choose(SizeQuery query) {
+                  seenByRank.put(rank.rank(), query.computeCapability());
+                  return new Decision(Algorithm.ONESHOT, "recorded");
+                }
+              };
+          return new BenchmarkSweep(
+                  AlteredDevice.withComputeCapability(rank.device(), own),
+                  rank.communicator(),
+                  rank.store(),
+                  recording,
+                  ProgressDisplay.silent(),
+                  PEERS)
+              .run(plan, "test");
+        });
+
+    Optional<ComputeCapability> hopper = Optional.of(new ComputeCapability(9, 0));
+    assertThat(seenByRank).containsOnly(entry(0, hopper), entry(1, hopper));
+  }
+
+  @Test
   void aSizeOneRankCannotAllocateIsNotMeasuredAndTheSweepGoesOn() {
     SweepPlan plan =
         plan(
@@ -138,7 +184,7 @@ class BenchmarkSweepTest {
             rank ->
                 new BenchmarkSweep(
                         rank.rank() == 1
-                            ? new MemoryLimitedDevice(rank.device(), 4096)
+                            ? AlteredDevice.withMemoryLimit(rank.device(), 4096)
                             : rank.device(),
                         rank.communicator(),
                         rank.store(),

@@ -13,14 +13,28 @@ import dev.gpucomm.runtime.device.Stream;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
-/** A rank's device with less memory than it has: allocations above a limit fail, as when full. */
-final class MemoryLimitedDevice implements Device {
+/**
+ * A rank's device that differs from the one it wraps in one respect: less memory (allocations above
+ * a limit fail, as when full) or another compute capability (a GPU of another generation).
+ */
+final class AlteredDevice implements Device {
   private final Device real;
   private final long maxAllocationBytes;
+  private final Optional<ComputeCapability> computeCapability;
 
-  MemoryLimitedDevice(Device real, long maxAllocationBytes) {
+  private AlteredDevice(
+      Device real, long maxAllocationBytes, Optional<ComputeCapability> computeCapability) {
     this.real = real;
     this.maxAllocationBytes = maxAllocationBytes;
+    this.computeCapability = computeCapability;
+  }
+
+  static AlteredDevice withMemoryLimit(Device real, long maxAllocationBytes) {
+    return new AlteredDevice(real, maxAllocationBytes, real.computeCapability());
+  }
+
+  static AlteredDevice withComputeCapability(Device real, ComputeCapability computeCapability) {
+    return new AlteredDevice(real, Long.MAX_VALUE, Optional.of(computeCapability));
   }
 
   @Override
@@ -48,7 +62,7 @@ final class MemoryLimitedDevice implements Device {
 
   @Override
   public Optional<ComputeCapability> computeCapability() {
-    return real.computeCapability();
+    return computeCapability;
   }
 
   @Override
