@@ -30,6 +30,8 @@
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o fused-residency bench/probes/fused-residency.cu
 //   ./fused-residency [--calls 50] [--samples 30]
+// FUSED_PROBE_FILL_OUTPUTS=1 fills residualOut and out with 0xff bytes before each measurement, as
+// gpucomm bench does before its checked and timed calls.
 // fusion.cu and probe.h both define these two helpers: fusion.cu's are renamed.
 #define ld_acquire_sys fusion_ld_acquire_sys
 #define st_release_sys fusion_st_release_sys
@@ -366,10 +368,20 @@ int main(int argc, char** argv) {
   configs.push_back({FULL, 512, 1, false});
   const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
   int failures = 0;
+  const char* fillText = getenv("FUSED_PROBE_FILL_OUTPUTS");
+  const bool fillOutputs = fillText != nullptr && strcmp(fillText, "1") == 0;
   for (long long tokens : {4, 32, 128}) {
     for (const Config& k : configs) {
       if (k.threads == 256 && HIDDEN / 8 > SPREAD_ROW_VECTORS * 256) continue;
       auto call = [&](int g) { launch(k, gpus[g], peers, layout, g, blocks, tokens); };
+      if (fillOutputs) {
+        for (int g = 0; g < 2; ++g) {
+          CHECK(cudaSetDevice(g));
+          CHECK(cudaMemset(gpus[g].residualOut, 0xff, CAPACITY));
+          CHECK(cudaMemset(gpus[g].output, 0xff, CAPACITY));
+          CHECK(cudaDeviceSynchronize());
+        }
+      }
       const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
       const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);
       for (int g = 0; g < 2; ++g) {

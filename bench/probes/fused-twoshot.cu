@@ -43,7 +43,9 @@
 //
 //   nvcc -O3 -arch=sm_90 -cudart static -o fused-twoshot bench/probes/fused-twoshot.cu
 //   ./fused-twoshot [--calls 50] [--samples 30]
-// FUSED_TWOSHOT_MODES=full,own-rows,... runs only those variants.
+// FUSED_TWOSHOT_MODES=full,own-rows,... runs only those variants; FUSED_PROBE_FILL_OUTPUTS=1
+// fills residualOut and out with 0xff bytes before each variant, as gpucomm bench does before its
+// checked and timed calls.
 // fusion.cu and probe.h both define these two helpers: fusion.cu's are renamed.
 #define FUSION_WORLD 2
 #define ld_acquire_sys fusion_ld_acquire_sys
@@ -578,6 +580,8 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());
     peers.base[g] = gpu.area;
   }
+  const char* fillText = getenv("FUSED_PROBE_FILL_OUTPUTS");
+  const bool fillOutputs = fillText != nullptr && strcmp(fillText, "1") == 0;
   bool selected[MODES];
   const char* only = getenv("FUSED_TWOSHOT_MODES");
   for (int mode = 0; mode < MODES; ++mode) {
@@ -615,6 +619,10 @@ int main(int argc, char** argv) {
             CHECK(cudaDeviceSynchronize());
             CHECK(cudaMemcpy(gpus[g].area, sentinel.data(), area, cudaMemcpyHostToDevice));
             CHECK(cudaMemset(gpus[g].control, 0, CONTROL_BYTES + MAX_TOKENS * 4));
+            if (fillOutputs) {
+              CHECK(cudaMemset(gpus[g].residualOut, 0xff, CAPACITY));
+              CHECK(cudaMemset(gpus[g].output, 0xff, CAPACITY));
+            }
             CHECK(cudaDeviceSynchronize());
           }
           auto call = [&](int g) { launch(mode, gpus[g], peers, layout, g, blocks, threads, tokens); };
