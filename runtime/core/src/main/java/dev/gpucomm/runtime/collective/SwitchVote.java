@@ -22,7 +22,7 @@ public final class SwitchVote {
    * @return empty when every rank or none can use the path; else a line saying how many can, and
    *     why this rank can or cannot ({@code ownState})
    */
-  public static Optional<String> disagreement(
+  static Optional<String> disagreement(
       KeyValueStore store,
       String key,
       boolean usable,
