@@ -1,21 +1,16 @@
 package dev.gpucomm.runtime.hostir;
 
 import dev.gpucomm.api.v1alpha1.DType;
-import dev.gpucomm.api.v1alpha1.DeviceKind;
-import dev.gpucomm.runtime.device.ComputeCapability;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.DeviceBuffer;
 import dev.gpucomm.runtime.device.Event;
-import dev.gpucomm.runtime.device.Graph;
-import dev.gpucomm.runtime.device.IpcHandle;
 import dev.gpucomm.runtime.device.Matmul;
 import dev.gpucomm.runtime.device.ShareableBuffer;
 import dev.gpucomm.runtime.device.Stream;
 import dev.gpucomm.runtime.device.cpu.CpuDevice;
-import java.lang.foreign.MemorySegment;
+import dev.gpucomm.runtime.testing.ForwardingDevice;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,8 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * claim a number of multiprocessors, so that a CPU device stands in for a GPU whose SMs a program
  * partitions, and it counts limited matmul products by their limit.
  */
-public final class CountingDevice implements Device {
-  private final Device delegate;
+public final class CountingDevice extends ForwardingDevice {
   private final int multiprocessors;
   public final AtomicInteger allocations = new AtomicInteger();
   public final AtomicInteger streams = new AtomicInteger();
@@ -50,28 +44,8 @@ public final class CountingDevice implements Device {
   }
 
   public CountingDevice(Device delegate, int multiprocessors) {
-    this.delegate = delegate;
+    super(delegate);
     this.multiprocessors = multiprocessors;
-  }
-
-  @Override
-  public DeviceKind kind() {
-    return delegate.kind();
-  }
-
-  @Override
-  public int ordinal() {
-    return delegate.ordinal();
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
-  }
-
-  @Override
-  public Optional<ComputeCapability> computeCapability() {
-    return delegate.computeCapability();
   }
 
   @Override
@@ -82,71 +56,30 @@ public final class CountingDevice implements Device {
   @Override
   public DeviceBuffer allocate(long bytes) {
     allocations.incrementAndGet();
-    return delegate.allocate(bytes);
+    return real.allocate(bytes);
   }
 
   @Override
   public ShareableBuffer allocateShareable(long bytes) {
     allocations.incrementAndGet();
-    return delegate.allocateShareable(bytes);
-  }
-
-  @Override
-  public DeviceBuffer openPeer(IpcHandle handle) {
-    return delegate.openPeer(handle);
-  }
-
-  @Override
-  public Stream defaultStream() {
-    return delegate.defaultStream();
+    return real.allocateShareable(bytes);
   }
 
   @Override
   public Stream createStream() {
     streams.incrementAndGet();
-    return delegate.createStream();
+    return real.createStream();
   }
 
   @Override
   public Event createEvent() {
     events.incrementAndGet();
-    return delegate.createEvent();
-  }
-
-  @Override
-  public void copy(
-      DeviceBuffer dst,
-      long dstOffset,
-      DeviceBuffer src,
-      long srcOffset,
-      long bytes,
-      Stream stream) {
-    delegate.copy(dst, dstOffset, src, srcOffset, bytes, stream);
-  }
-
-  @Override
-  public void upload(MemorySegment host, DeviceBuffer dst, long dstOffset) {
-    delegate.upload(host, dst, dstOffset);
-  }
-
-  @Override
-  public void download(DeviceBuffer src, long srcOffset, MemorySegment host, Stream stream) {
-    delegate.download(src, srcOffset, host, stream);
-  }
-
-  @Override
-  public void fill(DeviceBuffer dst, long dstOffset, long bytes, byte value, Stream stream) {
-    delegate.fill(dst, dstOffset, bytes, value, stream);
-  }
-
-  @Override
-  public Graph capture(Stream stream, Runnable body) {
-    return delegate.capture(stream, body);
+    return real.createEvent();
   }
 
   @Override
   public Matmul matmul() {
-    return new CountingMatmul(delegate.matmul(), 0);
+    return new CountingMatmul(real.matmul(), 0);
   }
 
   /** Counts products, by limit when {@code limit} is positive, and passes them on. */
@@ -174,7 +107,7 @@ public final class CountingDevice implements Device {
       if (limit > 0) {
         limitedMatmuls.computeIfAbsent(limit, key -> new AtomicInteger()).incrementAndGet();
       }
-      if (delegate instanceof CpuDevice cpu) {
+      if (real instanceof CpuDevice cpu) {
         long[] run = new long[2];
         runs.add(run);
         if (limit > 0) {
@@ -192,10 +125,5 @@ public final class CountingDevice implements Device {
     public Matmul limitedTo(int multiprocessors) {
       return new CountingMatmul(matmul.limitedTo(multiprocessors), multiprocessors);
     }
-  }
-
-  @Override
-  public void close() {
-    // The wrapped device belongs to the test.
   }
 }
