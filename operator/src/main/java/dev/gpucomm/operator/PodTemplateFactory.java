@@ -51,6 +51,13 @@ public class PodTemplateFactory {
   /** The run the pod belongs to (its restart-attempt label), which rank 0 stamps on its report. */
   public static final String ENV_RESTART_ATTEMPT = "GPUCOMM_RESTART_ATTEMPT";
 
+  /**
+   * The run the pod's ranks belong to: the job's uid and restart attempt. The store refuses ranks
+   * of another run, so a rank of a namesake job or of an earlier attempt cannot take a rank's
+   * place.
+   */
+  public static final String ENV_RUN_ID = "GPUCOMM_RUN_ID";
+
   /** The node and pod a rank runs in (downward API), so that reports name a slow rank's node. */
   public static final String ENV_NODE_NAME = "GPUCOMM_NODE_NAME";
 
@@ -66,6 +73,7 @@ public class PodTemplateFactory {
           ENV_WORLD_SIZE,
           ENV_RENDEZVOUS,
           ENV_RESTART_ATTEMPT,
+          ENV_RUN_ID,
           ENV_NODE_NAME,
           ENV_POD_NAME,
           "RANK",
@@ -231,8 +239,9 @@ public class PodTemplateFactory {
     env.add(new EnvVar(ENV_RANKS_PER_POD, Integer.toString(layout.ranksPerPod()), null));
     env.add(new EnvVar(ENV_WORLD_SIZE, Integer.toString(layout.worldSize()), null));
     env.add(new EnvVar(ENV_RENDEZVOUS, rendezvous, null));
-    env.add(
-        new EnvVar(ENV_RESTART_ATTEMPT, Integer.toString(JobRestarts.made(job.getStatus())), null));
+    String attempt = Integer.toString(JobRestarts.made(job.getStatus()));
+    env.add(new EnvVar(ENV_RESTART_ATTEMPT, attempt, null));
+    env.add(new EnvVar(ENV_RUN_ID, job.getMetadata().getUid() + "/" + attempt, null));
     env.add(fieldRef(ENV_NODE_NAME, "spec.nodeName"));
     env.add(fieldRef(ENV_POD_NAME, "metadata.name"));
     return new ContainerBuilder()

@@ -183,6 +183,7 @@ class CommJobLifecycleIT {
             tuple("GPUCOMM_WORLD_SIZE", "8"),
             tuple("GPUCOMM_RENDEZVOUS", "ar-tp8-0.ar-tp8." + cluster.namespace + ".svc:29500"),
             tuple("GPUCOMM_RESTART_ATTEMPT", "0"),
+            tuple("GPUCOMM_RUN_ID", job.getMetadata().getUid() + "/0"),
             tuple("GPUCOMM_NODE_NAME", null),
             tuple("GPUCOMM_POD_NAME", null),
             tuple("NCCL_DEBUG", "INFO"));

@@ -76,6 +76,10 @@ class CommJobRestartIT {
         .extracting(pod -> pod.getMetadata().getLabels().get(JobNames.RESTART_ATTEMPT_LABEL))
         .as("which run the pods belong to, as JobSet labels them")
         .containsOnly("1");
+    assertThat(secondRun)
+        .extracting(pod -> runIdOf(pod))
+        .as("the run whose ranks the new store serves: the failed run's cannot join it")
+        .containsOnly(cluster.job("drained").getMetadata().getUid() + "/1");
     assertThat(cluster.configMap("drained-spec").getMetadata().getUid())
         .as("the new run has a spec ConfigMap of its own")
         .isNotEqualTo(firstSpec);
@@ -255,5 +259,13 @@ class CommJobRestartIT {
                     .hasSize(2)
                     .doesNotContainAnyElementsOf(oldUids));
     return cluster.awaitPods(job, job + "-0", job + "-1");
+  }
+
+  private static String runIdOf(Pod pod) {
+    return pod.getSpec().getContainers().getFirst().getEnv().stream()
+        .filter(variable -> variable.getName().equals(PodTemplateFactory.ENV_RUN_ID))
+        .findFirst()
+        .orElseThrow()
+        .getValue();
   }
 }

@@ -31,6 +31,13 @@ public final class EnvVars {
   public static final String RENDEZVOUS = "GPUCOMM_RENDEZVOUS";
 
   /**
+   * Which run the ranks belong to (the job's uid and restart attempt, set by the operator); the
+   * store refuses ranks of another. Pods started by hand default to the job's name, a local run's
+   * launcher makes one of its own.
+   */
+  public static final String RUN_ID = "GPUCOMM_RUN_ID";
+
+  /**
    * Which run of its job the pod belongs to: 0, then one more for each restart the operator made;
    * rank 0 stamps it on the report it publishes. Unset outside a cluster.
    */

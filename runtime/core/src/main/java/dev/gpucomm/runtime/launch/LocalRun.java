@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.rendezvous.RunId;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import dev.gpucomm.runtime.report.HumanUnits;
 import dev.gpucomm.runtime.spec.JobJson;
@@ -76,8 +77,9 @@ public final class LocalRun {
       throw e;
     }
     boolean succeeded = false;
+    RunId run = RunId.random();
     try (TcpStoreServer store =
-        TcpStoreServer.startForWorld(InetAddress.getLoopbackAddress(), 0, worldSize)) {
+        TcpStoreServer.startForRun(InetAddress.getLoopbackAddress(), 0, worldSize, run)) {
       Path jobFile = Files.writeString(workDir.resolve("job.json"), JobJson.write(job));
       RendezvousAddress rendezvous = new RendezvousAddress("127.0.0.1", store.port());
       List<RankSettings> ranks = new ArrayList<>();
@@ -93,6 +95,7 @@ public final class LocalRun {
                 rank,
                 Optional.of(request.device()),
                 rendezvous,
+                run,
                 staged.map(StagedReportDirectory::staging),
                 Optional.empty(),
                 request.mode(),

@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.rendezvous.RunId;
 import dev.gpucomm.runtime.rendezvous.TcpStoreServer;
 import dev.gpucomm.runtime.spec.AsciiIntegers;
 import dev.gpucomm.runtime.spec.JobLoader;
@@ -39,6 +40,7 @@ public final class PodLaunch {
       int ranksPerPod,
       int worldSize,
       RendezvousAddress rendezvous,
+      RunId run,
       Path jobFile,
       Optional<Path> reportDir) {
 
@@ -65,19 +67,33 @@ public final class PodLaunch {
                 + worldSize / ranksPerPod
                 + " pods");
       }
+      String job = required(env, EnvVars.JOB);
       return new PodSettings(
-          required(env, EnvVars.JOB),
+          job,
           // Absent when pods are started by hand on hosts outside a cluster.
           env.getOrDefault(EnvVars.NAMESPACE, ""),
           podIndex,
           ranksPerPod,
           worldSize,
           RendezvousAddress.parse(env.get(EnvVars.RENDEZVOUS), EnvVars.RENDEZVOUS),
+          runOf(env, job),
           Path.of(env.getOrDefault(EnvVars.JOB_FILE, RankSettings.POD_JOB_FILE.toString())),
           // hosts without a cluster: where pod 0's rank 0 writes the report
           Optional.ofNullable(env.get(EnvVars.REPORT_DIR))
               .filter(dir -> !dir.isBlank())
               .map(Path::of));
+    }
+
+    /**
+     * The operator's run id; pods started by hand without one keep other jobs' ranks out by the
+     * job's name (a name that is no run id keeps nothing out).
+     */
+    private static RunId runOf(Map<String, String> env, String job) {
+      RunId given = RunId.parse(env.get(EnvVars.RUN_ID), EnvVars.RUN_ID);
+      if (!given.equals(RunId.NONE)) {
+        return given;
+      }
+      return RunId.isValid(job) ? new RunId(job) : RunId.NONE;
     }
 
     private static String required(Map<String, String> env, String name) {
@@ -182,6 +198,7 @@ public final class PodLaunch {
               localRank,
               Optional.empty(),
               pod.rendezvous(),
+              pod.run(),
               staged.map(StagedReportDirectory::staging),
               Optional.empty(),
               RankMode.JOB,
@@ -196,7 +213,7 @@ public final class PodLaunch {
     }
     // the pod network reaches the store: it serves this job's world only
     try (TcpStoreServer store =
-        TcpStoreServer.startForWorld(null, pod.rendezvous().port(), pod.worldSize())) {
+        TcpStoreServer.startForRun(null, pod.rendezvous().port(), pod.worldSize(), pod.run())) {
       SupervisionResult result = supervisor.supervise(ranks, limit);
       if (result instanceof SupervisionResult.Succeeded) {
         store.awaitAllRanksGone(STORE_LINGER);

@@ -6,6 +6,7 @@ import dev.gpucomm.runtime.collective.RankTopology;
 import dev.gpucomm.runtime.device.cpu.CpuBindMode;
 import dev.gpucomm.runtime.numeric.VectorUnits;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.rendezvous.RunId;
 import dev.gpucomm.runtime.spec.AsciiIntegers;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -20,6 +21,7 @@ import java.util.Set;
  * @param jobSource how error messages name the job file (the user's file in a local run)
  * @param device the backend to use; empty means the job's spec.device
  * @param deviceOrdinal which of the host's devices to open (local runs put all ranks on one host)
+ * @param run the run the rank belongs to, which the store checks
  * @param reportDir where rank 0 writes report files; empty in a pod (results go to a ConfigMap)
  * @param errorFile where a failing rank writes its one-line error for the supervisor
  */
@@ -33,6 +35,7 @@ public record RankSettings(
     int deviceOrdinal,
     Optional<DeviceKind> device,
     RendezvousAddress rendezvous,
+    RunId run,
     Optional<Path> reportDir,
     Optional<Path> errorFile,
     RankMode mode,
@@ -73,6 +76,7 @@ public record RankSettings(
         deviceOrdinal,
         device,
         rendezvous,
+        run,
         reportDir,
         Optional.of(file),
         mode,
@@ -146,6 +150,7 @@ public record RankSettings(
         nonNegative(env, EnvVars.DEVICE_ORDINAL, String.valueOf(localRank)),
         device,
         RendezvousAddress.parse(env.get(EnvVars.RENDEZVOUS), EnvVars.RENDEZVOUS),
+        RunId.parse(env.get(EnvVars.RUN_ID), EnvVars.RUN_ID),
         pathOf(env, EnvVars.REPORT_DIR),
         pathOf(env, EnvVars.ERROR_FILE),
         rankMode,
@@ -170,6 +175,7 @@ public record RankSettings(
           EnvVars.DEVICE_ORDINAL,
           EnvVars.DEVICE,
           EnvVars.RENDEZVOUS,
+          EnvVars.RUN_ID,
           EnvVars.REPORT_DIR,
           EnvVars.ERROR_FILE,
           EnvVars.MODE,
@@ -189,6 +195,9 @@ public record RankSettings(
     env.put(EnvVars.DEVICE_ORDINAL, String.valueOf(deviceOrdinal));
     device.ifPresent(kind -> env.put(EnvVars.DEVICE, kind.wireName()));
     env.put(EnvVars.RENDEZVOUS, rendezvous.toString());
+    if (!run.equals(RunId.NONE)) {
+      env.put(EnvVars.RUN_ID, run.value());
+    }
     reportDir.ifPresent(dir -> env.put(EnvVars.REPORT_DIR, dir.toString()));
     errorFile.ifPresent(file -> env.put(EnvVars.ERROR_FILE, file.toString()));
     env.put(EnvVars.MODE, mode == RankMode.SELFTEST ? "selftest" : "job");

@@ -115,6 +115,7 @@ public final class RankMain {
             settings.rendezvous(),
             topology.rank(),
             topology.worldSize(),
+            settings.run(),
             timeLeft(rendezvousDeadline));
     WorkloadResult result;
     try (PeerWatch watch = store.watchPeers(onPeerFailure)) {

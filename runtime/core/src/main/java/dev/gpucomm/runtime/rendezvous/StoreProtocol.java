@@ -15,7 +15,9 @@ import java.io.OutputStream;
  * ({@link DataOutputStream#writeUTF}), values are int32 length + bytes.
  */
 final class StoreProtocol {
+  /** A rank joins: int32 rank, int32 world size, then its run id (a UTF string; absent: none). */
   static final byte HELLO = 1;
+
   static final byte SET = 2;
   static final byte GET = 3;
   static final byte ADD = 4;

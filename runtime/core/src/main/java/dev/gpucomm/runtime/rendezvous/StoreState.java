@@ -85,21 +85,35 @@ final class StoreState {
   /** Whether the world size came from the job rather than from the first rank to connect. */
   private boolean worldOfTheJob;
 
-  /** A store for a job of {@code worldSize} ranks, known before any rank connects. */
-  static StoreState forWorld(int worldSize) {
+  /** The run whose ranks this store serves; null serves any. */
+  private RunId run;
+
+  /**
+   * A store for run {@code run} of a job of {@code worldSize} ranks, both known before any rank
+   * connects.
+   */
+  static StoreState forRun(int worldSize, RunId run) {
     if (worldSize < 1 || worldSize > MAX_RANKS) {
       throw new IllegalArgumentException("world size " + worldSize + " outside 1.." + MAX_RANKS);
     }
     StoreState state = new StoreState();
     state.worldSize = worldSize;
     state.worldOfTheJob = true;
+    state.run = run;
     return state;
   }
 
-  /** Registers a rank's connection; returns an error message, or null when accepted. */
-  String hello(int rank, int world) {
+  /**
+   * Registers a rank's connection; returns an error message, or null when accepted. A rank of
+   * another run is refused before it can take the place of this run's rank of that number.
+   */
+  String hello(int rank, int world, RunId rankRun) {
     if (world < 1 || world > MAX_RANKS) {
       return "rank " + rank + " says the world has " + world + " ranks (1.." + MAX_RANKS + ")";
+    }
+    if (run != null && !run.equals(rankRun)) {
+      return "rank %d is of run %s, this store serves run %s (a rank of an earlier run, or of another job at the same address)"
+          .formatted(rank, rankRun, run);
     }
     lock.lock();
     try {

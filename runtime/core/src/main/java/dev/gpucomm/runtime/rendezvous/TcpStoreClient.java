@@ -56,16 +56,28 @@ public final class TcpStoreClient implements KeyValueStore {
   }
 
   /**
-   * Connects as {@code rank} of a world of {@code worldSize}, retrying until {@code connectTimeout}
-   * has passed.
+   * Connects as {@code rank} of a world of {@code worldSize} that names no run, retrying until
+   * {@code connectTimeout} has passed.
    */
   public static TcpStoreClient connect(
       RendezvousAddress address, int rank, int worldSize, Duration connectTimeout) {
+    return connect(address, rank, worldSize, RunId.NONE, connectTimeout);
+  }
+
+  /**
+   * Connects as {@code rank} of run {@code run} of a world of {@code worldSize}, retrying until
+   * {@code connectTimeout} has passed; a store of another run refuses it.
+   */
+  public static TcpStoreClient connect(
+      RendezvousAddress address, int rank, int worldSize, RunId run, Duration connectTimeout) {
     Socket socket = connectWithRetries(address, connectTimeout);
     try {
       TcpStoreClient client = new TcpStoreClient(address, rank, socket);
       client.request(
-          new StoreProtocol.Frame(StoreProtocol.HELLO).writeInt(rank).writeInt(worldSize),
+          new StoreProtocol.Frame(StoreProtocol.HELLO)
+              .writeInt(rank)
+              .writeInt(worldSize)
+              .writeString(run.value()),
           REQUEST_TIMEOUT,
           "hello");
       return client;

@@ -58,18 +58,25 @@ public final class TcpStoreServer implements AutoCloseable {
   }
 
   /**
-   * Listens as {@link #start(InetAddress, int)} does, declaring silent ranks per {@code liveness}.
+   * Listens as {@link #start(InetAddress, int)} does, for run {@code run} of a job of {@code
+   * worldSize} ranks: a connection that says another world size is refused, rather than fixing the
+   * world for the job's own ranks (the first to connect would otherwise decide it), and so is one
+   * of another run.
    */
-  /**
-   * Listens as {@link #start(InetAddress, int)} does, for a job of {@code worldSize} ranks: a
-   * connection that says another world size is refused, rather than fixing the world for the job's
-   * own ranks (the first to connect would otherwise decide it).
-   */
-  public static TcpStoreServer startForWorld(InetAddress bindAddress, int port, int worldSize)
-      throws IOException {
-    return start(bindAddress, port, Liveness.DEFAULT, StoreState.forWorld(worldSize));
+  public static TcpStoreServer startForRun(
+      InetAddress bindAddress, int port, int worldSize, RunId run) throws IOException {
+    return start(bindAddress, port, Liveness.DEFAULT, StoreState.forRun(worldSize, run));
   }
 
+  /** As {@link #startForRun}, for ranks that name no run ({@link RunId#NONE}). */
+  public static TcpStoreServer startForWorld(InetAddress bindAddress, int port, int worldSize)
+      throws IOException {
+    return startForRun(bindAddress, port, worldSize, RunId.NONE);
+  }
+
+  /**
+   * Listens as {@link #start(InetAddress, int)} does, declaring silent ranks per {@code liveness}.
+   */
   public static TcpStoreServer start(InetAddress bindAddress, int port, Liveness liveness)
       throws IOException {
     return start(bindAddress, port, liveness, new StoreState());
@@ -183,7 +190,12 @@ public final class TcpStoreServer implements AutoCloseable {
       case StoreProtocol.HELLO -> {
         int rank = request.readInt();
         int world = request.readInt();
-        String error = state.hello(rank, world);
+        // a hello that ends after the world is of a rank that names no run
+        String run = request.available() > 0 ? request.readUTF() : RunId.NONE.value();
+        String error =
+            RunId.isValid(run)
+                ? state.hello(rank, world, new RunId(run))
+                : "rank " + rank + " names a run that is no run id";
         if (error == null) {
           connection.rank = rank;
           connection.reply(StoreState.Outcome.ok(new byte[0]));

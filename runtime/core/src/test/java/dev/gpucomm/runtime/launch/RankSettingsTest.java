@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.rendezvous.RunId;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -30,6 +32,7 @@ class RankSettingsTest {
           GPUCOMM_PROGRAM_ALIGN | no   | GPUCOMM_PROGRAM_ALIGN: unknown value 'no' (expected on, off)
           GPUCOMM_PROGRESS   | verbose | GPUCOMM_PROGRESS: unknown value 'verbose' (expected live, lines, off)
           GPUCOMM_MODE       | bench   | GPUCOMM_MODE: unknown value 'bench' (expected job, selftest)
+          GPUCOMM_RUN_ID     | job 7   | GPUCOMM_RUN_ID: character 4 (U+0020) is not a letter, digit or . _ : / -
           """)
   void anUnknownValueOfASwitchIsAUsageErrorNamingIt(String name, String value, String message) {
     assertThatThrownBy(() -> RankSettings.fromEnv(rankZeroOfTwo(name, value)))
@@ -43,5 +46,30 @@ class RankSettingsTest {
     RankSettings settings = RankSettings.fromEnv(rankZeroOfTwo("GPUCOMM_CPU_VECTOR", value));
 
     assertThat(settings.rank()).isZero();
+  }
+
+  @Test
+  void theRunALauncherGivesARankReachesIt() {
+    RankSettings settings = RankSettings.fromEnv(rankZeroOfTwo(EnvVars.RUN_ID, "uid-42/3"));
+
+    assertThat(settings.run()).isEqualTo(new RunId("uid-42/3"));
+    assertThat(RankSettings.fromEnv(settings.toEnv()).run()).isEqualTo(settings.run());
+  }
+
+  @Test
+  void aRankStartedByHandWithoutARunNamesNone() {
+    RankSettings settings = RankSettings.fromEnv(rankZeroOfTwo(EnvVars.PROGRESS, "off"));
+
+    assertThat(settings.run()).isEqualTo(RunId.NONE);
+    assertThat(settings.toEnv()).doesNotContainKey(EnvVars.RUN_ID);
+  }
+
+  @Test
+  void aRunIdLongerThanAStoreTakesIsRefused() {
+    String tooLong = "r".repeat(RunId.MAX_LENGTH + 1);
+
+    assertThatThrownBy(() -> RankSettings.fromEnv(rankZeroOfTwo(EnvVars.RUN_ID, tooLong)))
+        .isInstanceOf(UsageException.class)
+        .hasMessage("GPUCOMM_RUN_ID: 257 characters, more than the 256 allowed");
   }
 }

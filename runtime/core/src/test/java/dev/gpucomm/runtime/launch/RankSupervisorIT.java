@@ -7,6 +7,7 @@ import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
+import dev.gpucomm.runtime.rendezvous.RunId;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,6 +43,7 @@ class RankSupervisorIT {
               rank,
               Optional.empty(),
               new RendezvousAddress("127.0.0.1", 1),
+              RunId.NONE,
               Optional.empty(),
               Optional.empty(),
               RankMode.JOB,

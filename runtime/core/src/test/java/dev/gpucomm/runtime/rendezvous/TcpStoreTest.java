@@ -282,6 +282,33 @@ class TcpStoreTest {
   }
 
   @Test
+  void aRankOfAnotherRunIsRefusedAndLeavesItsPlaceToThisRunsRank() throws IOException {
+    RunId thisRun = new RunId("0f5c2a9e-uid/1");
+    try (TcpStoreServer store =
+            TcpStoreServer.startForRun(InetAddress.getLoopbackAddress(), 0, 2, thisRun);
+        TcpStoreClient rank0 = runRank(store, 0, thisRun)) {
+      // rank 1 of the attempt before, still running as the next attempt's pods start
+      assertThatThrownBy(() -> runRank(store, 1, new RunId("0f5c2a9e-uid/0")))
+          .isInstanceOf(RendezvousException.class)
+          .hasMessage(
+              "rendezvous: rank 1 is of run 0f5c2a9e-uid/0, this store serves run 0f5c2a9e-uid/1"
+                  + " (a rank of an earlier run, or of another job at the same address)");
+      assertThatThrownBy(() -> runRank(store, 1, RunId.NONE))
+          .hasMessageStartingWith("rendezvous: rank 1 is of run (none), this store serves run");
+
+      try (TcpStoreClient rank1 = runRank(store, 1, thisRun)) {
+        rank1.set("joined", new byte[] {1});
+        assertThat(rank0.get("joined", LONG)).containsExactly(1);
+      }
+    }
+  }
+
+  private static TcpStoreClient runRank(TcpStoreServer store, int rank, RunId run) {
+    return TcpStoreClient.connect(
+        new RendezvousAddress("127.0.0.1", store.port()), rank, 2, run, Duration.ofSeconds(5));
+  }
+
+  @Test
   void closingTheStoreEndsOpenWaits() {
     TcpStoreClient rank0 = rank(0, 2);
     CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> rank0.get("x", LONG));
