@@ -112,7 +112,8 @@ final class StoreState {
       return "rank " + rank + " says the world has " + world + " ranks (1.." + MAX_RANKS + ")";
     }
     if (run != null && !run.equals(rankRun)) {
-      return "rank %d is of run %s, this store serves run %s (a rank of an earlier run, or of another job at the same address)"
+      return ("rank %d is of run %s, this store serves run %s (a rank of an earlier run or of"
+              + " another job; every rank of a run names the same run)")
           .formatted(rank, rankRun, run);
     }
     lock.lock();

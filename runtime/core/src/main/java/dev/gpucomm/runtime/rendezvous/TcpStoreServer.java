@@ -195,7 +195,11 @@ public final class TcpStoreServer implements AutoCloseable {
         String error =
             RunId.isValid(run)
                 ? state.hello(rank, world, new RunId(run))
-                : "rank " + rank + " names a run that is no run id";
+                : "rank "
+                    + rank
+                    + " names a run that is no run id (at most "
+                    + RunId.MAX_LENGTH
+                    + " letters, digits and . _ : / -)";
         if (error == null) {
           connection.rank = rank;
           connection.reply(StoreState.Outcome.ok(new byte[0]));

@@ -175,6 +175,55 @@ class HostileStoreRequestsTest {
     }
   }
 
+  @Test
+  void aHelloThatNamesARunNoLauncherGivesIsRefusedSayingWhatARunIdHolds() throws IOException {
+    try (TcpStoreServer job = TcpStoreServer.startForRun(null, 0, 2, new RunId("uid/0"))) {
+      DataInputStream answer =
+          sendTo(
+              job,
+              new StoreProtocol.Frame(StoreProtocol.HELLO)
+                  .writeInt(1)
+                  .writeInt(2)
+                  .writeString("uid/0\nrank 1 joined"));
+
+      assertThat(answer.readByte()).isEqualTo(StoreProtocol.FAILED);
+      assertThat(messageOf(answer))
+          .isEqualTo(
+              "rendezvous: rank 1 names a run that is no run id (at most 256 letters, digits"
+                  + " and . _ : / -)");
+    }
+  }
+
+  @Test
+  void aHelloThatEndsAfterTheWorldIsOfARankThatNamesNoRun() throws IOException {
+    try (TcpStoreServer named = TcpStoreServer.startForRun(null, 0, 2, new RunId("uid/0"));
+        TcpStoreServer unnamed = TcpStoreServer.startForWorld(null, 0, 2)) {
+      StoreProtocol.Frame hello =
+          new StoreProtocol.Frame(StoreProtocol.HELLO).writeInt(1).writeInt(2);
+
+      DataInputStream refused = sendTo(named, hello);
+      DataInputStream welcomed = sendTo(unnamed, hello);
+
+      assertThat(refused.readByte()).isEqualTo(StoreProtocol.FAILED);
+      assertThat(messageOf(refused)).startsWith("rendezvous: rank 1 is of run (none), this store");
+      assertThat(welcomed.readByte()).isEqualTo(StoreProtocol.OK);
+    }
+  }
+
+  /** The message of an answer whose status byte was read: it follows the (empty) value. */
+  private static String messageOf(DataInputStream answer) throws IOException {
+    StoreProtocol.readBytes(answer);
+    return answer.readUTF();
+  }
+
+  private static DataInputStream sendTo(TcpStoreServer store, StoreProtocol.Frame request)
+      throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", store.port())) {
+      request.sendTo(socket.getOutputStream());
+      return StoreProtocol.readFrame(socket.getInputStream());
+    }
+  }
+
   private DataInputStream send(StoreProtocol.Frame request) throws IOException {
     try (Socket socket = new Socket(address.host(), address.port())) {
       request.sendTo(socket.getOutputStream());

@@ -292,7 +292,8 @@ class TcpStoreTest {
           .isInstanceOf(RendezvousException.class)
           .hasMessage(
               "rendezvous: rank 1 is of run 0f5c2a9e-uid/0, this store serves run 0f5c2a9e-uid/1"
-                  + " (a rank of an earlier run, or of another job at the same address)");
+                  + " (a rank of an earlier run or of another job; every rank of a run names the"
+                  + " same run)");
       assertThatThrownBy(() -> runRank(store, 1, RunId.NONE))
           .hasMessageStartingWith("rendezvous: rank 1 is of run (none), this store serves run");
 
