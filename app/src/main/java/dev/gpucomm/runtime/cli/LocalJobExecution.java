@@ -76,8 +76,9 @@ final class LocalJobExecution {
                         requireOutsideReport(command, dir, tuningRefName(command, job), table)));
     Optional<TuningTable> tuningTable = readTuningTable(command, job);
     RankSettings.requireKnownSwitches(context.rankEnvironment());
-    DeviceKind device =
-        new DeviceChoice(new DeviceBackends(), context.err()).resolve(command, deviceFlag, job);
+    DeviceBackends backends = new DeviceBackends();
+    DeviceKind device = new DeviceChoice(backends, context.err()).resolve(command, deviceFlag, job);
+    backends.requireValidSettings(device, context.rankEnvironment());
     tuningTable.ifPresent(table -> requireBenchmarksCurve(command, job, table, device));
     LocalRun run =
         new LocalRun(

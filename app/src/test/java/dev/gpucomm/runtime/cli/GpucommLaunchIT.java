@@ -177,6 +177,36 @@ class GpucommLaunchIT {
   }
 
   @Test
+  void aGpuSettingTheRanksWouldRefuseOnTheirGpusIsRefusedBeforeAnyRankStarts() throws Exception {
+    // a job on GPUs, checked by a launcher that needs none: the ranks would find it 4 s in
+    env.put(
+        "GPUCOMM_JOB_FILE",
+        Files.writeString(
+                dir.resolve("cuda.json"),
+                JOB_JSON.replace("\"device\": \"cpu\"", "\"device\": \"cuda\""))
+            .toString());
+    env.put("GPUCOMM_FUSED_CLUSTER", "maybe");
+
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .startsWith("gpucomm launch: GPUCOMM_FUSED_CLUSTER must be on or off, got 'maybe'");
+    assertThat(run.err().lines()).hasSize(1);
+    assertThat(Files.readString(dir.resolve("termination-log")))
+        .contains("GPUCOMM_FUSED_CLUSTER must be on or off");
+  }
+
+  @Test
+  void aGpuSettingMeansNothingToAJobOnTheCpu() {
+    env.put("GPUCOMM_FUSED_CLUSTER", "maybe");
+
+    CliRun run = CliRun.of(env, "launch");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+  }
+
+  @Test
   void aSupervisedRankStartedWithoutItsSettingsTellsItsLauncherWhy() throws Exception {
     // the launcher sets a rank's world and ranks; a rank started with only an error file has none
     Path errorFile = dir.resolve("rank-0.error");

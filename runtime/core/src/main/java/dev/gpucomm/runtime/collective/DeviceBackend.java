@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.collective;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.util.Map;
 
 /**
  * A family of devices (cpu or cuda): how many this host has, opening one, and building
@@ -16,6 +17,15 @@ public interface DeviceBackend {
 
   /** Why {@link #deviceCount()} is 0, for messages; empty when devices are present. */
   String unavailableReason();
+
+  /**
+   * Refuses a setting of this backend in {@code env} (its ranks' environment) that the ranks would
+   * refuse only once their devices are up; a launcher asks before it starts any rank. Touches no
+   * device.
+   *
+   * @throws dev.gpucomm.runtime.UsageException naming the variable
+   */
+  default void requireValidSettings(Map<String, String> env) {}
 
   /** Opens the device of the rank with this local rank (one device per rank process). */
   Device open(int localRank);

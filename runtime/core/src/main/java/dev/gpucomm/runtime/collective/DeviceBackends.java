@@ -2,6 +2,7 @@ package dev.gpucomm.runtime.collective;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.FailureCause;
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.collective.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import java.lang.reflect.InvocationTargetException;
@@ -52,18 +53,39 @@ public final class DeviceBackends {
     return probes.computeIfAbsent(kind, this::load);
   }
 
+  /**
+   * Refuses, before any rank starts, a setting in {@code env} that the ranks on {@code kind} would
+   * refuse once their devices are up: a usage error naming the variable. A backend that is not part
+   * of this build refuses nothing here (its ranks fail on the backend itself). Loads the backend
+   * without touching its devices or native libraries.
+   *
+   * @throws UsageException naming the variable
+   */
+  public void requireValidSettings(DeviceKind kind, Map<String, String> env) {
+    DeviceBackend backend;
+    try {
+      backend = instantiate(kind);
+    } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+      return;
+    }
+    backend.requireValidSettings(env);
+  }
+
+  private DeviceBackend instantiate(DeviceKind kind) throws ReflectiveOperationException {
+    return switch (kind) {
+      case CPU -> new CpuBackend(CpuBackendConfig.defaults(instanceName));
+      case CUDA ->
+          Class.forName(cudaBackendClass)
+              .asSubclass(DeviceBackend.class)
+              .getConstructor()
+              .newInstance();
+    };
+  }
+
   private Probe load(DeviceKind kind) {
     DeviceBackend backend;
     try {
-      backend =
-          switch (kind) {
-            case CPU -> new CpuBackend(CpuBackendConfig.defaults(instanceName));
-            case CUDA ->
-                Class.forName(cudaBackendClass)
-                    .asSubclass(DeviceBackend.class)
-                    .getConstructor()
-                    .newInstance();
-          };
+      backend = instantiate(kind);
     } catch (ClassNotFoundException e) {
       return new Probe(kind, null, 0, "the " + kind + " backend is not part of this build");
     } catch (InvocationTargetException e) {

@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.launch;
 import dev.gpucomm.api.v1alpha1.CommJobDefaults;
 import dev.gpucomm.api.v1alpha1.CommJobSpec;
 import dev.gpucomm.runtime.UsageException;
+import dev.gpucomm.runtime.collective.DeviceBackends;
 import dev.gpucomm.runtime.launch.RankSettings.ProgressStyle;
 import dev.gpucomm.runtime.launch.RankSettings.RankMode;
 import dev.gpucomm.runtime.rendezvous.RendezvousAddress;
@@ -133,6 +134,8 @@ public final class PodLaunch {
     RankSettings.requireKnownSwitches(rankEnvironment);
     LoadedJob loaded = new JobLoader().load(pod.jobFile());
     CommJobSpec spec = loaded.job().getSpec();
+    // and so is a setting of the job's backend, which its ranks would refuse only on their devices
+    new DeviceBackends().requireValidSettings(spec.getDevice(), rankEnvironment);
     if (spec.getWorldSize() != pod.worldSize() || spec.getRanksPerPod() != pod.ranksPerPod()) {
       throw new UsageException(
           pod.jobFile()

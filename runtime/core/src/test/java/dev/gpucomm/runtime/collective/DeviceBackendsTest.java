@@ -1,11 +1,13 @@
 package dev.gpucomm.runtime.collective;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.collective.cpu.CpuBackend;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Probing a backend never throws, and says in words why one cannot be used. */
@@ -67,6 +69,21 @@ class DeviceBackendsTest {
             "the cuda backend failed to load: a native library could not be loaded (no"
                 + " gpucomm-test-library-that-is-nowhere in java.library.path")
         .doesNotContain("Error");
+  }
+
+  @Test
+  void aBackendThatIsNotThereRefusesNoSettingBeforeTheRun() {
+    DeviceBackends withoutCuda = new DeviceBackends("probe-test", "dev.gpucomm.NoSuchBackend");
+    DeviceBackends cudaWithoutItsLibrary =
+        new DeviceBackends("probe-test", BackendWithoutItsNativeLibrary.class.getName());
+    Map<String, String> env = Map.of("GPUCOMM_FUSED_CLUSTER", "maybe");
+
+    assertThatCode(() -> withoutCuda.requireValidSettings(DeviceKind.CUDA, env))
+        .doesNotThrowAnyException();
+    assertThatCode(() -> cudaWithoutItsLibrary.requireValidSettings(DeviceKind.CUDA, env))
+        .doesNotThrowAnyException();
+    assertThatCode(() -> withoutCuda.requireValidSettings(DeviceKind.CPU, env))
+        .doesNotThrowAnyException();
   }
 
   @Test

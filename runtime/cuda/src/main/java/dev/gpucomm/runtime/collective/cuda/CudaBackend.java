@@ -9,6 +9,7 @@ import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
+import java.util.Map;
 
 /**
  * The NVIDIA GPU backend: one GPU per rank process, chosen by the rank's local rank among the GPUs
@@ -62,6 +63,16 @@ public final class CudaBackend implements DeviceBackend {
     } catch (Throwable t) {
       // Never throw from detection: a host without a usable driver simply has no CUDA devices.
       return new Probe(0, t.getMessage() == null ? t.toString() : t.getMessage());
+    }
+  }
+
+  /** The communicator's settings, read as each rank reads them: no device, no driver call. */
+  @Override
+  public void requireValidSettings(Map<String, String> env) {
+    try {
+      CudaCommunicatorSettings.from(env);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
     }
   }
 

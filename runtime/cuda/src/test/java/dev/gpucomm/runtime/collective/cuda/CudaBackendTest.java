@@ -7,9 +7,35 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.device.cuda.CudaException;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class CudaBackendTest {
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          GPUCOMM_FUSED_CLUSTER  | maybe | GPUCOMM_FUSED_CLUSTER must be on or off, got 'maybe'
+          GPUCOMM_LAMPORT_BLOCKS | many  | GPUCOMM_LAMPORT_BLOCKS must be a whole number, got 'many'
+          GPUCOMM_HOST_PATH      | yes   | GPUCOMM_HOST_PATH must be auto, on or off, got 'yes'
+          """)
+  void aSettingTheRanksWouldRefuseIsAUsageErrorBeforeAnyDeviceOpens(
+      String name, String value, String message) {
+    assertThatThrownBy(() -> new CudaBackend().requireValidSettings(Map.of(name, value)))
+        .isInstanceOf(UsageException.class)
+        .hasMessage(message);
+  }
+
+  @Test
+  void settingsTheRanksTakeAreLetThrough() {
+    new CudaBackend()
+        .requireValidSettings(
+            Map.of("GPUCOMM_FUSED_CLUSTER", "on", "GPUCOMM_LAMPORT_BLOCKS", "64"));
+  }
+
   @Test
   void countingDevicesNeverThrowsAndExplainsAZero() {
     CudaBackend backend = new CudaBackend();
