@@ -46,14 +46,15 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
       case MissingParameterException missing when !missing.getMissing().isEmpty() ->
           missing(missing.getMissing().getFirst(), args);
       case OverwrittenOptionException overwritten ->
-          name(overwritten.getOverwritten()) + " given twice";
+          typedName(overwritten.getOverwritten(), args) + " given twice";
       default -> {
         if (e.getArgSpec() == null) {
           yield e.getMessage() + hint;
         }
-        // picocli words a failed conversion "Invalid value for option ...": ours name the option
+        // picocli words a failed conversion "Invalid value for option ...": ours name the option,
+        // as typed (-n, not --iters)
         yield e.getCause() instanceof TypeConversionException conversion
-            ? name(e.getArgSpec()) + ": " + conversion.getMessage()
+            ? typedName(e.getArgSpec(), args) + ": " + conversion.getMessage()
             : e.getMessage();
       }
     };
@@ -90,6 +91,24 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
     return name(missing)
         + " is required"
         + (description.length > 0 ? " (" + description[0] + ")" : "");
+  }
+
+  /**
+   * The name of {@code arg} as the user last typed it ({@code -n 5}, {@code -n5}, {@code
+   * --iters=5}); its longest name where none is found.
+   */
+  private static String typedName(ArgSpec arg, List<String> args) {
+    if (arg instanceof OptionSpec option) {
+      for (String typed : args.reversed()) {
+        for (String name : option.names()) {
+          boolean attachedShort = !name.startsWith("--") && typed.startsWith(name);
+          if (typed.equals(name) || typed.startsWith(name + "=") || attachedShort) {
+            return name;
+          }
+        }
+      }
+    }
+    return name(arg);
   }
 
   private static String name(ArgSpec arg) {

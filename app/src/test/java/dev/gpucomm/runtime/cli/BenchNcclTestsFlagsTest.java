@@ -56,7 +56,7 @@ class BenchNcclTestsFlagsTest {
             + " is above the 8 GiB a rank may move)");
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-b", "1X"),
-        "gpucomm bench: --min-bytes: '1X' is not a size (e.g. 4096, 64K, 1M)");
+        "gpucomm bench: -b: '1X' is not a size (e.g. 4096, 64K, 1M)");
   }
 
   @Test

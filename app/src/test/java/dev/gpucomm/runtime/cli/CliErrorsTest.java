@@ -608,6 +608,22 @@ class CliErrorsTest {
   }
 
   @Test
+  void aValueThatIsNoNumberIsSaidOfTheOptionAsTyped() {
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-n", "abc"),
+        "gpucomm bench: -n: 'abc' is not an integer");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-nabc"),
+        "gpucomm bench: -n: 'abc' is not an integer");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--iters=abc"),
+        "gpucomm bench: --iters: 'abc' is not an integer");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-e", "8G", "--max-bytes", "1Q"),
+        "gpucomm bench: --max-bytes: '1Q' is not a size (e.g. 4096, 64K, 1M)");
+  }
+
+  @Test
   void anIntegerOptionSaysWhatIsWrongWithItsValue() {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "--iterations", "many"),
