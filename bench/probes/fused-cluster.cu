@@ -31,10 +31,10 @@
 #undef ld_acquire_sys
 #undef st_release_sys
 
-#include <cmath>
 #include <set>
 
 #include "probe.h"
+#include "fused-probe.h"
 
 using bf16 = __nv_bfloat16;
 
@@ -72,12 +72,6 @@ constexpr long long CAPACITY = MAX_TOKENS * ROW_BYTES;  // one rank's rows in a 
 // more than half of an H100's or H200's 228 KiB of shared memory a multiprocessor
 constexpr int ONE_BLOCK_SMEM = 120 << 10;
 
-struct Gpu {
-  cudaStream_t stream;
-  char *input, *residualIn, *gamma, *residualOut, *output, *area;
-  FusionControl* control;
-};
-
 enum Variant { SPREAD, CLUSTER, CLUSTER_1SM };
 static const char* const VARIANT_NAMES[] = {"spread", "cluster", "cluster-1sm"};
 
@@ -95,7 +89,7 @@ static int runtime_cluster_size(long long tokens, int gridBlocks) {
   return 0;
 }
 
-static void launch(Variant v, const Shape& s, Gpu& gpu, const FusionPeers& peers,
+static void launch(Variant v, const Shape& s, FusedGpu& gpu, const FusionPeers& peers,
                    const FusionLayout& layout, int rank, long long tokens) {
   RowCall c{gpu.input, gpu.residualIn, gpu.gamma, gpu.residualOut, gpu.output, tokens, HIDDEN,
             1e-6f, 0.f, 1};
@@ -145,49 +139,6 @@ static Shape shape_of(Variant v, long long tokens, int smCount) {
   return s;
 }
 
-// Checks the last call's outputs on both GPUs; prints the first mismatch.
-static bool check(std::vector<Gpu>& gpus, long long tokens) {
-  const long long bytes = tokens * ROW_BYTES, n = bytes / 2;
-  const auto a = download(gpus[0].input, bytes, 0), b = download(gpus[1].input, bytes, 1);
-  bool ok = true;
-  std::vector<std::vector<uint16_t>> outs;
-  for (int g = 0; g < 2 && ok; ++g) {
-    const auto residualIn = download(gpus[g].residualIn, bytes, g);
-    const auto gamma = download(gpus[g].gamma, ROW_BYTES, g);
-    const auto residualOut = download(gpus[g].residualOut, bytes, g);
-    std::vector<float> rounded(n);
-    for (long long i = 0; i < n; ++i) {
-      const float sum = bf16_to_float(a[i]) + bf16_to_float(b[i]) + bf16_to_float(residualIn[i]);
-      const uint16_t want = to_bf16(sum);
-      rounded[i] = bf16_to_float(want);
-      if (ok && residualOut[i] != want) {
-        fprintf(stderr, "GPU %d residualOut %lld: %04x, expected %04x\n", g, i, residualOut[i], want);
-        ok = false;
-      }
-    }
-    outs.push_back(download(gpus[g].output, bytes, g));
-    for (long long row = 0; row < tokens && ok; ++row) {
-      double squares = 0;
-      for (int j = 0; j < HIDDEN; ++j) squares += (double)rounded[row * HIDDEN + j] * rounded[row * HIDDEN + j];
-      const double inverseRms = 1.0 / std::sqrt(squares / HIDDEN + 1e-6);
-      for (int j = 0; j < HIDDEN; ++j) {
-        const double want = rounded[row * HIDDEN + j] * inverseRms * bf16_to_float(gamma[j]);
-        const double got = bf16_to_float(outs[g][row * HIDDEN + j]);
-        if (std::fabs(got - want) > std::fabs(want) / 128 + 1e-6) {
-          fprintf(stderr, "GPU %d out %lld: %g, expected %g\n", g, row * HIDDEN + j, got, want);
-          ok = false;
-          break;
-        }
-      }
-    }
-  }
-  if (ok && outs[0] != outs[1]) {
-    fprintf(stderr, "out differs between the GPUs\n");
-    ok = false;
-  }
-  return ok;
-}
-
 // Where GPU 0's blocks of the last call ran: multiprocessors used, and clusters of `size` blocks
 // with two or more on one multiprocessor.
 static std::string placement(int blocks, int size) {
@@ -208,36 +159,15 @@ static std::string placement(int blocks, int size) {
 
 int main(int argc, char** argv) {
   const ProbeOptions options = parse_probe_options("fused-cluster", argc, argv);
-  std::vector<Gpu> gpus(2);
   FusionPeers peers = {};
-  FusionLayout layout = {};
-  layout.lamportOffset = 0;
-  layout.rowCapacity = CAPACITY;
-  layout.controlBlocks = FUSION_MAX_BLOCKS;
-  const long long area = 3 * 2 * CAPACITY;
+  const FusionLayout layout = lamport_oneshot_layout(CAPACITY);
+  const long long area = lamport_oneshot_area_bytes(CAPACITY);
+  std::vector<FusedGpu> gpus = open_fused_gpus(peers, CAPACITY, ROW_BYTES, area, sizeof(FusionControl));
+  reset_fused_areas(gpus, area, sizeof(FusionControl));
   for (int g = 0; g < 2; ++g) {
-    Gpu& gpu = gpus[g];
     CHECK(cudaSetDevice(g));
-    CHECK(cudaDeviceEnablePeerAccess(1 - g, 0));
     CHECK(cudaFuncSetAttribute(probe_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                ONE_BLOCK_SMEM));
-    CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
-    for (char** p : {&gpu.input, &gpu.residualIn, &gpu.residualOut, &gpu.output})
-      CHECK(cudaMalloc(p, CAPACITY));
-    CHECK(cudaMalloc(&gpu.gamma, ROW_BYTES));
-    CHECK(cudaMalloc(&gpu.area, area));
-    const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
-    CHECK(cudaMemcpy(gpu.area, sentinel.data(), area, cudaMemcpyHostToDevice));
-    CHECK(cudaMalloc(&gpu.control, sizeof(FusionControl)));
-    CHECK(cudaMemset(gpu.control, 0, sizeof(FusionControl)));
-    // residual and gamma are the same on both GPUs, as in a model
-    const auto input = random_bf16(CAPACITY, g + 1), residual = random_bf16(CAPACITY, 5);
-    const auto gamma = random_bf16(ROW_BYTES, 7);
-    CHECK(cudaMemcpy(gpu.input, input.data(), CAPACITY, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(gpu.residualIn, residual.data(), CAPACITY, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(gpu.gamma, gamma.data(), ROW_BYTES, cudaMemcpyHostToDevice));
-    CHECK(cudaDeviceSynchronize());
-    peers.base[g] = gpu.area;
   }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -262,19 +192,14 @@ int main(int argc, char** argv) {
         continue;
       }
       auto call = [&](int g) { launch(v, s, gpus[g], peers, layout, g, tokens); };
-      for (int g = 0; g < 2; ++g) {  // a wrong kernel cannot pass on the last call's outputs
-        CHECK(cudaSetDevice(g));
-        CHECK(cudaMemset(gpus[g].residualOut, 0xff, CAPACITY));
-        CHECK(cudaMemset(gpus[g].output, 0xff, CAPACITY));
-        CHECK(cudaDeviceSynchronize());
-      }
+      fill_fused_outputs(gpus, CAPACITY);  // a wrong kernel cannot pass on the last call's outputs
       const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
       const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);
       for (int g = 0; g < 2; ++g) {
         CHECK(cudaSetDevice(g));
         CHECK(cudaDeviceSynchronize());
       }
-      const bool ok = check(gpus, tokens);
+      const bool ok = check_fused_outputs(gpus, tokens, HIDDEN, {true, true, false});
       failures += ok ? 0 : 1;
       printf("%-12s %6lld %6d %7d %7d %8.2f %8.2f  %-40s %s\n", VARIANT_NAMES[v], tokens, s.blocks,
              s.threads, s.clusterSize, graph, eager, placement(s.blocks, s.clusterSize).c_str(),

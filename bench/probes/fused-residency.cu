@@ -39,9 +39,8 @@
 #undef ld_acquire_sys
 #undef st_release_sys
 
-#include <cmath>
-
 #include "probe.h"
+#include "fused-probe.h"
 
 using bf16 = __nv_bfloat16;
 
@@ -238,18 +237,12 @@ constexpr int MAX_TOKENS = 256;
 constexpr long long ROW_BYTES = HIDDEN * 2;
 constexpr long long CAPACITY = MAX_TOKENS * ROW_BYTES;  // one rank's rows in a slot
 
-struct Gpu {
-  cudaStream_t stream;
-  char *input, *residualIn, *gamma, *residualOut, *output, *area;
-  FusionControl* control;
-};
-
 struct Config {
   int mode, threads, minBlocks;
   bool programmatic;
 };
 
-static void launch(const Config& k, Gpu& gpu, const FusionPeers& peers, const FusionLayout& layout,
+static void launch(const Config& k, FusedGpu& gpu, const FusionPeers& peers, const FusionLayout& layout,
                    int rank, int blocks, long long tokens) {
   RowCall c{gpu.input, gpu.residualIn, gpu.gamma, gpu.residualOut, gpu.output, tokens, HIDDEN,
             1e-6f, 0.f, 1};
@@ -266,82 +259,21 @@ static void launch(const Config& k, Gpu& gpu, const FusionPeers& peers, const Fu
   CHECK(cudaLaunchKernelEx(&config, kernel, c, peers, layout, gpu.control, rank, 2));
 }
 
-// Checks the last call's outputs on both GPUs; prints the first mismatch.
-static bool check(const Config& k, std::vector<Gpu>& gpus, long long tokens) {
-  const long long bytes = tokens * ROW_BYTES, n = bytes / 2;
-  const auto a = download(gpus[0].input, bytes, 0), b = download(gpus[1].input, bytes, 1);
-  bool ok = true;
-  std::vector<std::vector<uint16_t>> outs;
-  for (int g = 0; g < 2; ++g) {
-    const auto residualIn = download(gpus[g].residualIn, bytes, g);
-    const auto gamma = download(gpus[g].gamma, ROW_BYTES, g);
-    const auto residualOut = download(gpus[g].residualOut, bytes, g);
-    std::vector<float> rounded(n);
-    for (long long i = 0; i < n; ++i) {
-      float sum = bf16_to_float(a[i]) + bf16_to_float(b[i]);
-      if (k.mode != SUM_ONLY && k.mode != PLAIN_WAIT && k.mode != PLAIN_PAIRS) sum += bf16_to_float(residualIn[i]);
-      const uint16_t want = to_bf16(sum);
-      rounded[i] = bf16_to_float(want);
-      if (ok && residualOut[i] != want) {
-        fprintf(stderr, "GPU %d residualOut %lld: %04x, expected %04x\n", g, i, residualOut[i], want);
-        ok = false;
-      }
-    }
-    if (k.mode != FULL && k.mode != FULL_W2 && k.mode != LEAN && k.mode != LEAN_PAIRS) continue;
-    outs.push_back(download(gpus[g].output, bytes, g));
-    for (long long row = 0; row < tokens && ok; ++row) {
-      double squares = 0;
-      for (int j = 0; j < HIDDEN; ++j) squares += (double)rounded[row * HIDDEN + j] * rounded[row * HIDDEN + j];
-      const double inverseRms = 1.0 / std::sqrt(squares / HIDDEN + 1e-6);
-      for (int j = 0; j < HIDDEN; ++j) {
-        const double want = rounded[row * HIDDEN + j] * inverseRms * bf16_to_float(gamma[j]);
-        const double got = bf16_to_float(outs[g][row * HIDDEN + j]);
-        if (std::fabs(got - want) > std::fabs(want) / 128 + 1e-6) {
-          fprintf(stderr, "GPU %d out %lld: %g, expected %g\n", g, row * HIDDEN + j, got, want);
-          ok = false;
-          break;
-        }
-      }
-    }
-  }
-  if (ok && outs.size() == 2 && outs[0] != outs[1]) {
-    fprintf(stderr, "out differs between the GPUs\n");
-    ok = false;
-  }
-  return ok;
+// What variant `mode` writes: residualOut without the residual for the sum-only ones, out only for
+// the full pattern.
+static FusedExpectation expectation(int mode) {
+  const bool sumOnly = mode == SUM_ONLY || mode == PLAIN_WAIT || mode == PLAIN_PAIRS;
+  const bool normalized = mode == FULL || mode == FULL_W2 || mode == LEAN || mode == LEAN_PAIRS;
+  return {!sumOnly, normalized, false};
 }
 
 int main(int argc, char** argv) {
   const ProbeOptions options = parse_probe_options("fused-residency", argc, argv);
-  std::vector<Gpu> gpus(2);
   FusionPeers peers = {};
-  FusionLayout layout = {};
-  layout.lamportOffset = 0;
-  layout.rowCapacity = CAPACITY;
-  layout.controlBlocks = FUSION_MAX_BLOCKS;
-  const long long area = 3 * 2 * CAPACITY;
-  for (int g = 0; g < 2; ++g) {
-    Gpu& gpu = gpus[g];
-    CHECK(cudaSetDevice(g));
-    CHECK(cudaDeviceEnablePeerAccess(1 - g, 0));
-    CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
-    for (char** p : {&gpu.input, &gpu.residualIn, &gpu.residualOut, &gpu.output})
-      CHECK(cudaMalloc(p, CAPACITY));
-    CHECK(cudaMalloc(&gpu.gamma, ROW_BYTES));
-    CHECK(cudaMalloc(&gpu.area, area));
-    const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
-    CHECK(cudaMemcpy(gpu.area, sentinel.data(), area, cudaMemcpyHostToDevice));
-    CHECK(cudaMalloc(&gpu.control, sizeof(FusionControl)));
-    CHECK(cudaMemset(gpu.control, 0, sizeof(FusionControl)));
-    // residual and gamma are the same on both GPUs, as in a model
-    const auto input = random_bf16(CAPACITY, g + 1), residual = random_bf16(CAPACITY, 5);
-    const auto gamma = random_bf16(ROW_BYTES, 7);
-    CHECK(cudaMemcpy(gpu.input, input.data(), CAPACITY, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(gpu.residualIn, residual.data(), CAPACITY, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(gpu.gamma, gamma.data(), ROW_BYTES, cudaMemcpyHostToDevice));
-    CHECK(cudaDeviceSynchronize());
-    peers.base[g] = gpu.area;
-  }
+  const FusionLayout layout = lamport_oneshot_layout(CAPACITY);
+  const long long area = lamport_oneshot_area_bytes(CAPACITY);
+  std::vector<FusedGpu> gpus = open_fused_gpus(peers, CAPACITY, ROW_BYTES, area, sizeof(FusionControl));
+  reset_fused_areas(gpus, area, sizeof(FusionControl));
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int blocks = std::min(prop.multiProcessorCount, FUSION_MAX_BLOCKS);
@@ -374,21 +306,14 @@ int main(int argc, char** argv) {
     for (const Config& k : configs) {
       if (k.threads == 256 && HIDDEN / 8 > SPREAD_ROW_VECTORS * 256) continue;
       auto call = [&](int g) { launch(k, gpus[g], peers, layout, g, blocks, tokens); };
-      if (fillOutputs) {
-        for (int g = 0; g < 2; ++g) {
-          CHECK(cudaSetDevice(g));
-          CHECK(cudaMemset(gpus[g].residualOut, 0xff, CAPACITY));
-          CHECK(cudaMemset(gpus[g].output, 0xff, CAPACITY));
-          CHECK(cudaDeviceSynchronize());
-        }
-      }
+      if (fillOutputs) fill_fused_outputs(gpus, CAPACITY);
       const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
       const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);
       for (int g = 0; g < 2; ++g) {
         CHECK(cudaSetDevice(g));
         CHECK(cudaDeviceSynchronize());
       }
-      const bool ok = check(k, gpus, tokens);
+      const bool ok = check_fused_outputs(gpus, tokens, HIDDEN, expectation(k.mode));
       failures += ok ? 0 : 1;
       printf("%-10s %7d %9d %5s %8lld %8.2f %8.2f  %s\n", MODE_NAMES[k.mode], k.threads,
              k.minBlocks, k.programmatic ? "on" : "off", tokens, graph, eager,

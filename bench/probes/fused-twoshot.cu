@@ -57,6 +57,7 @@
 #include <cmath>
 
 #include "probe.h"
+#include "fused-probe.h"
 
 using bf16 = __nv_bfloat16;
 
@@ -480,13 +481,7 @@ constexpr long long CAPACITY = MAX_TOKENS * ROW_BYTES;  // one rank's rows
 // a slice of the largest call (half of it) plus the runtime layout's margin of 16 bytes a rank
 constexpr long long SLICE_STRIDE = (CAPACITY / 2 + 32 + 255) / 256 * 256;
 
-struct Gpu {
-  cudaStream_t stream;
-  char *input, *residualIn, *gamma, *residualOut, *output, *area;
-  FusionControl* control;
-};
-
-static void launch(int mode, Gpu& gpu, const FusionPeers& peers, const FusionLayout& layout,
+static void launch(int mode, FusedGpu& gpu, const FusionPeers& peers, const FusionLayout& layout,
                    int rank, int blocks, int threads, long long tokens) {
   RowCall c{gpu.input, gpu.residualIn, gpu.gamma, gpu.residualOut, gpu.output, tokens, HIDDEN,
             1e-6f, 0.f, 1};
@@ -502,58 +497,18 @@ static void launch(int mode, Gpu& gpu, const FusionPeers& peers, const FusionLay
   CHECK(cudaLaunchKernelEx(&config, KERNELS[mode], c, peers, layout, gpu.control, rank, 2));
 }
 
-// Checks the last call's outputs on both GPUs; prints the first mismatch.
-static bool check(int mode, std::vector<Gpu>& gpus, long long tokens) {
-  const long long bytes = tokens * ROW_BYTES, n = bytes / 2;
-  const auto a = download(gpus[0].input, bytes, 0), b = download(gpus[1].input, bytes, 1);
-  const bool addResidual = mode != NO_RESIDUAL && mode != PLAIN && mode != PLAIN_CONTIG;
-  bool ok = true;
-  std::vector<std::vector<uint16_t>> outs;
-  for (int g = 0; g < 2; ++g) {
-    const auto residualIn = download(gpus[g].residualIn, bytes, g);
-    const auto gamma = download(gpus[g].gamma, ROW_BYTES, g);
-    const auto residualOut = download(gpus[g].residualOut, bytes, g);
-    std::vector<float> rounded(n);
-    for (long long i = 0; i < n; ++i) {
-      float sum = bf16_to_float(a[i]) + bf16_to_float(b[i]);
-      if (addResidual) sum += bf16_to_float(residualIn[i]);
-      uint16_t want = to_bf16(sum);
-      if (want == 0x8000) want = 0;  // the gather carries -0.0 as +0.0
-      rounded[i] = bf16_to_float(want);
-      if (ok && residualOut[i] != want) {
-        fprintf(stderr, "GPU %d residualOut %lld: %04x, expected %04x\n", g, i, residualOut[i], want);
-        ok = false;
-      }
-    }
-    if (mode != FULL && mode != MINE && mode != MINE_CONTIG && mode != OWN_DIRECT && mode != HALVES &&
-        mode != OWN_ROWS && mode != RUNTIME_OWN)
-      continue;
-    outs.push_back(download(gpus[g].output, bytes, g));
-    for (long long row = 0; row < tokens && ok; ++row) {
-      double squares = 0;
-      for (int j = 0; j < HIDDEN; ++j) squares += (double)rounded[row * HIDDEN + j] * rounded[row * HIDDEN + j];
-      const double inverseRms = 1.0 / std::sqrt(squares / HIDDEN + 1e-6);
-      for (int j = 0; j < HIDDEN; ++j) {
-        const double want = rounded[row * HIDDEN + j] * inverseRms * bf16_to_float(gamma[j]);
-        const double got = bf16_to_float(outs[g][row * HIDDEN + j]);
-        if (std::fabs(got - want) > std::fabs(want) / 128 + 1e-6) {
-          fprintf(stderr, "GPU %d out %lld: %g, expected %g\n", g, row * HIDDEN + j, got, want);
-          ok = false;
-          break;
-        }
-      }
-    }
-  }
-  if (ok && outs.size() == 2 && outs[0] != outs[1]) {
-    fprintf(stderr, "out differs between the GPUs\n");
-    ok = false;
-  }
-  return ok;
+// What variant `mode` writes: residualOut without the residual for the plain ones, out for the
+// whole pattern; a residualOut of -0.0 arrives through the gather as +0.0.
+static FusedExpectation expectation(int mode) {
+  const bool residualAdded = mode != NO_RESIDUAL && mode != PLAIN && mode != PLAIN_CONTIG;
+  const bool normalized = mode == FULL || mode == MINE || mode == MINE_CONTIG ||
+                          mode == OWN_DIRECT || mode == HALVES || mode == OWN_ROWS ||
+                          mode == RUNTIME_OWN;
+  return {residualAdded, normalized, true};
 }
 
 int main(int argc, char** argv) {
   const ProbeOptions options = parse_probe_options("fused-twoshot", argc, argv);
-  std::vector<Gpu> gpus(2);
   FusionPeers peers = {};
   FusionLayout layout = {};
   layout.gatherOffset = 0;
@@ -561,25 +516,8 @@ int main(int argc, char** argv) {
   layout.rowCapacity = CAPACITY;
   layout.controlBlocks = FUSION_MAX_BLOCKS;
   const long long area = 2 * 3 * 2 * SLICE_STRIDE;  // [scatter, gather][slot][sender]
-  for (int g = 0; g < 2; ++g) {
-    Gpu& gpu = gpus[g];
-    CHECK(cudaSetDevice(g));
-    CHECK(cudaDeviceEnablePeerAccess(1 - g, 0));
-    CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
-    for (char** p : {&gpu.input, &gpu.residualIn, &gpu.residualOut, &gpu.output})
-      CHECK(cudaMalloc(p, CAPACITY));
-    CHECK(cudaMalloc(&gpu.gamma, ROW_BYTES));
-    CHECK(cudaMalloc(&gpu.area, area));
-    CHECK(cudaMalloc(&gpu.control, CONTROL_BYTES + MAX_TOKENS * 4));
-    // residual and gamma are the same on both GPUs, as in a model
-    const auto input = random_bf16(CAPACITY, g + 1), residual = random_bf16(CAPACITY, 5);
-    const auto gamma = random_bf16(ROW_BYTES, 7);
-    CHECK(cudaMemcpy(gpu.input, input.data(), CAPACITY, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(gpu.residualIn, residual.data(), CAPACITY, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(gpu.gamma, gamma.data(), ROW_BYTES, cudaMemcpyHostToDevice));
-    CHECK(cudaDeviceSynchronize());
-    peers.base[g] = gpu.area;
-  }
+  const long long controlBytes = CONTROL_BYTES + MAX_TOKENS * 4;
+  std::vector<FusedGpu> gpus = open_fused_gpus(peers, CAPACITY, ROW_BYTES, area, controlBytes);
   const char* fillText = getenv("FUSED_PROBE_FILL_OUTPUTS");
   const bool fillOutputs = fillText != nullptr && strcmp(fillText, "1") == 0;
   bool selected[MODES];
@@ -604,7 +542,6 @@ int main(int argc, char** argv) {
   const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
   int failures = 0;
   const int shapes[2][2] = {{sms, FUSION_THREADS}, {2 * sms, FUSION_THREADS / 2}};
-  const std::vector<uint16_t> sentinel(area / 2, 0x8000);  // bf16 -0.0: empty
   for (const auto& shape : shapes) {
     const int blocks = shape[0], threads = shape[1];
     for (long long tokens : {32, 64, 96, 128, 160, 192, 224, 256}) {
@@ -614,17 +551,8 @@ int main(int argc, char** argv) {
           if (!selected[mode]) continue;
           // Every variant starts from empty slots and zero epochs (a grid of another shape keeps
           // other per-block epochs, and own-rows leaves its rank's own entries as it found them).
-          for (int g = 0; g < 2; ++g) {
-            CHECK(cudaSetDevice(g));
-            CHECK(cudaDeviceSynchronize());
-            CHECK(cudaMemcpy(gpus[g].area, sentinel.data(), area, cudaMemcpyHostToDevice));
-            CHECK(cudaMemset(gpus[g].control, 0, CONTROL_BYTES + MAX_TOKENS * 4));
-            if (fillOutputs) {
-              CHECK(cudaMemset(gpus[g].residualOut, 0xff, CAPACITY));
-              CHECK(cudaMemset(gpus[g].output, 0xff, CAPACITY));
-            }
-            CHECK(cudaDeviceSynchronize());
-          }
+          reset_fused_areas(gpus, area, controlBytes);
+          if (fillOutputs) fill_fused_outputs(gpus, CAPACITY);
           auto call = [&](int g) { launch(mode, gpus[g], peers, layout, g, blocks, threads, tokens); };
           const double graph = median_us_per_call(streams, true, options.calls, options.samples, call);
           const double eager = median_us_per_call(streams, false, options.calls, options.samples, call);
@@ -632,7 +560,7 @@ int main(int argc, char** argv) {
             CHECK(cudaSetDevice(g));
             CHECK(cudaDeviceSynchronize());
           }
-          const bool ok = check(mode, gpus, tokens);
+          const bool ok = check_fused_outputs(gpus, tokens, HIDDEN, expectation(mode));
           failures += ok ? 0 : 1;
           printf("%-11s %6d %7d %8lld %8.2f %8.2f  %s\n", MODE_NAMES[mode], blocks, threads, tokens,
                  graph, eager, ok ? "checked" : "MISMATCH");
