@@ -79,7 +79,10 @@ final class LocalJobExecution {
     DeviceBackends backends = new DeviceBackends();
     DeviceKind device = new DeviceChoice(backends, context.err()).resolve(command, deviceFlag, job);
     backends.requireValidSettings(device, context.rankEnvironment());
-    tuningTable.ifPresent(table -> requireBenchmarksCurve(command, job, table, device));
+    tuningTable.ifPresent(
+        table ->
+            requireBenchmarksCurve(
+                command, job, table, modelHere(device, backends.deviceName(device, 0))));
     LocalRun run =
         new LocalRun(
             JavaCommand.ofCurrentJvm(context.env()), context.rankEnvironment(), context.out());
@@ -165,15 +168,27 @@ final class LocalJobExecution {
   }
 
   /**
+   * The model rank 0 will name to the measured heuristic (it opens the first device of the host):
+   * {@code cpu} on the CPU backend, the GPU's name where the backend reads it without opening the
+   * GPU; empty where it cannot, and the ranks then check the model themselves.
+   */
+  private static Optional<String> modelHere(DeviceKind device, Optional<String> rankZerosDevice) {
+    if (device == DeviceKind.CPU) {
+      return Optional.of(TuningCurve.modelOf(device.wireName(), null));
+    }
+    return rankZerosDevice.map(name -> TuningCurve.modelOf(device.wireName(), name));
+  }
+
+  /**
    * A benchmark's sweep asks the table for its collective, world size and dtype (the job-level
-   * {@link MeasuredHeuristic}): a table without them is refused here too, not by rank 0 after every
-   * rank has started. On the CPU backend its model is known here ({@code cpu}) and checked too; a
-   * GPU's name is known once a rank has opened it, so there the ranks check the model.
+   * {@link MeasuredHeuristic}) on rank 0's device model: a table without them is refused here too,
+   * not by rank 0 after every rank has started. Where the model is not known here, only the
+   * collective, world size and dtype are checked, and the ranks check the model.
    *
    * @throws UsageException naming the table and what it lacks
    */
   private static void requireBenchmarksCurve(
-      String command, LoadedJob job, TuningTable table, DeviceKind device) {
+      String command, LoadedJob job, TuningTable table, Optional<String> model) {
     var spec = job.job().getSpec();
     if (spec.getWorkload() == null
         || spec.getWorkload().getKind() != WorkloadKind.BENCHMARK
@@ -186,13 +201,8 @@ final class LocalJobExecution {
         Objects.requireNonNullElse(benchmark.getCollective(), CommJobDefaults.COLLECTIVE);
     DType dtype = Objects.requireNonNullElse(benchmark.getDtype(), CommJobDefaults.DTYPE);
     try {
-      if (device == DeviceKind.CPU) {
-        new MeasuredHeuristic(
-            table,
-            collective,
-            spec.getWorldSize(),
-            dtype,
-            TuningCurve.modelOf(device.wireName(), null));
+      if (model.isPresent()) {
+        new MeasuredHeuristic(table, collective, spec.getWorldSize(), dtype, model.get());
       } else {
         new MeasuredHeuristic(table, collective, spec.getWorldSize(), dtype);
       }

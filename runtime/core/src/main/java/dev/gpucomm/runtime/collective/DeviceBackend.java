@@ -4,6 +4,7 @@ import dev.gpucomm.api.v1alpha1.DeviceKind;
 import dev.gpucomm.runtime.device.Device;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A family of devices (cpu or cuda): how many this host has, opening one, and building
@@ -26,6 +27,15 @@ public interface DeviceBackend {
    * @throws dev.gpucomm.runtime.UsageException naming the variable
    */
   default void requireValidSettings(Map<String, String> env) {}
+
+  /**
+   * The name the device of the rank with this local rank gives once opened, as its ranks name their
+   * model to the measured heuristic; empty where the backend cannot say without opening it. Never
+   * throws.
+   */
+  default Optional<String> deviceName(int localRank) {
+    return Optional.empty();
+  }
 
   /** Opens the device of the rank with this local rank (one device per rank process). */
   Device open(int localRank);

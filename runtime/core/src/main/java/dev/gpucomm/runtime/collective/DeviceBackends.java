@@ -8,6 +8,7 @@ import dev.gpucomm.runtime.device.cpu.CpuBackendConfig;
 import java.lang.reflect.InvocationTargetException;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Finds the device backends of this build. The CPU backend is always there; the CUDA backend is
@@ -69,6 +70,15 @@ public final class DeviceBackends {
       return;
     }
     backend.requireValidSettings(env);
+  }
+
+  /**
+   * The name the device of local rank {@code localRank} gives once opened; empty where the backend
+   * is not usable here or cannot say. Never throws.
+   */
+  public Optional<String> deviceName(DeviceKind kind, int localRank) {
+    Probe probe = probe(kind);
+    return probe.usable() ? probe.backend().deviceName(localRank) : Optional.empty();
   }
 
   private DeviceBackend instantiate(DeviceKind kind) throws ReflectiveOperationException {

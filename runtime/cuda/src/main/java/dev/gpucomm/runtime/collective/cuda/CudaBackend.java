@@ -10,6 +10,7 @@ import dev.gpucomm.runtime.device.cuda.CudaDevice;
 import dev.gpucomm.runtime.device.cuda.CudaDriverApi;
 import dev.gpucomm.runtime.rendezvous.KeyValueStore;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The NVIDIA GPU backend: one GPU per rank process, chosen by the rank's local rank among the GPUs
@@ -73,6 +74,20 @@ public final class CudaBackend implements DeviceBackend {
       CudaCommunicatorSettings.from(env);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
+    }
+  }
+
+  @Override
+  public Optional<String> deviceName(int localRank) {
+    try {
+      int count = deviceCount();
+      if (count == 0) {
+        return Optional.empty();
+      }
+      int ordinal = visibleOrdinal(localRank, count, System.getenv("CUDA_VISIBLE_DEVICES"));
+      return Optional.of(CudaDevice.nameOf(CudaDriverApi.get(), ordinal));
+    } catch (RuntimeException | LinkageError e) {
+      return Optional.empty(); // the rank that opens it says why
     }
   }
 

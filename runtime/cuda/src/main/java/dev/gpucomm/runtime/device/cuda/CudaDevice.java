@@ -71,13 +71,7 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
     this.context = new CUcontext();
     check(JCudaDriver.cuDevicePrimaryCtxRetain(context, cuDevice), "cuDevicePrimaryCtxRetain");
     bind();
-    byte[] nameBytes = new byte[256];
-    check(JCudaDriver.cuDeviceGetName(nameBytes, nameBytes.length, cuDevice), "cuDeviceGetName");
-    int length = 0;
-    while (length < nameBytes.length && nameBytes[length] != 0) {
-      length++;
-    }
-    this.name = new String(nameBytes, 0, length, StandardCharsets.UTF_8);
+    this.name = nameOf(api, cuDevice, ordinal);
     this.computeCapability =
         new ComputeCapability(
             attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
@@ -95,6 +89,32 @@ public final class CudaDevice implements Device, StreamMemoryOperations {
     JCudaNatives.load();
     check(api, JCudaDriver.cuInit(0), "cuInit", ordinal);
     return new CudaDevice(api, ordinal);
+  }
+
+  /**
+   * The name device {@code ordinal} reports ("NVIDIA H200"), read without opening it: no context is
+   * made, so a launcher can ask before its ranks start.
+   */
+  public static String nameOf(CudaDriverApi api, int ordinal) {
+    JCudaNatives.load();
+    check(api, JCudaDriver.cuInit(0), "cuInit", ordinal);
+    CUdevice device = new CUdevice();
+    check(api, JCudaDriver.cuDeviceGet(device, ordinal), "cuDeviceGet", ordinal);
+    return nameOf(api, device, ordinal);
+  }
+
+  private static String nameOf(CudaDriverApi api, CUdevice device, int ordinal) {
+    byte[] nameBytes = new byte[256];
+    check(
+        api,
+        JCudaDriver.cuDeviceGetName(nameBytes, nameBytes.length, device),
+        "cuDeviceGetName",
+        ordinal);
+    int length = 0;
+    while (length < nameBytes.length && nameBytes[length] != 0) {
+      length++;
+    }
+    return new String(nameBytes, 0, length, StandardCharsets.UTF_8);
   }
 
   /** Makes this device's primary context current on the calling thread (cheap when it is). */

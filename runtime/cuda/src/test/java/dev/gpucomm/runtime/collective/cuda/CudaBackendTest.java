@@ -63,6 +63,14 @@ class CudaBackendTest {
   }
 
   @Test
+  void withoutAGpuTheBackendNamesNoDeviceAndSaysWhyOnlyWhenOpening() {
+    CudaBackend backend = new CudaBackend();
+    assumeTrue(backend.deviceCount() == 0, "this host has a GPU (assumption)");
+
+    assertThat(backend.deviceName(0)).isEmpty();
+  }
+
+  @Test
   void eachRankOpensItsOwnVisibleGpu() {
     assertThat(CudaBackend.visibleOrdinal(0, 4, null)).isZero();
     assertThat(CudaBackend.visibleOrdinal(3, 4, "4,5,6,7")).isEqualTo(3);
