@@ -46,7 +46,7 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
       case MissingParameterException missing when !missing.getMissing().isEmpty() ->
           missing(missing.getMissing().getFirst(), args);
       case OverwrittenOptionException overwritten ->
-          typedName(overwritten.getOverwritten(), args) + " given twice";
+          typedName(overwritten.getOverwritten(), null, args) + " given twice";
       default -> {
         if (e.getArgSpec() == null) {
           yield e.getMessage() + hint;
@@ -54,7 +54,7 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
         // picocli words a failed conversion "Invalid value for option ...": ours name the option,
         // as typed (-n, not --iters)
         yield e.getCause() instanceof TypeConversionException conversion
-            ? typedName(e.getArgSpec(), args) + ": " + conversion.getMessage()
+            ? typedName(e.getArgSpec(), e.getValue(), args) + ": " + conversion.getMessage()
             : e.getMessage();
       }
     };
@@ -94,17 +94,34 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
   }
 
   /**
-   * The name of {@code arg} as the user last typed it ({@code -n 5}, {@code -n5}, {@code
-   * --iters=5}); its longest name where none is found.
+   * The name of {@code arg} as the user typed it with {@code value} ({@code -n abc}, {@code -nabc},
+   * {@code --iters=abc}); where no alias stands with that value (one item of a list, say), the
+   * alias last typed; its longest name where none is found.
    */
-  private static String typedName(ArgSpec arg, List<String> args) {
-    if (arg instanceof OptionSpec option) {
-      for (String typed : args.reversed()) {
+  private static String typedName(ArgSpec arg, String value, List<String> args) {
+    if (!(arg instanceof OptionSpec option)) {
+      return name(arg);
+    }
+    if (value != null) {
+      for (int i = 0; i < args.size(); i++) {
+        String typed = args.get(i);
         for (String name : option.names()) {
-          boolean attachedShort = !name.startsWith("--") && typed.startsWith(name);
-          if (typed.equals(name) || typed.startsWith(name + "=") || attachedShort) {
+          boolean apart =
+              typed.equals(name) && i + 1 < args.size() && args.get(i + 1).equals(value);
+          boolean joined =
+              typed.equals(name + "=" + value)
+                  || (!name.startsWith("--") && typed.equals(name + value));
+          if (apart || joined) {
             return name;
           }
+        }
+      }
+    }
+    for (String typed : args.reversed()) {
+      for (String name : option.names()) {
+        boolean attachedShort = !name.startsWith("--") && typed.startsWith(name);
+        if (typed.equals(name) || typed.startsWith(name + "=") || attachedShort) {
+          return name;
         }
       }
     }

@@ -621,6 +621,13 @@ class CliErrorsTest {
     assertUsageError(
         CliRun.of("bench", "--device", "cpu", "-e", "8G", "--max-bytes", "1Q"),
         "gpucomm bench: --max-bytes: '1Q' is not a size (e.g. 4096, 64K, 1M)");
+    // the alias beside the value that failed, not the one typed last
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "--iters", "abc", "-n", "5"),
+        "gpucomm bench: --iters: 'abc' is not an integer");
+    assertUsageError(
+        CliRun.of("bench", "--device", "cpu", "-e", "1Q", "--max-bytes", "8G"),
+        "gpucomm bench: -e: '1Q' is not a size (e.g. 4096, 64K, 1M)");
   }
 
   @Test
