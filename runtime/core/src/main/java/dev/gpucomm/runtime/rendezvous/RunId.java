@@ -2,7 +2,6 @@ package dev.gpucomm.runtime.rendezvous;
 
 import dev.gpucomm.runtime.UsageException;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * Which run of a job a rank belongs to, as torchrun's {@code --rdzv-id} says it: a store serves the
@@ -16,12 +15,7 @@ public record RunId(String value) {
   /** Long enough for a Kubernetes uid, a job name and an attempt number. */
   public static final int MAX_LENGTH = 256;
 
-  private static final Pattern ALLOWED = Pattern.compile("[A-Za-z0-9._:/-]*");
-
-  /**
-   * What a rank that names no run carries, and what a store for such ranks serves (declared after
-   * ALLOWED, which its construction reads).
-   */
+  /** What a rank that names no run carries, and what a store for such ranks serves. */
   public static final RunId NONE = new RunId("");
 
   public RunId {
@@ -32,7 +26,15 @@ public record RunId(String value) {
 
   /** Whether {@code text} is a run id (what a store checks of a rank's hello). */
   public static boolean isValid(String text) {
-    return text != null && text.length() <= MAX_LENGTH && ALLOWED.matcher(text).matches();
+    return text != null && text.length() <= MAX_LENGTH && text.chars().allMatch(RunId::isAllowed);
+  }
+
+  /** ASCII letters and digits and {@code . _ : / -}. */
+  private static boolean isAllowed(int c) {
+    return (c >= 'A' && c <= 'Z')
+        || (c >= 'a' && c <= 'z')
+        || (c >= '0' && c <= '9')
+        || ".-_:/".indexOf(c) >= 0;
   }
 
   /** A run of its own, for a launcher that starts every rank of it (a local run). */
@@ -53,7 +55,7 @@ public record RunId(String value) {
           origin + ": " + text.length() + " characters, more than the " + MAX_LENGTH + " allowed");
     }
     for (int i = 0; i < text.length(); i++) {
-      if (!ALLOWED.matcher(text.substring(i, i + 1)).matches()) {
+      if (!isAllowed(text.charAt(i))) {
         // the code, not the character: it may be a control character or half of a pair
         throw new UsageException(
             "%s: character %d (U+%04X) is not a letter, digit or . _ : / -"
