@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.gpucomm.api.v1alpha1.JsonFieldPath;
+import dev.gpucomm.api.v1alpha1.validation.EchoedValue;
 import dev.gpucomm.runtime.files.BoundedFile;
 import dev.gpucomm.runtime.files.UnreadableFileException;
 import dev.gpucomm.runtime.kube.KubeClients;
@@ -55,9 +56,9 @@ final class ClusterLookup {
     if (kubeconfig.isPresent()) {
       Path file = kubeconfig.get();
       requireReadable(file, "--kubeconfig " + file);
-      Config config =
-          load(file.toString(), () -> Config.fromKubeconfig(context.orElse(null), file.toFile()));
+      Config config = load(file.toString(), () -> fromKubeconfig(file, context));
       requireReadableFilesNamedIn(config, "--kubeconfig " + file);
+      requireServerUrl(config, "--kubeconfig " + file);
       // What autoConfigure applies after reading its files: HTTPS_PROXY, NO_PROXY and the like.
       Config.configFromSysPropsOrEnvVars(config);
       return Optional.of(new ClusterConfig(config, describe(file.toString(), config, context)));
@@ -84,6 +85,7 @@ final class ClusterLookup {
       String source = String.join(", ", files);
       Config config = load(source, () -> Config.autoConfigure(context.orElse(null)));
       requireReadableFilesNamedIn(config, source);
+      requireServerUrl(config, source);
       return Optional.of(new ClusterConfig(config, describe(source, config, context)));
     }
     if (inPod()) {
@@ -122,6 +124,35 @@ final class ClusterLookup {
             requireReadable(Path.of(name), source + ": " + field + " " + name);
           }
         });
+  }
+
+  /**
+   * Fabric8 reads a file of no YAML document (empty, comments only, {@code ---}) as no
+   * configuration and then fails on it with a NullPointerException.
+   */
+  private static Config fromKubeconfig(Path file, Optional<String> context) {
+    try {
+      return Config.fromKubeconfig(context.orElse(null), file.toFile());
+    } catch (NullPointerException e) {
+      throw new KubeConfigException(
+          "--kubeconfig " + file + ": holds no kubeconfig (no clusters, contexts or users)", e);
+    }
+  }
+
+  /**
+   * The current context's cluster server: Fabric8 takes a value without a scheme for a host name
+   * and probes it for TLS, and a request to a URL that is none fails only after that, said of the
+   * URL alone.
+   */
+  private static void requireServerUrl(Config config, String source) {
+    String server = config.getMasterUrl();
+    if (server == null || !KubeClients.isServerUrl(server.strip())) {
+      throw new KubeConfigException(
+          source
+              + ": cluster server "
+              + EchoedValue.quoted(String.valueOf(server))
+              + " is not an API server URL (http:// or https://HOST[:PORT])");
+    }
   }
 
   private static boolean isDevNull(Path file) {

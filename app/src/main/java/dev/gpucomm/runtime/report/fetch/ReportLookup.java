@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -167,8 +168,17 @@ public final class ReportLookup {
               + CommJob.MAX_NAME_LENGTH
               + ")");
     }
+    long start = System.nanoTime();
+    // a kubeconfig's credential plugin (user.exec) runs while the configuration is read, and may
+    // wait for ever (for a login in a browser, say): --timeout covers it as it covers the fetch
     ClusterConfig cluster =
-        ClusterLookup.find(env, request.kubeconfig(), request.context())
+        withinTimeout(
+                () -> ClusterLookup.find(env, request.kubeconfig(), request.context()),
+                request.timeout(),
+                () ->
+                    "the cluster's configuration was not read within %d s (--timeout): does a"
+                            .formatted(request.timeout().toSeconds())
+                        + " kubeconfig credential plugin (user.exec) wait for input?")
             .orElseThrow(
                 () ->
                     new UsageException(
@@ -185,30 +195,32 @@ public final class ReportLookup {
             RETRIES.applyTo(cluster.config()),
             builder -> builder.addOrReplaceInterceptor(AnswerSizeLimit.NAME, answerLimit))) {
       ResultsFetcher fetcher = new ResultsFetcher(client, cluster.source(), answerLimit);
+      Duration left = request.timeout().minusNanos(System.nanoTime() - start);
       return withinTimeout(
-          () -> fetcher.fetch(namespace, request.target()), request.timeout(), fetcher.server());
+          () -> fetcher.fetch(namespace, request.target()),
+          left.isNegative() ? Duration.ZERO : left,
+          () ->
+              "the API server %s did not answer within %d s (--timeout)"
+                  .formatted(fetcher.server(), request.timeout().toSeconds()));
     } catch (ResultsFetcher.ReportNotFoundException | ResultsFetcher.ApiServerException e) {
       throw new ReportUnavailableException(e.getMessage());
     }
   }
 
   /**
-   * {@code fetch}'s answer, or a failure once {@code timeout} has passed: an API server that
-   * accepts the connection and never answers, or answers a byte at a time, would hold the command
-   * for as long as Fabric8's per-request limits and retries allow. Closing the client then aborts
-   * what is still in flight.
+   * {@code work}'s answer, or a failure saying {@code late} once {@code timeout} has passed: an API
+   * server that accepts the connection and never answers, or answers a byte at a time, would hold
+   * the command for as long as Fabric8's per-request limits and retries allow, and a credential
+   * plugin for as long as it likes. Closing the client then aborts what is still in flight.
    */
-  private static JobResults withinTimeout(
-      Callable<JobResults> fetch, Duration timeout, String server) {
+  private static <T> T withinTimeout(Callable<T> work, Duration timeout, Supplier<String> late) {
     ExecutorService reader = Executors.newVirtualThreadPerTaskExecutor();
-    Future<JobResults> answer = reader.submit(fetch);
+    Future<T> answer = reader.submit(work);
     try {
       return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       answer.cancel(true);
-      throw new ReportUnavailableException(
-          "the API server %s did not answer within %d s (--timeout)"
-              .formatted(server, timeout.toSeconds()));
+      throw new ReportUnavailableException(late.get());
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException failure) {
         throw failure;

@@ -720,6 +720,35 @@ class ReportCommandTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCredentialPluginThatNeverAnswersIsGivenUpOnAtTheTimeout() throws Exception {
+    // a plugin waiting for a login that never comes runs while Fabric8 reads the kubeconfig
+    Path plugin = home.resolve("login-prompt");
+    Files.writeString(plugin, "#!/bin/sh\nexec sleep 20\n");
+    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path waiting =
+        writeKubeconfig(
+            "server: " + url,
+            """
+            exec:
+                  apiVersion: client.authentication.k8s.io/v1
+                  command: %s
+                  interactiveMode: Never"""
+                .formatted(plugin));
+    long start = System.nanoTime();
+
+    Result result = report("ar-tp2", "--kubeconfig", waiting.toString(), "--timeout", "2");
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err())
+        .isEqualTo(
+            "gpucomm report: the cluster's configuration was not read within 2 s (--timeout):"
+                + " does a kubeconfig credential plugin (user.exec) wait for input?"
+                + System.lineSeparator());
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+  }
+
+  @Test
   void aTimeoutOutsideOneSecondToAnHourIsAUsageError() {
     Result zero = report("ar-tp2", "--timeout", "0");
 
@@ -784,6 +813,31 @@ class ReportCommandTest {
         "gpucomm report: "
             + wrongShape
             + ": cannot be used (a value of the wrong type, at clusters)");
+  }
+
+  @Test
+  void anEmptyKubeconfigIsAUsageErrorNamingTheFile() throws Exception {
+    for (String empty : new String[] {"", "# nothing yet\n", "---\n"}) {
+      Path kubeconfig = Files.writeString(Files.createTempFile(home, "empty", ".yaml"), empty);
+
+      assertUsageError(
+          report("ar-tp2", "--kubeconfig", kubeconfig.toString()),
+          "gpucomm report: --kubeconfig "
+              + kubeconfig
+              + ": holds no kubeconfig (no clusters, contexts or users)");
+    }
+  }
+
+  @Test
+  void aClusterServerThatIsNoUrlIsAUsageErrorNamingTheFileBeforeAnyRequest() throws Exception {
+    Path kubeconfig = writeKubeconfig("server: \"ht!tp://::bad\"", "token: " + TOKEN);
+    int before = api.getRequestCount();
+
+    Result result = report("ar-tp2", "--kubeconfig", kubeconfig.toString());
+
+    assertUsageError(result, "gpucomm report: --kubeconfig " + kubeconfig + ": cluster server '");
+    assertThat(result.err()).contains("is not an API server URL (http:// or https://HOST[:PORT])");
+    assertThat(api.getRequestCount()).isEqualTo(before);
   }
 
   @Test

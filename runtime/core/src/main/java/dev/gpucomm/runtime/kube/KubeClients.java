@@ -109,16 +109,21 @@ public final class KubeClients {
    * The scheme must be written in lower case, since this class and Fabric8 test it by prefix.
    */
   private static void requireServerUrl(String url) {
+    if (!isServerUrl(url)) {
+      throw notServerUrl(url);
+    }
+  }
+
+  /** Whether {@code url} is an http(s) URL of a host, written with its scheme in lower case. */
+  public static boolean isServerUrl(String url) {
     URI uri;
     try {
       uri = new URI(url);
     } catch (URISyntaxException e) {
-      throw notServerUrl(url);
+      return false;
     }
     boolean web = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
-    if (!web || uri.getHost() == null) {
-      throw notServerUrl(url);
-    }
+    return web && uri.getHost() != null;
   }
 
   private static UsageException notServerUrl(String url) {
