@@ -35,7 +35,9 @@ class BundleLauncherTest {
   void aBundleWithAStandInJava() throws IOException {
     Files.createDirectories(bundle.resolve("bin"));
     Files.createDirectories(bundle.resolve("jre/bin"));
-    Files.copy(Path.of("src/main/bundle/bin/gpucomm"), bundle.resolve("bin/gpucomm"));
+    for (String script : new String[] {"gpucomm", "jvm-options.sh"}) {
+      Files.copy(Path.of("src/main/bundle/bin", script), bundle.resolve("bin").resolve(script));
+    }
     javaArguments = bundle.resolve("java-arguments");
     javaQuestions = bundle.resolve("java-questions");
     javaLocale = bundle.resolve("java-locale");

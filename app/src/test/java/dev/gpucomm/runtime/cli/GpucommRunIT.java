@@ -206,6 +206,36 @@ class GpucommRunIT {
   }
 
   /**
+   * The checkout's {@code ./gpucomm} asks the JVM about the options its ranks will take, as the
+   * bundle's launcher does: an option no JVM starts with is one usage line naming its variable, not
+   * a missing Java 25 nor each rank's three lines of JVM refusal; and the earlier report stays.
+   */
+  @Test
+  void theCheckoutsLauncherRefusesAnOptionTheJvmDoesNotTakeBeforeAnyRankStarts() throws Exception {
+    Path out = dir.resolve("reports").resolve("run-it");
+    for (String variable : new String[] {"GPUCOMM_JAVA_OPTS", "JDK_JAVA_OPTIONS"}) {
+      ProcessBuilder launcher =
+          new ProcessBuilder("../gpucomm", "run", "-f", job(2).toString(), "--out", out.toString())
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectError(dir.resolve("launcher.err").toFile());
+      launcher.environment().put("JAVA_HOME", System.getProperty("java.home"));
+      launcher.environment().put(variable, "-XX:+NoSuchFlagOfTheJvm");
+      Process process = launcher.start();
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the launcher finished").isTrue();
+
+      assertThat(process.exitValue()).as(variable).isEqualTo(2);
+      assertThat(Files.readString(dir.resolve("launcher.err")))
+          .startsWith(
+              "gpucomm: "
+                  + variable
+                  + ": the JVM does not start with these options: Unrecognized VM option"
+                  + " 'NoSuchFlagOfTheJvm'")
+          .hasLineCount(1);
+      assertThat(out).as("no rank ran").doesNotExist();
+    }
+  }
+
+  /**
    * Run as a user runs it ({@code ./gpucomm}, ranks as child processes whose progress lines reach
    * the terminal): the table of what was checked, and progress lines that each say which collective
    * or fused pattern and dtype they belong to.
