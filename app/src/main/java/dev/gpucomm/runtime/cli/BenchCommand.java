@@ -87,6 +87,9 @@ final class BenchCommand implements Callable<Integer> {
   /** How many of the sizes a sweep skips its warning names before it counts the rest. */
   static final int MAX_SKIPPED_SHOWN = 8;
 
+  /** The sizes of nccl-tests' sweep that no rank can run, with why; said after the sweep. */
+  private final List<String> skipped = new ArrayList<>();
+
   private final CliContext context;
 
   @Spec CommandSpec spec;
@@ -246,7 +249,16 @@ final class BenchCommand implements Callable<Integer> {
     } catch (InvalidJobException e) {
       throw flagError(e);
     }
-    return LocalJobExecution.runToReport("bench", job, device, out, false, context);
+    int exitCode = LocalJobExecution.runToReport("bench", job, device, out, false, context);
+    if (!skipped.isEmpty()) {
+      // after the sweep, not before the checks that may still refuse it: a usage error is one line
+      // (and one line however long the sweep: a sweep of thousands of sizes skips thousands)
+      context
+          .err()
+          .println(
+              "gpucomm bench: not measured: " + NcclTestsFlags.firstOf(skipped, MAX_SKIPPED_SHOWN));
+    }
+    return exitCode;
   }
 
   /**
@@ -317,7 +329,6 @@ final class BenchCommand implements Callable<Integer> {
     if (tokens != null) {
       benchmark.setTokens(tokens);
     } else if (ncclTests.sweepsSizes()) {
-      List<String> skipped = new ArrayList<>();
       benchmark.setSizes(
           ncclTests.bytesPerRank(
               spec,
@@ -325,14 +336,6 @@ final class BenchCommand implements Callable<Integer> {
               dtype != null ? dtype : CommJobDefaults.DTYPE,
               worldSize,
               skipped));
-      if (!skipped.isEmpty()) {
-        // one line however long the sweep: a sweep of thousands of sizes skips thousands
-        context
-            .err()
-            .println(
-                "gpucomm bench: not measured: "
-                    + NcclTestsFlags.firstOf(skipped, MAX_SKIPPED_SHOWN));
-      }
     } else {
       benchmark.setSizes(sizes != null ? sizes : DEFAULT_SIZES);
     }

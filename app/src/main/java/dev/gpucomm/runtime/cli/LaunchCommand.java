@@ -77,6 +77,9 @@ final class LaunchCommand implements Callable<Integer> {
     if (configured == null && !Files.isRegularFile(file)) {
       return;
     }
+    if (Files.exists(file) && !Files.isRegularFile(file)) {
+      return; // a fifo would block the launcher's exit until someone read it; a device is no log
+    }
     byte[] bytes = withinBytes(RankError.oneLine(message), TERMINATION_MESSAGE_LIMIT);
     try {
       Files.write(file, bytes);

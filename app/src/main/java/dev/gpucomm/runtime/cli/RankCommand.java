@@ -1,5 +1,6 @@
 package dev.gpucomm.runtime.cli;
 
+import dev.gpucomm.runtime.UsageException;
 import dev.gpucomm.runtime.device.cpu.CpuBindMode;
 import dev.gpucomm.runtime.kube.KubeClients;
 import dev.gpucomm.runtime.kube.RetryPolicy;
@@ -58,7 +59,9 @@ final class RankCommand implements Callable<Integer> {
       }
       // a supervised rank says it to its launcher, which names the rank
       RankError error = Gpucomm.classify(e);
-      error.writeTo(errorFile.get());
+      if (!error.writeTo(errorFile.get())) {
+        context.err().println("gpucomm rank: " + error.message());
+      }
       return error.exitCode();
     }
     if (settings.supervised()) {
@@ -88,11 +91,11 @@ final class RankCommand implements Callable<Integer> {
       // stack overflow or a missing native library is this rank's failure in one line, like any
       // other: without its error file the launcher could say only an exit code.
       RankError error = Gpucomm.classify(e);
-      errors.ifPresent(file -> file.recordOwnFailure(error));
+      boolean recorded = errors.map(file -> file.recordOwnFailure(error)).orElse(false);
       if (context.debug()) {
         e.printStackTrace(context.err());
       }
-      if (settings.errorFile().isEmpty()) {
+      if (!recorded) {
         context.err().println("gpucomm rank " + settings.rank() + ": " + error.message());
       }
       return error.exitCode();
@@ -118,8 +121,8 @@ final class RankCommand implements Callable<Integer> {
     RankError error = new RankError(RankError.Kind.PEER, message);
     // a peer's failure noticed after this rank's own (its leaving as this one tears down) does not
     // take the place of this rank's
-    errors.ifPresent(file -> file.recordPeerFailure(error));
-    if (settings.errorFile().isEmpty()) {
+    boolean recorded = errors.map(file -> file.recordPeerFailure(error)).orElse(false);
+    if (!recorded) {
       context.err().println("gpucomm rank " + settings.rank() + ": " + message);
     }
     context.err().flush();
@@ -153,7 +156,7 @@ final class RankCommand implements Callable<Integer> {
       attempt = -1;
     }
     if (attempt < 0) {
-      throw new IllegalArgumentException(
+      throw new UsageException(
           EnvVars.RESTART_ATTEMPT + ": " + text + " is not a restart attempt (0, 1, 2 ...)");
     }
     return OptionalInt.of(attempt);

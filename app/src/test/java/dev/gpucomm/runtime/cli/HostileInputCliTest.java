@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -41,10 +42,63 @@ class HostileInputCliTest {
   }
 
   @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aTerminationLogThatIsANamedPipeDoesNotHoldTheLauncher() throws Exception {
+    Path pipe = namedPipe(dir.resolve("termination-log"));
+
+    CliRun run = CliRun.of(Map.of("GPUCOMM_TERMINATION_LOG", pipe.toString()), "launch");
+
+    assertUsageError(
+        run, "gpucomm launch: GPUCOMM_WORLD_SIZE: required (set by the gpucomm operator)");
+    assertThat(Files.isRegularFile(pipe)).as("nothing took the pipe's place").isFalse();
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aRankWhoseErrorFileIsANamedPipeSaysItsErrorOnStandardError() throws Exception {
+    Path pipe = namedPipe(dir.resolve("rank-0.error"));
+
+    CliRun run =
+        CliRun.of(
+            Map.of(
+                "WORLD_SIZE", "2",
+                "RANK", "0",
+                "GPUCOMM_RENDEZVOUS", "store",
+                "GPUCOMM_ERROR_FILE", pipe.toString()),
+            "rank");
+
+    assertUsageError(run, "gpucomm rank: GPUCOMM_RENDEZVOUS: 'store' is not host:port");
+  }
+
+  @Test
   void anEndlessTuningTableIsRefusedBeforeAnyRankStarts() {
     assertUsageError(
         CliRun.of(
             "bench", "--device", "cpu", "--heuristic", "measured", "--tuning-ref", "/dev/zero"),
+        "gpucomm bench: --tuning-ref: tuning table /dev/zero: not a regular file (a character"
+            + " device)");
+  }
+
+  @Test
+  void aSweepRefusedAfterItsSizesWereChosenIsStillOneLine() {
+    // 8 B per rank is no whole vector: a sweep that ran would say so after its table
+    assertUsageError(
+        CliRun.of(
+            "bench",
+            "--device",
+            "cpu",
+            "--world",
+            "2",
+            "-b",
+            "8",
+            "-e",
+            "64",
+            "-f",
+            "2",
+            "--heuristic",
+            "measured",
+            "--tuning-ref",
+            "/dev/zero"),
         "gpucomm bench: --tuning-ref: tuning table /dev/zero: not a regular file (a character"
             + " device)");
   }

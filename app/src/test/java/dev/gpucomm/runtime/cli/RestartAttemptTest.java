@@ -3,6 +3,7 @@ package dev.gpucomm.runtime.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucomm.runtime.UsageException;
 import java.util.Map;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
@@ -17,10 +18,10 @@ class RestartAttemptTest {
   }
 
   @Test
-  void anAttemptThatIsNoneIsRefusedNamingTheVariable() {
+  void anAttemptThatIsNoneIsAUsageErrorNamingTheVariable() {
     for (String bad : new String[] {"-1", "٢", "two", "99999999999"}) {
       assertThatThrownBy(() -> RankCommand.restartAttempt(Map.of("GPUCOMM_RESTART_ATTEMPT", bad)))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(UsageException.class)
           .hasMessage(
               "GPUCOMM_RESTART_ATTEMPT: " + bad + " is not a restart attempt (0, 1, 2 ...)");
     }

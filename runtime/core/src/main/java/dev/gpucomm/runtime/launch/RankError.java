@@ -33,13 +33,16 @@ public record RankError(Kind kind, String message) {
 
   /**
    * Writes the error to {@code file} whole ({@link ReplacingFile}): its reader never sees a
-   * half-written error, nor the tail of a longer one written before.
+   * half-written error, nor the tail of a longer one written before. False where the file could not
+   * be written (its folder gone, or the path a fifo or a device): the caller then says the error on
+   * standard error, so that it is not lost.
    */
-  public void writeTo(Path file) {
+  public boolean writeTo(Path file) {
     try {
       ReplacingFile.writeString(file, kind.name() + "\t" + message + "\n");
+      return true;
     } catch (IOException | RuntimeException e) {
-      // The supervisor then reports the exit code alone; nothing better to do from a dying rank.
+      return false;
     }
   }
 

@@ -20,19 +20,22 @@ public final class RankErrorFile {
     this.file = Objects.requireNonNull(file, "file");
   }
 
-  /** Records this rank's own failure in place of anything recorded before. */
-  public synchronized void recordOwnFailure(RankError error) {
-    error.writeTo(file);
-    ownFailureRecorded = true;
+  /**
+   * Records this rank's own failure in place of anything recorded before; false where the file
+   * could not be written, so that the caller says the error elsewhere.
+   */
+  public synchronized boolean recordOwnFailure(RankError error) {
+    boolean written = error.writeTo(file);
+    ownFailureRecorded |= written;
+    return written;
   }
 
   /**
    * Records {@code error}, which says that another rank's failure ended this one, unless this rank
-   * has recorded its own: that one is the launcher's to report.
+   * has recorded its own: that one is the launcher's to report. False where neither error is in the
+   * file, so that the caller says it elsewhere.
    */
-  public synchronized void recordPeerFailure(RankError error) {
-    if (!ownFailureRecorded) {
-      error.writeTo(file);
-    }
+  public synchronized boolean recordPeerFailure(RankError error) {
+    return ownFailureRecorded || error.writeTo(file);
   }
 }
