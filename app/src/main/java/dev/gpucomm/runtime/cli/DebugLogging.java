@@ -6,8 +6,7 @@ import java.util.logging.Logger;
 
 /**
  * Shows gpucomm's debug log (heuristic decisions with their inputs, among others) on stderr when
- * the user asks for --debug, and the libraries' logs only then; the runtime logs through
- * System.Logger, which is java.util.logging.
+ * the user asks for --debug; the runtime logs through System.Logger, which is java.util.logging.
  */
 final class DebugLogging {
   /** Held so that the configured logger is not garbage-collected with its level. */
@@ -19,14 +18,14 @@ final class DebugLogging {
   private DebugLogging() {}
 
   /**
-   * Without --debug, the Kubernetes client's own log stays off stderr: its warnings (a credential
-   * plugin's answer without an apiVersion, a TLS probe falling back) are stamped multi-line records
-   * about its internals, while gpucomm says what failed in one line of its own.
+   * For {@code gpucomm report} without --debug: the Kubernetes client's own log stays off stderr.
+   * Its warnings there (a credential plugin's answer without an apiVersion, a TLS probe falling
+   * back) are stamped multi-line records about its internals, while the command says what failed in
+   * one line of its own. Ranks keep it: in a pod, its word on an unreadable service-account token
+   * is the reason for the failure that follows.
    */
   static synchronized void quietLibraries() {
-    if (GPUCOMM.getLevel() != Level.FINE) {
-      FABRIC8.setLevel(Level.OFF);
-    }
+    FABRIC8.setLevel(Level.OFF);
   }
 
   static synchronized void enable() {

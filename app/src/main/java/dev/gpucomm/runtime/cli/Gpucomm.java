@@ -77,8 +77,6 @@ public final class Gpucomm {
     boolean debug = Arrays.asList(args).contains("--debug") || debugSwitch.equals("1");
     if (debug) {
       DebugLogging.enable();
-    } else {
-      DebugLogging.quietLibraries();
     }
     CliContext context = new CliContext(out, err, env, debug, terminal);
     PrintWriter help = new PrintWriter(out, true);

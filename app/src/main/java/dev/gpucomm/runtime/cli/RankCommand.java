@@ -70,7 +70,8 @@ final class RankCommand implements Callable<Integer> {
           .parent()
           .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(1)));
     }
-    Optional<RankErrorFile> errors = settings.errorFile().map(RankErrorFile::new);
+    FailureNotice notice =
+        new FailureNotice(settings.errorFile().map(RankErrorFile::new), context, settings.rank());
     try {
       // inside the try: a site that cannot be set up (no service-account CA, say) is this rank's
       // error, reported through its error file like any other
@@ -81,8 +82,8 @@ final class RankCommand implements Callable<Integer> {
               CpuBindMode.fromEnv(context.env()),
               context.out(),
               context.err(),
-              message -> peerFailed(errors, settings, context, message),
-              failure -> recorded(errors, failure));
+              notice::peerFailed,
+              notice::ownFailure);
       rank.run(settings);
       settings.errorFile().ifPresent(RankCompletion::markFinished);
       return 0;
@@ -90,43 +91,63 @@ final class RankCommand implements Callable<Integer> {
       // An allocation the memory checks could not foresee (a communicator's own buffers, say), a
       // stack overflow or a missing native library is this rank's failure in one line, like any
       // other: without its error file the launcher could say only an exit code.
-      RankError error = Gpucomm.classify(e);
-      boolean recorded = errors.map(file -> file.recordOwnFailure(error)).orElse(false);
+      RankError error = notice.ownFailure(e);
       if (context.debug()) {
         e.printStackTrace(context.err());
-      }
-      if (!recorded) {
-        context.err().println("gpucomm rank " + settings.rank() + ": " + error.message());
       }
       return error.exitCode();
     }
   }
 
   /**
-   * This rank's failure, recorded for its launcher as soon as it happens: tearing the device down
-   * afterwards may take long, or never end.
+   * Where this rank's failure is said: in its error file, for its launcher to name the rank; on
+   * standard error where it has none, or where the file cannot be written (a named pipe, a device),
+   * so that the failure is never said nowhere, and there only once.
    */
-  private static RankError recorded(Optional<RankErrorFile> errors, Throwable failure) {
-    RankError error = Gpucomm.classify(failure);
-    errors.ifPresent(file -> file.recordOwnFailure(error));
-    return error;
-  }
+  static final class FailureNotice {
+    private final Optional<RankErrorFile> errors;
+    private final CliContext context;
+    private final int rank;
+    private boolean saidOnStandardError;
 
-  /**
-   * Another rank died while this one may be stuck in device work that waits for it: record why and
-   * leave at once (the supervisor stops the rest).
-   */
-  private static void peerFailed(
-      Optional<RankErrorFile> errors, RankSettings settings, CliContext context, String message) {
-    RankError error = new RankError(RankError.Kind.PEER, message);
-    // a peer's failure noticed after this rank's own (its leaving as this one tears down) does not
-    // take the place of this rank's
-    boolean recorded = errors.map(file -> file.recordPeerFailure(error)).orElse(false);
-    if (!recorded) {
-      context.err().println("gpucomm rank " + settings.rank() + ": " + message);
+    FailureNotice(Optional<RankErrorFile> errors, CliContext context, int rank) {
+      this.errors = errors;
+      this.context = context;
+      this.rank = rank;
     }
-    context.err().flush();
-    Runtime.getRuntime().halt(1);
+
+    /**
+     * This rank's failure, said as soon as it happens (tearing the device down afterwards may take
+     * long, or never end) and again as the rank ends, where the file takes the last word.
+     */
+    synchronized RankError ownFailure(Throwable failure) {
+      RankError error = Gpucomm.classify(failure);
+      if (!errors.map(file -> file.recordOwnFailure(error)).orElse(false)) {
+        sayOnce(error.message());
+      }
+      return error;
+    }
+
+    /**
+     * Another rank died while this one may be stuck in device work that waits for it: say why and
+     * leave at once (the supervisor stops the rest). A peer's failure noticed after this rank's own
+     * (its leaving as this one tears down) does not take the place of this rank's.
+     */
+    synchronized void peerFailed(String message) {
+      RankError error = new RankError(RankError.Kind.PEER, message);
+      if (!errors.map(file -> file.recordPeerFailure(error)).orElse(false)) {
+        sayOnce(message);
+      }
+      context.err().flush();
+      Runtime.getRuntime().halt(1);
+    }
+
+    private void sayOnce(String message) {
+      if (!saidOnStandardError) {
+        context.err().println("gpucomm rank " + rank + ": " + message);
+        saidOnStandardError = true;
+      }
+    }
   }
 
   private static Site site(RankSettings settings, CliContext context) {

@@ -117,8 +117,9 @@ final class ReportCommand implements Callable<Integer> {
       names = "--timeout",
       paramLabel = "SECONDS",
       description =
-          "how long reading JOB's report from the cluster may take, retries included (default"
-              + " ${DEFAULT-VALUE})")
+          "how long reading JOB's report from the cluster may take, retries included, and"
+              + " as long again for reading the kubeconfig, its credential plugin included"
+              + " (default ${DEFAULT-VALUE})")
   int timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
 
   ReportCommand(CliContext context) {
@@ -155,6 +156,9 @@ final class ReportCommand implements Callable<Integer> {
             kubeconfig,
             kubeContext,
             Duration.ofSeconds(timeoutSeconds));
+    if (!context.debug()) {
+      DebugLogging.quietLibraries();
+    }
     new ReportLookup(context.env()).deliver(request, context.out());
     return 0;
   }

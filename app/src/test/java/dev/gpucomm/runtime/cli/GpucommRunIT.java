@@ -219,6 +219,8 @@ class GpucommRunIT {
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .redirectError(dir.resolve("launcher.err").toFile());
       launcher.environment().put("JAVA_HOME", System.getProperty("java.home"));
+      // only the option under test: a build's own JAVA_TOOL_OPTIONS would be named beside it
+      launcher.environment().keySet().removeAll(List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS"));
       launcher.environment().put(variable, "-XX:+NoSuchFlagOfTheJvm");
       Process process = launcher.start();
       assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the launcher finished").isTrue();

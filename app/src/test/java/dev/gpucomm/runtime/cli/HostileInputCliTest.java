@@ -42,7 +42,8 @@ class HostileInputCliTest {
   }
 
   @Test
-  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  // a writer blocked opening the pipe ignores interrupts: a timeout of another thread still fails
+  @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aTerminationLogThatIsANamedPipeDoesNotHoldTheLauncher() throws Exception {
     Path pipe = namedPipe(dir.resolve("termination-log"));
 
@@ -54,7 +55,8 @@ class HostileInputCliTest {
   }
 
   @Test
-  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  // a writer blocked opening the pipe ignores interrupts: a timeout of another thread still fails
+  @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aRankWhoseErrorFileIsANamedPipeSaysItsErrorOnStandardError() throws Exception {
     Path pipe = namedPipe(dir.resolve("rank-0.error"));
 

@@ -168,17 +168,20 @@ public final class ReportLookup {
               + CommJob.MAX_NAME_LENGTH
               + ")");
     }
-    long start = System.nanoTime();
     // a kubeconfig's credential plugin (user.exec) runs while the configuration is read, and may
-    // wait for ever (for a login in a browser, say): --timeout covers it as it covers the fetch
+    // wait for ever (for a login in a browser, say): --timeout bounds it as it bounds the fetch,
+    // each on its own clock, so that reading the configuration does not eat the fetch's time
+    Set<Long> childrenBefore = childProcesses();
     ClusterConfig cluster =
         withinTimeout(
                 () -> ClusterLookup.find(env, request.kubeconfig(), request.context()),
                 request.timeout(),
-                () ->
-                    "the cluster's configuration was not read within %d s (--timeout): does a"
-                            .formatted(request.timeout().toSeconds())
-                        + " kubeconfig credential plugin (user.exec) wait for input?")
+                () -> {
+                  stopChildProcessesOtherThan(childrenBefore);
+                  return "the cluster's configuration was not read within %d s (--timeout): does"
+                          .formatted(request.timeout().toSeconds())
+                      + " a kubeconfig credential plugin (user.exec) wait for input?";
+                })
             .orElseThrow(
                 () ->
                     new UsageException(
@@ -195,10 +198,9 @@ public final class ReportLookup {
             RETRIES.applyTo(cluster.config()),
             builder -> builder.addOrReplaceInterceptor(AnswerSizeLimit.NAME, answerLimit))) {
       ResultsFetcher fetcher = new ResultsFetcher(client, cluster.source(), answerLimit);
-      Duration left = request.timeout().minusNanos(System.nanoTime() - start);
       return withinTimeout(
           () -> fetcher.fetch(namespace, request.target()),
-          left.isNegative() ? Duration.ZERO : left,
+          request.timeout(),
           () ->
               "the API server %s did not answer within %d s (--timeout)"
                   .formatted(fetcher.server(), request.timeout().toSeconds()));
@@ -236,6 +238,30 @@ public final class ReportLookup {
       // not close(): that would wait for a read that may never end
       reader.shutdownNow();
     }
+  }
+
+  /** The processes this one has started that still run. */
+  private static Set<Long> childProcesses() {
+    return ProcessHandle.current()
+        .children()
+        .map(ProcessHandle::pid)
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /**
+   * Stops, with theirs, the processes this one started that are not in {@code before}: a credential
+   * plugin that was given up on would otherwise wait on after this command ends (for a login, say),
+   * and one more with every retry. Nothing else starts processes while the configuration is read.
+   */
+  private static void stopChildProcessesOtherThan(Set<Long> before) {
+    ProcessHandle.current()
+        .children()
+        .filter(child -> !before.contains(child.pid()))
+        .forEach(
+            plugin -> {
+              plugin.descendants().forEach(ProcessHandle::destroy);
+              plugin.destroy();
+            });
   }
 
   /** The namespace of the job: -n, then GPUCOMM_NAMESPACE, then the cluster's; each checked. */

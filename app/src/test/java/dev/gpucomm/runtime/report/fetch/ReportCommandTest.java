@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -724,7 +725,8 @@ class ReportCommandTest {
   void aCredentialPluginThatNeverAnswersIsGivenUpOnAtTheTimeout() throws Exception {
     // a plugin waiting for a login that never comes runs while Fabric8 reads the kubeconfig
     Path plugin = home.resolve("login-prompt");
-    Files.writeString(plugin, "#!/bin/sh\nexec sleep 20\n");
+    Path pluginPid = home.resolve("login-prompt.pid");
+    Files.writeString(plugin, "#!/bin/sh\necho $$ > '%s'\nexec sleep 20\n".formatted(pluginPid));
     Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path waiting =
         writeKubeconfig(
@@ -746,6 +748,12 @@ class ReportCommandTest {
                 + " does a kubeconfig credential plugin (user.exec) wait for input?"
                 + System.lineSeparator());
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+    Optional<ProcessHandle> left =
+        ProcessHandle.of(Long.parseLong(Files.readString(pluginPid).strip()));
+    left.ifPresent(process -> process.onExit().orTimeout(10, TimeUnit.SECONDS).join());
+    assertThat(left.filter(ProcessHandle::isAlive))
+        .as("the plugin given up on is stopped")
+        .isEmpty();
   }
 
   @Test

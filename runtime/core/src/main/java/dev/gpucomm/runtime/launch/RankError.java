@@ -34,8 +34,8 @@ public record RankError(Kind kind, String message) {
   /**
    * Writes the error to {@code file} whole ({@link ReplacingFile}): its reader never sees a
    * half-written error, nor the tail of a longer one written before. False where the file could not
-   * be written (its folder gone, or the path a fifo or a device): the caller then says the error on
-   * standard error, so that it is not lost.
+   * be written (the path a named pipe or a device, a folder that takes no new file): the caller
+   * then says the error on standard error, so that it is not lost.
    */
   public boolean writeTo(Path file) {
     try {
