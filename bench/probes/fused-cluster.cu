@@ -184,7 +184,8 @@ int main(int argc, char** argv) {
          "cluster", "graph", "eager", "placement (GPU 0, last call)", "check");
   const std::vector<cudaStream_t> streams{gpus[0].stream, gpus[1].stream};
   int failures = 0;
-  for (long long tokens : {4, 16, 32, 64}) {
+  // 1-8 tokens: the decode calls, where each row's cluster has the most of the grid to itself
+  for (long long tokens : {1, 2, 4, 8, 16, 32, 64}) {
     for (Variant v : {SPREAD, CLUSTER, CLUSTER_1SM}) {
       const Shape s = shape_of(v, tokens, prop.multiProcessorCount);
       if (s.blocks == 0) {
