@@ -16,8 +16,8 @@
 
 {{/* Labels that select the operator's pods. */}}
 {{- define "gpucomm-operator.selectorLabels" -}}
-app.kubernetes.io/name: {{ include "gpucomm-operator.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/name: {{ include "gpucomm-operator.name" . | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
 {{- end }}
 
 {{/*
