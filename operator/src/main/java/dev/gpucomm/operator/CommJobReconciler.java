@@ -94,8 +94,20 @@ public class CommJobReconciler implements Reconciler<CommJob> {
     this.judge = judge;
     this.aggregator = aggregator;
     this.metrics = metrics;
-    this.baselineRecheck = config.baselineRecheckInterval();
+    this.baselineRecheck = baselineRecheckOf(config.baselineRecheckInterval());
     this.lostPodRemovalDelay = LostPods.removalDelay(config);
+  }
+
+  /** The shortest wait between two looks at a missing baseline. */
+  static final Duration MIN_BASELINE_RECHECK = Duration.ofSeconds(1);
+
+  /**
+   * The configured wait between looks at a missing baseline, at least {@link
+   * #MIN_BASELINE_RECHECK}: zero would have every finished job that waits for its baseline
+   * reconciled in a busy loop.
+   */
+  static Duration baselineRecheckOf(Duration configured) {
+    return configured.compareTo(MIN_BASELINE_RECHECK) < 0 ? MIN_BASELINE_RECHECK : configured;
   }
 
   /**

@@ -111,7 +111,7 @@ public interface OperatorConfig {
   /**
    * How often a finished job whose baseline ConfigMap is missing or unreadable looks at it again:
    * the operator does not watch ConfigMaps it does not own, and a CI pipeline may create the
-   * baseline after the job.
+   * baseline after the job. At least a second (less is taken as a second).
    */
   @WithDefault("30s")
   Duration baselineRecheckInterval();

@@ -69,6 +69,15 @@ class ReconcileErrorTest {
     assertThat(control.getScheduleDelay()).hasValue(CommJobReconciler.ERROR_RECHECK.toMillis());
   }
 
+  @Test
+  void aBaselineRecheckOfZeroOrLessIsASecondNotABusyLoop() {
+    assertThat(CommJobReconciler.baselineRecheckOf(Duration.ZERO)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(CommJobReconciler.baselineRecheckOf(Duration.ofMillis(-5)))
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThat(CommJobReconciler.baselineRecheckOf(Duration.ofSeconds(30)))
+        .isEqualTo(Duration.ofSeconds(30));
+  }
+
   private static CommJob job() {
     CommJob job = new CommJob();
     job.setMetadata(new ObjectMetaBuilder().withName("sweep").withGeneration(1L).build());
