@@ -74,6 +74,7 @@ class ChartHostileValuesTest {
         "podLabels.team | not a label value! | podLabels.team",
         "env[0].name | A=B | env.0.name",
         "networkPolicy.apiServerCIDRs[0] | 999.999.1.1/99 | networkPolicy.apiServerCIDRs.0",
+        "networkPolicy.apiServerCIDRs[0] | 1::2::3/64 | networkPolicy.apiServerCIDRs.0",
         "podDisruptionBudget.minAvailable | 999% | podDisruptionBudget.minAvailable",
         "regression.baselineRecheckInterval | 0s | regression.baselineRecheckInterval",
         "runtime.runAsUser | 99999999999 | runtime.runAsUser",
@@ -103,7 +104,7 @@ class ChartHostileValuesTest {
 
   @Test
   void aBudgetThatKeepsEveryReplicaIsRefusedSinceNoNodeCouldBeDrained() throws Exception {
-    for (String minAvailable : new String[] {"3", "100%"}) {
+    for (String minAvailable : new String[] {"3", "100%", "67%"}) {
       Helm.Result result =
           helm.run(
               "template",
@@ -118,6 +119,49 @@ class ChartHostileValuesTest {
       assertThat(result.output())
           .contains("podDisruptionBudget.minAvailable " + minAvailable + " keeps all 3 replicas");
     }
+  }
+
+  @Test
+  void aBudgetThatLetsOneReplicaGoIsMade() throws Exception {
+    JsonNode budget =
+        find(
+            helm.template(
+                "--set", "replicaCount=3", "--set", "podDisruptionBudget.minAvailable=66%"),
+            "PodDisruptionBudget",
+            "ops-gpucomm-operator");
+
+    assertThat(budget.at("/spec/minAvailable").asText()).isEqualTo("66%");
+  }
+
+  @Test
+  void namesThatReadAsNumbersOrBooleansStayStringsInEveryObject() throws Exception {
+    List<JsonNode> objects =
+        helm.template(
+            "--set-string", "serviceAccount.name=true", "--set-string", "fullnameOverride=1e3");
+
+    assertThat(find(objects, "ServiceAccount", "true")).isNotNull();
+    JsonNode serviceAccountName =
+        find(objects, "Deployment", "1e3").at("/spec/template/spec/serviceAccountName");
+    assertThat(serviceAccountName.isTextual()).isTrue();
+    List<JsonNode> bindings = new ArrayList<>(Helm.all(objects, "RoleBinding"));
+    bindings.addAll(Helm.all(objects, "ClusterRoleBinding"));
+    assertThat(bindings)
+        .hasSizeGreaterThan(1)
+        .allSatisfy(
+            binding ->
+                assertThat(binding.at("/subjects/0/name").isTextual()).as("subject").isTrue());
+  }
+
+  @Test
+  void aRegistryOfAnIpv6HostIsTakenAndItsImageQuoted() throws Exception {
+    JsonNode deployment =
+        find(
+            helm.template("--set", "global.imageRegistry=[::1]:5000"),
+            "Deployment",
+            "ops-gpucomm-operator");
+
+    assertThat(deployment.at("/spec/template/spec/containers/0/image").asText())
+        .isEqualTo("[::1]:5000/gpucomm/gpucomm-operator:0.1.0");
   }
 
   @Test
