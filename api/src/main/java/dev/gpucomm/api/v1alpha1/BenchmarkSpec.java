@@ -36,12 +36,23 @@ import java.util.List;
     message = "benchmark.pattern allreduceResidualRmsNormFp8 needs fp8Scale")
 @ValidationRule(
     value =
-        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) <= 8589934592)",
+        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t > 2147483647 || t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) <= 8589934592)",
     message =
         "benchmark: tokens x hiddenSize x the dtype's bytes is at most 8 GiB (8589934592 bytes) per rank")
 @ValidationRule(
     value = "!has(self.sizes) || self.sizes.all(s, s <= 8589934592)",
     message = "benchmark: sizes are at most 8 GiB (8589934592 bytes) per rank")
+@ValidationRule(
+    value = "!has(self.sizes) || self.sizes.all(s, s >= 16 && s % 16 == 0)",
+    message = "benchmark: sizes are whole 16-byte vectors, multiples of 16 from 16")
+@ValidationRule(
+    value = "!has(self.tokens) || self.tokens.all(t, t >= 1 && t <= 2147483647)",
+    message = "benchmark: tokens are from 1 to 2147483647")
+@ValidationRule(
+    value =
+        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t > 2147483647 || t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) % 16 == 0)",
+    message =
+        "benchmark: tokens x hiddenSize x the dtype's bytes is a multiple of 16 (the ranks move 16-byte vectors)")
 @ValidationRule(
     value =
         "!has(self.fp8Scale) || (has(self.pattern) && self.pattern == 'allreduceResidualRmsNormFp8')",

@@ -21,6 +21,20 @@ import java.util.List;
 @ValidationRule(
     value = "self.worldSize % self.ranksPerPod == 0",
     message = "spec.worldSize must be a multiple of spec.ranksPerPod")
+// the most likely mistake of a multi-node job, refused at kubectl apply rather than as InvalidSpec
+@ValidationRule(
+    value =
+        "self.worldSize == self.ranksPerPod"
+            + " || ((!has(self.workload.benchmark) || !has(self.workload.benchmark.algorithms)"
+            + " || self.workload.benchmark.algorithms.all(a, !(a in ['oneshot', 'twoshot', 'copyengine'])))"
+            + " && (!has(self.workload.tune) || !has(self.workload.tune.algorithms)"
+            + " || self.workload.tune.algorithms.all(a, !(a in ['oneshot', 'twoshot', 'copyengine'])))"
+            + " && (!has(self.workload.program) || !has(self.workload.program.backend)"
+            + " || self.workload.program.backend != 'ipc'))",
+    message =
+        "oneshot, twoshot, copyengine and the program backend ipc exchange buffers among the ranks"
+            + " of one pod: a job whose ranks span pods (worldSize above ranksPerPod) uses nccl or"
+            + " auto")
 // What a job runs is fixed at creation; its lifecycle fields (suspend, ttlSecondsAfterFinished,
 // cleanPodPolicy, schedulingTimeoutSeconds, failurePolicy) may change. A queue such as Kueue places
 // a suspended
@@ -124,6 +138,7 @@ public class CommJobSpec {
   private Boolean suspend;
 
   @Min(0)
+  @Max(2147483647)
   @JsonPropertyDescription(
       "Seconds after the job finished (status.completionTime) when the operator deletes it, its"
           + " pods and its results; kept until deleted when omitted.")

@@ -6,6 +6,7 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import java.util.List;
 
 /** A host-IR program, its shape and the passes applied to it. */
@@ -25,6 +26,7 @@ public class ProgramSpec {
   @JsonPropertyDescription("Number of chunks of the stream-parallel loop.")
   private Integer chunks;
 
+  @Size(max = 4)
   @JsonPropertyDescription(
       "Passes applied in order: assignStreams, collectivePermuteAllgather, broadcastAllgather, p2pRingPipeline.")
   private List<PassName> passes;

@@ -16,12 +16,23 @@ import java.util.List;
     message = "tune takes tokens or sizes, not both")
 @ValidationRule(
     value =
-        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) <= 8589934592)",
+        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t > 2147483647 || t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) <= 8589934592)",
     message =
         "tune: tokens x hiddenSize x the dtype's bytes is at most 8 GiB (8589934592 bytes) per rank")
 @ValidationRule(
     value = "!has(self.sizes) || self.sizes.all(s, s <= 8589934592)",
     message = "tune: sizes are at most 8 GiB (8589934592 bytes) per rank")
+@ValidationRule(
+    value = "!has(self.sizes) || self.sizes.all(s, s >= 16 && s % 16 == 0)",
+    message = "tune: sizes are whole 16-byte vectors, multiples of 16 from 16")
+@ValidationRule(
+    value = "!has(self.tokens) || self.tokens.all(t, t >= 1 && t <= 2147483647)",
+    message = "tune: tokens are from 1 to 2147483647")
+@ValidationRule(
+    value =
+        "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t > 2147483647 || t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) % 16 == 0)",
+    message =
+        "tune: tokens x hiddenSize x the dtype's bytes is a multiple of 16 (the ranks move 16-byte vectors)")
 @ValidationRule(
     value =
         "!has(self.fp8Scale) || (has(self.pattern) && self.pattern == 'allreduceResidualRmsNormFp8')",
@@ -43,6 +54,7 @@ public class TuneSpec {
 
   @Default("" + CommJobDefaults.HIDDEN_SIZE)
   @Min(1)
+  @Max(1048576)
   @JsonPropertyDescription("Elements per token.")
   private Integer hiddenSize;
 
@@ -63,11 +75,13 @@ public class TuneSpec {
 
   @Default("" + CommJobDefaults.TUNE_WARMUP)
   @Min(0)
+  @Max(100000)
   @JsonPropertyDescription("Untimed calls per point.")
   private Integer warmupIterations;
 
   @Default("" + CommJobDefaults.TUNE_ITERATIONS)
   @Min(1)
+  @Max(1000000)
   @JsonPropertyDescription("Timed calls per point; the median is used.")
   private Integer iterations;
 
