@@ -24,7 +24,7 @@ import java.util.List;
 // the most likely mistake of a multi-node job, refused at kubectl apply rather than as InvalidSpec
 @ValidationRule(
     value =
-        "self.worldSize == self.ranksPerPod"
+        "self.worldSize <= self.ranksPerPod"
             + " || ((!has(self.workload.benchmark) || !has(self.workload.benchmark.algorithms)"
             + " || self.workload.benchmark.algorithms.all(a, !(a in ['oneshot', 'twoshot', 'copyengine'])))"
             + " && (!has(self.workload.tune) || !has(self.workload.tune.algorithms)"
@@ -33,8 +33,8 @@ import java.util.List;
             + " || self.workload.program.backend != 'ipc'))",
     message =
         "oneshot, twoshot, copyengine and the program backend ipc exchange buffers among the ranks"
-            + " of one pod: a job whose ranks span pods (worldSize above ranksPerPod) uses nccl or"
-            + " auto")
+            + " of one pod: a job whose ranks span pods (worldSize above ranksPerPod) uses nccl"
+            + " (or auto in a benchmark) and the program backend nccl")
 // What a job runs is fixed at creation; its lifecycle fields (suspend, ttlSecondsAfterFinished,
 // cleanPodPolicy, schedulingTimeoutSeconds, failurePolicy) may change. A queue such as Kueue places
 // a suspended

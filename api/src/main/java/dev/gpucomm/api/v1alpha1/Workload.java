@@ -19,6 +19,14 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(
     value = "self.kind != 'fabric' || has(self.fabric)",
     message = "workload.fabric is required when workload.kind is fabric")
+// a section left over from another kind would otherwise be checked, and refused, for its own rules
+@ValidationRule(
+    value =
+        "(self.kind == 'benchmark' || !has(self.benchmark)) && (self.kind == 'program' || !has(self.program))"
+            + " && (self.kind == 'tune' || !has(self.tune)) && (self.kind == 'fabric' || !has(self.fabric))",
+    message =
+        "workload holds only the section of its kind: benchmark, program, tune or fabric as"
+            + " workload.kind says")
 public class Workload {
   @Required
   @JsonPropertyDescription(

@@ -322,7 +322,7 @@ class CelRulesTest {
     String acrossPods =
         "spec: oneshot, twoshot, copyengine and the program backend ipc exchange buffers among"
             + " the ranks of one pod: a job whose ranks span pods (worldSize above ranksPerPod)"
-            + " uses nccl or auto";
+            + " uses nccl (or auto in a benchmark) and the program backend nccl";
     // the running job's sixteen ranks fill two pods of eight
     assertThat(rules.onCreate(benchmarking("{tokens: [128], algorithms: [nccl, oneshot]}")))
         .containsExactly(acrossPods);
@@ -343,6 +343,24 @@ class CelRulesTest {
                     spec -> spec.put("worldSize", 8))))
         .as("in one pod")
         .isEmpty();
+  }
+
+  @Test
+  void aSectionOfAnotherKindThanTheWorkloadsIsRefusedForWhatItIs() {
+    ObjectNode leftOver =
+        withSpec(
+            runningJob(),
+            spec ->
+                spec.set(
+                    "workload",
+                    yaml(
+                        "{kind: fabric, fabric: {}, benchmark: {sizes: [8], algorithms:"
+                            + " [oneshot]}}")));
+
+    assertThat(rules.onCreate(leftOver))
+        .contains(
+            "spec.workload: workload holds only the section of its kind: benchmark, program,"
+                + " tune or fabric as workload.kind says");
   }
 
   @Test

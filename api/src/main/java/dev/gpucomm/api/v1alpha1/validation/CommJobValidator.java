@@ -759,8 +759,12 @@ public final class CommJobValidator {
         if (podSpan != null && PEER_MEMORY_ALGORITHMS.contains(algorithm)) {
           add(
               field + "[" + i + "]",
-              "%s exchanges buffers among the ranks of one pod, but %s; use nccl or auto"
-                  .formatted(algorithm.wireName(), podSpan));
+              "%s exchanges buffers among the ranks of one pod, but %s; use %s"
+                  .formatted(
+                      algorithm.wireName(),
+                      podSpan,
+                      // a tune's candidates are measured algorithms: auto is none
+                      at.endsWith(".tune") ? "nccl" : "nccl or auto"));
         }
         if (algorithm == Algorithm.RING && device == DeviceKind.CUDA) {
           add(

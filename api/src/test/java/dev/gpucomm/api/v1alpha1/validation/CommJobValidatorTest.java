@@ -383,6 +383,22 @@ class CommJobValidatorTest {
                 + " auto");
   }
 
+  @Test
+  void aTuneAcrossPodsIsToldToUseNcclSinceAutoIsNoCandidate() {
+    String tune =
+        VALID
+            .replace("ranksPerPod: 4", "ranksPerPod: 2")
+            .replace(
+                "kind: benchmark\n    benchmark: {tokens: [32, 64], algorithms: [auto, nccl, oneshot]}",
+                "kind: tune\n    tune: {tokens: [32, 64], algorithms: [nccl, oneshot]}");
+
+    assertThat(CommJobValidator.validate(job(tune)))
+        .singleElement()
+        .hasToString(
+            "spec.workload.tune.algorithms[1]: oneshot exchanges buffers among the ranks of one"
+                + " pod, but spec.worldSize (4) spans 2 pods of spec.ranksPerPod (2); use nccl");
+  }
+
   private static CommJob job(String yaml) {
     try {
       return YAML.readValue(yaml, CommJob.class);
