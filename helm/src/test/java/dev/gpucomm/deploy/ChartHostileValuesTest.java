@@ -25,9 +25,14 @@ class ChartHostileValuesTest {
   /** helm template with {@code values} as a values file, which may hold any string. */
   private Helm.Result templateWith(String values, String... arguments) throws Exception {
     Path file = Files.writeString(dir.resolve("values.yaml"), values);
-    List<String> command =
-        new ArrayList<>(List.of("template", "ops", helm.chart.toString(), "-n", "gpucomm-system"));
-    command.addAll(List.of("-f", file.toString()));
+    List<String> command = new ArrayList<>(List.of("-f", file.toString()));
+    command.addAll(List.of(arguments));
+    return templating(command.toArray(String[]::new));
+  }
+
+  /** helm template of the chart as release ops, with {@code arguments}. */
+  private Helm.Result templating(String... arguments) throws Exception {
+    List<String> command = new ArrayList<>(List.of("template", "ops", helm.chart.toString()));
     command.addAll(List.of(arguments));
     return helm.run(command.toArray(String[]::new));
   }
@@ -82,8 +87,7 @@ class ChartHostileValuesTest {
       })
   void aValueThatIsNoneOfItsKindIsRefusedNamingIt(String key, String value, String named)
       throws Exception {
-    Helm.Result result =
-        helm.run("template", "ops", helm.chart.toString(), "--set", key + "=" + value);
+    Helm.Result result = templating("--set", key + "=" + value);
 
     assertRefusedNaming(result, named);
   }
@@ -91,14 +95,8 @@ class ChartHostileValuesTest {
   @Test
   void aFieldThatPullSecretsDoNotHaveIsRefused() throws Exception {
     assertRefusedNaming(
-        helm.run(
-            "template",
-            "ops",
-            helm.chart.toString(),
-            "--set",
-            "imagePullSecrets[0].name=registry",
-            "--set",
-            "imagePullSecrets[0].value=y"),
+        templating(
+            "--set", "imagePullSecrets[0].name=registry", "--set", "imagePullSecrets[0].value=y"),
         "imagePullSecrets.0");
   }
 
@@ -106,10 +104,7 @@ class ChartHostileValuesTest {
   void aBudgetThatKeepsEveryReplicaIsRefusedSinceNoNodeCouldBeDrained() throws Exception {
     for (String minAvailable : new String[] {"3", "100%", "67%"}) {
       Helm.Result result =
-          helm.run(
-              "template",
-              "ops",
-              helm.chart.toString(),
+          templating(
               "--set",
               "replicaCount=3",
               "--set",
@@ -166,7 +161,7 @@ class ChartHostileValuesTest {
 
   @Test
   void aReleaseNamespaceThatIsNoNamespaceNameIsRefused() throws Exception {
-    Helm.Result result = helm.run("template", "ops", helm.chart.toString(), "-n", "Bad_NS");
+    Helm.Result result = templating("-n", "Bad_NS");
 
     assertThat(result.exitCode()).isNotZero();
     assertThat(result.output()).contains("the release namespace \"Bad_NS\" is no namespace name");

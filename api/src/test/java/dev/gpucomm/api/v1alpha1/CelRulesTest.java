@@ -328,13 +328,7 @@ class CelRulesTest {
         .containsExactly(acrossPods);
     assertThat(
             rules.onCreate(
-                withSpec(
-                    runningJob(),
-                    spec ->
-                        spec.set(
-                            "workload",
-                            yaml(
-                                "{kind: program, program: {name: rowParallelLinear, backend: ipc}}")))))
+                running("{kind: program, program: {name: rowParallelLinear, backend: ipc}}")))
         .containsExactly(acrossPods);
     assertThat(
             rules.onCreate(
@@ -348,14 +342,7 @@ class CelRulesTest {
   @Test
   void aSectionOfAnotherKindThanTheWorkloadsIsRefusedForWhatItIs() {
     ObjectNode leftOver =
-        withSpec(
-            runningJob(),
-            spec ->
-                spec.set(
-                    "workload",
-                    yaml(
-                        "{kind: fabric, fabric: {}, benchmark: {sizes: [8], algorithms:"
-                            + " [oneshot]}}")));
+        running("{kind: fabric, fabric: {}, benchmark: {sizes: [8], algorithms: [oneshot]}}");
 
     assertThat(rules.onCreate(leftOver))
         .contains(
@@ -497,9 +484,12 @@ class CelRulesTest {
   }
 
   private static ObjectNode benchmarking(String benchmark) {
-    return withSpec(
-        runningJob(),
-        spec -> spec.set("workload", yaml("{kind: benchmark, benchmark: " + benchmark + "}")));
+    return running("{kind: benchmark, benchmark: " + benchmark + "}");
+  }
+
+  /** The running job with {@code workload} in place of its own. */
+  private static ObjectNode running(String workload) {
+    return withSpec(runningJob(), spec -> spec.set("workload", yaml(workload)));
   }
 
   private static ObjectNode withSpec(ObjectNode job, Consumer<ObjectNode> edit) {

@@ -638,17 +638,7 @@ class ReportCommandTest {
         echo '{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",'
         echo ' "status": {"token": "exec-token-71c2"}}'
         """);
-    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
-    Path cloudKubeconfig =
-        writeKubeconfig(
-            "server: " + url,
-            """
-            exec:
-                  apiVersion: client.authentication.k8s.io/v1
-                  command: %s
-                  args: [token, --cluster, gpu-bench]
-                  interactiveMode: Never"""
-                .formatted(plugin));
+    Path cloudKubeconfig = kubeconfigWithPlugin(plugin, "[token, --cluster, gpu-bench]");
 
     Result result = report("ar-tp2", "--kubeconfig", cloudKubeconfig.toString());
 
@@ -727,16 +717,7 @@ class ReportCommandTest {
     Path plugin = home.resolve("login-prompt");
     Path pluginPid = home.resolve("login-prompt.pid");
     Files.writeString(plugin, "#!/bin/sh\necho $$ > '%s'\nexec sleep 20\n".formatted(pluginPid));
-    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
-    Path waiting =
-        writeKubeconfig(
-            "server: " + url,
-            """
-            exec:
-                  apiVersion: client.authentication.k8s.io/v1
-                  command: %s
-                  interactiveMode: Never"""
-                .formatted(plugin));
+    Path waiting = kubeconfigWithPlugin(plugin, "[]");
     long start = System.nanoTime();
 
     Result result = report("ar-tp2", "--kubeconfig", waiting.toString(), "--timeout", "2");
@@ -961,6 +942,20 @@ class ReportCommandTest {
   }
 
   /** A kubeconfig of one context, in namespace bench, with these cluster and user fields. */
+  /** A kubeconfig of the mock server whose user's token comes from the script {@code plugin}. */
+  private Path kubeconfigWithPlugin(Path plugin, String arguments) throws Exception {
+    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return writeKubeconfig(
+        "server: " + url,
+        """
+        exec:
+              apiVersion: client.authentication.k8s.io/v1
+              command: %s
+              args: %s
+              interactiveMode: Never"""
+            .formatted(plugin, arguments));
+  }
+
   private Path writeKubeconfig(String clusterFields, String userFields) throws Exception {
     return Files.writeString(
         Files.createTempFile(home, "kubeconfig", ".yaml"),
