@@ -5,12 +5,16 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 
 /** Earlier results a run is compared with, for CI regression gates. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class Baseline {
   @Required
+  @Size(max = 253)
+  @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
   @JsonPropertyDescription(
       "ConfigMap holding the baseline report.json (a results ConfigMap of an earlier job, or a copy).")
   private String configMapRef;

@@ -50,6 +50,10 @@ import java.util.List;
     message = "benchmark: tokens are from 1 to 2147483647")
 @ValidationRule(
     value =
+        "!has(self.algorithms) || !('copyengine' in self.algorithms) || (has(self.collective) && self.collective in ['allgather', 'reducescatter'])",
+    message = "benchmark: copyengine runs allgather and reducescatter only")
+@ValidationRule(
+    value =
         "!has(self.tokens) || !has(self.hiddenSize) || self.tokens.all(t, t > 2147483647 || t * self.hiddenSize * (has(self.dtype) && self.dtype == 'fp32' ? 4 : 2) % 16 == 0)",
     message =
         "benchmark: tokens x hiddenSize x the dtype's bytes is a multiple of 16 (the ranks move 16-byte vectors)")

@@ -21,6 +21,13 @@ import java.util.List;
 @ValidationRule(
     value = "self.worldSize % self.ranksPerPod == 0",
     message = "spec.worldSize must be a multiple of spec.ranksPerPod")
+@ValidationRule(
+    value = "!has(self.expect) || self.workload.kind == 'benchmark'",
+    message = "spec.expect checks benchmark figures: it applies to workload.kind benchmark only")
+@ValidationRule(
+    value = "!has(self.baseline) || self.workload.kind == 'benchmark'",
+    message =
+        "spec.baseline compares benchmark reports: it applies to workload.kind benchmark only")
 // the most likely mistake of a multi-node job, refused at kubectl apply rather than as InvalidSpec
 @ValidationRule(
     value =

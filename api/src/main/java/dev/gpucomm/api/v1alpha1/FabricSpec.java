@@ -5,11 +5,15 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /**
  * A fabric sweep: every GPU pair inside each node and every pair of pods, measured pair by pair.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "!has(self.bytes) || self.bytes % 16 == 0",
+    message = "fabric.bytes is whole 16-byte vectors, a multiple of 16")
 public class FabricSpec {
   @Default("" + CommJobDefaults.FABRIC_BYTES)
   @Min(16)

