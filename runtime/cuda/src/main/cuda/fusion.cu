@@ -25,7 +25,9 @@
 //                    reduction keeps its vectors in registers, with every rank's copy, the
 //                    residual and gamma loaded
 //                    together, so the row costs one memory round trip and one block reduction
-//                    before both outputs are stored. Launched with programmatic dependent launch.
+//                    before both outputs are stored. On one or two ranks the host may have
+//                    several blocks finish each row, each storing its part (RowCall::rowCopies).
+//                    Launched with programmatic dependent launch.
 //   fused_lamport_cluster
 //                    fused_lamport_spread with each row's norm split over a cluster of C thread
 //                    blocks (Hopper and later; the host picks C from the row length and the row
@@ -162,6 +164,9 @@ struct RowCall {
   float eps;
   float fp8Scale;  // > 0: store e4m3(out / fp8Scale); 0: store T
   int fp32Accumulate;
+  // fused_lamport_spread on one or two ranks: how many blocks finish each row (FusedRowCopies on
+  // the host); 0 or 1: one. The other kernels ignore it.
+  int rowCopies;
 };
 
 // The world size the kernels work with: the compiled one, else the launch's.
@@ -400,7 +405,7 @@ __device__ __forceinline__ void block_barrier(const FusionPeers& peers, const Fu
 // Kernels. Argument order is the same for every fused kernel (FusionKernels on the host).
 
 template <typename T>
-__device__ void add_rmsnorm(RowCall c) {
+__device__ void add_rmsnorm(const RowCall& c) {
   // residualOut holds the all-reduced sum; it becomes sum + residualIn in place.
   for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
     char* residualRow = c.residualOut + row * c.hidden * sizeof(T);
@@ -412,7 +417,7 @@ __device__ void add_rmsnorm(RowCall c) {
 }
 
 template <typename T>
-__device__ void fused_oneshot(RowCall c, FusionPeers peers, FusionLayout layout,
+__device__ void fused_oneshot(const RowCall& c, const FusionPeers& peers, const FusionLayout& layout,
                               FusionControl* control, int rank, int world) {
   const uint32_t epoch = control->epoch[blockIdx.x] + 1;
   const long long rowBytes = (long long)c.hidden * sizeof(T);
@@ -448,7 +453,7 @@ __device__ void fused_oneshot(RowCall c, FusionPeers peers, FusionLayout layout,
 }
 
 template <typename T>
-__device__ void fused_twoshot(RowCall c, FusionPeers peers, FusionLayout layout,
+__device__ void fused_twoshot(const RowCall& c, const FusionPeers& peers, const FusionLayout& layout,
                               FusionControl* control, int rank, int world) {
   const uint32_t epoch = control->epoch[blockIdx.x] + 1;
   const long long rowBytes = (long long)c.hidden * sizeof(T);
@@ -514,7 +519,7 @@ __device__ void fused_twoshot(RowCall c, FusionPeers peers, FusionLayout layout,
 }
 
 template <typename T>
-__device__ void fused_lamport(RowCall c, FusionPeers peers, FusionLayout layout,
+__device__ void fused_lamport(const RowCall& c, const FusionPeers& peers, const FusionLayout& layout,
                               FusionControl* control, int rank, int world) {
   const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
   const int slot = epoch % 3;
@@ -801,8 +806,108 @@ __device__ __forceinline__ void lamport_send_and_refill(const RowCall& c, const 
   }
 }
 
+// fused_lamport_spread's rows, one block each: held in registers, or reread from memory for
+// rows too long for them. Not inlined: beside spread_rows_of_two_ranks in one function its
+// registers made that path spill (28 bytes a thread in the world-2 build), and the call happens
+// once per kernel.
 template <typename T>
-__device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout layout,
+__device__ __noinline__ void spread_rows(const RowCall& c, const char* own, long long rankStride,
+                                            int world, bool inRegisters) {
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
+    if (inRegisters) {
+      spread_row<T>(c, row, own, rankStride, world);
+    } else {
+      normalize_row<T>(
+          c, row,
+          [&](int v, float (&acc)[Vec<T>::lanes]) {
+            for (int r = 0; r < world; ++r) {
+              const uint4* src =
+                  reinterpret_cast<const uint4*>(own + r * rankStride + row * rowBytes) + v;
+              uint4 x;
+              do {
+                x = ld_volatile_v4(src);
+              } while (lamport_empty<T>(x));
+              add_vector<T>(acc, x, r == 0, !c.fp32Accumulate);
+            }
+          },
+          c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
+    }
+  }
+}
+
+// fused_lamport_spread's rows on one or two ranks where a row fits the block's registers: each
+// thread waits for its vectors of both ranks' copies at once, adds them and the residual, stores
+// residualOut as each vector is done, and keeps it for the norm. `copies` blocks finish each row:
+// block b part b % copies of row b / copies (+ the rows a pass of the grid leaves); each waits for
+// the whole row and takes its norm, and stores its part of both outputs. Their sums are the same
+// floats in the same order, so they agree bit for bit without meeting, and the row's stores and
+// dependent arithmetic are split over several multiprocessors. Written apart from spread_slice's
+// rank groups: on two H200s this form of the same work took 0.3-0.4 us off at 16-128 rows of
+// 8192 bf16 in bench/probes/fused-residency.cu (full-w2 of two builds) and 0.5-1.0 us in gpucomm
+// bench; at 1-8 rows the two disagree (0.1 us more in the probe, 0.2 less in the sweep).
+template <typename T>
+__device__ __forceinline__ void spread_rows_of_two_ranks(const RowCall& c, const char* slotBase,
+                                                         long long rankStride, int world,
+                                                         int copies) {
+  constexpr int L = Vec<T>::lanes;
+  constexpr int K = SPREAD_ROW_VECTORS;
+  const long long rowBytes = (long long)c.hidden * sizeof(T);
+  const int rowVectors = c.hidden / L;
+  const int rowsPerPass = gridDim.x / copies;
+  if ((int)blockIdx.x >= rowsPerPass * copies) return;
+  const int part = blockIdx.x % copies;
+  const int partFirst = part * rowVectors / copies, partEnd = (part + 1) * rowVectors / copies;
+  const int mine = row_vectors_of_thread(rowVectors);
+  bool stores[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int v = threadIdx.x + k * blockDim.x;
+    stores[k] = k < mine && v >= partFirst && v < partEnd;
+  }
+  for (long long row = blockIdx.x / copies; row < c.tokens; row += rowsPerPass) {
+    const uint4* residualIn = reinterpret_cast<const uint4*>(c.residualIn + row * rowBytes);
+    uint4 residualVectors[K], gammaVectors[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k < mine) residualVectors[k] = residualIn[threadIdx.x + k * blockDim.x];
+      if (stores[k]) gammaVectors[k] = reinterpret_cast<const uint4*>(c.gamma)[threadIdx.x + k * blockDim.x];
+    }
+    uint4 vals[2][K];
+    lamport_wait<T, 2, K>(slotBase + row * rowBytes, rankStride, 0, vals, world, mine);
+    uint4* residualOut = reinterpret_cast<uint4*>(c.residualOut + row * rowBytes);
+    float acc[K][L];
+    float squares = 0.f;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k < mine) {
+        add_vector<T>(acc[k], vals[0][k], true, false);
+        if (world == 2) add_vector<T>(acc[k], vals[1][k], false, !c.fp32Accumulate);
+        float residual[L];
+        Vec<T>::unpack(residualVectors[k], residual);
+#pragma unroll
+        for (int i = 0; i < L; ++i) acc[k][i] += residual[i];
+        const uint4 packed = Vec<T>::pack(acc[k]);
+        if (stores[k]) residualOut[threadIdx.x + k * blockDim.x] = packed;
+        Vec<T>::unpack(packed, acc[k]);
+#pragma unroll
+        for (int i = 0; i < L; ++i) squares += acc[k][i] * acc[k][i];
+      }
+    }
+    const float inverseRms = rsqrtf(block_sum(squares) / c.hidden + c.eps);
+    char* out = c.output + row * c.hidden * out_bytes(c, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (stores[k]) {
+        store_normalized<T>(c, out, threadIdx.x + k * blockDim.x, acc[k], gammaVectors[k],
+                            inverseRms);
+      }
+    }
+  }
+}
+
+template <typename T>
+__device__ void fused_lamport_spread(const RowCall& c, const FusionPeers& peers, const FusionLayout& layout,
                                      FusionControl* control, int rank, int world) {
   wait_for_previous_grid();
   const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
@@ -816,25 +921,10 @@ __device__ void fused_lamport_spread(RowCall c, FusionPeers peers, FusionLayout 
   const char* own = peers.base[rank] + layout.lamportOffset + slot * slotStride;
   const int rowVectors = c.hidden / Vec<T>::lanes;
   const bool inRegisters = rowVectors <= SPREAD_ROW_VECTORS * (int)blockDim.x;
-  for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
-    if (inRegisters) {
-      spread_row<T>(c, row, own, layout.rowCapacity, world);
-    } else {
-      normalize_row<T>(
-          c, row,
-          [&](int v, float (&acc)[Vec<T>::lanes]) {
-            for (int r = 0; r < world; ++r) {
-              const uint4* src =
-                  reinterpret_cast<const uint4*>(own + r * layout.rowCapacity + row * rowBytes) + v;
-              uint4 x;
-              do {
-                x = ld_volatile_v4(src);
-              } while (lamport_empty<T>(x));
-              add_vector<T>(acc, x, r == 0, !c.fp32Accumulate);
-            }
-          },
-          c.residualOut + row * rowBytes, c.output + row * c.hidden * out_bytes(c, sizeof(T)));
-    }
+  if (inRegisters && world <= 2) {
+    spread_rows_of_two_ranks<T>(c, own, layout.rowCapacity, world, max(1, c.rowCopies));
+  } else {
+    spread_rows<T>(c, own, layout.rowCapacity, world, inRegisters);
   }
   __syncthreads();  // every thread has read this block's control words
   if (threadIdx.x == 0) {
@@ -897,7 +987,7 @@ __device__ __forceinline__ float cluster_sum(float blockSum, int parity) {
 // rows k, k + clusters, ...; block b of a cluster of C the b-th of C equal slices of the row (the
 // host picks C so that they are whole and fit the block's registers, and launches whole warps).
 template <typename T>
-__device__ void fused_lamport_cluster(RowCall c, FusionPeers peers, FusionLayout layout,
+__device__ void fused_lamport_cluster(const RowCall& c, const FusionPeers& peers, const FusionLayout& layout,
                                       FusionControl* control, int rank, int world) {
   wait_for_previous_grid();
   const uint32_t epoch = control->lamportEpoch[blockIdx.x] + 1;
@@ -1060,7 +1150,7 @@ __device__ __forceinline__ void lamport2_keep_state(FusionControl* control, cons
 }
 
 template <typename T>
-__device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout,
+__device__ void fused_lamport2(const RowCall& c, const FusionPeers& peers, const FusionLayout& layout,
                                FusionControl* control, int rank, int world) {
   constexpr int L = Vec<T>::lanes;
   constexpr int K = SPREAD_ROW_VECTORS;
@@ -1161,7 +1251,7 @@ __device__ void fused_lamport2(RowCall c, FusionPeers peers, FusionLayout layout
 // reduces the rank's own rows itself, and the scatter sends the other rank's slice only. The host
 // launches it only for such calls.
 template <typename T>
-__device__ void fused_lamport2_own(RowCall c, FusionPeers peers, FusionLayout layout,
+__device__ void fused_lamport2_own(const RowCall& c, const FusionPeers& peers, const FusionLayout& layout,
                                    FusionControl* control, int rank, int world) {
   constexpr int L = Vec<T>::lanes;
   constexpr int K = SPREAD_ROW_VECTORS;
@@ -1251,17 +1341,21 @@ __device__ void fused_lamport2_own(RowCall c, FusionPeers peers, FusionLayout la
   lamport2_keep_state(control, k, false);
 }
 
-// One kernel entry of the fused all-reduce family: every one takes the same arguments.
+// One kernel entry of the fused all-reduce family: every one takes the same arguments. The
+// structures stay in the launch's parameter space (__grid_constant__), as the plain kernels' do:
+// a by-value parameter indexed at run time (peers.base[peer]) is first copied to every thread's
+// stack.
 #define FUSION_ENTRY(T, NAME, KERNEL, THREADS, MIN_BLOCKS)                                          \
   extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) KERNEL##_##NAME(               \
-      RowCall c, FusionPeers peers, FusionLayout layout, FusionControl* control, int rank,       \
+      const __grid_constant__ RowCall c, const __grid_constant__ FusionPeers peers,              \
+      const __grid_constant__ FusionLayout layout, FusionControl* control, int rank,             \
       int world) {                                                                               \
     KERNEL<T>(c, peers, layout, control, rank, fusion_world(world));                             \
   }
 
 #define FUSION_KERNELS(T, NAME)                                                                  \
   extern "C" __global__ void __launch_bounds__(FUSION_THREADS, 1)                                \
-      add_rmsnorm_##NAME(RowCall c) {                                                            \
+      add_rmsnorm_##NAME(const __grid_constant__ RowCall c) {                                    \
     add_rmsnorm<T>(c);                                                                           \
   }                                                                                              \
   FUSION_ENTRY(T, NAME, fused_oneshot, FUSION_THREADS, 1)                                        \

@@ -74,6 +74,11 @@ import java.util.Map;
  *       on {@code fused_lamport2} instead of {@code fused_lamport2_own}, in which each rank reduces
  *       and normalizes its own rows in their blocks ({@link FusedTwoShotGrid#takesOwnRows}; on by
  *       default, off is there to compare);
+ *   <li>{@code GPUCOMM_FUSED_ROW_COPIES}: how many blocks of the fused one-shot's spread kernel
+ *       finish each row of a call on one or two ranks, {@code auto} (the default: two on two ranks
+ *       for calls of 8 rows up to half the grid's blocks, else one; {@link FusedRowCopies}) or a
+ *       count from 1 (one block a row, to compare) to 8, for every call whose rows fit it. The
+ *       outputs are the same bit for bit whatever it is, so ranks need not agree on it;
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot
@@ -109,6 +114,7 @@ public record CudaCommunicatorSettings(
     boolean fusedClusterKernel,
     boolean fusedWideGrid,
     boolean fusedOwnRows,
+    int fusedRowCopies,
     Duration rendezvousTimeout,
     int maxBlocks,
     HostPathSettings hostPath) {
@@ -308,6 +314,7 @@ public record CudaCommunicatorSettings(
         fusedClusterKernel,
         fusedWideGrid,
         fusedOwnRows,
+        fusedRowCopies,
         rendezvousTimeout,
         maxBlocks,
         hostPath);
@@ -440,6 +447,7 @@ public record CudaCommunicatorSettings(
         false,
         true,
         true,
+        FusedRowCopies.AUTOMATIC,
         Duration.ofMinutes(5),
         NO_BLOCK_LIMIT,
         HostPathSettings.defaults());
@@ -479,11 +487,32 @@ public record CudaCommunicatorSettings(
         onOff(env, "GPUCOMM_FUSED_CLUSTER", d.fusedClusterKernel()),
         onOff(env, "GPUCOMM_FUSED_WIDE_GRID"),
         onOff(env, "GPUCOMM_FUSED_OWN_ROWS"),
+        rowCopies(env, "GPUCOMM_FUSED_ROW_COPIES"),
         Duration.ofSeconds(
             secondsOfWait(
                 env, "GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS", d.rendezvousTimeout().toSeconds())),
         d.maxBlocks(),
         HostPathSettings.from(env));
+  }
+
+  /**
+   * {@code auto} (the default) or a count of blocks a row, 1 to {@value FusedRowCopies#MAX_COPIES}.
+   */
+  private static int rowCopies(Map<String, String> env, String name) {
+    String value = env.getOrDefault(name, "auto").trim();
+    if (value.equals("auto")) {
+      return FusedRowCopies.AUTOMATIC;
+    }
+    try {
+      int copies = Integer.parseInt(value);
+      if (copies >= 1 && copies <= FusedRowCopies.MAX_COPIES) {
+        return copies;
+      }
+    } catch (NumberFormatException notANumber) {
+      // refused below, as an out-of-range count is
+    }
+    throw new IllegalArgumentException(
+        name + " must be auto or 1 to " + FusedRowCopies.MAX_COPIES + ", got '" + value + "'");
   }
 
   private static boolean onOff(Map<String, String> env, String name) {

@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runs the cluster kernel instead, which splits each row's norm over a cluster of blocks ({@link
  * FusedClusterShape}); {@link CudaCommunicatorSettings#fusedClusterKernel()} off keeps it on the
  * spread kernel. Both kernels share the Lamport slots and their per-block state, so calls may
- * alternate between them.
+ * alternate between them. The spread kernel may have several blocks finish each row ({@link
+ * FusedRowCopies}, {@link CudaCommunicatorSettings#fusedRowCopies()}).
  *
  * <p>Two-shot calls of more rows than the grid has blocks run on a grid twice as wide ({@link
  * FusedTwoShotGrid}) unless {@link CudaCommunicatorSettings#fusedWideGrid()} is off; the kernel
@@ -115,6 +116,9 @@ final class FusedPeerAllReduce implements AutoCloseable {
   /** Whether two-shot calls may run {@link Kernel#LAMPORT2_OWN}. */
   private final boolean ownRows;
 
+  /** How many blocks of the spread one-shot finish each row of a call. */
+  private final FusedRowCopies rowCopies;
+
   /**
    * The most blocks a two-shot call may run on: twice {@link #blocks} for the wide grid, unless the
    * settings turn it off or limit the communicator's blocks.
@@ -146,6 +150,7 @@ final class FusedPeerAllReduce implements AutoCloseable {
     this.twoShotMostBlocks = twoShotMostBlocks(settings, blocks);
     this.world = world;
     this.ownRows = settings.fusedOwnRows();
+    this.rowCopies = new FusedRowCopies(settings.fusedRowCopies());
     boolean clusters =
         device.computeCapability().map(capability -> capability.major() >= 9).orElse(false);
     this.clusterShape =
@@ -376,7 +381,12 @@ final class FusedPeerAllReduce implements AutoCloseable {
     }
     KernelArguments args = arguments[kernel.ordinal()][dtype.ordinal()];
     synchronized (this) {
-      FusionKernels.writeRowCall(args, ROW_CALL, buffers, tokens, epilogue);
+      int threads = FusionKernels.threads(epilogue.hiddenSize(), dtype);
+      int copies =
+          kernel == Kernel.LAMPORT_SPREAD
+              ? rowCopies.copies(world, tokens, rowVectors(dtype, epilogue), blocks, threads)
+              : 1;
+      FusionKernels.writeRowCall(args, ROW_CALL, buffers, tokens, epilogue, copies);
       CudaKernel function = kernels[kernel.ordinal()][dtype.ordinal()];
       if (kernel == Kernel.LAMPORT_CLUSTER) {
         int clusterSize = clusterSize(tokens, dtype, epilogue);
@@ -389,7 +399,6 @@ final class FusedPeerAllReduce implements AutoCloseable {
             clusterConfig);
         return;
       }
-      int threads = FusionKernels.threads(epilogue.hiddenSize(), dtype);
       int gridBlocks = blocks;
       if (kernel == Kernel.LAMPORT2 || kernel == Kernel.LAMPORT2_OWN) {
         FusedTwoShotGrid grid = twoShotGrid(tokens, dtype, epilogue);

@@ -30,8 +30,11 @@ final class FusionKernels implements AutoCloseable {
   static final int MAX_BLOCKS = 132;
   static final int MAX_THREADS = 512;
 
-  /** fusion.cu's RowCall: five pointers, tokens, then four 32-bit fields packed in two words. */
-  static final long ROW_CALL_BYTES = 64;
+  /**
+   * fusion.cu's RowCall: five pointers, tokens, then five 32-bit fields packed in three words (the
+   * last padded).
+   */
+  static final long ROW_CALL_BYTES = 72;
 
   private static final int ROW_CALL = 0;
   private static final int INPUT = 0;
@@ -42,6 +45,7 @@ final class FusionKernels implements AutoCloseable {
   private static final int TOKENS = 5;
   private static final int HIDDEN_AND_EPSILON = 6;
   private static final int SCALE_AND_ACCUMULATE = 7;
+  private static final int ROW_COPIES = 8;
 
   private final Arena arena = Arena.ofShared();
   private final CudaKernel[] addRmsNorm = new CudaKernel[DType.values().length];
@@ -71,14 +75,22 @@ final class FusionKernels implements AutoCloseable {
               .formatted(epilogue.hiddenSize(), dtype.wireName()));
     }
     KernelArguments args = arguments[dtype.ordinal()];
-    writeRowCall(args, ROW_CALL, buffers, tokens, epilogue);
+    writeRowCall(args, ROW_CALL, buffers, tokens, epilogue, 1);
     addRmsNorm[dtype.ordinal()].launch(
         blocks(tokens), threads(epilogue.hiddenSize(), dtype), stream, args);
   }
 
-  /** Writes fusion.cu's RowCall of one call into parameter {@code index} of {@code args}. */
+  /**
+   * Writes fusion.cu's RowCall of one call into parameter {@code index} of {@code args}; {@code
+   * rowCopies} only counts for fused_lamport_spread ({@link FusedRowCopies}).
+   */
   static void writeRowCall(
-      KernelArguments args, int index, FusedBuffers buffers, long tokens, NormEpilogue epilogue) {
+      KernelArguments args,
+      int index,
+      FusedBuffers buffers,
+      long tokens,
+      NormEpilogue epilogue,
+      int rowCopies) {
     args.setStructLong(index, INPUT, buffers.input().address())
         .setStructLong(index, RESIDUAL_IN, buffers.residualIn().address())
         .setStructLong(index, GAMMA, buffers.gamma().address())
@@ -95,7 +107,8 @@ final class FusionKernels implements AutoCloseable {
             packed(
                 Float.floatToRawIntBits(
                     epilogue.pattern().quantizesToFp8() ? epilogue.fp8Scale() : 0f),
-                epilogue.fp32Accumulate() ? 1 : 0));
+                epilogue.fp32Accumulate() ? 1 : 0))
+        .setStructLong(index, ROW_COPIES, packed(rowCopies, 0));
   }
 
   /** One block per row up to the SM count; rows beyond it loop over the same blocks. */

@@ -98,6 +98,29 @@ class CudaCommunicatorSettingsTest {
   }
 
   @Test
+  void theFusedOneShotsRowCopiesAreAutomaticOrACountFromOneToEight() {
+    assertThat(CudaCommunicatorSettings.defaults().fusedRowCopies())
+        .isEqualTo(FusedRowCopies.AUTOMATIC);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_ROW_COPIES", "auto"))
+                .fusedRowCopies())
+        .isEqualTo(FusedRowCopies.AUTOMATIC);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_ROW_COPIES", " 1 "))
+                .withMaxBlocks(16)
+                .fusedRowCopies())
+        .isEqualTo(1);
+    assertThat(
+            CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_ROW_COPIES", "8")).fusedRowCopies())
+        .isEqualTo(8);
+    for (String bad : new String[] {"0", "9", "-1", "two", "off", ""}) {
+      assertThatThrownBy(
+              () -> CudaCommunicatorSettings.from(Map.of("GPUCOMM_FUSED_ROW_COPIES", bad)))
+          .hasMessage("GPUCOMM_FUSED_ROW_COPIES must be auto or 1 to 8, got '" + bad + "'");
+    }
+  }
+
+  @Test
   void theKernelShapeFollowsWhatWasMeasuredForTheWorldSize() {
     CudaCommunicatorSettings defaults = CudaCommunicatorSettings.defaults();
 

@@ -207,6 +207,56 @@ class CudaFusedAllReduceGpuTest {
   }
 
   @ParameterizedTest(
+      name = "GPUCOMM_FUSED_ROW_COPIES={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
+  @CsvSource({
+    // several blocks finish each row of the spread one-shot, each storing its share: a share left
+    // unstored keeps the NaN the check clears the outputs to before the graph's call
+    "2, allreduceResidualRmsNorm, bf16, true, 32, 8192",
+    "2, allreduceResidualRmsNorm, bf16, false, 66, 8192",
+    // 17 vectors a row in three shares of 5, 6 and 6
+    "3, allreduceResidualRmsNorm, bf16, true, 13, 136",
+    // 1025 vectors a row, some threads holding three
+    "4, allreduceResidualRmsNorm, fp32, false, 7, 4100",
+    "8, allreduceResidualRmsNormFp8, bf16, true, 16, 8192",
+    "8, allreduceResidualRmsNormFp8, fp16, false, 1, 4096",
+    // more rows than the grid has room for copies of: one block a row
+    "2, allreduceResidualRmsNorm, bf16, true, 100, 8192",
+    "1, allreduceResidualRmsNorm, bf16, true, 32, 8192",
+  })
+  void oneShotRowsFinishedBySeveralBlocksMatchTheReference(
+      String copies,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden) {
+    reopenWith(Map.of("GPUCOMM_FUSED_ROW_COPIES", copies));
+    NormEpilogue epilogue =
+        new NormEpilogue(
+            AllReducePattern.fromWireName(patternName).orElseThrow(),
+            hidden,
+            NormEpilogue.DEFAULT_EPSILON,
+            FP8_SCALE,
+            fp32Accumulate);
+
+    assertThat(
+            communicator.fusedKernel(
+                Algorithm.ONESHOT, tokens, DType.fromWireName(dtypeName).orElseThrow(), epilogue))
+        .contains(FusedPeerAllReduce.Kernel.LAMPORT_SPREAD);
+    runAndCheck("oneshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
+  }
+
+  @Test
+  void oneShotCallsAlternatingBetweenOneAndSeveralBlocksARowShareTheirSlots() {
+    // Each shape's three calls rotate through every Lamport slot after calls of another split
+    reopenWith(Map.of("GPUCOMM_FUSED_ROW_COPIES", "4"));
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 32, 8192);
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 128, 8192);
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", false, 13, 136);
+    runAndCheck("oneshot", "allreduceResidualRmsNorm", "bf16", true, 32, 8192);
+  }
+
+  @ParameterizedTest(
       name = "GPUCOMM_FUSED_WIDE_GRID={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
   @CsvSource({
     // more rows than the fixed grid's blocks: one row a block on the wide grid (264 blocks on a
