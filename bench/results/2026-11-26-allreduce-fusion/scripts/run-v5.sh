@@ -24,11 +24,17 @@ WORLD="${WORLD:-2}"
 TOGGLE="${TOGGLE:-GPUCOMM_FUSED_ROWS}"
 ON_NAME="${ON_NAME:-rows}"
 OFF_NAME="${OFF_NAME:-vectors}"
+# the setting's values for the new kernel and the old (run-v14.sh compares auto with 1)
+ON_VALUE="${ON_VALUE:-on}"
+OFF_VALUE="${OFF_VALUE:-off}"
 RUN="${RUN:-fusion-v5-tp$WORLD}"
 # the sweeps' rows and row length (run-v7.sh adds rows beyond the grid's blocks)
 TOKENS="${TOKENS:-32,64,128,256}"
 HIDDEN="${HIDDEN:-8192}"
-BUDGET=370
+BUDGET="${BUDGET:-370}"
+# seconds each sweep and the GPU tests may take (run-v14.sh sweeps more rows)
+SWEEP_LIMIT="${SWEEP_LIMIT:-30}"
+JUNIT_LIMIT="${JUNIT_LIMIT:-110}"
 R="$WORK/r$RUN"
 mkdir -p "$R" "$WORK/g" && tar -xJf "$BUNDLE" -C "$WORK/g"
 G="$WORK/g/gpucomm/bin/gpucomm"
@@ -53,7 +59,7 @@ head -3 "$R/host.txt"
 # the jlinked runtime has no jar file system, so JUnit scans the test classes as a folder
 rm -rf "$WORK/test-classes" && python3 -m zipfile -e "$B/tests/gpucomm-tests.jar" "$WORK/test-classes"
 CP="$WORK/test-classes:$(ls "$B"/tests/*.jar "$WORK"/g/gpucomm/lib/*.jar | tr '\n' ':')"
-[ -n "${SKIP_JUNIT:-}" ] || step junit 110 "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
+[ -n "${SKIP_JUNIT:-}" ] || step junit "$JUNIT_LIMIT" "$WORK/g/gpucomm/jre/bin/java" --enable-native-access=ALL-UNNAMED -jar "$B/junit.jar" execute \
   -cp "$CP" --select-class dev.gpucomm.runtime.collective.cuda.CudaFusedAllReduceGpuTest \
   --include-tag gpu --fail-if-no-tests --details=tree --disable-banner
 [ -n "${SKIP_JUNIT:-}" ] || grep -E "tests (successful|failed|skipped|aborted)" "$R/junit.log"
@@ -67,13 +73,13 @@ T=(--device cuda --world "$WORLD" --tokens "$TOKENS" --hidden "$HIDDEN" --dtype 
 # the CUDA-graph latency table of a report (eager-only cells carry a *)
 latency() { awk '/^## Latency/ {on = 1; next} /^## / {on = 0} on && /^\|/' "$1/report.md"; }
 sweep() { # NAME PATTERN ROWS
-  step "$1" 30 env "$TOGGLE=$3" "$G" bench "${T[@]}" --pattern "$2" --name "$1" --out "$R/$1"
+  step "$1" "$SWEEP_LIMIT" env "$TOGGLE=$3" "$G" bench "${T[@]}" --pattern "$2" --name "$1" --out "$R/$1"
   echo "== $1 ($TOGGLE=$3)" && latency "$R/$1"
 }
-sweep "plain-tp$WORLD" allreduce on
-sweep "fused-$ON_NAME-tp$WORLD" allreduceResidualRmsNorm on
-sweep "fused-$OFF_NAME-tp$WORLD" allreduceResidualRmsNorm off
-sweep "fused-$ON_NAME-again-tp$WORLD" allreduceResidualRmsNorm on
+sweep "plain-tp$WORLD" allreduce "$ON_VALUE"
+sweep "fused-$ON_NAME-tp$WORLD" allreduceResidualRmsNorm "$ON_VALUE"
+sweep "fused-$OFF_NAME-tp$WORLD" allreduceResidualRmsNorm "$OFF_VALUE"
+sweep "fused-$ON_NAME-again-tp$WORLD" allreduceResidualRmsNorm "$ON_VALUE"
 echo "== PyTorch, the fused pattern"
 step torch-fused 100 python3 "$ROOT/bench/compare-torch.py" --world "$WORLD" --port 29702 \
   --tokens "$TOKENS" --hidden "$HIDDEN" --pattern allreduceResidualRmsNorm --iterations 100
