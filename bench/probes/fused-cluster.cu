@@ -22,6 +22,11 @@
 // against a host reference on both GPUs, out within 2^-7 of a double reference and bit for bit
 // between the GPUs.
 //
+// Since 2026-11-30 `spread` runs fusion.cu's two-rank row path (spread_rows_of_two_ranks) with one
+// block a row, where the runtime gives 8-66 rows two; its recorded results are of the kernel
+// before. Its kernels take the structures by value, not as the runtime's __grid_constant__ ones:
+// each thread first copies them to its stack (0.13-0.47 us at 1-4 rows in fused-residency.cu).
+//
 //   nvcc -O3 -arch=sm_90 -cudart static -o fused-cluster bench/probes/fused-cluster.cu
 //   ./fused-cluster [--calls 10] [--samples 30]
 // fusion.cu and probe.h both define these two helpers: fusion.cu's are renamed.

@@ -41,6 +41,10 @@
 // residual where the variant adds it), out (full, mine, own-direct, halves) within 2^-7 relative
 // and bit for bit between the GPUs.
 //
+// Its kernels take the structures by value, not as the runtime's __grid_constant__ ones (since
+// 2026-11-30): each thread first copies them to its stack (0.13-0.47 us at 1-4 rows in
+// fused-residency.cu's one-shot).
+//
 //   nvcc -O3 -arch=sm_90 -cudart static -o fused-twoshot bench/probes/fused-twoshot.cu
 //   ./fused-twoshot [--calls 50] [--samples 30]
 // FUSED_TWOSHOT_MODES=full,own-rows,... runs only those variants; FUSED_PROBE_FILL_OUTPUTS=1

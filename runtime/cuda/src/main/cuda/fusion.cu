@@ -807,11 +807,17 @@ __device__ __forceinline__ void lamport_send_and_refill(const RowCall& c, const 
 }
 
 // fused_lamport_spread's rows, one block each: held in registers, or reread from memory for
-// rows too long for them. Not inlined: beside spread_rows_of_two_ranks in one function its
-// registers made that path spill (28 bytes a thread in the world-2 build), and the call happens
-// once per kernel.
+// rows too long for them. Not inlined in the builds that also hold spread_rows_of_two_ranks
+// (world 2 and the generic one): beside it in one function its registers made that path spill
+// (ptxas: 28 bytes a thread at world 2, 160 in the generic build), and the call happens once per
+// kernel. The world-4 and -8 builds run every row here and keep it inlined, as before.
+#if FUSION_WORLD <= 2
+#define SPREAD_ROWS_INLINING __noinline__
+#else
+#define SPREAD_ROWS_INLINING __forceinline__
+#endif
 template <typename T>
-__device__ __noinline__ void spread_rows(const RowCall& c, const char* own, long long rankStride,
+__device__ SPREAD_ROWS_INLINING void spread_rows(const RowCall& c, const char* own, long long rankStride,
                                             int world, bool inRegisters) {
   const long long rowBytes = (long long)c.hidden * sizeof(T);
   for (long long row = blockIdx.x; row < c.tokens; row += gridDim.x) {
@@ -845,7 +851,7 @@ __device__ __noinline__ void spread_rows(const RowCall& c, const char* own, long
 // dependent arithmetic are split over several multiprocessors. Written apart from spread_slice's
 // rank groups: on two H200s this form of the same work took 0.3-0.4 us off at 16-128 rows of
 // 8192 bf16 in bench/probes/fused-residency.cu (full-w2 of two builds) and 0.5-1.0 us in gpucomm
-// bench; at 1-8 rows the two disagree (0.1 us more in the probe, 0.2 less in the sweep).
+// bench; at 1-4 rows the two disagree (0.1 us more in the probe, 0.2 less in the sweep).
 template <typename T>
 __device__ __forceinline__ void spread_rows_of_two_ranks(const RowCall& c, const char* slotBase,
                                                          long long rankStride, int world,
@@ -922,7 +928,9 @@ __device__ void fused_lamport_spread(const RowCall& c, const FusionPeers& peers,
   const int rowVectors = c.hidden / Vec<T>::lanes;
   const bool inRegisters = rowVectors <= SPREAD_ROW_VECTORS * (int)blockDim.x;
   if (inRegisters && world <= 2) {
-    spread_rows_of_two_ranks<T>(c, own, layout.rowCapacity, world, max(1, c.rowCopies));
+    // the host keeps rowCopies within the grid; a count beyond it would leave rows unfinished
+    spread_rows_of_two_ranks<T>(c, own, layout.rowCapacity, world,
+                                min(max(1, c.rowCopies), (int)gridDim.x));
   } else {
     spread_rows<T>(c, own, layout.rowCapacity, world, inRegisters);
   }

@@ -77,8 +77,9 @@ import java.util.Map;
  *   <li>{@code GPUCOMM_FUSED_ROW_COPIES}: how many blocks of the fused one-shot's spread kernel
  *       finish each row of a call on one or two ranks, {@code auto} (the default: two on two ranks
  *       for calls of 8 rows up to half the grid's blocks, else one; {@link FusedRowCopies}) or a
- *       count from 1 (one block a row, to compare) to 8, for every call whose rows fit it. The
- *       outputs are the same bit for bit whatever it is, so ranks need not agree on it;
+ *       count from 1 (one block a row, to compare) to 8, for every call whose rows fit it (fewer
+ *       where the grid has no room for that many blocks a row). The outputs are the same bit for
+ *       bit whatever it is, so ranks need not agree on it;
  *   <li>{@code GPUCOMM_RENDEZVOUS_TIMEOUT_SECONDS}: how long to wait for peers at creation;
  *   <li>{@code GPUCOMM_HOST_PATH}, {@code GPUCOMM_HOST_PATH_MIN_BYTES}, {@code
  *       GPUCOMM_HOST_PATH_SHARE}, {@code GPUCOMM_HOST_PATH_CHUNKS}: the host path of the one-shot

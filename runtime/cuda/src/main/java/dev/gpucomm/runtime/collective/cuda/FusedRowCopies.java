@@ -10,12 +10,12 @@ package dev.gpucomm.runtime.collective.cuda;
  *
  * <p>By default ({@link #AUTOMATIC}) two blocks take each row where the world is two ranks and the
  * call has at least {@value #MIN_AUTOMATIC_ROWS} rows but no more than half the grid's blocks. On
- * two H200s ({@code bench/probes/fused-residency.cu}, 8192 bf16 a row) that took 0.1 µs off at 8-64
- * rows, in both rounds of two runs; the probe's own two-rank copy of the kernel took 0.3 µs longer
- * with two blocks a row at 1-4 rows, where one block a row already leaves most of the grid idle,
- * and more than two blocks a row gained nothing. A fixed count (the {@code
- * GPUCOMM_FUSED_ROW_COPIES} setting) applies to every call on one or two ranks whose rows fit it: 1
- * keeps one block a row.
+ * two H200s (8192 bf16 a row) that took 0.07-0.1 µs off at 8-64 rows in {@code gpucomm bench}, and
+ * up to 0.1 µs in {@code bench/probes/fused-residency.cu}; the probe's own two-rank copy of the
+ * kernel took 0.2-0.3 µs longer with two blocks a row at 1-4 rows, where one block a row already
+ * leaves most of the grid idle, and more than two blocks a row gained nothing. A fixed count (the
+ * {@code GPUCOMM_FUSED_ROW_COPIES} setting) applies to every call on one or two ranks whose rows
+ * fit it, capped so that no block finishes two rows: 1 keeps one block a row.
  */
 record FusedRowCopies(int setting) {
   /** The setting that lets the call's shape decide. */

@@ -19,8 +19,10 @@ import dev.gpucomm.runtime.testing.InMemoryStore;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -246,6 +248,45 @@ class CudaFusedAllReduceGpuTest {
     runAndCheck("oneshot", patternName, dtypeName, fp32Accumulate, tokens, hidden);
   }
 
+  @ParameterizedTest(
+      name = "GPUCOMM_FUSED_ROW_COPIES={0} {1} {2} fp32Accumulate={3} tokens={4} hidden={5}")
+  @CsvSource({
+    "2, allreduceResidualRmsNorm, bf16, true, 32, 8192",
+    "2, allreduceResidualRmsNorm, bf16, false, 64, 8192",
+    "3, allreduceResidualRmsNorm, fp16, false, 13, 136",
+    "4, allreduceResidualRmsNorm, fp32, true, 7, 4100",
+    "8, allreduceResidualRmsNormFp8, bf16, true, 16, 8192",
+  })
+  void rowsFinishedBySeveralBlocksAreBitIdenticalToOneBlockARow(
+      String copies,
+      String patternName,
+      String dtypeName,
+      boolean fp32Accumulate,
+      int tokens,
+      int hidden) {
+    // Ranks need not agree on the setting because every count stores the same bits.
+    reopenWith(Map.of("GPUCOMM_FUSED_ROW_COPIES", "1"));
+    withCall(
+        "oneshot",
+        patternName,
+        dtypeName,
+        fp32Accumulate,
+        tokens,
+        hidden,
+        1,
+        fused -> {
+          fused.call().run();
+          fused.check().run();
+          byte[] oneBlockARow = fused.outputs().get();
+          reopenWith(Map.of("GPUCOMM_FUSED_ROW_COPIES", copies));
+          fused.clearOutputs().run();
+          fused.call().run();
+          assertThat(Arrays.mismatch(fused.outputs().get(), oneBlockARow))
+              .as("first byte of residualOut and out that differs with %s blocks a row", copies)
+              .isEqualTo(-1);
+        });
+  }
+
   @Test
   void oneShotCallsAlternatingBetweenOneAndSeveralBlocksARowShareTheirSlots() {
     // Each shape's three calls rotate through every Lamport slot after calls of another split
@@ -424,8 +465,12 @@ class CudaFusedAllReduceGpuTest {
         });
   }
 
-  /** A fused call on device buffers, the check of its outputs, and a way to spoil them first. */
-  private record FusedCall(Runnable call, Runnable check, Runnable clearOutputs) {}
+  /**
+   * A fused call on device buffers, the check of its outputs, a way to spoil them first, and their
+   * bytes (residualOut, then out).
+   */
+  private record FusedCall(
+      Runnable call, Runnable check, Runnable clearOutputs, Supplier<byte[]> outputs) {}
 
   /**
    * Runs {@code calls} with a fused call of this shape on random inputs drawn from {@code seed}
@@ -474,6 +519,13 @@ class CudaFusedAllReduceGpuTest {
               () -> {
                 device.fill(residualOut, 0, bytes, (byte) 0x7f, device.defaultStream());
                 device.fill(output, 0, outputBytes, (byte) 0x7f, device.defaultStream());
+              },
+              () -> {
+                MemorySegment host = arena.allocate(bytes + outputBytes, 16);
+                device.download(residualOut, 0, host.asSlice(0, bytes), device.defaultStream());
+                device.download(
+                    output, 0, host.asSlice(bytes, outputBytes), device.defaultStream());
+                return host.toArray(ValueLayout.JAVA_BYTE);
               }));
     }
   }
