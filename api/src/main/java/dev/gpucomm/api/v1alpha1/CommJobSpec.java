@@ -42,6 +42,15 @@ import java.util.List;
         "oneshot, twoshot, copyengine and the program backend ipc exchange buffers among the ranks"
             + " of one pod: a job whose ranks span pods (worldSize above ranksPerPod) uses nccl"
             + " (or auto in a benchmark) and the program backend nccl")
+// ring is the cpu device's all-reduce; device defaults to cuda before the rules run
+@ValidationRule(
+    value =
+        "self.device != 'cuda'"
+            + " || ((!has(self.workload.benchmark) || !has(self.workload.benchmark.algorithms)"
+            + " || !('ring' in self.workload.benchmark.algorithms))"
+            + " && (!has(self.workload.tune) || !has(self.workload.tune.algorithms)"
+            + " || !('ring' in self.workload.tune.algorithms)))",
+    message = "ring is the cpu device's stand-in for NCCL; on device cuda use nccl")
 // What a job runs is fixed at creation; its lifecycle fields (suspend, ttlSecondsAfterFinished,
 // cleanPodPolicy, schedulingTimeoutSeconds, failurePolicy) may change. A queue such as Kueue places
 // a suspended

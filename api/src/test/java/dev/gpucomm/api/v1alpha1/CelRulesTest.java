@@ -372,6 +372,25 @@ class CelRulesTest {
   }
 
   @Test
+  void ringOnGpusIsRefusedAtCreationAndAdmittedOnTheCpuDevice() {
+    String refusal = "spec: ring is the cpu device's stand-in for NCCL; on device cuda use nccl";
+    assertThat(rules.onCreate(inOnePod(benchmarking("{tokens: [128], algorithms: [nccl, ring]}"))))
+        .containsExactly(refusal);
+    assertThat(
+            rules.onCreate(
+                withSpec(
+                    inOnePod(running("{kind: tune, tune: {algorithms: [ring, nccl]}}")),
+                    spec -> spec.put("device", "cuda"))))
+        .containsExactly(refusal);
+    assertThat(
+            rules.onCreate(
+                withSpec(
+                    inOnePod(benchmarking("{tokens: [128], algorithms: [ring, nccl]}")),
+                    spec -> spec.put("device", "cpu"))))
+        .isEmpty();
+  }
+
+  @Test
   void expectAndBaselineOfAWorkloadThatIsNoBenchmarkAreRefusedAtCreation() {
     assertThat(rules.onCreate(running("{kind: fabric, fabric: {}}")))
         .containsExactlyInAnyOrder(
