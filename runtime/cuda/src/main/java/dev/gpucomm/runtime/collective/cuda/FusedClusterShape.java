@@ -22,8 +22,7 @@ record FusedClusterShape(int gridBlocks) {
   /** fusion.cu's CLUSTER_THREADS: the most threads of a block of the cluster kernel. */
   static final int MAX_THREADS = 256;
 
-  /** fusion.cu's SPREAD_ROW_VECTORS: the vectors of a slice one thread holds in registers. */
-  static final int VECTORS_PER_THREAD = 4;
+  static final int VECTORS_PER_THREAD = FusionKernels.SPREAD_ROW_VECTORS;
 
   /** The longest slice a block holds in registers. */
   static final int MAX_SLICE_VECTORS = MAX_THREADS * VECTORS_PER_THREAD;

@@ -27,8 +27,7 @@ record FusedRowCopies(int setting) {
   /** The fewest rows of a call that the automatic setting gives two blocks a row. */
   static final long MIN_AUTOMATIC_ROWS = 8;
 
-  /** fusion.cu's SPREAD_ROW_VECTORS: the vectors of a row one thread holds in registers. */
-  static final int VECTORS_PER_THREAD = 4;
+  static final int VECTORS_PER_THREAD = FusionKernels.SPREAD_ROW_VECTORS;
 
   FusedRowCopies {
     if (setting < AUTOMATIC || setting > MAX_COPIES) {

@@ -17,8 +17,7 @@ package dev.gpucomm.runtime.collective.cuda;
  * blocks.
  */
 record FusedTwoShotGrid(int blocks, int threads) {
-  /** fusion.cu's SPREAD_ROW_VECTORS: the vectors of a row one thread holds in registers. */
-  static final int VECTORS_PER_THREAD = 4;
+  static final int VECTORS_PER_THREAD = FusionKernels.SPREAD_ROW_VECTORS;
 
   /** fusion.cu's LAMPORT2_MAX_BLOCKS: the per-block state the kernel keeps. */
   static final int MAX_BLOCKS = 2 * FusedPeerAllReduce.MAX_BLOCKS;

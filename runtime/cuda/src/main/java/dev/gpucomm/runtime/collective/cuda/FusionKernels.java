@@ -30,6 +30,9 @@ final class FusionKernels implements AutoCloseable {
   static final int MAX_BLOCKS = 132;
   static final int MAX_THREADS = 512;
 
+  /** fusion.cu's SPREAD_ROW_VECTORS: the vectors of a row one thread holds in registers. */
+  static final int SPREAD_ROW_VECTORS = 4;
+
   /**
    * fusion.cu's RowCall: five pointers, tokens, then five 32-bit fields packed in three words (the
    * last padded).
